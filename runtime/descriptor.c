@@ -1,0 +1,244 @@
+/*
+ * descriptor.c - the type registry: from generated descriptors to runtime
+ * types.
+ *
+ * Every translation unit built with the plugin carries one descriptor per
+ * compact type it uses, in the linker section `compactptr_types`, and a
+ * weak, hidden module record whose bounds come from the linker's
+ * __start_/__stop_ symbols.  The first time the runtime meets a descriptor
+ * (cp_alloc and friends resolve desc->rt lazily) it registers the whole
+ * module: descriptors with the same name merge into one runtime type when
+ * their layouts agree, and the program stops, naming the type and both
+ * layouts, when they do not.  Nothing is registered by hand and no
+ * constructor runs.
+ *
+ * A runtime type also gets its copy program: the fields flattened (nested
+ * structs expanded, adjacent plain bytes merged) into the list of byte runs
+ * and handle runs that the switch and the verifier interpret.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+cp_type_t **cp__types;
+uint32_t cp__ntypes;
+static uint32_t types_cap;
+cp_module_t *cp__modules;
+
+static const char *build_name(uint32_t b) {
+  switch (b) {
+  case CP_BUILD_SWITCHABLE: return "switchable";
+  case CP_BUILD_COMPACT_ONLY: return "compact-only";
+  case CP_BUILD_WIDE: return "wide";
+  default: return "unknown";
+  }
+}
+
+static void check_desc(const cp_type_desc_t *d) {
+  const char *name = d->name ? d->name : "(unnamed)";
+  if (d->abi != CP_ABI_VERSION)
+    cp__fatal("type '%s' was compiled for descriptor ABI %u; this runtime "
+              "reads ABI %u (rebuild with the matching plugin)",
+              name, d->abi, CP_ABI_VERSION);
+  if (d->granule_shift != CP_GRANULE_SHIFT)
+    cp__fatal("type '%s' was compiled for %u-byte granules; this runtime uses "
+              "%u-byte granules (plugin and runtime must be built with the "
+              "same COMPACTPTR_GRANULE_SHIFT)",
+              name, 1u << d->granule_shift, (unsigned)CP_GRANULE);
+  if (!d->name || !d->compact_size || !d->wide_size ||
+      d->compact_align == 0 || d->wide_align == 0 ||
+      (d->compact_align & (d->compact_align - 1)) ||
+      (d->wide_align & (d->wide_align - 1)))
+    cp__fatal("type '%s': malformed descriptor (sizes %u/%u, alignments "
+              "%u/%u)", name, d->compact_size, d->wide_size, d->compact_align,
+              d->wide_align);
+  for (uint32_t i = 0; i < d->nfields; i++) {
+    const cp_field_desc_t *f = &d->fields[i];
+    uint64_t csz, wsz;
+    switch (f->kind) {
+    case CP_FIELD_BYTES: csz = wsz = f->size; break;
+    case CP_FIELD_HANDLE:
+      csz = (uint64_t)f->count * sizeof(cp_handle_t);
+      wsz = (uint64_t)f->count * sizeof(void *);
+      break;
+    case CP_FIELD_STRUCT:
+      if (!f->target)
+        cp__fatal("type '%s': nested field '%s' has no type", name, f->name);
+      csz = (uint64_t)f->count * f->target->compact_size;
+      wsz = (uint64_t)f->count * f->target->wide_size;
+      break;
+    default:
+      cp__fatal("type '%s': field '%s' has unknown kind %u", name, f->name,
+                f->kind);
+    }
+    if (f->compact_offset + csz > d->compact_size ||
+        f->wide_offset + wsz > d->wide_size)
+      cp__fatal("type '%s': field '%s' lies outside the object", name,
+                f->name ? f->name : "?");
+  }
+  if (!cp__build_known) {
+    cp__build = d->build;
+    cp__build_known = true;
+  } else if (d->build != cp__build) {
+    cp__fatal("type '%s' was compiled in %s mode but other code in this "
+              "program was compiled in %s mode; build every translation unit "
+              "with the same -fplugin-arg-compactptr-mode",
+              name, build_name(d->build), build_name(cp__build));
+  }
+}
+
+static const char *target_name(const cp_field_desc_t *f) {
+  return f->target && f->target->name ? f->target->name : "";
+}
+
+static void describe(char *buf, size_t n, const cp_type_desc_t *d) {
+  size_t k = (size_t)snprintf(buf, n, "compact %u bytes/align %u, wide %u "
+                              "bytes/align %u, fields",
+                              d->compact_size, d->compact_align, d->wide_size,
+                              d->wide_align);
+  for (uint32_t i = 0; i < d->nfields && k < n; i++) {
+    const cp_field_desc_t *f = &d->fields[i];
+    k += (size_t)snprintf(buf + k, n - k, " %s@%u/%u", f->name ? f->name : "?",
+                          f->compact_offset, f->wide_offset);
+  }
+}
+
+static bool same_layout(const cp_type_desc_t *a, const cp_type_desc_t *b) {
+  if (a->compact_size != b->compact_size || a->wide_size != b->wide_size ||
+      a->compact_align != b->compact_align || a->wide_align != b->wide_align ||
+      a->nfields != b->nfields)
+    return false;
+  for (uint32_t i = 0; i < a->nfields; i++) {
+    const cp_field_desc_t *x = &a->fields[i], *y = &b->fields[i];
+    if (x->compact_offset != y->compact_offset ||
+        x->wide_offset != y->wide_offset || x->kind != y->kind ||
+        x->count != y->count || x->size != y->size ||
+        strcmp(target_name(x), target_name(y)) != 0)
+      return false;
+  }
+  return true;
+}
+
+static cp_type_t *register_desc(cp_type_desc_t *d);
+
+static uint32_t round_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
+
+/* Appends the flattened fields of d, placed at (cbase, wbase), to t's ops. */
+static void flatten(cp_type_t *t, const cp_type_desc_t *d, uint32_t cbase,
+                    uint32_t wbase, uint32_t *cap, int depth) {
+  if (depth > 32)
+    cp__fatal("type '%s': nested fields are more than 32 levels deep "
+              "(a type that contains itself?)", t->desc->name);
+  for (uint32_t i = 0; i < d->nfields; i++) {
+    const cp_field_desc_t *f = &d->fields[i];
+    if (f->kind == CP_FIELD_STRUCT) {
+      for (uint32_t j = 0; j < f->count; j++)
+        flatten(t, f->target, cbase + f->compact_offset + j * f->target->compact_size,
+                wbase + f->wide_offset + j * f->target->wide_size, cap,
+                depth + 1);
+      continue;
+    }
+    if (t->nops == *cap) {
+      *cap = *cap ? *cap * 2 : 8;
+      t->ops = realloc(t->ops, *cap * sizeof *t->ops);
+      if (!t->ops)
+        cp__fatal("out of memory building the layout of '%s'", t->desc->name);
+    }
+    cp_copy_op_t *op = &t->ops[t->nops];
+    op->kind = f->kind;
+    op->from = cbase + f->compact_offset;
+    op->to = wbase + f->wide_offset;
+    op->len = f->kind == CP_FIELD_BYTES ? f->size : f->count;
+    op->target = NULL;
+    if (f->kind == CP_FIELD_HANDLE && f->target) {
+      op->target = register_desc(f->target);
+    }
+    /* Merge with the previous run when both layouts are contiguous. */
+    if (t->nops && op->kind == CP_FIELD_BYTES) {
+      cp_copy_op_t *prev = &t->ops[t->nops - 1];
+      if (prev->kind == CP_FIELD_BYTES && prev->from + prev->len == op->from &&
+          prev->to + prev->len == op->to) {
+        prev->len += op->len;
+        continue;
+      }
+    }
+    t->nops++;
+  }
+}
+
+static cp_type_t *find_type(const char *name) {
+  for (uint32_t i = 0; i < cp__ntypes; i++)
+    if (strcmp(cp__types[i]->desc->name, name) == 0)
+      return cp__types[i];
+  return NULL;
+}
+
+/* Called with the lock held. */
+static cp_type_t *register_desc(cp_type_desc_t *d) {
+  if (d->rt)
+    return d->rt;
+  check_desc(d);
+  cp_type_t *t = find_type(d->name);
+  if (t) {
+    if (!same_layout(t->desc, d)) {
+      char a[480], b[480];
+      describe(a, sizeof a, t->desc);
+      describe(b, sizeof b, d);
+      cp__fatal("type '%s' has two different layouts in this program: {%s} "
+                "and {%s}; every translation unit must see the same "
+                "definition", d->name, a, b);
+    }
+    d->rt = t;
+    return t;
+  }
+  t = calloc(1, sizeof *t);
+  if (!t)
+    cp__fatal("out of memory registering type '%s'", d->name);
+  t->desc = d;
+  t->id = cp__ntypes;
+  t->compact_slot = round_up(d->compact_size, (uint32_t)CP_GRANULE);
+  if (t->compact_slot % d->compact_align)
+    t->compact_slot = round_up(t->compact_slot, d->compact_align);
+  t->wide_slot = round_up(d->wide_size < 4 ? 4 : d->wide_size, 4);
+  if (t->wide_slot % d->wide_align)
+    t->wide_slot = round_up(t->wide_slot, d->wide_align);
+  t->slot = (cp__wide || cp__build == CP_BUILD_WIDE) ? t->wide_slot
+                                                    : t->compact_slot;
+  if (cp__ntypes == types_cap) {
+    types_cap = types_cap ? types_cap * 2 : 16;
+    cp__types = realloc(cp__types, types_cap * sizeof *cp__types);
+    if (!cp__types)
+      cp__fatal("out of memory registering type '%s'", d->name);
+  }
+  cp__types[cp__ntypes++] = t;
+  d->rt = t; /* before flatten: self-referential types resolve to t */
+  uint32_t cap = 0;
+  flatten(t, d, 0, 0, &cap, 0);
+  return t;
+}
+
+void cp__module_register(cp_module_t *m) {
+  if (m->registered)
+    return;
+  m->registered = 1;
+  m->next = cp__modules;
+  cp__modules = m;
+  if (m->types_begin)
+    for (cp_type_desc_t *const *p = m->types_begin; p < m->types_end; p++)
+      if (*p)
+        register_desc(*p);
+}
+
+cp_type_t *cp__type_resolve(cp_type_desc_t *d) {
+  if (d->rt)
+    return d->rt;
+  cp__init();
+  cp__lock();
+  if (d->module)
+    cp__module_register(d->module);
+  cp_type_t *t = register_desc(d);
+  cp__heap_setup();
+  cp__unlock();
+  return t;
+}

@@ -1,0 +1,91 @@
+/*
+ * handle.c - handles beyond the inline encode/decode of compactptr.h: the
+ * checked decode of COMPACTPTR_DEBUG=1, and the translation of compact
+ * addresses to wide ones that the switch applies to every handle and root.
+ *
+ * Translation is O(1): the page map gives the slab, a multiply by the slab's
+ * reciprocal gives the slot index, and the slab's wide counterpart (same
+ * slot count, wide slot size) gives the new address.  An address inside an
+ * object keeps its place: its offset is mapped field by field from the
+ * compact layout to the wide one.
+ */
+#include "internal.h"
+
+uint64_t cp__map_offset(const cp_type_t *t, uint64_t off) {
+  if (off == 0)
+    return 0;
+  if (off >= t->desc->compact_size)
+    return t->desc->wide_size; /* one past the end */
+  for (uint32_t i = 0; i < t->nops; i++) {
+    const cp_copy_op_t *op = &t->ops[i];
+    if (off < op->from)
+      continue;
+    if (op->kind == CP_FIELD_BYTES && off < (uint64_t)op->from + op->len)
+      return op->to + (off - op->from);
+    if (op->kind == CP_FIELD_HANDLE &&
+        off < (uint64_t)op->from + (uint64_t)op->len * sizeof(cp_handle_t))
+      return op->to + (off - op->from) / sizeof(cp_handle_t) * sizeof(void *);
+  }
+  return t->desc->wide_size;
+}
+
+uint64_t cp__unmap_offset(const cp_type_t *t, uint64_t off) {
+  if (off == 0)
+    return 0;
+  if (off >= t->desc->wide_size)
+    return t->desc->compact_size;
+  for (uint32_t i = 0; i < t->nops; i++) {
+    const cp_copy_op_t *op = &t->ops[i];
+    if (off < op->to)
+      continue;
+    if (op->kind == CP_FIELD_BYTES && off < (uint64_t)op->to + op->len)
+      return op->from + (off - op->to);
+    if (op->kind == CP_FIELD_HANDLE &&
+        off < (uint64_t)op->to + (uint64_t)op->len * sizeof(void *))
+      return op->from + (off - op->to) / sizeof(void *) * sizeof(cp_handle_t);
+  }
+  return t->desc->compact_size;
+}
+
+void *cp__translate(void *p) {
+  cp_arena_t *a = &cp__compact_arena;
+  if (!p || !cp__arena_contains(a, p))
+    return p;
+  cp_slab_t *s = a->pagemap[cp__arena_page(a, p)];
+  if (!s || !s->counterpart)
+    return p; /* dangling: left as is, the verifier reports it */
+  uint64_t off = (uint64_t)((char *)p - s->start);
+  uint64_t i = cp__slot_index(s, off);
+  uint64_t rem = off - i * s->slot;
+  const cp_slab_t *w = s->counterpart;
+  return w->start + i * w->slot + cp__map_offset(s->type, rem);
+}
+
+void *cp_decode_checked(cp_handle_t h) {
+  if (!h)
+    return NULL;
+  if (cp__wide)
+    cp__fatal("handle %#x decoded in wide mode: compact code ran after the "
+              "switch", h);
+  void *p = cp_decode(h);
+  cp_arena_t *a = &cp__compact_arena;
+  cp_slab_t *s = cp__slab_of(a, p);
+  if (!s)
+    cp__fatal("bad handle %#x (address %p): no object lives there", h, p);
+  uint64_t off = (uint64_t)((char *)p - s->start);
+  uint64_t i = cp__slot_index(s, off);
+  uint64_t rem = off - i * s->slot;
+  const char *name = s->type->desc->name;
+  if (s->kind == CP_BLOCK) {
+    if (i >= s->count || rem >= s->type->desc->compact_size)
+      cp__fatal("bad handle %#x (address %p): past the end of a '%s' array",
+                h, p, name);
+  } else if (i >= s->bump || !cp__slot_is_live(s, (uint32_t)i)) {
+    cp__fatal("bad handle %#x (address %p): the '%s' object there is free "
+              "(use after free?)", h, p, name);
+  } else if (rem >= s->type->desc->compact_size) {
+    cp__fatal("bad handle %#x (address %p): inside the padding of a '%s' "
+              "object", h, p, name);
+  }
+  return p;
+}

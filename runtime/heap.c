@@ -1,0 +1,251 @@
+/*
+ * heap.c - process state and the public allocation entry points.
+ *
+ * The heap is the set of runtime types (descriptor.c), each owning slabs and
+ * blocks (slab.c) in the arena of the current mode: the compact arena until
+ * the switch, the wide arena after it (or from the start in a `wide` build).
+ * This file decides which arena serves a call, takes the lock, watches the
+ * high-water mark that makes the switch pending, and reports exhaustion.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/single_threaded.h>
+
+char *cp__arena_base;
+volatile int cp__wide;
+volatile int cp__switch_pending;
+_Thread_local cp_frame_t *cp__frame_top CP__TLS;
+_Thread_local unsigned cp__compact_depth CP__TLS;
+
+cp_arena_t cp__compact_arena;
+cp_arena_t cp__wide_arena;
+uint32_t cp__build;
+bool cp__build_known;
+uint64_t cp__pending_since;
+int cp__threads = 1;
+
+static pthread_mutex_t heap_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static bool heap_ready;
+
+_Thread_local int cp__lock_depth CP__TLS;
+
+void cp__lock_slow(void) {
+  pthread_mutex_lock(&heap_lock);
+  cp__lock_depth++;
+}
+
+void cp__unlock_slow(void) {
+  cp__lock_depth--;
+  pthread_mutex_unlock(&heap_lock);
+}
+
+static void init_once_fn(void) {
+  cp__options_init();
+  if (cp__option(CP_OPT_STATS))
+    atexit(cp__stats_at_exit);
+}
+
+void cp__init(void) { pthread_once(&init_once, init_once_fn); }
+
+/* Malformed options stop the program at start-up, not at first use. */
+__attribute__((constructor)) static void cp__init_at_load(void) { cp__init(); }
+
+void cp__wide_arena_setup(void) {
+  if (cp__wide_arena.base)
+    return;
+  size_t reserve = (size_t)cp__option(CP_OPT_WIDE_RESERVE);
+  reserve &= ~(((size_t)1 << CP_COMMIT_SHIFT) - 1);
+  if (!cp__arena_init(&cp__wide_arena, reserve, reserve, 1, true))
+    cp__fatal("cannot reserve %zu bytes of address space for the wide heap "
+              "(set COMPACTPTR_WIDE_RESERVE lower)", reserve);
+}
+
+void cp__heap_setup(void) {
+  if (heap_ready)
+    return;
+  if (cp__build_known && cp__build == CP_BUILD_WIDE) {
+    cp__wide_arena_setup();
+    cp__wide = 1;
+  } else if (!cp__wide) {
+    size_t limit = (size_t)cp__option(CP_OPT_ARENA_LIMIT);
+    limit &= ~(CP_PAGE_SIZE - 1);
+    /* Page 0 holds granule 0, the NULL handle: never handed out. */
+    if (!cp__arena_init(&cp__compact_arena, CP_ARENA_REACH, limit, 1, false))
+      cp__fatal("cannot reserve the %zu-byte compact arena", CP_ARENA_REACH);
+    cp__compact_arena.high_water_pages =
+        (cp__compact_arena.npages * cp__option(CP_OPT_HIGH_WATER) + 99) / 100;
+    cp__arena_base = cp__compact_arena.base;
+  }
+  heap_ready = true;
+}
+
+static inline cp_type_t *type_of(cp_type_desc_t *d) {
+  cp_type_t *t = d->rt;
+  return CP_LIKELY(t != NULL) ? t : cp__type_resolve(d);
+}
+
+uint64_t cp__allocs_so_far(void) {
+  uint64_t n = 0;
+  for (uint32_t k = 0; k < cp__ntypes; k++)
+    n += cp__types[k]->allocs;
+  return n;
+}
+
+/* The compact arena grew: did it reach the high-water mark?  The switch
+ * itself waits for a safepoint. */
+void cp__watch_high_water(void) {
+  cp_arena_t *a = &cp__compact_arena;
+  if (a->used_pages >= a->high_water_pages && !cp__wide &&
+      !cp__switch_pending && cp__build == CP_BUILD_SWITCHABLE) {
+    cp__switch_pending = 1;
+    cp__pending_since = cp__allocs_so_far();
+  }
+}
+
+static void *alloc_one(cp_type_desc_t *d, bool try_only) {
+  cp_type_t *t = type_of(d);
+  cp__lock();
+  void *p = cp__slab_take(t);
+  if (CP_UNLIKELY(!p))
+    p = cp__alloc_in(cp__current_arena(), t, try_only);
+  cp__unlock();
+  return p;
+}
+
+void *cp_alloc(cp_type_desc_t *d) { return alloc_one(d, false); }
+void *cp_try_alloc(cp_type_desc_t *d) { return alloc_one(d, true); }
+
+static void *alloc_array(cp_type_desc_t *d, size_t n, bool try_only) {
+  if (n == 0)
+    n = 1;
+  cp_type_t *t = type_of(d);
+  if (n > SIZE_MAX / t->wide_slot) {
+    if (try_only)
+      return NULL;
+    cp__fatal("array of %zu '%s' objects: size overflows", n, d->name);
+  }
+  if (n == 1)
+    return alloc_one(d, try_only);
+  cp__lock();
+  void *p = cp__alloc_block_in(cp__current_arena(), t, n, try_only);
+  cp__unlock();
+  return p;
+}
+
+void *cp_alloc_array(cp_type_desc_t *d, size_t n) {
+  return alloc_array(d, n, false);
+}
+void *cp_try_alloc_array(cp_type_desc_t *d, size_t n) {
+  return alloc_array(d, n, true);
+}
+
+cp_slab_t *cp__find_slab(const void *p) {
+  cp_slab_t *s = cp__slab_of(&cp__compact_arena, p);
+  if (!s)
+    s = cp__slab_of(&cp__wide_arena, p);
+  return s;
+}
+
+static _Noreturn void foreign_free(const void *p) {
+  cp__fatal("free of %p: not an object allocated by compactptr in %s mode "
+            "(foreign pointer, or memory already released)",
+            p, cp__wide ? "wide" : "compact");
+}
+
+void cp_free(void *p) {
+  if (!p)
+    return;
+  cp__lock();
+  cp_arena_t *a = cp__current_arena();
+  cp_slab_t *s = cp__slab_of(a, p);
+  if (CP_UNLIKELY(!s))
+    foreign_free(p);
+  if (CP_UNLIKELY(s->kind == CP_BLOCK && (char *)p == s->start))
+    cp__block_free(a, s);
+  else
+    cp__slab_put(a, s, p);
+  cp__unlock();
+}
+
+size_t cp_object_count(const void *p) {
+  cp_slab_t *s = p ? cp__slab_of(cp__current_arena(), p) : NULL;
+  if (!s)
+    return 0;
+  return s->kind == CP_BLOCK ? (size_t)s->count : 1;
+}
+
+void *cp_realloc_array(cp_type_desc_t *d, void *p, size_t n) {
+  if (!p)
+    return n ? cp_alloc_array(d, n) : NULL;
+  if (n == 0) {
+    cp_free(p);
+    return NULL;
+  }
+  cp_type_t *t = type_of(d);
+  cp__lock();
+  cp_slab_t *s = cp__slab_of(cp__current_arena(), p);
+  uint64_t off = s ? (uint64_t)((char *)p - s->start) : 0;
+  if (!s || (s->kind == CP_BLOCK ? off != 0
+                                 : cp__slot_index(s, off) * s->slot != off))
+    foreign_free(p);
+  size_t old = s->kind == CP_BLOCK ? (size_t)s->count : 1;
+  if (s->type != t)
+    cp__fatal("realloc of %p as '%s': the object is a '%s'", p, d->name,
+              s->type->desc->name);
+  cp__unlock();
+  if (s->kind == CP_BLOCK && n <= old &&
+      (size_t)t->slot * n > ((size_t)t->slot * old) / 2)
+    return p; /* shrink in place when it saves less than half */
+  void *q = cp_alloc_array(d, n);
+  memcpy(q, p, (size_t)t->slot * (n < old ? n : old));
+  cp_free(p);
+  return q;
+}
+
+int cp_thread_register(void) {
+  cp__lock();
+  cp__threads++;
+  cp__unlock();
+  return 0;
+}
+
+int cp_thread_unregister(void) {
+  cp__lock();
+  int r = cp__threads > 1 ? (cp__threads--, 0) : -1;
+  cp__unlock();
+  return r;
+}
+
+_Noreturn void cp__exhausted(cp_arena_t *a, size_t request) {
+  size_t reach = (size_t)a->npages << CP_PAGE_SHIFT;
+  if (a->wide)
+    cp__fatal("the wide heap is exhausted: %zu bytes reserved "
+              "(COMPACTPTR_WIDE_RESERVE), request of %zu bytes",
+              reach, request);
+  if (cp__build == CP_BUILD_COMPACT_ONLY)
+    cp__fatal("the compact arena is exhausted: %zu bytes in use of %zu "
+              "(request of %zu bytes); this program was built compact-only, "
+              "so it cannot switch to wide mode (rebuild with "
+              "-fplugin-arg-compactptr-mode=switchable or raise "
+              "COMPACTPTR_ARENA_LIMIT)",
+              (size_t)a->used_pages << CP_PAGE_SHIFT, reach, request);
+  if (cp__switch_pending)
+    cp__fatal("the compact arena is exhausted (%zu bytes) while a switch to "
+              "wide mode is pending: the switch became pending %llu "
+              "allocations ago and no safepoint was reached since; add a "
+              "cp_safepoint() call in a loop that allocates (outside compact "
+              "bodies), or raise COMPACTPTR_HIGH_WATER headroom",
+              reach,
+              (unsigned long long)(cp__allocs_so_far() - cp__pending_since));
+  cp__fatal("the compact arena is exhausted (%zu bytes; request of %zu bytes "
+            "is larger than the space left below the high-water mark) and "
+            "no safepoint was reached; add a cp_safepoint() call before "
+            "this allocation or raise COMPACTPTR_ARENA_LIMIT",
+            reach, request);
+}

@@ -1,0 +1,127 @@
+/*
+ * options.c - the runtime's knobs, read once from the environment.
+ *
+ * Each option has one row in the table: its name (the environment variable
+ * is COMPACTPTR_ followed by the name), its kind, its default and what it
+ * does.  A malformed value stops the program at start-up; it is never
+ * silently ignored.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { CP_KIND_SIZE, CP_KIND_PERCENT, CP_KIND_BOOL } cp_option_kind_t;
+
+typedef struct cp_option {
+  const char *name;
+  cp_option_kind_t kind;
+  uint64_t value; /* the default until cp__options_init runs */
+} cp_option_t;
+
+static cp_option_t options[] = {
+    /* Usable bytes of the compact arena; at most its reach. */
+    [CP_OPT_ARENA_LIMIT] = {"ARENA_LIMIT", CP_KIND_SIZE, CP_ARENA_REACH},
+    /* Percent of the limit in use that makes the switch pending. */
+    [CP_OPT_HIGH_WATER] = {"HIGH_WATER", CP_KIND_PERCENT, 87},
+    /* Print statistics to stderr at exit. */
+    [CP_OPT_STATS] = {"STATS", CP_KIND_BOOL, 0},
+    /* Walk, check and digest the whole heap before and after the switch. */
+    [CP_OPT_VERIFY] = {"VERIFY", CP_KIND_BOOL, 0},
+    /* Checked decodes in generated code; detailed free validation. */
+    [CP_OPT_DEBUG] = {"DEBUG", CP_KIND_BOOL, 0},
+    /* Address space reserved for wide-mode objects after the switch. */
+    [CP_OPT_WIDE_RESERVE] = {"WIDE_RESERVE", CP_KIND_SIZE, (uint64_t)1 << 40},
+};
+_Static_assert(sizeof options / sizeof options[0] == CP_OPT_COUNT,
+               "option table and cp_option_id_t disagree");
+
+int cp__parse_size(const char *s, uint64_t *out) {
+  if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+    return -1;
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s)
+    return -1;
+  unsigned shift = 0;
+  switch (*end) {
+  case 'k': case 'K': shift = 10; end++; break;
+  case 'm': case 'M': shift = 20; end++; break;
+  case 'g': case 'G': shift = 30; end++; break;
+  case 't': case 'T': shift = 40; end++; break;
+  default: break;
+  }
+  if (shift && (*end == 'i' || *end == 'I') && (end[1] == 'B' || end[1] == 'b'))
+    end += 2;
+  else if (shift && (*end == 'B' || *end == 'b'))
+    end++;
+  if (*end)
+    return -1;
+  if (shift && v > (UINT64_MAX >> shift))
+    return -1;
+  *out = (uint64_t)v << shift;
+  return 0;
+}
+
+static void parse_one(cp_option_t *o) {
+  char var[64];
+  snprintf(var, sizeof var, "COMPACTPTR_%s", o->name);
+  const char *s = getenv(var);
+  if (!s)
+    return;
+  uint64_t v;
+  switch (o->kind) {
+  case CP_KIND_SIZE:
+    if (cp__parse_size(s, &v) != 0 || v == 0)
+      cp__fatal("%s='%s' is not a size (examples: 65536, 64K, 16M, 2G)", var,
+                s);
+    break;
+  case CP_KIND_PERCENT: {
+    char *end;
+    errno = 0;
+    long p = strtol(s, &end, 10);
+    if (errno || end == s || *end || p < 1 || p > 100)
+      cp__fatal("%s='%s' is not a whole percentage from 1 to 100", var, s);
+    v = (uint64_t)p;
+    break;
+  }
+  case CP_KIND_BOOL:
+    if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "on") ||
+        !strcmp(s, "true"))
+      v = 1;
+    else if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "off") ||
+             !strcmp(s, "false") || !*s)
+      v = 0;
+    else
+      cp__fatal("%s='%s' is not a boolean (use 1 or 0)", var, s);
+    break;
+  }
+  o->value = v;
+}
+
+static bool parsed;
+
+void cp__options_init(void) {
+  if (parsed)
+    return;
+  for (int i = 0; i < CP_OPT_COUNT; i++)
+    parse_one(&options[i]);
+  uint64_t limit = options[CP_OPT_ARENA_LIMIT].value;
+  if (limit > CP_ARENA_REACH)
+    cp__fatal("COMPACTPTR_ARENA_LIMIT=%llu exceeds the arena's reach of %llu "
+              "bytes (4 GiB granules of %u bytes)",
+              (unsigned long long)limit, (unsigned long long)CP_ARENA_REACH,
+              (unsigned)CP_GRANULE);
+  if (limit < 16 * CP_PAGE_SIZE)
+    cp__fatal("COMPACTPTR_ARENA_LIMIT=%llu is below the minimum of %zu bytes",
+              (unsigned long long)limit, 16 * CP_PAGE_SIZE);
+  parsed = true;
+}
+
+uint64_t cp__option(cp_option_id_t id) {
+  if (!parsed)
+    cp__options_init();
+  return options[id].value;
+}

@@ -1,0 +1,203 @@
+/*
+ * roots.c - native memory that holds compact pointers.
+ *
+ * A root is a slot outside the compact heap that holds a native address of
+ * a compact object.  Four kinds exist, all visited by cp__roots_each:
+ *   - static root tables: globals and statics, described by the plugin in
+ *     the section `compactptr_roots` of each registered module;
+ *   - registered slots (cp_root_register), for hand-written code;
+ *   - root arrays: heap arrays of compact pointers, which the plugin routes
+ *     here from malloc(n * sizeof(struct T *)); each carries a header that
+ *     links it into a list;
+ *   - shadow-stack frames of checked functions (this thread's chain).
+ * The switch rewrites each slot in place; the verifier reads them.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROOT_ARRAY_MAGIC 0x43505241u /* "CPRA" */
+
+typedef struct cp_root_array {
+  struct cp_root_array *next, *prev;
+  size_t n;
+  uint32_t magic;
+  uint32_t pad;
+} cp_root_array_t;
+_Static_assert(sizeof(cp_root_array_t) % 16 == 0, "keep slots 16-aligned");
+
+static cp_root_array_t *arrays;
+uint64_t cp__root_arrays, cp__root_array_bytes;
+
+static cp_root_desc_t *registered;
+static size_t nregistered, registered_cap;
+
+static void **root_array_new(size_t n, bool try_only) {
+  if (n > (SIZE_MAX - sizeof(cp_root_array_t)) / sizeof(void *)) {
+    if (try_only)
+      return NULL;
+    cp__fatal("root array of %zu pointers: size overflows", n);
+  }
+  cp_root_array_t *h = calloc(1, sizeof *h + n * sizeof(void *));
+  if (!h) {
+    if (try_only)
+      return NULL;
+    cp__fatal("out of memory for a root array of %zu pointers", n);
+  }
+  h->n = n;
+  h->magic = ROOT_ARRAY_MAGIC;
+  cp__lock();
+  h->next = arrays;
+  if (arrays)
+    arrays->prev = h;
+  arrays = h;
+  cp__root_arrays++;
+  cp__root_array_bytes += n * sizeof(void *);
+  cp__unlock();
+  return (void **)(h + 1);
+}
+
+void **cp_root_array_alloc(size_t n) { return root_array_new(n, false); }
+void **cp_try_root_array_alloc(size_t n) { return root_array_new(n, true); }
+
+static cp_root_array_t *header_of(void **p) {
+  cp_root_array_t *h = (cp_root_array_t *)p - 1;
+  if (h->magic != ROOT_ARRAY_MAGIC)
+    cp__fatal("%p is not a root array from cp_root_array_alloc", (void *)p);
+  return h;
+}
+
+static void unlink_array(cp_root_array_t *h) {
+  if (h->prev)
+    h->prev->next = h->next;
+  else
+    arrays = h->next;
+  if (h->next)
+    h->next->prev = h->prev;
+  cp__root_arrays--;
+  cp__root_array_bytes -= h->n * sizeof(void *);
+}
+
+void cp_root_array_free(void **p) {
+  if (!p)
+    return;
+  cp__lock();
+  cp_root_array_t *h = header_of(p);
+  unlink_array(h);
+  h->magic = 0;
+  cp__unlock();
+  free(h);
+}
+
+void **cp_root_array_realloc(void **p, size_t n) {
+  if (!p)
+    return cp_root_array_alloc(n);
+  if (n == 0) {
+    cp_root_array_free(p);
+    return NULL;
+  }
+  void **q = cp_root_array_alloc(n);
+  cp__lock();
+  cp_root_array_t *h = header_of(p);
+  memcpy(q, p, (h->n < n ? h->n : n) * sizeof(void *));
+  cp__unlock();
+  cp_root_array_free(p);
+  return q;
+}
+
+static int add_registered(void *addr, uint32_t kind, size_t count,
+                          cp_type_desc_t *type) {
+  if (count > UINT32_MAX) {
+    errno = EINVAL;
+    return -1;
+  }
+  cp__lock();
+  if (nregistered == registered_cap) {
+    size_t cap = registered_cap ? registered_cap * 2 : 16;
+    cp_root_desc_t *r = realloc(registered, cap * sizeof *r);
+    if (!r) {
+      cp__unlock();
+      errno = ENOMEM;
+      return -1;
+    }
+    registered = r;
+    registered_cap = cap;
+  }
+  registered[nregistered++] =
+      (cp_root_desc_t){addr, kind, (uint32_t)count, type, NULL};
+  cp__unlock();
+  return 0;
+}
+
+int cp_root_register(void **slot, size_t count) {
+  return add_registered(slot, CP_ROOT_POINTER, count, NULL);
+}
+
+int cp_root_register_value(void *value, cp_type_desc_t *type, size_t count) {
+  if (!type) {
+    errno = EINVAL;
+    return -1;
+  }
+  cp__type_resolve(type);
+  return add_registered(value, CP_ROOT_VALUE, count, type);
+}
+
+int cp_root_unregister(void *slot) {
+  cp__lock();
+  for (size_t i = nregistered; i-- > 0;) {
+    if (registered[i].addr == slot) {
+      registered[i] = registered[--nregistered];
+      cp__unlock();
+      return 0;
+    }
+  }
+  cp__unlock();
+  return -1;
+}
+
+static void visit_value(char *v, cp_type_t *t, cp_root_visit_fn fn,
+                        void *ctx) {
+  for (uint32_t i = 0; i < t->nops; i++) {
+    const cp_copy_op_t *op = &t->ops[i];
+    if (op->kind != CP_FIELD_HANDLE)
+      continue;
+    for (uint32_t j = 0; j < op->len; j++)
+      fn((void **)(v + op->to + j * sizeof(void *)), op->target, ctx);
+  }
+}
+
+static void visit_desc(const cp_root_desc_t *r, cp_root_visit_fn fn,
+                       void *ctx) {
+  if (!r->addr)
+    return;
+  if (r->kind == CP_ROOT_VALUE) {
+    cp_type_t *t = cp__type_resolve(r->type);
+    for (uint32_t i = 0; i < r->count; i++)
+      visit_value((char *)r->addr + (size_t)i * t->desc->wide_size, t, fn, ctx);
+    return;
+  }
+  cp_type_t *target = r->type ? cp__type_resolve(r->type) : NULL;
+  for (uint32_t i = 0; i < r->count; i++)
+    fn((void **)r->addr + i, target, ctx);
+}
+
+void cp__roots_each(cp_root_visit_fn fn, void *ctx) {
+  for (cp_module_t *m = cp__modules; m; m = m->next)
+    if (m->roots_begin)
+      for (const cp_root_desc_t *const *r = m->roots_begin; r < m->roots_end;
+           r++)
+        if (*r)
+          visit_desc(*r, fn, ctx);
+  for (size_t i = 0; i < nregistered; i++)
+    visit_desc(&registered[i], fn, ctx);
+  for (cp_root_array_t *h = arrays; h; h = h->next) {
+    void **slots = (void **)(h + 1);
+    for (size_t i = 0; i < h->n; i++)
+      fn(&slots[i], NULL, ctx);
+  }
+  for (cp_frame_t *f = cp__frame_top; f; f = f->prev)
+    for (uint32_t i = 0; i < f->count; i++)
+      visit_desc(&f->roots[i], fn, ctx);
+}

@@ -1,0 +1,255 @@
+/*
+ * slab.c - per-type slabs and blocks on top of the buddy allocator.
+ *
+ * Design.  Every compact type owns its slabs: runs of pages cut into slots
+ * of one size (the type's compact size rounded up to the granule, so a
+ * 12-byte node takes 12 bytes).  Slot metadata is out of line: each slab has
+ * a header (cp_slab_t, from libc) holding a free list threaded through the
+ * free slots as 32-bit byte offsets, a bump index for never-used slots and a
+ * live bitmap.  Every page of a run maps to its header through the arena's
+ * page map, so address -> slab is one load and slot index is a multiply by
+ * a precomputed reciprocal (cp__slot_index), never a divide.  Arrays and
+ * large objects get a block: a run holding `count` consecutive elements.
+ *
+ * Locking.  One lock (heap.c) protects all of it:
+ *   1. cp__lock() - types, slabs, both arenas, root arrays, statistics.
+ * While the process has a single thread the lock is skipped
+ * (__libc_single_threaded); it is taken by every thread once a second
+ * thread exists.
+ *
+ * States of a slot: never used (index >= bump), live (bit set), free (on the
+ * free list, bit clear).  States of a slab: partial (on the type's avail
+ * list), full (off it), empty (returned to the buddy unless it is the
+ * type's last slab with free space).
+ *
+ * Fast paths: cp__alloc_in with an avail slab; cp_free of a slab slot.
+ * Slow paths: new slab or block (buddy), releasing an empty slab.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void avail_push(cp_type_t *t, cp_slab_t *s) {
+  s->next_avail = t->avail;
+  s->prev_avail = NULL;
+  if (t->avail)
+    t->avail->prev_avail = s;
+  t->avail = s;
+  s->in_avail = 1;
+}
+
+static void avail_remove(cp_type_t *t, cp_slab_t *s) {
+  if (s->prev_avail)
+    s->prev_avail->next_avail = s->next_avail;
+  else
+    t->avail = s->next_avail;
+  if (s->next_avail)
+    s->next_avail->prev_avail = s->prev_avail;
+  s->next_avail = s->prev_avail = NULL;
+  s->in_avail = 0;
+}
+
+void cp__slab_link(cp_type_t *t, cp_slab_t *s) {
+  s->next_all = t->all;
+  s->prev_all = NULL;
+  if (t->all)
+    t->all->prev_all = s;
+  t->all = s;
+  if (s->kind == CP_SLAB && s->used < s->nslots)
+    avail_push(t, s);
+}
+
+static void all_remove(cp_type_t *t, cp_slab_t *s) {
+  if (s->prev_all)
+    s->prev_all->next_all = s->next_all;
+  else
+    t->all = s->next_all;
+  if (s->next_all)
+    s->next_all->prev_all = s->prev_all;
+}
+
+static void map_pages(cp_arena_t *a, cp_slab_t *s) {
+  for (uint32_t i = 0; i < (1u << s->order); i++)
+    a->pagemap[s->page + i] = s;
+}
+
+static uint32_t run_for(cp_arena_t *a, size_t bytes, bool try_only) {
+  uint32_t k = cp__order_for_bytes(bytes);
+  uint32_t p = cp__buddy_alloc(a, k);
+  if (p == CP_NONE && !try_only)
+    cp__exhausted(a, bytes);
+  return p;
+}
+
+cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t slot,
+                        uint32_t nslots, bool try_only) {
+  size_t words = ((size_t)nslots + 63) / 64;
+  cp_slab_t *s = calloc(1, sizeof *s + words * sizeof(uint64_t));
+  if (!s)
+    cp__fatal("out of memory for slab metadata (%zu bytes)", sizeof *s);
+  uint32_t p = run_for(a, (size_t)slot * nslots, try_only);
+  if (p == CP_NONE) {
+    free(s);
+    return NULL;
+  }
+  s->type = t;
+  s->start = cp__arena_addr(a, p);
+  s->slot = slot;
+  s->magic = cp__slot_magic(slot);
+  s->nslots = nslots;
+  s->count = 1;
+  s->free_head = CP_NONE;
+  s->page = p;
+  s->order = (uint8_t)cp__order_for_bytes((size_t)slot * nslots);
+  s->kind = CP_SLAB;
+  s->wide = a->wide;
+  s->live = (uint64_t *)(s + 1);
+  map_pages(a, s);
+  return s;
+}
+
+cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t slot,
+                         uint64_t count, bool try_only) {
+  if (count > (((size_t)a->npages << CP_PAGE_SHIFT) / slot)) {
+    if (try_only)
+      return NULL;
+    cp__exhausted(a, (size_t)-1);
+  }
+  cp_slab_t *s = calloc(1, sizeof *s);
+  if (!s)
+    cp__fatal("out of memory for block metadata (%zu bytes)", sizeof *s);
+  uint32_t p = run_for(a, (size_t)slot * count, try_only);
+  if (p == CP_NONE) {
+    free(s);
+    return NULL;
+  }
+  s->type = t;
+  s->start = cp__arena_addr(a, p);
+  s->slot = slot;
+  s->magic = cp__slot_magic(slot);
+  s->nslots = 1;
+  s->count = count;
+  s->bump = 1;
+  s->used = 1;
+  s->free_head = CP_NONE;
+  s->page = p;
+  s->order = (uint8_t)cp__order_for_bytes((size_t)slot * count);
+  s->kind = CP_BLOCK;
+  s->wide = a->wide;
+  map_pages(a, s);
+  return s;
+}
+
+/* Slots per new slab: at least 64 KiB and 16 slots, a power of two of pages. */
+static uint32_t slots_per_slab(uint32_t slot) {
+  size_t bytes = (size_t)1 << CP_SLAB_MIN_SHIFT;
+  while (bytes < (size_t)slot * CP_SLAB_MIN_SLOTS)
+    bytes <<= 1;
+  return (uint32_t)(bytes / slot);
+}
+
+void cp__slab_release(cp_arena_t *a, cp_slab_t *s) {
+  cp_type_t *t = s->type;
+  if (s->in_avail)
+    avail_remove(t, s);
+  all_remove(t, s);
+  for (uint32_t i = 0; i < (1u << s->order); i++)
+    a->pagemap[s->page + i] = NULL;
+  cp__buddy_free(a, s->page, s->order);
+  free(s);
+}
+
+/* Slow path of cp__slab_take: a new slab, or a block for a large object. */
+void *cp__alloc_in(cp_arena_t *a, cp_type_t *t, bool try_only) {
+  void *p = cp__slab_take(t);
+  if (CP_LIKELY(p != NULL))
+    return p;
+  if ((size_t)t->slot > CP_LARGE_OBJECT)
+    return cp__alloc_block_in(a, t, 1, try_only);
+  cp_slab_t *s = cp__slab_new(a, t, t->slot, slots_per_slab(t->slot), try_only);
+  if (!s)
+    return NULL;
+  cp__slab_link(t, s);
+  if (!a->wide)
+    cp__watch_high_water();
+  return cp__slab_take(t);
+}
+
+void *cp__alloc_block_in(cp_arena_t *a, cp_type_t *t, uint64_t n,
+                         bool try_only) {
+  cp_slab_t *s = cp__block_new(a, t, t->slot, n, try_only);
+  if (!s)
+    return NULL;
+  cp__slab_link(t, s);
+  if (!a->wide)
+    cp__watch_high_water();
+  CP_STAT_ALLOC(t, n);
+  /* Fresh runs from the buddy are zero only the first time. */
+  memset(s->start, 0, (size_t)s->slot * n);
+  return s->start;
+}
+
+void cp__slab_became_full(cp_type_t *t, cp_slab_t *s) { avail_remove(t, s); }
+
+void cp__slab_after_free(cp_arena_t *a, cp_slab_t *s) {
+  cp_type_t *t = s->type;
+  if (!s->in_avail)
+    avail_push(t, s); /* it was full */
+  /* Keep one partially used slab per type to absorb alloc/free churn. */
+  if (s->used == 0 && (s->next_avail || s->prev_avail))
+    cp__slab_release(a, s);
+}
+
+/* The rare branch of cp__slab_put: blocks, and every invalid free. */
+_Noreturn void cp__bad_free(const cp_slab_t *s, const void *p) {
+  const char *name = s->type->desc->name;
+  uint64_t off = (uint64_t)((const char *)p - s->start);
+  if (s->kind == CP_BLOCK)
+    cp__fatal("free of %p: not the start of a '%s' array (it is %llu bytes "
+              "into one)", p, name, (unsigned long long)off);
+  uint64_t i = cp__slot_index(s, off);
+  if (i * s->slot != off)
+    cp__fatal("free of %p: not the start of a '%s' object", p, name);
+  cp__fatal("double free of %p: this '%s' object is already free", p, name);
+}
+
+/* Frees a block (p is known to be its start). */
+void cp__block_free(cp_arena_t *a, cp_slab_t *s) {
+  CP_STAT_FREE(s->type, s->count);
+  cp__slab_release(a, s);
+}
+
+void cp__slab_rebuild_free_list(cp_slab_t *s) {
+  s->free_head = CP_NONE;
+  s->used = 0;
+  for (uint32_t i = s->bump; i-- > 0;) {
+    if (cp__slot_is_live(s, i)) {
+      s->used++;
+    } else {
+      *(uint32_t *)(s->start + (size_t)i * s->slot) = s->free_head;
+      s->free_head = i;
+    }
+  }
+}
+
+bool cp__slab_is_valid(const cp_slab_t *s) {
+  if (s->kind == CP_BLOCK)
+    return s->count >= 1 && s->used == 1;
+  uint32_t live = 0, nfree = 0;
+  for (uint32_t i = 0; i < s->nslots; i++) {
+    if (cp__slot_is_live(s, i)) {
+      if (i >= s->bump)
+        return false;
+      live++;
+    }
+  }
+  for (uint32_t i = s->free_head; i != CP_NONE;
+       i = *(uint32_t *)(s->start + (size_t)i * s->slot)) {
+    if (i >= s->bump || cp__slot_is_live(s, i))
+      return false;
+    if (++nfree > s->nslots)
+      return false;
+  }
+  return live == s->used && live + nfree == s->bump;
+}

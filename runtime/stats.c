@@ -1,0 +1,91 @@
+/*
+ * stats.c - statistics: per-type object and byte counts (kept by the
+ * CP_STAT_* macros on the allocation paths), arena use, and the switch.
+ * COMPACTPTR_STATS=1 prints the report at exit.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+uint32_t cp_get_stats(cp_stats_t *out, cp_type_stats_t *types, uint32_t max) {
+  cp__init();
+  cp__lock();
+  cp_arena_t *a = cp__current_arena();
+  memset(out, 0, sizeof *out);
+  out->wide = cp__wide;
+  out->arena_reach = cp__wide ? cp__arena_limit_seen
+                              : (uint64_t)cp__compact_arena.npages << CP_PAGE_SHIFT;
+  out->arena_used = a->used_pages << CP_PAGE_SHIFT;
+  out->arena_peak = cp__wide ? cp__arena_peak_seen
+                             : cp__compact_arena.peak_pages << CP_PAGE_SHIFT;
+  out->arena_committed = a->committed_bytes;
+  out->root_arrays = cp__root_arrays;
+  out->root_array_bytes = cp__root_array_bytes;
+  out->ntypes = cp__ntypes;
+  out->switch_objects = cp__switch_count_objects;
+  out->switch_bytes_compact = cp__switch_bytes_compact;
+  out->switch_bytes_wide = cp__switch_bytes_wide;
+  out->switch_roots = cp__switch_roots;
+  out->switch_seconds = cp__switch_seconds;
+  for (uint32_t k = 0; types && k < cp__ntypes && k < max; k++) {
+    const cp_type_t *t = cp__types[k];
+    types[k] = (cp_type_stats_t){
+        .name = t->desc->name,
+        .compact_size = t->compact_slot,
+        .wide_size = t->wide_slot,
+        .live_objects = t->live,
+        .peak_objects = t->peak,
+        .total_allocs = t->allocs,
+        .total_frees = t->frees,
+        .live_bytes = t->live * t->slot,
+        .peak_bytes = t->peak * t->slot,
+    };
+  }
+  cp__unlock();
+  return cp__ntypes;
+}
+
+void cp_print_stats(void *fp) {
+  FILE *f = fp ? fp : stderr;
+  cp_stats_t s;
+  cp_get_stats(&s, NULL, 0);
+  cp__lock();
+  fprintf(f, "compactptr: mode %s; arena %llu KiB reach, %llu KiB peak use",
+          s.wide ? "wide" : "compact", (unsigned long long)(s.arena_reach >> 10),
+          (unsigned long long)(s.arena_peak >> 10));
+  if (s.wide)
+    fprintf(f, ", wide heap %llu KiB in use", (unsigned long long)(s.arena_used >> 10));
+  fprintf(f, "; %llu root arrays (%llu bytes)\n",
+          (unsigned long long)s.root_arrays,
+          (unsigned long long)s.root_array_bytes);
+  fprintf(f, "compactptr: %-20s %8s %8s %12s %12s %12s %14s\n", "type",
+          "compact", "wide", "live", "peak", "allocs", "live bytes");
+  for (uint32_t k = 0; k < cp__ntypes; k++) {
+    const cp_type_t *t = cp__types[k];
+    fprintf(f, "compactptr: %-20s %8u %8u %12llu %12llu %12llu %14llu\n",
+            t->desc->name, t->compact_slot, t->wide_slot,
+            (unsigned long long)t->live, (unsigned long long)t->peak,
+            (unsigned long long)t->allocs,
+            (unsigned long long)(t->live * t->slot));
+  }
+  if (s.switch_seconds > 0 || s.switch_objects) {
+    fprintf(f, "compactptr: switch: %llu objects moved (%llu -> %llu bytes), "
+            "%llu roots, %.3f ms; safepoints deferred under compact bodies: "
+            "%llu\n",
+            (unsigned long long)s.switch_objects,
+            (unsigned long long)s.switch_bytes_compact,
+            (unsigned long long)s.switch_bytes_wide,
+            (unsigned long long)s.switch_roots, s.switch_seconds * 1e3,
+            (unsigned long long)cp__safepoints_deferred);
+    for (uint32_t k = 0; k < cp__ntypes; k++)
+      if (cp__types[k]->switch_objects)
+        fprintf(f, "compactptr: switch: %-20s %llu objects\n",
+                cp__types[k]->desc->name,
+                (unsigned long long)cp__types[k]->switch_objects);
+  } else {
+    fprintf(f, "compactptr: no switch happened\n");
+  }
+  cp__unlock();
+}
+
+void cp__stats_at_exit(void) { cp_print_stats(stderr); }

@@ -1,0 +1,261 @@
+/*
+ * switch.c - the switch: relocating the compact heap to wide layout.
+ *
+ * Steps (docs/switch.md):
+ *   1. For every compact slab and block, allocate a wide counterpart in the
+ *      wide arena with the same number of slots, so every old slot has a
+ *      known new address (cp__translate).
+ *   2. Copy every live object field by field with its type's copy program,
+ *      translating each handle to a native pointer.
+ *   3. Rebuild the free lists of the wide slabs from the live bitmaps, so
+ *      slots freed before the switch are reused after it.
+ *   4. Translate every root: static root tables, registered slots, root
+ *      arrays and this thread's shadow-stack frames.
+ *   5. Release the compact arena and its metadata.
+ *   6. Flip the mode.
+ * Work is linear in slabs plus live objects plus roots.
+ *
+ * When: cp_switch_to_wide() runs it at once; crossing the high-water mark
+ * makes it pending and the next legal safepoint runs it.  A safepoint is
+ * legal when no compact body is active on this thread's stack
+ * (cp__compact_depth == 0) and no other thread is registered.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t cp__switch_count_objects, cp__switch_bytes_compact,
+    cp__switch_bytes_wide, cp__switch_roots;
+double cp__switch_seconds, cp__switch_at;
+uint64_t cp__safepoints_deferred;
+uint64_t cp__arena_limit_seen, cp__arena_peak_seen;
+static uint64_t switch_alloc_count;
+
+static inline void *translate_handle(cp_handle_t h) {
+  return h ? cp__translate(cp_decode(h)) : NULL;
+}
+
+static void copy_object(const cp_type_t *t, const char *src, char *dst) {
+  for (uint32_t i = 0; i < t->nops; i++) {
+    const cp_copy_op_t *op = &t->ops[i];
+    if (op->kind == CP_FIELD_BYTES) {
+      memcpy(dst + op->to, src + op->from, op->len);
+    } else {
+      const cp_handle_t *hs = (const cp_handle_t *)(src + op->from);
+      void **ps = (void **)(dst + op->to);
+      for (uint32_t j = 0; j < op->len; j++)
+        ps[j] = translate_handle(hs[j]);
+    }
+  }
+}
+
+static void make_counterparts(cp_type_t *t) {
+  for (cp_slab_t *s = t->all; s; s = s->next_all) {
+    cp_slab_t *w;
+    if (s->kind == CP_SLAB) {
+      w = cp__slab_new(&cp__wide_arena, t, t->wide_slot, s->nslots, false);
+      w->bump = s->bump;
+      w->used = s->used;
+      memcpy(w->live, s->live, ((size_t)s->nslots + 63) / 64 * sizeof(uint64_t));
+    } else {
+      w = cp__block_new(&cp__wide_arena, t, t->wide_slot, s->count, false);
+    }
+    w->seq = s->seq;
+    s->counterpart = w;
+  }
+}
+
+static uint64_t copy_type(cp_type_t *t) {
+  uint64_t n = 0;
+  for (cp_slab_t *s = t->all; s; s = s->next_all) {
+    cp_slab_t *w = s->counterpart;
+    if (s->kind == CP_BLOCK) {
+      for (uint64_t e = 0; e < s->count; e++)
+        copy_object(t, s->start + e * s->slot, w->start + e * w->slot);
+      n += s->count;
+      cp__switch_bytes_compact += s->count * s->slot;
+      cp__switch_bytes_wide += s->count * w->slot;
+      continue;
+    }
+    for (uint32_t wd = 0; wd < (s->bump + 63) / 64; wd++) {
+      uint64_t bits = s->live[wd];
+      while (bits) {
+        uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(bits);
+        bits &= bits - 1;
+        copy_object(t, s->start + (size_t)i * s->slot,
+                    w->start + (size_t)i * w->slot);
+      }
+    }
+    n += s->used;
+    cp__switch_bytes_compact += (uint64_t)s->used * s->slot;
+    cp__switch_bytes_wide += (uint64_t)s->used * w->slot;
+  }
+  t->switch_objects = n;
+  return n;
+}
+
+/* Moves t onto its wide slabs, in the same order, and frees the compact
+ * slab headers. */
+static void adopt_counterparts(cp_type_t *t) {
+  cp_slab_t *s = t->all;
+  t->all = NULL;
+  t->avail = NULL;
+  cp_slab_t *tail = NULL;
+  while (s) {
+    cp_slab_t *next = s->next_all;
+    cp_slab_t *w = s->counterpart;
+    if (w->kind == CP_SLAB)
+      cp__slab_rebuild_free_list(w);
+    w->prev_all = tail;
+    w->next_all = NULL;
+    if (tail)
+      tail->next_all = w;
+    else
+      t->all = w;
+    tail = w;
+    if (w->kind == CP_SLAB && w->used < w->nslots) {
+      w->next_avail = t->avail;
+      w->prev_avail = NULL;
+      if (t->avail)
+        t->avail->prev_avail = w;
+      t->avail = w;
+      w->in_avail = 1;
+    }
+    free(s);
+    s = next;
+  }
+  t->slot = t->wide_slot;
+}
+
+static void translate_root(void **slot, cp_type_t *target, void *ctx) {
+  (void)target;
+  uint64_t *n = ctx;
+  void *p = *slot;
+  if (p && cp__arena_contains(&cp__compact_arena, p)) {
+    *slot = cp__translate(p);
+    (*n)++;
+  }
+}
+
+static void number_slabs(void) {
+  for (uint32_t k = 0; k < cp__ntypes; k++) {
+    uint32_t seq = 0;
+    for (cp_slab_t *s = cp__types[k]->all; s; s = s->next_all)
+      s->seq = seq++;
+  }
+}
+
+static void compare_digests(const cp_digest_t *a, const cp_digest_t *b) {
+  if (a->objects != b->objects || a->type_hash != b->type_hash)
+    cp__fatal("verify: the switch changed the heap: %llu objects before, %llu "
+              "after (or per-type counts differ)",
+              (unsigned long long)a->objects, (unsigned long long)b->objects);
+  if (a->hash != b->hash)
+    cp__fatal("verify: the switch changed object contents or links "
+              "(digest %016llx before, %016llx after)",
+              (unsigned long long)a->hash, (unsigned long long)b->hash);
+  if (a->roots != b->roots || a->root_hash != b->root_hash)
+    cp__fatal("verify: the switch changed the roots (%llu before, %llu after)",
+              (unsigned long long)a->roots, (unsigned long long)b->roots);
+}
+
+void cp__switch_run(const char *why) {
+  cp__assert(!cp__wide);
+  if (cp__threads > 1)
+    cp__fatal("cannot switch to wide mode (%s): %d threads are registered "
+              "and the switch needs every other thread stopped; this version "
+              "supports the switch in single-threaded programs only",
+              why, cp__threads);
+  double t0 = cp__now();
+  bool verify = cp__option(CP_OPT_VERIFY) != 0;
+  cp_digest_t before = {0}, after = {0};
+  number_slabs();
+  if (verify)
+    cp__verify_heap(&before, "before the switch");
+
+  cp__heap_setup();
+  double t1 = cp__now();
+  cp__wide_arena_setup();
+  for (uint32_t k = 0; k < cp__ntypes; k++)
+    make_counterparts(cp__types[k]);
+  uint64_t objects = 0;
+  for (uint32_t k = 0; k < cp__ntypes; k++)
+    objects += copy_type(cp__types[k]);
+  uint64_t roots = 0;
+  cp__roots_each(translate_root, &roots);
+  for (uint32_t k = 0; k < cp__ntypes; k++)
+    adopt_counterparts(cp__types[k]);
+  if (cp__compact_arena.base) {
+    cp__arena_limit_seen = (uint64_t)cp__compact_arena.npages << CP_PAGE_SHIFT;
+    cp__arena_peak_seen = cp__compact_arena.peak_pages << CP_PAGE_SHIFT;
+    cp__arena_destroy(&cp__compact_arena);
+  }
+  cp__wide = 1;
+  cp__switch_pending = 0;
+  double t2 = cp__now();
+
+  cp__switch_count_objects = objects;
+  cp__switch_roots = roots;
+  cp__switch_seconds = t2 - t1;
+  switch_alloc_count = cp__allocs_so_far();
+  cp__switch_at = t2;
+  if (verify) {
+    cp__verify_heap(&after, "after the switch");
+    compare_digests(&before, &after);
+  }
+  if (cp__option(CP_OPT_STATS)) {
+    double s = cp__switch_seconds > 0 ? cp__switch_seconds : 1e-9;
+    fprintf(stderr,
+            "compactptr: switch to wide mode (%s) after %llu allocations: "
+            "moved %llu objects, %llu bytes compact -> %llu bytes wide, "
+            "%llu roots, %.3f ms (%.2f GiB/s of compact heap)%s\n",
+            why, (unsigned long long)switch_alloc_count,
+            (unsigned long long)objects,
+            (unsigned long long)cp__switch_bytes_compact,
+            (unsigned long long)cp__switch_bytes_wide,
+            (unsigned long long)roots, s * 1e3,
+            (double)cp__switch_bytes_compact / s / (1u << 30),
+            verify ? ", verified" : "");
+  }
+  (void)t0;
+}
+
+void cp_safepoint_slow(void) {
+  if (!cp__switch_pending || cp__wide)
+    return;
+  if (cp__compact_depth) {
+    cp__safepoints_deferred++;
+    return;
+  }
+  cp__lock();
+  if (cp__switch_pending && !cp__wide)
+    cp__switch_run("high-water mark");
+  cp__unlock();
+}
+
+void cp_switch_to_wide(void) {
+  cp__init();
+  cp__lock();
+  if (cp__wide) {
+    cp__unlock();
+    return;
+  }
+  if (cp__build_known && cp__build == CP_BUILD_COMPACT_ONLY)
+    cp__fatal("cp_switch_to_wide() called in a program built compact-only");
+  if (cp__compact_depth)
+    cp__fatal("cp_switch_to_wide() called while a compact body is active; "
+              "call it from code that is not layout-dependent");
+  cp__switch_run("cp_switch_to_wide()");
+  cp__unlock();
+}
+
+void cp_request_switch(void) {
+  cp__init();
+  cp__lock();
+  if (!cp__wide && !cp__switch_pending) {
+    cp__switch_pending = 1;
+    cp__pending_since = cp__allocs_so_far();
+  }
+  cp__unlock();
+}

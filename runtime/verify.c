@@ -1,0 +1,159 @@
+/*
+ * verify.c - COMPACTPTR_VERIFY: walk the whole heap around the switch.
+ *
+ * Every live object of every type is visited; every compact pointer in it
+ * (handle in compact mode, native pointer in wide mode) must name the start
+ * or a field of a live object of the field's declared type.  Roots may name
+ * freed objects (a local often outlives the object it pointed to) but never
+ * the wrong type.  The digest hashes object contents and links in a form
+ * that does not depend on the layout: an object is named by (type, slab
+ * position, slot index) and a pointer by its target's name plus the
+ * compact-layout offset it points at.  The switch compares the digests taken
+ * before and after it.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+static inline uint64_t mix(uint64_t h, uint64_t v) {
+  /* splitmix64 finaliser over the running hash */
+  uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static uint64_t hash_bytes(uint64_t h, const unsigned char *p, uint32_t n) {
+  while (n >= 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    h = mix(h, v);
+    p += 8;
+    n -= 8;
+  }
+  uint64_t v = 0;
+  memcpy(&v, p, n);
+  return mix(h, v ^ ((uint64_t)n << 56));
+}
+
+typedef struct where {
+  const char *when;
+  const char *what; /* "field 'next' of a 'node' object at 0x..." or "root" */
+  const void *at;
+  const char *field;
+  const char *type;
+} where_t;
+
+static _Noreturn void bad(const where_t *w, const void *p, const char *why) {
+  if (w->type)
+    cp__fatal("verify (%s): field '%s' of the '%s' object at %p holds %p, %s",
+              w->when, w->field, w->type, w->at, p, why);
+  cp__fatal("verify (%s): root slot %p holds %p, %s", w->when, w->at, p, why);
+}
+
+/* Layout-independent name of the place p points at. */
+static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
+                      const where_t *w) {
+  if (!p)
+    return 0;
+  cp_arena_t *a = cp__current_arena();
+  if (!cp__arena_contains(a, p))
+    return mix(1, (uint64_t)(uintptr_t)p); /* not in the heap: unchanged */
+  cp_slab_t *s = a->pagemap[cp__arena_page(a, p)];
+  if (!s) {
+    if (is_root)
+      return mix(2, (uint64_t)((char *)p - a->base));
+    bad(w, p, "which is inside the arena but in no slab (dangling)");
+  }
+  uint64_t off = (uint64_t)((const char *)p - s->start);
+  uint64_t i = cp__slot_index(s, off);
+  uint64_t rem = off - i * s->slot;
+  bool live = s->kind == CP_BLOCK ? i < s->count || (i == s->count && rem == 0)
+                                  : i < s->bump && cp__slot_is_live(s, (uint32_t)i);
+  if (!live && !is_root)
+    bad(w, p, "which is not a live object (freed, or never allocated)");
+  if (expect && s->type != expect) {
+    static char why[160];
+    snprintf(why, sizeof why, "a '%s' object, where a '%s' is expected",
+             s->type->desc->name, expect->desc->name);
+    bad(w, p, why);
+  }
+  if (cp__wide)
+    rem = cp__unmap_offset(s->type, rem);
+  uint64_t h = mix(3 + live, s->type->id);
+  h = mix(h, s->seq);
+  h = mix(h, i);
+  return mix(h, rem);
+}
+
+typedef struct root_ctx {
+  cp_digest_t *d;
+  const char *when;
+} root_ctx_t;
+
+static void visit_root(void **slot, cp_type_t *target, void *ctx) {
+  root_ctx_t *c = ctx;
+  if (!*slot)
+    return;
+  where_t w = {c->when, "root", slot, NULL, NULL};
+  c->d->roots++;
+  c->d->root_hash += mix(canon(*slot, target, true, &w), 0x5eed);
+}
+
+static uint64_t digest_object(const cp_type_t *t, const char *obj,
+                              uint64_t id, const char *when) {
+  bool wide = cp__wide;
+  uint64_t h = id;
+  for (uint32_t i = 0; i < t->nops; i++) {
+    const cp_copy_op_t *op = &t->ops[i];
+    const char *f = obj + (wide ? op->to : op->from);
+    if (op->kind == CP_FIELD_BYTES) {
+      h = hash_bytes(h, (const unsigned char *)f, op->len);
+      continue;
+    }
+    for (uint32_t j = 0; j < op->len; j++) {
+      const void *p = wide ? ((void *const *)f)[j]
+                           : cp_decode(((const cp_handle_t *)f)[j]);
+      where_t w = {when, NULL, obj, "?", t->desc->name};
+      /* Name the field for the message. */
+      for (uint32_t k = 0; k < t->desc->nfields; k++)
+        if (t->desc->fields[k].kind == CP_FIELD_HANDLE &&
+            t->desc->fields[k].compact_offset == op->from)
+          w.field = t->desc->fields[k].name;
+      h = mix(h, canon(p, op->target, false, &w));
+    }
+  }
+  return h;
+}
+
+void cp__verify_heap(cp_digest_t *d, const char *when) {
+  memset(d, 0, sizeof *d);
+  for (uint32_t k = 0; k < cp__ntypes; k++) {
+    cp_type_t *t = cp__types[k];
+    uint64_t count = 0;
+    for (cp_slab_t *s = t->all; s; s = s->next_all) {
+      if (!cp__slab_is_valid(s))
+        cp__fatal("verify (%s): a slab of '%s' at %p is inconsistent (free "
+                  "list, live bitmap and counts disagree)",
+                  when, t->desc->name, (void *)s->start);
+      uint64_t base = mix(mix(t->id, s->seq), 0);
+      if (s->kind == CP_BLOCK) {
+        for (uint64_t e = 0; e < s->count; e++)
+          d->hash += digest_object(t, s->start + e * s->slot, mix(base, e), when);
+        count += s->count;
+        continue;
+      }
+      for (uint32_t i = 0; i < s->bump; i++) {
+        if (!cp__slot_is_live(s, i))
+          continue;
+        d->hash += digest_object(t, s->start + (size_t)i * s->slot,
+                                 mix(base, i), when);
+        count++;
+      }
+    }
+    d->objects += count;
+    d->type_hash = mix(d->type_hash, mix(t->id, count));
+  }
+  root_ctx_t c = {d, when};
+  cp__roots_each(visit_root, &c);
+}

@@ -1,0 +1,77 @@
+/* descriptor_test.c - descriptor registration, merging and mismatches. */
+#define CP_TEST_DEFINE_TYPES
+#include "internal.h"
+#include "testtypes.h"
+#include "testutil.h"
+
+/* A second translation unit's copy of `node`: same layout, distinct
+ * descriptor object, not in this module's section. */
+static const cp_field_desc_t node_fields2[] = {
+    FIELD("key", struct c_node, struct w_node, key, CP_FIELD_BYTES, 1, 4, NULL),
+    FIELD("next", struct c_node, struct w_node, next, CP_FIELD_HANDLE, 1, 0, &node_desc),
+    FIELD("prev", struct c_node, struct w_node, prev, CP_FIELD_HANDLE, 1, 0, &node_desc),
+};
+static DESC(node_copy, "node", struct c_node, struct w_node, node_fields2);
+
+static void test_module_registers_all_types(void **state) {
+  (void)state;
+  assert_non_null(cp__type_resolve(&node_desc));
+  /* Resolving one descriptor registered every type of the module. */
+  assert_non_null(tree_desc.rt);
+  assert_non_null(holder_desc.rt);
+  assert_int_equal(cp__ntypes, 5);
+}
+
+static void test_identical_descriptors_merge(void **state) {
+  (void)state;
+  assert_ptr_equal(cp__type_resolve(&node_copy), cp__type_resolve(&node_desc));
+  void *p = cp_alloc(&node_copy);
+  cp_type_stats_t ts[8];
+  cp_stats_t s;
+  uint32_t n = cp_get_stats(&s, ts, 8);
+  assert_int_equal(n, 5);
+  cp_free(p);
+}
+
+static const cp_field_desc_t node_fields_bad[] = {
+    {"key", 8, 0, CP_FIELD_BYTES, 1, 4, NULL},
+    {"next", 0, 8, CP_FIELD_HANDLE, 1, 0, &node_desc},
+    {"prev", 4, 16, CP_FIELD_HANDLE, 1, 0, &node_desc},
+};
+static DESC(node_other, "node", struct c_node, struct w_node, node_fields_bad);
+
+static void resolve_other(void *arg) {
+  cp__type_resolve((cp_type_desc_t *)arg);
+}
+
+static cp_type_desc_t bad_granule = {CP_ABI_VERSION, CP_GRANULE_SHIFT + 1, 0,
+                                     "g", 8, 4, 16, 8, 0, NULL, NULL, NULL};
+static cp_type_desc_t bad_abi = {99, CP_GRANULE_SHIFT, 0,
+                                 "a", 8, 4, 16, 8, 0, NULL, NULL, NULL};
+static cp_type_desc_t bad_build = {CP_ABI_VERSION, CP_GRANULE_SHIFT,
+                                   CP_BUILD_WIDE, "w", 8, 4, 16, 8, 0,
+                                   NULL, NULL, NULL};
+static const cp_field_desc_t outside_fields[] = {
+    {"x", 4, 4, CP_FIELD_BYTES, 1, 8, NULL}};
+static cp_type_desc_t bad_field = {CP_ABI_VERSION, CP_GRANULE_SHIFT, 0, "o",
+                                   8, 4, 16, 8, 1, outside_fields, NULL, NULL};
+
+static void test_mismatches_are_fatal(void **state) {
+  (void)state;
+  cp__type_resolve(&node_desc);
+  expect_fatal(resolve_other, &node_other,
+               "type 'node' has two different layouts in this program");
+  expect_fatal(resolve_other, &bad_granule, "byte granules");
+  expect_fatal(resolve_other, &bad_abi, "descriptor ABI 99");
+  expect_fatal(resolve_other, &bad_build, "compiled in wide mode but other code");
+  expect_fatal(resolve_other, &bad_field, "lies outside the object");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_module_registers_all_types),
+      cmocka_unit_test(test_identical_descriptors_merge),
+      cmocka_unit_test(test_mismatches_are_fatal),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

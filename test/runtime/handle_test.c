@@ -1,0 +1,137 @@
+/* handle_test.c - encode/decode, divide-free slot index, offset mapping. */
+#define CP_TEST_DEFINE_TYPES
+#include "internal.h"
+#include "testtypes.h"
+#include "testutil.h"
+
+static void test_round_trip(void **state) {
+  (void)state;
+  void *p = cp_alloc(&node_desc); /* sets up the arena */
+  assert_non_null(cp__arena_base);
+  assert_int_equal(cp_encode(NULL), 0);
+  assert_null(cp_decode(0));
+  cp_handle_t h = cp_encode(p);
+  assert_int_not_equal(h, 0);
+  assert_ptr_equal(cp_decode(h), p);
+  /* The last granule: decode is pure arithmetic, no memory is touched. */
+  char *last = cp__arena_base + ((uintptr_t)UINT32_MAX << CP_GRANULE_SHIFT);
+  assert_ptr_equal(cp_decode(UINT32_MAX), last);
+  assert_int_equal(cp_encode(last), UINT32_MAX);
+  assert_ptr_equal(cp_decode(1), cp__arena_base + CP_GRANULE);
+  /* Granule 0 is never handed out: page 0 is reserved. */
+  assert_true((char *)p >= cp__arena_base + CP_PAGE_SIZE);
+  cp_free(p);
+}
+
+static void test_slot_index_exhaustive(void **state) {
+  (void)state;
+  cp_slab_t s = {0};
+  for (uint32_t slot = 4; slot <= 4096; slot += 4) {
+    s.slot = slot;
+    s.magic = cp__slot_magic(slot);
+    uint64_t limit = (uint64_t)1 << 20; /* largest slab offsets */
+    for (uint64_t off = 0; off < limit; off += (slot < 64 ? 1 : 7))
+      if (cp__slot_index(&s, off) != off / slot)
+        fail_msg("slot %u offset %llu", slot, (unsigned long long)off);
+  }
+  /* Block offsets can be huge. */
+  uint32_t sizes[] = {12, 24, 40, 48, 100, 65540};
+  for (unsigned k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    s.slot = sizes[k];
+    s.magic = cp__slot_magic(sizes[k]);
+    for (uint64_t off = (uint64_t)1 << 34; off < ((uint64_t)1 << 34) + 100000; off += 3)
+      assert_int_equal(cp__slot_index(&s, off), off / sizes[k]);
+  }
+}
+
+static void test_map_offset(void **state) {
+  (void)state;
+  cp_type_t *t = cp__type_resolve(&holder_desc);
+  /* d, p[0].a, p[0].b, p[1].a, p[1].b, tag */
+  /* Offset 0 is the object itself (what a compact pointer names), even
+   * though the compact layout put `d` there. */
+  assert_int_equal(cp__map_offset(t, 0), 0);
+  assert_int_equal(cp__map_offset(t, offsetof(struct c_holder, tag)),
+                   offsetof(struct w_holder, tag));
+  assert_int_equal(cp__map_offset(t, offsetof(struct c_holder, d) + 4),
+                   offsetof(struct w_holder, d) + 4);
+  assert_int_equal(cp__map_offset(t, offsetof(struct c_holder, p[1].b)),
+                   offsetof(struct w_holder, p[1].b));
+  assert_int_equal(cp__map_offset(t, offsetof(struct c_holder, tag) + 2),
+                   offsetof(struct w_holder, tag) + 2);
+  assert_int_equal(cp__map_offset(t, sizeof(struct c_holder)),
+                   sizeof(struct w_holder));
+  /* Every byte of every field round-trips through the inverse. */
+  for (uint32_t i = 0; i < t->nops; i++) {
+    uint32_t n = t->ops[i].kind == CP_FIELD_BYTES ? t->ops[i].len : t->ops[i].len * 8;
+    for (uint32_t b = 0; b < n; b += t->ops[i].kind == CP_FIELD_BYTES ? 1 : 8) {
+      uint64_t w = t->ops[i].to + b;
+      if (cp__unmap_offset(t, w) != 0) /* 0 names the object, see above */
+        assert_int_equal(cp__map_offset(t, cp__unmap_offset(t, w)), w);
+    }
+  }
+}
+
+static void test_copy_program(void **state) {
+  (void)state;
+  cp_type_t *t = cp__type_resolve(&holder_desc);
+  /* d (bytes), 2 x pair {a, b} flattened, tag (bytes). */
+  assert_int_equal(t->nops, 6);
+  assert_int_equal(t->ops[0].kind, CP_FIELD_BYTES);
+  assert_int_equal(t->ops[0].len, 8);
+  assert_int_equal(t->ops[1].kind, CP_FIELD_HANDLE);
+  assert_int_equal(t->ops[1].from, offsetof(struct c_holder, p[0].a));
+  assert_int_equal(t->ops[1].to, offsetof(struct w_holder, p[0].a));
+  assert_ptr_equal(t->ops[1].target, cp__type_resolve(&node_desc));
+  assert_int_equal(t->ops[4].to, offsetof(struct w_holder, p[1].b));
+  assert_int_equal(t->ops[5].len, 3);
+  cp_type_t *g = cp__type_resolve(&graph_desc);
+  assert_int_equal(g->ops[1].kind, CP_FIELD_HANDLE);
+  assert_int_equal(g->ops[1].len, 4);
+  assert_int_equal(g->compact_slot, sizeof(struct c_graph));
+  assert_int_equal(cp__type_resolve(&node_desc)->compact_slot,
+                   CP_GRANULE_SHIFT == 2 ? 12 : 16);
+}
+
+static void decode_freed(void *arg) {
+  (void)arg;
+  void *p = cp_alloc(&node_desc);
+  cp_alloc(&node_desc);
+  cp_handle_t h = cp_encode(p);
+  cp_free(p);
+  cp_decode_checked(h);
+}
+static void decode_outside(void *arg) {
+  (void)arg;
+  cp_alloc(&node_desc);
+  cp_decode_checked(0x7fffffff);
+}
+static void decode_padding(void *arg) {
+  (void)arg;
+  char *p = cp_alloc(&tree_desc);
+  cp_decode_checked(cp_encode(p) + 1);
+  cp_decode_checked(cp_encode(p + 20)); /* inside tag: fine */
+  cp_decode_checked(cp_encode(p + 24) + 0x10000000u);
+}
+
+static void test_checked_decode(void **state) {
+  (void)state;
+  void *p = cp_alloc(&node_desc);
+  assert_ptr_equal(cp_decode_checked(cp_encode(p)), p);
+  assert_null(cp_decode_checked(0));
+  cp_free(p);
+  expect_fatal(decode_freed, NULL, "is free (use after free?)");
+  expect_fatal(decode_outside, NULL, "no object lives there");
+  expect_fatal(decode_padding, NULL, "bad handle");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_slot_index_exhaustive),
+      cmocka_unit_test(test_map_offset),
+      cmocka_unit_test(test_copy_program),
+      cmocka_unit_test(test_checked_decode),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,168 @@
+/* slab_test.c - per-type slabs, free lists, blocks, errors.
+ * Runs with COMPACTPTR_ARENA_LIMIT=2M (set by CTest). */
+#define CP_TEST_DEFINE_TYPES
+#include "internal.h"
+#include "testtypes.h"
+#include "testutil.h"
+
+static cp_slab_t *slab_of(void *p) { return cp__slab_of(&cp__compact_arena, p); }
+
+static void test_dense_slots(void **state) {
+  (void)state;
+  char *a = cp_alloc(&node_desc), *b = cp_alloc(&node_desc);
+  uint32_t slot = cp__type_resolve(&node_desc)->compact_slot;
+  assert_int_equal(slot, CP_GRANULE_SHIFT == 2 ? 12 : 16);
+  assert_int_equal(b - a, slot);
+  assert_ptr_equal(slab_of(a), slab_of(b));
+  assert_int_equal(((uintptr_t)a - (uintptr_t)cp__arena_base) % CP_GRANULE, 0);
+  /* zeroed */
+  for (uint32_t i = 0; i < slot; i++)
+    assert_int_equal(a[i], 0);
+  cp_free(a);
+  char *c = cp_alloc(&node_desc);
+  assert_ptr_equal(c, a); /* LIFO reuse of the freed slot */
+  assert_true(cp__slab_is_valid(slab_of(c)));
+  cp_free(b);
+  cp_free(c);
+}
+
+static void test_churn_keeps_slabs_valid(void **state) {
+  (void)state;
+  uint64_t seed = 42;
+  print_message("seed %llu\n", (unsigned long long)seed);
+  enum { N = 20000 };
+  static void *live[N];
+  int n = 0;
+  for (int step = 0; step < 200000; step++) {
+    if (n < N && (n == 0 || rng_below(&seed, 3) != 0)) {
+      live[n] = cp_alloc(&tree_desc);
+      *(long *)live[n] = (long)(uintptr_t)live[n];
+      n++;
+    } else {
+      int i = (int)rng_below(&seed, (uint32_t)n);
+      assert_int_equal(*(long *)live[i], (long)(uintptr_t)live[i]);
+      cp_free(live[i]);
+      live[i] = live[--n];
+    }
+  }
+  cp_type_t *t = cp__type_resolve(&tree_desc);
+  uint64_t used = 0;
+  for (cp_slab_t *s = t->all; s; s = s->next_all) {
+    assert_true(cp__slab_is_valid(s));
+    used += s->used;
+  }
+  assert_int_equal(used, (uint64_t)n);
+  assert_int_equal(t->live, (uint64_t)n);
+  while (n)
+    cp_free(live[--n]);
+  /* Empty slabs went back to the buddy, except one kept for reuse. */
+  int slabs = 0;
+  for (cp_slab_t *s = t->all; s; s = s->next_all)
+    slabs++;
+  assert_true(slabs <= 1);
+  assert_true(cp__buddy_is_valid(&cp__compact_arena));
+}
+
+static void test_arrays(void **state) {
+  (void)state;
+  struct c_node *arr = cp_alloc_array(&node_desc, 1000);
+  assert_int_equal(cp_object_count(arr), 1000);
+  assert_int_equal(cp_object_count(cp_alloc(&node_desc)), 1);
+  for (int i = 0; i < 1000; i++) {
+    assert_int_equal(arr[i].key, 0);
+    arr[i].key = i;
+  }
+  struct c_node *big = cp_realloc_array(&node_desc, arr, 3000);
+  assert_int_equal(cp_object_count(big), 3000);
+  for (int i = 0; i < 1000; i++)
+    assert_int_equal(big[i].key, i);
+  assert_int_equal(big[2999].key, 0);
+  struct c_node *small = cp_realloc_array(&node_desc, big, 10);
+  for (int i = 0; i < 10; i++)
+    assert_int_equal(small[i].key, i);
+  assert_null(cp_realloc_array(&node_desc, small, 0));
+  /* large single objects get a block of their own */
+  void *one = cp_alloc_array(&node_desc, 1);
+  assert_int_equal(cp_object_count(one), 1);
+  cp_free(one);
+}
+
+static void test_try_alloc_exhaustion(void **state) {
+  (void)state;
+  assert_null(cp_try_alloc_array(&node_desc, (size_t)1 << 30));
+  assert_null(cp_try_alloc_array(&node_desc, SIZE_MAX / 2));
+  void *p = cp_try_alloc(&node_desc);
+  assert_non_null(p);
+  cp_free(p);
+}
+
+static void double_free(void *arg) {
+  (void)arg;
+  void *p = cp_alloc(&node_desc);
+  cp_alloc(&node_desc);
+  cp_free(p);
+  cp_free(p);
+}
+static void foreign_free(void *arg) {
+  (void)arg;
+  int x;
+  cp_alloc(&node_desc);
+  cp_free(&x);
+}
+static void interior_free(void *arg) {
+  (void)arg;
+  char *p = cp_alloc(&tree_desc);
+  cp_free(p + 8);
+}
+static void array_interior_free(void *arg) {
+  (void)arg;
+  struct c_node *a = cp_alloc_array(&node_desc, 10);
+  cp_free(&a[3]);
+}
+static void exhaust(void *arg) {
+  (void)arg;
+  for (;;)
+    cp_alloc_array(&node_desc, 10000);
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  expect_fatal(double_free, NULL, "double free of");
+  expect_fatal(foreign_free, NULL, "not an object allocated by compactptr");
+  expect_fatal(interior_free, NULL, "not the start of a 'tree' object");
+  expect_fatal(array_interior_free, NULL, "not the start of a 'node' array");
+  expect_fatal(exhaust, NULL, "the compact arena is exhausted");
+}
+
+static void test_stats(void **state) {
+  (void)state;
+  cp_type_stats_t ts[8];
+  cp_stats_t s;
+  void *p = cp_alloc(&graph_desc);
+  uint32_t n = cp_get_stats(&s, ts, 8);
+  assert_true(n >= 3);
+  assert_int_equal(s.wide, 0);
+  assert_int_equal(s.arena_reach, 2u << 20);
+  int found = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (!strcmp(ts[i].name, "graph")) {
+      found = 1;
+      assert_int_equal(ts[i].live_objects, 1);
+      assert_int_equal(ts[i].compact_size, sizeof(struct c_graph));
+      assert_int_equal(ts[i].wide_size, sizeof(struct w_graph));
+    }
+  assert_true(found);
+  cp_free(p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_dense_slots),
+      cmocka_unit_test(test_churn_keeps_slabs_valid),
+      cmocka_unit_test(test_arrays),
+      cmocka_unit_test(test_try_alloc_exhaustion),
+      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_stats),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,422 @@
+/*
+ * switch_test.c - the switch on hand-built heaps: content and shape are
+ * checked before and after.  One case per process (the switch happens once);
+ * CTest runs every case, under COMPACTPTR_VERIFY=1.
+ *   usage: switch_test CASE
+ */
+#define CP_TEST_DEFINE_TYPES
+#include "internal.h"
+#include "testtypes.h"
+#include "testutil.h"
+
+/* ---- singly linked list, roots in a registered global ------------------ */
+static void *list_head, *list_tail;
+
+static long list_sum(void) {
+  long s = 0, n = 0;
+  for (void *p = list_head; p; p = NODE_NEXT(p), n++)
+    s += NODE_KEY(p) * (n + 1);
+  return s;
+}
+
+static void case_list(void **state) {
+  (void)state;
+  assert_int_equal(cp_root_register(&list_head, 1), 0);
+  assert_int_equal(cp_root_register(&list_tail, 1), 0);
+  for (int i = 0; i < 10000; i++) {
+    void *p = cp_alloc(&node_desc);
+    NODE_KEY(p) = i * 7 % 1000;
+    if (list_tail)
+      SET_NEXT(list_tail, p);
+    else
+      list_head = p;
+    list_tail = p;
+  }
+  long before = list_sum();
+  cp_switch_to_wide();
+  assert_false(cp_is_compact());
+  assert_int_equal(list_sum(), before);
+  assert_int_equal(NODE_KEY(list_tail), 9999 * 7 % 1000);
+  assert_null(NODE_NEXT(list_tail));
+  assert_true(cp__arena_contains(&cp__wide_arena, list_head));
+  assert_null(cp__compact_arena.base); /* the arena is released */
+}
+
+/* ---- doubly linked cycle ----------------------------------------------- */
+static void *ring;
+
+static void check_ring(int n) {
+  void *p = ring;
+  for (int i = 0; i < n; i++) {
+    assert_ptr_equal(NODE_PREV(NODE_NEXT(p)), p);
+    assert_int_equal(NODE_KEY(p), i);
+    p = NODE_NEXT(p);
+  }
+  assert_ptr_equal(p, ring);
+}
+
+static void case_dlist_cycle(void **state) {
+  (void)state;
+  cp_root_register(&ring, 1);
+  void *prev = NULL;
+  for (int i = 0; i < 5000; i++) {
+    void *p = cp_alloc(&node_desc);
+    NODE_KEY(p) = i;
+    if (prev) {
+      SET_NEXT(prev, p);
+      SET_PREV(p, prev);
+    } else {
+      ring = p;
+    }
+    prev = p;
+  }
+  SET_NEXT(prev, ring);
+  SET_PREV(ring, prev);
+  check_ring(5000);
+  cp_switch_to_wide();
+  check_ring(5000);
+}
+
+/* ---- tree with parent links -------------------------------------------- */
+static void *root;
+#define T_LEFT 1
+#define T_RIGHT 2
+#define T_PARENT 3
+
+static void tree_insert(long v) {
+  void *n = cp_alloc(&tree_desc);
+  *(long *)field_addr(n, &tree_desc, 0) = v;
+  if (!root) {
+    root = n;
+    return;
+  }
+  void *p = root;
+  for (;;) {
+    unsigned f = v < *(long *)field_addr(p, &tree_desc, 0) ? T_LEFT : T_RIGHT;
+    void *c = link_get(p, &tree_desc, f, 0);
+    if (!c) {
+      link_set(p, &tree_desc, f, 0, n);
+      link_set(n, &tree_desc, T_PARENT, 0, p);
+      return;
+    }
+    p = c;
+  }
+}
+
+static void tree_walk(void *n, long *prev, long *count, long *sum) {
+  if (!n)
+    return;
+  void *l = link_get(n, &tree_desc, T_LEFT, 0), *r = link_get(n, &tree_desc, T_RIGHT, 0);
+  if (l) assert_ptr_equal(link_get(l, &tree_desc, T_PARENT, 0), n);
+  if (r) assert_ptr_equal(link_get(r, &tree_desc, T_PARENT, 0), n);
+  tree_walk(l, prev, count, sum);
+  long v = *(long *)field_addr(n, &tree_desc, 0);
+  assert_true(v >= *prev);
+  *prev = v;
+  ++*count;
+  *sum += v * *count;
+  tree_walk(r, prev, count, sum);
+}
+
+static void case_tree_parent(void **state) {
+  (void)state;
+  cp_root_register(&root, 1);
+  uint64_t seed = 7;
+  for (int i = 0; i < 20000; i++)
+    tree_insert((long)rng_below(&seed, 1000000));
+  long prev = -1, count = 0, sum = 0;
+  tree_walk(root, &prev, &count, &sum);
+  cp_switch_to_wide();
+  long prev2 = -1, count2 = 0, sum2 = 0;
+  tree_walk(root, &prev2, &count2, &sum2);
+  assert_int_equal(count2, 20000);
+  assert_int_equal(sum2, sum);
+}
+
+/* ---- graph with cycles, self loops and handle arrays -------------------- */
+enum { GN = 3000 };
+static void **gnodes; /* a root array */
+
+static uint64_t graph_digest(void) {
+  uint64_t h = 0;
+  for (int i = 0; i < GN; i++) {
+    void *g = gnodes[i];
+    h = h * 31 + (uint64_t)*(int *)field_addr(g, &graph_desc, 0);
+    for (unsigned k = 0; k < 4; k++) {
+      void *c = link_get(g, &graph_desc, 1, k);
+      h = h * 31 + (c ? (uint64_t)*(int *)field_addr(c, &graph_desc, 0) + 1 : 0);
+    }
+    h = h * 31 + (uint64_t)*(short *)field_addr(g, &graph_desc, 2);
+  }
+  return h;
+}
+
+static void case_graph(void **state) {
+  (void)state;
+  gnodes = cp_root_array_alloc(GN);
+  uint64_t seed = 99;
+  for (int i = 0; i < GN; i++) {
+    gnodes[i] = cp_alloc(&graph_desc);
+    *(int *)field_addr(gnodes[i], &graph_desc, 0) = i;
+  }
+  for (int i = 0; i < GN; i++) {
+    short deg = 0;
+    for (unsigned k = 0; k < 4; k++) {
+      uint32_t r = rng_below(&seed, GN + GN / 4);
+      void *t = r < GN ? gnodes[r] : NULL;
+      if (i % 5 == 0 && k == 0)
+        t = gnodes[i]; /* self loop */
+      link_set(gnodes[i], &graph_desc, 1, k, t);
+      deg += t != NULL;
+    }
+    *(short *)field_addr(gnodes[i], &graph_desc, 2) = deg;
+  }
+  uint64_t before = graph_digest();
+  cp_switch_to_wide();
+  assert_true(graph_digest() == before);
+  assert_ptr_equal(link_get(gnodes[5], &graph_desc, 1, 0), gnodes[5]);
+}
+
+/* ---- nested by-value structs holding handles ---------------------------- */
+static void case_holder_nested(void **state) {
+  (void)state;
+  void **hs = cp_root_array_alloc(100);
+  for (int i = 0; i < 100; i++) {
+    void *h = cp_alloc(&holder_desc);
+    hs[i] = h;
+    struct c_holder *c = h;
+    c->d = i * 0.5;
+    memcpy(c->tag, "ab", 3);
+    for (int k = 0; k < 2; k++) {
+      void *a = cp_alloc(&node_desc), *b = cp_alloc(&node_desc);
+      NODE_KEY(a) = i * 10 + k;
+      NODE_KEY(b) = -(i * 10 + k);
+      c->p[k].a = cp_encode(a);
+      c->p[k].b = cp_encode(b);
+    }
+  }
+  /* A wide-layout value on the stack, registered as a root. */
+  struct w_holder local = {{'x', 'y', 0}, {{NULL, NULL}, {NULL, NULL}}, 3.25};
+  local.p[1].a = cp_decode(((struct c_holder *)hs[3])->p[0].a);
+  assert_int_equal(cp_root_register_value(&local, &holder_desc, 1), 0);
+  cp_switch_to_wide();
+  for (int i = 0; i < 100; i++) {
+    struct w_holder *w = hs[i];
+    assert_true(w->d == i * 0.5);
+    assert_string_equal(w->tag, "ab");
+    for (int k = 0; k < 2; k++) {
+      assert_int_equal(((struct w_node *)w->p[k].a)->key, i * 10 + k);
+      assert_int_equal(((struct w_node *)w->p[k].b)->key, -(i * 10 + k));
+    }
+  }
+  assert_ptr_equal(local.p[1].a, ((struct w_holder *)hs[3])->p[0].a);
+  assert_null(local.p[0].a);
+}
+
+/* ---- heap arrays of compact objects with interior pointers -------------- */
+static void case_heap_array_interior(void **state) {
+  (void)state;
+  static void *arr, *mid, *one_field;
+  cp_root_register(&arr, 1);
+  cp_root_register(&mid, 1);
+  cp_root_register(&one_field, 1); /* points at a field: interior */
+  struct c_node *c = cp_alloc_array(&node_desc, 100);
+  arr = c;
+  for (int i = 0; i < 100; i++) {
+    c[i].key = i * i;
+    c[i].next = i + 1 < 100 ? cp_encode(&c[i + 1]) : 0;
+    c[i].prev = i ? cp_encode(&c[i - 1]) : 0;
+  }
+  mid = &c[50];
+  one_field = &c[7].prev;
+  cp_switch_to_wide();
+  struct w_node *w = arr;
+  for (int i = 0; i < 100; i++) {
+    assert_int_equal(w[i].key, i * i);
+    assert_ptr_equal(w[i].next, i + 1 < 100 ? &w[i + 1] : NULL);
+    assert_ptr_equal(w[i].prev, i ? &w[i - 1] : NULL);
+  }
+  assert_ptr_equal(mid, &w[50]);
+  assert_ptr_equal(one_field, &w[7].prev);
+  assert_int_equal(cp_object_count(arr), 100);
+}
+
+/* ---- root arrays and shadow-stack frames -------------------------------- */
+static void case_root_arrays_and_frames(void **state) {
+  (void)state;
+  void **ra = cp_root_array_alloc(64);
+  for (int i = 0; i < 64; i++) {
+    ra[i] = i % 3 ? cp_alloc(&node_desc) : NULL;
+    if (ra[i])
+      NODE_KEY(ra[i]) = i;
+  }
+  ra = cp_root_array_realloc(ra, 128);
+  void *local = ra[1];
+  struct w_pair pair = {ra[2], ra[4]};
+  cp_root_desc_t roots[] = {{&local, CP_ROOT_POINTER, 1, &node_desc, "local"},
+                            {&pair, CP_ROOT_VALUE, 1, &pair_desc, "pair"}};
+  cp_frame_t frame = {NULL, 2, roots};
+  cp_frame_push(&frame);
+  cp_switch_to_wide();
+  cp_frame_pop(&frame);
+  assert_null(cp__frame_top);
+  for (int i = 0; i < 64; i++) {
+    if (i % 3)
+      assert_int_equal(NODE_KEY(ra[i]), i);
+    else
+      assert_null(ra[i]);
+  }
+  assert_null(ra[100]);
+  assert_ptr_equal(local, ra[1]);
+  assert_ptr_equal(pair.a, ra[2]);
+  assert_ptr_equal(pair.b, ra[4]);
+  cp_root_array_free(ra);
+}
+
+/* ---- freed slots are reused after the switch ---------------------------- */
+static void case_freed_slots_reused(void **state) {
+  (void)state;
+  void **ra = cp_root_array_alloc(1000);
+  for (int i = 0; i < 1000; i++)
+    ra[i] = cp_alloc(&node_desc);
+  for (int i = 0; i < 1000; i += 2) {
+    cp_free(ra[i]);
+    ra[i] = NULL;
+  }
+  cp_switch_to_wide();
+  cp_type_t *t = cp__type_resolve(&node_desc);
+  int slabs = 0;
+  for (cp_slab_t *s = t->all; s; s = s->next_all)
+    slabs++;
+  for (int i = 0; i < 500; i++) {
+    void *p = cp_alloc(&node_desc);
+    cp_slab_t *s = cp__slab_of(&cp__wide_arena, p);
+    assert_non_null(s);
+    assert_true((char *)p < (char *)ra[999] + 24); /* inside the old range */
+  }
+  int slabs_after = 0;
+  for (cp_slab_t *s = t->all; s; s = s->next_all)
+    slabs_after++;
+  assert_int_equal(slabs_after, slabs);
+  for (int i = 1; i < 1000; i += 2)
+    cp_free(ra[i]);
+}
+
+/* ---- edge cases ---------------------------------------------------------- */
+static void case_empty_heap(void **state) {
+  (void)state;
+  cp_switch_to_wide();
+  assert_false(cp_is_compact());
+  void *p = cp_alloc(&node_desc);
+  NODE_KEY(p) = 5;
+  assert_int_equal(((struct w_node *)p)->key, 5);
+  cp_free(p);
+}
+
+static void case_registered_empty_heap(void **state) {
+  (void)state;
+  cp_free(cp_alloc(&tree_desc));
+  cp_switch_to_wide();
+  assert_false(cp_is_compact());
+}
+
+/* Needs COMPACTPTR_ARENA_LIMIT=1M: the switch becomes pending exactly when
+ * the arena's use reaches the high-water mark, and a safepoint runs it. */
+static void case_high_water_exact(void **state) {
+  (void)state;
+  static void *head;
+  cp_root_register(&head, 1);
+  uint64_t n = 0, used_before = 0;
+  while (!cp__switch_pending) {
+    used_before = cp__compact_arena.used_pages;
+    void *p = cp_alloc(&node_desc);
+    NODE_KEY(p) = (int)n++;
+    SET_NEXT(p, head);
+    head = p;
+  }
+  /* The allocation that reached the mark made the switch pending. */
+  assert_true(used_before < cp__compact_arena.high_water_pages);
+  assert_true(cp__compact_arena.used_pages >= cp__compact_arena.high_water_pages);
+  assert_true(cp_is_compact());
+  cp_safepoint();
+  assert_false(cp_is_compact());
+  uint64_t m = 0;
+  for (void *p = head; p; p = NODE_NEXT(p), m++)
+    assert_int_equal(NODE_KEY(p), (int)(n - 1 - m));
+  assert_int_equal(m, n);
+}
+
+static void case_deferred_under_compact_body(void **state) {
+  (void)state;
+  static void *keep;
+  cp_root_register(&keep, 1);
+  keep = cp_alloc(&node_desc);
+  NODE_KEY(keep) = 77;
+  cp_request_switch();
+  cp__compact_depth = 1; /* as a dispatch into a compact body does */
+  cp_safepoint();
+  assert_true(cp_is_compact());
+  assert_int_equal(cp__safepoints_deferred, 1);
+  cp__compact_depth = 0;
+  cp_safepoint();
+  assert_false(cp_is_compact());
+  assert_int_equal(NODE_KEY(keep), 77);
+}
+
+static void case_forced_twice(void **state) {
+  (void)state;
+  static void *keep;
+  cp_root_register(&keep, 1);
+  keep = cp_alloc(&tree_desc);
+  assert_false(cp__switch_pending);
+  cp_switch_to_wide();
+  void *after = keep;
+  cp_switch_to_wide(); /* no-op */
+  assert_ptr_equal(keep, after);
+  cp_safepoint();
+}
+
+static void switch_with_threads(void *arg) {
+  (void)arg;
+  cp_alloc(&node_desc);
+  cp_thread_register();
+  cp_switch_to_wide();
+}
+static void switch_in_compact_body(void *arg) {
+  (void)arg;
+  cp_alloc(&node_desc);
+  cp__compact_depth = 1;
+  cp_switch_to_wide();
+}
+
+static void case_refusals(void **state) {
+  (void)state;
+  expect_fatal(switch_with_threads, NULL, "2 threads are registered");
+  expect_fatal(switch_in_compact_body, NULL, "while a compact body is active");
+}
+
+#define CASE(name) {#name, case_##name}
+static const struct {
+  const char *name;
+  void (*fn)(void **);
+} cases[] = {
+    CASE(list), CASE(dlist_cycle), CASE(tree_parent), CASE(graph),
+    CASE(holder_nested), CASE(heap_array_interior),
+    CASE(root_arrays_and_frames), CASE(freed_slots_reused), CASE(empty_heap),
+    CASE(registered_empty_heap), CASE(high_water_exact),
+    CASE(deferred_under_compact_body), CASE(forced_twice), CASE(refusals),
+};
+
+int main(int argc, char **argv) {
+  for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
+    if (strcmp(argv[1], cases[i].name))
+      continue;
+    const struct CMUnitTest t[] = {{cases[i].name, cases[i].fn, NULL, NULL, NULL}};
+    return _cmocka_run_group_tests(cases[i].name, t, 1, NULL, NULL);
+  }
+  fprintf(stderr, "usage: %s CASE\ncases:", argv[0]);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    fprintf(stderr, " %s", cases[i].name);
+  fprintf(stderr, "\n");
+  return 2;
+}
