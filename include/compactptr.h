@@ -224,16 +224,22 @@ CP_API void *cp_alloc(cp_type_desc_t *type);
 /** One object, or NULL if the arena is exhausted (no switch is forced). */
 CP_API void *cp_try_alloc(cp_type_desc_t *type);
 /** A contiguous heap array of `n` objects (n >= 1); elements are at a
- *  stride of the current layout's size.  Overflow of n * size is fatal. */
+ *  stride of the current layout's size (the compact size is a multiple of
+ *  the granule, so every element has a handle).  Small arrays share slabs
+ *  of their size class (powers of two up to 8 KiB); larger ones get pages
+ *  of their own.  Overflow of n * size is fatal. */
 CP_API void *cp_alloc_array(cp_type_desc_t *type, size_t n);
 CP_API void *cp_try_alloc_array(cp_type_desc_t *type, size_t n);
 /** Resize an object or array (p may be NULL) to `n` elements, keeping the
  *  first min(old, n) elements; n == 0 frees p and returns NULL. */
 CP_API void *cp_realloc_array(cp_type_desc_t *type, void *p, size_t n);
 /** Free an object or array returned by the calls above (NULL is ignored).
- *  Foreign and double frees are fatal with COMPACTPTR_DEBUG=1. */
+ *  Foreign, interior and double frees are fatal, with a message naming the
+ *  address and the type. */
 CP_API void cp_free(void *p);
-/** Number of elements of the object or array at p (1 for single objects). */
+/** Capacity in elements of the object or array at p: 1 for single
+ *  objects, at least the requested count for arrays (small arrays are
+ *  rounded up to their size class); 0 if p is not from the runtime. */
 CP_API size_t cp_object_count(const void *p);
 
 /** Root arrays: heap arrays of compact pointers (native addresses), scanned

@@ -53,6 +53,10 @@ static void check_desc(const cp_type_desc_t *d) {
     cp__fatal("type '%s': malformed descriptor (sizes %u/%u, alignments "
               "%u/%u)", name, d->compact_size, d->wide_size, d->compact_align,
               d->wide_align);
+  if (d->compact_size % CP_GRANULE)
+    cp__fatal("type '%s': compact size %u is not a multiple of the %u-byte "
+              "granule (array elements would have no handle)",
+              name, d->compact_size, (unsigned)CP_GRANULE);
   for (uint32_t i = 0; i < d->nfields; i++) {
     const cp_field_desc_t *f = &d->fields[i];
     uint64_t csz, wsz;

@@ -54,11 +54,10 @@ void *cp__translate(void *p) {
   cp_slab_t *s = a->pagemap[cp__arena_page(a, p)];
   if (!s || !s->counterpart)
     return p; /* dangling: left as is, the verifier reports it */
-  uint64_t off = (uint64_t)((char *)p - s->start);
-  uint64_t i = cp__slot_index(s, off);
-  uint64_t rem = off - i * s->slot;
+  cp_place_t pl = cp__slab_locate(s, (uint64_t)((char *)p - s->start));
   const cp_slab_t *w = s->counterpart;
-  return w->start + i * w->slot + cp__map_offset(s->type, rem);
+  return w->start + pl.slot * w->slot + pl.elem * w->elem +
+         cp__map_offset(s->type, pl.rem);
 }
 
 void *cp_decode_checked(cp_handle_t h) {
@@ -72,20 +71,18 @@ void *cp_decode_checked(cp_handle_t h) {
   cp_slab_t *s = cp__slab_of(a, p);
   if (!s)
     cp__fatal("bad handle %#x (address %p): no object lives there", h, p);
-  uint64_t off = (uint64_t)((char *)p - s->start);
-  uint64_t i = cp__slot_index(s, off);
-  uint64_t rem = off - i * s->slot;
+  cp_place_t pl = cp__slab_locate(s, (uint64_t)((char *)p - s->start));
   const char *name = s->type->desc->name;
   if (s->kind == CP_BLOCK) {
-    if (i >= s->count || rem >= s->type->desc->compact_size)
+    if (pl.elem >= s->count)
       cp__fatal("bad handle %#x (address %p): past the end of a '%s' array",
                 h, p, name);
-  } else if (i >= s->bump || !cp__slot_is_live(s, (uint32_t)i)) {
-    cp__fatal("bad handle %#x (address %p): the '%s' object there is free "
-              "(use after free?)", h, p, name);
-  } else if (rem >= s->type->desc->compact_size) {
+  } else if (pl.slot >= s->bump || !cp__slot_is_live(s, (uint32_t)pl.slot)) {
+    cp__fatal("bad handle %#x (address %p): the '%s' %s there is free "
+              "(use after free?)", h, p, name, s->elems > 1 ? "array" : "object");
+  }
+  if (pl.rem >= s->type->desc->compact_size)
     cp__fatal("bad handle %#x (address %p): inside the padding of a '%s' "
               "object", h, p, name);
-  }
   return p;
 }

@@ -111,9 +111,9 @@ void cp__watch_high_water(void) {
 static void *alloc_one(cp_type_desc_t *d, bool try_only) {
   cp_type_t *t = type_of(d);
   cp__lock();
-  void *p = cp__slab_take(t);
+  void *p = cp__slab_take(t, 0);
   if (CP_UNLIKELY(!p))
-    p = cp__alloc_in(cp__current_arena(), t, try_only);
+    p = cp__alloc_in(cp__current_arena(), t, 0, try_only);
   cp__unlock();
   return p;
 }
@@ -132,8 +132,15 @@ static void *alloc_array(cp_type_desc_t *d, size_t n, bool try_only) {
   }
   if (n == 1)
     return alloc_one(d, try_only);
+  uint32_t cls = 1;
+  while (cls < CP_NCLASSES - 1 && ((size_t)1 << cls) < n)
+    cls++;
   cp__lock();
-  void *p = cp__alloc_block_in(cp__current_arena(), t, n, try_only);
+  void *p;
+  if (((size_t)1 << cls) >= n && ((size_t)t->slot << cls) <= CP_SMALL_ARRAY)
+    p = cp__alloc_in(cp__current_arena(), t, cls, try_only);
+  else
+    p = cp__alloc_block_in(cp__current_arena(), t, n, try_only);
   cp__unlock();
   return p;
 }
@@ -177,7 +184,7 @@ size_t cp_object_count(const void *p) {
   cp_slab_t *s = p ? cp__slab_of(cp__current_arena(), p) : NULL;
   if (!s)
     return 0;
-  return s->kind == CP_BLOCK ? (size_t)s->count : 1;
+  return s->kind == CP_BLOCK ? (size_t)s->count : s->elems;
 }
 
 void *cp_realloc_array(cp_type_desc_t *d, void *p, size_t n) {
@@ -194,16 +201,15 @@ void *cp_realloc_array(cp_type_desc_t *d, void *p, size_t n) {
   if (!s || (s->kind == CP_BLOCK ? off != 0
                                  : cp__slot_index(s, off) * s->slot != off))
     foreign_free(p);
-  size_t old = s->kind == CP_BLOCK ? (size_t)s->count : 1;
+  size_t old = s->kind == CP_BLOCK ? (size_t)s->count : s->elems;
   if (s->type != t)
     cp__fatal("realloc of %p as '%s': the object is a '%s'", p, d->name,
               s->type->desc->name);
   cp__unlock();
-  if (s->kind == CP_BLOCK && n <= old &&
-      (size_t)t->slot * n > ((size_t)t->slot * old) / 2)
-    return p; /* shrink in place when it saves less than half */
+  if (n <= old && (s->kind == CP_SLAB || n > old / 2))
+    return p; /* room enough, and shrinking would save less than half */
   void *q = cp_alloc_array(d, n);
-  memcpy(q, p, (size_t)t->slot * (n < old ? n : old));
+  memcpy(q, p, (size_t)s->elem * (n < old ? n : old));
   cp_free(p);
   return q;
 }

@@ -43,6 +43,11 @@
 /* Objects larger than this get a block of their own. */
 #define CP_LARGE_OBJECT ((size_t)64 << 10)
 #define CP_NONE UINT32_MAX
+/* Size classes of a type's slabs: class 0 holds single objects, class k
+ * holds heap arrays of up to 2^k elements (one array per slot) as long as
+ * the array fits in CP_SMALL_ARRAY bytes; larger arrays get a block. */
+#define CP_NCLASSES 12
+#define CP_SMALL_ARRAY ((size_t)8 << 10)
 
 #if CP_DEBUG_LEVEL >= 1
 #define cp__assert(c)                                                          \
@@ -135,7 +140,7 @@ typedef struct cp_type {
   uint32_t id;               /* index in the registry */
   uint32_t compact_slot, wide_slot; /* slot sizes in bytes */
   uint32_t slot;             /* slot size of the current mode */
-  struct cp_slab *avail;     /* slabs with free slots (current mode) */
+  struct cp_slab *avail[CP_NCLASSES]; /* per class: slabs with free slots */
   struct cp_slab *all;       /* every slab and block (current mode) */
   /* flattened field program for the switch and verification */
   cp_copy_op_t *ops;
@@ -171,8 +176,11 @@ typedef enum { CP_SLAB = 0, CP_BLOCK = 1 } cp_slab_kind_t;
 typedef struct cp_slab {
   cp_type_t *type;
   char *start;
-  uint64_t magic;        /* 2^64 / slot + 1: index without a divide */
-  uint32_t slot;         /* slot size in bytes */
+  uint64_t magic;        /* 2^64 / slot + 1: slot index without a divide */
+  uint64_t elem_magic;   /* 2^64 / elem + 1 */
+  uint32_t slot;         /* SLAB: bytes per slot (elems * elem); BLOCK: elem */
+  uint32_t elem;         /* bytes per element, in this slab's layout */
+  uint32_t elems;        /* SLAB: elements per slot (1 or 2^cls) */
   uint32_t nslots;       /* SLAB: capacity; BLOCK: 1 */
   uint64_t count;        /* BLOCK: elements; SLAB: 1 */
   uint32_t bump;         /* SLAB: slots ever handed out (prefix) */
@@ -182,6 +190,7 @@ typedef struct cp_slab {
   uint32_t page;         /* first page in its arena */
   uint8_t order;         /* buddy order of the run */
   uint8_t kind;          /* cp_slab_kind_t */
+  uint8_t cls;           /* SLAB: size class */
   uint8_t in_avail;
   uint8_t wide;
   uint32_t seq;          /* position in the type's list, for the verifier */
@@ -201,14 +210,40 @@ static inline uint64_t cp__slot_index(const cp_slab_t *s, uint64_t off) {
 static inline bool cp__slot_is_live(const cp_slab_t *s, uint32_t i) {
   return (s->live[i >> 6] >> (i & 63)) & 1;
 }
+static inline uint64_t cp__elem_index(const cp_slab_t *s, uint64_t off) {
+  return (uint64_t)(((unsigned __int128)off * s->elem_magic) >> 64);
+}
 
-void *cp__alloc_in(cp_arena_t *a, cp_type_t *t, bool try_only);
+/* Where an offset into slab or block s falls: slot index, element within
+ * the slot (or block), and byte offset within that element. */
+typedef struct cp_place {
+  uint64_t slot, elem, rem;
+} cp_place_t;
+static inline cp_place_t cp__slab_locate(const cp_slab_t *s, uint64_t off) {
+  cp_place_t pl = {0, 0, off};
+  if (s->kind == CP_SLAB) {
+    pl.slot = cp__slot_index(s, off);
+    pl.rem = off - pl.slot * s->slot;
+  }
+  if (s->kind == CP_BLOCK || s->elems > 1) {
+    pl.elem = cp__elem_index(s, pl.rem);
+    pl.rem -= pl.elem * s->elem;
+  }
+  return pl;
+}
+
+/* Slow path of cp__slab_take: an object (cls 0) or a small array of
+ * 2^cls elements from a new slab. */
+void *cp__alloc_in(cp_arena_t *a, cp_type_t *t, uint32_t cls, bool try_only);
 void *cp__alloc_block_in(cp_arena_t *a, cp_type_t *t, uint64_t n,
                          bool try_only);
-cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t slot,
-                        uint32_t nslots, bool try_only);
-cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t slot,
+/* A slab of nslots slots of 2^cls elements of elem bytes. */
+cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
+                        uint32_t elem, uint32_t nslots, bool try_only);
+cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
                          uint64_t count, bool try_only);
+/* Slots per new slab of slot bytes: at least 64 KiB and 16 slots. */
+uint32_t cp__slots_per_slab(uint32_t slot);
 void cp__slab_release(cp_arena_t *a, cp_slab_t *s);
 void cp__block_free(cp_arena_t *a, cp_slab_t *s);
 void cp__slab_rebuild_free_list(cp_slab_t *s);
@@ -246,10 +281,10 @@ static inline void cp__zero_slot(char *p, uint32_t n) {
   }
 }
 
-/* A zeroed slot from the type's first slab with room, or NULL if it has
- * none (then cp__alloc_in takes the slow path).  Lock held. */
-static inline void *cp__slab_take(cp_type_t *t) {
-  cp_slab_t *s = t->avail;
+/* A zeroed slot of class cls from the type's first slab with room, or NULL
+ * if it has none (then cp__alloc_in takes the slow path).  Lock held. */
+static inline void *cp__slab_take(cp_type_t *t, uint32_t cls) {
+  cp_slab_t *s = t->avail[cls];
   if (CP_UNLIKELY(!s))
     return NULL;
   uint32_t i = s->free_head;
@@ -264,7 +299,7 @@ static inline void *cp__slab_take(cp_type_t *t) {
   s->live[i >> 6] |= (uint64_t)1 << (i & 63);
   if (CP_UNLIKELY(++s->used == s->nslots))
     cp__slab_became_full(t, s);
-  CP_STAT_ALLOC(t, 1);
+  CP_STAT_ALLOC(t, s->elems);
   cp__zero_slot(p, s->slot);
   return p;
 }
@@ -280,7 +315,7 @@ static inline void cp__slab_put(cp_arena_t *a, cp_slab_t *s, void *p) {
   s->live[i >> 6] &= ~bit;
   *(uint32_t *)p = s->free_head;
   s->free_head = (uint32_t)i;
-  CP_STAT_FREE(s->type, 1);
+  CP_STAT_FREE(s->type, s->elems);
   if (CP_UNLIKELY(s->used-- == s->nslots || s->used == 0))
     cp__slab_after_free(a, s);
 }
@@ -349,6 +384,8 @@ extern double cp__switch_seconds, cp__switch_at;
 extern uint64_t cp__safepoints_deferred;
 /* The compact arena's limit and peak use, kept after it is released. */
 extern uint64_t cp__arena_limit_seen, cp__arena_peak_seen;
+/* Seconds in: wide slabs, copy, roots and release. */
+extern double cp__switch_phase[3];
 
 /* ---- verification (verify.c) -------------------------------------------- */
 typedef struct cp_digest {

@@ -31,9 +31,20 @@ _Noreturn void cp__fatal(const char *fmt, ...) {
 }
 
 void *cp__os_reserve(size_t bytes) {
-  void *p = mmap(NULL, bytes, PROT_NONE,
+  /* Align to 2 MiB so commit chunks can be backed by transparent huge
+   * pages: fewer page faults when a heap is built or switched, fewer TLB
+   * misses when it is walked. */
+  const size_t huge = (size_t)1 << 21;
+  char *p = mmap(NULL, bytes + huge, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
+  if (p == MAP_FAILED)
+    return NULL;
+  char *a = (char *)(((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1));
+  if (a > p)
+    munmap(p, (size_t)(a - p));
+  munmap(a + bytes, (size_t)(p + huge - a));
+  (void)madvise(a, bytes, MADV_HUGEPAGE);
+  return a;
 }
 
 bool cp__os_commit(void *p, size_t bytes) {

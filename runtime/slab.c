@@ -10,6 +10,8 @@
  * page map, so address -> slab is one load and slot index is a multiply by
  * a precomputed reciprocal (cp__slot_index), never a divide.  Arrays and
  * large objects get a block: a run holding `count` consecutive elements.
+ * Small arrays go to slabs of their own size class (2^k elements per slot),
+ * so an array of three nodes takes three nodes' room, not a page.
  *
  * Locking.  One lock (heap.c) protects all of it:
  *   1. cp__lock() - types, slabs, both arenas, root arrays, statistics.
@@ -31,11 +33,12 @@
 #include <string.h>
 
 static void avail_push(cp_type_t *t, cp_slab_t *s) {
-  s->next_avail = t->avail;
+  cp_slab_t **head = &t->avail[s->cls];
+  s->next_avail = *head;
   s->prev_avail = NULL;
-  if (t->avail)
-    t->avail->prev_avail = s;
-  t->avail = s;
+  if (*head)
+    (*head)->prev_avail = s;
+  *head = s;
   s->in_avail = 1;
 }
 
@@ -43,7 +46,7 @@ static void avail_remove(cp_type_t *t, cp_slab_t *s) {
   if (s->prev_avail)
     s->prev_avail->next_avail = s->next_avail;
   else
-    t->avail = s->next_avail;
+    t->avail[s->cls] = s->next_avail;
   if (s->next_avail)
     s->next_avail->prev_avail = s->prev_avail;
   s->next_avail = s->prev_avail = NULL;
@@ -82,8 +85,16 @@ static uint32_t run_for(cp_arena_t *a, size_t bytes, bool try_only) {
   return p;
 }
 
-cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t slot,
-                        uint32_t nslots, bool try_only) {
+uint32_t cp__slots_per_slab(uint32_t slot) {
+  size_t bytes = (size_t)1 << CP_SLAB_MIN_SHIFT;
+  while (bytes < (size_t)slot * CP_SLAB_MIN_SLOTS)
+    bytes <<= 1;
+  return (uint32_t)(bytes / slot);
+}
+
+cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
+                        uint32_t elem, uint32_t nslots, bool try_only) {
+  uint32_t slot = elem << cls;
   size_t words = ((size_t)nslots + 63) / 64;
   cp_slab_t *s = calloc(1, sizeof *s + words * sizeof(uint64_t));
   if (!s)
@@ -97,6 +108,10 @@ cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t slot,
   s->start = cp__arena_addr(a, p);
   s->slot = slot;
   s->magic = cp__slot_magic(slot);
+  s->elem = elem;
+  s->elem_magic = cp__slot_magic(elem);
+  s->elems = 1u << cls;
+  s->cls = (uint8_t)cls;
   s->nslots = nslots;
   s->count = 1;
   s->free_head = CP_NONE;
@@ -109,9 +124,9 @@ cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t slot,
   return s;
 }
 
-cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t slot,
+cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
                          uint64_t count, bool try_only) {
-  if (count > (((size_t)a->npages << CP_PAGE_SHIFT) / slot)) {
+  if (count > (((size_t)a->npages << CP_PAGE_SHIFT) / elem)) {
     if (try_only)
       return NULL;
     cp__exhausted(a, (size_t)-1);
@@ -119,34 +134,29 @@ cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t slot,
   cp_slab_t *s = calloc(1, sizeof *s);
   if (!s)
     cp__fatal("out of memory for block metadata (%zu bytes)", sizeof *s);
-  uint32_t p = run_for(a, (size_t)slot * count, try_only);
+  uint32_t p = run_for(a, (size_t)elem * count, try_only);
   if (p == CP_NONE) {
     free(s);
     return NULL;
   }
   s->type = t;
   s->start = cp__arena_addr(a, p);
-  s->slot = slot;
-  s->magic = cp__slot_magic(slot);
+  s->slot = elem;
+  s->magic = cp__slot_magic(elem);
+  s->elem = elem;
+  s->elem_magic = cp__slot_magic(elem);
+  s->elems = 1;
   s->nslots = 1;
   s->count = count;
   s->bump = 1;
   s->used = 1;
   s->free_head = CP_NONE;
   s->page = p;
-  s->order = (uint8_t)cp__order_for_bytes((size_t)slot * count);
+  s->order = (uint8_t)cp__order_for_bytes((size_t)elem * count);
   s->kind = CP_BLOCK;
   s->wide = a->wide;
   map_pages(a, s);
   return s;
-}
-
-/* Slots per new slab: at least 64 KiB and 16 slots, a power of two of pages. */
-static uint32_t slots_per_slab(uint32_t slot) {
-  size_t bytes = (size_t)1 << CP_SLAB_MIN_SHIFT;
-  while (bytes < (size_t)slot * CP_SLAB_MIN_SLOTS)
-    bytes <<= 1;
-  return (uint32_t)(bytes / slot);
 }
 
 void cp__slab_release(cp_arena_t *a, cp_slab_t *s) {
@@ -160,20 +170,21 @@ void cp__slab_release(cp_arena_t *a, cp_slab_t *s) {
   free(s);
 }
 
-/* Slow path of cp__slab_take: a new slab, or a block for a large object. */
-void *cp__alloc_in(cp_arena_t *a, cp_type_t *t, bool try_only) {
-  void *p = cp__slab_take(t);
+void *cp__alloc_in(cp_arena_t *a, cp_type_t *t, uint32_t cls, bool try_only) {
+  void *p = cp__slab_take(t, cls);
   if (CP_LIKELY(p != NULL))
     return p;
-  if ((size_t)t->slot > CP_LARGE_OBJECT)
+  uint32_t slot = t->slot << cls;
+  if (cls == 0 && (size_t)slot > CP_LARGE_OBJECT)
     return cp__alloc_block_in(a, t, 1, try_only);
-  cp_slab_t *s = cp__slab_new(a, t, t->slot, slots_per_slab(t->slot), try_only);
+  cp_slab_t *s =
+      cp__slab_new(a, t, cls, t->slot, cp__slots_per_slab(slot), try_only);
   if (!s)
     return NULL;
   cp__slab_link(t, s);
   if (!a->wide)
     cp__watch_high_water();
-  return cp__slab_take(t);
+  return cp__slab_take(t, cls);
 }
 
 void *cp__alloc_block_in(cp_arena_t *a, cp_type_t *t, uint64_t n,
@@ -196,7 +207,7 @@ void cp__slab_after_free(cp_arena_t *a, cp_slab_t *s) {
   cp_type_t *t = s->type;
   if (!s->in_avail)
     avail_push(t, s); /* it was full */
-  /* Keep one partially used slab per type to absorb alloc/free churn. */
+  /* Keep one partially used slab per class to absorb alloc/free churn. */
   if (s->used == 0 && (s->next_avail || s->prev_avail))
     cp__slab_release(a, s);
 }
@@ -210,8 +221,10 @@ _Noreturn void cp__bad_free(const cp_slab_t *s, const void *p) {
               "into one)", p, name, (unsigned long long)off);
   uint64_t i = cp__slot_index(s, off);
   if (i * s->slot != off)
-    cp__fatal("free of %p: not the start of a '%s' object", p, name);
-  cp__fatal("double free of %p: this '%s' object is already free", p, name);
+    cp__fatal("free of %p: not the start of a '%s' %s", p, name,
+              s->elems > 1 ? "array" : "object");
+  cp__fatal("double free of %p: this '%s' %s is already free", p, name,
+            s->elems > 1 ? "array" : "object");
 }
 
 /* Frees a block (p is known to be its start). */
@@ -236,6 +249,8 @@ void cp__slab_rebuild_free_list(cp_slab_t *s) {
 bool cp__slab_is_valid(const cp_slab_t *s) {
   if (s->kind == CP_BLOCK)
     return s->count >= 1 && s->used == 1;
+  if (s->slot != s->elem * s->elems || s->bump > s->nslots)
+    return false;
   uint32_t live = 0, nfree = 0;
   for (uint32_t i = 0; i < s->nslots; i++) {
     if (cp__slot_is_live(s, i)) {

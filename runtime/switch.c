@@ -20,46 +20,119 @@
  * legal when no compact body is active on this thread's stack
  * (cp__compact_depth == 0) and no other thread is registered.
  */
+#define _GNU_SOURCE
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 uint64_t cp__switch_count_objects, cp__switch_bytes_compact,
     cp__switch_bytes_wide, cp__switch_roots;
 double cp__switch_seconds, cp__switch_at;
 uint64_t cp__safepoints_deferred;
 uint64_t cp__arena_limit_seen, cp__arena_peak_seen;
+double cp__switch_phase[3];
 static uint64_t switch_alloc_count;
 
-static inline void *translate_handle(cp_handle_t h) {
-  return h ? cp__translate(cp_decode(h)) : NULL;
+/* The slab a handle was last translated through: handles mostly point into
+ * the slab of the object being copied or of the previous target, so one
+ * cached slab saves most page-map lookups. */
+typedef struct xlate_cache {
+  char *cstart;     /* compact slab start */
+  uint64_t cspan;   /* bytes of slots in it */
+  uint64_t magic, elem_magic;
+  uint32_t cslot, wslot, celem, welem, elems;
+  char *wstart;     /* its wide counterpart */
+  const cp_type_t *type;
+} xlate_cache_t;
+
+static void xlate_refill(xlate_cache_t *c, const cp_slab_t *s) {
+  bool block = s->kind == CP_BLOCK;
+  c->cstart = s->start;
+  /* a block's span includes one past its end */
+  c->cspan = block ? (uint64_t)s->elem * (s->count + 1)
+                   : (uint64_t)s->slot * s->nslots;
+  c->magic = block ? 0 : s->magic;
+  c->elem_magic = s->elem_magic;
+  c->cslot = s->slot;
+  c->wslot = s->counterpart->slot;
+  c->celem = s->elem;
+  c->welem = s->counterpart->elem;
+  c->elems = block ? 2 : s->elems; /* > 1: split into elements */
+  c->wstart = s->counterpart->start;
+  c->type = s->type;
 }
 
-static void copy_object(const cp_type_t *t, const char *src, char *dst) {
+static inline void *xlate(xlate_cache_t *c, cp_handle_t h) {
+  if (!h)
+    return NULL;
+  char *p = cp_decode(h);
+  uint64_t off = (uint64_t)(p - c->cstart);
+  if (CP_UNLIKELY(off >= c->cspan)) {
+    cp_slab_t *s = cp__slab_of(&cp__compact_arena, p);
+    if (!s || !s->counterpart)
+      return p; /* dangling: left as is (the verifier reports it) */
+    xlate_refill(c, s);
+    off = (uint64_t)(p - c->cstart);
+  }
+  uint64_t i = (uint64_t)(((unsigned __int128)off * c->magic) >> 64);
+  uint64_t rem = off - i * c->cslot;
+  char *q = c->wstart + i * c->wslot;
+  if (CP_UNLIKELY(c->elems > 1)) {
+    uint64_t e = (uint64_t)(((unsigned __int128)rem * c->elem_magic) >> 64);
+    rem -= e * c->celem;
+    q += e * c->welem;
+  }
+  return CP_LIKELY(rem == 0) ? q : q + cp__map_offset(c->type, rem);
+}
+
+static inline void copy_object(const cp_type_t *t, const char *src, char *dst,
+                               xlate_cache_t *c) {
   for (uint32_t i = 0; i < t->nops; i++) {
     const cp_copy_op_t *op = &t->ops[i];
+    const char *from = src + op->from;
+    char *to = dst + op->to;
     if (op->kind == CP_FIELD_BYTES) {
-      memcpy(dst + op->to, src + op->from, op->len);
+      switch (op->len) {
+      case 4: memcpy(to, from, 4); break;
+      case 8: memcpy(to, from, 8); break;
+      default: memcpy(to, from, op->len); break;
+      }
     } else {
-      const cp_handle_t *hs = (const cp_handle_t *)(src + op->from);
-      void **ps = (void **)(dst + op->to);
-      for (uint32_t j = 0; j < op->len; j++)
-        ps[j] = translate_handle(hs[j]);
+      const cp_handle_t *hs = (const cp_handle_t *)from;
+      for (uint32_t j = 0; j < op->len; j++) {
+        void *q = xlate(c, hs[j]);
+        memcpy(to + j * sizeof(void *), &q, sizeof q);
+      }
     }
   }
+}
+
+/* Faults in the wide runs up front: one call per run instead of a page
+ * fault per page during the copy (MADV_POPULATE_WRITE, Linux 5.14). */
+static void populate(const cp_slab_t *w, uint64_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  (void)madvise(w->start, (bytes + CP_PAGE_SIZE - 1) & ~(CP_PAGE_SIZE - 1),
+                MADV_POPULATE_WRITE);
+#else
+  (void)w, (void)bytes;
+#endif
 }
 
 static void make_counterparts(cp_type_t *t) {
   for (cp_slab_t *s = t->all; s; s = s->next_all) {
     cp_slab_t *w;
     if (s->kind == CP_SLAB) {
-      w = cp__slab_new(&cp__wide_arena, t, t->wide_slot, s->nslots, false);
+      w = cp__slab_new(&cp__wide_arena, t, s->cls, t->wide_slot, s->nslots,
+                       false);
       w->bump = s->bump;
       w->used = s->used;
+      populate(w, (uint64_t)w->bump * w->slot);
       memcpy(w->live, s->live, ((size_t)s->nslots + 63) / 64 * sizeof(uint64_t));
     } else {
       w = cp__block_new(&cp__wide_arena, t, t->wide_slot, s->count, false);
+      populate(w, (uint64_t)w->count * w->slot);
     }
     w->seq = s->seq;
     s->counterpart = w;
@@ -68,14 +141,17 @@ static void make_counterparts(cp_type_t *t) {
 
 static uint64_t copy_type(cp_type_t *t) {
   uint64_t n = 0;
+  xlate_cache_t c;
+  if (t->all)
+    xlate_refill(&c, t->all);
   for (cp_slab_t *s = t->all; s; s = s->next_all) {
     cp_slab_t *w = s->counterpart;
     if (s->kind == CP_BLOCK) {
       for (uint64_t e = 0; e < s->count; e++)
-        copy_object(t, s->start + e * s->slot, w->start + e * w->slot);
+        copy_object(t, s->start + e * s->elem, w->start + e * w->elem, &c);
       n += s->count;
-      cp__switch_bytes_compact += s->count * s->slot;
-      cp__switch_bytes_wide += s->count * w->slot;
+      cp__switch_bytes_compact += s->count * s->elem;
+      cp__switch_bytes_wide += s->count * w->elem;
       continue;
     }
     for (uint32_t wd = 0; wd < (s->bump + 63) / 64; wd++) {
@@ -83,11 +159,14 @@ static uint64_t copy_type(cp_type_t *t) {
       while (bits) {
         uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(bits);
         bits &= bits - 1;
-        copy_object(t, s->start + (size_t)i * s->slot,
-                    w->start + (size_t)i * w->slot);
+        const char *src = s->start + (size_t)i * s->slot;
+        char *dst = w->start + (size_t)i * w->slot;
+        for (uint32_t e = 0; e < s->elems; e++)
+          copy_object(t, src + (size_t)e * s->elem, dst + (size_t)e * w->elem,
+                      &c);
       }
     }
-    n += s->used;
+    n += (uint64_t)s->used * s->elems;
     cp__switch_bytes_compact += (uint64_t)s->used * s->slot;
     cp__switch_bytes_wide += (uint64_t)s->used * w->slot;
   }
@@ -100,7 +179,8 @@ static uint64_t copy_type(cp_type_t *t) {
 static void adopt_counterparts(cp_type_t *t) {
   cp_slab_t *s = t->all;
   t->all = NULL;
-  t->avail = NULL;
+  for (uint32_t k = 0; k < CP_NCLASSES; k++)
+    t->avail[k] = NULL;
   cp_slab_t *tail = NULL;
   while (s) {
     cp_slab_t *next = s->next_all;
@@ -115,11 +195,12 @@ static void adopt_counterparts(cp_type_t *t) {
       t->all = w;
     tail = w;
     if (w->kind == CP_SLAB && w->used < w->nslots) {
-      w->next_avail = t->avail;
+      cp_slab_t **head = &t->avail[w->cls];
+      w->next_avail = *head;
       w->prev_avail = NULL;
-      if (t->avail)
-        t->avail->prev_avail = w;
-      t->avail = w;
+      if (*head)
+        (*head)->prev_avail = w;
+      *head = w;
       w->in_avail = 1;
     }
     free(s);
@@ -137,6 +218,8 @@ static void translate_root(void **slot, cp_type_t *target, void *ctx) {
     (*n)++;
   }
 }
+
+
 
 static void number_slabs(void) {
   for (uint32_t k = 0; k < cp__ntypes; k++) {
@@ -179,9 +262,11 @@ void cp__switch_run(const char *why) {
   cp__wide_arena_setup();
   for (uint32_t k = 0; k < cp__ntypes; k++)
     make_counterparts(cp__types[k]);
+  double t_alloc = cp__now();
   uint64_t objects = 0;
   for (uint32_t k = 0; k < cp__ntypes; k++)
     objects += copy_type(cp__types[k]);
+  double t_copy = cp__now();
   uint64_t roots = 0;
   cp__roots_each(translate_root, &roots);
   for (uint32_t k = 0; k < cp__ntypes; k++)
@@ -194,6 +279,9 @@ void cp__switch_run(const char *why) {
   cp__wide = 1;
   cp__switch_pending = 0;
   double t2 = cp__now();
+  cp__switch_phase[0] = t_alloc - t1;
+  cp__switch_phase[1] = t_copy - t_alloc;
+  cp__switch_phase[2] = t2 - t_copy;
 
   cp__switch_count_objects = objects;
   cp__switch_roots = roots;
@@ -209,14 +297,16 @@ void cp__switch_run(const char *why) {
     fprintf(stderr,
             "compactptr: switch to wide mode (%s) after %llu allocations: "
             "moved %llu objects, %llu bytes compact -> %llu bytes wide, "
-            "%llu roots, %.3f ms (%.2f GiB/s of compact heap)%s\n",
+            "%llu roots, %.3f ms (%.2f GiB/s of compact heap; wide slabs "
+            "%.3f ms, copy %.3f ms, roots and release %.3f ms)%s\n",
             why, (unsigned long long)switch_alloc_count,
             (unsigned long long)objects,
             (unsigned long long)cp__switch_bytes_compact,
             (unsigned long long)cp__switch_bytes_wide,
             (unsigned long long)roots, s * 1e3,
             (double)cp__switch_bytes_compact / s / (1u << 30),
-            verify ? ", verified" : "");
+            cp__switch_phase[0] * 1e3, cp__switch_phase[1] * 1e3,
+            cp__switch_phase[2] * 1e3, verify ? ", verified" : "");
   }
   (void)t0;
 }

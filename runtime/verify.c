@@ -65,11 +65,11 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
       return mix(2, (uint64_t)((char *)p - a->base));
     bad(w, p, "which is inside the arena but in no slab (dangling)");
   }
-  uint64_t off = (uint64_t)((const char *)p - s->start);
-  uint64_t i = cp__slot_index(s, off);
-  uint64_t rem = off - i * s->slot;
-  bool live = s->kind == CP_BLOCK ? i < s->count || (i == s->count && rem == 0)
-                                  : i < s->bump && cp__slot_is_live(s, (uint32_t)i);
+  cp_place_t pl = cp__slab_locate(s, (uint64_t)((const char *)p - s->start));
+  uint64_t i = pl.slot, rem = pl.rem;
+  bool live = s->kind == CP_BLOCK
+                  ? pl.elem < s->count || (pl.elem == s->count && rem == 0)
+                  : i < s->bump && cp__slot_is_live(s, (uint32_t)i);
   if (!live && !is_root)
     bad(w, p, "which is not a live object (freed, or never allocated)");
   if (expect && s->type != expect) {
@@ -83,6 +83,7 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
   uint64_t h = mix(3 + live, s->type->id);
   h = mix(h, s->seq);
   h = mix(h, i);
+  h = mix(h, pl.elem);
   return mix(h, rem);
 }
 
@@ -139,16 +140,19 @@ void cp__verify_heap(cp_digest_t *d, const char *when) {
       uint64_t base = mix(mix(t->id, s->seq), 0);
       if (s->kind == CP_BLOCK) {
         for (uint64_t e = 0; e < s->count; e++)
-          d->hash += digest_object(t, s->start + e * s->slot, mix(base, e), when);
+          d->hash += digest_object(t, s->start + e * s->elem,
+                                   mix(mix(base, 0), e), when);
         count += s->count;
         continue;
       }
       for (uint32_t i = 0; i < s->bump; i++) {
         if (!cp__slot_is_live(s, i))
           continue;
-        d->hash += digest_object(t, s->start + (size_t)i * s->slot,
-                                 mix(base, i), when);
-        count++;
+        for (uint32_t e = 0; e < s->elems; e++)
+          d->hash += digest_object(t, s->start + (size_t)i * s->slot +
+                                          (size_t)e * s->elem,
+                                   mix(mix(base, i), e), when);
+        count += s->elems;
       }
     }
     d->objects += count;

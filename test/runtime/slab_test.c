@@ -65,6 +65,13 @@ static void test_churn_keeps_slabs_valid(void **state) {
 
 static void test_arrays(void **state) {
   (void)state;
+  /* Small arrays share a slab of their size class: no page each. */
+  struct c_node *a3 = cp_alloc_array(&node_desc, 3), *b3 = cp_alloc_array(&node_desc, 3);
+  assert_int_equal(cp_object_count(a3), 4);
+  assert_ptr_equal(slab_of(a3), slab_of(b3));
+  assert_int_equal((char *)b3 - (char *)a3, 4 * sizeof(struct c_node));
+  cp_free(a3);
+  cp_free(b3);
   struct c_node *arr = cp_alloc_array(&node_desc, 1000);
   assert_int_equal(cp_object_count(arr), 1000);
   assert_int_equal(cp_object_count(cp_alloc(&node_desc)), 1);

@@ -214,31 +214,46 @@ static void case_holder_nested(void **state) {
 }
 
 /* ---- heap arrays of compact objects with interior pointers -------------- */
-static void case_heap_array_interior(void **state) {
-  (void)state;
-  static void *arr, *mid, *one_field;
+/* n = 100 lands in an array slab (size class of 128), n = 2000 in a block. */
+static void array_interior(int n) {
+  static void *arr, *mid, *one_field, *other;
   cp_root_register(&arr, 1);
   cp_root_register(&mid, 1);
   cp_root_register(&one_field, 1); /* points at a field: interior */
-  struct c_node *c = cp_alloc_array(&node_desc, 100);
+  cp_root_register(&other, 1);
+  /* a second array in the same slab or next to the block */
+  struct c_node *o = cp_alloc_array(&node_desc, (size_t)n);
+  struct c_node *c = cp_alloc_array(&node_desc, (size_t)n);
   arr = c;
-  for (int i = 0; i < 100; i++) {
+  other = o;
+  for (int i = 0; i < n; i++) {
     c[i].key = i * i;
-    c[i].next = i + 1 < 100 ? cp_encode(&c[i + 1]) : 0;
-    c[i].prev = i ? cp_encode(&c[i - 1]) : 0;
+    c[i].next = i + 1 < n ? cp_encode(&c[i + 1]) : 0;
+    c[i].prev = i ? cp_encode(&c[i - 1]) : cp_encode(&o[n - 1]);
+    o[i].key = -i;
   }
-  mid = &c[50];
+  mid = &c[n / 2];
   one_field = &c[7].prev;
   cp_switch_to_wide();
-  struct w_node *w = arr;
-  for (int i = 0; i < 100; i++) {
+  struct w_node *w = arr, *wo = other;
+  for (int i = 0; i < n; i++) {
     assert_int_equal(w[i].key, i * i);
-    assert_ptr_equal(w[i].next, i + 1 < 100 ? &w[i + 1] : NULL);
-    assert_ptr_equal(w[i].prev, i ? &w[i - 1] : NULL);
+    assert_ptr_equal(w[i].next, i + 1 < n ? &w[i + 1] : NULL);
+    assert_ptr_equal(w[i].prev, i ? &w[i - 1] : &wo[n - 1]);
+    assert_int_equal(wo[i].key, -i);
   }
-  assert_ptr_equal(mid, &w[50]);
+  assert_ptr_equal(mid, &w[n / 2]);
   assert_ptr_equal(one_field, &w[7].prev);
-  assert_int_equal(cp_object_count(arr), 100);
+  assert_true(cp_object_count(arr) >= (size_t)n); /* a capacity */
+}
+
+static void case_heap_array_interior(void **state) {
+  (void)state;
+  array_interior(100);
+}
+static void case_heap_block_interior(void **state) {
+  (void)state;
+  array_interior(2000);
 }
 
 /* ---- root arrays and shadow-stack frames -------------------------------- */
@@ -401,7 +416,7 @@ static const struct {
   void (*fn)(void **);
 } cases[] = {
     CASE(list), CASE(dlist_cycle), CASE(tree_parent), CASE(graph),
-    CASE(holder_nested), CASE(heap_array_interior),
+    CASE(holder_nested), CASE(heap_array_interior), CASE(heap_block_interior),
     CASE(root_arrays_and_frames), CASE(freed_slots_reused), CASE(empty_heap),
     CASE(registered_empty_heap), CASE(high_water_exact),
     CASE(deferred_under_compact_body), CASE(forced_twice), CASE(refusals),
