@@ -174,7 +174,7 @@ extern cp_module_t *cp__modules;
 typedef enum { CP_SLAB = 0, CP_BLOCK = 1 } cp_slab_kind_t;
 
 typedef struct cp_slab {
-  cp_type_t *type;
+  /* First cache line: everything address translation reads. */
   char *start;
   uint64_t magic;        /* 2^64 / slot + 1: slot index without a divide */
   uint64_t elem_magic;   /* 2^64 / elem + 1 */
@@ -182,6 +182,15 @@ typedef struct cp_slab {
   uint32_t elem;         /* bytes per element, in this slab's layout */
   uint32_t elems;        /* SLAB: elements per slot (1 or 2^cls) */
   uint32_t nslots;       /* SLAB: capacity; BLOCK: 1 */
+  char *wide_start;      /* during the switch: the counterpart's start, */
+  uint32_t wide_slot;    /* slot and element sizes */
+  uint32_t wide_elem;
+  uint8_t kind;          /* cp_slab_kind_t */
+  uint8_t cls;           /* SLAB: size class */
+  uint8_t in_avail;
+  uint8_t wide;
+  /* The rest. */
+  cp_type_t *type;
   uint64_t count;        /* BLOCK: elements; SLAB: 1 */
   uint32_t bump;         /* SLAB: slots ever handed out (prefix) */
   uint32_t used;         /* SLAB: live slots; BLOCK: 1 */
@@ -189,16 +198,14 @@ typedef struct cp_slab {
                             each free slot holds the next index */
   uint32_t page;         /* first page in its arena */
   uint8_t order;         /* buddy order of the run */
-  uint8_t kind;          /* cp_slab_kind_t */
-  uint8_t cls;           /* SLAB: size class */
-  uint8_t in_avail;
-  uint8_t wide;
   uint32_t seq;          /* position in the type's list, for the verifier */
   struct cp_slab *next_avail, *prev_avail;
   struct cp_slab *next_all, *prev_all;
   struct cp_slab *counterpart; /* during the switch: the wide slab */
   uint64_t *live;        /* SLAB: one bit per slot */
 } cp_slab_t;
+_Static_assert(offsetof(cp_slab_t, type) <= 64,
+               "translation fields fit one cache line");
 
 static inline uint64_t cp__slot_magic(uint32_t slot) {
   return UINT64_MAX / slot + 1;

@@ -85,6 +85,16 @@ static uint32_t run_for(cp_arena_t *a, size_t bytes, bool try_only) {
   return p;
 }
 
+/* Slab headers start on a cache line: translation reads only the first. */
+static cp_slab_t *header_new(size_t bytes) {
+  bytes = (bytes + 63) & ~(size_t)63;
+  cp_slab_t *s = aligned_alloc(64, bytes);
+  if (!s)
+    cp__fatal("out of memory for slab metadata (%zu bytes)", bytes);
+  memset(s, 0, bytes);
+  return s;
+}
+
 uint32_t cp__slots_per_slab(uint32_t slot) {
   size_t bytes = (size_t)1 << CP_SLAB_MIN_SHIFT;
   while (bytes < (size_t)slot * CP_SLAB_MIN_SLOTS)
@@ -96,9 +106,7 @@ cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
                         uint32_t elem, uint32_t nslots, bool try_only) {
   uint32_t slot = elem << cls;
   size_t words = ((size_t)nslots + 63) / 64;
-  cp_slab_t *s = calloc(1, sizeof *s + words * sizeof(uint64_t));
-  if (!s)
-    cp__fatal("out of memory for slab metadata (%zu bytes)", sizeof *s);
+  cp_slab_t *s = header_new(sizeof *s + words * sizeof(uint64_t));
   uint32_t p = run_for(a, (size_t)slot * nslots, try_only);
   if (p == CP_NONE) {
     free(s);
@@ -131,9 +139,7 @@ cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
       return NULL;
     cp__exhausted(a, (size_t)-1);
   }
-  cp_slab_t *s = calloc(1, sizeof *s);
-  if (!s)
-    cp__fatal("out of memory for block metadata (%zu bytes)", sizeof *s);
+  cp_slab_t *s = header_new(sizeof *s);
   uint32_t p = run_for(a, (size_t)elem * count, try_only);
   if (p == CP_NONE) {
     free(s);

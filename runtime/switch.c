@@ -44,7 +44,7 @@ typedef struct xlate_cache {
   uint64_t magic, elem_magic;
   uint32_t cslot, wslot, celem, welem, elems;
   char *wstart;     /* its wide counterpart */
-  const cp_type_t *type;
+  const cp_slab_t *slab; /* for the rare interior pointer */
 } xlate_cache_t;
 
 static void xlate_refill(xlate_cache_t *c, const cp_slab_t *s) {
@@ -56,12 +56,12 @@ static void xlate_refill(xlate_cache_t *c, const cp_slab_t *s) {
   c->magic = block ? 0 : s->magic;
   c->elem_magic = s->elem_magic;
   c->cslot = s->slot;
-  c->wslot = s->counterpart->slot;
+  c->wslot = s->wide_slot;
   c->celem = s->elem;
-  c->welem = s->counterpart->elem;
+  c->welem = s->wide_elem;
   c->elems = block ? 2 : s->elems; /* > 1: split into elements */
-  c->wstart = s->counterpart->start;
-  c->type = s->type;
+  c->wstart = s->wide_start;
+  c->slab = s;
 }
 
 static inline void *xlate(xlate_cache_t *c, cp_handle_t h) {
@@ -71,7 +71,7 @@ static inline void *xlate(xlate_cache_t *c, cp_handle_t h) {
   uint64_t off = (uint64_t)(p - c->cstart);
   if (CP_UNLIKELY(off >= c->cspan)) {
     cp_slab_t *s = cp__slab_of(&cp__compact_arena, p);
-    if (!s || !s->counterpart)
+    if (!s || !s->wide_start)
       return p; /* dangling: left as is (the verifier reports it) */
     xlate_refill(c, s);
     off = (uint64_t)(p - c->cstart);
@@ -84,27 +84,81 @@ static inline void *xlate(xlate_cache_t *c, cp_handle_t h) {
     rem -= e * c->celem;
     q += e * c->welem;
   }
-  return CP_LIKELY(rem == 0) ? q : q + cp__map_offset(c->type, rem);
+  return CP_LIKELY(rem == 0) ? q : q + cp__map_offset(c->slab->type, rem);
 }
 
-static inline void copy_object(const cp_type_t *t, const char *src, char *dst,
-                               xlate_cache_t *c) {
-  for (uint32_t i = 0; i < t->nops; i++) {
-    const cp_copy_op_t *op = &t->ops[i];
-    const char *from = src + op->from;
-    char *to = dst + op->to;
-    if (op->kind == CP_FIELD_BYTES) {
-      switch (op->len) {
-      case 4: memcpy(to, from, 4); break;
-      case 8: memcpy(to, from, 8); break;
-      default: memcpy(to, from, op->len); break;
-      }
+/* Copies one field run of element e of every live slot of s into w.  The
+ * copy goes op by op ("column-wise") rather than object by object, so the
+ * dispatch on the op's kind is paid once per slab, not once per object. */
+#define FOR_EACH_LIVE(s, i, body)                                              \
+  for (uint32_t wd_ = 0; wd_ < ((s)->bump + 63) / 64; wd_++) {                 \
+    uint64_t bits_ = (s)->live[wd_];                                           \
+    while (bits_) {                                                            \
+      uint32_t i = wd_ * 64 + (uint32_t)__builtin_ctzll(bits_);                \
+      bits_ &= bits_ - 1;                                                      \
+      body                                                                     \
+    }                                                                          \
+  }
+
+static void copy_op(const cp_copy_op_t *op, const char *src, char *dst,
+                    uint32_t csz, uint32_t wsz, uint64_t n, xlate_cache_t *c) {
+  src += op->from;
+  dst += op->to;
+  if (op->kind == CP_FIELD_BYTES) {
+    if (op->len == 4)
+      for (uint64_t k = 0; k < n; k++)
+        memcpy(dst + k * wsz, src + k * csz, 4);
+    else if (op->len == 8)
+      for (uint64_t k = 0; k < n; k++)
+        memcpy(dst + k * wsz, src + k * csz, 8);
+    else
+      for (uint64_t k = 0; k < n; k++)
+        memcpy(dst + k * wsz, src + k * csz, op->len);
+    return;
+  }
+  for (uint64_t k = 0; k < n; k++)
+    for (uint32_t j = 0; j < op->len; j++) {
+      cp_handle_t h;
+      memcpy(&h, src + k * csz + j * sizeof h, sizeof h);
+      void *q = xlate(c, h);
+      memcpy(dst + k * wsz + j * sizeof q, &q, sizeof q);
+    }
+}
+
+/* Copies every live object of slab s to its counterpart. */
+static void copy_slab(const cp_type_t *t, const cp_slab_t *s, xlate_cache_t *c) {
+  const cp_slab_t *w = s->counterpart;
+  if (s->kind == CP_BLOCK) {
+    for (uint32_t o = 0; o < t->nops; o++)
+      copy_op(&t->ops[o], s->start, w->start, s->elem, w->elem, s->count, c);
+    return;
+  }
+  const size_t cs = s->slot, ws = w->slot;
+  for (uint32_t o = 0; o < t->nops; o++) {
+    const cp_copy_op_t *op = &t->ops[o];
+    const char *src = s->start + op->from;
+    char *dst = w->start + op->to;
+    if (s->elems > 1) { /* small arrays: one call per array */
+      FOR_EACH_LIVE(s, i, {
+        copy_op(op, s->start + i * cs, w->start + i * ws, s->elem, w->elem,
+                s->elems, c);
+      })
+    } else if (op->kind == CP_FIELD_HANDLE && op->len == 1) {
+      FOR_EACH_LIVE(s, i, {
+        cp_handle_t h;
+        memcpy(&h, src + i * cs, sizeof h);
+        void *q = xlate(c, h);
+        memcpy(dst + i * ws, &q, sizeof q);
+      })
+    } else if (op->kind == CP_FIELD_BYTES && op->len == 4) {
+      FOR_EACH_LIVE(s, i, { memcpy(dst + i * ws, src + i * cs, 4); })
+    } else if (op->kind == CP_FIELD_BYTES && op->len == 8) {
+      FOR_EACH_LIVE(s, i, { memcpy(dst + i * ws, src + i * cs, 8); })
     } else {
-      const cp_handle_t *hs = (const cp_handle_t *)from;
-      for (uint32_t j = 0; j < op->len; j++) {
-        void *q = xlate(c, hs[j]);
-        memcpy(to + j * sizeof(void *), &q, sizeof q);
-      }
+      FOR_EACH_LIVE(s, i, {
+        copy_op(op, s->start + i * cs, w->start + i * ws, s->elem, w->elem, 1,
+                c);
+      })
     }
   }
 }
@@ -136,6 +190,9 @@ static void make_counterparts(cp_type_t *t) {
     }
     w->seq = s->seq;
     s->counterpart = w;
+    s->wide_start = w->start;
+    s->wide_slot = w->slot;
+    s->wide_elem = w->elem;
   }
 }
 
@@ -145,30 +202,12 @@ static uint64_t copy_type(cp_type_t *t) {
   if (t->all)
     xlate_refill(&c, t->all);
   for (cp_slab_t *s = t->all; s; s = s->next_all) {
-    cp_slab_t *w = s->counterpart;
-    if (s->kind == CP_BLOCK) {
-      for (uint64_t e = 0; e < s->count; e++)
-        copy_object(t, s->start + e * s->elem, w->start + e * w->elem, &c);
-      n += s->count;
-      cp__switch_bytes_compact += s->count * s->elem;
-      cp__switch_bytes_wide += s->count * w->elem;
-      continue;
-    }
-    for (uint32_t wd = 0; wd < (s->bump + 63) / 64; wd++) {
-      uint64_t bits = s->live[wd];
-      while (bits) {
-        uint32_t i = wd * 64 + (uint32_t)__builtin_ctzll(bits);
-        bits &= bits - 1;
-        const char *src = s->start + (size_t)i * s->slot;
-        char *dst = w->start + (size_t)i * w->slot;
-        for (uint32_t e = 0; e < s->elems; e++)
-          copy_object(t, src + (size_t)e * s->elem, dst + (size_t)e * w->elem,
-                      &c);
-      }
-    }
-    n += (uint64_t)s->used * s->elems;
-    cp__switch_bytes_compact += (uint64_t)s->used * s->slot;
-    cp__switch_bytes_wide += (uint64_t)s->used * w->slot;
+    const cp_slab_t *w = s->counterpart;
+    copy_slab(t, s, &c);
+    uint64_t objs = s->kind == CP_BLOCK ? s->count : (uint64_t)s->used * s->elems;
+    n += objs;
+    cp__switch_bytes_compact += objs * s->elem;
+    cp__switch_bytes_wide += objs * w->elem;
   }
   t->switch_objects = n;
   return n;
