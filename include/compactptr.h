@@ -181,8 +181,8 @@ typedef struct cp_frame {
  * Runtime state read by inline code.  Do not write these.
  * ---------------------------------------------------------------------- */
 extern CP_API char *cp__arena_base;   /**< address of granule 0 */
-extern CP_API volatile int cp__wide;  /**< 0 in compact mode, 1 in wide mode */
-extern CP_API volatile int cp__switch_pending; /**< high-water mark crossed */
+extern CP_API int cp__wide; /**< 0 in compact mode, 1 in wide mode */
+extern CP_API int cp__switch_pending; /**< high-water mark crossed */
 /* initial-exec: one %fs-relative access, no __tls_get_addr call, from the
  * executable and from shared objects loaded at start-up. */
 #define CP__TLS __attribute__((tls_model("initial-exec")))

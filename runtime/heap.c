@@ -17,8 +17,8 @@
 #include <sys/single_threaded.h>
 
 char *cp__arena_base;
-volatile int cp__wide;
-volatile int cp__switch_pending;
+int cp__wide;
+int cp__switch_pending;
 _Thread_local cp_frame_t *cp__frame_top CP__TLS;
 _Thread_local unsigned cp__compact_depth CP__TLS;
 
@@ -33,17 +33,8 @@ static pthread_mutex_t heap_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static bool heap_ready;
 
-_Thread_local int cp__lock_depth CP__TLS;
-
-void cp__lock_slow(void) {
-  pthread_mutex_lock(&heap_lock);
-  cp__lock_depth++;
-}
-
-void cp__unlock_slow(void) {
-  cp__lock_depth--;
-  pthread_mutex_unlock(&heap_lock);
-}
+void cp__lock_slow(void) { pthread_mutex_lock(&heap_lock); }
+void cp__unlock_slow(void) { pthread_mutex_unlock(&heap_lock); }
 
 static void init_once_fn(void) {
   cp__options_init();
@@ -108,7 +99,8 @@ void cp__watch_high_water(void) {
   }
 }
 
-static void *alloc_one(cp_type_desc_t *d, bool try_only) {
+static inline __attribute__((always_inline)) void *
+alloc_one(cp_type_desc_t *d, bool try_only) {
   cp_type_t *t = type_of(d);
   cp__lock();
   void *p = cp__slab_take(t, 0);
@@ -173,10 +165,12 @@ void cp_free(void *p) {
   cp_slab_t *s = cp__slab_of(a, p);
   if (CP_UNLIKELY(!s))
     foreign_free(p);
-  if (CP_UNLIKELY(s->kind == CP_BLOCK && (char *)p == s->start))
+  if (CP_LIKELY(s->kind == CP_SLAB))
+    cp__slab_put(a, s, p);
+  else if ((char *)p == s->start)
     cp__block_free(a, s);
   else
-    cp__slab_put(a, s, p);
+    cp__bad_free(s, p);
   cp__unlock();
 }
 
@@ -197,19 +191,29 @@ void *cp_realloc_array(cp_type_desc_t *d, void *p, size_t n) {
   cp_type_t *t = type_of(d);
   cp__lock();
   cp_slab_t *s = cp__slab_of(cp__current_arena(), p);
-  uint64_t off = s ? (uint64_t)((char *)p - s->start) : 0;
-  if (!s || (s->kind == CP_BLOCK ? off != 0
-                                 : cp__slot_index(s, off) * s->slot != off))
+  if (!s)
     foreign_free(p);
-  size_t old = s->kind == CP_BLOCK ? (size_t)s->count : s->elems;
+  /* p must be a live object or array: a freed slot, an interior or a
+   * never-allocated address is as fatal as it is for cp_free. */
+  if (!cp__is_object_start(s, p))
+    cp__bad_pointer("realloc", s, p);
   if (s->type != t)
     cp__fatal("realloc of %p as '%s': the object is a '%s'", p, d->name,
               s->type->desc->name);
+  size_t old = s->kind == CP_BLOCK ? (size_t)s->count : s->elems;
+  size_t elem = s->elem;
+  if (n <= old && (s->kind == CP_SLAB || n > old / 2)) {
+    /* Room enough, and shrinking would save less than half.  The dropped
+     * elements are cleared: growing back in place reads zeros, as a fresh
+     * allocation does, and no stale handle stays behind in the capacity
+     * for the switch and the verifier to follow. */
+    memset((char *)p + n * elem, 0, (old - n) * elem);
+    cp__unlock();
+    return p;
+  }
   cp__unlock();
-  if (n <= old && (s->kind == CP_SLAB || n > old / 2))
-    return p; /* room enough, and shrinking would save less than half */
   void *q = cp_alloc_array(d, n);
-  memcpy(q, p, (size_t)s->elem * (n < old ? n : old));
+  memcpy(q, p, elem * (n < old ? n : old));
   cp_free(p);
   return q;
 }

@@ -266,6 +266,19 @@ bool cp__slab_is_valid(const cp_slab_t *s);
 void cp__slab_became_full(cp_type_t *t, cp_slab_t *s);
 void cp__slab_after_free(cp_arena_t *a, cp_slab_t *s);
 _Noreturn void cp__bad_free(const cp_slab_t *s, const void *p);
+/* Is p the start of a live slot of slab s, or the start of block s? */
+static inline bool cp__is_object_start(const cp_slab_t *s, const void *p) {
+  uint64_t off = (uint64_t)((const char *)p - s->start);
+  if (s->kind == CP_BLOCK)
+    return off == 0;
+  uint64_t i = cp__slot_index(s, off);
+  return i < s->bump && i * s->slot == off &&
+         cp__slot_is_live(s, (uint32_t)i);
+}
+/* Fatal: p is not the start of a live object or array of s; `op` names
+ * the call ("free", "realloc"). */
+_Noreturn void cp__bad_pointer(const char *op, const cp_slab_t *s,
+                               const void *p);
 
 /* memset(p, 0, n) for a slot: n is a multiple of 4.  Small slots are
  * cleared with a few possibly overlapping stores instead of a call. */
@@ -311,14 +324,16 @@ static inline void *cp__slab_take(cp_type_t *t, uint32_t cls) {
   return p;
 }
 
-/* Frees p in s (a slab or block of arena a), validating it.  Lock held. */
+/* Frees p in slab s of arena a, validating it.  Lock held. */
 static inline void cp__slab_put(cp_arena_t *a, cp_slab_t *s, void *p) {
   uint64_t off = (uint64_t)((char *)p - s->start);
   uint64_t i = cp__slot_index(s, off);
   uint64_t bit = (uint64_t)1 << (i & 63);
-  if (CP_UNLIKELY(s->kind != CP_SLAB || i * s->slot != off ||
+  /* i >= bump first: an address in the slab's tail, past its last slot,
+   * has no bit in the live bitmap. */
+  if (CP_UNLIKELY(i >= s->bump || i * s->slot != off ||
                   !(s->live[i >> 6] & bit)))
-    cp__bad_free(s, p); /* also frees blocks, which is not an error */
+    cp__bad_free(s, p);
   s->live[i >> 6] &= ~bit;
   *(uint32_t *)p = s->free_head;
   s->free_head = (uint32_t)i;
@@ -343,18 +358,18 @@ void cp__heap_setup(void);
 /* Reserves the wide arena if it is not yet; fatal on failure. */
 void cp__wide_arena_setup(void);
 /* Single-threaded processes skip the lock: __libc_single_threaded only goes
- * from true to false, and only while this thread creates another, so a call
- * that skipped locking cannot overlap one that takes the lock. */
-extern _Thread_local int cp__lock_depth CP__TLS;
+ * from true to false, and only while this thread creates another, which no
+ * runtime call does, so a call that skipped the lock cannot overlap one that
+ * takes it, and unlock sees what lock saw.  The mutex is recursive. */
 void cp__lock_slow(void);
 void cp__unlock_slow(void);
 extern char __libc_single_threaded;
 static inline void cp__lock(void) {
-  if (CP_UNLIKELY(!__libc_single_threaded || cp__lock_depth))
+  if (CP_UNLIKELY(!__libc_single_threaded))
     cp__lock_slow();
 }
 static inline void cp__unlock(void) {
-  if (CP_UNLIKELY(cp__lock_depth))
+  if (CP_UNLIKELY(!__libc_single_threaded))
     cp__unlock_slow();
 }
 static inline cp_arena_t *cp__current_arena(void) {

@@ -220,17 +220,28 @@ void cp__slab_after_free(cp_arena_t *a, cp_slab_t *s) {
 
 /* The rare branch of cp__slab_put: blocks, and every invalid free. */
 _Noreturn void cp__bad_free(const cp_slab_t *s, const void *p) {
+  cp__bad_pointer("free", s, p);
+}
+
+_Noreturn void cp__bad_pointer(const char *op, const cp_slab_t *s,
+                               const void *p) {
   const char *name = s->type->desc->name;
+  const char *what = s->kind == CP_SLAB && s->elems == 1 ? "object" : "array";
   uint64_t off = (uint64_t)((const char *)p - s->start);
   if (s->kind == CP_BLOCK)
-    cp__fatal("free of %p: not the start of a '%s' array (it is %llu bytes "
-              "into one)", p, name, (unsigned long long)off);
+    cp__fatal("%s of %p: not the start of a '%s' array (it is %llu bytes "
+              "into one)", op, p, name, (unsigned long long)off);
   uint64_t i = cp__slot_index(s, off);
   if (i * s->slot != off)
-    cp__fatal("free of %p: not the start of a '%s' %s", p, name,
-              s->elems > 1 ? "array" : "object");
-  cp__fatal("double free of %p: this '%s' %s is already free", p, name,
-            s->elems > 1 ? "array" : "object");
+    cp__fatal("%s of %p: not the start of a '%s' %s", op, p, name, what);
+  if (i >= s->bump)
+    cp__fatal("%s of %p: no '%s' %s was handed out there (never allocated)",
+              op, p, name, what);
+  if (op[0] == 'f')
+    cp__fatal("double free of %p: this '%s' %s is already free", p, name,
+              what);
+  cp__fatal("%s of %p: this '%s' %s is already free (use after free?)", op, p,
+            name, what);
 }
 
 /* Frees a block (p is known to be its start). */
