@@ -20,7 +20,13 @@
 #include <string.h>
 
 struct w_node { int key; struct w_node *next, *prev; };
-struct c_node { int key; cp_handle_t next, prev; };
+struct c_node {
+  int key;
+  cp_handle_t next, prev;
+#if CP_GRANULE_SHIFT == 3
+  uint32_t pad; /* compact sizes are multiples of the granule */
+#endif
+};
 struct w_tree { long val; struct w_tree *left, *right, *parent; int tag; };
 struct c_tree { long val; cp_handle_t left, right, parent; int tag; };
 struct w_graph { int id; struct w_graph *kids[4]; short deg; };
