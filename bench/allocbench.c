@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -101,6 +102,28 @@ static double run_random(size_t size, long ops) {
   return r;
 }
 
+/* Two threads churning at once (lifo each): total operations per second.
+ * compactptr takes one lock once a second thread exists. */
+typedef struct mt_arg {
+  size_t size;
+  long ops;
+} mt_arg_t;
+static void *mt_worker(void *p) {
+  mt_arg_t *a = p;
+  run_lifo(a->size, a->ops);
+  return NULL;
+}
+static double run_lifo_mt(size_t size, long ops) {
+  pthread_t th[2];
+  mt_arg_t a = {size, ops / 2};
+  double t0 = now();
+  for (int i = 0; i < 2; i++)
+    pthread_create(&th[i], NULL, mt_worker, &a);
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  return (double)ops / (now() - t0);
+}
+
 static long rss_kib(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
@@ -142,6 +165,8 @@ static int child(int argc, char **argv) {
     v = run_lifo(size, ops);
   else if (!strcmp(argv[3], "random"))
     v = run_random(size, ops);
+  else if (!strcmp(argv[3], "lifo-2t"))
+    v = run_lifo_mt(size, ops);
   else
     v = run_memory(size, &extra);
   printf("%.6g %.6g\n", v, extra);
@@ -191,8 +216,9 @@ static void usage(FILE *f) {
 "Allocator churn of one object size at a time, compactptr's typed slabs\n"
 "against glibc malloc, jemalloc and mimalloc (Debian's libjemalloc2 and\n"
 "libmimalloc2.0, preloaded into child processes; missing ones are skipped).\n"
-"Workloads: lifo (1000 allocations, then frees in reverse) and random\n"
-"(100000 live objects, free a random one and allocate), sizes 16-64 bytes.\n"
+"Workloads: lifo (1000 allocations, then frees in reverse), random\n"
+"(100000 live objects, free a random one and allocate), sizes 16-64 bytes,\n"
+"and lifo-2t (two threads doing lifo at once, 24 bytes: the lock's cost).\n"
 "Figures: millions of operations (allocation + free) per second, best of\n"
 "N interleaved rounds (default 5), and the ratio to glibc.  Memory: bytes\n"
 "of resident memory per object for 2^20 live objects of 12, 20, 24 bytes.\n"
@@ -244,7 +270,7 @@ int main(int argc, char **argv) {
   for (int a = 0; a < NALLOC; a++)
     have[a] = !preload[a] || access(preload[a], R_OK) == 0;
 
-  static const char *const wls[] = {"lifo", "random"};
+  static const char *const wls[] = {"lifo", "random", "lifo-2t"};
   static const size_t sizes[] = {16, 24, 32, 48, 64};
   int failed = 0;
   if (json)
@@ -253,8 +279,10 @@ int main(int argc, char **argv) {
     printf("%-7s %5s %10s %10s %10s %10s   %8s %8s\n", "work", "bytes",
            "glibc", "jemalloc", "mimalloc", "compactptr", "cp/glibc", "cp/mi");
   int first = 1;
-  for (unsigned w = 0; w < 2; w++) {
+  for (unsigned w = 0; w < 3; w++) {
     for (unsigned z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+      if (w == 2 && sizes[z] != 24)
+        continue; /* threads: one size is enough */
       double best[NALLOC] = {0};
       for (int r = 0; r < rounds; r++)
         for (int a = 0; a < NALLOC; a++) {
