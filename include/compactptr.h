@@ -210,7 +210,8 @@ static inline cp_handle_t cp_encode(const void *p) {
 }
 
 /** Checked decode: aborts with a message naming the handle unless it names a
- *  live object (or a field inside one) of the arena. */
+ *  live object (or a field inside one) of the arena, or one past the end of
+ *  a live array. */
 CP_API void *cp_decode_checked(cp_handle_t h);
 
 /* ------------------------------------------------------------------------
@@ -221,7 +222,9 @@ CP_API void *cp_decode_checked(cp_handle_t h);
  * ---------------------------------------------------------------------- */
 /** One object of `type`. */
 CP_API void *cp_alloc(cp_type_desc_t *type);
-/** One object, or NULL if the arena is exhausted (no switch is forced). */
+/** One object, or NULL if the arena is exhausted.  No switch is forced, but
+ *  in compact mode the switch becomes pending, so the next safepoint makes
+ *  room. */
 CP_API void *cp_try_alloc(cp_type_desc_t *type);
 /** A contiguous heap array of `n` objects (n >= 1); elements are at a
  *  stride of the current layout's size (the compact size is a multiple of
@@ -231,7 +234,10 @@ CP_API void *cp_try_alloc(cp_type_desc_t *type);
 CP_API void *cp_alloc_array(cp_type_desc_t *type, size_t n);
 CP_API void *cp_try_alloc_array(cp_type_desc_t *type, size_t n);
 /** Resize an object or array (p may be NULL) to `n` elements, keeping the
- *  first min(old, n) elements; n == 0 frees p and returns NULL. */
+ *  first min(old, n) elements; the others read as zero (also when the
+ *  array is resized in place).  n == 0 frees p and returns NULL.  p must be
+ *  the start of a live object or array: anything else is fatal, as for
+ *  cp_free. */
 CP_API void *cp_realloc_array(cp_type_desc_t *type, void *p, size_t n);
 /** Free an object or array returned by the calls above (NULL is ignored).
  *  Foreign, interior and double frees are fatal, with a message naming the

@@ -45,7 +45,8 @@ static void check_desc(const cp_type_desc_t *d) {
     cp__fatal("type '%s' was compiled for %u-byte granules; this runtime uses "
               "%u-byte granules (plugin and runtime must be built with the "
               "same COMPACTPTR_GRANULE_SHIFT)",
-              name, 1u << d->granule_shift, (unsigned)CP_GRANULE);
+              name, d->granule_shift < 16 ? 1u << d->granule_shift : 0,
+              (unsigned)CP_GRANULE);
   if (!d->name || !d->compact_size || !d->wide_size ||
       d->compact_align == 0 || d->wide_align == 0 ||
       (d->compact_align & (d->compact_align - 1)) ||
@@ -53,6 +54,17 @@ static void check_desc(const cp_type_desc_t *d) {
     cp__fatal("type '%s': malformed descriptor (sizes %u/%u, alignments "
               "%u/%u)", name, d->compact_size, d->wide_size, d->compact_align,
               d->wide_align);
+  if (d->compact_size % d->compact_align || d->wide_size % d->wide_align)
+    cp__fatal("type '%s': malformed descriptor (size %u/%u is not a multiple "
+              "of the alignment %u/%u, as a C sizeof always is)", name,
+              d->compact_size, d->wide_size, d->compact_align, d->wide_align);
+  if (d->compact_align > CP_PAGE_SIZE || d->wide_align > CP_PAGE_SIZE)
+    cp__fatal("type '%s': alignment %u/%u is above the %zu-byte page; "
+              "compactptr cannot place such objects", name, d->compact_align,
+              d->wide_align, CP_PAGE_SIZE);
+  if (d->nfields && !d->fields)
+    cp__fatal("type '%s': malformed descriptor (%u fields, no field table)",
+              name, d->nfields);
   if (d->compact_size % CP_GRANULE)
     cp__fatal("type '%s': compact size %u is not a multiple of the %u-byte "
               "granule (array elements would have no handle)",
@@ -63,6 +75,12 @@ static void check_desc(const cp_type_desc_t *d) {
     switch (f->kind) {
     case CP_FIELD_BYTES: csz = wsz = f->size; break;
     case CP_FIELD_HANDLE:
+      if (f->compact_offset % sizeof(cp_handle_t) ||
+          f->wide_offset % sizeof(void *))
+        cp__fatal("type '%s': handle field '%s' at offset %u/%u is not "
+                  "aligned to %zu/%zu bytes", name, f->name ? f->name : "?",
+                  f->compact_offset, f->wide_offset, sizeof(cp_handle_t),
+                  sizeof(void *));
       csz = (uint64_t)f->count * sizeof(cp_handle_t);
       wsz = (uint64_t)f->count * sizeof(void *);
       break;
@@ -137,6 +155,10 @@ static void flatten(cp_type_t *t, const cp_type_desc_t *d, uint32_t cbase,
   for (uint32_t i = 0; i < d->nfields; i++) {
     const cp_field_desc_t *f = &d->fields[i];
     if (f->kind == CP_FIELD_STRUCT) {
+      /* The nested type is checked (and registered) like any other: its
+       * fields become ops of t, so one lying outside it would make the
+       * switch copy outside t's objects. */
+      register_desc(f->target);
       for (uint32_t j = 0; j < f->count; j++)
         flatten(t, f->target, cbase + f->compact_offset + j * f->target->compact_size,
                 wbase + f->wide_offset + j * f->target->wide_size, cap,
@@ -204,9 +226,9 @@ static cp_type_t *register_desc(cp_type_desc_t *d) {
   t->compact_slot = round_up(d->compact_size, (uint32_t)CP_GRANULE);
   if (t->compact_slot % d->compact_align)
     t->compact_slot = round_up(t->compact_slot, d->compact_align);
-  t->wide_slot = round_up(d->wide_size < 4 ? 4 : d->wide_size, 4);
-  if (t->wide_slot % d->wide_align)
-    t->wide_slot = round_up(t->wide_slot, d->wide_align);
+  /* The wide element is exactly the C size: wide heap arrays are indexed
+   * with sizeof(T).  (Slots are rounded to 4 bytes by cp__slot_bytes.) */
+  t->wide_slot = d->wide_size;
   t->slot = (cp__wide || cp__build == CP_BUILD_WIDE) ? t->wide_slot
                                                     : t->compact_slot;
   if (cp__ntypes == types_cap) {

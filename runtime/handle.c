@@ -47,11 +47,29 @@ uint64_t cp__unmap_offset(const cp_type_t *t, uint64_t off) {
   return t->desc->compact_size;
 }
 
+cp_slab_t *cp__slab_owning(const cp_arena_t *a, const void *p) {
+  if (!cp__arena_contains(a, p))
+    return NULL;
+  uint32_t page = cp__arena_page(a, p);
+  cp_slab_t *s = a->pagemap[page];
+  /* Past one past the end of its last slot or element, an address in a
+   * run names nothing (the tail of the run): NULL, as in a free run.  Only
+   * a run's first byte can also be the end of the run below it. */
+  if (s && (const char *)p != s->start)
+    return (uint64_t)((const char *)p - s->start) <= cp__span_of(s) ? s : NULL;
+  if (s && (s->kind == CP_BLOCK || cp__slot_is_live(s, 0)))
+    return s; /* a live object starts here: it wins */
+  cp_slab_t *below = page ? a->pagemap[page - 1] : NULL;
+  if (below && below != s && below->start + cp__span_of(below) == (const char *)p)
+    return below; /* one past the end of a block that fills its run */
+  return s;
+}
+
 void *cp__translate(void *p) {
   cp_arena_t *a = &cp__compact_arena;
   if (!p || !cp__arena_contains(a, p))
     return p;
-  cp_slab_t *s = a->pagemap[cp__arena_page(a, p)];
+  cp_slab_t *s = cp__slab_owning(a, p);
   if (!s || !s->counterpart)
     return p; /* dangling: left as is, the verifier reports it */
   cp_place_t pl = cp__slab_locate(s, (uint64_t)((char *)p - s->start));
@@ -66,18 +84,33 @@ void *cp_decode_checked(cp_handle_t h) {
   if (cp__wide)
     cp__fatal("handle %#x decoded in wide mode: compact code ran after the "
               "switch", h);
-  void *p = cp_decode(h);
   cp_arena_t *a = &cp__compact_arena;
-  cp_slab_t *s = cp__slab_of(a, p);
+  if (!a->base) /* cp_decode would offset a null base */
+    cp__fatal("bad handle %#x: no object lives there (no compact object has "
+              "been allocated yet)", h);
+  void *p = cp_decode(h);
+  cp_slab_t *s = cp__slab_owning(a, p);
   if (!s)
     cp__fatal("bad handle %#x (address %p): no object lives there", h, p);
   cp_place_t pl = cp__slab_locate(s, (uint64_t)((char *)p - s->start));
   const char *name = s->type->desc->name;
+  /* One past the end of an array (`end = a + n` stored in a field) is a
+   * valid handle, as the verifier and the switch take it: past the last
+   * element of a block, or the start of the free slot after a live array.
+   * Not after a single object: there a use after free of the next slot is
+   * far likelier than a stored `&obj + 1`. */
+  bool end = s->elems > 1 && pl.elem == 0 && pl.rem == 0 && pl.slot > 0 &&
+             pl.slot - 1 < s->bump &&
+             cp__slot_is_live(s, (uint32_t)(pl.slot - 1));
   if (s->kind == CP_BLOCK) {
-    if (pl.elem >= s->count)
+    if (pl.elem > s->count || (pl.elem == s->count && pl.rem != 0))
       cp__fatal("bad handle %#x (address %p): past the end of a '%s' array",
                 h, p, name);
+    if (pl.elem == s->count)
+      return p; /* one past the end */
   } else if (pl.slot >= s->bump || !cp__slot_is_live(s, (uint32_t)pl.slot)) {
+    if (end)
+      return p;
     cp__fatal("bad handle %#x (address %p): the '%s' %s there is free "
               "(use after free?)", h, p, name, s->elems > 1 ? "array" : "object");
   }

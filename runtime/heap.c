@@ -69,8 +69,18 @@ void cp__heap_setup(void) {
     /* Page 0 holds granule 0, the NULL handle: never handed out. */
     if (!cp__arena_init(&cp__compact_arena, CP_ARENA_REACH, limit, 1, false))
       cp__fatal("cannot reserve the %zu-byte compact arena", CP_ARENA_REACH);
-    cp__compact_arena.high_water_pages =
-        (cp__compact_arena.npages * cp__option(CP_OPT_HIGH_WATER) + 99) / 100;
+    /* The mark counts the pages the buddy can hand out (not page 0), and
+     * stays a slab run below their total: the arena is carved into aligned
+     * runs, so with 64 KiB slabs the last pages below a higher mark are
+     * never used, the mark is never crossed, and the program would exhaust
+     * the arena without the switch ever becoming pending. */
+    cp_arena_t *a = &cp__compact_arena;
+    uint64_t usable = a->npages - a->first_page;
+    uint64_t slab = ((uint64_t)1 << CP_SLAB_MIN_SHIFT) >> CP_PAGE_SHIFT;
+    uint64_t mark = (usable * cp__option(CP_OPT_HIGH_WATER) + 99) / 100;
+    if (mark + slab > usable)
+      mark = usable > slab ? usable - slab : 1;
+    a->high_water_pages = mark;
     cp__arena_base = cp__compact_arena.base;
   }
   heap_ready = true;
@@ -99,6 +109,16 @@ void cp__watch_high_water(void) {
   }
 }
 
+/* A try allocation found the compact arena exhausted (it returns NULL):
+ * the switch becomes pending whatever the mark says, so the caller's next
+ * safepoint makes room; nothing is forced here. */
+void cp__note_exhausted(void) {
+  if (!cp__wide && !cp__switch_pending && cp__build == CP_BUILD_SWITCHABLE) {
+    cp__switch_pending = 1;
+    cp__pending_since = cp__allocs_so_far();
+  }
+}
+
 static inline __attribute__((always_inline)) void *
 alloc_one(cp_type_desc_t *d, bool try_only) {
   cp_type_t *t = type_of(d);
@@ -106,6 +126,8 @@ alloc_one(cp_type_desc_t *d, bool try_only) {
   void *p = cp__slab_take(t, 0);
   if (CP_UNLIKELY(!p))
     p = cp__alloc_in(cp__current_arena(), t, 0, try_only);
+  if (CP_UNLIKELY(!p))
+    cp__note_exhausted();
   cp__unlock();
   return p;
 }
@@ -133,6 +155,8 @@ static void *alloc_array(cp_type_desc_t *d, size_t n, bool try_only) {
     p = cp__alloc_in(cp__current_arena(), t, cls, try_only);
   else
     p = cp__alloc_block_in(cp__current_arena(), t, n, try_only);
+  if (CP_UNLIKELY(!p))
+    cp__note_exhausted();
   cp__unlock();
   return p;
 }

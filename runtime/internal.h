@@ -249,7 +249,15 @@ cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
                         uint32_t elem, uint32_t nslots, bool try_only);
 cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
                          uint64_t count, bool try_only);
-/* Slots per new slab of slot bytes: at least 64 KiB and 16 slots. */
+/* Bytes of a slot of 2^cls elements of elem bytes: a multiple of 4, so a
+ * free slot holds its free-list link and cp__zero_slot works.  Compact
+ * elements are granules already; a wide element is the C size, which for
+ * pointer-free types may be 1, 2, 3, 6... bytes (the stride of wide arrays
+ * must be exactly that). */
+static inline uint32_t cp__slot_bytes(uint32_t elem, uint32_t cls) {
+  return ((elem << cls) + 3) & ~3u;
+}
+/* Slots per new slab of slot bytes: at least 64 KiB and about 16 slots. */
 uint32_t cp__slots_per_slab(uint32_t slot);
 void cp__slab_release(cp_arena_t *a, cp_slab_t *s);
 void cp__block_free(cp_arena_t *a, cp_slab_t *s);
@@ -266,6 +274,11 @@ bool cp__slab_is_valid(const cp_slab_t *s);
 void cp__slab_became_full(cp_type_t *t, cp_slab_t *s);
 void cp__slab_after_free(cp_arena_t *a, cp_slab_t *s);
 _Noreturn void cp__bad_free(const cp_slab_t *s, const void *p);
+/* Bytes from s->start to one past its last slot or element. */
+static inline uint64_t cp__span_of(const cp_slab_t *s) {
+  return s->kind == CP_BLOCK ? s->count * s->elem
+                             : (uint64_t)s->slot * s->nslots;
+}
 /* Is p the start of a live slot of slab s, or the start of block s? */
 static inline bool cp__is_object_start(const cp_slab_t *s, const void *p) {
   uint64_t off = (uint64_t)((const char *)p - s->start);
@@ -351,6 +364,8 @@ extern uint64_t cp__pending_since;  /* cp__allocs_so_far() when it became pendin
 uint64_t cp__allocs_so_far(void);   /* allocations of every type, ever */
 /* Called when the compact arena's use grows: may make the switch pending. */
 void cp__watch_high_water(void);
+/* A try allocation failed in the compact arena: makes the switch pending. */
+void cp__note_exhausted(void);
 extern int cp__threads;
 void cp__init(void);
 /* Reserves the arena of the process's build mode; lock held. */
@@ -392,6 +407,13 @@ extern uint64_t cp__root_arrays, cp__root_array_bytes;
  * object) to its wide address; addresses outside the arena are returned
  * unchanged.  Valid during the switch only. */
 void *cp__translate(void *p);
+/* The slab or block a (compact or wide) address belongs to: the page
+ * map's, from its start to one past the end of its last slot or element;
+ * NULL outside every slab and in the tail of a run.  (Defensive: the first
+ * byte of a run that is also one past the end of a block filling the run
+ * below belongs to that block unless a live object starts there; slabs and
+ * blocks now always leave room after their end, so that does not arise.) */
+cp_slab_t *cp__slab_owning(const cp_arena_t *a, const void *p);
 /* Maps a byte offset inside a compact-layout object of t to the same place
  * in the wide layout. */
 uint64_t cp__map_offset(const cp_type_t *t, uint64_t off);

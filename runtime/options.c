@@ -114,9 +114,12 @@ void cp__options_init(void) {
               "bytes (4 GiB granules of %u bytes)",
               (unsigned long long)limit, (unsigned long long)CP_ARENA_REACH,
               (unsigned)CP_GRANULE);
-  if (limit < 16 * CP_PAGE_SIZE)
-    cp__fatal("COMPACTPTR_ARENA_LIMIT=%llu is below the minimum of %zu bytes",
-              (unsigned long long)limit, 16 * CP_PAGE_SIZE);
+  /* Page 0 is never handed out, so the smallest slab (an aligned run of
+   * 2^CP_SLAB_MIN_SHIFT bytes) needs twice that. */
+  const size_t min = (size_t)2 << CP_SLAB_MIN_SHIFT;
+  if (limit < min)
+    cp__fatal("COMPACTPTR_ARENA_LIMIT=%llu is below the minimum of %zu bytes "
+              "(two 64 KiB slab runs)", (unsigned long long)limit, min);
   parsed = true;
 }
 

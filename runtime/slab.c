@@ -95,19 +95,28 @@ static cp_slab_t *header_new(size_t bytes) {
   return s;
 }
 
+/* The slots leave at least one byte of the run free after the last slot,
+ * so the address one past the end of the last object or array is inside
+ * the slab's own run, never the first byte of the next run (which may hold
+ * another object): the switch and the verifier then map it without a
+ * guess.  It costs a slot only when slot divides the run. */
 uint32_t cp__slots_per_slab(uint32_t slot) {
   size_t bytes = (size_t)1 << CP_SLAB_MIN_SHIFT;
   while (bytes < (size_t)slot * CP_SLAB_MIN_SLOTS)
     bytes <<= 1;
-  return (uint32_t)(bytes / slot);
+  return (uint32_t)((bytes - 1) / slot);
 }
 
 cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
                         uint32_t elem, uint32_t nslots, bool try_only) {
-  uint32_t slot = elem << cls;
+  uint32_t slot = cp__slot_bytes(elem, cls);
+  /* + 1: one past the last slot stays inside the run (see above); for a
+   * wide counterpart whose slots fill a run exactly, that takes a run of
+   * twice the size, of address space that is never touched. */
+  size_t run = (size_t)slot * nslots + 1;
   size_t words = ((size_t)nslots + 63) / 64;
   cp_slab_t *s = header_new(sizeof *s + words * sizeof(uint64_t));
-  uint32_t p = run_for(a, (size_t)slot * nslots, try_only);
+  uint32_t p = run_for(a, run, try_only);
   if (p == CP_NONE) {
     free(s);
     return NULL;
@@ -124,7 +133,7 @@ cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
   s->count = 1;
   s->free_head = CP_NONE;
   s->page = p;
-  s->order = (uint8_t)cp__order_for_bytes((size_t)slot * nslots);
+  s->order = (uint8_t)cp__order_for_bytes(run);
   s->kind = CP_SLAB;
   s->wide = a->wide;
   s->live = (uint64_t *)(s + 1);
@@ -139,8 +148,15 @@ cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
       return NULL;
     cp__exhausted(a, (size_t)-1);
   }
+  /* + 1: the block's one-past-the-end address stays inside its own run,
+   * as for slabs, so `end = a + n` is never the first byte of the next run
+   * (which may hold a live object the switch would take it for).  A block
+   * whose bytes are exactly a power-of-two number of pages takes a run of
+   * twice the size: arena reach, not memory, as the upper half is never
+   * touched. */
+  size_t run = (size_t)elem * count + 1;
   cp_slab_t *s = header_new(sizeof *s);
-  uint32_t p = run_for(a, (size_t)elem * count, try_only);
+  uint32_t p = run_for(a, run, try_only);
   if (p == CP_NONE) {
     free(s);
     return NULL;
@@ -158,7 +174,7 @@ cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
   s->used = 1;
   s->free_head = CP_NONE;
   s->page = p;
-  s->order = (uint8_t)cp__order_for_bytes((size_t)elem * count);
+  s->order = (uint8_t)cp__order_for_bytes(run);
   s->kind = CP_BLOCK;
   s->wide = a->wide;
   map_pages(a, s);
@@ -180,7 +196,7 @@ void *cp__alloc_in(cp_arena_t *a, cp_type_t *t, uint32_t cls, bool try_only) {
   void *p = cp__slab_take(t, cls);
   if (CP_LIKELY(p != NULL))
     return p;
-  uint32_t slot = t->slot << cls;
+  uint32_t slot = cp__slot_bytes(t->slot, cls);
   if (cls == 0 && (size_t)slot > CP_LARGE_OBJECT)
     return cp__alloc_block_in(a, t, 1, try_only);
   cp_slab_t *s =
@@ -266,7 +282,7 @@ void cp__slab_rebuild_free_list(cp_slab_t *s) {
 bool cp__slab_is_valid(const cp_slab_t *s) {
   if (s->kind == CP_BLOCK)
     return s->count >= 1 && s->used == 1;
-  if (s->slot != s->elem * s->elems || s->bump > s->nslots)
+  if (s->slot != cp__slot_bytes(s->elem, s->cls) || s->bump > s->nslots)
     return false;
   uint32_t live = 0, nfree = 0;
   for (uint32_t i = 0; i < s->nslots; i++) {

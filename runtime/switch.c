@@ -40,7 +40,7 @@ static uint64_t switch_alloc_count;
  * cached slab saves most page-map lookups. */
 typedef struct xlate_cache {
   char *cstart;     /* compact slab start */
-  uint64_t cspan;   /* bytes of slots in it */
+  uint64_t cspan;   /* bytes of its run */
   uint64_t magic, elem_magic;
   uint32_t cslot, wslot, celem, welem, elems;
   char *wstart;     /* its wide counterpart */
@@ -50,9 +50,12 @@ typedef struct xlate_cache {
 static void xlate_refill(xlate_cache_t *c, const cp_slab_t *s) {
   bool block = s->kind == CP_BLOCK;
   c->cstart = s->start;
-  /* a block's span includes one past its end */
-  c->cspan = block ? (uint64_t)s->elem * (s->count + 1)
-                   : (uint64_t)s->slot * s->nslots;
+  /* Up to one past the end of the last slot or element, inclusive, as
+   * cp__slab_owning has it, and never past the run: a span reaching into
+   * the next run would claim its objects. */
+  uint64_t run = (uint64_t)1 << (s->order + CP_PAGE_SHIFT);
+  uint64_t span = cp__span_of(s) + 1;
+  c->cspan = span < run ? span : run;
   c->magic = block ? 0 : s->magic;
   c->elem_magic = s->elem_magic;
   c->cslot = s->slot;
@@ -69,8 +72,9 @@ static inline void *xlate(xlate_cache_t *c, cp_handle_t h) {
     return NULL;
   char *p = cp_decode(h);
   uint64_t off = (uint64_t)(p - c->cstart);
-  if (CP_UNLIKELY(off >= c->cspan)) {
-    cp_slab_t *s = cp__slab_of(&cp__compact_arena, p);
+  /* off == 0 too: a run's first byte may be the end of the block below. */
+  if (CP_UNLIKELY(off - 1 >= c->cspan - 1)) {
+    cp_slab_t *s = cp__slab_owning(&cp__compact_arena, p);
     if (!s || !s->wide_start)
       return p; /* dangling: left as is (the verifier reports it) */
     xlate_refill(c, s);
@@ -284,6 +288,11 @@ static void compare_digests(const cp_digest_t *a, const cp_digest_t *b) {
 
 void cp__switch_run(const char *why) {
   cp__assert(!cp__wide);
+  /* Every path here checks the build too; this is the last line: compact
+   * code of a compact-only build has no wide body to continue in. */
+  if (cp__build_known && cp__build == CP_BUILD_COMPACT_ONLY)
+    cp__fatal("cannot switch to wide mode (%s): this program was built "
+              "compact-only", why);
   if (cp__threads > 1)
     cp__fatal("cannot switch to wide mode (%s): %d threads are registered "
               "and the switch needs every other thread stopped; this version "
@@ -382,6 +391,8 @@ void cp_switch_to_wide(void) {
 void cp_request_switch(void) {
   cp__init();
   cp__lock();
+  if (cp__build_known && cp__build == CP_BUILD_COMPACT_ONLY)
+    cp__fatal("cp_request_switch() called in a program built compact-only");
   if (!cp__wide && !cp__switch_pending) {
     cp__switch_pending = 1;
     cp__pending_since = cp__allocs_so_far();

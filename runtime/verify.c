@@ -59,10 +59,12 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
   cp_arena_t *a = cp__current_arena();
   if (!cp__arena_contains(a, p))
     return mix(1, (uint64_t)(uintptr_t)p); /* not in the heap: unchanged */
-  cp_slab_t *s = a->pagemap[cp__arena_page(a, p)];
+  cp_slab_t *s = cp__slab_owning(a, p);
   if (!s) {
+    /* A dangling root: the switch leaves it as is, so its address is its
+     * name on both sides. */
     if (is_root)
-      return mix(2, (uint64_t)((char *)p - a->base));
+      return mix(1, (uint64_t)(uintptr_t)p);
     bad(w, p, "which is inside the arena but in no slab (dangling)");
   }
   cp_place_t pl = cp__slab_locate(s, (uint64_t)((const char *)p - s->start));
@@ -70,6 +72,14 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
   bool live = s->kind == CP_BLOCK
                   ? pl.elem < s->count || (pl.elem == s->count && rem == 0)
                   : i < s->bump && cp__slot_is_live(s, (uint32_t)i);
+  /* The start of a free slot right after a live one is one past the end of
+   * the object or array in that one (`end = a + n`), as for blocks. */
+  if (!live && s->kind == CP_SLAB && i > 0 && pl.elem == 0 && rem == 0 &&
+      i - 1 < s->bump && cp__slot_is_live(s, (uint32_t)(i - 1))) {
+    live = true;
+    i--;
+    pl.elem = s->elems;
+  }
   if (!live && !is_root)
     bad(w, p, "which is not a live object (freed, or never allocated)");
   if (expect && s->type != expect) {
