@@ -259,7 +259,8 @@ CP_API void cp_root_array_free(void **p);
 
 /** Register `count` native slots at `slot`, each holding a compact pointer
  *  (or NULL), as roots until unregistered.  Returns 0, or -1 with errno
- *  ENOMEM.  Interior pointers (at a field of an object) are allowed. */
+ *  ENOMEM, or EINVAL if `slot` is NULL or lies inside the compact heap.
+ *  The pointers held may point inside objects (at a field). */
 CP_API int cp_root_register(void **slot, size_t count);
 /** Register a wide-layout value (or `count` of them) of compact type. */
 CP_API int cp_root_register_value(void *value, cp_type_desc_t *type, size_t count);

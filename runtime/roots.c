@@ -109,7 +109,9 @@ void **cp_root_array_realloc(void **p, size_t n) {
 
 static int add_registered(void *addr, uint32_t kind, size_t count,
                           cp_type_desc_t *type) {
-  if (count > UINT32_MAX) {
+  /* A root is native memory: a slot inside the compact heap would be
+   * released (or moved) by the switch while still registered. */
+  if (count > UINT32_MAX || !addr || cp__find_slab(addr)) {
     errno = EINVAL;
     return -1;
   }

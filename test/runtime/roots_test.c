@@ -47,6 +47,11 @@ static void test_registered(void **state) {
   cp__roots_each(count_slot, &n);
   assert_int_equal(n, 1);
   assert_int_equal(cp_root_register_value(NULL, NULL, 1), -1);
+  /* a slot inside the compact heap is not native memory */
+  void **inside = cp_alloc(&node_desc);
+  assert_int_equal(cp_root_register(inside, 1), -1);
+  assert_int_equal(cp_root_register(NULL, 1), -1);
+  cp_free(inside);
 }
 
 static void free_bad_array(void *arg) {
