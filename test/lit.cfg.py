@@ -8,7 +8,7 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".c", ".test"]
 # Inputs/ hold files that tests include or compile; runtime/ holds the C unit
 # tests that CTest runs directly.
-config.excludes = ["Inputs", "runtime", "CMakeLists.txt", "lit.cfg.py", "README.md"]
+config.excludes = ["Inputs", "runtime", "install", "CMakeLists.txt", "lit.cfg.py", "README.md"]
 
 config.test_source_root = os.path.join(config.compactptr_src_root, "test")
 config.test_exec_root = os.path.join(config.compactptr_obj_root, "test")
