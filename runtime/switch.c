@@ -67,13 +67,11 @@ static void xlate_refill(xlate_cache_t *c, const cp_slab_t *s) {
   c->slab = s;
 }
 
-static inline void *xlate(xlate_cache_t *c, cp_handle_t h) {
-  if (!h)
-    return NULL;
-  char *p = cp_decode(h);
+/* Everything else: interior pointers, arrays, blocks, a run's first byte
+ * (which may be one past the end of the block below), dangling handles. */
+static void *xlate_slow(xlate_cache_t *c, char *p) {
   uint64_t off = (uint64_t)(p - c->cstart);
-  /* off == 0 too: a run's first byte may be the end of the block below. */
-  if (CP_UNLIKELY(off - 1 >= c->cspan - 1)) {
+  if (off - 1 >= c->cspan - 1) {
     cp_slab_t *s = cp__slab_owning(&cp__compact_arena, p);
     if (!s || !s->wide_start)
       return p; /* dangling: left as is (the verifier reports it) */
@@ -83,12 +81,34 @@ static inline void *xlate(xlate_cache_t *c, cp_handle_t h) {
   uint64_t i = (uint64_t)(((unsigned __int128)off * c->magic) >> 64);
   uint64_t rem = off - i * c->cslot;
   char *q = c->wstart + i * c->wslot;
-  if (CP_UNLIKELY(c->elems > 1)) {
+  if (c->elems > 1) {
     uint64_t e = (uint64_t)(((unsigned __int128)rem * c->elem_magic) >> 64);
     rem -= e * c->celem;
     q += e * c->welem;
   }
-  return CP_LIKELY(rem == 0) ? q : q + cp__map_offset(c->slab->type, rem);
+  return rem == 0 ? q : q + cp__map_offset(c->slab->type, rem);
+}
+
+static inline void *xlate(xlate_cache_t *c, cp_handle_t h) {
+  if (!h)
+    return NULL;
+  char *p = cp_decode(h);
+  /* The common case reads the page map and the first line of one slab
+   * header, with nothing carried from one handle to the next, so the
+   * misses of consecutive handles overlap. */
+  const cp_arena_t *a = &cp__compact_arena;
+  uint64_t pg = (uint64_t)(p - a->base) >> CP_PAGE_SHIFT;
+  if (CP_LIKELY(pg < a->npages)) {
+    const cp_slab_t *s = a->pagemap[pg];
+    if (CP_LIKELY(s && s->kind == CP_SLAB && s->elems == 1 && p != s->start &&
+                  s->wide_start)) {
+      uint64_t off = (uint64_t)(p - s->start);
+      uint64_t i = (uint64_t)(((unsigned __int128)off * s->magic) >> 64);
+      if (CP_LIKELY(off == i * s->slot && i < s->nslots))
+        return s->wide_start + i * s->wide_slot;
+    }
+  }
+  return xlate_slow(c, p);
 }
 
 /* Copies one field run of element e of every live slot of s into w.  The
