@@ -351,7 +351,10 @@ static inline void cp__slab_put(cp_arena_t *a, cp_slab_t *s, void *p) {
   *(uint32_t *)p = s->free_head;
   s->free_head = (uint32_t)i;
   CP_STAT_FREE(s->type, s->elems);
-  if (CP_UNLIKELY(s->used-- == s->nslots || s->used == 0))
+  /* The next allocation should reuse this slot while its line is hot, so
+   * the slab moves to the front of its class's list. */
+  if (CP_UNLIKELY(s->used-- == s->nslots || s->used == 0 ||
+                  s->type->avail[s->cls] != s))
     cp__slab_after_free(a, s);
 }
 

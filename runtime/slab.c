@@ -227,8 +227,9 @@ void cp__slab_became_full(cp_type_t *t, cp_slab_t *s) { avail_remove(t, s); }
 
 void cp__slab_after_free(cp_arena_t *a, cp_slab_t *s) {
   cp_type_t *t = s->type;
-  if (!s->in_avail)
-    avail_push(t, s); /* it was full */
+  if (s->in_avail)
+    avail_remove(t, s);
+  avail_push(t, s); /* to the front: its free list's head is hot */
   /* Keep one partially used slab per class to absorb alloc/free churn. */
   if (s->used == 0 && (s->next_avail || s->prev_avail))
     cp__slab_release(a, s);
