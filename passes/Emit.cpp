@@ -1,0 +1,225 @@
+//===- Emit.cpp - place generated code and apply the edits ----------------===//
+//
+// In:  the Model, the compact layouts and the edits collected by Rewrite.
+// Out: one RewrittenFile per file that changes: the main file always (it
+//      receives the descriptors), every header with an edit.
+//
+// Placement keeps every user line at its line number:
+//   - a preamble at the top of each rewritten file (runtime header, the
+//     two rewrite helpers) ends with `#line 1 "<file>"`;
+//   - `struct cp__c_T {...}`, the forward declaration of the descriptor and
+//     the converters are appended to the line that ends the struct's
+//     declaration, without a newline;
+//   - descriptors, their section registration and CP_DEFINE_MODULE() go at
+//     the end of the main file.
+// Edits to a header included more than once are merged (identical edits
+// collapse; conflicting ones are an error).
+// Tests: test/rewrite/line-numbers.c, test/rewrite/header-types.c,
+//      test/plugin/debug-lines.c.
+//
+//===----------------------------------------------------------------------===//
+#include "Engine.h"
+#include "clang/Basic/FileEntry.h"
+#include <set>
+
+using namespace clang;
+
+namespace compactptr {
+namespace {
+
+/// Offset just after the `;` that ends the declaration whose struct body
+/// closes at RBraceOff, or ~0u.
+unsigned endOfDeclaration(StringRef Buf, unsigned RBraceOff) {
+  int Depth = 0;
+  for (size_t I = RBraceOff + 1; I < Buf.size(); ++I) {
+    char C = Buf[I];
+    if (C == '/' && I + 1 < Buf.size() && Buf[I + 1] == '*') {
+      size_t E = Buf.find("*/", I + 2);
+      if (E == StringRef::npos)
+        return ~0u;
+      I = E + 1;
+      continue;
+    }
+    if (C == '/' && I + 1 < Buf.size() && Buf[I + 1] == '/') {
+      size_t E = Buf.find('\n', I);
+      if (E == StringRef::npos)
+        return ~0u;
+      I = E;
+      continue;
+    }
+    if (C == '"' || C == '\'') {
+      for (++I; I < Buf.size() && Buf[I] != C; ++I)
+        if (Buf[I] == '\\')
+          ++I;
+      continue;
+    }
+    if (C == '(' || C == '[' || C == '{')
+      ++Depth;
+    else if (C == ')' || C == ']' || C == '}')
+      --Depth;
+    else if (C == ';' && Depth == 0)
+      return I + 1;
+  }
+  return ~0u;
+}
+
+const char *Preamble =
+    "#ifndef COMPACTPTR_RUNTIME\n"
+    "#define COMPACTPTR_RUNTIME 1\n"
+    "#endif\n"
+    "#include <compactptr.h>\n"
+    "#ifndef CP__REWRITE_HELPERS\n"
+    "#define CP__REWRITE_HELPERS 1\n"
+    "/* Store a compact pointer into a handle slot; yields the pointer. */\n"
+    "static __inline__ __attribute__((unused)) void *cp__sth(cp_handle_t *cp__s, const void *cp__v) {\n"
+    "  *cp__s = cp_encode(cp__v);\n"
+    "  return (void *)cp__v;\n"
+    "}\n"
+    "/* Move the pointer in *slot by `bytes`; yields the old (post) or new "
+    "value. */\n"
+    "static __inline__ __attribute__((unused)) void *cp__padd(void *cp__slot, long cp__bytes, int cp__post) {\n"
+    "  char *cp__o, *cp__n;\n"
+    "  __builtin_memcpy(&cp__o, cp__slot, sizeof cp__o);\n"
+    "  cp__n = cp__o + cp__bytes;\n"
+    "  __builtin_memcpy(cp__slot, &cp__n, sizeof cp__n);\n"
+    "  return cp__post ? cp__o : cp__n;\n"
+    "}\n"
+    "/* The same for a handle slot: decode, move, encode. */\n"
+    "static __inline__ __attribute__((unused)) void *cp__hadd(cp_handle_t *cp__s, long cp__bytes, int cp__post) {\n"
+    "  char *cp__o = (char *)cp_decode(*cp__s), *cp__n = cp__o + cp__bytes;\n"
+    "  *cp__s = cp_encode(cp__n);\n"
+    "  return cp__post ? cp__o : cp__n;\n"
+    "}\n"
+    "#endif\n";
+
+/// Root descriptors for this TU's global and file-static variables.
+std::string rootsText(Session &S) {
+  std::string Out;
+  std::set<const VarDecl *> Seen;
+  for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
+    const auto *VD = dyn_cast<VarDecl>(D);
+    if (!VD || S.isIgnoredLoc(VD->getLocation()) ||
+        VD->isThisDeclarationADefinition() == VarDecl::DeclarationOnly)
+      continue;
+    if (!Seen.insert(VD->getCanonicalDecl()).second)
+      continue;
+    Out += rootDescText(S, VD, "\n");
+  }
+  return Out;
+}
+
+} // namespace
+
+std::string rootDescText(const Session &S, const clang::VarDecl *VD,
+                         llvm::StringRef Sep) {
+  if (!VD->hasGlobalStorage() || !VD->getIdentifier() ||
+      VD->getTLSKind() != VarDecl::TLS_None)
+    return "";
+  uint64_t Count = 1;
+  QualType E = VD->getType().getCanonicalType();
+  while (const auto *CAT = dyn_cast<ConstantArrayType>(E.getTypePtr())) {
+    Count *= CAT->getSize().getZExtValue();
+    E = CAT->getElementType().getCanonicalType();
+  }
+  const char *Kind = nullptr;
+  CompactType *T = nullptr;
+  if ((T = S.M.pointeeOf(E)))
+    Kind = "CP_ROOT_POINTER";
+  else if ((T = S.M.recordOf(E)))
+    Kind = "CP_ROOT_VALUE";
+  if (!Kind || Count == 0)
+    return "";
+  std::string N = VD->getName().str();
+  return "static const cp_root_desc_t cp__root_" + N + " = {(void *)&" + N +
+         ", " + Kind + ", " + std::to_string(Count) + ", &" + T->DescName +
+         ", \"" + N + "\"};" + Sep.str() + "CP_REGISTER_ROOT(cp__root_" + N +
+         ");" + Sep.str();
+}
+
+void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
+  SourceManager &SM = S.SM;
+  // Generated declarations after each compact struct.
+  for (const auto &T : S.M.Types) {
+    SourceLocation RB = T->RD->getBraceRange().getEnd();
+    auto [FID, Off] = SM.getDecomposedLoc(SM.getExpansionLoc(RB));
+    unsigned At = endOfDeclaration(SM.getBufferData(FID), Off);
+    if (At == ~0u) {
+      S.error(T->RD->getLocation(), "cannot find the end of the declaration of "
+                                    "compact type '" + T->WideSpelling + "'");
+      return;
+    }
+    S.Edits.insert(FID, At, " " + compactDeclText(S, *T));
+  }
+
+  // Group edits by file entry (a header included twice has two FileIDs).
+  FileID Main = SM.getMainFileID();
+  struct FileEdits {
+    FileID FID;
+    std::vector<Edit> Edits;
+  };
+  std::vector<FileEdits> Files;
+  std::map<const FileEntry *, size_t> Index;
+  auto slot = [&](FileID FID) -> FileEdits & {
+    OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
+    const FileEntry *Key = FE ? &FE->getFileEntry() : nullptr;
+    auto It = Index.find(Key);
+    if (It != Index.end())
+      return Files[It->second];
+    Index[Key] = Files.size();
+    Files.push_back({FID, {}});
+    return Files.back();
+  };
+  slot(Main);
+  for (auto &[FID, Edits] : S.Edits.files()) {
+    FileEdits &F = slot(FID);
+    F.Edits.insert(F.Edits.end(), Edits.begin(), Edits.end());
+  }
+
+  for (FileEdits &F : Files) {
+    std::sort(F.Edits.begin(), F.Edits.end(), [](const Edit &A, const Edit &B) {
+      return A.Offset != B.Offset ? A.Offset < B.Offset : A.Order < B.Order;
+    });
+    StringRef Buf = SM.getBufferData(F.FID);
+    RewrittenFile R;
+    R.FID = F.FID;
+    R.FE = SM.getFileEntryRefForID(F.FID);
+    R.IsMain = F.FID == Main;
+    PresumedLoc PL = SM.getPresumedLoc(SM.getLocForStartOfFile(F.FID), false);
+    R.Name = PL.isValid() ? PL.getFilename() : (R.FE ? R.FE->getName().str() : "");
+    std::string Text = Preamble + lineDirective(1, R.Name);
+    R.PreambleSize = Text.size();
+    unsigned Pos = 0;
+    const Edit *Prev = nullptr;
+    for (const Edit &E : F.Edits) {
+      if (Prev && E.Offset == Prev->Offset && E.Length == Prev->Length &&
+          E.Text == Prev->Text)
+        continue; // the same edit from a second inclusion
+      if (E.Offset < Pos) {
+        S.error(SM.getLocForStartOfFile(F.FID).getLocWithOffset(E.Offset),
+                "conflicting rewrites of the same code (a header included "
+                "in different contexts?)");
+        return;
+      }
+      Text += Buf.substr(Pos, E.Offset - Pos).str();
+      Text += E.Text;
+      R.Applied.push_back({E.Offset, E.Length, (unsigned)E.Text.size()});
+      Pos = E.Offset + E.Length;
+      Prev = &E;
+    }
+    Text += Buf.substr(Pos).str();
+    if (R.IsMain) {
+      if (!Text.empty() && Text.back() != '\n')
+        Text += '\n';
+      Text += "/* compactptr: type descriptors (mode " +
+              std::string(Options::modeName(S.Opts.TheMode)) + ") */\n";
+      for (const auto &T : S.M.Types)
+        Text += descriptorText(S, *T);
+      Text += rootsText(S);
+      Text += "CP_DEFINE_MODULE();\n";
+    }
+    R.Text = std::move(Text);
+    Out.push_back(std::move(R));
+  }
+}
+
+} // namespace compactptr

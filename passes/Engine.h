@@ -1,0 +1,254 @@
+//===- Engine.h - the compactptr engine: shared model and pass entry points ===//
+//
+// The engine turns a parsed C translation unit into rewritten source text.
+// It is a pipeline of passes, one per file:
+//
+//   Analysis.cpp  compact types (annotated + inferred), function classes
+//   Safety.cpp    the safety gate for types (unions, bit-fields, packed, ...)
+//   Layout.cpp    compact layouts: field order, generated declarations
+//   Rewrite.cpp   compact bodies: member access, copies, allocation, ...
+//   Emit.cpp      generated code placement, descriptors, applying the edits
+//   Engine.cpp    the pipeline driver and the diagnostic helpers
+//
+// Two front ends drive it: Plugin.cpp (compactptr.so, a nested parse inside
+// clang) and tool/compactptr-rewrite.cpp (libTooling).  Passes collect edits
+// in an EditSet; any error clears the whole set, so a file is never half
+// rewritten.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPACTPTR_ENGINE_H
+#define COMPACTPTR_ENGINE_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace compactptr {
+
+/// Build modes (design.md §4).  `switchable` (dual and checked bodies) is
+/// the next form to add; the rewrite asks `Options::compactBodies()` and
+/// `Options::buildFlag()` rather than testing the mode directly.
+enum class Mode { CompactOnly, Wide };
+
+struct Options {
+  Mode TheMode = Mode::CompactOnly;
+  /// Member access, copies, sizeof and pointer arithmetic use the compact
+  /// layout (compact-only today; switchable later per function form).
+  bool compactBodies() const { return TheMode == Mode::CompactOnly; }
+  /// The CP_BUILD_* constant descriptors carry.
+  const char *buildFlag() const {
+    return TheMode == Mode::Wide ? "CP_BUILD_WIDE" : "CP_BUILD_COMPACT_ONLY";
+  }
+  static bool parseMode(llvm::StringRef S, Mode &Out);
+  static const char *modeName(Mode M);
+};
+
+struct CompactType;
+
+/// One field of a compact type, as the compact layout stores it.
+struct FieldInfo {
+  enum Kind { Bytes, Handle, Struct };
+  const clang::FieldDecl *FD = nullptr;
+  Kind K = Bytes;
+  uint64_t Count = 1;                 ///< array elements (flattened)
+  const clang::RecordDecl *Target = nullptr; ///< Handle/Struct: the record
+  unsigned CompactAlign = 1;          ///< bytes, for field ordering
+  uint64_t CompactSize = 0;           ///< bytes (0 if unknown)
+};
+
+/// A compact type: annotated with `compact` or inferred.
+struct CompactType {
+  const clang::RecordDecl *RD = nullptr;
+  bool Annotated = false;
+  std::string Name;         ///< tag or typedef name (descriptor name)
+  std::string WideSpelling; ///< how C names the wide type: "struct node"
+  std::string CompactTag;   ///< "cp__c_node": `struct cp__c_node`
+  std::string DescName;     ///< "cp__desc_node"
+  std::vector<FieldInfo> Fields; ///< in compact-layout order (Layout pass)
+  unsigned CompactAlign = 1;
+  uint64_t CompactSize = 0;
+  bool LayoutDone = false;
+  std::string compactSpelling() const { return "struct " + CompactTag; }
+};
+
+/// What Analysis learns about a function.
+enum FunctionClass : unsigned {
+  FC_None = 0,
+  FC_LayoutDependent = 1, ///< touches a compact layout
+  FC_Safepoint = 2,       ///< reaches a safepoint (for the switchable form)
+};
+
+/// The engine's view of a translation unit.
+struct Model {
+  std::vector<std::unique_ptr<CompactType>> Types; ///< definition order
+  llvm::DenseMap<const clang::RecordDecl *, CompactType *> ByDecl;
+  llvm::DenseMap<const clang::FunctionDecl *, unsigned> Functions;
+  /// Every struct and union definition outside system headers.
+  std::vector<const clang::RecordDecl *> Records;
+
+  /// The compact type of a record type (through typedefs), else null.
+  CompactType *recordOf(clang::QualType T) const;
+  /// The compact pointee of a pointer type, else null.
+  CompactType *pointeeOf(clang::QualType T) const;
+  /// Strip array types: the compact record element, else null.
+  CompactType *elementOf(clang::QualType T) const;
+};
+
+/// Analysis.cpp: expression classes the later passes share.
+/// A glvalue of compact record (or array-of-record) type that lives in a
+/// heap object, so in compact layout: `*p`, `p[i]`, `p->s`, `x.s` of such.
+bool isCompactLocated(const Model &M, const clang::Expr *E);
+/// A compact-pointer field (or element of a handle array field) of a
+/// compact-located object: in compact layout it holds a handle.
+bool isHandleLValue(const Model &M, const clang::Expr *E);
+/// An array field of compact pointers in a compact-located object.
+bool isHandleArray(const Model &M, const clang::Expr *E);
+/// The field a member expression names, if any.
+const clang::FieldDecl *memberField(const clang::Expr *E);
+
+/// Edits collected by the passes, applied by Emit at the end.
+struct Edit {
+  unsigned Offset = 0, Length = 0; ///< replaced range in the original file
+  std::string Text;
+  unsigned Order = 0;              ///< insertion order, for stable sorting
+};
+
+class EditSet {
+public:
+  /// Replace a file character range.  Returns false if the range is not in
+  /// one file (macro bodies): the caller reports a diagnostic.
+  bool replace(const clang::SourceManager &SM, clang::CharSourceRange R,
+               std::string Text);
+  void insert(clang::FileID FID, unsigned Offset, std::string Text);
+  std::map<clang::FileID, std::vector<Edit>> &files() { return Files; }
+  void clear() { Files.clear(); }
+  bool empty() const { return Files.empty(); }
+
+private:
+  std::map<clang::FileID, std::vector<Edit>> Files;
+  unsigned Counter = 0;
+};
+
+/// A rewritten file: the whole new text.
+struct RewrittenFile {
+  clang::FileID FID;
+  clang::OptionalFileEntryRef FE;
+  std::string Name; ///< as the compiler spells it (presumed name)
+  std::string Text;
+  bool IsMain = false;
+  /// Where original offsets went: the preamble size and, per applied edit,
+  /// {original offset, original length, new length}.
+  unsigned PreambleSize = 0;
+  std::vector<std::array<unsigned, 3>> Applied;
+  /// The offset in Text of an offset in the original file.
+  unsigned mapOffset(unsigned Orig) const {
+    long Delta = PreambleSize;
+    for (const auto &A : Applied) {
+      if (A[1] == 0 && Orig >= A[0])
+        Delta += A[2];
+      else if (A[1] != 0 && Orig >= A[0] + A[1])
+        Delta += (long)A[2] - (long)A[1];
+      else if (A[1] != 0 && Orig >= A[0])
+        return A[0] + Delta;
+      else
+        break;
+    }
+    return Orig + Delta;
+  }
+};
+
+/// Where diagnostics go.  The tool reports straight into its
+/// DiagnosticsEngine; the plugin records them in the nested parse and
+/// replays them in the outer compiler.
+struct DiagSink {
+  virtual ~DiagSink() = default;
+  virtual void report(clang::DiagnosticsEngine::Level L, clang::SourceLocation Loc,
+                      llvm::StringRef Msg,
+                      llvm::ArrayRef<clang::CharSourceRange> Ranges,
+                      llvm::ArrayRef<clang::FixItHint> Fixits) = 0;
+};
+
+/// Reports through a DiagnosticsEngine with one custom ID per level.
+class EngineDiagSink : public DiagSink {
+public:
+  explicit EngineDiagSink(clang::DiagnosticsEngine &D) : Diags(D) {}
+  void report(clang::DiagnosticsEngine::Level L, clang::SourceLocation Loc,
+              llvm::StringRef Msg, llvm::ArrayRef<clang::CharSourceRange> Ranges,
+              llvm::ArrayRef<clang::FixItHint> Fixits) override;
+
+private:
+  clang::DiagnosticsEngine &Diags;
+};
+
+/// Shared state of one engine run.
+struct Session {
+  clang::ASTContext &Ctx;
+  clang::SourceManager &SM;
+  const clang::LangOptions &LO;
+  Options Opts;
+  DiagSink &Sink;
+  Model M;
+  EditSet Edits;
+  unsigned Errors = 0;
+
+  Session(clang::ASTContext &C, const Options &O, DiagSink &S)
+      : Ctx(C), SM(C.getSourceManager()), LO(C.getLangOpts()), Opts(O), Sink(S) {}
+
+  /// An error (a refusal): the run produces no rewrite.
+  void error(clang::SourceLocation Loc, llvm::StringRef Msg,
+             llvm::ArrayRef<clang::CharSourceRange> Ranges = {},
+             llvm::ArrayRef<clang::FixItHint> Fixits = {});
+  /// A warning (a hazard the rewrite cannot rule out).
+  void warning(clang::SourceLocation Loc, llvm::StringRef Msg,
+               llvm::ArrayRef<clang::CharSourceRange> Ranges = {},
+               llvm::ArrayRef<clang::FixItHint> Fixits = {});
+  /// True for locations the engine leaves alone (system headers, builtins).
+  bool isIgnoredLoc(clang::SourceLocation Loc) const;
+  /// `struct node` / `node_t` for a type, as the user's source spells it.
+  std::string typeText(clang::QualType T) const;
+};
+
+// ---- the passes, in pipeline order ----------------------------------------
+/// Analysis.cpp: fill Model::Types (annotated, then inferred to a fixed
+/// point) and Model::Functions.
+void runAnalysis(Session &S);
+/// Safety.cpp: type-level refusals (unions, bit-fields, packed, ...).
+void runSafety(Session &S);
+/// Layout.cpp: field order, sizes and alignments of every compact layout.
+void runLayout(Session &S);
+/// Layout.cpp: `struct cp__c_T {...};` plus converters, for one type.
+std::string compactDeclText(const Session &S, const CompactType &T);
+/// Layout.cpp: the descriptor definition and its registration.
+std::string descriptorText(const Session &S, const CompactType &T);
+/// Emit.cpp: a root descriptor and its registration for a variable with
+/// static storage that holds compact pointers or compact values, else "".
+std::string rootDescText(const Session &S, const clang::VarDecl *VD,
+                         llvm::StringRef Sep);
+/// Rewrite.cpp: rewrite every function body and file-scope initializer.
+void runRewrite(Session &S);
+/// Emit.cpp: place generated code and apply all edits.
+void runEmit(Session &S, std::vector<RewrittenFile> &Out);
+
+/// Engine.cpp: the pipeline.  Returns false if any error was reported (and
+/// then Out is empty).  With no compact type in the TU, Out is empty too.
+bool runEngine(clang::ASTContext &Ctx, const Options &O, DiagSink &Sink,
+               std::vector<RewrittenFile> &Out);
+
+/// Attributes.cpp: referenced by the front ends so the attributes register.
+int attributesAnchor();
+
+/// Text between the generated preamble and the user's first line.
+std::string lineDirective(unsigned Line, llvm::StringRef File);
+
+} // namespace compactptr
+
+#endif

@@ -1,0 +1,238 @@
+//===- Layout.cpp - compact layouts, generated declarations, descriptors ==//
+//
+// In:  Model::Types (Analysis), checked by Safety.
+// Out: per compact type, its fields in compact-layout order: handles
+//      (cp_handle_t) for compact-pointer fields and handle arrays, the
+//      compact layout of nested compact structs, every other field
+//      unchanged; ordered by alignment (largest first, stable) to remove
+//      padding.  The text of `struct cp__c_T`, of the field-by-field
+//      converters between a heap object and a wide value, and of the
+//      type descriptor.
+// Invariants: offsets and sizes in descriptors are computed by the C
+//      compiler (offsetof/sizeof on the generated declarations), so the
+//      descriptor always matches the code; the compact struct is aligned to
+//      the granule, so every object and array element has a handle.
+// Tests: test/rewrite/layout-reorder.c, test/rewrite/descriptor.c,
+//      test/rewrite/nested-struct-field.c, test/rewrite/struct-copy.c.
+//
+//===----------------------------------------------------------------------===//
+#include "Engine.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/PrettyPrinter.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+
+namespace compactptr {
+namespace {
+
+/// Element type and flattened count and dimension suffix ("[2][3]").
+QualType stripArrays(QualType T, uint64_t &Count, std::string &Dims) {
+  Count = 1;
+  Dims.clear();
+  while (const auto *CAT = dyn_cast<ConstantArrayType>(T.getCanonicalType().getTypePtr())) {
+    uint64_t N = CAT->getSize().getZExtValue();
+    Count *= N;
+    Dims += "[" + std::to_string(N) + "]";
+    T = CAT->getElementType();
+  }
+  return T;
+}
+
+void layoutType(Session &S, CompactType &T) {
+  if (T.LayoutDone)
+    return;
+  T.LayoutDone = true; // a by-value cycle is impossible in C
+  ASTContext &C = S.Ctx;
+  for (const FieldDecl *FD : T.RD->fields()) {
+    FieldInfo F;
+    F.FD = FD;
+    std::string Dims;
+    QualType E = stripArrays(FD->getType(), F.Count, Dims);
+    if (CompactType *P = S.M.pointeeOf(E)) {
+      F.K = FieldInfo::Handle;
+      F.Target = P->RD;
+      F.CompactAlign = 4;
+      F.CompactSize = 4 * F.Count;
+    } else if (CompactType *R = S.M.recordOf(E)) {
+      layoutType(S, *R);
+      F.K = FieldInfo::Struct;
+      F.Target = R->RD;
+      F.CompactAlign = R->CompactAlign;
+      F.CompactSize = R->CompactSize * F.Count;
+    } else {
+      F.K = FieldInfo::Bytes;
+      F.CompactAlign = C.getDeclAlign(FD).getQuantity();
+      F.CompactSize = C.getTypeSizeInChars(FD->getType()).getQuantity();
+    }
+    T.Fields.push_back(F);
+  }
+  std::stable_sort(T.Fields.begin(), T.Fields.end(),
+                   [](const FieldInfo &A, const FieldInfo &B) {
+                     return A.CompactAlign > B.CompactAlign;
+                   });
+  uint64_t Off = 0;
+  unsigned Align = 1;
+  for (const FieldInfo &F : T.Fields) {
+    Off = (Off + F.CompactAlign - 1) / F.CompactAlign * F.CompactAlign;
+    Off += F.CompactSize;
+    Align = std::max(Align, F.CompactAlign);
+  }
+  // The compact struct is aligned to the granule (at least 4 bytes).
+  Align = std::max(Align, 4u);
+  T.CompactAlign = Align;
+  T.CompactSize = (Off + Align - 1) / Align * Align;
+}
+
+PrintingPolicy policy(const Session &S) {
+  PrintingPolicy P(S.LO);
+  P.SuppressTagKeyword = false;
+  P.Bool = false;
+  return P;
+}
+
+std::string declText(const Session &S, QualType T, StringRef Name) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  T.getUnqualifiedType().print(OS, policy(S), Name);
+  return OS.str();
+}
+
+const CompactType &typeOf(const Session &S, const RecordDecl *RD) {
+  return *S.M.ByDecl.lookup(cast<RecordDecl>(RD->getCanonicalDecl()));
+}
+
+/// Pointer-to-element type text of a handle field: "struct node *".
+std::string handleElemText(const Session &S, const FieldInfo &F) {
+  uint64_t N;
+  std::string Dims;
+  QualType E = stripArrays(F.FD->getType(), N, Dims);
+  return S.typeText(E.getUnqualifiedType());
+}
+
+} // namespace
+
+void runLayout(Session &S) {
+  for (auto &T : S.M.Types)
+    layoutType(S, *T);
+}
+
+std::string compactDeclText(const Session &S, const CompactType &T) {
+  std::string Out = "struct " + T.CompactTag + " {";
+  for (const FieldInfo &F : T.Fields) {
+    uint64_t N;
+    std::string Dims;
+    stripArrays(F.FD->getType(), N, Dims);
+    std::string Name = F.FD->getName().str();
+    switch (F.K) {
+    case FieldInfo::Handle:
+      Out += " cp_handle_t " + Name + Dims + ";";
+      break;
+    case FieldInfo::Struct:
+      Out += " " + typeOf(S, F.Target).compactSpelling() + " " + Name + Dims + ";";
+      break;
+    case FieldInfo::Bytes:
+      Out += " " + declText(S, F.FD->getType(), Name);
+      if (F.FD->hasAttr<AlignedAttr>())
+        Out += " __attribute__((aligned(" + std::to_string(F.CompactAlign) + ")))";
+      Out += ";";
+      break;
+    }
+  }
+  Out += " } __attribute__((aligned(CP_GRANULE > 4 ? CP_GRANULE : 4)));";
+  Out += " static cp_type_desc_t " + T.DescName + ";";
+  if (!S.Opts.compactBodies())
+    return Out;
+
+  // Converters between a heap object (compact layout) and a wide value.
+  const std::string W = T.WideSpelling, CT = T.compactSpelling();
+  std::string Load = " static __inline__ __attribute__((unused)) " + W + " cp__load_" + T.Name + "(const " +
+                     CT + " *cp__c) { " + W + " cp__w;";
+  std::string Store = " static __inline__ __attribute__((unused)) " + W + " cp__store_" + T.Name + "(" +
+                      CT + " *cp__c, " + W + " cp__w) {";
+  for (const FieldInfo &F : T.Fields) {
+    std::string N = F.FD->getName().str();
+    bool IsArray = F.FD->getType()->isArrayType();
+    switch (F.K) {
+    case FieldInfo::Bytes:
+      if (IsArray) {
+        Load += " __builtin_memcpy(&cp__w." + N + ", &cp__c->" + N + ", sizeof cp__w." + N + ");";
+        Store += " __builtin_memcpy(&cp__c->" + N + ", &cp__w." + N + ", sizeof cp__w." + N + ");";
+      } else {
+        Load += " cp__w." + N + " = cp__c->" + N + ";";
+        Store += " cp__c->" + N + " = cp__w." + N + ";";
+      }
+      break;
+    case FieldInfo::Handle: {
+      std::string PT = handleElemText(S, F);
+      if (!IsArray) {
+        Load += " cp__w." + N + " = (" + PT + ")cp_decode(cp__c->" + N + ");";
+        Store += " cp__c->" + N + " = cp_encode(cp__w." + N + ");";
+      } else {
+        std::string Cnt = std::to_string(F.Count);
+        Load += " { unsigned long cp__i; for (cp__i = 0; cp__i < " + Cnt + "; cp__i++) ((" +
+                PT + " *)(void *)&cp__w." + N + ")[cp__i] = (" + PT +
+                ")cp_decode(((const cp_handle_t *)(const void *)&cp__c->" + N +
+                ")[cp__i]); }";
+        Store += " { unsigned long cp__i; for (cp__i = 0; cp__i < " + Cnt +
+                 "; cp__i++) ((cp_handle_t *)(void *)&cp__c->" + N +
+                 ")[cp__i] = cp_encode(((" + PT + " *)(void *)&cp__w." + N + ")[cp__i]); }";
+      }
+      break;
+    }
+    case FieldInfo::Struct: {
+      const CompactType &R = typeOf(S, F.Target);
+      if (!IsArray) {
+        Load += " cp__w." + N + " = cp__load_" + R.Name + "(&cp__c->" + N + ");";
+        Store += " cp__store_" + R.Name + "(&cp__c->" + N + ", cp__w." + N + ");";
+      } else {
+        std::string Cnt = std::to_string(F.Count);
+        Load += " { unsigned long cp__i; for (cp__i = 0; cp__i < " + Cnt + "; cp__i++) ((" +
+                R.WideSpelling + " *)(void *)&cp__w." + N + ")[cp__i] = cp__load_" +
+                R.Name + "(&((const " + R.compactSpelling() +
+                " *)(const void *)&cp__c->" + N + ")[cp__i]); }";
+        Store += " { unsigned long cp__i; for (cp__i = 0; cp__i < " + Cnt +
+                 "; cp__i++) cp__store_" + R.Name + "(&((" + R.compactSpelling() +
+                 " *)(void *)&cp__c->" + N + ")[cp__i], ((" + R.WideSpelling +
+                 " *)(void *)&cp__w." + N + ")[cp__i]); }";
+      }
+      break;
+    }
+    }
+  }
+  Load += " return cp__w; }";
+  Store += " return cp__w; }";
+  return Out + Load + Store;
+}
+
+std::string descriptorText(const Session &S, const CompactType &T) {
+  const std::string W = T.WideSpelling, CT = T.compactSpelling();
+  std::string Out = "static const cp_field_desc_t cp__fields_" + T.Name + "[] = {\n";
+  for (const FieldInfo &F : T.Fields) {
+    std::string N = F.FD->getName().str();
+    Out += "  {\"" + N + "\", __builtin_offsetof(" + CT + ", " + N +
+           "), __builtin_offsetof(" + W + ", " + N + "), ";
+    std::string Cnt = std::to_string(F.Count);
+    switch (F.K) {
+    case FieldInfo::Bytes:
+      Out += "CP_FIELD_BYTES, " + Cnt + ", sizeof(((" + W + " *)0)->" + N + "), 0},\n";
+      break;
+    case FieldInfo::Handle:
+      Out += "CP_FIELD_HANDLE, " + Cnt + ", 0, &" + typeOf(S, F.Target).DescName + "},\n";
+      break;
+    case FieldInfo::Struct:
+      Out += "CP_FIELD_STRUCT, " + Cnt + ", 0, &" + typeOf(S, F.Target).DescName + "},\n";
+      break;
+    }
+  }
+  Out += "};\n";
+  Out += "static cp_type_desc_t " + T.DescName + " = {CP_ABI_VERSION, "
+         "CP_GRANULE_SHIFT, " + std::string(S.Opts.buildFlag()) + ", \"" +
+         T.Name + "\", sizeof(" + CT + "), __alignof__(" + CT + "), sizeof(" + W +
+         "), __alignof__(" + W + "), " + std::to_string(T.Fields.size()) +
+         ", cp__fields_" + T.Name + ", &cp__module, 0};\n";
+  Out += "CP_REGISTER_TYPE(" + T.DescName + ");\n";
+  return Out;
+}
+
+} // namespace compactptr

@@ -1,0 +1,447 @@
+//===- Safety.cpp - the safety gate: refusals and hazards -----------------===//
+//
+// In:  the Model from Analysis and the AST.
+// Out: diagnostics only.  An error for every construct the rewrite cannot
+//      handle (one reason per check, each with its own message and test);
+//      a warning for hazards it cannot rule out.  Errors stop the pipeline
+//      before anything is rewritten.
+// Invariants: the checks do not depend on the build mode, so a program that
+//      builds in one mode builds in all of them.
+// Tests: test/diagnostics/*.c (one file per reason).
+//
+//===----------------------------------------------------------------------===//
+#include "Engine.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+
+namespace compactptr {
+namespace {
+
+CharSourceRange tokRange(SourceRange R) { return CharSourceRange::getTokenRange(R); }
+
+std::string quoted(llvm::StringRef S) { return "'" + S.str() + "'"; }
+
+/// Strip arrays from a type.
+QualType elementType(QualType T) {
+  T = T.getCanonicalType();
+  while (const auto *AT = dyn_cast<ArrayType>(T.getTypePtr()))
+    T = AT->getElementType().getCanonicalType();
+  return T;
+}
+
+/// A tag type without a name (anonymous struct, union or enum).
+bool isUnnamedTag(QualType T) {
+  const auto *TT = elementType(T)->getAs<TagType>();
+  if (!TT)
+    return false;
+  const TagDecl *TD = TT->getDecl();
+  return !TD->getIdentifier() && !TD->getTypedefNameForAnonDecl();
+}
+
+/// Type-level refusals, per record.
+void checkRecord(Session &S, const RecordDecl *RD) {
+  const Model &M = S.M;
+  if (RD->isUnion()) {
+    for (const Decl *D : RD->redecls())
+      for (const auto *A : D->specific_attrs<AnnotateAttr>())
+        if (A->getAnnotation() == "compactptr::compact")
+          S.error(A->getLocation(), "'compact' applies to structs, not unions",
+                  {tokRange(A->getRange())});
+    for (const FieldDecl *FD : RD->fields()) {
+      QualType E = elementType(FD->getType());
+      if (CompactType *T = M.pointeeOf(E))
+        S.error(FD->getLocation(),
+                "union member " + quoted(FD->getName()) +
+                    " holds a compact pointer to " + quoted(T->WideSpelling) +
+                    "; compact pointers cannot live in unions",
+                {tokRange(FD->getSourceRange())});
+      else if (CompactType *T = M.recordOf(E))
+        S.error(FD->getLocation(),
+                "union member " + quoted(FD->getName()) +
+                    " holds compact type " + quoted(T->WideSpelling) +
+                    "; compact types cannot live in unions",
+                {tokRange(FD->getSourceRange())});
+    }
+    return;
+  }
+  CompactType *T = M.ByDecl.lookup(cast<RecordDecl>(RD->getCanonicalDecl()));
+  if (!T)
+    return;
+  std::string Who = T->Name.empty() ? std::string("anonymous struct")
+                                    : quoted(T->WideSpelling);
+  if (T->Name.empty()) {
+    S.error(RD->getLocation(),
+            "compact type needs a name: give the struct a tag or a typedef");
+    return;
+  }
+  if (RD->field_empty()) {
+    S.error(RD->getLocation(), "compact type " + Who + " has no fields");
+    return;
+  }
+  if (RD->hasAttr<PackedAttr>() || RD->hasAttr<MaxFieldAlignmentAttr>())
+    S.error(RD->getLocation(),
+            "compact type " + Who +
+                " is packed; compact types cannot be packed (remove "
+                "__attribute__((packed)) or #pragma pack)",
+            {tokRange(RD->getSourceRange())});
+  const DeclContext *DC = RD->getLexicalDeclContext();
+  if (DC->isFunctionOrMethod())
+    S.error(RD->getLocation(),
+            "compact type " + Who +
+                " is defined inside a function; define it at file scope");
+  else if (isa<RecordDecl>(DC))
+    S.error(RD->getLocation(),
+            "compact type " + Who +
+                " is defined inside another struct; define it at file scope");
+  if (RD->getBraceRange().getEnd().isMacroID())
+    S.error(RD->getLocation(), "compact type " + Who +
+                                   " is defined by a macro expansion; the "
+                                   "rewrite cannot place its compact layout");
+  for (const FieldDecl *FD : RD->fields()) {
+    auto FR = tokRange(FD->getSourceRange());
+    QualType E = elementType(FD->getType());
+    if (FD->isBitField()) {
+      S.error(FD->getLocation(),
+              "bit-field " + quoted(FD->getName()) + " in compact type " + Who +
+                  " is not supported; use a plain integer field",
+              {FR});
+      continue;
+    }
+    if (FD->hasAttr<PackedAttr>())
+      S.error(FD->getLocation(),
+              "packed field " + quoted(FD->getName()) + " in compact type " +
+                  Who + " is not supported",
+              {FR});
+    if (FD->getType()->isIncompleteArrayType()) {
+      S.error(FD->getLocation(),
+              "flexible array member " + quoted(FD->getName()) +
+                  " in compact type " + Who + " is not supported",
+              {FR});
+      continue;
+    }
+    if (FD->getType()->isVariableArrayType()) {
+      S.error(FD->getLocation(), "variable-length array field " +
+                                     quoted(FD->getName()) + " is not supported",
+              {FR});
+      continue;
+    }
+    if (FD->getName().empty() || isUnnamedTag(FD->getType())) {
+      S.error(FD->getLocation(),
+              "field of unnamed struct, union or enum type in compact type " +
+                  Who + " is not supported; give the type a tag",
+              {FR});
+      continue;
+    }
+    if (M.pointeeOf(E) && (E.isVolatileQualified() || E->isAtomicType()))
+      S.error(FD->getLocation(),
+              "volatile or _Atomic compact pointer " + quoted(FD->getName()) +
+                  " is not supported",
+              {FR});
+    if (E->isAtomicType() && M.pointeeOf(E->getAs<AtomicType>()->getValueType()))
+      S.error(FD->getLocation(),
+              "_Atomic compact pointer " + quoted(FD->getName()) +
+                  " is not supported",
+              {FR});
+  }
+}
+
+/// Expression-level refusals and hazards in function bodies.
+class ExprChecks : public RecursiveASTVisitor<ExprChecks> {
+public:
+  explicit ExprChecks(Session &S) : S(S), M(S.M) {}
+
+  bool VisitUnaryOperator(UnaryOperator *E) {
+    if (E->getOpcode() != UO_AddrOf || S.isIgnoredLoc(E->getExprLoc()))
+      return true;
+    const Expr *Sub = E->getSubExpr()->IgnoreParens();
+    if (isHandleLValue(M, Sub) || isHandleArray(M, Sub)) {
+      std::string F = fieldName(Sub);
+      S.error(E->getExprLoc(),
+              F.empty() ? "the address of a handle cannot be taken: in compact "
+                          "layout it is a 32-bit handle, not a pointer"
+                        : quoted(F) + " is a handle field; its address cannot "
+                                      "be taken",
+              {tokRange(E->getSourceRange())});
+      return true;
+    }
+    if (M.elementOf(Sub->getType()) && !isCompactLocated(M, Sub))
+      checkNonHeapAddress(E, Sub);
+    return true;
+  }
+
+  bool VisitImplicitCastExpr(ImplicitCastExpr *E) {
+    if (S.isIgnoredLoc(E->getExprLoc()))
+      return true;
+    if (E->getCastKind() == CK_ArrayToPointerDecay) {
+      const Expr *Sub = E->getSubExpr()->IgnoreParens();
+      if (isHandleArray(M, Sub) && !isSubscriptBase(E)) {
+        S.error(E->getExprLoc(),
+                quoted(fieldName(Sub)) +
+                    " is a handle array field; it cannot be used as a "
+                    "pointer, only subscripted",
+                {tokRange(E->getSourceRange())});
+      } else if (M.recordOf(E->getType()->getPointeeType()) &&
+                 M.elementOf(Sub->getType()) && !isCompactLocated(M, Sub) &&
+                 !isSubscriptBase(E)) {
+        checkNonHeapAddress(E, Sub);
+      }
+      return true;
+    }
+    checkCast(E);
+    return true;
+  }
+
+  /// memcpy/memmove between a heap object (compact layout) and a value
+  /// (wide layout) of a compact type copies the wrong bytes.
+  bool VisitCallExpr(CallExpr *E) {
+    const FunctionDecl *FD = E->getDirectCallee();
+    if (!FD || !FD->getIdentifier() || E->getNumArgs() < 2 ||
+        S.isIgnoredLoc(E->getExprLoc()))
+      return true;
+    StringRef N = FD->getName();
+    if (N != "memcpy" && N != "memmove" && N != "__builtin_memcpy" &&
+        N != "__builtin_memmove" && N != "memcmp" && N != "bcopy")
+      return true;
+    CompactType *H = nullptr, *V = nullptr;
+    for (unsigned I = 0; I < 2; ++I) {
+      const Expr *A = E->getArg(I)->IgnoreParenImpCasts();
+      if (CompactType *T = M.pointeeOf(A->getType())) {
+        const auto *UO = dyn_cast<UnaryOperator>(A);
+        if (UO && UO->getOpcode() == UO_AddrOf &&
+            !isCompactLocated(M, UO->getSubExpr()))
+          V = T;
+        else
+          H = T;
+      } else if (M.elementOf(A->getType()) && !isCompactLocated(M, A)) {
+        V = M.elementOf(A->getType());
+      }
+    }
+    if (H && V)
+      S.error(E->getExprLoc(),
+              quoted(N) + " between a heap object of compact type " +
+                  quoted(H->WideSpelling) +
+                  " (compact layout) and a value (wide layout); use "
+                  "assignment (*p = v or v = *p) instead",
+              {tokRange(E->getSourceRange())});
+    return true;
+  }
+
+  bool VisitCStyleCastExpr(CStyleCastExpr *E) {
+    if (!S.isIgnoredLoc(E->getExprLoc()))
+      checkCast(E);
+    return true;
+  }
+
+private:
+  Session &S;
+  const Model &M;
+
+  static std::string fieldName(const Expr *E) {
+    E = E->IgnoreParens();
+    while (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+      E = AS->getBase()->IgnoreParenImpCasts();
+    if (const FieldDecl *FD = memberField(E))
+      return FD->getName().str();
+    return "";
+  }
+
+  const Expr *parentExpr(const Expr *E) {
+    for (;;) {
+      auto Ps = S.Ctx.getParents(*E);
+      if (Ps.empty())
+        return nullptr;
+      const Expr *P = Ps[0].get<Expr>();
+      if (!P)
+        return nullptr;
+      if (isa<ParenExpr>(P)) {
+        E = P;
+        continue;
+      }
+      return P;
+    }
+  }
+
+  bool isSubscriptBase(const Expr *Decay) {
+    const Expr *P = parentExpr(Decay);
+    const auto *AS = P ? dyn_cast<ArraySubscriptExpr>(P) : nullptr;
+    return AS && AS->getBase()->IgnoreParens() == Decay;
+  }
+
+  /// `&v` / `arr` of a value of compact type (a local, a global or part of
+  /// one): legal while it stays a byte address (void *, char *), an error
+  /// as soon as it flows into a compact pointer.
+  void checkNonHeapAddress(const Expr *Addr, const Expr *Sub) {
+    const Expr *P = parentExpr(Addr);
+    if (const auto *CE = P ? dyn_cast<CastExpr>(P) : nullptr) {
+      QualType To = CE->getType();
+      if (To->isPointerType() && !M.pointeeOf(To))
+        return; // a byte address: memcpy, memset, printf("%p")
+    }
+    std::string What = describe(Sub);
+    if (const auto *BO = P ? dyn_cast<BinaryOperator>(P) : nullptr)
+      if (BO->getOpcode() == BO_Assign && isHandleLValue(M, BO->getLHS())) {
+        S.error(Addr->getExprLoc(),
+                "storing the address of " + What + " into compact field " +
+                    quoted(fieldName(BO->getLHS())) +
+                    "; compact fields can only point to heap objects",
+                {tokRange(Addr->getSourceRange())});
+        return;
+      }
+    S.error(Addr->getExprLoc(),
+            "the address of " + What +
+                " cannot be used as a compact pointer; compact pointers must "
+                "point to heap objects (allocate it with malloc)",
+            {tokRange(Addr->getSourceRange())});
+  }
+
+  static std::string describe(const Expr *E) {
+    E = E->IgnoreParens();
+    while (true) {
+      if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+        E = ME->getBase()->IgnoreParens();
+        continue;
+      }
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+        E = AS->getBase()->IgnoreParenImpCasts();
+        continue;
+      }
+      break;
+    }
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+        return std::string(!VD->hasGlobalStorage() ? "local "
+                           : VD->isStaticLocal()  ? "static local "
+                                                  : "global ") +
+               quoted(VD->getName());
+    return "a non-heap object";
+  }
+
+  /// The array variable (local or global) a byte pointer points into:
+  /// `buf`, `buf + k`, `&buf[k]`, `(char *)buf`; else null.
+  static const VarDecl *arrayVarBase(const Expr *E) {
+    for (;;) {
+      E = E->IgnoreParens();
+      if (const auto *C = dyn_cast<CastExpr>(E)) {
+        if (C->getCastKind() == CK_ArrayToPointerDecay) {
+          const auto *DR = dyn_cast<DeclRefExpr>(C->getSubExpr()->IgnoreParens());
+          return DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+        }
+        E = C->getSubExpr();
+        continue;
+      }
+      if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+        if (!B->isAdditiveOp())
+          return nullptr;
+        E = B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS();
+        continue;
+      }
+      if (const auto *U = dyn_cast<UnaryOperator>(E)) {
+        if (U->getOpcode() != UO_AddrOf)
+          return nullptr;
+        const auto *AS = dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens());
+        if (!AS)
+          return nullptr;
+        E = AS->getBase();
+        continue;
+      }
+      return nullptr;
+    }
+  }
+
+  void checkCast(const CastExpr *E) {
+    QualType To = E->getType(), From = E->getSubExpr()->getType();
+    CompactType *FromT = M.pointeeOf(From), *ToT = M.pointeeOf(To);
+    auto R = tokRange(E->getSourceRange());
+    if (ToT && !FromT && E->getCastKind() == CK_BitCast)
+      if (const VarDecl *VD = arrayVarBase(E->getSubExpr());
+          VD && VD->getType()->isArrayType()) {
+        S.error(E->getExprLoc(),
+                "memory of " + std::string(VD->hasGlobalStorage() ? "global" : "local") +
+                    " array " + quoted(VD->getName()) +
+                    " used as a compact object of type " + quoted(ToT->WideSpelling) +
+                    "; compact objects must be allocated with malloc",
+                {R});
+        return;
+      }
+    switch (E->getCastKind()) {
+    case CK_PointerToIntegral:
+      if (FromT)
+        S.warning(E->getExprLoc(),
+                  "compact pointer to " + quoted(FromT->WideSpelling) +
+                      " cast to an integer; the value does not survive the "
+                      "switch to wide mode",
+                  {R});
+      return;
+    case CK_IntegralToPointer:
+      if (ToT && !E->getSubExpr()->isNullPointerConstant(
+                     S.Ctx, Expr::NPC_ValueDependentIsNotNull))
+        S.warning(E->getExprLoc(),
+                  "integer cast to a compact pointer to " +
+                      quoted(ToT->WideSpelling) +
+                      "; it must hold the address of a heap object",
+                  {R});
+      return;
+    case CK_BitCast:
+      break;
+    default:
+      return;
+    }
+    if (!From->isPointerType() || !To->isPointerType() || FromT == ToT)
+      return;
+    QualType FP = From->getPointeeType().getCanonicalType();
+    QualType TP = To->getPointeeType().getCanonicalType();
+    auto isBytes = [](QualType T) {
+      return T->isVoidType() || T->isCharType();
+    };
+    if (FromT && ToT) {
+      S.error(E->getExprLoc(),
+              "cast from " + quoted(S.typeText(From)) + " to " +
+                  quoted(S.typeText(To)) +
+                  " reinterprets one compact type as another; their compact "
+                  "layouts differ",
+              {R});
+    } else if (FromT && TP->isRecordType()) {
+      S.error(E->getExprLoc(),
+              "cast from compact pointer " + quoted(S.typeText(From)) + " to " +
+                  quoted(S.typeText(To)) +
+                  "; the object is in compact layout, not in the layout of " +
+                  quoted(S.typeText(TP)),
+              {R});
+    } else if (ToT && FP->isRecordType()) {
+      S.error(E->getExprLoc(),
+              "cast from " + quoted(S.typeText(From)) +
+                  " to compact pointer " + quoted(S.typeText(To)) +
+                  "; only void * or char * may be cast to a compact pointer",
+              {R});
+    } else if (FromT && !isBytes(TP)) {
+      S.warning(E->getExprLoc(),
+                "compact pointer " + quoted(S.typeText(From)) +
+                    " cast to unrelated pointer type " +
+                    quoted(S.typeText(To)) +
+                    "; the object is in compact layout",
+                {R});
+    } else if (ToT && !isBytes(FP) && !FP->isPointerType()) {
+      S.warning(E->getExprLoc(),
+                "pointer of unrelated type " + quoted(S.typeText(From)) +
+                    " cast to compact pointer " + quoted(S.typeText(To)),
+                {R});
+    }
+  }
+};
+
+} // namespace
+
+void runSafety(Session &S) {
+  for (const RecordDecl *RD : S.M.Records)
+    checkRecord(S, RD);
+  if (S.M.Types.empty())
+    return; // nothing compact: no expression can be wrong
+  ExprChecks C(S);
+  C.TraverseDecl(S.Ctx.getTranslationUnitDecl());
+}
+
+} // namespace compactptr

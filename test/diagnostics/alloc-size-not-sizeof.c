@@ -1,0 +1,35 @@
+// An allocation converted to a compact pointer must say what it allocates:
+// sizeof(struct T) or n * sizeof(struct T), so the runtime can allocate the
+// compact layout.  A fix-it offers the right sizeof.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
+// RUN: not %clang %cflags -fplugin=%plugin -fsyntax-only -fdiagnostics-parseable-fixits %s 2>&1 | FileCheck %s
+#include <compactptr.h>
+#include <stdlib.h>
+
+struct CP_COMPACT node {
+  int key;
+  struct node *next;
+};
+
+struct node *a(void) {
+  return malloc(16); // expected-error {{allocation of compact type 'struct node' must have its size expressed as sizeof(struct node) or n * sizeof(struct node)}}
+}
+
+struct node *b(void) {
+  return malloc(sizeof(int) * 4); // expected-error {{allocation of compact type 'struct node' must have its size expressed as sizeof(struct node)}}
+}
+
+struct node *c(void) {
+  return malloc(sizeof(long[2])); // expected-error {{must have its size expressed as sizeof(struct node)}}
+}
+// CHECK: fix-it:"{{.*}}alloc-size-not-sizeof.c":{24:17-24:32}:"sizeof(struct node)"
+
+struct node **d(int n) {
+  return malloc(n * 8); // expected-error {{allocation of an array of compact pointers must have its size expressed as n * sizeof(struct node *)}}
+}
+
+// These are fine.
+struct node *e(void) { return malloc(sizeof(struct node)); }
+struct node *f(struct node *p) { return p = malloc(sizeof *p); }
+void *g(void) { return malloc(16); } // not converted to a compact pointer

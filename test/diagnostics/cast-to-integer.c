@@ -1,0 +1,20 @@
+// Casting a compact pointer to an integer or an unrelated pointer type is
+// allowed but warned: addresses change at the switch to wide mode.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
+#include <compactptr.h>
+#include <stdint.h>
+
+struct CP_COMPACT node { int key; struct node *next; };
+
+uintptr_t hash(struct node *p) {
+  return (uintptr_t)p; // expected-warning {{compact pointer to 'struct node' cast to an integer; the value does not survive the switch to wide mode}}
+}
+
+int *keyp(struct node *p) {
+  return (int *)p; // expected-warning {{compact pointer 'struct node *' cast to unrelated pointer type 'int *'; the object is in compact layout}}
+}
+
+struct node *back(uintptr_t v) {
+  return (struct node *)v; // expected-warning {{integer cast to a compact pointer to 'struct node'; it must hold the address of a heap object}}
+}

@@ -1,0 +1,18 @@
+// A handle array field can only be subscripted: decaying it to a
+// `struct node **` would hand out the address of handles.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
+#include <compactptr.h>
+
+struct CP_COMPACT node {
+  struct node *kids[4];
+};
+
+void visit(struct node **v, int n);
+
+void f(struct node *p) {
+  visit(p->kids, 4); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted}}
+  visit(&p->kids[0], 1); // expected-error {{'kids' is a handle field; its address cannot be taken}}
+  struct node *first = p->kids[0]; // subscripting is fine: no diagnostic
+  (void)first;
+}

@@ -1,0 +1,32 @@
+// malloc, calloc, realloc and free of compact types become typed runtime
+// calls, whatever the spelling of the size and the casts around them.
+// RUN: %rewrite --main-only %s -- %cflags > %t.c
+// RUN: FileCheck --match-full-lines %s < %t.c
+// RUN: %clang %cflags -Wall -Werror %t.c %runtime -o %t && %t | FileCheck --check-prefix=OUT %s
+#include <compactptr.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct CP_COMPACT node { int key; struct node *next; } node_t;
+
+int main(void) {
+  int n = 5;
+  node_t *a = malloc(sizeof(node_t));
+  // CHECK: node_t *a = cp_alloc(&cp__desc_node);
+  struct node *b = (struct node *)malloc(sizeof *b);
+  // CHECK: struct node *b = (struct node *)cp_alloc(&cp__desc_node);
+  struct node *c = calloc(n, sizeof(struct node));
+  // CHECK: struct node *c = cp_alloc_array(&cp__desc_node, (unsigned long)(n));
+  struct node *d = malloc(sizeof(struct node) * n);
+  // CHECK: struct node *d = cp_alloc_array(&cp__desc_node, (unsigned long)(n));
+  d = (node_t *)realloc(d, 2 * n * sizeof *d);
+  // CHECK: d = (node_t *)cp_realloc_array(&cp__desc_node, d, (unsigned long)(2 * n));
+  void *raw = malloc(64);
+  // CHECK: void *raw = malloc(64);
+  a->key = 1; b->key = 2; c[4].key = 3; d[9].key = 4;
+  printf("%d %d %d %d %d\n", a->key, b->key, c[4].key, d[9].key, c[0].next == NULL);
+  // OUT: 1 2 3 4 1
+  free(a); free(b); free(c); free(d); free(raw);
+  // CHECK: cp_free(a); cp_free(b); cp_free(c); cp_free(d); free(raw);
+  return 0;
+}

@@ -1,0 +1,270 @@
+/*
+ * analyze.c - candidates, layouts, blockers per candidate, ranking.
+ *
+ * In:  the facts scan.c collected.
+ * Out: per struct: heap / self_ref / pointed_from_heap / candidate, the
+ *      compact layout size, the blockers that apply to it, a score, and
+ *      the ranked order in ad_model_t.order.
+ *
+ * Rules (kept in step with the plugin, passes/Analysis.cpp and
+ * passes/Layout.cpp):
+ *  - A struct is a *candidate* if it is allocated with malloc, calloc or
+ *    realloc (the result converted to a pointer to it, or the size given
+ *    as sizeof of it; a size in another form is an alloc-size blocker), and
+ *    it is self-referential or a heap struct has a field pointing to it.
+ *  - Sizes assume every candidate (and every struct already marked
+ *    CP_COMPACT) is marked: those types and, to a fixed point, every struct
+ *    that points to or holds one of them are compact.  A field pointing to
+ *    a compact type becomes a 4-byte handle (arrays: 4 bytes per element),
+ *    a nested compact struct takes its compact layout, other fields keep
+ *    their size; fields are ordered by alignment, largest first (stable),
+ *    and the struct is aligned to at least 4 bytes (the granule).
+ *  - Marking T also makes compact every struct that points to or holds T
+ *    (transitively); a blocker of any of them blocks T.
+ */
+#include "advise.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+  const char *name, *plugin;
+} kinds[AD_B__COUNT] = {
+    [AD_B_ADDRESS_OF_FIELD] = {"address-of-field", "error"},
+    [AD_B_UNION] = {"union", "error"},
+    [AD_B_BITFIELD] = {"bit-field", "error"},
+    [AD_B_PACKED] = {"packed", "error"},
+    [AD_B_FLEXIBLE_ARRAY] = {"flexible-array", "error"},
+    [AD_B_LOCAL_TYPE] = {"local-type", "error"},
+    [AD_B_UNNAMED_FIELD] = {"unnamed-field-type", "error"},
+    [AD_B_ALLOC_SIZE] = {"alloc-size", "error"},
+    [AD_B_NON_HEAP_ADDRESS] = {"non-heap-address", "error"},
+    [AD_B_INCOMPATIBLE_CAST] = {"incompatible-cast", "error"},
+    [AD_B_INT_CAST] = {"int-cast", "warning"},
+    [AD_B_UNRELATED_CAST] = {"unrelated-cast", "warning"},
+    [AD_B_CONTAINER_OF] = {"container-of", "none"},
+    [AD_B_CROSS_TYPE_ARITH] = {"cross-type-arithmetic", "none"},
+    [AD_B_HANDLE_ARRAY_DECAY] = {"handle-array-decay", "error"},
+    [AD_B_MEMCPY_VALUE] = {"memcpy-value", "error"},
+    [AD_B_MACRO_BODY] = {"macro-body", "error"},
+};
+
+const char *ad_blocker_kind_name(ad_blocker_kind_t k) { return kinds[k].name; }
+const char *ad_blocker_plugin(ad_blocker_kind_t k) { return kinds[k].plugin; }
+
+const char *ad_verdict(const ad_record_t *r) {
+  if (r->annotated)
+    return "annotated";
+  if (!r->candidate)
+    return "not a candidate";
+  return r->nblockers ? "blocked" : "clean";
+}
+
+static int is_struct(const ad_record_t *r) { return r->defined && !r->is_union; }
+
+static void compact_layout(ad_model_t *m, int i) {
+  ad_record_t *r = &m->records[i];
+  if (r->compact_size || r->in_layout)
+    return;
+  r->in_layout = 1;
+  size_t n = r->nfields;
+  long long *sz = calloc(n + 1, sizeof *sz), *al = calloc(n + 1, sizeof *al);
+  int unsupported = r->packed;
+  for (size_t k = 0; k < n; k++) {
+    ad_field_t *f = &r->fields[k];
+    ad_record_t *t = f->target >= 0 ? &m->records[f->target] : NULL;
+    if (f->bitfield || f->flexible)
+      unsupported = 1;
+    if (f->kind == AD_FIELD_POINTER && t && t->compact) {
+      sz[k] = 4 * f->count;
+      al[k] = 4;
+    } else if (f->kind == AD_FIELD_STRUCT && t && t->compact) {
+      compact_layout(m, f->target);
+      sz[k] = t->compact_size * f->count;
+      al[k] = t->compact_align;
+    } else {
+      sz[k] = f->size;
+      al[k] = f->align > 0 ? f->align : 1;
+    }
+  }
+  if (unsupported || !r->compact) {
+    r->compact_size = r->wide_size;
+    r->compact_align = r->wide_align;
+  } else {
+    /* stable sort of indices by alignment, descending */
+    size_t *ord = calloc(n + 1, sizeof *ord);
+    for (size_t k = 0; k < n; k++)
+      ord[k] = k;
+    for (size_t a = 1; a < n; a++)
+      for (size_t b = a; b > 0 && al[ord[b - 1]] < al[ord[b]]; b--) {
+        size_t t = ord[b];
+        ord[b] = ord[b - 1];
+        ord[b - 1] = t;
+      }
+    long long off = 0, align = 1;
+    for (size_t k = 0; k < n; k++) {
+      long long A = al[ord[k]];
+      off = (off + A - 1) / A * A + sz[ord[k]];
+      if (A > align)
+        align = A;
+    }
+    if (align < 4)
+      align = 4;
+    r->compact_align = align;
+    r->compact_size = (off + align - 1) / align * align;
+    free(ord);
+  }
+  free(sz);
+  free(al);
+  r->in_layout = 0;
+}
+
+/** Mark in `in` the types that marking `seed` makes compact. */
+static void closure(const ad_model_t *m, int seed, char *in) {
+  memset(in, 0, m->nrecords);
+  in[seed] = 1;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (size_t i = 0; i < m->nrecords; i++) {
+      const ad_record_t *r = &m->records[i];
+      if (in[i] || !is_struct(r))
+        continue;
+      for (size_t k = 0; k < r->nfields; k++) {
+        int t = r->fields[k].target;
+        if (t >= 0 && in[t]) {
+          in[i] = 1;
+          changed = 1;
+          break;
+        }
+      }
+    }
+  }
+}
+
+static const ad_model_t *sort_model;
+
+static int group(const ad_record_t *r) {
+  if (r->candidate && !r->annotated)
+    return r->nblockers ? 1 : 0;
+  return r->annotated ? 2 : 3;
+}
+
+static int rank_cmp(const void *a, const void *b) {
+  const ad_record_t *x = &sort_model->records[*(const int *)a];
+  const ad_record_t *y = &sort_model->records[*(const int *)b];
+  int gx = group(x), gy = group(y);
+  if (gx != gy)
+    return gx - gy;
+  if (x->score != y->score)
+    return x->score > y->score ? -1 : 1;
+  if (x->saved != y->saved)
+    return x->saved > y->saved ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/** A struct only declared in one translation unit (`struct tree;` in a
+ *  header) and defined in another is keyed by its USR alone there; point
+ *  its uses at the definition when there is exactly one. */
+static void link_declarations(ad_model_t *m) {
+  size_t n = m->nrecords;
+  int *to = ad_xrealloc(NULL, (n + 1) * sizeof *to);
+  for (size_t i = 0; i < n; i++) {
+    const ad_record_t *r = &m->records[i];
+    size_t len = strlen(r->usr);
+    to[i] = (int)i;
+    if (r->defined)
+      continue;
+    int found = -1, count = 0;
+    for (size_t k = 0; k < n; k++)
+      if (m->records[k].defined && strncmp(m->records[k].usr, r->usr, len) == 0 &&
+          m->records[k].usr[len] == '@') {
+        found = (int)k;
+        count++;
+      }
+    if (count == 1)
+      to[i] = found;
+  }
+  for (size_t i = 0; i < n; i++) {
+    ad_record_t *r = &m->records[i];
+    for (size_t k = 0; k < r->nfields; k++)
+      if (r->fields[k].target >= 0)
+        r->fields[k].target = to[r->fields[k].target];
+    if (!r->defined && to[i] != (int)i) {
+      /* allocation sites seen through the declaration only */
+      ad_record_t *d = &m->records[to[i]];
+      for (size_t k = 0; k < r->nallocs; k++)
+        AD_PUSH(d->allocs, d->nallocs, d->capallocs, r->allocs[k]);
+      r->nallocs = 0;
+    }
+  }
+  for (size_t b = 0; b < m->nblockers; b++)
+    m->blockers[b].record = to[m->blockers[b].record];
+  free(to);
+}
+
+void ad_analyze(ad_model_t *m) {
+  size_t n = m->nrecords;
+  link_declarations(m);
+  for (size_t i = 0; i < n; i++)
+    m->records[i].heap = is_struct(&m->records[i]) && m->records[i].nallocs > 0;
+  for (size_t i = 0; i < n; i++) {
+    ad_record_t *r = &m->records[i];
+    if (!is_struct(r))
+      continue;
+    for (size_t k = 0; k < r->nfields; k++) {
+      ad_field_t *f = &r->fields[k];
+      if (f->kind != AD_FIELD_POINTER || f->target < 0)
+        continue;
+      if (f->target == (int)i)
+        r->self_ref = 1;
+      else if (r->heap)
+        m->records[f->target].pointed_from_heap = 1;
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    ad_record_t *r = &m->records[i];
+    r->candidate = is_struct(r) && r->heap && (r->self_ref || r->pointed_from_heap);
+    r->compact = r->candidate || (is_struct(r) && r->annotated);
+  }
+  /* Everything that points to or holds a compact type is compact. */
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (size_t i = 0; i < n; i++) {
+      ad_record_t *r = &m->records[i];
+      if (r->compact || !is_struct(r))
+        continue;
+      for (size_t k = 0; k < r->nfields; k++) {
+        int t = r->fields[k].target;
+        if (t >= 0 && m->records[t].compact) {
+          r->compact = changed = 1;
+          break;
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < n; i++)
+    if (is_struct(&m->records[i]))
+      compact_layout(m, (int)i);
+  char *in = calloc(n + 1, 1);
+  for (size_t i = 0; i < n; i++) {
+    ad_record_t *r = &m->records[i];
+    if (!is_struct(r))
+      continue;
+    r->saved = r->compact ? r->wide_size - r->compact_size : 0;
+    r->score = r->saved * (long long)r->nallocs;
+    closure(m, (int)i, in);
+    for (size_t b = 0; b < m->nblockers; b++)
+      if (in[m->blockers[b].record]) {
+        int bi = (int)b;
+        AD_PUSH(r->blockers, r->nblockers, r->capblockers, bi);
+      }
+  }
+  free(in);
+  m->order = ad_xrealloc(NULL, (n + 1) * sizeof *m->order);
+  m->norder = 0;
+  for (size_t i = 0; i < n; i++)
+    if (is_struct(&m->records[i]))
+      m->order[m->norder++] = (int)i;
+  sort_model = m;
+  qsort(m->order, m->norder, sizeof *m->order, rank_cmp);
+}

@@ -1,0 +1,1250 @@
+/*
+ * scan.c - parse translation units with libclang and record the facts.
+ *
+ * In:  one compiler command line per translation unit.
+ * Out: additions to the model (advise.h): every struct and union defined
+ *      outside system headers with its fields and wide layout, every
+ *      malloc/calloc/realloc site with the struct type it allocates, and
+ *      every construct that would stop a struct from becoming compact, each
+ *      attributed to the type whose compactness it blocks.
+ * Invariants: types are merged across translation units by USR and place
+ *      of definition, sites by file:line:column, so a header seen by ten
+ *      files counts once and two files' own `struct node` stay apart;
+ *      locations are expansion locations (a macro use reports the line of
+ *      the use, like the plugin's diagnostics).
+ * The blocker rules mirror passes/Safety.cpp and the allocation rule of
+ * passes/Rewrite.cpp; analyze.c lists what the plugin says for each kind.
+ * Tests: test/advise/ (all files).
+ */
+#include "advise.h"
+
+#include <clang-c/CXCompilationDatabase.h>
+#include <clang-c/Index.h>
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef COMPACTPTR_CLANG_RESOURCE_DIR
+#define COMPACTPTR_CLANG_RESOURCE_DIR ""
+#endif
+
+typedef struct frame {
+  CXCursor c;
+  struct frame *up;
+} frame_t;
+
+typedef struct {
+  ad_model_t *m;
+  CXTranslationUnit tu;
+  frame_t *top; /* parent chain of the cursor being visited */
+} scan_t;
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static const char *cxstr(CXString s) {
+  const char *p = ad_intern(clang_getCString(s) ? clang_getCString(s) : "");
+  clang_disposeString(s);
+  return p;
+}
+
+static ad_loc_t loc_of(CXSourceLocation l) {
+  ad_loc_t r = {"", 0, 0};
+  CXFile f;
+  clang_getExpansionLocation(l, &f, &r.line, &r.col, NULL);
+  if (f) {
+    const char *p = cxstr(clang_File_tryGetRealPathName(f));
+    if (!*p) {
+      const char *n = cxstr(clang_getFileName(f));
+      char buf[PATH_MAX];
+      p = realpath(n, buf) ? ad_intern(buf) : n;
+    }
+    r.file = p;
+  }
+  return r;
+}
+
+static ad_loc_t cursor_loc(CXCursor c) { return loc_of(clang_getCursorLocation(c)); }
+
+static int in_system_header(CXCursor c) {
+  CXSourceLocation l = clang_getCursorLocation(c);
+  return clang_Location_isInSystemHeader(l);
+}
+
+/* Record lookup by interned key: an open-addressing table of indices
+ * (keys are interned, so pointer equality is string equality). */
+static int *rec_slots;
+static size_t rec_cap;
+
+static size_t ptr_hash(const void *p) {
+  return ((size_t)p >> 4) * 0x9E3779B97F4A7C15ull;
+}
+
+int ad_record_index(ad_model_t *m, const char *usr) {
+  usr = ad_intern(usr);
+  if (2 * (m->nrecords + 1) > rec_cap) {
+    size_t nc = rec_cap ? 2 * rec_cap : 256;
+    int *ns = ad_xrealloc(NULL, nc * sizeof *ns);
+    for (size_t i = 0; i < nc; i++)
+      ns[i] = -1;
+    for (size_t i = 0; i < m->nrecords; i++) {
+      size_t j = ptr_hash(m->records[i].usr) & (nc - 1);
+      while (ns[j] >= 0)
+        j = (j + 1) & (nc - 1);
+      ns[j] = (int)i;
+    }
+    free(rec_slots);
+    rec_slots = ns;
+    rec_cap = nc;
+  }
+  size_t j = ptr_hash(usr) & (rec_cap - 1);
+  for (; rec_slots[j] >= 0; j = (j + 1) & (rec_cap - 1))
+    if (m->records[rec_slots[j]].usr == usr)
+      return rec_slots[j];
+  ad_record_t r;
+  memset(&r, 0, sizeof r);
+  r.usr = usr;
+  r.name = "";
+  AD_PUSH(m->records, m->nrecords, m->caprecords, r);
+  rec_slots[j] = (int)m->nrecords - 1;
+  return rec_slots[j];
+}
+
+/** The key of a record: its USR plus the place of its definition, so two
+ *  different `struct node` definitions in two translation units stay two
+ *  types while a header's struct seen by many files is one. */
+static const char *record_key(CXCursor d) {
+  const char *usr = cxstr(clang_getCursorUSR(d));
+  if (!*usr)
+    return usr;
+  CXCursor def = clang_getCursorDefinition(d);
+  if (clang_Cursor_isNull(def))
+    return usr;
+  ad_loc_t l = cursor_loc(def);
+  return ad_printf("%s@%s:%u:%u", usr, l.file, l.line, l.col);
+}
+
+/** Record index of a struct or union type (canonical), or -1. */
+static int record_of(scan_t *s, CXType t) {
+  t = clang_getCanonicalType(t);
+  if (t.kind != CXType_Record)
+    return -1;
+  CXCursor d = clang_getTypeDeclaration(t);
+  if (clang_Cursor_isNull(d) || in_system_header(d))
+    return -1;
+  const char *usr = record_key(d);
+  if (!*usr)
+    return -1;
+  int i = ad_record_index(s->m, usr);
+  ad_record_t *r = &s->m->records[i];
+  int is_union = clang_getCursorKind(d) == CXCursor_UnionDecl;
+  if (is_union)
+    r->is_union = 1;
+  if (!*r->name) {
+    /* a name for messages until (unless) the definition is seen */
+    const char *sp = cxstr(clang_getCursorSpelling(d));
+    r->name = *sp && !strchr(sp, ' ')
+                  ? ad_printf("%s %s", is_union ? "union" : "struct", sp)
+                  : cxstr(clang_getTypeSpelling(t));
+  }
+  return i;
+}
+
+/** Struct (not union) index of a type, or -1. */
+static int struct_of(scan_t *s, CXType t) {
+  int i = record_of(s, t);
+  return i >= 0 && !s->m->records[i].is_union ? i : -1;
+}
+
+/** Struct index of the pointee of a pointer type, or -1. */
+static int pointee_struct(scan_t *s, CXType t) {
+  t = clang_getCanonicalType(t);
+  if (t.kind != CXType_Pointer)
+    return -1;
+  return struct_of(s, clang_getPointeeType(t));
+}
+
+static CXType strip_arrays(CXType t, long long *count, int *flexible) {
+  *count = 1;
+  *flexible = 0;
+  t = clang_getCanonicalType(t);
+  for (;;) {
+    if (t.kind == CXType_ConstantArray) {
+      *count *= clang_getArraySize(t);
+      t = clang_getCanonicalType(clang_getArrayElementType(t));
+    } else if (t.kind == CXType_IncompleteArray || t.kind == CXType_VariableArray) {
+      *flexible = 1;
+      t = clang_getCanonicalType(clang_getArrayElementType(t));
+    } else {
+      return t;
+    }
+  }
+}
+
+static int is_expr_kind(enum CXCursorKind k) { return clang_isExpression(k); }
+
+typedef struct {
+  CXCursor v[8];
+  int n;
+} kids_t;
+
+static enum CXChildVisitResult kid_cb(CXCursor c, CXCursor p, CXClientData d) {
+  (void)p;
+  kids_t *k = d;
+  if (k->n < 8)
+    k->v[k->n++] = c;
+  return CXChildVisit_Continue;
+}
+
+static kids_t kids(CXCursor c) {
+  kids_t k;
+  k.n = 0;
+  clang_visitChildren(c, kid_cb, &k);
+  return k;
+}
+
+/** Skip parentheses and implicit casts (UnexposedExpr) downwards. */
+static CXCursor strip(CXCursor c) {
+  for (;;) {
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k != CXCursor_ParenExpr && k != CXCursor_UnexposedExpr)
+      return c;
+    kids_t ks = kids(c);
+    if (ks.n != 1 || !is_expr_kind(clang_getCursorKind(ks.v[0])))
+      return c;
+    c = ks.v[0];
+  }
+}
+
+/** Last expression child (a cast's operand follows its TypeRef). */
+static CXCursor last_expr_kid(CXCursor c) {
+  kids_t ks = kids(c);
+  for (int i = ks.n - 1; i >= 0; i--)
+    if (is_expr_kind(clang_getCursorKind(ks.v[i])))
+      return ks.v[i];
+  return clang_getNullCursor();
+}
+
+/** First token of a cursor's extent (interned), or "". */
+static const char *first_token(scan_t *s, CXCursor c) {
+  CXToken *toks = NULL;
+  unsigned n = 0;
+  clang_tokenize(s->tu, clang_getCursorExtent(c), &toks, &n);
+  const char *r = n ? cxstr(clang_getTokenSpelling(s->tu, toks[0])) : "";
+  clang_disposeTokens(s->tu, toks, n);
+  return r;
+}
+
+/** True if the cursor comes from a macro expansion (body or argument):
+ *  its tokens are then those of the macro use, not its own. */
+static int in_macro(CXCursor c) {
+  CXSourceLocation l = clang_getCursorLocation(c);
+  CXFile ef, sf;
+  unsigned el, ec, sl, sc;
+  clang_getExpansionLocation(l, &ef, &el, &ec, NULL);
+  clang_getSpellingLocation(l, &sf, &sl, &sc, NULL);
+  return !ef || !sf || !clang_File_isEqual(ef, sf) || el != sl || ec != sc;
+}
+
+static int has_token(scan_t *s, CXCursor c, const char *what, const char *stop);
+
+/** True for a sizeof expression.  libclang shows sizeof and _Alignof alike
+ *  as UnaryExpr; outside macros the first token tells them apart, inside a
+ *  macro every UnaryExpr with an operand counts as sizeof. */
+static int is_sizeof(scan_t *s, CXCursor c) {
+  if (clang_getCursorKind(c) != CXCursor_UnaryExpr)
+    return 0;
+  return in_macro(c) || strcmp(first_token(s, c), "sizeof") == 0;
+}
+
+/** For sizeof(type) whose TypeRef names struct `x`: true if the type is
+ *  the struct itself, not `struct x *` or an array.  Outside macros from
+ *  the written tokens; inside a macro by comparing the evaluated size. */
+static int sizeof_names_struct(scan_t *s, CXCursor c, int x, CXType t) {
+  (void)x;
+  if (!in_macro(c))
+    return !has_token(s, c, "*", NULL) && !has_token(s, c, "[", NULL);
+  CXEvalResult r = clang_Cursor_Evaluate(c);
+  if (!r)
+    return 1;
+  long long v = clang_EvalResult_getKind(r) == CXEval_Int
+                    ? clang_EvalResult_getAsLongLong(r) : -1;
+  clang_EvalResult_dispose(r);
+  return v == clang_Type_getSizeOf(t);
+}
+
+/** True if a token with spelling `what` occurs in the cursor's extent. */
+static int has_token(scan_t *s, CXCursor c, const char *what, const char *stop) {
+  CXToken *toks = NULL;
+  unsigned n = 0;
+  int found = 0;
+  clang_tokenize(s->tu, clang_getCursorExtent(c), &toks, &n);
+  for (unsigned i = 0; i < n && !found; i++) {
+    CXString sp = clang_getTokenSpelling(s->tu, toks[i]);
+    const char *t = clang_getCString(sp);
+    if (stop && strcmp(t, stop) == 0) {
+      clang_disposeString(sp);
+      break;
+    }
+    found = strcmp(t, what) == 0;
+    clang_disposeString(sp);
+  }
+  clang_disposeTokens(s->tu, toks, n);
+  return found;
+}
+
+static int site_seen(const ad_loc_t *v, size_t n, ad_loc_t l) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i].file == l.file && v[i].line == l.line && v[i].col == l.col)
+      return 1;
+  return 0;
+}
+
+static void block(scan_t *s, int rec, ad_blocker_kind_t k, ad_loc_t l,
+                  const char *msg) {
+  ad_model_t *m = s->m;
+  if (rec < 0)
+    return;
+  for (size_t i = 0; i < m->nblockers; i++) {
+    ad_blocker_t *b = &m->blockers[i];
+    if (b->record == rec && b->kind == k && b->loc.file == l.file &&
+        b->loc.line == l.line && b->loc.col == l.col)
+      return;
+  }
+  ad_blocker_t b = {k, rec, ad_intern(msg), l};
+  AD_PUSH(m->blockers, m->nblockers, m->capblockers, b);
+}
+
+static const char *rname(scan_t *s, int i) { return s->m->records[i].name; }
+
+/* ---- struct and union definitions --------------------------------------- */
+
+typedef struct {
+  scan_t *s;
+  int rec;
+} fields_ctx_t;
+
+static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
+  fields_ctx_t *fc = d;
+  scan_t *s = fc->s;
+  ad_record_t *r;
+  ad_field_t f;
+  memset(&f, 0, sizeof f);
+  f.name = cxstr(clang_getCursorSpelling(c));
+  f.loc = cursor_loc(c);
+  f.target = -1;
+  f.bitfield = clang_Cursor_isBitField(c) != 0;
+  CXType ft = clang_getCursorType(c);
+  CXType e = strip_arrays(ft, &f.count, &f.flexible);
+  f.size = clang_Type_getSizeOf(ft);
+  if (f.size < 0)
+    f.size = 0;
+  f.align = clang_Type_getAlignOf(ft);
+  if (f.align < 1)
+    f.align = clang_Type_getAlignOf(e) > 0 ? clang_Type_getAlignOf(e) : 1;
+  int anon_type = 0;
+  if (e.kind == CXType_Pointer && (f.target = pointee_struct(s, e)) >= 0) {
+    f.kind = AD_FIELD_POINTER;
+  } else if ((f.target = record_of(s, e)) >= 0) {
+    CXCursor d2 = clang_getTypeDeclaration(e);
+    anon_type = clang_Cursor_isAnonymous(d2) != 0;
+    if (s->m->records[f.target].is_union)
+      f.target = -1, f.kind = AD_FIELD_BYTES;
+    else
+      f.kind = AD_FIELD_STRUCT;
+  } else {
+    f.target = -1;
+    f.kind = AD_FIELD_BYTES;
+    if (e.kind == CXType_Enum)
+      anon_type = clang_Cursor_isAnonymous(clang_getTypeDeclaration(e)) != 0;
+  }
+  if (fc->rec >= 0) {
+    r = &s->m->records[fc->rec];
+    const char *who = r->name;
+    if (!r->is_union) {
+      if (f.bitfield)
+        block(s, fc->rec, AD_B_BITFIELD, f.loc,
+              ad_printf("bit-field '%s' in '%s'", f.name, who));
+      else if (f.flexible)
+        block(s, fc->rec, AD_B_FLEXIBLE_ARRAY, f.loc,
+              ad_printf("flexible array member '%s' in '%s'", f.name, who));
+      else if (!*f.name || anon_type)
+        block(s, fc->rec, AD_B_UNNAMED_FIELD, f.loc,
+              ad_printf("field of unnamed struct, union or enum type in '%s'",
+                        who));
+      long long off = clang_Cursor_getOffsetOfField(c);
+      if (!f.bitfield && off >= 0 && f.align > 0 && (off / 8) % f.align != 0 &&
+          !r->packed) {
+        r->packed = 1;
+        block(s, fc->rec, AD_B_PACKED, r->loc,
+              ad_printf("'%s' is packed (field '%s' is misaligned)", who,
+                        f.name));
+      }
+    } else if (f.target >= 0) {
+      /* A union member holding a struct pointer or a struct: the pointee
+       * (or member) type cannot become compact. */
+      block(s, f.target, AD_B_UNION, f.loc,
+            ad_printf(f.kind == AD_FIELD_POINTER
+                          ? "union member '%s' holds a pointer to '%s'"
+                          : "union member '%s' holds '%s'",
+                      f.name, rname(s, f.target)));
+    }
+    r = &s->m->records[fc->rec];
+    AD_PUSH(r->fields, r->nfields, r->capfields, f);
+  }
+  return CXVisit_Continue;
+}
+
+static enum CXChildVisitResult packed_cb(CXCursor c, CXCursor p, CXClientData d) {
+  (void)p;
+  if (clang_getCursorKind(c) == CXCursor_PackedAttr) {
+    *(int *)d = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+/** True if the definition's head (tokens before `{`) names CP_COMPACT or
+ *  the compact attribute. */
+static int is_annotated(scan_t *s, CXCursor c) {
+  return has_token(s, c, "CP_COMPACT", "{") || has_token(s, c, "compact", "{");
+}
+
+static void record_def(scan_t *s, CXCursor c) {
+  const char *usr = record_key(c);
+  if (!*usr)
+    return;
+  int i = ad_record_index(s->m, usr);
+  ad_record_t *r = &s->m->records[i];
+  if (r->defined)
+    return; /* seen in an earlier translation unit */
+  r->defined = 1;
+  r->is_union = clang_getCursorKind(c) == CXCursor_UnionDecl;
+  const char *sp = cxstr(clang_getCursorSpelling(c));
+  /* An untagged struct named by a typedef spells as the typedef name; it
+   * is untagged if the token at its location is not its name. */
+  r->anonymous = clang_Cursor_isAnonymous(c) != 0;
+  CXToken *tok = clang_getToken(s->tu, clang_getCursorLocation(c));
+  if (tok) {
+    const char *t = cxstr(clang_getTokenSpelling(s->tu, *tok));
+    if (strcmp(t, sp) != 0)
+      r->anonymous = 1;
+    clang_disposeTokens(s->tu, tok, 1);
+  }
+  if (r->anonymous && *sp && !strchr(sp, ' ') && !strchr(sp, '('))
+    r->name = sp; /* the typedef name */
+  if (!r->anonymous && *sp && !strchr(sp, ' '))
+    r->name = ad_printf("%s %s", r->is_union ? "union" : "struct", sp);
+  else if (!*r->name) {
+    r->anonymous = 1;
+    ad_loc_t l = cursor_loc(c);
+    r->name = ad_printf("%s (unnamed at %s:%u)", r->is_union ? "union" : "struct",
+                        ad_display_path(l.file), l.line);
+  }
+  r->loc = cursor_loc(c);
+  r->keyword = loc_of(clang_getRangeStart(clang_getCursorExtent(c)));
+  CXType t = clang_getCursorType(c);
+  r->wide_size = clang_Type_getSizeOf(t);
+  r->wide_align = clang_Type_getAlignOf(t);
+  if (!r->is_union) {
+    r->annotated = is_annotated(s, c);
+    int packed = 0;
+    clang_visitChildren(c, packed_cb, &packed);
+    if (packed) {
+      r->packed = 1;
+      block(s, i, AD_B_PACKED, r->loc, ad_printf("'%s' is packed", r->name));
+    }
+    CXCursor sem = clang_getCursorSemanticParent(c);
+    enum CXCursorKind pk = clang_getCursorKind(sem);
+    CXCursor lex = clang_getCursorLexicalParent(c);
+    enum CXCursorKind lk = clang_getCursorKind(lex);
+    if (pk == CXCursor_FunctionDecl || lk == CXCursor_FunctionDecl ||
+        lk == CXCursor_CompoundStmt || lk == CXCursor_DeclStmt) {
+      r->local = 1;
+      block(s, i, AD_B_LOCAL_TYPE, r->loc,
+            ad_printf("'%s' is defined inside a function", r->name));
+    } else if (!r->anonymous &&
+               (pk == CXCursor_StructDecl || pk == CXCursor_UnionDecl ||
+                lk == CXCursor_StructDecl || lk == CXCursor_UnionDecl)) {
+      r->local = 1;
+      block(s, i, AD_B_LOCAL_TYPE, r->loc,
+            ad_printf("'%s' is defined inside another struct", r->name));
+    }
+  }
+  fields_ctx_t fc = {s, i};
+  clang_Type_visitFields(t, field_cb, &fc);
+}
+
+static void typedef_decl(scan_t *s, CXCursor c) {
+  CXType u = clang_getCanonicalType(clang_getTypedefDeclUnderlyingType(c));
+  if (u.kind != CXType_Record)
+    return;
+  CXCursor d = clang_getTypeDeclaration(u);
+  if (!clang_Cursor_isAnonymous(d) || in_system_header(d))
+    return;
+  int i = record_of(s, u);
+  if (i < 0)
+    return;
+  ad_record_t *r = &s->m->records[i];
+  if (!r->name || !*r->name || strchr(r->name, '('))
+    r->name = cxstr(clang_getCursorSpelling(c));
+}
+
+/** True if the cursor's own token comes from a macro body (not from a
+ *  macro argument): the plugin cannot rewrite it in place. */
+static int in_macro_body(CXCursor c) {
+  /* libclang's file location is the expansion point for a macro body token
+   * and the spelling point for a macro argument token. */
+  CXSourceLocation l = clang_getCursorLocation(c);
+  CXFile sf, ff;
+  unsigned sl, sc, fl, fc;
+  clang_getSpellingLocation(l, &sf, &sl, &sc, NULL);
+  clang_getFileLocation(l, &ff, &fl, &fc, NULL);
+  if (!sf || !ff)
+    return 0;
+  return !clang_File_isEqual(sf, ff) || sl != fl || sc != fc;
+}
+
+static void macro_body(scan_t *s, CXCursor c, int x, const char *what) {
+  if (x < 0 || !in_macro_body(c))
+    return;
+  block(s, x, AD_B_MACRO_BODY, cursor_loc(c),
+        ad_printf("%s of '%s' is produced inside a macro body; the plugin "
+                  "cannot rewrite it there (write it outside the macro or "
+                  "make the macro a function)",
+                  what, s->m->records[x].name));
+}
+
+/* ---- allocation sites ---------------------------------------------------- */
+
+static const char *non_heap_root(scan_t *s, CXCursor e, const char **what);
+
+/** Struct index if `c` is sizeof(struct T), sizeof(T typedef) or sizeof *p
+ *  for p a struct pointer; -1 otherwise (also for sizeof(struct T *)). */
+static int sizeof_struct(scan_t *s, CXCursor c) {
+  c = strip(c);
+  if (!is_sizeof(s, c))
+    return -1;
+  kids_t ks = kids(c);
+  if (ks.n == 0) /* sizeof(int) etc.: no TypeRef child */
+    return -1;
+  CXCursor k = ks.v[0];
+  enum CXCursorKind kk = clang_getCursorKind(k);
+  if (kk == CXCursor_TypeRef) {
+    /* sizeof(type): the TypeRef names the struct even for `struct T *`. */
+    int x = ks.n == 1 ? struct_of(s, clang_getCursorType(k)) : -1;
+    return x >= 0 && sizeof_names_struct(s, c, x, clang_getCursorType(k)) ? x : -1;
+  }
+  if (is_expr_kind(kk))
+    return struct_of(s, clang_getCursorType(k));
+  return -1;
+}
+
+/** Struct index if `c` is sizeof(struct T *) or sizeof p for a struct
+ *  pointer p (the element of a root array); -1 otherwise. */
+static int sizeof_struct_pointer(scan_t *s, CXCursor c) {
+  c = strip(c);
+  if (!is_sizeof(s, c))
+    return -1;
+  kids_t ks = kids(c);
+  if (ks.n == 0)
+    return -1;
+  enum CXCursorKind kk = clang_getCursorKind(ks.v[0]);
+  if (kk == CXCursor_TypeRef) {
+    int x = ks.n == 1 ? struct_of(s, clang_getCursorType(ks.v[0])) : -1;
+    if (x < 0)
+      return -1;
+    if (in_macro(c)) {
+      CXEvalResult r = clang_Cursor_Evaluate(c);
+      long long v = r && clang_EvalResult_getKind(r) == CXEval_Int
+                        ? clang_EvalResult_getAsLongLong(r) : -1;
+      if (r)
+        clang_EvalResult_dispose(r);
+      return v == (long long)sizeof(void *) ? x : -1;
+    }
+    return has_token(s, c, "*", NULL) ? x : -1;
+  }
+  if (is_expr_kind(kk))
+    return pointee_struct(s, clang_getCursorType(ks.v[0]));
+  return -1;
+}
+
+/** Like size_shape, for root arrays: sizeof(T *) or n * sizeof(T *). */
+static int root_size_shape(scan_t *s, CXCursor c) {
+  c = strip(c);
+  int t = sizeof_struct_pointer(s, c);
+  if (t >= 0)
+    return t;
+  if (clang_getCursorKind(c) == CXCursor_BinaryOperator &&
+      clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Mul) {
+    kids_t ks = kids(c);
+    if (ks.n == 2) {
+      int a = sizeof_struct_pointer(s, ks.v[0]), b = sizeof_struct_pointer(s, ks.v[1]);
+      return a >= 0 ? a : b;
+    }
+  }
+  return -2;
+}
+
+/** Struct index if `c` has the shape sizeof(T), n * sizeof(T) or
+ *  sizeof(T) * n; -1 if it has another shape; -2 if it has no sizeof of a
+ *  struct at all. */
+static int size_shape(scan_t *s, CXCursor c) {
+  c = strip(c);
+  int t = sizeof_struct(s, c);
+  if (t >= 0)
+    return t;
+  if (clang_getCursorKind(c) == CXCursor_BinaryOperator &&
+      clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Mul) {
+    kids_t ks = kids(c);
+    if (ks.n == 2) {
+      int a = sizeof_struct(s, ks.v[0]), b = sizeof_struct(s, ks.v[1]);
+      if (a >= 0 && b < 0)
+        return a;
+      if (b >= 0 && a < 0)
+        return b;
+    }
+  }
+  return -2;
+}
+
+/** The struct a call's result is converted to (walking up through casts
+ *  and parentheses), or -1. */
+static int destination_struct(scan_t *s) {
+  for (frame_t *f = s->top; f; f = f->up) {
+    enum CXCursorKind k = clang_getCursorKind(f->c);
+    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr &&
+        k != CXCursor_CStyleCastExpr)
+      return -1;
+    CXType t = clang_getCanonicalType(clang_getCursorType(f->c));
+    if (t.kind == CXType_Pointer) {
+      CXType p = clang_getCanonicalType(clang_getPointeeType(t));
+      if (p.kind != CXType_Void)
+        return struct_of(s, p);
+    }
+  }
+  return -1;
+}
+
+/** The struct T if a call's result is converted to `T **` (a root array),
+ *  or -1. */
+static int destination_root(scan_t *s) {
+  for (frame_t *f = s->top; f; f = f->up) {
+    enum CXCursorKind k = clang_getCursorKind(f->c);
+    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr &&
+        k != CXCursor_CStyleCastExpr)
+      return -1;
+    CXType t = clang_getCanonicalType(clang_getCursorType(f->c));
+    if (t.kind == CXType_Pointer) {
+      CXType p = clang_getCanonicalType(clang_getPointeeType(t));
+      if (p.kind != CXType_Void)
+        return pointee_struct(s, p);
+    }
+  }
+  return -1;
+}
+
+static void memcpy_call(scan_t *s, CXCursor c, const char *fn) {
+  int heap = -1, value = -1;
+  for (int i = 0; i < 2; i++) {
+    CXCursor a = strip(clang_Cursor_getArgument(c, i));
+    int x = pointee_struct(s, clang_getCursorType(a));
+    if (x < 0)
+      continue;
+    const char *what;
+    if (clang_getCursorKind(a) == CXCursor_UnaryOperator &&
+        clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf &&
+        kids(a).n == 1 && non_heap_root(s, kids(a).v[0], &what))
+      value = x;
+    else
+      heap = x;
+  }
+  if (heap >= 0 && value >= 0)
+    block(s, heap, AD_B_MEMCPY_VALUE, cursor_loc(c),
+          ad_printf("'%s' between a heap '%s' and a value; the heap object "
+                    "is in compact layout (use assignment)",
+                    fn, rname(s, heap)));
+}
+
+static void call_expr(scan_t *s, CXCursor c) {
+  const char *fn = cxstr(clang_getCursorSpelling(c));
+  int nargs = clang_Cursor_getNumArguments(c);
+  if (nargs >= 2 &&
+      (strcmp(fn, "memcpy") == 0 || strcmp(fn, "memmove") == 0 ||
+       strcmp(fn, "memcmp") == 0 || strcmp(fn, "bcopy") == 0 ||
+       strcmp(fn, "__builtin_memcpy") == 0 || strcmp(fn, "__builtin_memmove") == 0)) {
+    memcpy_call(s, c, fn);
+    return;
+  }
+  int is_malloc = strcmp(fn, "malloc") == 0 && nargs == 1;
+  int is_calloc = strcmp(fn, "calloc") == 0 && nargs == 2;
+  int is_realloc = strcmp(fn, "realloc") == 0 && nargs == 2;
+  if (!is_malloc && !is_calloc && !is_realloc)
+    return;
+  CXCursor size = clang_Cursor_getArgument(c, is_realloc ? 1 : 0);
+  int shape = size_shape(s, size);
+  if (is_calloc) {
+    int a = sizeof_struct(s, clang_Cursor_getArgument(c, 0));
+    int b = sizeof_struct(s, clang_Cursor_getArgument(c, 1));
+    shape = b >= 0 ? b : a >= 0 ? a : -2;
+    if (b < 0 && a < 0)
+      size = clang_Cursor_getArgument(c, 1);
+  }
+  int dest = destination_struct(s);
+  ad_loc_t l = cursor_loc(c);
+  int t = dest >= 0 ? dest : shape;
+  if (t < 0) {
+    int root = destination_root(s);
+    if (root >= 0 && root_size_shape(s, size) != root)
+      block(s, root, AD_B_ALLOC_SIZE, cursor_loc(size),
+            ad_printf("%s for an array of '%s *' does not give its size as "
+                      "n * sizeof(%s *)",
+                      fn, rname(s, root), rname(s, root)));
+    return;
+  }
+  macro_body(s, c, t, "an allocation");
+  ad_record_t *r = &s->m->records[t];
+  if (!site_seen(r->allocs, r->nallocs, l))
+    AD_PUSH(r->allocs, r->nallocs, r->capallocs, l);
+  if (dest >= 0 && shape != dest)
+    block(s, dest, AD_B_ALLOC_SIZE, cursor_loc(size),
+          shape >= 0
+              ? ad_printf("%s of '%s' is converted to '%s *'", fn,
+                          rname(s, shape), rname(s, dest))
+              : ad_printf("%s for '%s' does not give its size as "
+                          "sizeof(%s) or n * sizeof(%s)",
+                          fn, rname(s, dest), rname(s, dest), rname(s, dest)));
+}
+
+/* ---- expressions that block ---------------------------------------------- */
+
+static CXCursor parent_skipping_parens(scan_t *s, frame_t **at) {
+  frame_t *f = s->top;
+  while (f && clang_getCursorKind(f->c) == CXCursor_ParenExpr)
+    f = f->up;
+  if (at)
+    *at = f;
+  return f ? f->c : clang_getNullCursor();
+}
+
+/** True if `c` is a cast (implicit or written) to a pointer that is not a
+ *  struct pointer: the address stays a byte address (memset, printf). */
+static int is_byte_address_use(scan_t *s, CXCursor c) {
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k != CXCursor_UnexposedExpr && k != CXCursor_CStyleCastExpr)
+    return 0;
+  CXType t = clang_getCanonicalType(clang_getCursorType(c));
+  return t.kind == CXType_Pointer && pointee_struct(s, t) < 0;
+}
+
+/** For an lvalue of struct type: the variable it lives in if it is not
+ *  reached through a pointer (a local, a global), else NULL. */
+static const char *non_heap_root(scan_t *s, CXCursor e, const char **what) {
+  (void)s;
+  for (;;) {
+    e = strip(e);
+    enum CXCursorKind k = clang_getCursorKind(e);
+    if (k == CXCursor_MemberRefExpr) {
+      kids_t ks = kids(e);
+      if (ks.n < 1)
+        return NULL;
+      CXType bt = clang_getCanonicalType(clang_getCursorType(ks.v[0]));
+      if (bt.kind == CXType_Pointer)
+        return NULL; /* p->f: on the heap as far as we can tell */
+      e = ks.v[0];
+    } else if (k == CXCursor_ArraySubscriptExpr) {
+      kids_t ks = kids(e);
+      if (ks.n < 1)
+        return NULL;
+      CXCursor b = strip(ks.v[0]);
+      CXType bt = clang_getCanonicalType(clang_getCursorType(b));
+      if (bt.kind == CXType_Pointer)
+        return NULL;
+      e = b;
+    } else if (k == CXCursor_DeclRefExpr) {
+      CXCursor d = clang_getCursorReferenced(e);
+      if (clang_getCursorKind(d) != CXCursor_VarDecl &&
+          clang_getCursorKind(d) != CXCursor_ParmDecl)
+        return NULL;
+      enum CX_StorageClass sc = clang_Cursor_getStorageClass(d);
+      CXCursor sem = clang_getCursorSemanticParent(d);
+      int local = clang_getCursorKind(sem) == CXCursor_FunctionDecl;
+      *what = local && sc == CX_SC_Static ? "static local"
+              : local                     ? "local"
+                                          : "global";
+      return cxstr(clang_getCursorSpelling(d));
+    } else {
+      return NULL;
+    }
+  }
+}
+
+static void non_heap_address(scan_t *s, CXCursor addr, CXCursor obj, int x) {
+  frame_t *pf;
+  CXCursor p = parent_skipping_parens(s, &pf);
+  if (is_byte_address_use(s, p))
+    return;
+  const char *what = "";
+  const char *var = non_heap_root(s, obj, &what);
+  if (!var)
+    return;
+  /* Stored into a struct pointer field? */
+  const char *field = NULL;
+  for (frame_t *f = pf; f; f = f->up) {
+    enum CXCursorKind k = clang_getCursorKind(f->c);
+    if (k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr)
+      continue;
+    if (k == CXCursor_BinaryOperator &&
+        clang_getCursorBinaryOperatorKind(f->c) == CXBinaryOperator_Assign) {
+      kids_t ks = kids(f->c);
+      CXCursor lhs = ks.n ? strip(ks.v[0]) : clang_getNullCursor();
+      if (clang_getCursorKind(lhs) == CXCursor_MemberRefExpr)
+        field = cxstr(clang_getCursorSpelling(lhs));
+    }
+    break;
+  }
+  block(s, x, AD_B_NON_HEAP_ADDRESS, cursor_loc(addr),
+        field ? ad_printf("the address of %s '%s' is stored into pointer "
+                          "field '%s'; '%s' objects must be on the heap",
+                          what, var, field, rname(s, x))
+              : ad_printf("the address of %s '%s' is used as a '%s *'; "
+                          "'%s' objects must be on the heap",
+                          what, var, rname(s, x), rname(s, x)));
+}
+
+static void unary_operator(scan_t *s, CXCursor c) {
+  if (clang_getCursorUnaryOperatorKind(c) != CXUnaryOperator_AddrOf)
+    return;
+  kids_t ks = kids(c);
+  if (ks.n != 1)
+    return;
+  CXCursor sub = ks.v[0];
+  while (clang_getCursorKind(sub) == CXCursor_ParenExpr) {
+    kids_t k2 = kids(sub);
+    if (k2.n != 1)
+      break;
+    sub = k2.v[0];
+  }
+  /* &p->next, &p->kids[i] */
+  CXCursor m = sub;
+  if (clang_getCursorKind(m) == CXCursor_ArraySubscriptExpr) {
+    kids_t k2 = kids(m);
+    m = k2.n ? strip(k2.v[0]) : clang_getNullCursor();
+  }
+  if (clang_getCursorKind(m) == CXCursor_MemberRefExpr) {
+    CXCursor fd = clang_getCursorReferenced(m);
+    if (clang_getCursorKind(fd) == CXCursor_FieldDecl) {
+      long long n;
+      int flex;
+      CXType e = strip_arrays(clang_getCursorType(fd), &n, &flex);
+      int x = pointee_struct(s, e);
+      if (x >= 0) {
+        block(s, x, AD_B_ADDRESS_OF_FIELD, cursor_loc(c),
+              ad_printf("the address of pointer field '%s' (a '%s *') is "
+                        "taken",
+                        cxstr(clang_getCursorSpelling(fd)), rname(s, x)));
+        return;
+      }
+    }
+  }
+  int x = struct_of(s, clang_getCursorType(sub));
+  if (x >= 0)
+    non_heap_address(s, c, sub, x);
+}
+
+/** Member accesses: a handle array used as a pointer, and accesses to a
+ *  heap struct produced inside a macro body. */
+static void member_ref(scan_t *s, CXCursor c) {
+  kids_t ks = kids(c);
+  if (ks.n >= 1) {
+    CXType bt = clang_getCanonicalType(clang_getCursorType(ks.v[0]));
+    int x = bt.kind == CXType_Pointer ? pointee_struct(s, bt) : -1;
+    const char *what;
+    if (x < 0 && bt.kind == CXType_Record && !non_heap_root(s, ks.v[0], &what))
+      x = struct_of(s, bt);
+    macro_body(s, c, x, "a member access");
+  }
+  CXType t = clang_getCanonicalType(clang_getCursorType(c));
+  if (t.kind != CXType_ConstantArray || !s->top ||
+      clang_getCursorKind(s->top->c) != CXCursor_UnexposedExpr)
+    return;
+  int x = pointee_struct(s, clang_getArrayElementType(t));
+  CXType dt = clang_getCanonicalType(clang_getCursorType(s->top->c));
+  if (x < 0 || dt.kind != CXType_Pointer)
+    return;
+  frame_t *save = s->top;
+  s->top = save->up;
+  CXCursor p = parent_skipping_parens(s, NULL);
+  s->top = save;
+  if (clang_getCursorKind(p) == CXCursor_ArraySubscriptExpr)
+    return;
+  block(s, x, AD_B_HANDLE_ARRAY_DECAY, cursor_loc(c),
+        ad_printf("the array of '%s *' in field '%s' is used as a pointer; "
+                  "as handles it can only be subscripted",
+                  rname(s, x), cxstr(clang_getCursorSpelling(c))));
+}
+
+/** An array of structs (a local or global) decaying to a struct pointer. */
+static void decl_ref(scan_t *s, CXCursor c) {
+  CXType t = clang_getCanonicalType(clang_getCursorType(c));
+  if (t.kind != CXType_ConstantArray && t.kind != CXType_IncompleteArray)
+    return;
+  int x = struct_of(s, clang_getArrayElementType(t));
+  if (x < 0 || !s->top || clang_getCursorKind(s->top->c) != CXCursor_UnexposedExpr)
+    return;
+  CXType dt = clang_getCanonicalType(clang_getCursorType(s->top->c));
+  if (dt.kind != CXType_Pointer)
+    return;
+  /* Subscripting it (pool[i]) or taking it as bytes is fine. */
+  frame_t *save = s->top;
+  s->top = save->up;
+  CXCursor p = parent_skipping_parens(s, NULL);
+  int ok = is_byte_address_use(s, p) ||
+           clang_getCursorKind(p) == CXCursor_ArraySubscriptExpr;
+  if (!ok)
+    non_heap_address(s, c, c, x);
+  s->top = save;
+}
+
+static int is_integer_kind(enum CXTypeKind k) {
+  return k >= CXType_Bool && k <= CXType_Int128; /* chars included */
+}
+
+static int is_byte_pointee(CXType p) {
+  p = clang_getCanonicalType(p);
+  return p.kind == CXType_Void || p.kind == CXType_Char_S ||
+         p.kind == CXType_Char_U || p.kind == CXType_SChar ||
+         p.kind == CXType_UChar;
+}
+
+static const char *type_text(CXType t) { return cxstr(clang_getTypeSpelling(t)); }
+
+/** `arr + k`, `&arr[i]` or `arr` for an array variable that is not on the
+ *  heap (a local, a global): its name, with *what set to which; else NULL. */
+static const char *byte_array_root(scan_t *s, CXCursor e, const char **what) {
+  e = strip(e);
+  enum CXCursorKind k = clang_getCursorKind(e);
+  if (k == CXCursor_BinaryOperator) {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+    kids_t ks = kids(e);
+    if ((op != CXBinaryOperator_Add && op != CXBinaryOperator_Sub) || ks.n != 2)
+      return NULL;
+    const char *v = byte_array_root(s, ks.v[0], what);
+    return v ? v : op == CXBinaryOperator_Add ? byte_array_root(s, ks.v[1], what) : NULL;
+  }
+  if (k == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_AddrOf) {
+    kids_t ks = kids(e);
+    if (ks.n != 1 || clang_getCursorKind(strip(ks.v[0])) != CXCursor_ArraySubscriptExpr)
+      return NULL;
+    kids_t ss = kids(strip(ks.v[0]));
+    return ss.n ? byte_array_root(s, ss.v[0], what) : NULL;
+  }
+  if (k != CXCursor_DeclRefExpr)
+    return NULL;
+  CXCursor d = clang_getCursorReferenced(e);
+  CXType t = clang_getCanonicalType(clang_getCursorType(d));
+  if (clang_getCursorKind(d) != CXCursor_VarDecl ||
+      (t.kind != CXType_ConstantArray && t.kind != CXType_IncompleteArray))
+    return NULL;
+  int local = clang_getCursorKind(clang_getCursorSemanticParent(d)) ==
+              CXCursor_FunctionDecl;
+  *what = local && clang_Cursor_getStorageClass(d) == CX_SC_Static ? "static local"
+          : local                                                 ? "local"
+                                                                  : "global";
+  return cxstr(clang_getCursorSpelling(d));
+}
+
+static void cast_expr(scan_t *s, CXCursor c) {
+  CXCursor sub = last_expr_kid(c);
+  if (clang_Cursor_isNull(sub))
+    return;
+  CXType to = clang_getCanonicalType(clang_getCursorType(c));
+  CXType from = clang_getCanonicalType(clang_getCursorType(sub));
+  int fx = pointee_struct(s, from), tx = pointee_struct(s, to);
+  ad_loc_t l = cursor_loc(c);
+  if (fx >= 0 && is_integer_kind(to.kind)) {
+    block(s, fx, AD_B_INT_CAST, l,
+          ad_printf("a '%s *' is cast to the integer type '%s'", rname(s, fx),
+                    type_text(clang_getCursorType(c))));
+    return;
+  }
+  if (tx >= 0 && is_integer_kind(from.kind)) {
+    CXCursor z = strip(sub);
+    if (clang_getCursorKind(z) == CXCursor_IntegerLiteral &&
+        strcmp(first_token(s, z), "0") == 0)
+      return;
+    block(s, tx, AD_B_INT_CAST, l,
+          ad_printf("an integer is cast to a '%s *'", rname(s, tx)));
+    return;
+  }
+  if (from.kind != CXType_Pointer || to.kind != CXType_Pointer || fx == tx)
+    return;
+  CXType fp = clang_getCanonicalType(clang_getPointeeType(from));
+  CXType tp = clang_getCanonicalType(clang_getPointeeType(to));
+  const char *what = "";
+  const char *arr = tx >= 0 ? byte_array_root(s, sub, &what) : NULL;
+  if (arr) {
+    block(s, tx, AD_B_NON_HEAP_ADDRESS, l,
+          ad_printf("memory of %s array '%s' is used as a '%s' object; "
+                    "compact objects must be allocated with malloc",
+                    what, arr, rname(s, tx)));
+    return;
+  }
+  if (fx >= 0 && tp.kind == CXType_Record) {
+    block(s, fx, AD_B_INCOMPATIBLE_CAST, l,
+          ad_printf("a '%s *' is cast to '%s'", rname(s, fx),
+                    type_text(clang_getCursorType(c))));
+    if (tx >= 0)
+      block(s, tx, AD_B_INCOMPATIBLE_CAST, l,
+            ad_printf("a '%s' is cast to a '%s *'", type_text(clang_getCursorType(sub)),
+                      rname(s, tx)));
+  } else if (tx >= 0 && fp.kind == CXType_Record) {
+    block(s, tx, AD_B_INCOMPATIBLE_CAST, l,
+          ad_printf("a '%s' is cast to a '%s *'", type_text(clang_getCursorType(sub)),
+                    rname(s, tx)));
+  } else if (fx >= 0 && !is_byte_pointee(tp)) {
+    block(s, fx, AD_B_UNRELATED_CAST, l,
+          ad_printf("a '%s *' is cast to the unrelated pointer type '%s'",
+                    rname(s, fx), type_text(clang_getCursorType(c))));
+  } else if (tx >= 0 && !is_byte_pointee(fp) && fp.kind != CXType_Pointer) {
+    block(s, tx, AD_B_UNRELATED_CAST, l,
+          ad_printf("a pointer of unrelated type '%s' is cast to a '%s *'",
+                    type_text(clang_getCursorType(sub)), rname(s, tx)));
+  }
+}
+
+/** `(char *)p + k`, `((long *)p)[i]`: arithmetic on a struct pointer
+ *  reinterpreted as another pointer type. */
+static void check_arith_operand(scan_t *s, CXCursor op, ad_loc_t l) {
+  CXCursor c = op;
+  while (clang_getCursorKind(c) == CXCursor_ParenExpr) {
+    kids_t k = kids(c);
+    if (k.n != 1)
+      return;
+    c = k.v[0];
+  }
+  if (clang_getCursorKind(c) != CXCursor_CStyleCastExpr)
+    return;
+  CXCursor sub = last_expr_kid(c);
+  if (clang_Cursor_isNull(sub))
+    return;
+  int fx = pointee_struct(s, clang_getCursorType(sub));
+  CXType to = clang_getCanonicalType(clang_getCursorType(c));
+  if (fx < 0 || to.kind != CXType_Pointer || pointee_struct(s, to) == fx)
+    return;
+  block(s, fx, AD_B_CROSS_TYPE_ARITH, l,
+        ad_printf("pointer arithmetic on a '%s *' cast to '%s' assumes its "
+                  "wide layout",
+                  rname(s, fx), type_text(clang_getCursorType(c))));
+}
+
+static void arith(scan_t *s, CXCursor c) {
+  enum CXCursorKind k = clang_getCursorKind(c);
+  CXType t = clang_getCanonicalType(clang_getCursorType(c));
+  if (k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
+    int additive = op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub ||
+                   op == CXBinaryOperator_AddAssign ||
+                   op == CXBinaryOperator_SubAssign;
+    if (!additive || t.kind != CXType_Pointer)
+      return;
+  } else if (k != CXCursor_ArraySubscriptExpr) {
+    return;
+  }
+  kids_t ks = kids(c);
+  for (int i = 0; i < ks.n; i++) {
+    CXCursor o = ks.v[i];
+    if (clang_getCursorKind(o) == CXCursor_UnexposedExpr) {
+      kids_t k2 = kids(o);
+      if (k2.n == 1)
+        o = k2.v[0];
+    }
+    check_arith_operand(s, o, cursor_loc(c));
+  }
+}
+
+/** True if the source text where the cursor's expansion starts begins
+ *  with `word` (the macro a macro-expanded expression was written as). */
+static int source_starts_with(scan_t *s, CXCursor c, const char *word) {
+  CXSourceRange r = clang_getCursorExtent(c);
+  CXFile f;
+  unsigned off;
+  clang_getExpansionLocation(clang_getRangeStart(r), &f, NULL, NULL, &off);
+  if (!f)
+    return 0;
+  size_t size = 0;
+  const char *buf = clang_getFileContents(s->tu, f, &size);
+  size_t n = strlen(word);
+  return buf && off + n <= size && strncmp(buf + off, word, n) == 0 &&
+         (off + n == size ||
+          !(buf[off + n] == '_' || isalnum((unsigned char)buf[off + n])));
+}
+
+/** offsetof(struct T, f) used in pointer arithmetic: container_of and
+ *  hand-computed field addresses assume the wide layout. */
+static void offsetof_expr(scan_t *s, CXCursor c) {
+  kids_t ks = kids(c);
+  if (ks.n < 2 || clang_getCursorKind(ks.v[0]) != CXCursor_TypeRef ||
+      clang_getCursorKind(ks.v[1]) != CXCursor_MemberRef)
+    return;
+  int x = struct_of(s, clang_getCursorType(ks.v[0]));
+  if (x < 0)
+    return;
+  /* offsetof(T, f) written directly is rebuilt by the plugin from the
+   * AST; only an offsetof inside another macro (container_of) is refused. */
+  if (!source_starts_with(s, c, "offsetof") &&
+      !source_starts_with(s, c, "__builtin_offsetof"))
+    macro_body(s, c, x, "offsetof");
+  for (frame_t *f = s->top; f; f = f->up) {
+    enum CXCursorKind k = clang_getCursorKind(f->c);
+    if (!is_expr_kind(k))
+      return;
+    if (k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) {
+      enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(f->c);
+      CXType t = clang_getCanonicalType(clang_getCursorType(f->c));
+      if ((op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub ||
+           op == CXBinaryOperator_AddAssign || op == CXBinaryOperator_SubAssign) &&
+          t.kind == CXType_Pointer) {
+        block(s, x, AD_B_CONTAINER_OF, cursor_loc(c),
+              ad_printf("offsetof(%s, ...) is used in pointer arithmetic "
+                        "(container_of); it assumes the wide layout",
+                        rname(s, x)));
+        return;
+      }
+    }
+  }
+}
+
+/* ---- the walk ------------------------------------------------------------ */
+
+static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  scan_t *s = d;
+  if (in_system_header(c))
+    return CXChildVisit_Continue;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  switch (k) {
+  case CXCursor_StructDecl:
+  case CXCursor_UnionDecl:
+    if (clang_isCursorDefinition(c))
+      record_def(s, c);
+    break;
+  case CXCursor_TypedefDecl:
+    typedef_decl(s, c);
+    break;
+  case CXCursor_CallExpr:
+    call_expr(s, c);
+    break;
+  case CXCursor_UnaryOperator:
+    unary_operator(s, c);
+    break;
+  case CXCursor_DeclRefExpr:
+    decl_ref(s, c);
+    break;
+  case CXCursor_MemberRefExpr:
+    member_ref(s, c);
+    break;
+  case CXCursor_CStyleCastExpr:
+    cast_expr(s, c);
+    break;
+  case CXCursor_BinaryOperator:
+  case CXCursor_CompoundAssignOperator:
+  case CXCursor_ArraySubscriptExpr:
+    arith(s, c);
+    break;
+  case CXCursor_UnexposedExpr:
+  case CXCursor_UnaryExpr:
+    /* libclang shows offsetof(T, f) as an unexposed expression whose
+     * children are a TypeRef to T and a MemberRef to f. */
+    offsetof_expr(s, c);
+    break;
+  default:
+    break;
+  }
+  frame_t f = {c, s->top};
+  s->top = &f;
+  clang_visitChildren(c, visit, s);
+  s->top = f.up;
+  return CXChildVisit_Continue;
+}
+
+static int has_arg(int argc, const char *const *argv, const char *a) {
+  for (int i = 0; i < argc; i++)
+    if (strncmp(argv[i], a, strlen(a)) == 0)
+      return 1;
+  return 0;
+}
+
+int ad_scan_tu(ad_model_t *m, const char *dir, int argc, const char *const *argv) {
+  static CXIndex index;
+  char old[PATH_MAX];
+  if (!index)
+    index = clang_createIndex(/*excludeDeclsFromPCH=*/0, /*displayDiagnostics=*/0);
+  if (!getcwd(old, sizeof old))
+    old[0] = 0;
+  if (dir && *dir && chdir(dir) != 0) {
+    fprintf(stderr, "compactptr-advise: error: cannot enter directory '%s' "
+                    "of a compile command\n", dir);
+    return -1;
+  }
+  /* argv[0] becomes "clang"; add the resource dir so builtin headers
+   * (stddef.h) are found from outside LLVM's bin/. */
+  const char **args = ad_xrealloc(NULL, (size_t)(argc + 4) * sizeof *args);
+  int n = 0;
+  args[n++] = "clang";
+  for (int i = 1; i < argc; i++)
+    args[n++] = argv[i];
+  const char *res = getenv("COMPACTPTR_ADVISE_RESOURCE_DIR");
+  if (!res || !*res)
+    res = COMPACTPTR_CLANG_RESOURCE_DIR;
+  if (*res && !has_arg(argc, argv, "-resource-dir")) {
+    args[n++] = "-resource-dir";
+    args[n++] = res;
+  }
+  CXTranslationUnit tu = NULL;
+  enum CXErrorCode ec = clang_parseTranslationUnit2FullArgv(
+      index, NULL, args, n, NULL, 0,
+      CXTranslationUnit_KeepGoing,
+      &tu);
+  int rc = 0;
+  if (ec != CXError_Success || !tu) {
+    fprintf(stderr, "compactptr-advise: error: libclang could not parse the "
+                    "command:");
+    for (int i = 0; i < n; i++)
+      fprintf(stderr, " %s", args[i]);
+    fprintf(stderr, " (error %d)\n", (int)ec);
+    rc = -1;
+  } else {
+    unsigned nd = clang_getNumDiagnostics(tu), errors = 0;
+    for (unsigned i = 0; i < nd; i++) {
+      CXDiagnostic dg = clang_getDiagnostic(tu, i);
+      enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(dg);
+      if (sev >= CXDiagnostic_Error) {
+        CXString t = clang_formatDiagnostic(dg, clang_defaultDiagnosticDisplayOptions());
+        fprintf(stderr, "%s\n", clang_getCString(t));
+        clang_disposeString(t);
+        errors++;
+      }
+      clang_disposeDiagnostic(dg);
+    }
+    if (errors) {
+      CXString sp = clang_getTranslationUnitSpelling(tu);
+      fprintf(stderr, "compactptr-advise: error: %s does not compile (%u "
+                      "error%s); fix it or its flags first\n",
+              clang_getCString(sp), errors, errors == 1 ? "" : "s");
+      clang_disposeString(sp);
+      rc = -1;
+    } else {
+      scan_t s = {m, tu, NULL};
+      clang_visitChildren(clang_getTranslationUnitCursor(tu), visit, &s);
+    }
+    clang_disposeTranslationUnit(tu);
+  }
+  free(args);
+  if (dir && *dir && old[0] && chdir(old) != 0)
+    rc = -1;
+  return rc;
+}

@@ -1,0 +1,184 @@
+//===- compactptr-rewrite.cpp - the engine as a source-to-source tool -----===//
+//
+// Runs the same engine as compactptr.so on each source file and prints the
+// rewritten files (or writes them to a directory).  The output is plain C
+// over include/compactptr.h and builds with clang or gcc without the
+// plugin; link it with the runtime (-lcompactptr).
+//
+//===----------------------------------------------------------------------===//
+#include "Engine.h"
+#include "clang/AST/ASTConsumer.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/CommonOptionsParser.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include <map>
+
+using namespace clang;
+using namespace clang::tooling;
+using namespace compactptr;
+
+static llvm::cl::OptionCategory Category("compactptr-rewrite options");
+
+static llvm::cl::opt<std::string>
+    ModeOpt("mode", llvm::cl::desc("Build mode: compact-only (default) or wide"),
+            llvm::cl::init("compact-only"), llvm::cl::cat(Category));
+
+static llvm::cl::opt<std::string>
+    OutDir("o",
+           llvm::cl::desc("Write rewritten files to <dir>/<file name> instead "
+                          "of printing them"),
+           llvm::cl::value_desc("dir"), llvm::cl::cat(Category));
+
+static llvm::cl::opt<bool>
+    MainOnly("main-only",
+             llvm::cl::desc("Print only the main files, not rewritten headers"),
+             llvm::cl::cat(Category));
+
+static const char *MoreHelp = R"(
+Rewrites C translation units that use compact types (see docs/plugin.md) into
+plain C over <compactptr.h>, exactly as compactptr.so does inside clang.
+
+  compactptr-rewrite [options] <file>... -- <compile flags>
+  compactptr-rewrite [options] -p <build dir> <file>...
+
+Without -o, every rewritten file (main files, then headers) is printed to
+standard output after a line `// ===== compactptr: <file> =====`.  Files with
+no compact type are printed unchanged.  With -o DIR, files are written to
+DIR/<file name> (headers too); compile them with -I DIR ahead of the
+original include directories and -I <compactptr>/include.
+
+Exit status:
+  0  every file was rewritten (or needed no rewrite)
+  1  a file has errors (the program's own, or a construct the rewrite
+     refuses; see the diagnostics); nothing is written for it
+  2  bad command line
+)";
+
+namespace {
+
+struct Collected {
+  std::map<std::string, std::string> Files; ///< name -> text, in order seen
+  std::vector<std::string> Order;
+  bool Failed = false;
+};
+
+class ToolConsumer : public ASTConsumer {
+public:
+  ToolConsumer(const Options &O, Collected &C, StringRef InFile)
+      : O(O), C(C), InFile(InFile.str()) {}
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    if (Ctx.getDiagnostics().hasErrorOccurred()) {
+      C.Failed = true;
+      return;
+    }
+    EngineDiagSink Sink(Ctx.getDiagnostics());
+    std::vector<RewrittenFile> Out;
+    if (!runEngine(Ctx, O, Sink, Out)) {
+      C.Failed = true;
+      return;
+    }
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (Out.empty()) { // nothing compact: the file as it is
+      RewrittenFile R;
+      R.Name = InFile;
+      R.Text = SM.getBufferData(SM.getMainFileID()).str();
+      R.IsMain = true;
+      Out.push_back(std::move(R));
+    }
+    for (RewrittenFile &R : Out) {
+      if (MainOnly && !R.IsMain)
+        continue;
+      std::string Name = R.FE ? R.FE->getName().str() : R.Name;
+      if (!C.Files.count(Name))
+        C.Order.push_back(Name);
+      C.Files[Name] = std::move(R.Text);
+    }
+  }
+
+private:
+  const Options &O;
+  Collected &C;
+  std::string InFile;
+};
+
+class RewriteAction : public ASTFrontendAction {
+public:
+  RewriteAction(const Options &O, Collected &C) : O(O), C(C) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
+                                                 StringRef InFile) override {
+    return std::make_unique<ToolConsumer>(O, C, InFile);
+  }
+
+private:
+  const Options &O;
+  Collected &C;
+};
+
+class Factory : public FrontendActionFactory {
+public:
+  Factory(const Options &O, Collected &C) : O(O), C(C) {}
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<RewriteAction>(O, C);
+  }
+
+private:
+  const Options &O;
+  Collected &C;
+};
+
+} // namespace
+
+int main(int argc, const char **argv) {
+  (void)compactptr::attributesAnchor();
+  llvm::cl::extrahelp Extra(MoreHelp);
+  auto Parser = CommonOptionsParser::create(argc, argv, Category,
+                                            llvm::cl::OneOrMore);
+  if (!Parser) {
+    llvm::errs() << Parser.takeError() << "\n";
+    return 2;
+  }
+  Options O;
+  if (!Options::parseMode(ModeOpt, O.TheMode)) {
+    llvm::errs() << "compactptr-rewrite: unknown mode '" << ModeOpt
+                 << "' (compact-only or wide)\n";
+    return 2;
+  }
+  ClangTool Tool(Parser->getCompilations(), Parser->getSourcePathList());
+  Tool.appendArgumentsAdjuster(getInsertArgumentAdjuster(
+      "-resource-dir=" COMPACTPTR_CLANG_RESOURCE_DIR,
+      ArgumentInsertPosition::END));
+  Collected C;
+  Factory F(O, C);
+  int RC = Tool.run(&F);
+  if (RC != 0 || C.Failed)
+    return 1;
+  for (const std::string &Name : C.Order) {
+    const std::string &Text = C.Files[Name];
+    if (OutDir.empty()) {
+      llvm::outs() << "// ===== compactptr: " << Name << " =====\n" << Text;
+      continue;
+    }
+    if (std::error_code EC = llvm::sys::fs::create_directories(OutDir)) {
+      llvm::errs() << "compactptr-rewrite: cannot create '" << OutDir
+                   << "': " << EC.message() << "\n";
+      return 1;
+    }
+    llvm::SmallString<256> P(OutDir);
+    llvm::sys::path::append(P, llvm::sys::path::filename(Name));
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(P, EC);
+    if (EC) {
+      llvm::errs() << "compactptr-rewrite: cannot write '" << P
+                   << "': " << EC.message() << "\n";
+      return 1;
+    }
+    OS << Text;
+  }
+  return 0;
+}
