@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """compile-time.py - compile time with and without compactptr.so, side by side.
 
-Usage: tool/compile-time.py BUILD_DIR [-O LEVEL] [-n REPS] FILE...
+Usage: bench/compile-time.py BUILD_DIR [-O LEVEL] [-n REPS] FILE...
 
 Compiles each FILE with `clang-19 -c` natively and with
 -fplugin=BUILD_DIR/passes/compactptr.so, interleaved, REPS times each, and
