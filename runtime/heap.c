@@ -260,11 +260,11 @@ _Noreturn void cp__exhausted(cp_arena_t *a, size_t request) {
   size_t reach = (size_t)a->npages << CP_PAGE_SHIFT;
   if (a->wide)
     cp__fatal("the wide heap is exhausted: %zu bytes reserved "
-              "(COMPACTPTR_WIDE_RESERVE), request of %zu bytes",
+              "(COMPACTPTR_WIDE_RESERVE); it needed a new run of %zu bytes",
               reach, request);
   if (cp__build == CP_BUILD_COMPACT_ONLY)
     cp__fatal("the compact arena is exhausted: %zu bytes in use of %zu "
-              "(request of %zu bytes); this program was built compact-only, "
+              "(it needed a new run of %zu bytes); this program was built compact-only, "
               "so it cannot switch to wide mode (rebuild with "
               "-fplugin-arg-compactptr-mode=switchable or raise "
               "COMPACTPTR_ARENA_LIMIT)",
@@ -274,12 +274,13 @@ _Noreturn void cp__exhausted(cp_arena_t *a, size_t request) {
               "wide mode is pending: the switch became pending %llu "
               "allocations ago and no safepoint was reached since; add a "
               "cp_safepoint() call in a loop that allocates (outside compact "
-              "bodies), or raise COMPACTPTR_HIGH_WATER headroom",
+              "bodies), or lower COMPACTPTR_HIGH_WATER to leave more headroom",
               reach,
               (unsigned long long)(cp__allocs_so_far() - cp__pending_since));
-  cp__fatal("the compact arena is exhausted (%zu bytes; request of %zu bytes "
-            "is larger than the space left below the high-water mark) and "
-            "no safepoint was reached; add a cp_safepoint() call before "
-            "this allocation or raise COMPACTPTR_ARENA_LIMIT",
+  cp__fatal("the compact arena is exhausted (%zu bytes; it needed a new run "
+            "of %zu bytes, more than is left) before a switch to wide mode "
+            "became pending; add a cp_safepoint() call before this "
+            "allocation, lower COMPACTPTR_HIGH_WATER, or raise "
+            "COMPACTPTR_ARENA_LIMIT",
             reach, request);
 }

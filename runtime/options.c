@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 typedef enum { CP_KIND_SIZE, CP_KIND_PERCENT, CP_KIND_BOOL } cp_option_kind_t;
 
@@ -69,8 +70,8 @@ static void parse_one(cp_option_t *o) {
   char var[64];
   snprintf(var, sizeof var, "COMPACTPTR_%s", o->name);
   const char *s = getenv(var);
-  if (!s)
-    return;
+  if (!s || !*s)
+    return; /* unset and empty (VAR= in a script) both mean the default */
   uint64_t v;
   switch (o->kind) {
   case CP_KIND_SIZE:
@@ -88,14 +89,15 @@ static void parse_one(cp_option_t *o) {
     break;
   }
   case CP_KIND_BOOL:
-    if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "on") ||
-        !strcmp(s, "true"))
+    if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "on") ||
+        !strcasecmp(s, "true"))
       v = 1;
-    else if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "off") ||
-             !strcmp(s, "false") || !*s)
+    else if (!strcmp(s, "0") || !strcasecmp(s, "no") ||
+             !strcasecmp(s, "off") || !strcasecmp(s, "false"))
       v = 0;
     else
-      cp__fatal("%s='%s' is not a boolean (use 1 or 0)", var, s);
+      cp__fatal("%s='%s' is not a boolean (use 1/0, yes/no, on/off or "
+                "true/false)", var, s);
     break;
   }
   o->value = v;
@@ -120,6 +122,11 @@ void cp__options_init(void) {
   if (limit < min)
     cp__fatal("COMPACTPTR_ARENA_LIMIT=%llu is below the minimum of %zu bytes "
               "(two 64 KiB slab runs)", (unsigned long long)limit, min);
+  /* The wide heap needs at least one 2 MiB commit chunk. */
+  if (options[CP_OPT_WIDE_RESERVE].value < ((uint64_t)4 << 20))
+    cp__fatal("COMPACTPTR_WIDE_RESERVE=%llu is below the minimum of %llu bytes",
+              (unsigned long long)options[CP_OPT_WIDE_RESERVE].value,
+              (unsigned long long)4 << 20);
   parsed = true;
 }
 

@@ -15,7 +15,10 @@
 #include <unistd.h>
 
 _Noreturn void cp__fatal(const char *fmt, ...) {
-  /* No allocation here: format into a stack buffer and write(2) it. */
+  /* What the program printed so far goes out first, so its output and the
+   * message appear in order.  No allocation here: format into a stack
+   * buffer and write(2) it. */
+  fflush(stdout);
   char buf[1024];
   int n = snprintf(buf, sizeof buf, "compactptr: ");
   va_list ap;

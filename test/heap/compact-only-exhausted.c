@@ -1,7 +1,7 @@
 // A compact-only build cannot switch: exhaustion is a clean fatal error.
 // RUN: %clang %cflags %s %runtime -o %t
 // RUN: env COMPACTPTR_ARENA_LIMIT=256K not %t 2>&1 | FileCheck %s
-// CHECK: compactptr: the compact arena is exhausted: {{[0-9]+}} bytes in use of 262144 (request of {{[0-9]+}} bytes); this program was built compact-only, so it cannot switch to wide mode
+// CHECK: compactptr: the compact arena is exhausted: {{[0-9]+}} bytes in use of 262144 (it needed a new run of {{[0-9]+}} bytes); this program was built compact-only, so it cannot switch to wide mode
 #define COMPACTPTR_RUNTIME 1
 #include <compactptr.h>
 CP_DEFINE_MODULE();
