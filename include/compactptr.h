@@ -192,12 +192,24 @@ extern CP_API _Thread_local unsigned cp__compact_depth CP__TLS; /**< active comp
 /** 1 in compact mode, 0 after the switch. */
 static inline int cp_is_compact(void) { return __builtin_expect(!cp__wide, 1); }
 
+/** Checked decode: stops the program with a message naming the handle
+ *  unless it names a live object (or a field inside one) of the arena, or
+ *  one past the end of a live array. */
+CP_API void *cp_decode_checked(cp_handle_t h);
+/** 1 when COMPACTPTR_DEBUG=1 (set at start-up). */
+extern CP_API int cp__debug;
+
 /** Native address of the object a handle names; NULL for handle 0.
  *  Compiles to a shift, an add and a select.  Valid in compact mode only.
- *  With COMPACTPTR_DEBUG=1 the runtime's cp_decode_checked() is used by
- *  generated code instead and rejects handles that do not name the start
- *  (or a field) of a live object. */
+ *  Code compiled with -DCOMPACTPTR_CHECKED_DECODE (the plugin's generated
+ *  code included) decodes through cp_decode_checked() when the program runs
+ *  with COMPACTPTR_DEBUG=1, at the cost of a load and a branch per decode;
+ *  without the macro a decode is never checked. */
 static inline void *cp_decode(cp_handle_t h) {
+#ifdef COMPACTPTR_CHECKED_DECODE
+  if (__builtin_expect(cp__debug, 0))
+    return cp_decode_checked(h);
+#endif
   char *p = cp__arena_base + ((uintptr_t)h << CP_GRANULE_SHIFT);
   return h ? (void *)p : (void *)0;
 }
@@ -208,11 +220,6 @@ static inline cp_handle_t cp_encode(const void *p) {
   uintptr_t off = (uintptr_t)p - (uintptr_t)cp__arena_base;
   return p ? (cp_handle_t)(off >> CP_GRANULE_SHIFT) : 0;
 }
-
-/** Checked decode: aborts with a message naming the handle unless it names a
- *  live object (or a field inside one) of the arena, or one past the end of
- *  a live array. */
-CP_API void *cp_decode_checked(cp_handle_t h);
 
 /* ------------------------------------------------------------------------
  * Allocation.  Objects are allocated in the layout of the current mode:

@@ -18,6 +18,7 @@
 
 char *cp__arena_base;
 int cp__wide;
+int cp__debug;
 int cp__switch_pending;
 _Thread_local cp_frame_t *cp__frame_top CP__TLS;
 _Thread_local unsigned cp__compact_depth CP__TLS;
@@ -38,6 +39,7 @@ void cp__unlock_slow(void) { pthread_mutex_unlock(&heap_lock); }
 
 static void init_once_fn(void) {
   cp__options_init();
+  cp__debug = cp__option(CP_OPT_DEBUG) != 0;
   if (cp__option(CP_OPT_STATS))
     atexit(cp__stats_at_exit);
 }
