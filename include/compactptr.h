@@ -196,6 +196,10 @@ static inline int cp_is_compact(void) { return __builtin_expect(!cp__wide, 1); }
  *  unless it names a live object (or a field inside one) of the arena, or
  *  one past the end of a live array. */
 CP_API void *cp_decode_checked(cp_handle_t h);
+/** Checked encode: stops the program unless p is NULL or names a live
+ *  object (or a place inside one) of the arena, e.g. memory from a foreign
+ *  allocator stored into a compact field. */
+CP_API cp_handle_t cp_encode_checked(const void *p);
 /** 1 when COMPACTPTR_DEBUG=1 (set at start-up). */
 extern CP_API int cp__debug;
 
@@ -215,8 +219,13 @@ static inline void *cp_decode(cp_handle_t h) {
 }
 
 /** Handle of a native address inside the arena; 0 for NULL.  The address
- *  must be granule-aligned and inside the arena (not checked here). */
+ *  must be granule-aligned and inside the arena; with
+ *  -DCOMPACTPTR_CHECKED_DECODE and COMPACTPTR_DEBUG=1 that is checked. */
 static inline cp_handle_t cp_encode(const void *p) {
+#ifdef COMPACTPTR_CHECKED_DECODE
+  if (__builtin_expect(cp__debug, 0))
+    return cp_encode_checked(p);
+#endif
   uintptr_t off = (uintptr_t)p - (uintptr_t)cp__arena_base;
   return p ? (cp_handle_t)(off >> CP_GRANULE_SHIFT) : 0;
 }

@@ -119,3 +119,24 @@ void *cp_decode_checked(cp_handle_t h) {
               "object", h, p, name);
   return p;
 }
+
+cp_handle_t cp_encode_checked(const void *p) {
+  if (!p)
+    return 0;
+  if (cp__wide)
+    cp__fatal("pointer %p encoded in wide mode: compact code ran after the "
+              "switch", p);
+  cp_arena_t *a = &cp__compact_arena;
+  if (!a->base || !cp__arena_contains(a, p))
+    cp__fatal("pointer %p stored into a compact field is not in the compact "
+              "arena: the object was not allocated by compactptr (a wrapper "
+              "around malloc, a pool, or a translation unit built without "
+              "the plugin?)", p);
+  uintptr_t off = (uintptr_t)p - (uintptr_t)a->base;
+  if (off & (CP_GRANULE - 1))
+    cp__fatal("pointer %p stored into a compact field is not aligned to the "
+              "%u-byte granule", p, (unsigned)CP_GRANULE);
+  cp_handle_t h = (cp_handle_t)(off >> CP_GRANULE_SHIFT);
+  cp_decode_checked(h); /* names a live object, or one past an array */
+  return h;
+}
