@@ -64,9 +64,10 @@
 
 #ifndef COMPACTPTR_RUNTIME
 
-/* Native build: the program is plain C. */
-static inline void cp_safepoint(void) {}
-static inline void cp_switch_to_wide(void) {}
+/* Native build: the program is plain C (C89 too: __inline__ is the GNU
+ * spelling every mode of gcc and clang accepts). */
+static __inline__ void cp_safepoint(void) {}
+static __inline__ void cp_switch_to_wide(void) {}
 
 #else /* COMPACTPTR_RUNTIME */
 
