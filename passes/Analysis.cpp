@@ -6,7 +6,7 @@
 //      field that points to a compact type or holds one by value (arrays
 //      included).  Model::Functions: per function with a body, whether it
 //      is layout-dependent and whether it reaches a safepoint (design.md §4;
-//      the switchable form will use the second bit).
+//      Rewrite.cpp picks the dual or checked form from them).
 // Invariants: keys are canonical declarations; types appear in the order
 //      their definitions appear in the TU; system headers are ignored.
 // Tests: test/rewrite/inferred-compact-type.c, test/rewrite/layout-reorder.c.

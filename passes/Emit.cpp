@@ -172,7 +172,21 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
   slot(Main);
   for (auto &[FID, Edits] : S.Edits.files()) {
     FileEdits &F = slot(FID);
-    F.Edits.insert(F.Edits.end(), Edits.begin(), Edits.end());
+    if (F.FID == FID) {
+      F.Edits.insert(F.Edits.end(), Edits.begin(), Edits.end());
+      continue;
+    }
+    // A second inclusion of a header: its edits repeat the first one's.
+    for (const Edit &E : Edits) {
+      bool Dup = false;
+      for (const Edit &X : F.Edits)
+        if (X.Offset == E.Offset && X.Length == E.Length && X.Text == E.Text) {
+          Dup = true;
+          break;
+        }
+      if (!Dup)
+        F.Edits.push_back(E);
+    }
   }
 
   for (FileEdits &F : Files) {
@@ -191,9 +205,12 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
     unsigned Pos = 0;
     const Edit *Prev = nullptr;
     for (const Edit &E : F.Edits) {
-      if (Prev && E.Offset == Prev->Offset && E.Length == Prev->Length &&
-          E.Text == Prev->Text)
-        continue; // the same edit from a second inclusion
+      // The same replacement twice (a macro argument expanded twice);
+      // identical insertions at one offset (closing braces of nested
+      // loops) are all kept.
+      if (Prev && E.Length != 0 && E.Offset == Prev->Offset &&
+          E.Length == Prev->Length && E.Text == Prev->Text)
+        continue;
       if (E.Offset < Pos) {
         S.error(SM.getLocForStartOfFile(F.FID).getLocWithOffset(E.Offset),
                 "conflicting rewrites of the same code (a header included "

@@ -24,11 +24,17 @@ bool Options::parseMode(llvm::StringRef S, Mode &Out) {
     Out = Mode::Wide;
     return true;
   }
+  if (S == "switchable") {
+    Out = Mode::Switchable;
+    return true;
+  }
   return false;
 }
 
 const char *Options::modeName(Mode M) {
-  return M == Mode::Wide ? "wide" : "compact-only";
+  return M == Mode::Wide         ? "wide"
+         : M == Mode::Switchable ? "switchable"
+                                 : "compact-only";
 }
 
 static const RecordDecl *recordDeclOf(QualType T) {

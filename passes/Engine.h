@@ -6,7 +6,7 @@
 //   Analysis.cpp  compact types (annotated + inferred), function classes
 //   Safety.cpp    the safety gate for types (unions, bit-fields, packed, ...)
 //   Layout.cpp    compact layouts: field order, generated declarations
-//   Rewrite.cpp   compact bodies: member access, copies, allocation, ...
+//   Rewrite.cpp   function forms: compact, wide, dual and checked bodies
 //   Emit.cpp      generated code placement, descriptors, applying the edits
 //   Engine.cpp    the pipeline driver and the diagnostic helpers
 //
@@ -34,19 +34,26 @@
 
 namespace compactptr {
 
-/// Build modes (design.md §4).  `switchable` (dual and checked bodies) is
-/// the next form to add; the rewrite asks `Options::compactBodies()` and
-/// `Options::buildFlag()` rather than testing the mode directly.
-enum class Mode { CompactOnly, Wide };
+/// Build modes (design.md §4): `switchable` (dual and checked bodies, the
+/// plugin's default), `compact-only` (compact bodies only), `wide` (runtime
+/// allocator, original layouts).
+enum class Mode { CompactOnly, Wide, Switchable };
 
 struct Options {
   Mode TheMode = Mode::CompactOnly;
-  /// Member access, copies, sizeof and pointer arithmetic use the compact
-  /// layout (compact-only today; switchable later per function form).
-  bool compactBodies() const { return TheMode == Mode::CompactOnly; }
+  /// Plugin option auto-safepoints: polls at the loop back-edges of main
+  /// (switchable mode only).
+  bool AutoSafepoints = true;
+  /// Some bodies use the compact layout (so converters are generated).
+  bool compactBodies() const { return TheMode != Mode::Wide; }
+  /// Every body is the compact body (no dispatch, no checked form).
+  bool compactOnly() const { return TheMode == Mode::CompactOnly; }
+  bool switchable() const { return TheMode == Mode::Switchable; }
   /// The CP_BUILD_* constant descriptors carry.
   const char *buildFlag() const {
-    return TheMode == Mode::Wide ? "CP_BUILD_WIDE" : "CP_BUILD_COMPACT_ONLY";
+    return TheMode == Mode::Wide         ? "CP_BUILD_WIDE"
+           : TheMode == Mode::Switchable ? "CP_BUILD_SWITCHABLE"
+                                         : "CP_BUILD_COMPACT_ONLY";
   }
   static bool parseMode(llvm::StringRef S, Mode &Out);
   static const char *modeName(Mode M);
@@ -84,7 +91,7 @@ struct CompactType {
 enum FunctionClass : unsigned {
   FC_None = 0,
   FC_LayoutDependent = 1, ///< touches a compact layout
-  FC_Safepoint = 2,       ///< reaches a safepoint (for the switchable form)
+  FC_Safepoint = 2,       ///< reaches a safepoint (checked form)
 };
 
 /// The engine's view of a translation unit.

@@ -11,7 +11,10 @@
 // recorded and replayed in the outer compiler at the user's locations when
 // the outer parse is done.
 //
-// Options: -fplugin-arg-compactptr-mode=compact-only|wide
+// Options: -fplugin-arg-compactptr-mode=switchable|compact-only|wide
+//            (default switchable)
+//          -fplugin-arg-compactptr-auto-safepoints=on|off (default on: polls
+//            at the loop back-edges of main in switchable mode)
 //          -fplugin-arg-compactptr-dump=-|DIR  (rewritten text to stderr or
 //                                               to DIR/<file name>)
 // Tests: test/plugin/*.c.
@@ -214,8 +217,10 @@ public:
     DiagnosticsEngine &D = CI.getDiagnostics();
     unsigned Bad = D.getCustomDiagID(DiagnosticsEngine::Error,
                                      "compactptr: %0 (options: "
-                                     "-fplugin-arg-compactptr-mode=compact-only|"
-                                     "wide, -fplugin-arg-compactptr-dump=-|DIR)");
+                                     "-fplugin-arg-compactptr-mode=switchable|"
+                                     "compact-only|wide, "
+                                     "-fplugin-arg-compactptr-auto-safepoints=on|off, "
+                                     "-fplugin-arg-compactptr-dump=-|DIR)");
     for (const std::string &A : Args) {
       StringRef Name = StringRef(A).split('=').first;
       StringRef Value = StringRef(A).split('=').second;
@@ -224,6 +229,13 @@ public:
           D.Report(Bad) << ("unknown mode '" + Value.str() + "'");
           return false;
         }
+      } else if (Name == "auto-safepoints") {
+        if (Value != "on" && Value != "off") {
+          D.Report(Bad) << ("auto-safepoints must be 'on' or 'off', not '" +
+                            Value.str() + "'");
+          return false;
+        }
+        Opts.AutoSafepoints = Value == "on";
       } else if (Name == "dump" && !Value.empty()) {
         Dump = Value.str();
       } else {
@@ -262,7 +274,11 @@ public:
   }
 
 private:
-  Options Opts;
+  Options Opts = [] {
+    Options O;
+    O.TheMode = Mode::Switchable; // the plugin's default build mode
+    return O;
+  }();
   std::string Dump;
 
   /// A quiet compiler for the same invocation, syntax only.

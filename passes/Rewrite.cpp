@@ -18,16 +18,24 @@
 //   - sizeof, _Alignof, offsetof of compact types and heap objects.
 // Every mode rewrites malloc/calloc/realloc/free of compact types into the
 // typed runtime calls and heap arrays of compact pointers into root arrays.
-// A new function form (dual, checked) adds a `Form` to BodyRewriter and
-// chooses per function; the expression rules stay.
-//
+// Switchable mode (design.md §4) chooses a form per function:
+//   - dual (layout-dependent, no safepoint): the original symbol keeps the
+//     wide body behind `if (cp_is_compact()) { ++depth; f__cp(...); ... }`;
+//     the compact body f__cp goes to the end of the file behind #line and
+//     calls TU-local dual functions' compact bodies directly;
+//   - checked (safepoint-reaching): each full expression that depends on a
+//     layout becomes `(cp_is_compact() ? <compact> : <wide>)`; stores whose
+//     value may reach a safepoint evaluate it first; parameters and locals
+//     holding compact pointers are pushed in shadow-stack frames, popped by
+//     a cleanup attribute; main's loops get cp_safepoint() polls.
 // Invariants: never emits a partial rewrite (errors clear all edits in
 //      Engine.cpp); anything it cannot rewrite is an error at the user's
 //      location.
-// Tests: test/rewrite/*.c, test/plugin/*.c.
+// Tests: test/rewrite/*.c, test/plugin/*.c, test/switchable/*.
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "clang/Lex/Lexer.h"
@@ -94,23 +102,92 @@ SizeShape sizeShape(const Expr *E) {
 }
 
 /// The body a function gets.  Compact-only mode gives every function the
-/// Compact form, wide mode the Wide form (allocation only).  The switchable
-/// mode adds Dual (a compact clone `f__cp` plus the wide original with a
-/// dispatch) and Checked (each operation picks its layout by mode): both
-/// reuse the expression rules below through `compact()`.
-enum class Form { Compact, Wide };
+/// Compact form, wide mode the Wide form (allocation only).  Switchable
+/// mode gives a layout-dependent function that reaches no safepoint a
+/// *dual* body: the original symbol keeps the Wide form behind an entry
+/// dispatch, and a clone `f__cp` (Compact form, `Clone` set: calls to dual
+/// functions go to their compact bodies) goes to the end of the file.  A
+/// safepoint-reaching function gets the Checked form: each full expression
+/// that depends on a layout becomes `(cp_is_compact() ? <compact> : <wide>)`
+/// (one branch runs, so every lvalue is still evaluated once), and its
+/// compact-pointer locals and parameters live in shadow-stack frames.
+enum class Form { Compact, Wide, Checked };
+
+/// A call that may reach a safepoint: a TU-local safepoint-reaching
+/// function, a `safepoint` declaration, cp_safepoint(), cp_switch_to_wide().
+bool isSafepointCallee(const Model &M, const FunctionDecl *FD) {
+  if (!FD)
+    return false;
+  auto It = M.Functions.find(FD->getCanonicalDecl());
+  if (It != M.Functions.end() && (It->second & FC_Safepoint))
+    return true;
+  for (const Decl *D : FD->redecls())
+    for (const auto *A : D->specific_attrs<AnnotateAttr>())
+      if (A->getAnnotation() == "compactptr::safepoint")
+        return true;
+  if (!FD->getIdentifier())
+    return false;
+  StringRef N = FD->getName();
+  return N == "cp_safepoint" || N == "cp_switch_to_wide";
+}
+
+/// True if St (a function body) declares a static local.
+bool hasStaticLocal(const Stmt *St) {
+  if (!St)
+    return false;
+  if (const auto *DS = dyn_cast<DeclStmt>(St))
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D))
+        if (VD->isStaticLocal())
+          return true;
+  for (const Stmt *C : St->children())
+    if (hasStaticLocal(C))
+      return true;
+  return false;
+}
 
 class BodyRewriter {
 public:
   explicit BodyRewriter(Session &S) : S(S), M(S.M), SM(S.SM) {}
 
+  /// Switchable mode: decide which functions get the dual form (before any
+  /// body is rewritten, so compact bodies know whom to call directly).
+  void planDuals(const std::vector<const FunctionDecl *> &Fns) {
+    if (!S.Opts.switchable())
+      return;
+    for (const FunctionDecl *FD : Fns)
+      if (classOf(FD) == FC_LayoutDependent && dualBlocker(FD).empty())
+        Duals.insert(FD->getCanonicalDecl());
+  }
+
   void rewriteFunction(const FunctionDecl *FD) {
-    TheForm = formFor(FD);
-    Affected.clear();
-    walk(FD->getBody());
+    CurFn = FD;
+    Clone = false;
+    FrameCounter = 0;
+    if (!S.Opts.switchable()) {
+      TheForm = S.Opts.compactOnly() ? Form::Compact : Form::Wide;
+      Affected.clear();
+      walk(FD->getBody());
+      return;
+    }
+    unsigned Cls = classOf(FD);
+    if (Duals.count(FD->getCanonicalDecl())) {
+      rewriteDual(FD);
+      return;
+    }
+    if (Cls == FC_None) {
+      TheForm = Form::Wide;
+      Affected.clear();
+      walk(FD->getBody());
+      return;
+    }
+    rewriteChecked(FD);
   }
   void rewriteInit(const Expr *E) {
-    TheForm = S.Opts.compactBodies() ? Form::Compact : Form::Wide;
+    // Static initializers cannot test the mode: switchable builds keep them
+    // in the wide form (allocation calls are not constant anyway).
+    TheForm = S.Opts.compactOnly() ? Form::Compact : Form::Wide;
+    Clone = false;
     Affected.clear();
     top(E, false);
   }
@@ -120,13 +197,656 @@ private:
   const Model &M;
   const SourceManager &SM;
   Form TheForm = Form::Compact;
-  llvm::DenseMap<const Stmt *, bool> Affected;
+  bool Clone = false; ///< rewriting the compact clone of a dual function
+  const FunctionDecl *CurFn = nullptr;
+  unsigned FrameCounter = 0;
+  std::set<const FunctionDecl *> Duals;
+  llvm::DenseMap<const Stmt *, bool> Affected, AffectedC, AffectedW;
   std::set<std::pair<unsigned, std::string>> Reported;
 
-  Form formFor(const FunctionDecl *) const {
-    return S.Opts.compactBodies() ? Form::Compact : Form::Wide;
+  unsigned classOf(const FunctionDecl *FD) const {
+    auto It = M.Functions.find(FD->getCanonicalDecl());
+    return It == M.Functions.end() ? FC_None : It->second;
   }
   bool compact() const { return TheForm == Form::Compact; }
+
+  /// Why FD cannot get the dual form (then it gets the checked form), or "".
+  std::string dualBlocker(const FunctionDecl *FD) const {
+    if (FD->isMain())
+      return "main";
+    if (FD->isVariadic())
+      return "variadic";
+    if (FD->getStorageClass() == SC_Extern)
+      return "extern definition";
+    for (const ParmVarDecl *P : FD->parameters())
+      if (!P->getIdentifier())
+        return "unnamed parameter";
+    const auto *CS = dyn_cast_or_null<CompoundStmt>(FD->getBody());
+    if (!CS)
+      return "no body";
+    SourceLocation Locs[] = {FD->getBeginLoc(), FD->getLocation(),
+                             CS->getLBracLoc(), CS->getRBracLoc()};
+    for (SourceLocation L : Locs)
+      if (!L.isFileID() || SM.getFileID(L) != SM.getFileID(FD->getLocation()))
+        return "macro";
+    if (hasStaticLocal(CS))
+      return "static local";
+    return "";
+  }
+
+  bool dualCallee(const CallExpr *CE) const {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    return FD && Duals.count(FD->getCanonicalDecl()) &&
+           isa<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts());
+  }
+
+  // ---- dual form -----------------------------------------------------------
+  void rewriteDual(const FunctionDecl *FD) {
+    const auto *CS = cast<CompoundStmt>(FD->getBody());
+    FileID FID = SM.getFileID(FD->getLocation());
+    unsigned FnBegin = SM.getFileOffset(FD->getBeginLoc());
+    unsigned NameOff = SM.getFileOffset(FD->getLocation());
+    unsigned LB = SM.getFileOffset(CS->getLBracLoc());
+    unsigned End = SM.getFileOffset(CS->getRBracLoc()) + 1;
+    std::string Name = FD->getName().str(), CName = Name + "__cp";
+
+    PrintingPolicy P(S.LO);
+    P.SuppressTagKeyword = false;
+    P.Bool = false;
+    std::string Proto;
+    {
+      llvm::raw_string_ostream OS(Proto);
+      FD->getType().print(OS, P, CName);
+    }
+    std::string Args;
+    for (const ParmVarDecl *Pm : FD->parameters())
+      Args += (Args.empty() ? "" : ", ") + Pm->getName().str();
+    std::string Call = CName + "(" + Args + ")";
+    std::string Dispatch =
+        FD->getReturnType()->isVoidType()
+            ? " if (cp_is_compact()) { ++cp__compact_depth; " + Call +
+                  "; --cp__compact_depth; return; }"
+            : " if (cp_is_compact()) { ++cp__compact_depth; __typeof__(" + Call +
+                  ") cp__r = " + Call + "; --cp__compact_depth; return cp__r; }";
+    // Inserted before the walks: they precede body edits at the same offset.
+    S.Edits.insert(FID, FnBegin, "static __attribute__((unused)) " + Proto + "; ");
+    S.Edits.insert(FID, LB + 1, Dispatch);
+
+    // The wide body: the original code with allocation rewritten.
+    TheForm = Form::Wide;
+    Affected.clear();
+    walk(CS);
+
+    // The compact body, rewritten into a separate edit set.
+    unsigned Before = S.Errors;
+    EditSet Saved = std::move(S.Edits);
+    S.Edits = EditSet();
+    TheForm = Form::Compact;
+    Clone = true;
+    Affected.clear();
+    walk(CS);
+    Clone = false;
+    EditSet Mine = std::move(S.Edits);
+    S.Edits = std::move(Saved);
+    if (S.Errors != Before)
+      return;
+    std::vector<Edit> Es;
+    for (auto &[F, V] : Mine.files()) {
+      for (const Edit &E : V) {
+        if (F != FID || E.Offset < FnBegin || E.Offset + E.Length > End) {
+          S.error(FD->getLocation(), "cannot build the compact body of '" +
+                                         Name + "': an edit falls outside it");
+          return;
+        }
+        Es.push_back(E);
+      }
+    }
+    Edit NameEdit;
+    NameEdit.Offset = NameOff;
+    NameEdit.Length = FD->getName().size();
+    NameEdit.Text = CName;
+    NameEdit.Order = 0;
+    Es.push_back(NameEdit);
+    std::stable_sort(Es.begin(), Es.end(), [](const Edit &A, const Edit &B) {
+      return A.Offset != B.Offset ? A.Offset < B.Offset : A.Order < B.Order;
+    });
+    StringRef Buf = SM.getBufferData(FID);
+    std::string Text = "__attribute__((unused)) ";
+    if (FD->getStorageClass() == SC_None)
+      Text += "static ";
+    unsigned Pos = FnBegin;
+    for (const Edit &E : Es) {
+      if (E.Offset < Pos) {
+        S.error(FD->getLocation(), "cannot build the compact body of '" + Name +
+                                       "': overlapping rewrites");
+        return;
+      }
+      Text += Buf.substr(Pos, E.Offset - Pos).str() + E.Text;
+      Pos = E.Offset + E.Length;
+    }
+    Text += Buf.substr(Pos, End - Pos).str();
+    PresumedLoc PL = SM.getPresumedLoc(FD->getBeginLoc(), false);
+    std::string Where = PL.isValid() ? lineDirective(PL.getLine(), PL.getFilename()) : "";
+    S.Edits.insert(FID, Buf.size(),
+                   "\n/* compactptr: compact body of " + Name +
+                       " (its warnings are reported once, on the wide body) */\n"
+                       "#pragma clang diagnostic push\n"
+                       "#pragma clang diagnostic ignored \"-Weverything\"\n" +
+                       Where + Text +
+                       "\n#pragma clang diagnostic pop\n");
+  }
+
+  // ---- checked form ----------------------------------------------------------
+  void rewriteChecked(const FunctionDecl *FD) {
+    TheForm = Form::Checked;
+    Affected.clear();
+    AffectedC.clear();
+    AffectedW.clear();
+    const auto *CS = dyn_cast_or_null<CompoundStmt>(FD->getBody());
+    if (!CS)
+      return;
+    std::vector<const VarDecl *> Params;
+    for (const ParmVarDecl *P : FD->parameters())
+      if (P->getIdentifier() && rootShape(P->getType()).Kind)
+        Params.push_back(P);
+    if (!Params.empty()) {
+      SourceLocation LB = CS->getLBracLoc();
+      if (!LB.isFileID()) {
+        S.error(FD->getLocation(), "cannot register the parameters of '" +
+                                       FD->getName().str() +
+                                       "' as roots: its body starts in a macro");
+        return;
+      }
+      auto [FID, Off] = SM.getDecomposedLoc(LB);
+      S.Edits.insert(FID, Off + 1, " " + frameText(Params));
+    }
+    walk(CS);
+  }
+
+  struct RootShape {
+    const char *Kind = nullptr;
+    uint64_t Count = 1;
+    CompactType *T = nullptr;
+    bool VLA = false;
+  };
+  /// How a local of type QT is registered in a frame (Kind null: not a root).
+  RootShape rootShape(QualType QT) const {
+    RootShape R;
+    QualType E = QT.getCanonicalType();
+    while (const auto *AT = dyn_cast<ArrayType>(E.getTypePtr())) {
+      if (const auto *CAT = dyn_cast<ConstantArrayType>(AT))
+        R.Count *= CAT->getSize().getZExtValue();
+      else
+        R.VLA = true;
+      E = AT->getElementType().getCanonicalType();
+    }
+    if ((R.T = M.pointeeOf(E)))
+      R.Kind = "CP_ROOT_POINTER";
+    else if ((R.T = M.recordOf(E)))
+      R.Kind = "CP_ROOT_VALUE";
+    if (R.Count == 0)
+      R.Kind = nullptr;
+    return R;
+  }
+  /// A local of a checked function that its frame registers.
+  bool isFrameRoot(const VarDecl *VD) const {
+    return VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) && VD->getIdentifier() &&
+           rootShape(VD->getType()).Kind;
+  }
+  /// `cp_root_desc_t cp__rtN[] = {...}; cp_frame_t cp__frN ...; push` for Vs.
+  std::string frameText(const std::vector<const VarDecl *> &Vs) {
+    std::string N = std::to_string(++FrameCounter);
+    std::string Out = "cp_root_desc_t cp__rt" + N + "[" + std::to_string(Vs.size()) + "] = {";
+    for (const VarDecl *VD : Vs) {
+      RootShape R = rootShape(VD->getType());
+      std::string Nm = VD->getName().str();
+      Out += "{(void *)&" + Nm + ", " + R.Kind + ", " + std::to_string(R.Count) +
+             ", &" + R.T->DescName + ", \"" + Nm + "\"}, ";
+    }
+    Out += "}; cp_frame_t cp__fr" + N +
+           " __attribute__((cleanup(cp_frame_pop))) = {0, " + std::to_string(Vs.size()) +
+           ", cp__rt" + N + "}; cp_frame_push(&cp__fr" + N + ");";
+    return Out;
+  }
+  /// A frame root declared without initializer starts null (the switch
+  /// must not see stack garbage): the text to insert after its declarator.
+  std::string zeroInit(const VarDecl *VD) const {
+    return VD->getType()->isPointerType() ? " = 0" : " = {0}";
+  }
+  bool checkVLA(const VarDecl *VD) {
+    if (!rootShape(VD->getType()).VLA)
+      return true;
+    S.error(VD->getLocation(),
+            "'" + VD->getName().str() +
+                "' is a variable-length array holding compact pointers in a "
+                "function that reaches a safepoint; it cannot be registered as "
+                "a root (use a root array: malloc(n * sizeof(T *)))",
+            {CharSourceRange::getTokenRange(VD->getSourceRange())});
+    return false;
+  }
+  /// Offset just after the end of VD's declarator, or ~0u.
+  unsigned afterDeclarator(const VarDecl *VD) const {
+    SourceLocation L = VD->getEndLoc();
+    if (!L.isFileID())
+      return ~0u;
+    return SM.getFileOffset(Lexer::getLocForEndOfToken(L, 0, SM, S.LO));
+  }
+
+  /// Polls at the loop back-edges of main.
+  bool pollLoops() const {
+    return TheForm == Form::Checked && S.Opts.AutoSafepoints && CurFn &&
+           CurFn->isMain();
+  }
+  /// Offset just after statement St (its `;` or `}` included), or ~0u.
+  unsigned endAfter(const Stmt *St) const {
+    if (const auto *CS = dyn_cast<CompoundStmt>(St)) {
+      SourceLocation L = CS->getRBracLoc();
+      return L.isFileID() ? SM.getFileOffset(L) + 1 : ~0u;
+    }
+    if (const auto *NS = dyn_cast<NullStmt>(St)) {
+      SourceLocation L = NS->getSemiLoc();
+      return L.isFileID() ? SM.getFileOffset(L) + 1 : ~0u;
+    }
+    if (const auto *I = dyn_cast<IfStmt>(St))
+      return endAfter(I->getElse() ? I->getElse() : I->getThen());
+    if (const auto *W = dyn_cast<WhileStmt>(St))
+      return endAfter(W->getBody());
+    if (const auto *F = dyn_cast<ForStmt>(St))
+      return endAfter(F->getBody());
+    if (const auto *Sw = dyn_cast<SwitchStmt>(St))
+      return endAfter(Sw->getBody());
+    if (const auto *L = dyn_cast<LabelStmt>(St))
+      return endAfter(L->getSubStmt());
+    if (const auto *C = dyn_cast<SwitchCase>(St))
+      return endAfter(C->getSubStmt());
+    if (const auto *DS = dyn_cast<DeclStmt>(St)) {
+      SourceLocation L = DS->getEndLoc();
+      return L.isFileID() ? SM.getFileOffset(L) + 1 : ~0u;
+    }
+    SourceLocation E = St->getEndLoc();
+    if (E.isMacroID())
+      E = SM.getExpansionRange(E).getEnd();
+    if (!E.isFileID())
+      return ~0u;
+    SourceLocation A = Lexer::findLocationAfterToken(E, tok::semi, SM, S.LO, false);
+    return A.isValid() && A.isFileID() ? SM.getFileOffset(A) : ~0u;
+  }
+  /// Walk a loop body, with a poll at its start in main.
+  void loopBody(const Stmt *Body) {
+    if (!Body || !pollLoops()) {
+      walk(Body);
+      return;
+    }
+    if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
+      SourceLocation L = CS->getLBracLoc();
+      if (!L.isFileID()) {
+        fail(Body, "cannot insert a safepoint poll in this loop of main: its "
+                   "body comes from a macro");
+        return;
+      }
+      auto [FID, Off] = SM.getDecomposedLoc(L);
+      S.Edits.insert(FID, Off + 1, " cp_safepoint();");
+      walk(Body);
+      return;
+    }
+    SourceLocation B = Body->getBeginLoc();
+    unsigned E = endAfter(Body);
+    if (!B.isFileID() || E == ~0u) {
+      fail(Body, "cannot insert a safepoint poll in this loop of main: its "
+                 "body comes from a macro");
+      return;
+    }
+    auto [FID, Off] = SM.getDecomposedLoc(B);
+    S.Edits.insert(FID, Off, "{ cp_safepoint(); ");
+    walk(Body);
+    S.Edits.insert(FID, E, " }");
+  }
+
+  /// A for statement of a checked function whose init declares frame
+  /// roots: `{ <decl> <frame> for (; cond; inc) body }`.
+  bool checkedForWithRoots(const ForStmt *F) {
+    const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
+    if (!DS)
+      return false;
+    std::vector<const VarDecl *> Roots;
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D); VD && isFrameRoot(VD)) {
+        if (!checkVLA(VD))
+          return true;
+        Roots.push_back(VD);
+      }
+    if (Roots.empty())
+      return false;
+    SourceLocation FB = F->getBeginLoc(), DB = DS->getBeginLoc(), DE = DS->getEndLoc();
+    unsigned End = endAfter(F);
+    if (!FB.isFileID() || !DB.isFileID() || !DE.isFileID() || End == ~0u) {
+      fail(F, "cannot register the loop variables of this for statement as "
+              "roots: it comes from a macro");
+      return true;
+    }
+    FileID FID = SM.getFileID(FB);
+    unsigned DBo = SM.getFileOffset(DB), DEo = SM.getFileOffset(DE) + 1;
+    StringRef Buf = SM.getBufferData(FID);
+    // The declaration's own text, initializers rewritten, roots zeroed.
+    std::vector<Part> Parts;
+    for (const Decl *D : DS->decls()) {
+      const auto *VD = dyn_cast<VarDecl>(D);
+      if (!VD)
+        continue;
+      if (const Expr *Init = VD->getInit()) {
+        std::string T;
+        unsigned Before = S.Errors;
+        if (isa<InitListExpr>(Init) && affected(Init)) {
+          fail(Init, "cannot rewrite this initializer list in a for statement");
+          return true;
+        }
+        if (checkedText(Init, false, T)) {
+          CharSourceRange R = fileRange(Init);
+          if (R.isInvalid() || SM.getFileID(R.getBegin()) != FID) {
+            fail(Init, macroMessage(Init));
+            return true;
+          }
+          Parts.push_back({SM.getFileOffset(R.getBegin()), SM.getFileOffset(R.getEnd()), T});
+        }
+        if (S.Errors != Before)
+          return true;
+      } else if (isFrameRoot(VD)) {
+        unsigned A = afterDeclarator(VD);
+        if (A == ~0u) {
+          fail(F, "cannot rewrite this for statement: it comes from a macro");
+          return true;
+        }
+        Parts.push_back({A, A, zeroInit(VD)});
+      }
+    }
+    std::sort(Parts.begin(), Parts.end(),
+              [](const Part &A, const Part &B) { return A.B < B.B; });
+    std::string Decl;
+    unsigned Pos = DBo;
+    for (const Part &P : Parts) {
+      Decl += Buf.substr(Pos, P.B - Pos).str() + P.T;
+      Pos = P.E;
+    }
+    Decl += Buf.substr(Pos, DEo - Pos).str();
+    S.Edits.replace(SM, CharSourceRange::getCharRange(FB, SM.getLocForStartOfFile(FID).getLocWithOffset(DEo)),
+                    "{ " + Decl + " " + frameText(Roots) + " for (;");
+    top(F->getCond(), true);
+    top(F->getInc(), false);
+    loopBody(F->getBody());
+    S.Edits.insert(FID, End, " }");
+    return true;
+  }
+
+  /// A loop of a checked function in which no safepoint can run (no poll,
+  /// no call that may reach one, no call through a function pointer; an
+  /// external function that reaches one must be declared CP_SAFEPOINT)
+  /// keeps one mode from entry to exit: it is
+  /// versioned, `{ if (cp_is_compact()) { <compact loop> } else {
+  /// <wide loop> } }`, so compact mode pays no per-access mode test.  The
+  /// wide copy follows a #line back to the loop's first line, so both
+  /// copies carry the user's line numbers.  False if St is not versioned.
+  bool versionLoop(const Stmt *St) {
+    if (pollLoops() || firstSafepointCall(St) || hasLabelOrStatic(St) ||
+        hasIndirectCall(St))
+      return false;
+    Form Saved = TheForm;
+    TheForm = Form::Compact;
+    Affected.clear();
+    bool Any = affected(St);
+    TheForm = Saved;
+    Affected.clear();
+    if (!Any)
+      return false;
+    SourceLocation BL = St->getBeginLoc();
+    unsigned E = endAfter(St);
+    if (!BL.isFileID() || E == ~0u)
+      return false;
+    auto [FID, B] = SM.getDecomposedLoc(BL);
+    unsigned Before = S.Errors;
+    std::string C = loopText(St, Form::Compact, FID, B, E);
+    std::string W = loopText(St, Form::Wide, FID, B, E);
+    if (S.Errors != Before)
+      return true;
+    PresumedLoc PL = SM.getPresumedLoc(BL, false);
+    if (PL.isInvalid())
+      return false;
+    std::string Pad(PL.getColumn() > 1 ? PL.getColumn() - 1 : 0, ' ');
+    std::string T =
+        "{ if (cp_is_compact()) { _Pragma(\"clang diagnostic push\") "
+        "_Pragma(\"clang diagnostic ignored \\\"-Weverything\\\"\") " +
+        C + " _Pragma(\"clang diagnostic pop\") } else {\n" +
+        lineDirective(PL.getLine(), PL.getFilename()) + Pad + W + " } }";
+    S.Edits.replace(SM,
+                    CharSourceRange::getCharRange(
+                        BL, SM.getLocForStartOfFile(FID).getLocWithOffset(E)),
+                    T);
+    return true;
+  }
+  /// The text of loop St ([B, E) of FID) rewritten in form F.
+  std::string loopText(const Stmt *St, Form F, FileID FID, unsigned B, unsigned E) {
+    Form Saved = TheForm;
+    EditSet Outer = std::move(S.Edits);
+    S.Edits = EditSet();
+    TheForm = F;
+    Affected.clear();
+    walk(St);
+    TheForm = Saved;
+    Affected.clear();
+    EditSet Mine = std::move(S.Edits);
+    S.Edits = std::move(Outer);
+    std::vector<Edit> Es;
+    for (auto &[F2, V] : Mine.files())
+      for (const Edit &X : V) {
+        if (F2 != FID || X.Offset < B || X.Offset + X.Length > E) {
+          fail(St, "cannot version this loop by mode: a rewrite falls outside it");
+          return "";
+        }
+        Es.push_back(X);
+      }
+    std::stable_sort(Es.begin(), Es.end(), [](const Edit &A, const Edit &Bx) {
+      return A.Offset != Bx.Offset ? A.Offset < Bx.Offset : A.Order < Bx.Order;
+    });
+    StringRef Buf = SM.getBufferData(FID);
+    std::string Out;
+    unsigned Pos = B;
+    for (const Edit &X : Es) {
+      if (X.Offset < Pos) {
+        fail(St, "cannot version this loop by mode: overlapping rewrites");
+        return "";
+      }
+      Out += Buf.substr(Pos, X.Offset - Pos).str() + X.Text;
+      Pos = X.Offset + X.Length;
+    }
+    return Out + Buf.substr(Pos, E - Pos).str();
+  }
+  /// A call through a function pointer: the plugin cannot see whether it
+  /// reaches a safepoint, so the loop keeps the per-expression test.
+  static bool hasIndirectCall(const Stmt *St) {
+    if (!St)
+      return false;
+    if (const auto *CE = dyn_cast<CallExpr>(St); CE && !CE->getDirectCallee())
+      return true;
+    for (const Stmt *C : St->children())
+      if (hasIndirectCall(C))
+        return true;
+    return false;
+  }
+  static bool hasLabelOrStatic(const Stmt *St) {
+    if (!St)
+      return false;
+    if (isa<LabelStmt>(St) || isa<AddrLabelExpr>(St))
+      return true;
+    if (const auto *DS = dyn_cast<DeclStmt>(St))
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->isStaticLocal())
+          return true;
+    for (const Stmt *C : St->children())
+      if (hasLabelOrStatic(C))
+        return true;
+    return false;
+  }
+
+  /// The full expression E's value is discarded (expression statement,
+  /// for-init or for-increment).
+  bool isDiscarded(const Expr *E) {
+    auto Ps = S.Ctx.getParents(*E);
+    if (Ps.empty())
+      return false;
+    const Stmt *P = Ps[0].get<Stmt>();
+    if (!P || isa<Expr>(P) || isa<ReturnStmt>(P))
+      return false;
+    if (const auto *I = dyn_cast<IfStmt>(P))
+      return I->getCond() != E;
+    if (const auto *W = dyn_cast<WhileStmt>(P))
+      return W->getCond() != E;
+    if (const auto *D = dyn_cast<DoStmt>(P))
+      return D->getCond() != E;
+    if (const auto *F = dyn_cast<ForStmt>(P))
+      return F->getCond() != E;
+    if (const auto *Sw = dyn_cast<SwitchStmt>(P))
+      return Sw->getCond() != E;
+    return true;
+  }
+
+  /// Layout-dependent work of E (compact form) that may run after a call
+  /// that reaches a safepoint: the mode tested before it may be stale.
+  void scanHazard(const Stmt *St, bool InSPArgs, unsigned &SP, bool &OwnOut,
+                  bool &OwnAny) {
+    if (!St)
+      return;
+    if (const auto *CE = dyn_cast<CallExpr>(St)) {
+      if (isSafepointCallee(M, CE->getDirectCallee())) {
+        ++SP;
+        for (const Expr *A : CE->arguments())
+          scanHazard(A, true, SP, OwnOut, OwnAny);
+        return;
+      }
+    } else if (!isa<UnaryExprOrTypeTraitExpr>(St) && own(St)) {
+      OwnAny = true;
+      if (!InSPArgs)
+        OwnOut = true;
+    }
+    if (isa<UnaryExprOrTypeTraitExpr>(St))
+      return;
+    for (const Stmt *C : St->children())
+      scanHazard(C, InSPArgs, SP, OwnOut, OwnAny);
+  }
+  const CallExpr *firstSafepointCall(const Stmt *St) {
+    if (!St)
+      return nullptr;
+    if (const auto *CE = dyn_cast<CallExpr>(St))
+      if (isSafepointCallee(M, CE->getDirectCallee()))
+        return CE;
+    for (const Stmt *C : St->children())
+      if (const CallExpr *R = firstSafepointCall(C))
+        return R;
+    return nullptr;
+  }
+
+  /// Checked form: the text of E choosing its layout by mode.  False if E
+  /// needs no change (or an error was reported).
+  bool checkedText(const Expr *E, bool BoolCtx, std::string &Out) {
+    Form Saved = TheForm;
+    TheForm = Form::Compact;
+    std::swap(Affected, AffectedC);
+    bool AC = affected(E);
+    std::string TC;
+    unsigned SP = 0;
+    bool OwnOut = false, OwnAny = false;
+    if (AC) {
+      TC = BoolCtx ? boolText(E) : text(E);
+      scanHazard(E, false, SP, OwnOut, OwnAny);
+    }
+    std::swap(Affected, AffectedC);
+    TheForm = Form::Wide;
+    std::swap(Affected, AffectedW);
+    std::string TW;
+    if (AC)
+      TW = affected(E) ? (BoolCtx ? boolText(E) : text(E)) : original(E);
+    std::swap(Affected, AffectedW);
+    TheForm = Saved;
+    if (!AC)
+      return false;
+    if (TC == TW) {
+      Out = TC;
+      return true;
+    }
+    if ((SP >= 1 && OwnOut) || (SP >= 2 && OwnAny)) {
+      if (assignAfterCall(E, Out))
+        return true;
+      const CallExpr *CE = firstSafepointCall(E);
+      std::string Callee = CE && CE->getDirectCallee()
+                               ? CE->getDirectCallee()->getName().str()
+                               : "a function";
+      S.error(CE ? CE->getExprLoc() : E->getExprLoc(),
+              "this expression uses a compact layout and calls '" + Callee +
+                  "', which may reach a safepoint (the switch can happen in "
+                  "the middle of it); store the call's result in a local "
+                  "first",
+              {CharSourceRange::getTokenRange(E->getSourceRange())});
+      return false;
+    }
+    if (BoolCtx)
+      Out = "(cp_is_compact() ? !!(" + TC + ") : !!(" + TW + "))";
+    else if (isDiscarded(E))
+      Out = "(cp_is_compact() ? (void)(" + TC + ") : (void)(" + TW + "))";
+    else
+      Out = "(cp_is_compact() ? (" + TC + ") : (" + TW + "))";
+    return true;
+  }
+
+  /// `L = R` where only R may reach a safepoint: evaluate R first, then
+  /// test the mode for the store, `({ T t = R; <store t into L>; t; })`.
+  bool assignAfterCall(const Expr *E, std::string &Out) {
+    const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParens());
+    if (!BO || BO->getOpcode() != BO_Assign || firstSafepointCall(BO->getLHS()) ||
+        !BO->getLHS()->getType()->isScalarType())
+      return false;
+    const Expr *L = BO->getLHS(), *R = BO->getRHS();
+    std::string RT;
+    if (!checkedText(R, false, RT))
+      RT = original(R);
+    std::string T = "cp__t" + std::to_string(++FrameCounter);
+    Form Saved = TheForm;
+    TheForm = Form::Compact;
+    std::swap(Affected, AffectedC);
+    std::string SC;
+    if (isHandleLValue(M, L))
+      SC = "cp__sth(&" + clv(L) + ", " + T + ")";
+    else
+      SC = text(L) + " = " + T;
+    std::swap(Affected, AffectedC);
+    TheForm = Form::Wide;
+    std::swap(Affected, AffectedW);
+    std::string SW = text(L) + " = " + T;
+    std::swap(Affected, AffectedW);
+    TheForm = Saved;
+    Out = "({ " + ty(L->getType().getUnqualifiedType()) + " " + T + " = (" + RT +
+          "); if (cp_is_compact()) " + SC + "; else " + SW + ";" +
+          (isDiscarded(E) ? std::string() : " " + T + ";") + " })";
+    return true;
+  }
+
+  void checkedTop(const Expr *E, bool BoolCtx) {
+    if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+      if (const InitListExpr *Syn = IL->getSyntacticForm())
+        IL = Syn;
+      for (const Expr *I : IL->inits()) {
+        if (!I || I->getBeginLoc().isInvalid())
+          continue;
+        if (const auto *DI = dyn_cast<DesignatedInitExpr>(I))
+          I = DI->getInit();
+        checkedTop(I, false);
+      }
+      return;
+    }
+    std::string T;
+    unsigned Before = S.Errors;
+    if (!checkedText(E, BoolCtx, T) || S.Errors != Before)
+      return;
+    if (!S.Edits.replace(SM, fileRange(E), T))
+      fail(E, macroMessage(E));
+  }
 
   void fail(const Stmt *E, const std::string &Msg) {
     SourceLocation L = E->getBeginLoc();
@@ -155,32 +875,56 @@ private:
       walk(I->getElse());
       return;
     }
+    if (TheForm == Form::Checked && (isa<WhileStmt>(St) || isa<DoStmt>(St) ||
+                                     isa<ForStmt>(St)) &&
+        versionLoop(St))
+      return;
     if (const auto *W = dyn_cast<WhileStmt>(St)) {
       top(W->getCond(), true);
-      walk(W->getBody());
+      loopBody(W->getBody());
       return;
     }
     if (const auto *D = dyn_cast<DoStmt>(St)) {
-      walk(D->getBody());
+      loopBody(D->getBody());
       top(D->getCond(), true);
       return;
     }
     if (const auto *F = dyn_cast<ForStmt>(St)) {
+      if (TheForm == Form::Checked && checkedForWithRoots(F))
+        return;
       walk(F->getInit());
       top(F->getCond(), true);
       top(F->getInc(), false);
-      walk(F->getBody());
+      loopBody(F->getBody());
       return;
     }
     if (const auto *DS = dyn_cast<DeclStmt>(St)) {
       std::string Roots;
+      std::vector<const VarDecl *> Frame;
       for (const Decl *D : DS->decls())
         if (const auto *VD = dyn_cast<VarDecl>(D)) {
           if (const Expr *Init = VD->getInit())
             top(Init, false);
           if (VD->isStaticLocal())
             Roots += rootDescText(S, VD, " ");
+          else if (TheForm == Form::Checked && isFrameRoot(VD)) {
+            if (!checkVLA(VD))
+              return;
+            Frame.push_back(VD);
+            if (!VD->getInit()) {
+              unsigned A = afterDeclarator(VD);
+              if (A == ~0u) {
+                fail(DS, "cannot register '" + VD->getName().str() +
+                             "' as a root: its declaration comes from a macro");
+                return;
+              }
+              S.Edits.insert(SM.getFileID(SM.getExpansionLoc(VD->getLocation())), A,
+                             zeroInit(VD));
+            }
+          }
         }
+      if (!Frame.empty())
+        Roots += frameText(Frame);
       // Static locals' root descriptors follow their declaration, on its line.
       SourceLocation End = DS->getEndLoc();
       if (!Roots.empty() && End.isFileID()) {
@@ -195,6 +939,10 @@ private:
 
   /// Replace a maximal affected expression.
   void top(const Expr *E, bool BoolCtx) {
+    if (E && TheForm == Form::Checked) {
+      checkedTop(E, BoolCtx);
+      return;
+    }
     if (!E || !affected(E))
       return;
     unsigned Before = S.Errors;
@@ -349,7 +1097,8 @@ private:
   /// The node itself is rewritten (not only a descendant).
   bool own(const Stmt *St) {
     if (const auto *CE = dyn_cast<CallExpr>(St))
-      return allocFunction(CE) != AllocFn::None && allocShape(CE);
+      return (Clone && dualCallee(CE)) ||
+             (allocFunction(CE) != AllocFn::None && allocShape(CE));
     if (!compact())
       return false;
     if (const auto *ME = dyn_cast<MemberExpr>(St))
@@ -462,9 +1211,17 @@ private:
     if (const auto *OE = dyn_cast<OffsetOfExpr>(E))
       return offsetofText(OE);
 
-    if (const auto *CE = dyn_cast<CallExpr>(E))
+    if (const auto *CE = dyn_cast<CallExpr>(E)) {
       if (allocFunction(CE) != AllocFn::None && allocShape(CE))
         return allocText(CE);
+      if (Clone && dualCallee(CE)) {
+        // A compact body calls a dual function's compact body directly.
+        std::string Out = CE->getDirectCallee()->getName().str() + "__cp(";
+        for (unsigned I = 0; I < CE->getNumArgs(); ++I)
+          Out += (I ? ", " : "") + text(CE->getArg(I));
+        return Out + ")";
+      }
+    }
 
     return splice(E);
   }
@@ -875,6 +1632,12 @@ private:
 
 void runRewrite(Session &S) {
   BodyRewriter R(S);
+  std::vector<const FunctionDecl *> Fns;
+  for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls())
+    if (const auto *FD = dyn_cast<FunctionDecl>(D))
+      if (!S.isIgnoredLoc(FD->getLocation()) && FD->doesThisDeclarationHaveABody())
+        Fns.push_back(FD);
+  R.planDuals(Fns);
   for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
     if (S.isIgnoredLoc(D->getLocation()))
       continue;

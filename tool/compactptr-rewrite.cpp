@@ -26,8 +26,14 @@ using namespace compactptr;
 static llvm::cl::OptionCategory Category("compactptr-rewrite options");
 
 static llvm::cl::opt<std::string>
-    ModeOpt("mode", llvm::cl::desc("Build mode: compact-only (default) or wide"),
+    ModeOpt("mode", llvm::cl::desc("Build mode: compact-only (default), switchable or wide"),
             llvm::cl::init("compact-only"), llvm::cl::cat(Category));
+
+static llvm::cl::opt<bool> AutoSafepointsOpt(
+    "auto-safepoints",
+    llvm::cl::desc("switchable mode: safepoint polls at the loop back-edges "
+                   "of main (default on)"),
+    llvm::cl::init(true), llvm::cl::cat(Category));
 
 static llvm::cl::opt<std::string>
     OutDir("o",
@@ -144,9 +150,10 @@ int main(int argc, const char **argv) {
     return 2;
   }
   Options O;
+  O.AutoSafepoints = AutoSafepointsOpt;
   if (!Options::parseMode(ModeOpt, O.TheMode)) {
     llvm::errs() << "compactptr-rewrite: unknown mode '" << ModeOpt
-                 << "' (compact-only or wide)\n";
+                 << "' (compact-only, switchable or wide)\n";
     return 2;
   }
   ClangTool Tool(Parser->getCompilations(), Parser->getSourcePathList());

@@ -1,0 +1,59 @@
+// A function that reaches a safepoint gets the checked form: each full
+// expression that depends on a layout picks it by mode, and compact-pointer
+// parameters, locals (zeroed when uninitialised) and by-value locals of
+// compact struct type are registered as roots in shadow-stack frames.
+// A store whose right-hand side may reach a safepoint evaluates it first.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Werror -fplugin-arg-compactptr-dump=- %s 2>&1 | FileCheck %s
+// RUN: %clang %cflags -O1 -Werror -fplugin=%plugin %s %runtime -o %t
+// RUN: env COMPACTPTR_ARENA_LIMIT=256K COMPACTPTR_STATS=1 COMPACTPTR_VERIFY=1 %t 2>&1 | FileCheck --check-prefix=OUT %s
+#include <compactptr.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct CP_COMPACT node { int key; struct node *next; };
+
+static struct node *grow(struct node *head, int k) {
+  struct node *n = malloc(sizeof(struct node)), *spare;
+  struct node copy;
+  cp_safepoint();
+  n->key = k;
+  n->next = head;
+  spare = n;
+  copy = *spare;
+  return copy.next == head ? n : NULL;
+}
+
+static void link(struct node *p, int k) {
+  p->next = grow(p->next, k);
+}
+
+int main(void) {
+  struct node *head = malloc(sizeof(struct node));
+  long s = 0;
+  int i;
+  head->key = -1;
+  head->next = NULL;
+  for (i = 0; i < 40000; i++)
+    link(head, i);
+  for (struct node *p = head->next; p; p = p->next)
+    s += p->key;
+  printf("sum %ld\n", s);
+  return 0;
+}
+// CHECK: {{^}}static struct node *grow(struct node *head, int k) { cp_root_desc_t cp__rt1[1] = {{[{][{]}}(void *)&head, CP_ROOT_POINTER, 1, &cp__desc_node, "head"}, }; cp_frame_t cp__fr1 __attribute__((cleanup(cp_frame_pop))) = {0, 1, cp__rt1}; cp_frame_push(&cp__fr1);
+// CHECK-NEXT: {{^}}  struct node *n = cp_alloc(&cp__desc_node), *spare = 0; cp_root_desc_t cp__rt2[2] = {{[{][{]}}(void *)&n, CP_ROOT_POINTER, 1, &cp__desc_node, "n"}, {(void *)&spare, CP_ROOT_POINTER, 1, &cp__desc_node, "spare"}, }; cp_frame_t cp__fr2 {{.*}} cp_frame_push(&cp__fr2);
+// CHECK-NEXT: {{^}}  struct node copy = {0}; cp_root_desc_t cp__rt3[1] = {{[{][{]}}(void *)&copy, CP_ROOT_VALUE, 1, &cp__desc_node, "copy"}, };
+// CHECK-NEXT: {{^}}  cp_safepoint();
+// CHECK-NEXT: {{^}}  (cp_is_compact() ? (void)((((struct cp__c_node *)(n))->key) = k) : (void)(n->key = k));
+// CHECK-NEXT: {{^}}  (cp_is_compact() ? (void)(cp__sth(&(((struct cp__c_node *)(n))->next), head)) : (void)(n->next = head));
+// CHECK-NEXT: {{^}}  spare = n;
+// CHECK-NEXT: {{^}}  (cp_is_compact() ? (void)(copy = cp__load_node((&(*(struct cp__c_node *)(spare))))) : (void)(copy = *spare));
+// CHECK-NEXT: {{^}}  return copy.next == head ? n : NULL;
+// CHECK: {{^}}static void link(struct node *p, int k) { cp_root_desc_t
+// CHECK-NEXT: {{^}}  ({ struct node * cp__t2 = ((cp_is_compact() ? (grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k)) : (grow(p->next, k)))); if (cp_is_compact()) cp__sth(&(((struct cp__c_node *)(p))->next), cp__t2); else p->next = cp__t2; });
+// Loop variables declared in a for statement get a frame around the loop.
+// CHECK: {{^}}  { struct node *p = (cp_is_compact() ? {{.*}} : (head->next)); cp_root_desc_t cp__rt{{[0-9]+}}[1] = {{[{][{]}}(void *)&p, {{.*}} for (; p; {{.*}} : (void)(p = p->next)))
+// CHECK-NEXT: {{^}}    { cp_safepoint(); {{.*}} } }
+// OUT: compactptr: switch to wide mode
+// OUT: sum 799980000

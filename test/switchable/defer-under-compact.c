@@ -1,0 +1,50 @@
+// A safepoint reached under a compact body is not legal: the dual
+// function's dispatch counts the compact body's depth, cp_safepoint() in a
+// callback reached through a function pointer defers (counted by
+// COMPACTPTR_STATS), and the switch runs later at a legal safepoint (the
+// poll in main's loop).
+// REQUIRES: plugin
+// RUN: %clang %cflags -O1 -Werror -fplugin=%plugin %s %runtime -o %t
+// RUN: env COMPACTPTR_ARENA_LIMIT=256K COMPACTPTR_STATS=1 COMPACTPTR_VERIFY=1 %t > %t.out 2> %t.err
+// RUN: FileCheck %s < %t.err
+// RUN: FileCheck --check-prefix=OUT %s < %t.out
+#include <compactptr.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct CP_COMPACT node { int key; struct node *next; };
+
+static int deferred_seen;
+static void poll(void) {
+  int before = cp_is_compact();
+  cp_safepoint(); /* under a compact body: defers */
+  if (before && !cp_is_compact())
+    printf("switched under a compact body\n");
+  if (before)
+    deferred_seen = 1;
+}
+
+/* Dual: layout-dependent, reaches no safepoint the plugin can see. */
+static struct node *push_and_call(struct node *head, int k, void (*cb)(void)) {
+  struct node *n = malloc(sizeof(struct node));
+  n->key = k;
+  n->next = head;
+  cb();
+  return n;
+}
+
+int main(void) {
+  struct node *h = NULL;
+  long s = 0;
+  int i;
+  for (i = 0; i < 100000; i++)
+    h = push_and_call(h, i, poll);
+  for (; h; h = h->next)
+    s += h->key;
+  printf("sum %ld %s\n", s, cp_is_compact() ? "compact" : "wide");
+  return deferred_seen ? 0 : 1;
+}
+// CHECK: compactptr: switch to wide mode (high-water mark)
+// CHECK: safepoints deferred under compact bodies: {{[1-9][0-9]*}}
+// OUT-NOT: switched under a compact body
+// OUT: sum 4999950000 wide

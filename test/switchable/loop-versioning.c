@@ -1,0 +1,65 @@
+// A loop of a checked function in which no safepoint can run (no poll, no
+// call that may reach one) is versioned by mode: the compact copy has no
+// per-access mode test; the wide copy follows a #line back to the loop's
+// first line.  Loops that contain a safepoint (or main's polled loops) keep
+// the per-expression test.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Werror -fplugin-arg-compactptr-dump=- %s 2>&1 | FileCheck %s
+// RUN: %clang %cflags -O1 -Werror -fplugin=%plugin %s %runtime -o %t
+// RUN: env COMPACTPTR_HIGH_WATER=20 COMPACTPTR_ARENA_LIMIT=512K COMPACTPTR_STATS=1 COMPACTPTR_VERIFY=1 %t > %t.out 2> %t.err
+// RUN: FileCheck --check-prefix=ERR %s < %t.err
+// RUN: FileCheck --check-prefix=OUT %s < %t.out
+#include <compactptr.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct CP_COMPACT node { int key; struct node *next; };
+static struct node *head;
+
+static long round_trip(int n) {
+  long s = 0;
+  for (int i = 0; i < n; i++) {
+    struct node *q = malloc(sizeof(struct node));
+    q->key = i; q->next = head; head = q;
+  }
+  cp_safepoint();
+  for (struct node *p = head; p; p = p->next)
+    s += p->key;
+  while (head) {
+    struct node *d = head;
+    head = head->next;
+    cp_safepoint();
+    free(d);
+  }
+  return s;
+}
+
+int main(void) {
+  long t = 0;
+  for (int r = 0; r < 20; r++) t += round_trip(10000);
+  printf("%ld\n", t);
+  return 0;
+}
+// CHECK: {{^}}  { if (cp_is_compact()) { _Pragma("clang diagnostic push") {{.*}} for (int i = 0; i < n; i++) {
+// CHECK-NEXT: {{^}}    struct node *q = cp_alloc(&cp__desc_node);
+// CHECK-NEXT: {{^}}    (((struct cp__c_node *)(q))->key) = i; cp__sth(&(((struct cp__c_node *)(q))->next), head); head = q;
+// CHECK-NEXT: {{^}}  } _Pragma("clang diagnostic pop") } else {
+// CHECK-NEXT: {{^}}#line 21 "{{.*}}loop-versioning.c"
+// CHECK-NEXT: {{^}}  for (int i = 0; i < n; i++) {
+// CHECK-NEXT: {{^}}    struct node *q = cp_alloc(&cp__desc_node);
+// CHECK-NEXT: {{^}}    q->key = i; q->next = head; head = q;
+// CHECK-NEXT: {{^}}  } } }
+// CHECK-NEXT: {{^}}  cp_safepoint();
+// CHECK-NEXT: {{^}}  { if (cp_is_compact()) {{.*}} for (struct node *p = head; p; p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next))))
+// CHECK-NEXT: {{^}}    s += (((struct cp__c_node *)(p))->key); _Pragma("clang diagnostic pop") } else {
+// CHECK-NEXT: {{^}}#line 26 "{{.*}}loop-versioning.c"
+// CHECK-NEXT: {{^}}  for (struct node *p = head; p; p = p->next)
+// CHECK-NEXT: {{^}}    s += p->key; } }
+// A safepoint inside: not versioned; the local is a root.
+// CHECK-NEXT: {{^}}  while (head) {
+// CHECK-NEXT: {{^}}    struct node *d = head; cp_root_desc_t
+// CHECK-NEXT: {{^}}    (cp_is_compact() ? (void)(head = ((struct node *)cp_decode((((struct cp__c_node *)(head))->next)))) : (void)(head = head->next));
+// main's loops are polled, so not versioned.
+// CHECK: {{^}}  for (int r = 0; r < 20; r++) { cp_safepoint(); t += round_trip(10000); }
+// ERR: compactptr: switch to wide mode
+// OUT: 999900000
