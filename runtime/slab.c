@@ -100,6 +100,31 @@ static cp_slab_t *header_new(size_t bytes) {
  * the slab's own run, never the first byte of the next run (which may hold
  * another object): the switch and the verifier then map it without a
  * guess.  It costs a slot only when slot divides the run. */
+/* A header of `header` bytes for a new buddy run of at least `run` bytes,
+ * with the fields slabs and blocks share; NULL (try_only) or fatal when the
+ * arena has no such run. */
+static cp_slab_t *run_new(cp_arena_t *a, cp_type_t *t, size_t header,
+                          size_t run, uint32_t slot, uint32_t elem,
+                          bool try_only) {
+  cp_slab_t *s = header_new(header);
+  uint32_t p = run_for(a, run, try_only);
+  if (p == CP_NONE) {
+    free(s);
+    return NULL;
+  }
+  s->type = t;
+  s->start = cp__arena_addr(a, p);
+  s->slot = slot;
+  s->magic = cp__slot_magic(slot);
+  s->elem = elem;
+  s->elem_magic = cp__slot_magic(elem);
+  s->free_head = CP_NONE;
+  s->page = p;
+  s->order = (uint8_t)cp__order_for_bytes(run);
+  s->wide = a->wide;
+  return s;
+}
+
 uint32_t cp__slots_per_slab(uint32_t slot) {
   size_t bytes = (size_t)1 << CP_SLAB_MIN_SHIFT;
   while (bytes < (size_t)slot * CP_SLAB_MIN_SLOTS)
@@ -115,27 +140,15 @@ cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
    * twice the size, of address space that is never touched. */
   size_t run = (size_t)slot * nslots + 1;
   size_t words = ((size_t)nslots + 63) / 64;
-  cp_slab_t *s = header_new(sizeof *s + words * sizeof(uint64_t));
-  uint32_t p = run_for(a, run, try_only);
-  if (p == CP_NONE) {
-    free(s);
+  cp_slab_t *s = run_new(a, t, sizeof *s + words * sizeof(uint64_t), run,
+                         slot, elem, try_only);
+  if (!s)
     return NULL;
-  }
-  s->type = t;
-  s->start = cp__arena_addr(a, p);
-  s->slot = slot;
-  s->magic = cp__slot_magic(slot);
-  s->elem = elem;
-  s->elem_magic = cp__slot_magic(elem);
   s->elems = 1u << cls;
   s->cls = (uint8_t)cls;
   s->nslots = nslots;
   s->count = 1;
-  s->free_head = CP_NONE;
-  s->page = p;
-  s->order = (uint8_t)cp__order_for_bytes(run);
   s->kind = CP_SLAB;
-  s->wide = a->wide;
   s->live = (uint64_t *)(s + 1);
   map_pages(a, s);
   return s;
@@ -155,28 +168,15 @@ cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
    * twice the size: arena reach, not memory, as the upper half is never
    * touched. */
   size_t run = (size_t)elem * count + 1;
-  cp_slab_t *s = header_new(sizeof *s);
-  uint32_t p = run_for(a, run, try_only);
-  if (p == CP_NONE) {
-    free(s);
+  cp_slab_t *s = run_new(a, t, sizeof *s, run, elem, elem, try_only);
+  if (!s)
     return NULL;
-  }
-  s->type = t;
-  s->start = cp__arena_addr(a, p);
-  s->slot = elem;
-  s->magic = cp__slot_magic(elem);
-  s->elem = elem;
-  s->elem_magic = cp__slot_magic(elem);
   s->elems = 1;
   s->nslots = 1;
   s->count = count;
   s->bump = 1;
   s->used = 1;
-  s->free_head = CP_NONE;
-  s->page = p;
-  s->order = (uint8_t)cp__order_for_bytes(run);
   s->kind = CP_BLOCK;
-  s->wide = a->wide;
   map_pages(a, s);
   return s;
 }
