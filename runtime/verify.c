@@ -36,19 +36,27 @@ static uint64_t hash_bytes(uint64_t h, const unsigned char *p, uint32_t n) {
   return mix(h, v ^ ((uint64_t)n << 56));
 }
 
+/* Where a pointer was read: a handle run of an object, or a root slot. */
 typedef struct where {
   const char *when;
-  const char *what; /* "field 'next' of a 'node' object at 0x..." or "root" */
-  const void *at;
-  const char *field;
-  const char *type;
+  const void *at;       /* the object, or the root slot */
+  const cp_type_t *type; /* the object's type; NULL for a root */
+  uint32_t from;        /* compact offset of the handle run */
 } where_t;
 
 static _Noreturn void bad(const where_t *w, const void *p, const char *why) {
-  if (w->type)
-    cp__fatal("verify (%s): field '%s' of the '%s' object at %p holds %p, %s",
-              w->when, w->field, w->type, w->at, p, why);
-  cp__fatal("verify (%s): root slot %p holds %p, %s", w->when, w->at, p, why);
+  if (!w->type)
+    cp__fatal("verify (%s): root slot %p holds %p, %s", w->when, w->at, p,
+              why);
+  /* Only the failure path names the field. */
+  const char *field = "?";
+  const cp_type_desc_t *d = w->type->desc;
+  for (uint32_t k = 0; k < d->nfields; k++)
+    if (d->fields[k].kind == CP_FIELD_HANDLE &&
+        d->fields[k].compact_offset == w->from)
+      field = d->fields[k].name;
+  cp__fatal("verify (%s): field '%s' of the '%s' object at %p holds %p, %s",
+            w->when, field, d->name, w->at, p, why);
 }
 
 /* Layout-independent name of the place p points at. */
@@ -106,7 +114,7 @@ static void visit_root(void **slot, cp_type_t *target, void *ctx) {
   root_ctx_t *c = ctx;
   if (!*slot)
     return;
-  where_t w = {c->when, "root", slot, NULL, NULL};
+  where_t w = {c->when, slot, NULL, 0};
   c->d->roots++;
   c->d->root_hash += mix(canon(*slot, target, true, &w), 0x5eed);
 }
@@ -125,12 +133,7 @@ static uint64_t digest_object(const cp_type_t *t, const char *obj,
     for (uint32_t j = 0; j < op->len; j++) {
       const void *p = wide ? ((void *const *)f)[j]
                            : cp_decode(((const cp_handle_t *)f)[j]);
-      where_t w = {when, NULL, obj, "?", t->desc->name};
-      /* Name the field for the message. */
-      for (uint32_t k = 0; k < t->desc->nfields; k++)
-        if (t->desc->fields[k].kind == CP_FIELD_HANDLE &&
-            t->desc->fields[k].compact_offset == op->from)
-          w.field = t->desc->fields[k].name;
+      where_t w = {when, obj, t, op->from};
       h = mix(h, canon(p, op->target, false, &w));
     }
   }

@@ -610,40 +610,36 @@ static int size_shape(scan_t *s, CXCursor c) {
   return -2;
 }
 
-/** The struct a call's result is converted to (walking up through casts
- *  and parentheses), or -1. */
-static int destination_struct(scan_t *s) {
+/** The non-void pointee of the pointer type a call's result is converted
+ *  to (walking up through casts and parentheses); CXType_Invalid if none. */
+static CXType destination_pointee(scan_t *s) {
   for (frame_t *f = s->top; f; f = f->up) {
     enum CXCursorKind k = clang_getCursorKind(f->c);
     if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr &&
         k != CXCursor_CStyleCastExpr)
-      return -1;
+      break;
     CXType t = clang_getCanonicalType(clang_getCursorType(f->c));
     if (t.kind == CXType_Pointer) {
       CXType p = clang_getCanonicalType(clang_getPointeeType(t));
       if (p.kind != CXType_Void)
-        return struct_of(s, p);
+        return p;
     }
   }
-  return -1;
+  CXType none = {CXType_Invalid, {0, 0}};
+  return none;
+}
+
+/** The struct a call's result is converted to a pointer to, or -1. */
+static int destination_struct(scan_t *s) {
+  CXType p = destination_pointee(s);
+  return p.kind == CXType_Invalid ? -1 : struct_of(s, p);
 }
 
 /** The struct T if a call's result is converted to `T **` (a root array),
  *  or -1. */
 static int destination_root(scan_t *s) {
-  for (frame_t *f = s->top; f; f = f->up) {
-    enum CXCursorKind k = clang_getCursorKind(f->c);
-    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr &&
-        k != CXCursor_CStyleCastExpr)
-      return -1;
-    CXType t = clang_getCanonicalType(clang_getCursorType(f->c));
-    if (t.kind == CXType_Pointer) {
-      CXType p = clang_getCanonicalType(clang_getPointeeType(t));
-      if (p.kind != CXType_Void)
-        return pointee_struct(s, p);
-    }
-  }
-  return -1;
+  CXType p = destination_pointee(s);
+  return p.kind == CXType_Invalid ? -1 : pointee_struct(s, p);
 }
 
 static void memcpy_call(scan_t *s, CXCursor c, const char *fn) {
