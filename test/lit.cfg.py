@@ -7,8 +7,8 @@ config.name = "compactptr"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".c", ".test"]
 # Inputs/ hold files that tests include or compile; runtime/ holds the C unit
-# tests that CTest runs directly.
-config.excludes = ["Inputs", "runtime", "install", "CMakeLists.txt", "lit.cfg.py", "README.md"]
+# tests and differential/ the random-program test that CTest runs directly.
+config.excludes = ["Inputs", "runtime", "install", "differential", "CMakeLists.txt", "lit.cfg.py", "README.md"]
 
 config.test_source_root = os.path.join(config.compactptr_src_root, "test")
 config.test_exec_root = os.path.join(config.compactptr_obj_root, "test")

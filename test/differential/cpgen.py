@@ -1,0 +1,744 @@
+"""cpgen - random C programs over a few compact node types.
+
+generate(seed) returns (source, facts): one self-contained C program that
+is plain C plus `CP_COMPACT` and `cp_safepoint()`, and a dict describing
+what the generator chose (type count, whether the program polls outside
+main, ...).  The same seed always gives the same text.
+
+What a program does.  One to three compact types T0..T2 with a `k` key, a
+`next` link and a random mix of fields: links to any type, arrays of links,
+scalars of every width, a `double`, a `char` array, a plain by-value struct
+and a by-value struct that holds a compact pointer (inferred compact), or an
+array of those.  Every type has a pool of slots (a global array or a heap
+root array from calloc); a slot holds NULL or a *head*, and every head owns
+a chain through `next`.  Step functions apply operations chosen here with
+indices drawn at run time from the program's own PRNG: allocate heads
+(malloc, calloc or a compound literal), grow chains, link fields, copy
+objects and nested structs by value (also through functions taking and
+returning structs), swap slots, splice and reverse chains, truncate chains,
+free heads with their chains, traverse chains recursively and through
+links, update scalars through links, copy heads into a heap array of
+structs.  Some step functions call cp_safepoint() inside their loops (and
+their callers become safepoint-reaching); main runs rounds of steps in
+loops that the plugin polls, prints a digest of the whole heap every few
+rounds and frees everything at the end.
+
+The invariants that keep every program defined behaviour, natively and
+after any switch: every field other than `next` holds NULL or a head that
+is in a pool slot; chains are owned by exactly one head; before a head is
+freed, a generated scrub function clears every field, heap-array element
+and global that points at it.  Outputs never depend on addresses.
+
+How much a program allocates between two safepoints is bounded (see
+PLAIN_NODE_CAP) so that any arena limit of at least MIN_ARENA_LIMIT leaves
+room between the high-water mark and the end of the arena.
+"""
+
+import math
+import random
+
+# A step function without a safepoint allocates at most this many nodes per
+# call (its callees included), and a round of main calls at most
+# MAX_PLAIN_CALLS of them between two polls: at <= 96 bytes a node that is
+# < 113 KiB, inside the 13% of MIN_ARENA_LIMIT above the default
+# high-water mark.
+PLAIN_NODE_CAP = 300
+MAX_PLAIN_CALLS = 4
+MIN_ARENA_LIMIT = 1024 * 1024
+
+SCALARS = ["unsigned char", "unsigned short", "unsigned", "unsigned long",
+           "double", "chars"]
+
+
+class Field:
+    def __init__(self, kind, name, ctype=None, target=None, n=0):
+        self.kind = kind      # key next ptr arr scalar chars plain link links
+        self.name = name
+        self.ctype = ctype
+        self.target = target  # type index for ptr/arr/link/links
+        self.n = n            # array length for arr/chars/links
+
+
+class CType:
+    def __init__(self, idx):
+        self.idx = idx
+        self.name = "T%d" % idx
+        self.fields = []
+        self.pool_n = 0
+        self.heap_pool = False
+        self.has_arr = False
+        self.arr_n = 0
+        self.has_cur = False
+
+    def ptr_slots(self):
+        """(lvalue suffix, target type) for every link field but next."""
+        out = []
+        for f in self.fields:
+            if f.kind == "ptr":
+                out.append((f.name, f.target))
+            elif f.kind == "arr":
+                out += [("%s[%d]" % (f.name, i), f.target) for i in range(f.n)]
+            elif f.kind == "link":
+                out.append((f.name + ".to", f.target))
+            elif f.kind == "links":
+                out += [("%s[%d].to" % (f.name, i), f.target) for i in range(f.n)]
+        return out
+
+    def scalar_slots(self):
+        """(lvalue suffix, C type) for every integer scalar."""
+        out = [("k", "unsigned")]
+        for f in self.fields:
+            if f.kind == "scalar" and f.ctype != "double":
+                out.append((f.name, f.ctype))
+            elif f.kind == "plain":
+                out += [(f.name + ".a", "unsigned"), (f.name + ".b", "unsigned short")]
+            elif f.kind == "link":
+                out.append((f.name + ".w", "unsigned"))
+            elif f.kind == "links":
+                out += [("%s[%d].w" % (f.name, i), "unsigned") for i in range(f.n)]
+            elif f.kind == "chars":
+                out += [("%s[%d]" % (f.name, i), "unsigned char") for i in range(f.n)]
+        return out
+
+    def compact_size(self):
+        """Rough size of the compact layout in bytes (handles are 4)."""
+        size = {"key": 4, "next": 4, "ptr": 4, "plain": 8, "link": 8}
+        scalar = {"unsigned char": 1, "unsigned short": 2, "unsigned": 4,
+                  "unsigned long": 8, "double": 8}
+        n = 0
+        for f in self.fields:
+            if f.kind in size:
+                n += size[f.kind]
+            elif f.kind == "scalar":
+                n += scalar[f.ctype]
+            elif f.kind == "arr":
+                n += 4 * f.n
+            elif f.kind == "chars":
+                n += f.n
+            elif f.kind == "links":
+                n += 8 * f.n
+        return (n + 7) // 8 * 8
+
+    def doubles(self):
+        return [f.name for f in self.fields if f.kind == "scalar" and f.ctype == "double"]
+
+
+class Gen:
+    def __init__(self, seed):
+        self.seed = seed
+        self.r = random.Random(seed)
+        self.out = []
+        self.tmp = 0
+        self.facts = {}
+
+    # -- layout --------------------------------------------------------------
+    def make_types(self):
+        r = self.r
+        nt = r.choice([1, 2, 2, 3, 3])
+        self.types = [CType(i) for i in range(nt)]
+        self.use_plain = False
+        self.link_targets = set()
+        for t in self.types:
+            fs = [Field("key", "k"), Field("next", "next")]
+            for j in range(r.randint(0, 3)):
+                fs.append(Field("ptr", "x%d" % j, target=r.randrange(nt)))
+            if r.random() < 0.4:
+                fs.append(Field("arr", "a", target=r.randrange(nt), n=r.randint(2, 4)))
+            for j in range(r.randint(0, 3)):
+                c = r.choice(SCALARS)
+                if c == "chars":
+                    fs.append(Field("chars", "s%d" % j, n=r.randint(1, 7)))
+                else:
+                    fs.append(Field("scalar", "s%d" % j, ctype=c))
+            if r.random() < 0.3:
+                fs.append(Field("plain", "pt"))
+                self.use_plain = True
+            if r.random() < 0.35:
+                tg = r.randrange(nt)
+                fs.append(Field("link", "lk", target=tg))
+                self.link_targets.add(tg)
+            if r.random() < 0.2:
+                tg = r.randrange(nt)
+                fs.append(Field("links", "ls", target=tg, n=2))
+                self.link_targets.add(tg)
+            head, rest = fs[:1], fs[1:]
+            r.shuffle(rest)
+            t.fields = rest[:1] + head + rest[1:] if r.random() < 0.5 else head + rest
+            t.pool_n = r.choice([4, 8, 16, 32, 48])
+            t.heap_pool = r.random() < 0.4
+            t.has_arr = r.random() < 0.3
+            t.arr_n = r.randint(2, 12)
+            t.has_cur = r.random() < 0.4
+
+    def pool(self, t, i):
+        return "%s[%s]" % (("hp%d" if t.heap_pool else "pool%d") % t.idx, i)
+
+    # -- emission helpers ----------------------------------------------------
+    def emit(self, s=""):
+        self.out.append(s)
+
+    def emit_types(self):
+        e = self.emit
+        e("/* generated by test/differential/cpgen.py, seed %d */" % self.seed)
+        e("#include <compactptr.h>")
+        e("#include <stdio.h>")
+        e("#include <stdlib.h>")
+        e("")
+        for t in self.types:
+            e("struct %s;" % t.name)
+        if self.use_plain:
+            e("struct pt { unsigned a; unsigned short b; };")
+        for tg in sorted(self.link_targets):
+            e("struct lk%d { struct T%d *to; unsigned w; }; /* inferred compact */" % (tg, tg))
+        for t in self.types:
+            e("struct CP_COMPACT %s {" % t.name)
+            for f in t.fields:
+                if f.kind == "key":
+                    e("  unsigned k;")
+                elif f.kind == "next":
+                    e("  struct %s *next;" % t.name)
+                elif f.kind == "ptr":
+                    e("  struct T%d *%s;" % (f.target, f.name))
+                elif f.kind == "arr":
+                    e("  struct T%d *%s[%d];" % (f.target, f.name, f.n))
+                elif f.kind == "scalar":
+                    e("  %s %s;" % (f.ctype, f.name))
+                elif f.kind == "chars":
+                    e("  unsigned char %s[%d];" % (f.name, f.n))
+                elif f.kind == "plain":
+                    e("  struct pt %s;" % f.name)
+                elif f.kind == "link":
+                    e("  struct lk%d %s;" % (f.target, f.name))
+                elif f.kind == "links":
+                    e("  struct lk%d %s[%d];" % (f.target, f.name, f.n))
+            e("};")
+        e("")
+        e("static unsigned long long rs = %dULL;" % self.r.randrange(1, 1 << 62))
+        e("static unsigned rnd(unsigned n) {")
+        e("  unsigned long long z = (rs += 0x9e3779b97f4a7c15ULL);")
+        e("  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;")
+        e("  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;")
+        e("  return (unsigned)((z ^ (z >> 31)) % n);")
+        e("}")
+        e("static unsigned long acc, allocs, frees;")
+        for t in self.types:
+            if t.heap_pool:
+                e("static struct %s **hp%d; /* heap root array of %d */" % (t.name, t.idx, t.pool_n))
+            else:
+                e("static struct %s *pool%d[%d];" % (t.name, t.idx, t.pool_n))
+            if t.has_arr:
+                e("static struct %s *arr%d; /* heap array of %d structs */" % (t.name, t.idx, t.arr_n))
+            if t.has_cur:
+                e("static struct %s *cur%d;" % (t.name, t.idx))
+        e("")
+
+    def emit_helpers(self):
+        e = self.emit
+        r = self.r
+        for t in self.types:
+            n = t.name
+            # allocation: malloc + every field, calloc + some, or a literal
+            e("static struct %s *new%d(unsigned key) {" % (n, t.idx))
+            how = r.choice(["malloc", "calloc", "literal"])
+            if how == "calloc":
+                e("  struct %s *p = calloc(1, sizeof(struct %s));" % (n, n))
+                e("  if (!p) exit(3);")
+                e("  p->k = key;")
+            else:
+                e("  struct %s *p = malloc(sizeof *p);" % n)
+                e("  if (!p) exit(3);")
+                if how == "literal":
+                    e("  *p = (struct %s){.k = key};" % n)
+                else:
+                    for f in t.fields:
+                        if f.kind == "key":
+                            e("  p->k = key;")
+                        elif f.kind in ("next", "ptr"):
+                            e("  p->%s = NULL;" % f.name)
+                        elif f.kind == "arr":
+                            for i in range(f.n):
+                                e("  p->%s[%d] = NULL;" % (f.name, i))
+                        elif f.kind == "scalar":
+                            e("  p->%s = 0;" % f.name)
+                        elif f.kind == "chars":
+                            for i in range(f.n):
+                                e("  p->%s[%d] = 0;" % (f.name, i))
+                        elif f.kind == "plain":
+                            e("  p->%s.a = 0; p->%s.b = 0;" % (f.name, f.name))
+                        elif f.kind == "link":
+                            e("  p->%s.to = NULL; p->%s.w = 0;" % (f.name, f.name))
+                        elif f.kind == "links":
+                            for i in range(f.n):
+                                e("  p->%s[%d].to = NULL; p->%s[%d].w = %d;" % (f.name, i, f.name, i, i))
+            for d in t.doubles():
+                e("  p->%s = (double)(key %% 1000u) / 4;" % d)
+            e("  allocs++;")
+            e("  return p;")
+            e("}")
+            # hash of one object: scalars, doubles and the keys of link targets
+            e("static unsigned long hash%d(const struct %s *o) {" % (t.idx, n))
+            e("  unsigned long h = o->k;")
+            for s, _ in t.scalar_slots()[1:]:
+                e("  h = h * 1000003u + o->%s;" % s)
+            for d in t.doubles():
+                e("  h = h * 31u + (unsigned long)(o->%s * 4);" % d)
+            for s, tg in t.ptr_slots():
+                e("  h = h * 17u + (o->%s ? o->%s->k + 1u : 0u);" % (s, s))
+            e("  return h;")
+            e("}")
+            e("static struct %s *tail%d(struct %s *p) {" % (n, t.idx, n))
+            e("  while (p->next) p = p->next;")
+            e("  return p;")
+            e("}")
+            e("static unsigned long sumrec%d(const struct %s *p, unsigned depth) {" % (t.idx, n))
+            e("  if (!p || depth > 200) return 0;")
+            e("  return hash%d(p) + 3u * sumrec%d(p->next, depth + 1);" % (t.idx, t.idx))
+            e("}")
+            e("static struct %s tweak%d(struct %s v, unsigned d, struct %s *keep) {" % (n, t.idx, n, n))
+            e("  v.k += d;")
+            e("  v.next = keep;")
+            e("  return v;")
+            e("}")
+            # appends n nodes after p with a poll after each: p, the new
+            # node and the returned pointer are live across the polls
+            e("static struct %s *growp%d(struct %s *p, unsigned n) {" % (n, t.idx, n))
+            e("  struct %s *last = p;" % n)
+            e("  while (n--) {")
+            e("    struct %s *nn = new%d(n);" % (n, t.idx))
+            e("    nn->next = p->next;")
+            e("    p->next = nn;")
+            e("    last = nn;")
+            e("    cp_safepoint();")
+            e("  }")
+            e("  return last;")
+            e("}")
+            e("static unsigned long fold%d(struct %s v) {" % (t.idx, n))
+            e("  return v.k + (v.next ? v.next->k : 5u);")
+            e("}")
+        # scrub: clear every reference to a head before it is freed
+        for t in self.types:
+            n = t.name
+            e("static void scrub%d(const struct %s *h) {" % (t.idx, n))
+            if any(tg == t.idx for u in self.types for _, tg in u.ptr_slots()):
+                e("  unsigned i;")
+            for u in self.types:
+                slots = [s for s, tg in u.ptr_slots() if tg == t.idx]
+                if not slots:
+                    continue
+                e("  for (i = 0; i < %du; i++) {" % u.pool_n)
+                e("    struct %s *o;" % u.name)
+                e("    for (o = %s; o; o = o->next) {" % self.pool(u, "i"))
+                for s in slots:
+                    e("      if (o->%s == h) o->%s = NULL;" % (s, s))
+                e("    }")
+                e("  }")
+                if u.has_arr:
+                    e("  for (i = 0; i < %du; i++) {" % u.arr_n)
+                    for s in slots:
+                        e("    if (arr%d[i].%s == h) arr%d[i].%s = NULL;" % (u.idx, s, u.idx, s))
+                    e("  }")
+            if t.has_cur:
+                e("  if (cur%d == h) cur%d = NULL;" % (t.idx, t.idx))
+            e("}")
+            e("static void kill%d(struct %s *h) {" % (t.idx, n))
+            e("  scrub%d(h);" % t.idx)
+            e("  while (h) {")
+            e("    struct %s *d = h;" % n)
+            e("    h = h->next;")
+            e("    free(d);")
+            e("    frees++;")
+            e("  }")
+            e("}")
+        e("static unsigned long digest(void) {")
+        e("  unsigned long h = acc, len;")
+        e("  unsigned i;")
+        for t in self.types:
+            e("  for (i = 0; i < %du; i++) {" % t.pool_n)
+            e("    const struct %s *o = %s;" % (t.name, self.pool(t, "i")))
+            e("    for (len = 0; o; o = o->next, len++) h = h * 1099511628211u + hash%d(o);" % t.idx)
+            e("    h = h * 7u + len;")
+            e("  }")
+            if t.has_arr:
+                e("  for (i = 0; i < %du; i++) h = h * 13u + hash%d(&arr%d[i]);" % (t.arr_n, t.idx, t.idx))
+            if t.has_cur:
+                e("  h = h * 3u + (cur%d ? cur%d->k : 9u);" % (t.idx, t.idx))
+        e("  return h;")
+        e("}")
+        e("")
+
+    # -- operations ----------------------------------------------------------
+    # Each op returns (lines, nodes) where nodes is the most it allocates.
+    def op(self, t, polling):
+        r = self.r
+        T = self.types
+        n, x = t.name, t.idx
+        p = "p%d" % x
+        kinds = ["new", "new", "grow", "grow", "link", "link", "free", "trunc",
+                 "byval", "tweak", "swap", "splice", "walk", "rec", "reverse",
+                 "scalar"]
+        if t.has_arr:
+            kinds += ["arr", "arrwalk"]
+        if t.has_cur:
+            kinds += ["cur"]
+        if any(f.kind == "link" for f in t.fields):
+            kinds += ["linkval"]
+        kinds += ["deep", "cond", "stack", "slotptr"]
+        if polling:
+            kinds += ["hold", "growp"]
+        k = r.choice(kinds)
+        P = lambda i: self.pool(t, i)
+        if k == "new":
+            return ["i = rnd(%du);" % t.pool_n,
+                    "if (!%s) %s = new%d(rnd(100000u));" % (P("i"), P("i"), x)], 1
+        if k == "grow":
+            cnt = r.randint(1, 24) if not polling else r.randint(1, 300)
+            at_tail = r.random() < 0.5
+            body = ["{ struct %s *nn = new%d(c + rnd(1000u));" % (n, x)]
+            slots = t.ptr_slots()
+            if slots and r.random() < 0.6:
+                s, tg = r.choice(slots)
+                body.append("  j = rnd(%du); nn->%s = %s;" % (T[tg].pool_n, s, self.pool(T[tg], "j")))
+            if at_tail:
+                body.append("  q%d->next = nn; q%d = nn;" % (x, x))
+            else:
+                body.append("  nn->next = %s->next; %s->next = nn;" % (p, p))
+            if polling:
+                body.append("  cp_safepoint();")
+            body.append("}")
+            lines = ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                     "if (%s) {" % p]
+            if at_tail:
+                lines.append("  q%d = tail%d(%s);" % (x, x, p))
+            lines.append("  for (c = 0; c < %du; c++)" % cnt)
+            lines += ["    " + b for b in body]
+            lines.append("}")
+            return lines, (1 if polling else cnt)
+        if k == "link":
+            slots = t.ptr_slots()
+            if not slots:
+                return self.op(t, polling)
+            s, tg = r.choice(slots)
+            u = T[tg]
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "j = rnd(%du);" % u.pool_n,
+                    "if (%s) {" % p,
+                    "  q%d = %s;" % (x, p),
+                    "  c = rnd(4u);",
+                    "  while (c-- && q%d->next) q%d = q%d->next;" % (x, x, x),
+                    "  q%d->%s = %s;" % (x, s, self.pool(u, "j")),
+                    "}"], 0
+        if k == "free":
+            return ["i = rnd(%du);" % t.pool_n,
+                    "if (%s && rnd(4u) == 0) {" % P("i"),
+                    "  kill%d(%s);" % (x, P("i")),
+                    "  %s = NULL;" % P("i"),
+                    # no local is left holding a freed object across a
+                    # safepoint (a dangling root)
+                    "  %s = q%d = NULL;" % (p, x),
+                    "}"], 0
+        if k == "trunc":
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "c = rnd(4u) == 0 ? rnd(8u) : rnd(400u);",
+                    "while (%s && c--) %s = %s->next;" % (p, p, p),
+                    "if (%s) {" % p,
+                    "  q%d = %s->next;" % (x, p),
+                    "  %s->next = NULL;" % p,
+                    "  while (q%d) { struct %s *d = q%d; q%d = q%d->next; free(d); frees++; }" % (x, n, x, x, x),
+                    "}"], 0
+        if k == "byval":
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "q%d = %s;" % (x, P("rnd(%du)" % t.pool_n)),
+                    "if (%s && q%d) {" % (p, x),
+                    "  struct %s v = *%s;" % (n, p),
+                    "  v.k ^= 0x5a5au;",
+                    "  v.next = q%d->next;" % x,
+                    "  *q%d = v;" % x,
+                    "}"], 0
+        if k == "tweak":
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "q%d = %s;" % (x, P("rnd(%du)" % t.pool_n)),
+                    "if (%s && q%d) *q%d = tweak%d(*%s, %du, q%d->next);" % (p, x, x, x, p, r.randint(1, 99), x),
+                    "if (%s) acc += fold%d(*%s);" % (p, x, p)], 0
+        if k == "linkval":
+            f = next(f for f in t.fields if f.kind == "link")
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "q%d = %s;" % (x, P("rnd(%du)" % t.pool_n)),
+                    "if (%s && q%d) {" % (p, x),
+                    "  struct lk%d l = %s->%s;" % (f.target, p, f.name),
+                    "  l.w += 3u;",
+                    "  q%d->%s = l;" % (x, f.name),
+                    "}"], 0
+        if k == "swap":
+            return ["i = rnd(%du);" % t.pool_n,
+                    "j = rnd(%du);" % t.pool_n,
+                    "%s = %s; %s = %s; %s = %s;" % (p, P("i"), P("i"), P("j"), P("j"), p)], 0
+        if k == "splice":
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "q%d = %s;" % (x, P("rnd(%du)" % t.pool_n)),
+                    "if (%s && q%d && %s != q%d) {" % (p, x, p, x),
+                    "  tail%d(%s)->next = q%d->next;" % (x, p, x),
+                    "  q%d->next = NULL;" % x,
+                    "}"], 0
+        if k == "walk":
+            slots = t.ptr_slots()
+            term = "q%d->k" % x
+            if slots:
+                s, _ = r.choice(slots)
+                term = "(q%d->%s ? q%d->%s->k : 7u)" % (x, s, x, s)
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "for (q%d = %s; q%d; q%d = q%d->next) acc = acc * 31u + q%d->k + %s;" % (x, p, x, x, x, x, term)], 0
+        if k == "rec":
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "acc += sumrec%d(%s, 0);" % (x, p)], 0
+        if k == "reverse":
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "if (%s) {" % p,
+                    "  struct %s *prev = NULL, *at = %s->next, *nx;" % (n, p),
+                    "  while (at) { nx = at->next; at->next = prev; prev = at; at = nx; }",
+                    "  %s->next = prev;" % p,
+                    "}"], 0
+        if k == "scalar":
+            s, ct = r.choice(t.scalar_slots())
+            lines = ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                     "if (%s) {" % p,
+                     "  %s->%s %s (%s)%du;" % (p, s, r.choice(["+=", "^=", "|=", "-="]), ct, r.randint(1, 250)),
+                     "  ++%s->k;" % p]
+            for d in t.doubles()[:1]:
+                lines.append("  %s->%s += 0.25;" % (p, d))
+            slots = t.ptr_slots()
+            if slots:
+                sl, _ = r.choice(slots)
+                lines.append("  if (%s->%s) %s->%s->k *= 3u;" % (p, sl, p, sl))
+            lines.append("}")
+            return lines, 0
+        if k == "arr":
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "i = rnd(%du);" % t.arr_n,
+                    "if (%s) {" % p,
+                    "  struct %s v = *%s;" % (n, p),
+                    "  v.next = NULL;",
+                    "  arr%d[i] = v;" % x,
+                    "}"], 0
+        if k == "arrwalk":
+            slots = t.ptr_slots()
+            term = "arr%d[i].k" % x
+            if slots:
+                s, _ = r.choice(slots)
+                term = "(arr%d[i].%s ? arr%d[i].%s->k : 1u)" % (x, s, x, s)
+            return ["for (i = 0; i < %du; i++) acc = acc * 5u + %s;" % (t.arr_n, term)], 0
+        if k == "deep":
+            # a two-link member chain p->s1->s2->k
+            paths = [(s1, s2) for s1, t1 in t.ptr_slots() for s2, _ in T[t1].ptr_slots()]
+            if not paths:
+                return self.op(t, polling)
+            s1, s2 = r.choice(paths)
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "if (%s && %s->%s && %s->%s->%s) {" % (p, p, s1, p, s1, s2),
+                    "  %s->%s->%s->k += %s->k;" % (p, s1, s2, p),
+                    "  acc ^= %s->%s->%s->k;" % (p, s1, s2),
+                    "}"], 0
+        if k == "cond":
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "q%d = %s;" % (x, P("rnd(%du)" % t.pool_n)),
+                    "c = rnd(2u);",
+                    "if (%s && q%d) (c ? %s : q%d)->k += 11u;" % (p, x, p, x),
+                    "if (%s && %s->next) acc += (c ? %s->next : %s)->k;" % (p, p, p, p)], 0
+        if k == "stack":
+            # a local array of compact pointers, live across a poll in
+            # safepoint-reaching functions
+            return ["{",
+                    "  struct %s *st[8];" % n,
+                    "  unsigned sn = 0;",
+                    "  for (q%d = %s; q%d && sn < 8u; q%d = q%d->next) st[sn++] = q%d;" % (
+                        x, P("rnd(%du)" % t.pool_n), x, x, x, x)]  + (
+                    ["  cp_safepoint();"] if polling else []) + [
+                    "  while (sn) acc = acc * 3u + st[--sn]->k;",
+                    "}"], 0
+        if k == "slotptr":
+            return ["{",
+                    "  struct %s **pp = &%s;" % (n, P("rnd(%du)" % t.pool_n)),
+                    "  if (*pp) { (*pp)->k++; acc += (*pp)->k; }",
+                    "}"], 0
+        if k == "hold":
+            # a by-value copy of a compact struct and a compact pointer held
+            # across a safepoint
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "q%d = %s;" % (x, P("rnd(%du)" % t.pool_n)),
+                    "if (%s && q%d) {" % (p, x),
+                    "  struct %s v = *%s;" % (n, p),
+                    "  cp_safepoint();",
+                    "  v.k += 7u;",
+                    "  v.next = q%d->next;" % x,
+                    "  *q%d = v;" % x,
+                    "}"], 0
+        if k == "growp":
+            cnt = r.randint(1, 300)
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "if (%s) {" % p,
+                    "  q%d = growp%d(%s, %du);" % (x, x, p, cnt),
+                    "  acc += q%d->k;" % x,
+                    "}"], 1
+        if k == "cur":
+            return ["cur%d = %s;" % (x, P("rnd(%du)" % t.pool_n)),
+                    "if (cur%d && cur%d->next) acc += cur%d->next->k;" % (x, x, x)], 0
+        raise AssertionError(k)
+
+    def block(self, polling, depth=0):
+        """A list of ops, some inside loops; returns (lines, nodes)."""
+        r = self.r
+        lines, nodes = [], 0
+        for _ in range(r.randint(1, 4)):
+            t = r.choice(self.types)
+            if depth == 0 and r.random() < 0.3:
+                reps = r.randint(2, 3 if not polling else 40)
+                inner, m = self.block(polling, depth + 1)
+                form = r.choice(["for", "while", "do"])
+                v = "l%d" % depth
+                if form == "for":
+                    lines.append("for (%s = 0; %s < %du; %s++) {" % (v, v, reps, v))
+                elif form == "while":
+                    lines.append("%s = 0;" % v)
+                    lines.append("while (%s < %du) {" % (v, reps))
+                    inner = inner + ["%s++;" % v]
+                else:
+                    lines.append("%s = 0;" % v)
+                    lines.append("do {")
+                    inner = inner + ["%s++;" % v]
+                if polling:
+                    inner.append("cp_safepoint();")
+                lines += ["  " + s for s in inner]
+                lines.append("} while (%s < %du);" % (v, reps) if form == "do" else "}")
+                nodes += m if polling else reps * m
+            else:
+                ls, m = self.op(t, polling)
+                lines += ls
+                nodes += m
+        if polling and r.random() < 0.5:
+            lines.append("cp_safepoint();")
+        return lines, nodes
+
+    def locals(self):
+        ls = ["unsigned i, j, c, l0, l1;"]
+        for t in self.types:
+            ls.append("struct %s *p%d, *q%d;" % (t.name, t.idx, t.idx))
+        return ls
+
+    def emit_steps(self):
+        r = self.r
+        nsteps = r.randint(2, 6)
+        self.steps = []  # (name, polling, nodes)
+        for s in reversed(range(nsteps)):
+            polling = r.random() < 0.4
+            while True:
+                body, nodes = self.block(polling)
+                # a call to a later step: plain steps only call plain ones
+                callees = [c for c in self.steps if polling or not c[1]]
+                if callees and r.random() < 0.5:
+                    c = r.choice(callees)
+                    body.append("%s(r + %du);" % (c[0], r.randint(0, 9)))
+                    if not polling:
+                        nodes += c[2]
+                    polling = polling or c[1]
+                if polling or nodes <= PLAIN_NODE_CAP:
+                    break
+            name = "step%d" % s
+            self.emit("static void %s(unsigned r) {" % name)
+            for l in self.locals():
+                self.emit("  " + l)
+            self.emit("  (void)r; (void)i; (void)j; (void)c; (void)l0; (void)l1;")
+            for t in self.types:
+                self.emit("  (void)p%d; (void)q%d;" % (t.idx, t.idx))
+            for l in body:
+                self.emit("  " + l)
+            self.emit("}")
+            self.steps.append((name, polling, nodes))
+        self.facts["steps"] = len(self.steps)
+        self.facts["polling_steps"] = sum(1 for s in self.steps if s[1])
+
+    def emit_main(self):
+        r = self.r
+        e = self.emit
+        rounds = r.randint(10, 60)
+        e("int main(void) {")
+        e("  unsigned r;")
+        for l in self.locals():
+            e("  " + l)
+        e("  (void)i; (void)j; (void)c; (void)l0; (void)l1;")
+        for t in self.types:
+            e("  (void)p%d; (void)q%d;" % (t.idx, t.idx))
+        for t in self.types:
+            if t.heap_pool:
+                e("  hp%d = calloc(%d, sizeof(struct %s *));" % (t.idx, t.pool_n, t.name))
+                e("  if (!hp%d) return 3;" % t.idx)
+            if t.has_arr:
+                e("  arr%d = calloc(%d, sizeof(struct %s));" % (t.idx, t.arr_n, t.name))
+                e("  if (!arr%d) return 3;" % t.idx)
+        # a starting heap of a random size (polled: main's loops)
+        total = int(math.exp(r.uniform(math.log(20000), math.log(250000))))
+        for t in self.types:
+            per = total // len(self.types) // t.pool_n
+            P = self.pool(t, "i")
+            e("  for (i = 0; i < %du; i++) {" % t.pool_n)
+            e("    %s = new%d(i);" % (P, t.idx))
+            e("    for (c = 0; c < %du; c++) {" % per)
+            e("      q%d = new%d(c);" % (t.idx, t.idx))
+            e("      q%d->next = %s->next;" % (t.idx, P))
+            e("      %s->next = q%d;" % (P, t.idx))
+            e("    }")
+            e("  }")
+        self.facts["initial_bytes"] = sum(
+            (total // len(self.types) // t.pool_n + 1) * t.pool_n * t.compact_size()
+            for t in self.types)
+        e("  for (r = 0; r < %du; r++) {" % rounds)
+        plain = 0
+        order = self.steps[:]
+        r.shuffle(order)
+        for name, polling, _ in order[:r.randint(1, len(order))]:
+            if not polling:
+                if plain == MAX_PLAIN_CALLS:
+                    continue
+                plain += 1
+            e("    %s(r);" % name)
+        # main's own work: polled loops, checked form
+        if r.random() < 0.7:
+            body, _ = self.block(False)
+            e("    for (l1 = 0; l1 < %du; l1++) {" % r.randint(1, 3))
+            for l in body:
+                e("      " + l)
+            e("    }")
+        every = r.choice([1, 2, 5])
+        e("    if (r %% %du == 0) printf(\"round %%u digest %%lx\\n\", r, digest());" % every)
+        e("  }")
+        e("  printf(\"final %lx acc %lx\\n\", digest(), acc);")
+        for t in self.types:
+            e("  for (i = 0; i < %du; i++) {" % t.pool_n)
+            e("    if (%s) kill%d(%s);" % (self.pool(t, "i"), t.idx, self.pool(t, "i")))
+            e("    %s = NULL;" % self.pool(t, "i"))
+            e("  }")
+        for t in self.types:
+            if t.heap_pool:
+                e("  free(hp%d);" % t.idx)
+            if t.has_arr:
+                e("  free(arr%d);" % t.idx)
+        e("  printf(\"allocs %lu frees %lu\\n\", allocs, frees);")
+        e("  return allocs == frees ? 0 : 4;")
+        e("}")
+        self.facts["rounds"] = rounds
+
+    def generate(self):
+        self.make_types()
+        self.facts["types"] = len(self.types)
+        self.emit_types()
+        self.emit_helpers()
+        self.emit_steps()
+        self.emit_main()
+        return "\n".join(self.out) + "\n", self.facts
+
+
+def generate(seed):
+    return Gen(seed).generate()
+
+
+if __name__ == "__main__":
+    import sys
+    sys.stdout.write(generate(int(sys.argv[1]) if len(sys.argv) > 1 else 1)[0])

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""test/differential/run.py - randomized differential test of the plugin.
+
+For each seed, cpgen.py writes a random C program over a few compact node
+types.  The program is built natively (clang, no plugin) and with
+compactptr.so, and both builds run; their stdout and exit status must be
+identical.  Everything about a case follows from its seed: the program, the
+optimisation level (-O0/-O1/-O2), the plugin mode and the environment:
+
+  70%  switchable, COMPACTPTR_ARENA_LIMIT drawn from 0.15-1.2 times the
+       generator's estimate of the starting heap (at least 1 MiB), so that
+       most programs outgrow the arena and switch mid-run, some while they
+       build the heap, some later, some never (a quarter of these also
+       with COMPACTPTR_VERIFY=1, which
+       checks the whole heap before and after the switch)
+  10%  switchable with no limit (stays in compact mode)
+  10%  compact-only
+  10%  wide
+
+A failure prints the seed, what differed and the command that reproduces
+the case alone; its files (program, builds, outputs) are kept in --keep.
+The run fails if fewer than --min-switched of the limited switchable cases
+actually switched, so the test cannot quietly stop testing the switch.
+
+Usage:
+  run.py --build-dir BUILD [--count N] [--seed S | --seed random] [--jobs J]
+  run.py --build-dir BUILD --seed S --count 1 --show   # print the program
+Exit status: 0 all cases agree, 1 a case failed, 2 bad usage or setup.
+"""
+
+import argparse
+import concurrent.futures
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import cpgen  # noqa: E402
+
+RUN_TIMEOUT = 60  # seconds per run; a generated program takes well under 1 s
+
+
+def case_config(seed, facts):
+    """Everything but the program text that the seed decides."""
+    r = random.Random(seed * 7919 + 1)
+    opt = r.choice(["-O0", "-O1", "-O2"])
+    x = r.random()
+    env = {}
+    if x < 0.7:
+        mode = "switchable"
+        limit = max(cpgen.MIN_ARENA_LIMIT, facts["initial_bytes"] * r.uniform(0.15, 1.2))
+        env["COMPACTPTR_ARENA_LIMIT"] = "%dK" % (limit // 1024)
+        if r.random() < 0.25:
+            env["COMPACTPTR_VERIFY"] = "1"
+    elif x < 0.8:
+        mode = "switchable"
+    elif x < 0.9:
+        mode = "compact-only"
+    else:
+        mode = "wide"
+    env["COMPACTPTR_STATS"] = "1"
+    return opt, mode, env
+
+
+class Setup:
+    def __init__(self, args):
+        b = os.path.abspath(args.build_dir)
+        self.clang = args.clang
+        self.plugin = os.path.join(b, "passes", "compactptr.so")
+        self.runtime = os.path.join(b, "runtime", "libcompactptr.a")
+        self.incs = ["-I" + os.path.join(ROOT, "include"), "-I" + os.path.join(b, "include")]
+        for f in (self.plugin, self.runtime):
+            if not os.path.exists(f):
+                sys.exit("run.py: %s does not exist; build the compactptr-plugin and "
+                         "compactptr_static targets of %s first" % (f, b))
+        if not shutil.which(self.clang):
+            sys.exit("run.py: compiler %r not found (--clang)" % self.clang)
+
+
+def run(cmd, env=None, timeout=RUN_TIMEOUT):
+    e = dict(os.environ)
+    for k in list(e):
+        if k.startswith("COMPACTPTR_"):
+            del e[k]
+    e.update(env or {})
+    try:
+        p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return "timeout after %d s" % timeout, "", ""
+
+
+def one_case(setup, seed, keep):
+    """Returns (seed, failure message or None, switched, facts)."""
+    src, facts = cpgen.generate(seed)
+    opt, mode, env = case_config(seed, facts)
+    d = tempfile.mkdtemp(prefix="cpdiff-%d-" % seed)
+    c = os.path.join(d, "prog.c")
+    with open(c, "w") as f:
+        f.write(src)
+    native, plugged = os.path.join(d, "native"), os.path.join(d, "plugin")
+    flags = [opt, "-Wall", "-Wno-unused-function"] + setup.incs
+    what = None
+    rc, _, err = run([setup.clang] + flags + [c, "-o", native])
+    if rc != 0:
+        what = "the native build failed:\n" + err
+    if not what:
+        rc, _, err = run([setup.clang] + flags + ["-Werror", "-fplugin=" + setup.plugin,
+                         "-fplugin-arg-compactptr-mode=" + mode, c, setup.runtime,
+                         "-lpthread", "-o", plugged])
+        if rc != 0:
+            what = "the plugin build failed (exit %s):\n%s" % (rc, err)
+    switched = False
+    if not what:
+        nrc, nout, nerr = run([native])
+        prc, pout, perr = run([plugged], env)
+        switched = "compactptr: switch to wide mode" in perr
+        if nrc != 0:
+            what = "the native build exited %s:\n%s" % (nrc, nerr[-2000:])
+        elif prc != nrc or pout != nout:
+            what = "the plugin build (exit %s) differs from native (exit %s)%s" % (
+                prc, nrc, "; stderr:\n" + perr[-3000:] if perr else "")
+            with open(os.path.join(d, "native.out"), "w") as f:
+                f.write(nout)
+            with open(os.path.join(d, "plugin.out"), "w") as f:
+                f.write(pout)
+    if what:
+        dest = os.path.join(keep, "seed-%d" % seed)
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(d, dest)
+        envs = " ".join("%s=%s" % kv for kv in sorted(env.items()))
+        what = ("seed %d (%s, mode=%s, %s): %s\n  files: %s\n  reproduce: python3 %s "
+                "--build-dir BUILD --seed %d --count 1" % (
+                    seed, opt, mode, envs or "no env", what.rstrip(), dest,
+                    os.path.relpath(os.path.abspath(__file__)), seed))
+    shutil.rmtree(d, ignore_errors=True)
+    return seed, what, switched, (mode, "COMPACTPTR_ARENA_LIMIT" in env)
+
+
+def main():
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="The longer run documented in docs/switch.md: --count 5000 --seed random.")
+    p.add_argument("--build-dir", required=True,
+                   help="CMake build tree with passes/compactptr.so and runtime/libcompactptr.a")
+    p.add_argument("--count", type=int, default=200, help="number of programs (default 200)")
+    p.add_argument("--seed", default="1",
+                   help="first seed (programs use SEED..SEED+COUNT-1), or 'random'")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 2,
+                   help="cases run in parallel (default: the number of CPUs)")
+    p.add_argument("--clang", default="clang-19", help="compiler (default clang-19)")
+    p.add_argument("--keep", default=None,
+                   help="where failing cases are kept (default BUILD/test/differential-failures)")
+    p.add_argument("--min-switched", type=float, default=0.5,
+                   help="least fraction of limited switchable cases that must switch "
+                        "(default 0.5; checked when there are at least 20 of them)")
+    p.add_argument("--show", action="store_true", help="print the first seed's program and its configuration, run nothing")
+    args = p.parse_args()
+    if args.count < 1 or args.jobs < 1:
+        p.error("--count and --jobs must be at least 1")
+    if args.seed == "random":
+        base = random.SystemRandom().randrange(1, 1 << 40)
+    else:
+        try:
+            base = int(args.seed)
+        except ValueError:
+            p.error("--seed must be an integer or 'random', not %r" % args.seed)
+    if args.show:
+        src, facts = cpgen.generate(base)
+        opt, mode, env = case_config(base, facts)
+        print("/* %s, mode=%s, %s, %s */" % (opt, mode, env, facts))
+        sys.stdout.write(src)
+        return 0
+    setup = Setup(args)
+    keep = args.keep or os.path.join(os.path.abspath(args.build_dir), "test", "differential-failures")
+    os.makedirs(keep, exist_ok=True)
+    print("differential: %d programs, seeds %d..%d, %d jobs" % (
+        args.count, base, base + args.count - 1, args.jobs), flush=True)
+    t0 = time.time()
+    failed, limited, switched, modes = [], 0, 0, {}
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
+        futs = [ex.submit(one_case, setup, s, keep) for s in range(base, base + args.count)]
+        for f in concurrent.futures.as_completed(futs):
+            seed, what, sw, (mode, lim) = f.result()
+            modes[mode] = modes.get(mode, 0) + 1
+            if lim:
+                limited += 1
+                switched += sw
+            if what:
+                failed.append(seed)
+                print("FAIL: " + what, flush=True)
+    print("differential: %d programs (%s) in %.0f s; %d of %d with an arena limit switched; %d failed%s" % (
+        args.count, ", ".join("%s %d" % kv for kv in sorted(modes.items())), time.time() - t0,
+        switched, limited, len(failed),
+        " (seeds %s)" % " ".join(map(str, sorted(failed))) if failed else ""))
+    if failed:
+        return 1
+    if limited >= 20 and switched < args.min_switched * limited:
+        print("FAIL: only %d of %d cases with an arena limit switched (want %.0f%%): "
+              "the generated programs no longer outgrow the arena (seeds %d..%d)" % (
+                  switched, limited, 100 * args.min_switched, base, base + args.count - 1))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
