@@ -192,7 +192,41 @@ public:
       return true;
     }
     checkCast(E);
+    checkForeignObject(E);
     return true;
+  }
+
+  /// `struct node *p = mk();` where mk returns `void *`: if mk allocated
+  /// the object itself (`return calloc(1, 64);`) it lives in libc's heap,
+  /// not the arena, and the first compact access corrupts memory.  Only
+  /// malloc/calloc/realloc written where the compact type is known are
+  /// rewritten, so any other call's `void *` becoming a compact pointer is
+  /// suspect; an explicit cast says the object came from the arena.
+  void checkForeignObject(const ImplicitCastExpr *E) {
+    if (E->getCastKind() != CK_BitCast)
+      return;
+    CompactType *ToT = M.pointeeOf(E->getType());
+    QualType From = E->getSubExpr()->getType();
+    if (!ToT || !From->isPointerType() ||
+        !From->getPointeeType()->isVoidType())
+      return;
+    const auto *CE = dyn_cast<CallExpr>(E->getSubExpr()->IgnoreParens());
+    if (!CE)
+      return;
+    const FunctionDecl *FD = CE->getDirectCallee();
+    StringRef N = FD && FD->getIdentifier() ? FD->getName() : "";
+    if (N == "malloc" || N == "calloc" || N == "realloc" || N.starts_with("cp_"))
+      return;
+    std::string Who = N.empty() ? "this call" : quoted(N);
+    S.warning(E->getExprLoc(),
+              "the 'void *' returned by " + Who +
+                  " becomes a compact pointer to " + quoted(ToT->WideSpelling) +
+                  "; an object allocated inside " + Who +
+                  " is not in the compact arena (allocate it with "
+                  "malloc(sizeof(" + ToT->WideSpelling +
+                  ")) where the type is known, or cast the result if it is an "
+                  "arena object stored as 'void *')",
+              {tokRange(CE->getSourceRange())});
   }
 
   /// memcpy/memmove between a heap object (compact layout) and a value

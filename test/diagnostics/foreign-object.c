@@ -1,0 +1,34 @@
+// A 'void *' from any call but malloc/calloc/realloc becoming a compact
+// pointer is warned: an allocation wrapper's object is in libc's heap, not
+// the compact arena.  An explicit cast says the object is an arena object
+// that travelled as 'void *'.
+// REQUIRES: plugin
+// -verify runs compact-only: in switchable mode the dual function's compact
+// copy repeats the expected-* comments under #line, so -verify would expect
+// each warning twice; the second RUN checks that it is reported once there.
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify %s
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only %s 2>&1 | FileCheck --check-prefix=SW %s
+// SW-COUNT-3: warning: the 'void *' returned by
+// SW-NOT: warning:
+// SW: 3 warnings generated.
+#include <compactptr.h>
+#include <stdlib.h>
+
+struct CP_COMPACT node { int key; struct node *next; };
+
+static void *mk(void) { return calloc(1, 64); }
+static void *stash[4];
+static void *get(int i) { return stash[i]; }
+
+void use(void *(*fp)(void)) {
+  struct node *a = mk(); // expected-warning {{the 'void *' returned by 'mk' becomes a compact pointer to 'struct node'; an object allocated inside 'mk' is not in the compact arena (allocate it with malloc(sizeof(struct node)) where the type is known, or cast the result if it is an arena object stored as 'void *')}}
+  struct node *b;
+  b = aligned_alloc(16, sizeof(struct node)); // expected-warning {{the 'void *' returned by 'aligned_alloc' becomes a compact pointer}}
+  a->next = fp(); // expected-warning {{the 'void *' returned by this call becomes a compact pointer}}
+  stash[0] = b;
+  b = (struct node *)get(0); // explicit: an arena object stored as void *
+  b = malloc(sizeof *b);     // rewritten allocations are fine
+  b = realloc(b, sizeof(struct node));
+  free(a);
+  free(b);
+}
