@@ -62,7 +62,8 @@ original include directories and -I <compactptr>/include.
 Exit status:
   0  every file was rewritten (or needed no rewrite)
   1  a file has errors (the program's own, or a construct the rewrite
-     refuses; see the diagnostics); nothing is written for it
+     refuses; see the diagnostics); nothing is written for it, the other
+     files are written
   2  bad command line
 )";
 
@@ -162,9 +163,9 @@ int main(int argc, const char **argv) {
       ArgumentInsertPosition::END));
   Collected C;
   Factory F(O, C);
+  // A file with errors contributes nothing; the others are still written,
+  // so one bad translation unit does not hold back a whole project.
   int RC = Tool.run(&F);
-  if (RC != 0 || C.Failed)
-    return 1;
   for (const std::string &Name : C.Order) {
     const std::string &Text = C.Files[Name];
     if (OutDir.empty()) {
@@ -187,5 +188,5 @@ int main(int argc, const char **argv) {
     }
     OS << Text;
   }
-  return 0;
+  return RC != 0 || C.Failed ? 1 : 0;
 }
