@@ -30,29 +30,31 @@ freed, a generated scrub function clears every field, heap-array element
 and global that points at it.  Outputs never depend on addresses.
 
 How much a program allocates between two safepoints is bounded (see
-PLAIN_NODE_CAP) so that any arena limit of at least MIN_ARENA_LIMIT leaves
-room between the high-water mark and the end of the arena.
+PLAIN_NODE_CAP) so that HEADROOM bytes between the high-water mark and the
+end of the arena are always enough to reach the next safepoint.
 """
 
 import math
 import random
+import re
 
 # A step function without a safepoint allocates at most this many nodes per
-# call (its callees included), and a round of main calls at most
-# MAX_PLAIN_CALLS of them between two polls: at <= 96 bytes a node that is
-# < 113 KiB, inside the 13% of MIN_ARENA_LIMIT above the default
-# high-water mark.
+# call (its callees included), and main polls between any two step calls:
+# at <= 120 bytes a node that is < 36 KiB; with a new 64 KiB slab run for
+# each of three types, HEADROOM between the high-water mark and the end of
+# the arena is enough.
 PLAIN_NODE_CAP = 300
-MAX_PLAIN_CALLS = 4
-MIN_ARENA_LIMIT = 1024 * 1024
+HEADROOM = 320 * 1024
 
 SCALARS = ["unsigned char", "unsigned short", "unsigned", "unsigned long",
-           "double", "chars"]
+           "int", "short", "signed char", "long", "_Bool", "double", "float",
+           "chars", "str"]
+FLOATS = ("double", "float")
 
 
 class Field:
     def __init__(self, kind, name, ctype=None, target=None, n=0):
-        self.kind = kind      # key next ptr arr scalar chars plain link links
+        self.kind = kind      # key id next ptr arr scalar chars str plain link links
         self.name = name
         self.ctype = ctype
         self.target = target  # type index for ptr/arr/link/links
@@ -69,6 +71,12 @@ class CType:
         self.has_arr = False
         self.arr_n = 0
         self.has_cur = False
+        self.has_gval = False
+        self.typedef = False
+
+    def decl(self):
+        """How locals of this type are spelled: struct T0 or a typedef."""
+        return "%s_t" % self.name if self.typedef else "struct %s" % self.name
 
     def ptr_slots(self):
         """(lvalue suffix, target type) for every link field but next."""
@@ -88,7 +96,7 @@ class CType:
         """(lvalue suffix, C type) for every integer scalar."""
         out = [("k", "unsigned")]
         for f in self.fields:
-            if f.kind == "scalar" and f.ctype != "double":
+            if f.kind == "scalar" and f.ctype not in FLOATS:
                 out.append((f.name, f.ctype))
             elif f.kind == "plain":
                 out += [(f.name + ".a", "unsigned"), (f.name + ".b", "unsigned short")]
@@ -102,9 +110,11 @@ class CType:
 
     def compact_size(self):
         """Rough size of the compact layout in bytes (handles are 4)."""
-        size = {"key": 4, "next": 4, "ptr": 4, "plain": 8, "link": 8}
+        size = {"key": 4, "id": 4, "next": 4, "ptr": 4, "plain": 8, "link": 8,
+                "str": 8}
         scalar = {"unsigned char": 1, "unsigned short": 2, "unsigned": 4,
-                  "unsigned long": 8, "double": 8}
+                  "unsigned long": 8, "int": 4, "short": 2, "signed char": 1,
+                  "long": 8, "_Bool": 1, "double": 8, "float": 4}
         n = 0
         for f in self.fields:
             if f.kind in size:
@@ -120,7 +130,10 @@ class CType:
         return (n + 7) // 8 * 8
 
     def doubles(self):
-        return [f.name for f in self.fields if f.kind == "scalar" and f.ctype == "double"]
+        return [f.name for f in self.fields if f.kind == "scalar" and f.ctype in FLOATS]
+
+    def strs(self):
+        return [f.name for f in self.fields if f.kind == "str"]
 
 
 class Gen:
@@ -139,7 +152,7 @@ class Gen:
         self.use_plain = False
         self.link_targets = set()
         for t in self.types:
-            fs = [Field("key", "k"), Field("next", "next")]
+            fs = [Field("key", "k"), Field("id", "id"), Field("next", "next")]
             for j in range(r.randint(0, 3)):
                 fs.append(Field("ptr", "x%d" % j, target=r.randrange(nt)))
             if r.random() < 0.4:
@@ -148,6 +161,8 @@ class Gen:
                 c = r.choice(SCALARS)
                 if c == "chars":
                     fs.append(Field("chars", "s%d" % j, n=r.randint(1, 7)))
+                elif c == "str":
+                    fs.append(Field("str", "s%d" % j))
                 else:
                     fs.append(Field("scalar", "s%d" % j, ctype=c))
             if r.random() < 0.3:
@@ -169,6 +184,8 @@ class Gen:
             t.has_arr = r.random() < 0.3
             t.arr_n = r.randint(2, 12)
             t.has_cur = r.random() < 0.4
+            t.has_gval = r.random() < 0.3
+            t.typedef = r.random() < 0.5
 
     def pool(self, t, i):
         return "%s[%s]" % (("hp%d" if t.heap_pool else "pool%d") % t.idx, i)
@@ -195,6 +212,10 @@ class Gen:
             for f in t.fields:
                 if f.kind == "key":
                     e("  unsigned k;")
+                elif f.kind == "id":
+                    e("  unsigned id; /* unique per allocation */")
+                elif f.kind == "str":
+                    e("  const char *%s; /* not a compact pointer */" % f.name)
                 elif f.kind == "next":
                     e("  struct %s *next;" % t.name)
                 elif f.kind == "ptr":
@@ -212,7 +233,11 @@ class Gen:
                 elif f.kind == "links":
                     e("  struct lk%d %s[%d];" % (f.target, f.name, f.n))
             e("};")
+            if t.typedef:
+                e("typedef struct %s %s_t;" % (t.name, t.name))
         e("")
+        if any(t.strs() for t in self.types):
+            e("static const char *const names[4] = {\"ash\", \"birch\", \"cedar\", \"damson\"};")
         e("static unsigned long long rs = %dULL;" % self.r.randrange(1, 1 << 62))
         e("static unsigned rnd(unsigned n) {")
         e("  unsigned long long z = (rs += 0x9e3779b97f4a7c15ULL);")
@@ -221,6 +246,13 @@ class Gen:
         e("  return (unsigned)((z ^ (z >> 31)) % n);")
         e("}")
         e("static unsigned long acc, allocs, frees;")
+        e("static unsigned serial;")
+        e("static void (*volatile callback)(void);")
+        e("static unsigned long polls;")
+        e("static void poll_cb(void) { /* a safepoint the plugin cannot see */")
+        e("  polls++;")
+        e("  cp_safepoint();")
+        e("}")
         for t in self.types:
             if t.heap_pool:
                 e("static struct %s **hp%d; /* heap root array of %d */" % (t.name, t.idx, t.pool_n))
@@ -228,8 +260,12 @@ class Gen:
                 e("static struct %s *pool%d[%d];" % (t.name, t.idx, t.pool_n))
             if t.has_arr:
                 e("static struct %s *arr%d; /* heap array of %d structs */" % (t.name, t.idx, t.arr_n))
+                # one past the end: a root that is not an object's start
+                e("static struct %s *arrend%d;" % (t.name, t.idx))
             if t.has_cur:
                 e("static struct %s *cur%d;" % (t.name, t.idx))
+            if t.has_gval:
+                e("static struct %s gval%d; /* a global value: its links are roots */" % (t.name, t.idx))
         e("")
 
     def emit_helpers(self):
@@ -239,13 +275,16 @@ class Gen:
             n = t.name
             # allocation: malloc + every field, calloc + some, or a literal
             e("static struct %s *new%d(unsigned key) {" % (n, t.idx))
-            how = r.choice(["malloc", "calloc", "literal"])
+            how = r.choice(["malloc", "castmalloc", "calloc", "literal"])
             if how == "calloc":
                 e("  struct %s *p = calloc(1, sizeof(struct %s));" % (n, n))
                 e("  if (!p) exit(3);")
                 e("  p->k = key;")
             else:
-                e("  struct %s *p = malloc(sizeof *p);" % n)
+                if how == "castmalloc":
+                    e("  struct %s *p = (struct %s *)malloc(sizeof(struct %s));" % (n, n, n))
+                else:
+                    e("  struct %s *p = malloc(sizeof *p);" % n)
                 e("  if (!p) exit(3);")
                 if how == "literal":
                     e("  *p = (struct %s){.k = key};" % n)
@@ -253,7 +292,7 @@ class Gen:
                     for f in t.fields:
                         if f.kind == "key":
                             e("  p->k = key;")
-                        elif f.kind in ("next", "ptr"):
+                        elif f.kind in ("next", "ptr", "str"):
                             e("  p->%s = NULL;" % f.name)
                         elif f.kind == "arr":
                             for i in range(f.n):
@@ -272,18 +311,24 @@ class Gen:
                                 e("  p->%s[%d].to = NULL; p->%s[%d].w = %d;" % (f.name, i, f.name, i, i))
             for d in t.doubles():
                 e("  p->%s = (double)(key %% 1000u) / 4;" % d)
+            for sname in t.strs():
+                e("  p->%s = names[key %% 4u];" % sname)
+            e("  p->id = ++serial;")
             e("  allocs++;")
             e("  return p;")
             e("}")
             # hash of one object: scalars, doubles and the keys of link targets
             e("static unsigned long hash%d(const struct %s *o) {" % (t.idx, n))
-            e("  unsigned long h = o->k;")
-            for s, _ in t.scalar_slots()[1:]:
-                e("  h = h * 1000003u + o->%s;" % s)
+            e("  unsigned long h = o->k * 3u + o->id;")
+            for sl, _ in t.scalar_slots()[1:]:
+                e("  h = h * 1000003u + (unsigned long)o->%s;" % sl)
             for d in t.doubles():
                 e("  h = h * 31u + (unsigned long)(o->%s * 4);" % d)
-            for s, tg in t.ptr_slots():
-                e("  h = h * 17u + (o->%s ? o->%s->k + 1u : 0u);" % (s, s))
+            for sn in t.strs():
+                e("  h = h * 5u + (o->%s ? (unsigned char)o->%s[0] : 0u);" % (sn, sn))
+            # a link is known by its target's unique id, not just its key
+            for sl, tg in t.ptr_slots():
+                e("  h = h * 17u + (o->%s ? o->%s->id * 7u + o->%s->k : 0u);" % (sl, sl, sl))
             e("  return h;")
             e("}")
             e("static struct %s *tail%d(struct %s *p) {" % (n, t.idx, n))
@@ -294,9 +339,10 @@ class Gen:
             e("  if (!p || depth > 200) return 0;")
             e("  return hash%d(p) + 3u * sumrec%d(p->next, depth + 1);" % (t.idx, t.idx))
             e("}")
-            e("static struct %s tweak%d(struct %s v, unsigned d, struct %s *keep) {" % (n, t.idx, n, n))
+            e("static struct %s tweak%d(struct %s v, unsigned d, struct %s *keep, unsigned id) {" % (n, t.idx, n, n))
             e("  v.k += d;")
             e("  v.next = keep;")
+            e("  v.id = id;")
             e("  return v;")
             e("}")
             # appends n nodes after p with a poll after each: p, the new
@@ -311,6 +357,15 @@ class Gen:
             e("    cp_safepoint();")
             e("  }")
             e("  return last;")
+            e("}")
+            # recursion with a poll in every frame
+            e("static unsigned long walkp%d(struct %s *p, unsigned depth) {" % (t.idx, n))
+            e("  unsigned long s;")
+            e("  if (!p || depth > 60) return 0;")
+            e("  s = p->k;")
+            e("  cp_safepoint();")
+            e("  s += walkp%d(p->next, depth + 1);" % t.idx)
+            e("  return s * 3u + p->id;")
             e("}")
             e("static unsigned long fold%d(struct %s v) {" % (t.idx, n))
             e("  return v.k + (v.next ? v.next->k : 5u);")
@@ -339,6 +394,11 @@ class Gen:
                     e("  }")
             if t.has_cur:
                 e("  if (cur%d == h) cur%d = NULL;" % (t.idx, t.idx))
+            for u in self.types:
+                if u.has_gval:
+                    for sl, tg in u.ptr_slots():
+                        if tg == t.idx:
+                            e("  if (gval%d.%s == h) gval%d.%s = NULL;" % (u.idx, sl, u.idx, sl))
             e("}")
             e("static void kill%d(struct %s *h) {" % (t.idx, n))
             e("  scrub%d(h);" % t.idx)
@@ -361,7 +421,12 @@ class Gen:
             if t.has_arr:
                 e("  for (i = 0; i < %du; i++) h = h * 13u + hash%d(&arr%d[i]);" % (t.arr_n, t.idx, t.idx))
             if t.has_cur:
-                e("  h = h * 3u + (cur%d ? cur%d->k : 9u);" % (t.idx, t.idx))
+                e("  h = h * 3u + (cur%d ? cur%d->id : 9u);" % (t.idx, t.idx))
+            if t.has_gval:
+                # a value, not a heap object: no compact pointer may point at it
+                e("  h = h * 11u + gval%d.k + gval%d.id;" % (t.idx, t.idx))
+                for sl, _ in t.ptr_slots():
+                    e("  h = h * 17u + (gval%d.%s ? gval%d.%s->id : 0u);" % (t.idx, sl, t.idx, sl))
         e("  return h;")
         e("}")
         e("")
@@ -382,16 +447,24 @@ class Gen:
             kinds += ["cur"]
         if any(f.kind == "link" for f in t.fields):
             kinds += ["linkval"]
-        kinds += ["deep", "cond", "stack", "slotptr"]
+        kinds += ["deep", "cond", "stack", "slotptr", "callback", "whilewalk"]
+        if any(T[tg].has_arr for _, tg in t.ptr_slots()):
+            kinds += ["linkarr", "linkarr"]
+        if t.has_arr:
+            kinds += ["arrscan"]
+        if t.has_gval:
+            kinds += ["gval"]
+        if t.heap_pool:
+            kinds += ["regrow"]
         if polling:
-            kinds += ["hold", "growp"]
+            kinds += ["hold", "growp", "walkp"]
         k = r.choice(kinds)
         P = lambda i: self.pool(t, i)
         if k == "new":
             return ["i = rnd(%du);" % t.pool_n,
                     "if (!%s) %s = new%d(rnd(100000u));" % (P("i"), P("i"), x)], 1
         if k == "grow":
-            cnt = r.randint(1, 24) if not polling else r.randint(1, 300)
+            cnt = r.randint(4, 40) if not polling else r.randint(1, 300)
             at_tail = r.random() < 0.5
             body = ["{ struct %s *nn = new%d(c + rnd(1000u));" % (n, x)]
             slots = t.ptr_slots()
@@ -419,7 +492,13 @@ class Gen:
                 return self.op(t, polling)
             s, tg = r.choice(slots)
             u = T[tg]
-            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+            pre = []
+            m = re.match(r"(\w+)\[(\d+)\](.*)$", s)
+            if m and r.random() < 0.6:  # a run-time index
+                f = next(f for f in t.fields if f.name == m.group(1))
+                pre = ["ix = rnd(%du);" % f.n]
+                s = "%s[ix]%s" % (m.group(1), m.group(3))
+            return pre + ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
                     "j = rnd(%du);" % u.pool_n,
                     "if (%s) {" % p,
                     "  q%d = %s;" % (x, p),
@@ -438,9 +517,9 @@ class Gen:
                     "}"], 0
         if k == "trunc":
             return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
-                    "c = rnd(4u) == 0 ? rnd(8u) : rnd(400u);",
+                    "c = rnd(4u) == 0 ? rnd(64u) : 400u + rnd(4000u);",
                     "while (%s && c--) %s = %s->next;" % (p, p, p),
-                    "if (%s) {" % p,
+                    "if (%s && rnd(3u) == 0) {" % p,
                     "  q%d = %s->next;" % (x, p),
                     "  %s->next = NULL;" % p,
                     "  while (q%d) { struct %s *d = q%d; q%d = q%d->next; free(d); frees++; }" % (x, n, x, x, x),
@@ -452,12 +531,13 @@ class Gen:
                     "  struct %s v = *%s;" % (n, p),
                     "  v.k ^= 0x5a5au;",
                     "  v.next = q%d->next;" % x,
+                    "  v.id = q%d->id;" % x,
                     "  *q%d = v;" % x,
                     "}"], 0
         if k == "tweak":
             return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
                     "q%d = %s;" % (x, P("rnd(%du)" % t.pool_n)),
-                    "if (%s && q%d) *q%d = tweak%d(*%s, %du, q%d->next);" % (p, x, x, x, p, r.randint(1, 99), x),
+                    "if (%s && q%d) *q%d = tweak%d(*%s, %du, q%d->next, q%d->id);" % (p, x, x, x, p, r.randint(1, 99), x, x),
                     "if (%s) acc += fold%d(*%s);" % (p, x, p)], 0
         if k == "linkval":
             f = next(f for f in t.fields if f.kind == "link")
@@ -517,6 +597,7 @@ class Gen:
                     "if (%s) {" % p,
                     "  struct %s v = *%s;" % (n, p),
                     "  v.next = NULL;",
+                    "  v.id = arr%d[i].id;" % x,
                     "  arr%d[i] = v;" % x,
                     "}"], 0
         if k == "arrwalk":
@@ -578,6 +659,43 @@ class Gen:
                     "  q%d = growp%d(%s, %du);" % (x, x, p, cnt),
                     "  acc += q%d->k;" % x,
                     "}"], 1
+        if k == "linkarr":
+            # interior pointers into a heap array of structs
+            s, tg = r.choice([(s, tg) for s, tg in t.ptr_slots() if T[tg].has_arr])
+            u = T[tg]
+            tgt = r.choice(["&arr%d[j]" % tg, "arr%d + j" % tg])
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "j = rnd(%du);" % u.arr_n,
+                    "if (%s) %s->%s = %s;" % (p, p, s, tgt)], 0
+        if k == "arrscan":
+            return ["for (q%d = arr%d; q%d < arrend%d; q%d++) acc = acc * 3u + q%d->k + (unsigned)(q%d - arr%d);" % (
+                x, x, x, x, x, x, x, x)], 0
+        if k == "gval":
+            slots = t.ptr_slots()
+            read = "gval%d.k" % x
+            if slots:
+                sl, _ = r.choice(slots)
+                read = "(gval%d.%s ? gval%d.%s->id : 2u)" % (x, sl, x, sl)
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "if (%s) {" % p,
+                    "  gval%d = *%s;" % (x, p),
+                    "  gval%d.next = NULL;" % x,
+                    "}",
+                    "acc += %s;" % read], 0
+        if k == "regrow":
+            return ["hp%d = realloc(hp%d, %d * sizeof(struct %s *));" % (x, x, t.pool_n, n),
+                    "if (!hp%d) exit(3);" % x], 0
+        if k == "callback":
+            return ["callback();"], 0
+        if k == "whilewalk":
+            return ["q%d = %s;" % (x, P("rnd(%du)" % t.pool_n)),
+                    "if (q%d) {" % x,
+                    "  acc += q%d->k;" % x,
+                    "  while ((q%d = q%d->next)) acc = acc * 31u + q%d->id;" % (x, x, x),
+                    "}"], 0
+        if k == "walkp":
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "acc += walkp%d(%s, 0);" % (x, p)], 0
         if k == "cur":
             return ["cur%d = %s;" % (x, P("rnd(%du)" % t.pool_n)),
                     "if (cur%d && cur%d->next) acc += cur%d->next->k;" % (x, x, x)], 0
@@ -611,17 +729,23 @@ class Gen:
                 nodes += m if polling else reps * m
             else:
                 ls, m = self.op(t, polling)
-                lines += ls
+                lines += ls + [self.clear_locals()]
                 nodes += m
         if polling and r.random() < 0.5:
             lines.append("cp_safepoint();")
         return lines, nodes
 
     def locals(self):
-        ls = ["unsigned i, j, c, l0, l1;"]
+        ls = ["unsigned i, j, c, l0, l1, ix;"]
         for t in self.types:
-            ls.append("struct %s *p%d, *q%d;" % (t.name, t.idx, t.idx))
+            ls.append("%s *p%d, *q%d;" % (t.decl(), t.idx, t.idx))
         return ls
+
+    def clear_locals(self):
+        """No local keeps a pointer from one op to the next, so none can
+        dangle across a later safepoint (a freed object's memory may be
+        reused by another type, which COMPACTPTR_VERIFY rejects)."""
+        return " ".join("p%d = q%d = NULL;" % (t.idx, t.idx) for t in self.types)
 
     def emit_steps(self):
         r = self.r
@@ -639,13 +763,15 @@ class Gen:
                     if not polling:
                         nodes += c[2]
                     polling = polling or c[1]
+                if polling and not any("cp_safepoint();" in l for l in body):
+                    body.append("cp_safepoint();")
                 if polling or nodes <= PLAIN_NODE_CAP:
                     break
             name = "step%d" % s
             self.emit("static void %s(unsigned r) {" % name)
             for l in self.locals():
                 self.emit("  " + l)
-            self.emit("  (void)r; (void)i; (void)j; (void)c; (void)l0; (void)l1;")
+            self.emit("  (void)r; (void)i; (void)j; (void)c; (void)l0; (void)l1; (void)ix;")
             for t in self.types:
                 self.emit("  (void)p%d; (void)q%d;" % (t.idx, t.idx))
             for l in body:
@@ -663,7 +789,7 @@ class Gen:
         e("  unsigned r;")
         for l in self.locals():
             e("  " + l)
-        e("  (void)i; (void)j; (void)c; (void)l0; (void)l1;")
+        e("  (void)i; (void)j; (void)c; (void)l0; (void)l1; (void)ix;")
         for t in self.types:
             e("  (void)p%d; (void)q%d;" % (t.idx, t.idx))
         for t in self.types:
@@ -673,8 +799,11 @@ class Gen:
             if t.has_arr:
                 e("  arr%d = calloc(%d, sizeof(struct %s));" % (t.idx, t.arr_n, t.name))
                 e("  if (!arr%d) return 3;" % t.idx)
+                e("  arrend%d = arr%d + %d;" % (t.idx, t.idx, t.arr_n))
+                e("  for (q%d = arr%d; q%d < arrend%d; q%d++) q%d->id = ++serial;" % ((t.idx,) * 6))
+        e("  callback = poll_cb;")
         # a starting heap of a random size (polled: main's loops)
-        total = int(math.exp(r.uniform(math.log(20000), math.log(250000))))
+        total = int(math.exp(r.uniform(math.log(500), math.log(20000))))
         for t in self.types:
             per = total // len(self.types) // t.pool_n
             P = self.pool(t, "i")
@@ -686,19 +815,34 @@ class Gen:
             e("      %s->next = q%d;" % (P, t.idx))
             e("    }")
             e("  }")
+        e("  " + self.clear_locals())
+        self.facts["initial_nodes"] = sum(
+            (total // len(self.types) // t.pool_n + 1) * t.pool_n for t in self.types)
         self.facts["initial_bytes"] = sum(
             (total // len(self.types) // t.pool_n + 1) * t.pool_n * t.compact_size()
             for t in self.types)
         e("  for (r = 0; r < %du; r++) {" % rounds)
-        plain = 0
+        # every step once a round, each in its own iteration of a polled
+        # loop, so that at most one step's allocations fall between polls
         order = self.steps[:]
         r.shuffle(order)
-        for name, polling, _ in order[:r.randint(1, len(order))]:
-            if not polling:
-                if plain == MAX_PLAIN_CALLS:
-                    continue
-                plain += 1
-            e("    %s(r);" % name)
+        e("    for (l0 = 0; l0 < %du; l0++) {" % len(order))
+        e("      switch (l0) {")
+        for i, (name, _, _) in enumerate(order):
+            e("      case %d: %s(r); break;" % (i, name))
+        e("      }")
+        e("    }")
+        # steady growth, so that the heap's peak comes late: main's
+        # polled loops append to a random chain of every type
+        grow = r.randint(10, 200)
+        for t in self.types:
+            e("    p%d = %s;" % (t.idx, self.pool(t, "rnd(%du)" % t.pool_n)))
+            e("    for (c = 0; p%d && c < %du; c++) {" % (t.idx, grow))
+            e("      q%d = new%d(c);" % (t.idx, t.idx))
+            e("      q%d->next = p%d->next;" % (t.idx, t.idx))
+            e("      p%d->next = q%d;" % (t.idx, t.idx))
+            e("    }")
+        e("    " + self.clear_locals())
         # main's own work: polled loops, checked form
         if r.random() < 0.7:
             body, _ = self.block(False)

@@ -7,12 +7,16 @@ compactptr.so, and both builds run; their stdout and exit status must be
 identical.  Everything about a case follows from its seed: the program, the
 optimisation level (-O0/-O1/-O2), the plugin mode and the environment:
 
-  70%  switchable, COMPACTPTR_ARENA_LIMIT drawn from 0.15-1.2 times the
-       generator's estimate of the starting heap (at least 1 MiB), so that
-       most programs outgrow the arena and switch mid-run, some while they
-       build the heap, some later, some never (a quarter of these also
-       with COMPACTPTR_VERIFY=1, which
-       checks the whole heap before and after the switch)
+  70%  switchable with an arena limit.  A first run without a limit
+       gives the compact heap's peak (COMPACTPTR_STATS);
+       COMPACTPTR_ARENA_LIMIT and COMPACTPTR_HIGH_WATER put the high-water
+       mark at 0.6-0.97 times that peak for four fifths of these (mostly
+       crossed while the step functions run) and at 0.1-0.6 times it for
+       the rest (often while main builds the starting heap), with 320 KiB
+       of arena above the mark.  A quarter of them also run with COMPACTPTR_VERIFY=1
+       (the whole heap checked before and after the switch), and 15% are
+       built with -DCOMPACTPTR_CHECKED_DECODE and run with
+       COMPACTPTR_DEBUG=1 (every decode checked against the heap).
   10%  switchable with no limit (stays in compact mode)
   10%  compact-only
   10%  wide
@@ -20,7 +24,9 @@ optimisation level (-O0/-O1/-O2), the plugin mode and the environment:
 A failure prints the seed, what differed and the command that reproduces
 the case alone; its files (program, builds, outputs) are kept in --keep.
 The run fails if fewer than --min-switched of the limited switchable cases
-actually switched, so the test cannot quietly stop testing the switch.
+switched after the starting heap was built (the STATS line says after how
+many allocations), so the test cannot quietly stop testing the switch in
+the middle of the program's work.
 
 Usage:
   run.py --build-dir BUILD [--count N] [--seed S | --seed random] [--jobs J]
@@ -30,8 +36,8 @@ Exit status: 0 all cases agree, 1 a case failed, 2 bad usage or setup.
 
 import argparse
 import concurrent.futures
-import math
 import os
+import re
 import random
 import shutil
 import subprocess
@@ -47,18 +53,27 @@ import cpgen  # noqa: E402
 RUN_TIMEOUT = 60  # seconds per run; a generated program takes well under 1 s
 
 
-def case_config(seed, facts):
-    """Everything but the program text that the seed decides."""
+def case_config(seed):
+    """Everything but the program text that the seed decides: optimisation
+    level, plugin mode, extra flags, environment, and for limited cases the
+    arena limit as a fraction of the heap's peak (see limit_for)."""
     r = random.Random(seed * 7919 + 1)
     opt = r.choice(["-O0", "-O1", "-O2"])
     x = r.random()
-    env = {}
+    env, extra, frac = {}, [], None
     if x < 0.7:
         mode = "switchable"
-        limit = max(cpgen.MIN_ARENA_LIMIT, facts["initial_bytes"] * r.uniform(0.15, 1.2))
-        env["COMPACTPTR_ARENA_LIMIT"] = "%dK" % (limit // 1024)
-        if r.random() < 0.25:
+        # Mostly between 1.0 and 1.4 times the peak over the high-water
+        # fraction: the mark is crossed late, while the step functions run;
+        # sometimes far below it: the switch comes while main builds the heap.
+        frac = r.uniform(0.6, 0.97) if r.random() < 0.8 else r.uniform(0.1, 0.6)
+        y = r.random()
+        if y < 0.25:
             env["COMPACTPTR_VERIFY"] = "1"
+        elif y < 0.4:
+            # every decode checked: a stale or foreign handle stops the run
+            extra = ["-DCOMPACTPTR_CHECKED_DECODE"]
+            env["COMPACTPTR_DEBUG"] = "1"
     elif x < 0.8:
         mode = "switchable"
     elif x < 0.9:
@@ -66,7 +81,20 @@ def case_config(seed, facts):
     else:
         mode = "wide"
     env["COMPACTPTR_STATS"] = "1"
-    return opt, mode, env
+    return opt, mode, extra, env, frac
+
+
+PEAK_RE = re.compile(r"(\d+) KiB peak use")
+SWITCH_RE = re.compile(r"compactptr: switch to wide mode[^\n]* after (\d+) allocations")
+
+
+def limit_for(peak_kib, frac):
+    """COMPACTPTR_ARENA_LIMIT and COMPACTPTR_HIGH_WATER putting the
+    high-water mark at frac times the compact heap's peak with
+    cpgen.HEADROOM bytes of arena above it."""
+    mark = max(64, int(peak_kib * frac))
+    limit = mark + cpgen.HEADROOM // 1024
+    return "%dK" % limit, str(max(1, 100 * mark // limit))
 
 
 class Setup:
@@ -78,10 +106,15 @@ class Setup:
         self.incs = ["-I" + os.path.join(ROOT, "include"), "-I" + os.path.join(b, "include")]
         for f in (self.plugin, self.runtime):
             if not os.path.exists(f):
-                sys.exit("run.py: %s does not exist; build the compactptr-plugin and "
-                         "compactptr_static targets of %s first" % (f, b))
+                setup_error("%s does not exist; build the compactptr-plugin and "
+                            "compactptr_static targets of %s first" % (f, b))
         if not shutil.which(self.clang):
-            sys.exit("run.py: compiler %r not found (--clang)" % self.clang)
+            setup_error("compiler %r not found (--clang)" % self.clang)
+
+
+def setup_error(msg):
+    sys.stderr.write("run.py: %s\n" % msg)
+    sys.exit(2)
 
 
 def run(cmd, env=None, timeout=RUN_TIMEOUT):
@@ -98,30 +131,50 @@ def run(cmd, env=None, timeout=RUN_TIMEOUT):
 
 
 def one_case(setup, seed, keep):
-    """Returns (seed, failure message or None, switched, facts)."""
-    src, facts = cpgen.generate(seed)
-    opt, mode, env = case_config(seed, facts)
+    """Returns (seed, failure message or None, when it switched, mode, limited):
+    when is None (no switch), "build" (while main built the starting heap)
+    or "late"."""
     d = tempfile.mkdtemp(prefix="cpdiff-%d-" % seed)
+    try:
+        return (seed,) + check_case(setup, seed, keep, d)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def check_case(setup, seed, keep, d):
+    src, facts = cpgen.generate(seed)
+    opt, mode, extra, env, frac = case_config(seed)
     c = os.path.join(d, "prog.c")
     with open(c, "w") as f:
         f.write(src)
     native, plugged = os.path.join(d, "native"), os.path.join(d, "plugin")
     flags = [opt, "-Wall", "-Wno-unused-function"] + setup.incs
-    what = None
+    what, when = None, None
     rc, _, err = run([setup.clang] + flags + [c, "-o", native])
     if rc != 0:
         what = "the native build failed:\n" + err
     if not what:
-        rc, _, err = run([setup.clang] + flags + ["-Werror", "-fplugin=" + setup.plugin,
-                         "-fplugin-arg-compactptr-mode=" + mode, c, setup.runtime,
-                         "-lpthread", "-o", plugged])
+        rc, _, err = run([setup.clang] + flags + extra + [
+            "-Werror", "-fplugin=" + setup.plugin,
+            "-fplugin-arg-compactptr-mode=" + mode, c, setup.runtime,
+            "-lpthread", "-o", plugged])
         if rc != 0:
             what = "the plugin build failed (exit %s):\n%s" % (rc, err)
-    switched = False
+    if not what and frac is not None:
+        # the compact heap's peak, from a run with no limit
+        rc, _, err = run([plugged], {"COMPACTPTR_STATS": "1"})
+        m = PEAK_RE.search(err)
+        if rc != 0 or not m:
+            what = "the plugin build without a limit exited %s:\n%s" % (rc, err[-2000:])
+        else:
+            env["COMPACTPTR_ARENA_LIMIT"], env["COMPACTPTR_HIGH_WATER"] = limit_for(
+                int(m.group(1)), frac)
     if not what:
         nrc, nout, nerr = run([native])
         prc, pout, perr = run([plugged], env)
-        switched = "compactptr: switch to wide mode" in perr
+        m = SWITCH_RE.search(perr)
+        if m:
+            when = "build" if int(m.group(1)) <= facts["initial_nodes"] else "late"
         if nrc != 0:
             what = "the native build exited %s:\n%s" % (nrc, nerr[-2000:])
         elif prc != nrc or pout != nout:
@@ -136,12 +189,12 @@ def one_case(setup, seed, keep):
         shutil.rmtree(dest, ignore_errors=True)
         shutil.copytree(d, dest)
         envs = " ".join("%s=%s" % kv for kv in sorted(env.items()))
-        what = ("seed %d (%s, mode=%s, %s): %s\n  files: %s\n  reproduce: python3 %s "
-                "--build-dir BUILD --seed %d --count 1" % (
-                    seed, opt, mode, envs or "no env", what.rstrip(), dest,
-                    os.path.relpath(os.path.abspath(__file__)), seed))
-    shutil.rmtree(d, ignore_errors=True)
-    return seed, what, switched, (mode, "COMPACTPTR_ARENA_LIMIT" in env)
+        what = ("seed %d (%s%s, mode=%s, %s): %s\n  files: %s\n  reproduce: python3 %s "
+                "--build-dir BUILD%s --seed %d --count 1" % (
+                    seed, opt, "".join(" " + x for x in extra), mode, envs or "no env",
+                    what.rstrip(), dest, os.path.relpath(os.path.abspath(__file__)),
+                    "" if setup.clang == "clang-19" else " --clang " + setup.clang, seed))
+    return what, when, mode, frac is not None
 
 
 def main():
@@ -159,9 +212,10 @@ def main():
     p.add_argument("--clang", default="clang-19", help="compiler (default clang-19)")
     p.add_argument("--keep", default=None,
                    help="where failing cases are kept (default BUILD/test/differential-failures)")
-    p.add_argument("--min-switched", type=float, default=0.5,
+    p.add_argument("--min-switched", type=float, default=0.4,
                    help="least fraction of limited switchable cases that must switch "
-                        "(default 0.5; checked when there are at least 20 of them)")
+                        "after main built its starting heap, while step functions run "
+                        "(default 0.4; checked when there are at least 20 of them)")
     p.add_argument("--show", action="store_true", help="print the first seed's program and its configuration, run nothing")
     args = p.parse_args()
     if args.count < 1 or args.jobs < 1:
@@ -175,8 +229,10 @@ def main():
             p.error("--seed must be an integer or 'random', not %r" % args.seed)
     if args.show:
         src, facts = cpgen.generate(base)
-        opt, mode, env = case_config(base, facts)
-        print("/* %s, mode=%s, %s, %s */" % (opt, mode, env, facts))
+        opt, mode, extra, env, frac = case_config(base)
+        print("/* %s %s, mode=%s, %s%s, %s */" % (
+            opt, " ".join(extra), mode, env,
+            ", arena limit %.2f x peak / 0.87" % frac if frac else "", facts))
         sys.stdout.write(src)
         return 0
     setup = Setup(args)
@@ -185,28 +241,31 @@ def main():
     print("differential: %d programs, seeds %d..%d, %d jobs" % (
         args.count, base, base + args.count - 1, args.jobs), flush=True)
     t0 = time.time()
-    failed, limited, switched, modes = [], 0, 0, {}
+    failed, limited, modes, whens = [], 0, {}, {"build": 0, "late": 0}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
         futs = [ex.submit(one_case, setup, s, keep) for s in range(base, base + args.count)]
         for f in concurrent.futures.as_completed(futs):
-            seed, what, sw, (mode, lim) = f.result()
+            seed, what, when, mode, lim = f.result()
             modes[mode] = modes.get(mode, 0) + 1
             if lim:
                 limited += 1
-                switched += sw
+                if when:
+                    whens[when] += 1
             if what:
                 failed.append(seed)
                 print("FAIL: " + what, flush=True)
-    print("differential: %d programs (%s) in %.0f s; %d of %d with an arena limit switched; %d failed%s" % (
-        args.count, ", ".join("%s %d" % kv for kv in sorted(modes.items())), time.time() - t0,
-        switched, limited, len(failed),
-        " (seeds %s)" % " ".join(map(str, sorted(failed))) if failed else ""))
+    print("differential: %d programs (%s) in %.0f s; of %d with an arena limit, %d switched "
+          "while the step functions ran and %d while main built the heap; %d failed%s" % (
+              args.count, ", ".join("%s %d" % kv for kv in sorted(modes.items())),
+              time.time() - t0, limited, whens["late"], whens["build"], len(failed),
+              " (seeds %s)" % " ".join(map(str, sorted(failed))) if failed else ""))
     if failed:
         return 1
-    if limited >= 20 and switched < args.min_switched * limited:
-        print("FAIL: only %d of %d cases with an arena limit switched (want %.0f%%): "
-              "the generated programs no longer outgrow the arena (seeds %d..%d)" % (
-                  switched, limited, 100 * args.min_switched, base, base + args.count - 1))
+    if limited >= 20 and whens["late"] < args.min_switched * limited:
+        print("FAIL: only %d of %d cases with an arena limit switched while the step "
+              "functions ran (want %.0f%%): the generated programs no longer outgrow "
+              "the arena there (seeds %d..%d)" % (
+                  whens["late"], limited, 100 * args.min_switched, base, base + args.count - 1))
         return 1
     return 0
 
