@@ -137,7 +137,7 @@ public:
     StringRef N = FD->getIdentifier() ? FD->getName() : "";
     if ((N == "malloc" || N == "calloc" || N == "realloc" || N == "free"))
       for (const Expr *A : E->arguments())
-        if (M.pointeeOf(A->IgnoreParenImpCasts()->getType()))
+        if (M.pointeeOf(A->IgnoreParenCasts()->getType()))
           LayoutDependent = true;
     Callees.push_back(FD->getCanonicalDecl());
     return true;

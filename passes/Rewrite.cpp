@@ -1506,7 +1506,8 @@ private:
   bool allocShape(const CallExpr *CE) {
     switch (allocFunction(CE)) {
     case AllocFn::Free: {
-      QualType A = CE->getArg(0)->IgnoreParenImpCasts()->getType();
+      // Through casts: free((void *)p) frees a compact object too.
+      QualType A = CE->getArg(0)->IgnoreParenCasts()->getType();
       return M.pointeeOf(A) || rootPointee(A);
     }
     case AllocFn::Malloc:
@@ -1564,7 +1565,7 @@ private:
     AllocFn F = allocFunction(CE);
     if (F == AllocFn::Free) {
       const Expr *A = CE->getArg(0);
-      QualType AT = A->IgnoreParenImpCasts()->getType();
+      QualType AT = A->IgnoreParenCasts()->getType();
       if (M.pointeeOf(AT))
         return "cp_free(" + text(A) + ")";
       return "cp_root_array_free((void **)(" + text(A) + "))";
