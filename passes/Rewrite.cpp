@@ -27,7 +27,9 @@
 //     layout becomes `(cp_is_compact() ? <compact> : <wide>)`; stores whose
 //     value may reach a safepoint evaluate it first; parameters and locals
 //     holding compact pointers are pushed in shadow-stack frames, popped by
-//     a cleanup attribute; main's loops get cp_safepoint() polls.
+//     a cleanup attribute; main's loops get cp_safepoint() polls; loops
+//     in which no safepoint can run, and main's innermost loop bodies
+//     after their poll, are versioned by mode (one test, two copies).
 // Invariants: never emits a partial rewrite (errors clear all edits in
 //      Engine.cpp); anything it cannot rewrite is an error at the user's
 //      location.
@@ -471,12 +473,22 @@ private:
     SourceLocation A = Lexer::findLocationAfterToken(E, tok::semi, SM, S.LO, false);
     return A.isValid() && A.isFileID() ? SM.getFileOffset(A) : ~0u;
   }
-  /// Walk a loop body, with a poll at its start in main.
+  /// Walk a loop body, with a poll at its start in main.  An innermost
+  /// body in which nothing past the poll can reach a safepoint keeps one
+  /// mode for the whole iteration: it is versioned by mode after the poll,
+  /// `{ cp_safepoint(); if (cp_is_compact()) { <compact body> } else {
+  /// <wide body> } }`, so compact mode pays one test per iteration, not one
+  /// per access.  A body that holds a loop is not versioned: that loop's
+  /// polls could switch in the middle of the copy.  Cond and inc keep the
+  /// checked form, since the poll may switch between them and the body.
   void loopBody(const Stmt *Body) {
     if (!Body || !pollLoops()) {
       walk(Body);
       return;
     }
+    if (!hasLoop(Body) && versionable(Body) &&
+        versionByMode(Body, "{ cp_safepoint(); ", " }"))
+      return;
     if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
       SourceLocation L = CS->getLBracLoc();
       if (!L.isFileID()) {
@@ -580,13 +592,20 @@ private:
   /// A loop of a checked function in which no safepoint can run (no poll,
   /// no call that may reach one, no call through a function pointer; an
   /// external function that reaches one must be declared CP_SAFEPOINT)
-  /// keeps one mode from entry to exit: it is
-  /// versioned, `{ if (cp_is_compact()) { <compact loop> } else {
-  /// <wide loop> } }`, so compact mode pays no per-access mode test.  The
-  /// wide copy follows a #line back to the loop's first line, so both
-  /// copies carry the user's line numbers.  False if St is not versioned.
+  /// keeps one mode from entry to exit: it is versioned,
+  /// `{ if (cp_is_compact()) { <compact loop> } else { <wide loop> } }`, so
+  /// compact mode pays no per-access mode test.  False if St is not
+  /// versioned.
   bool versionLoop(const Stmt *St) {
-    if (pollLoops() || firstSafepointCall(St) || hasLabelOrStatic(St) ||
+    if (pollLoops() || !versionable(St))
+      return false;
+    return versionByMode(St, "{ ", " }");
+  }
+  /// No safepoint can run inside St, it can be copied (labels, static
+  /// locals and case labels of a switch around it cannot), and it depends
+  /// on a layout.
+  bool versionable(const Stmt *St) {
+    if (firstSafepointCall(St) || hasLabelOrStatic(St) || hasForeignCase(St) ||
         hasIndirectCall(St))
       return false;
     Form Saved = TheForm;
@@ -595,16 +614,22 @@ private:
     bool Any = affected(St);
     TheForm = Saved;
     Affected.clear();
-    if (!Any)
-      return false;
+    return Any;
+  }
+  /// Replace statement St by `Open if (cp_is_compact()) { <compact St> }
+  /// else { <wide St> } Close`.  The wide copy follows a #line back to St's
+  /// first line and is padded to its column, so both copies carry the
+  /// user's lines; the compact copy's warnings are silenced (the wide copy
+  /// reports them once).  False if St is left to the caller.
+  bool versionByMode(const Stmt *St, StringRef Open, StringRef Close) {
     SourceLocation BL = St->getBeginLoc();
     unsigned E = endAfter(St);
     if (!BL.isFileID() || E == ~0u)
       return false;
     auto [FID, B] = SM.getDecomposedLoc(BL);
     unsigned Before = S.Errors;
-    std::string C = loopText(St, Form::Compact, FID, B, E);
-    std::string W = loopText(St, Form::Wide, FID, B, E);
+    std::string C = formText(St, Form::Compact, FID, B, E);
+    std::string W = formText(St, Form::Wide, FID, B, E);
     if (S.Errors != Before)
       return true;
     PresumedLoc PL = SM.getPresumedLoc(BL, false);
@@ -612,18 +637,20 @@ private:
       return false;
     std::string Pad(PL.getColumn() > 1 ? PL.getColumn() - 1 : 0, ' ');
     std::string T =
-        "{ if (cp_is_compact()) { _Pragma(\"clang diagnostic push\") "
+        Open.str() +
+        "if (cp_is_compact()) { _Pragma(\"clang diagnostic push\") "
         "_Pragma(\"clang diagnostic ignored \\\"-Weverything\\\"\") " +
         C + " _Pragma(\"clang diagnostic pop\") } else {\n" +
-        lineDirective(PL.getLine(), PL.getFilename()) + Pad + W + " } }";
+        lineDirective(PL.getLine(), PL.getFilename()) + Pad + W + " }" +
+        Close.str();
     S.Edits.replace(SM,
                     CharSourceRange::getCharRange(
                         BL, SM.getLocForStartOfFile(FID).getLocWithOffset(E)),
                     T);
     return true;
   }
-  /// The text of loop St ([B, E) of FID) rewritten in form F.
-  std::string loopText(const Stmt *St, Form F, FileID FID, unsigned B, unsigned E) {
+  /// The text of statement St ([B, E) of FID) rewritten in form F.
+  std::string formText(const Stmt *St, Form F, FileID FID, unsigned B, unsigned E) {
     Form Saved = TheForm;
     EditSet Outer = std::move(S.Edits);
     S.Edits = EditSet();
@@ -638,7 +665,7 @@ private:
     for (auto &[F2, V] : Mine.files())
       for (const Edit &X : V) {
         if (F2 != FID || X.Offset < B || X.Offset + X.Length > E) {
-          fail(St, "cannot version this loop by mode: a rewrite falls outside it");
+          fail(St, "cannot version this code by mode: a rewrite falls outside it");
           return "";
         }
         Es.push_back(X);
@@ -651,7 +678,7 @@ private:
     unsigned Pos = B;
     for (const Edit &X : Es) {
       if (X.Offset < Pos) {
-        fail(St, "cannot version this loop by mode: overlapping rewrites");
+        fail(St, "cannot version this code by mode: overlapping rewrites");
         return "";
       }
       Out += Buf.substr(Pos, X.Offset - Pos).str() + X.Text;
@@ -668,6 +695,31 @@ private:
       return true;
     for (const Stmt *C : St->children())
       if (hasIndirectCall(C))
+        return true;
+    return false;
+  }
+  /// A loop inside St (it polls, in main).
+  static bool hasLoop(const Stmt *St) {
+    if (!St)
+      return false;
+    if (isa<WhileStmt>(St) || isa<DoStmt>(St) || isa<ForStmt>(St))
+      return true;
+    for (const Stmt *C : St->children())
+      if (hasLoop(C))
+        return true;
+    return false;
+  }
+  /// A case label of a switch around St (Duff's device): two copies of St
+  /// would repeat it.
+  static bool hasForeignCase(const Stmt *St) {
+    if (!St)
+      return false;
+    if (isa<SwitchCase>(St))
+      return true;
+    if (const auto *Sw = dyn_cast<SwitchStmt>(St))
+      return hasForeignCase(Sw->getInit()) || hasForeignCase(Sw->getCond());
+    for (const Stmt *C : St->children())
+      if (hasForeignCase(C))
         return true;
     return false;
   }

@@ -52,8 +52,11 @@ int main(void) {
 // CHECK-NEXT: {{^}}  return copy.next == head ? n : NULL;
 // CHECK: {{^}}static void link(struct node *p, int k) { cp_root_desc_t
 // CHECK-NEXT: {{^}}  ({ struct node * cp__t2 = ((cp_is_compact() ? (grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k)) : (grow(p->next, k)))); if (cp_is_compact()) cp__sth(&(((struct cp__c_node *)(p))->next), cp__t2); else p->next = cp__t2; });
-// Loop variables declared in a for statement get a frame around the loop.
+// Loop variables declared in a for statement get a frame around the loop
+// (its body is versioned after the poll: switchable/poll-body-versioning.c).
 // CHECK: {{^}}  { struct node *p = (cp_is_compact() ? {{.*}} : (head->next)); cp_root_desc_t cp__rt{{[0-9]+}}[1] = {{[{][{]}}(void *)&p, {{.*}} for (; p; {{.*}} : (void)(p = p->next)))
-// CHECK-NEXT: {{^}}    { cp_safepoint(); {{.*}} } }
+// CHECK-NEXT: {{^}}    { cp_safepoint(); if (cp_is_compact()) { {{.*}} s += (((struct cp__c_node *)(p))->key); _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}#line 40 "{{.*}}checked-frame.c"
+// CHECK-NEXT: {{^}}    s += p->key; } } }{{$}}
 // OUT: compactptr: switch to wide mode
 // OUT: sum 799980000

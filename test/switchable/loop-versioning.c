@@ -34,10 +34,28 @@ static long round_trip(int n) {
   return s;
 }
 
+/* Duff's device: the body holds case labels of the switch around the loop,
+   which two copies would repeat, so the loop is not versioned. */
+static int bump(struct node *h, int n) {
+  cp_safepoint();
+  switch (n & 1) {
+    do {
+    case 0:
+      h->key++;
+    case 1:
+      h->key++;
+    } while ((n -= 2) > 0);
+  }
+  return h->key;
+}
+
 int main(void) {
   long t = 0;
   for (int r = 0; r < 20; r++) t += round_trip(10000);
   printf("%ld\n", t);
+  head = malloc(sizeof(struct node));
+  head->key = 0;
+  printf("%d\n", bump(head, 5));
   return 0;
 }
 // CHECK: {{^}}  { if (cp_is_compact()) { _Pragma("clang diagnostic push") {{.*}} for (int i = 0; i < n; i++) {
@@ -59,7 +77,13 @@ int main(void) {
 // CHECK-NEXT: {{^}}  while (head) {
 // CHECK-NEXT: {{^}}    struct node *d = head; cp_root_desc_t
 // CHECK-NEXT: {{^}}    (cp_is_compact() ? (void)(head = ((struct node *)cp_decode((((struct cp__c_node *)(head))->next)))) : (void)(head = head->next));
-// main's loops are polled, so not versioned.
+// CHECK: {{^}}  switch (n & 1) {
+// CHECK-NEXT: {{^}}    do {{[{]$}}
+// CHECK-NEXT: {{^}}    case 0:
+// CHECK-NEXT: {{^}}      (cp_is_compact() ? (void)((((struct cp__c_node *)(h))->key)++) : (void)(h->key++));
+// main's loop is polled, and its body calls a safepoint-reaching function,
+// so neither the loop nor its body is versioned.
 // CHECK: {{^}}  for (int r = 0; r < 20; r++) { cp_safepoint(); t += round_trip(10000); }
 // ERR: compactptr: switch to wide mode
 // OUT: 999900000
+// OUT-NEXT: 5

@@ -42,6 +42,7 @@ static const struct {
     [AD_B_INCOMPATIBLE_CAST] = {"incompatible-cast", "error"},
     [AD_B_INT_CAST] = {"int-cast", "warning"},
     [AD_B_UNRELATED_CAST] = {"unrelated-cast", "warning"},
+    [AD_B_FOREIGN_OBJECT] = {"foreign-object", "warning"},
     [AD_B_CONTAINER_OF] = {"container-of", "none"},
     [AD_B_CROSS_TYPE_ARITH] = {"cross-type-arithmetic", "none"},
     [AD_B_HANDLE_ARRAY_DECAY] = {"handle-array-decay", "error"},

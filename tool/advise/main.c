@@ -71,6 +71,8 @@ static const char usage[] =
     "                             inside a macro body\n"
     "  int-cast (warning)         T * cast to an integer, or back\n"
     "  unrelated-cast (warning)   T * cast to a non-byte pointer (int *, ...)\n"
+    "  foreign-object (warning)   the void * of a call other than malloc/calloc/\n"
+    "                             realloc becomes a T * (an allocation wrapper)\n"
     "  container-of (none)        offsetof(T, f) in pointer arithmetic\n"
     "  cross-type-arithmetic (none)  arithmetic on a T * cast to another type\n"
     "A blocker of a struct that points to or holds T also blocks T: marking T\n"

@@ -1,0 +1,197 @@
+// An innermost loop of main whose body cannot reach a safepoint past its
+// poll keeps the poll at the start of every iteration, then tests the mode
+// once for the whole body: `{ cp_safepoint(); if (cp_is_compact()) {
+// <compact body> } else { <wide body> } }`, the wide copy behind a #line
+// back to the body's first line.  The loop's condition and increment keep
+// the per-expression test.  Bodies with a nested loop (only the inner one
+// is versioned), a call that may reach a safepoint or a case label of an
+// enclosing switch keep the per-expression test.  The switch happens at a
+// poll of the second loop: the output equals the native build's.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Werror -fplugin-arg-compactptr-dump=- %s 2>&1 | FileCheck %s
+// RUN: %clang %cflags -O1 -Werror %s -o %t.native
+// RUN: %t.native > %t.native.out
+// RUN: %clang %cflags -O1 -Werror -fplugin=%plugin %s %runtime -o %t
+// RUN: env COMPACTPTR_ARENA_LIMIT=256K COMPACTPTR_STATS=1 COMPACTPTR_VERIFY=1 %t > %t.out 2> %t.err
+// RUN: FileCheck --check-prefix=ERR %s < %t.err
+// RUN: FileCheck --check-prefix=OUT %s < %t.out
+// RUN: diff %t.native.out %t.out
+// The wide copy reports its warnings at the user's line and column; the
+// compact copy's are silenced.
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -DWARN -Wunused-value %s 2>&1 | FileCheck --check-prefix=WARN %s
+#include <compactptr.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct CP_COMPACT node { int key; struct node *next; };
+
+static struct node *push(struct node *h, int k) {
+  cp_safepoint();
+  struct node *n = malloc(sizeof(struct node));
+  n->key = k;
+  n->next = h;
+  return n;
+}
+
+int main(void) {
+  struct node *head = NULL, *copy = NULL, *p;
+  long s = 0, t = 0, u = 0;
+  int i, j, n = 0;
+  for (i = 0; i < 10000; i++) {
+    struct node *q = malloc(sizeof(struct node));
+    q->key = i;
+    q->next = head;
+    head = q;
+  }
+  for (p = head; p; p = p->next) {
+    struct node *c = malloc(sizeof(struct node));
+    c->key = p->key + 10000;
+    c->next = copy;
+    copy = c;
+  }
+  for (p = copy; p->next; p = p->next)
+    ;
+  p->next = head;
+  head = copy;
+  for (struct node *x = head; x; x = x->next)
+    s += x->key;
+  p = head;
+  while (p) {
+    if (p->key % 3 == 0) {
+      p = p->next;
+      continue;
+    }
+    if (p->key < 100)
+      break;
+    t += p->key;
+    p = p->next;
+  }
+  p = head;
+  while (p->key > 20000) p = p->next;
+  do
+    p = p->next;
+  while (p->key > 10000);
+  do {
+    struct node *r = p->next;
+    if (!r)
+      break;
+    u += r->key - p->key;
+    p = r;
+  } while (1);
+  for (i = 0; i < 8; i++) {
+    for (p = head, j = 0; j < i; j++)
+      p = p->next;
+    u += p->key;
+  }
+  for (i = 0; i < 1000; i++) {
+    head = push(head, -i);
+    u += head->next->key;
+  }
+  switch (n) {
+    do {
+    case 0:
+      head->key++;
+      n++;
+    } while (n < 4);
+  }
+#ifdef WARN
+  for (p = head; p; p = p->next) u += (p->key, 1);
+#endif
+  printf("%ld %ld %ld %d %d\n", s, t, u, n, head->key);
+  return 0;
+}
+// Compound body with a local: no frame for q in either copy (no safepoint
+// runs inside the body); the wide copy is padded to the body's column.
+// CHECK-LABEL: int main(void) {
+// CHECK: {{^}}  for (i = 0; i < 10000; i++) { cp_safepoint(); if (cp_is_compact()) { _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Weverything\"") {{[{]$}}
+// CHECK-NEXT: {{^}}    struct node *q = cp_alloc(&cp__desc_node);{{$}}
+// CHECK-NEXT: {{^}}    (((struct cp__c_node *)(q))->key) = i;{{$}}
+// CHECK-NEXT: {{^}}    cp__sth(&(((struct cp__c_node *)(q))->next), head);{{$}}
+// CHECK-NEXT: {{^}}    head = q;{{$}}
+// CHECK-NEXT: {{^}}  } _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}#line 40 "{{.*}}poll-body-versioning.c"
+// CHECK-NEXT: {{^}}                              {{[{]$}}
+// CHECK-NEXT: {{^}}    struct node *q = cp_alloc(&cp__desc_node);{{$}}
+// CHECK-NEXT: {{^}}    q->key = i;{{$}}
+// CHECK-NEXT: {{^}}    q->next = head;{{$}}
+// CHECK-NEXT: {{^}}    head = q;{{$}}
+// CHECK-NEXT: {{^}}  } } }{{$}}
+// The condition and increment keep the per-expression test.
+// CHECK-NEXT: {{^}}  for (p = head; p; (cp_is_compact() ? (void)(p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)))) : (void)(p = p->next))) { cp_safepoint(); if (cp_is_compact()) {{.*}} {{[{]$}}
+// CHECK-NEXT: {{^}}    struct node *c = cp_alloc(&cp__desc_node);{{$}}
+// CHECK-NEXT: {{^}}    (((struct cp__c_node *)(c))->key) = (((struct cp__c_node *)(p))->key) + 10000;{{$}}
+// CHECK: {{^}}  } _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}#line 46 "{{.*}}poll-body-versioning.c"
+// CHECK-NEXT: {{^}}                                 {{[{]$}}
+// CHECK-NEXT: {{^}}    struct node *c = cp_alloc(&cp__desc_node);{{$}}
+// CHECK-NEXT: {{^}}    c->key = p->key + 10000;{{$}}
+// CHECK: {{^}}  } } }{{$}}
+// An empty body has no layout: the plain poll.
+// CHECK-NEXT: {{^}}  for (p = copy; {{.*}})
+// CHECK-NEXT: {{^}}    { cp_safepoint(); ; }
+// CHECK-NEXT: {{^}}  (cp_is_compact() ? (void)(cp__sth(
+// CHECK-NEXT: {{^}}  head = copy;
+// A body without braces, in a for whose loop variable is a root.
+// CHECK-NEXT: {{^}}  { struct node *x = head; cp_root_desc_t {{.*}} for (; x; (cp_is_compact() ? {{.*}}))
+// CHECK-NEXT: {{^}}    { cp_safepoint(); if (cp_is_compact()) { _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Weverything\"") s += (((struct cp__c_node *)(x))->key); _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}#line 57 "{{.*}}poll-body-versioning.c"
+// CHECK-NEXT: {{^}}    s += x->key; } } }{{$}}
+// continue and break stay in the loop in both copies.
+// CHECK-NEXT: {{^}}  p = head;
+// CHECK-NEXT: {{^}}  while (p) { cp_safepoint(); if (cp_is_compact()) {{.*}} {{[{]$}}
+// CHECK-NEXT: {{^}}    if ((((struct cp__c_node *)(p))->key) % 3 == 0) {
+// CHECK-NEXT: {{^}}      p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)));
+// CHECK-NEXT: {{^}}      continue;
+// CHECK: {{^}}  } _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}#line 59 "{{.*}}poll-body-versioning.c"
+// CHECK-NEXT: {{^}}            {{[{]$}}
+// CHECK-NEXT: {{^}}    if (p->key % 3 == 0) {
+// CHECK-NEXT: {{^}}      p = p->next;
+// CHECK-NEXT: {{^}}      continue;
+// CHECK-NEXT: {{^}}    }
+// CHECK-NEXT: {{^}}    if (p->key < 100)
+// CHECK-NEXT: {{^}}      break;
+// CHECK: {{^}}  } } }{{$}}
+// CHECK-NEXT: {{^}}  p = head;
+// CHECK-NEXT: {{^}}  while ((cp_is_compact() ? !!((((struct cp__c_node *)(p))->key) > 20000) : !!(p->key > 20000))) { cp_safepoint(); if (cp_is_compact()) {{.*}} p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next))); _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}#line 70 "{{.*}}poll-body-versioning.c"
+// CHECK-NEXT: {{^}}                         p = p->next; } }{{$}}
+// do with a body without braces, and with braces and a local.
+// CHECK-NEXT: {{^}}  do{{$}}
+// CHECK-NEXT: {{^}}    { cp_safepoint(); if (cp_is_compact()) {{.*}} p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next))); _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}#line 72 "{{.*}}poll-body-versioning.c"
+// CHECK-NEXT: {{^}}    p = p->next; } }{{$}}
+// CHECK-NEXT: {{^}}  while ((cp_is_compact() ? {{.*}}));
+// CHECK-NEXT: {{^}}  do { cp_safepoint(); if (cp_is_compact()) {{.*}} {{[{]$}}
+// CHECK-NEXT: {{^}}    struct node *r = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)));{{$}}
+// CHECK: {{^}}#line 74 "{{.*}}poll-body-versioning.c"
+// CHECK-NEXT: {{^}}     {{[{]$}}
+// CHECK-NEXT: {{^}}    struct node *r = p->next;{{$}}
+// CHECK: {{^}}  } } } while (1);
+// Nested loops: the outer body (it holds a loop) keeps its plain poll and
+// the per-expression test; the inner body is versioned.
+// CHECK-NEXT: {{^}}  for (i = 0; i < 8; i++) { cp_safepoint();{{$}}
+// CHECK-NEXT: {{^}}    for (p = head, j = 0; j < i; j++)
+// CHECK-NEXT: {{^}}      { cp_safepoint(); if (cp_is_compact()) {{.*}} } else {{[{]$}}
+// CHECK-NEXT: {{^}}#line 83 "{{.*}}poll-body-versioning.c"
+// CHECK-NEXT: {{^}}      p = p->next; } }{{$}}
+// CHECK-NEXT: {{^}}    (cp_is_compact() ? (void)(u += (((struct cp__c_node *)(p))->key)) : (void)(u += p->key));
+// CHECK-NEXT: {{^}}  }
+// A call that may reach a safepoint: per-expression tests.
+// CHECK-NEXT: {{^}}  for (i = 0; i < 1000; i++) { cp_safepoint();{{$}}
+// CHECK-NEXT: {{^}}    head = push(head, -i);
+// CHECK-NEXT: {{^}}    (cp_is_compact() ? (void)(u += {{.*}}) : (void)(u += head->next->key));
+// CHECK-NEXT: {{^}}  }
+// A case label of the enclosing switch cannot be copied.
+// CHECK-NEXT: {{^}}  switch (n) {
+// CHECK-NEXT: {{^}}    do { cp_safepoint();{{$}}
+// CHECK-NEXT: {{^}}    case 0:
+// CHECK-NEXT: {{^}}      (cp_is_compact() ? (void)((((struct cp__c_node *)(head))->key)++) : (void)(head->key++));
+// CHECK-NOT: #line
+// CHECK: {{^}}  return 0;
+// WARN: poll-body-versioning.c:98:43: warning: left operand of comma operator has no effect
+// WARN-NOT: warning:
+// The switch happens in the second loop (allocations 10001 to 20000).
+// ERR: compactptr: switch to wide mode (high-water mark) after 1{{[0-9][0-9][0-9][0-9]}} allocations:
+// ERR-SAME: verified
+// OUT: 199990000 133323400 -418472 4 -995
