@@ -159,7 +159,8 @@ cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
   if (count > (((size_t)a->npages << CP_PAGE_SHIFT) / elem)) {
     if (try_only)
       return NULL;
-    cp__exhausted(a, (size_t)-1);
+    /* cp_alloc_array has ruled out overflow of elem * count */
+    cp__exhausted(a, (size_t)elem * count + 1);
   }
   /* + 1: the block's one-past-the-end address stays inside its own run,
    * as for slabs, so `end = a + n` is never the first byte of the next run
