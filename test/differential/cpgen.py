@@ -5,29 +5,42 @@ is plain C plus `CP_COMPACT` and `cp_safepoint()`, and a dict describing
 what the generator chose (type count, whether the program polls outside
 main, ...).  The same seed always gives the same text.
 
-What a program does.  One to three compact types T0..T2 with a `k` key, a
-`next` link and a random mix of fields: links to any type, arrays of links,
-scalars of every width, a `double`, a `char` array, a plain by-value struct
-and a by-value struct that holds a compact pointer (inferred compact), or an
-array of those.  Every type has a pool of slots (a global array or a heap
-root array from calloc); a slot holds NULL or a *head*, and every head owns
-a chain through `next`.  Step functions apply operations chosen here with
+What a program does.  One to three compact types T0..T2 (some behind a
+typedef) with a `k` key, a unique `id` per allocation, a `next` link and a
+random mix of fields: links to any type, arrays of links, unsigned and
+signed integers of every width, `_Bool`, `float`, `double`, `char` arrays,
+a `const char *` (not a compact pointer), a plain by-value struct and a
+by-value struct that holds a compact pointer (inferred compact), or an
+array of those.  Every type has a pool of slots (a global array, or a heap
+root array from calloc that is also realloc'ed); a slot holds NULL or a
+*head*, and every head owns a chain through `next`.  Some types have a
+heap array of structs (with a one-past-the-end pointer in a global) and a
+global struct value.  Step functions apply operations chosen here with
 indices drawn at run time from the program's own PRNG: allocate heads
-(malloc, calloc or a compound literal), grow chains, link fields, copy
-objects and nested structs by value (also through functions taking and
-returning structs), swap slots, splice and reverse chains, truncate chains,
-free heads with their chains, traverse chains recursively and through
-links, update scalars through links, copy heads into a heap array of
-structs.  Some step functions call cp_safepoint() inside their loops (and
-their callers become safepoint-reaching); main runs rounds of steps in
-loops that the plugin polls, prints a digest of the whole heap every few
-rounds and frees everything at the end.
+(malloc, a cast malloc, calloc or a compound literal), grow chains, link
+fields (run-time indices into link arrays; interior pointers into the heap
+arrays), copy objects and nested structs by value (also through functions
+taking and returning structs, into heap-array elements and global values),
+swap slots, splice and reverse chains, truncate chains, free heads with
+their chains, traverse chains recursively, through links and through
+two-link member chains, update scalars through links, hold a pointer, a
+struct value or a local array of pointers across cp_safepoint(), recurse
+with a poll in every frame, and reach a safepoint through a function
+pointer.  Some step functions poll (and their callers become
+safepoint-reaching); main builds a starting heap, then runs rounds: every
+step once, each in its own iteration of a polled loop, a steady growth of
+every type, and work of its own, printing a digest of the whole heap (each
+link known by its target's id) every few rounds; it frees everything at
+the end.
 
 The invariants that keep every program defined behaviour, natively and
-after any switch: every field other than `next` holds NULL or a head that
-is in a pool slot; chains are owned by exactly one head; before a head is
+after any switch: every field other than `next` holds NULL, a head that is
+in a pool slot, or the address of an element of a heap array (which lives
+until the end); chains are owned by exactly one head; before a head is
 freed, a generated scrub function clears every field, heap-array element
-and global that points at it.  Outputs never depend on addresses.
+and global that points at it; locals are cleared after every operation,
+so none dangles across a later safepoint.  Outputs never depend on
+addresses.
 
 How much a program allocates between two safepoints is bounded (see
 PLAIN_NODE_CAP) so that HEADROOM bytes between the high-water mark and the

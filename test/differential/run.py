@@ -232,7 +232,8 @@ def main():
         opt, mode, extra, env, frac = case_config(base)
         print("/* %s %s, mode=%s, %s%s, %s */" % (
             opt, " ".join(extra), mode, env,
-            ", arena limit %.2f x peak / 0.87" % frac if frac else "", facts))
+            ", high-water mark at %.2f x the arena's peak + %d KiB of arena above it" % (
+                frac, cpgen.HEADROOM // 1024) if frac else "", facts))
         sys.stdout.write(src)
         return 0
     setup = Setup(args)
