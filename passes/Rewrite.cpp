@@ -604,10 +604,12 @@ private:
   /// No safepoint can run inside St, it can be copied (labels, static
   /// locals and case labels of a switch around it cannot), and it depends
   /// on a layout.
-  bool versionable(const Stmt *St) {
-    if (firstSafepointCall(St) || hasLabelOrStatic(St) || hasForeignCase(St) ||
-        hasIndirectCall(St))
-      return false;
+  bool versionable(const Stmt *St) { return copyable(St) && affectedCompact(St); }
+  bool copyable(const Stmt *St) {
+    return !firstSafepointCall(St) && !hasLabelOrStatic(St) &&
+           !hasForeignCase(St) && !hasIndirectCall(St);
+  }
+  bool affectedCompact(const Stmt *St) {
     Form Saved = TheForm;
     TheForm = Form::Compact;
     Affected.clear();
@@ -616,20 +618,78 @@ private:
     Affected.clear();
     return Any;
   }
+
+  /// A block of a checked function: each run of statements between
+  /// safepoint-reaching ones keeps one mode from its start to its end, so a
+  /// run with two or more layout-dependent statements is versioned by
+  /// mode as a whole (one test instead of one per expression).  A run ends
+  /// before a declaration whose variable is used after the run (the copies
+  /// are blocks of their own); in main it holds no loop (a loop's polls
+  /// would be lost in the copies).
+  void walkCheckedBlock(const CompoundStmt *CS) {
+    std::vector<const Stmt *> Body(CS->body_begin(), CS->body_end());
+    size_t I = 0;
+    while (I < Body.size()) {
+      size_t J = I;
+      while (J < Body.size() && copyable(Body[J]) &&
+             !(pollLoops() && hasLoop(Body[J])))
+        ++J;
+      // Trim the run at the first declaration still needed after it.
+      for (size_t K = I; K < J; ++K)
+        if (declUsedAfter(Body[K], ArrayRef<const Stmt *>(Body).drop_front(J))) {
+          J = K;
+          break;
+        }
+      ArrayRef<const Stmt *> Run = ArrayRef<const Stmt *>(Body).slice(I, J - I);
+      unsigned NAffected = 0;
+      for (const Stmt *St : Run)
+        NAffected += affectedCompact(St);
+      if (NAffected >= 2 && versionByMode(Run, "{ ", " }")) {
+        I = J;
+        continue;
+      }
+      for (const Stmt *St : Run)
+        walk(St);
+      if (J < Body.size())
+        walk(Body[J]);
+      I = J + 1;
+    }
+  }
+  /// St declares a variable that one of Later refers to.
+  static bool declUsedAfter(const Stmt *St, ArrayRef<const Stmt *> Later) {
+    const auto *DS = dyn_cast<DeclStmt>(St);
+    if (!DS)
+      return false;
+    std::set<const Decl *> Vars(DS->decl_begin(), DS->decl_end());
+    for (const Stmt *L : Later)
+      if (refersTo(L, Vars))
+        return true;
+    return false;
+  }
+  static bool refersTo(const Stmt *St, const std::set<const Decl *> &Vars) {
+    if (!St)
+      return false;
+    if (const auto *DR = dyn_cast<DeclRefExpr>(St); DR && Vars.count(DR->getDecl()))
+      return true;
+    for (const Stmt *C : St->children())
+      if (refersTo(C, Vars))
+        return true;
+    return false;
+  }
   /// Replace statement St by `Open if (cp_is_compact()) { <compact St> }
   /// else { <wide St> } Close`.  The wide copy follows a #line back to St's
   /// first line and is padded to its column, so both copies carry the
   /// user's lines; the compact copy's warnings are silenced (the wide copy
   /// reports them once).  False if St is left to the caller.
-  bool versionByMode(const Stmt *St, StringRef Open, StringRef Close) {
-    SourceLocation BL = St->getBeginLoc();
-    unsigned E = endAfter(St);
+  bool versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open, StringRef Close) {
+    SourceLocation BL = Sts.front()->getBeginLoc();
+    unsigned E = endAfter(Sts.back());
     if (!BL.isFileID() || E == ~0u)
       return false;
     auto [FID, B] = SM.getDecomposedLoc(BL);
     unsigned Before = S.Errors;
-    std::string C = formText(St, Form::Compact, FID, B, E);
-    std::string W = formText(St, Form::Wide, FID, B, E);
+    std::string C = formText(Sts, Form::Compact, FID, B, E);
+    std::string W = formText(Sts, Form::Wide, FID, B, E);
     if (S.Errors != Before)
       return true;
     PresumedLoc PL = SM.getPresumedLoc(BL, false);
@@ -649,14 +709,17 @@ private:
                     T);
     return true;
   }
-  /// The text of statement St ([B, E) of FID) rewritten in form F.
-  std::string formText(const Stmt *St, Form F, FileID FID, unsigned B, unsigned E) {
+  /// The text of statements Sts ([B, E) of FID) rewritten in form F.
+  std::string formText(ArrayRef<const Stmt *> Sts, Form F, FileID FID,
+                       unsigned B, unsigned E) {
+    const Stmt *St = Sts.front();
     Form Saved = TheForm;
     EditSet Outer = std::move(S.Edits);
     S.Edits = EditSet();
     TheForm = F;
     Affected.clear();
-    walk(St);
+    for (const Stmt *X : Sts)
+      walk(X);
     TheForm = Saved;
     Affected.clear();
     EditSet Mine = std::move(S.Edits);
@@ -948,6 +1011,10 @@ private:
       top(F->getCond(), true);
       top(F->getInc(), false);
       loopBody(F->getBody());
+      return;
+    }
+    if (const auto *CS = dyn_cast<CompoundStmt>(St); CS && TheForm == Form::Checked) {
+      walkCheckedBlock(CS);
       return;
     }
     if (const auto *DS = dyn_cast<DeclStmt>(St)) {

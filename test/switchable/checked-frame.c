@@ -3,6 +3,7 @@
 // parameters, locals (zeroed when uninitialised) and by-value locals of
 // compact struct type are registered as roots in shadow-stack frames.
 // A store whose right-hand side may reach a safepoint evaluates it first.
+// A run of statements between safepoints is versioned by mode as a whole.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Werror -fplugin-arg-compactptr-dump=- %s 2>&1 | FileCheck %s
 // RUN: %clang %cflags -O1 -Werror -fplugin=%plugin %s %runtime -o %t
@@ -45,18 +46,26 @@ int main(void) {
 // CHECK-NEXT: {{^}}  struct node *n = cp_alloc(&cp__desc_node), *spare = 0; cp_root_desc_t cp__rt2[2] = {{[{][{]}}(void *)&n, CP_ROOT_POINTER, 1, &cp__desc_node, "n"}, {(void *)&spare, CP_ROOT_POINTER, 1, &cp__desc_node, "spare"}, }; cp_frame_t cp__fr2 {{.*}} cp_frame_push(&cp__fr2);
 // CHECK-NEXT: {{^}}  struct node copy = {0}; cp_root_desc_t cp__rt3[1] = {{[{][{]}}(void *)&copy, CP_ROOT_VALUE, 1, &cp__desc_node, "copy"}, };
 // CHECK-NEXT: {{^}}  cp_safepoint();
-// CHECK-NEXT: {{^}}  (cp_is_compact() ? (void)((((struct cp__c_node *)(n))->key) = k) : (void)(n->key = k));
-// CHECK-NEXT: {{^}}  (cp_is_compact() ? (void)(cp__sth(&(((struct cp__c_node *)(n))->next), head)) : (void)(n->next = head));
+// The statements after the last safepoint keep one mode: versioned as a run.
+// CHECK-NEXT: {{^}}  { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(n))->key) = k;
+// CHECK-NEXT: {{^}}  cp__sth(&(((struct cp__c_node *)(n))->next), head);
 // CHECK-NEXT: {{^}}  spare = n;
-// CHECK-NEXT: {{^}}  (cp_is_compact() ? (void)(copy = cp__load_node((&(*(struct cp__c_node *)(spare))))) : (void)(copy = *spare));
-// CHECK-NEXT: {{^}}  return copy.next == head ? n : NULL;
+// CHECK-NEXT: {{^}}  copy = cp__load_node((&(*(struct cp__c_node *)(spare))));
+// CHECK-NEXT: {{^}}  return copy.next == head ? n : NULL; _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}#line 21 "{{.*}}checked-frame.c"
+// CHECK-NEXT: {{^}}  n->key = k;
+// CHECK-NEXT: {{^}}  n->next = head;
+// CHECK-NEXT: {{^}}  spare = n;
+// CHECK-NEXT: {{^}}  copy = *spare;
+// CHECK-NEXT: {{^}}  return copy.next == head ? n : NULL; } }{{$}}
+// A single statement between safepoints keeps the per-expression test.
 // CHECK: {{^}}static void link(struct node *p, int k) { cp_root_desc_t
 // CHECK-NEXT: {{^}}  ({ struct node * cp__t2 = ((cp_is_compact() ? (grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k)) : (grow(p->next, k)))); if (cp_is_compact()) cp__sth(&(((struct cp__c_node *)(p))->next), cp__t2); else p->next = cp__t2; });
 // Loop variables declared in a for statement get a frame around the loop
 // (its body is versioned after the poll: switchable/poll-body-versioning.c).
 // CHECK: {{^}}  { struct node *p = (cp_is_compact() ? {{.*}} : (head->next)); cp_root_desc_t cp__rt{{[0-9]+}}[1] = {{[{][{]}}(void *)&p, {{.*}} for (; p; {{.*}} : (void)(p = p->next)))
 // CHECK-NEXT: {{^}}    { cp_safepoint(); if (cp_is_compact()) { {{.*}} s += (((struct cp__c_node *)(p))->key); _Pragma("clang diagnostic pop") } else {{[{]$}}
-// CHECK-NEXT: {{^}}#line 40 "{{.*}}checked-frame.c"
+// CHECK-NEXT: {{^}}#line 41 "{{.*}}checked-frame.c"
 // CHECK-NEXT: {{^}}    s += p->key; } } }{{$}}
 // OUT: compactptr: switch to wide mode
 // OUT: sum 799980000

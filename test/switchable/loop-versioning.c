@@ -35,7 +35,9 @@ static long round_trip(int n) {
 }
 
 /* Duff's device: the body holds case labels of the switch around the loop,
-   which two copies would repeat, so the loop is not versioned. */
+   which two copies would repeat, so the loop is not versioned.  (The
+   polls around the switch keep it out of a versioned run of statements,
+   which would copy the switch whole.) */
 static int bump(struct node *h, int n) {
   cp_safepoint();
   switch (n & 1) {
@@ -46,6 +48,7 @@ static int bump(struct node *h, int n) {
       h->key++;
     } while ((n -= 2) > 0);
   }
+  cp_safepoint();
   return h->key;
 }
 
