@@ -439,6 +439,27 @@ private:
     return TheForm == Form::Checked && S.Opts.AutoSafepoints && CurFn &&
            CurFn->isMain();
   }
+  /// A switch becomes pending only at an allocation, and only allocation
+  /// can exhaust the arena: a loop of main that cannot allocate (it calls
+  /// nothing but builtins, free and functions of the system headers) needs
+  /// one poll before it, not one per iteration, and then keeps one mode.
+  static bool mayAllocate(const Stmt *St) {
+    return anyNode(St, [](const Stmt *X) {
+      const auto *CE = dyn_cast<CallExpr>(X);
+      if (!CE)
+        return false;
+      AllocFn F = allocFunction(CE);
+      if (F != AllocFn::None)
+        return F != AllocFn::Free;
+      const FunctionDecl *FD = CE->getDirectCallee();
+      if (!FD)
+        return true;
+      if (FD->getBuiltinID())
+        return false;
+      const SourceManager &SMgr = FD->getASTContext().getSourceManager();
+      return !SMgr.isInSystemHeader(FD->getLocation());
+    });
+  }
   /// Offset just after statement St (its `;` or `}` included), or ~0u.
   unsigned endAfter(const Stmt *St) const {
     if (const auto *CS = dyn_cast<CompoundStmt>(St)) {
@@ -594,12 +615,13 @@ private:
   /// external function that reaches one must be declared CP_SAFEPOINT)
   /// keeps one mode from entry to exit: it is versioned,
   /// `{ if (cp_is_compact()) { <compact loop> } else { <wide loop> } }`, so
-  /// compact mode pays no per-access mode test.  False if St is not
-  /// versioned.
+  /// compact mode pays no per-access mode test.  In main, a loop that
+  /// cannot allocate is versioned too, with its one poll in front.  False
+  /// if St is not versioned.
   bool versionLoop(const Stmt *St) {
-    if (pollLoops() || !versionable(St))
+    if ((pollLoops() && mayAllocate(St)) || !versionable(St))
       return false;
-    return versionByMode(St, "{ ", " }");
+    return versionByMode(St, pollLoops() ? "{ cp_safepoint(); " : "{ ", " }");
   }
   /// No safepoint can run inside St, it can be copied (labels, static
   /// locals and case labels of a switch around it cannot), and it depends
@@ -662,17 +684,10 @@ private:
       return false;
     std::set<const Decl *> Vars(DS->decl_begin(), DS->decl_end());
     for (const Stmt *L : Later)
-      if (refersTo(L, Vars))
-        return true;
-    return false;
-  }
-  static bool refersTo(const Stmt *St, const std::set<const Decl *> &Vars) {
-    if (!St)
-      return false;
-    if (const auto *DR = dyn_cast<DeclRefExpr>(St); DR && Vars.count(DR->getDecl()))
-      return true;
-    for (const Stmt *C : St->children())
-      if (refersTo(C, Vars))
+      if (anyNode(L, [&](const Stmt *X) {
+            const auto *DR = dyn_cast<DeclRefExpr>(X);
+            return DR && Vars.count(DR->getDecl());
+          }))
         return true;
     return false;
   }
@@ -749,28 +764,30 @@ private:
     }
     return Out + Buf.substr(Pos, E - Pos).str();
   }
-  /// A call through a function pointer: the plugin cannot see whether it
-  /// reaches a safepoint, so the loop keeps the per-expression test.
-  static bool hasIndirectCall(const Stmt *St) {
+  /// St or a statement inside it satisfies P.
+  template <typename Pred> static bool anyNode(const Stmt *St, Pred P) {
     if (!St)
       return false;
-    if (const auto *CE = dyn_cast<CallExpr>(St); CE && !CE->getDirectCallee())
+    if (P(St))
       return true;
     for (const Stmt *C : St->children())
-      if (hasIndirectCall(C))
+      if (anyNode(C, P))
         return true;
     return false;
   }
+  /// A call through a function pointer: the plugin cannot see whether it
+  /// reaches a safepoint, so the loop keeps the per-expression test.
+  static bool hasIndirectCall(const Stmt *St) {
+    return anyNode(St, [](const Stmt *X) {
+      const auto *CE = dyn_cast<CallExpr>(X);
+      return CE && !CE->getDirectCallee();
+    });
+  }
   /// A loop inside St (it polls, in main).
   static bool hasLoop(const Stmt *St) {
-    if (!St)
-      return false;
-    if (isa<WhileStmt>(St) || isa<DoStmt>(St) || isa<ForStmt>(St))
-      return true;
-    for (const Stmt *C : St->children())
-      if (hasLoop(C))
-        return true;
-    return false;
+    return anyNode(St, [](const Stmt *X) {
+      return isa<WhileStmt>(X) || isa<DoStmt>(X) || isa<ForStmt>(X);
+    });
   }
   /// A case label of a switch around St (Duff's device): two copies of St
   /// would repeat it.
@@ -787,18 +804,15 @@ private:
     return false;
   }
   static bool hasLabelOrStatic(const Stmt *St) {
-    if (!St)
-      return false;
-    if (isa<LabelStmt>(St) || isa<AddrLabelExpr>(St))
-      return true;
-    if (const auto *DS = dyn_cast<DeclStmt>(St))
-      for (const Decl *D : DS->decls())
-        if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->isStaticLocal())
-          return true;
-    for (const Stmt *C : St->children())
-      if (hasLabelOrStatic(C))
+    return anyNode(St, [](const Stmt *X) {
+      if (isa<LabelStmt>(X) || isa<AddrLabelExpr>(X))
         return true;
-    return false;
+      if (const auto *DS = dyn_cast<DeclStmt>(X))
+        for (const Decl *D : DS->decls())
+          if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->isStaticLocal())
+            return true;
+      return false;
+    });
   }
 
   /// The full expression E's value is discarded (expression statement,

@@ -3,10 +3,11 @@
 // once for the whole body: `{ cp_safepoint(); if (cp_is_compact()) {
 // <compact body> } else { <wide body> } }`, the wide copy behind a #line
 // back to the body's first line.  The loop's condition and increment keep
-// the per-expression test.  Bodies with a nested loop (only the inner one
-// is versioned), a call that may reach a safepoint or a case label of an
-// enclosing switch keep the per-expression test.  The switch happens at a
-// poll of the second loop: the output equals the native build's.
+// the per-expression test.  Bodies with a call that may reach a safepoint
+// or a case label of an enclosing switch keep the per-expression test.
+// Loops that cannot allocate get one poll in front and are versioned whole.
+// The switch happens at a poll of the second loop: the output equals the
+// native build's.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Werror -fplugin-arg-compactptr-dump=- %s 2>&1 | FileCheck %s
 // RUN: %clang %cflags -O1 -Werror %s -o %t.native
@@ -109,7 +110,7 @@ int main(void) {
 // CHECK-NEXT: {{^}}    cp__sth(&(((struct cp__c_node *)(q))->next), head);{{$}}
 // CHECK-NEXT: {{^}}    head = q;{{$}}
 // CHECK-NEXT: {{^}}  } _Pragma("clang diagnostic pop") } else {{[{]$}}
-// CHECK-NEXT: {{^}}#line 40 "{{.*}}poll-body-versioning.c"
+// CHECK-NEXT: {{^}}#line 41 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}                              {{[{]$}}
 // CHECK-NEXT: {{^}}    struct node *q = cp_alloc(&cp__desc_node);{{$}}
 // CHECK-NEXT: {{^}}    q->key = i;{{$}}
@@ -121,30 +122,34 @@ int main(void) {
 // CHECK-NEXT: {{^}}    struct node *c = cp_alloc(&cp__desc_node);{{$}}
 // CHECK-NEXT: {{^}}    (((struct cp__c_node *)(c))->key) = (((struct cp__c_node *)(p))->key) + 10000;{{$}}
 // CHECK: {{^}}  } _Pragma("clang diagnostic pop") } else {{[{]$}}
-// CHECK-NEXT: {{^}}#line 46 "{{.*}}poll-body-versioning.c"
+// CHECK-NEXT: {{^}}#line 47 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}                                 {{[{]$}}
 // CHECK-NEXT: {{^}}    struct node *c = cp_alloc(&cp__desc_node);{{$}}
 // CHECK-NEXT: {{^}}    c->key = p->key + 10000;{{$}}
 // CHECK: {{^}}  } } }{{$}}
-// An empty body has no layout: the plain poll.
-// CHECK-NEXT: {{^}}  for (p = copy; {{.*}})
-// CHECK-NEXT: {{^}}    { cp_safepoint(); ; }
+// Loops that cannot allocate (no call but builtins, free and the system
+// headers) need one poll in front, not one per iteration: they are
+// versioned whole (loop-versioning.c), continue and break included.
+// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) {{.*}} for (p = copy; ((((struct cp__c_node *)(p))->next) != 0); {{.*}})
+// CHECK-NEXT: {{^}}    ; _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}#line 53 "{{.*}}poll-body-versioning.c"
+// CHECK-NEXT: {{^}}  for (p = copy; p->next; p = p->next)
+// CHECK-NEXT: {{^}}    ; } }{{$}}
 // CHECK-NEXT: {{^}}  (cp_is_compact() ? (void)(cp__sth(
 // CHECK-NEXT: {{^}}  head = copy;
-// A body without braces, in a for whose loop variable is a root.
-// CHECK-NEXT: {{^}}  { struct node *x = head; cp_root_desc_t {{.*}} for (; x; (cp_is_compact() ? {{.*}}))
-// CHECK-NEXT: {{^}}    { cp_safepoint(); if (cp_is_compact()) { _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Weverything\"") s += (((struct cp__c_node *)(x))->key); _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) {{.*}} for (struct node *x = head; x; {{.*}})
+// CHECK-NEXT: {{^}}    s += (((struct cp__c_node *)(x))->key); _Pragma("clang diagnostic pop") } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 57 "{{.*}}poll-body-versioning.c"
-// CHECK-NEXT: {{^}}    s += x->key; } } }{{$}}
-// continue and break stay in the loop in both copies.
+// CHECK-NEXT: {{^}}  for (struct node *x = head; x; x = x->next)
+// CHECK-NEXT: {{^}}    s += x->key; } }{{$}}
 // CHECK-NEXT: {{^}}  p = head;
-// CHECK-NEXT: {{^}}  while (p) { cp_safepoint(); if (cp_is_compact()) {{.*}} {{[{]$}}
+// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) {{.*}} while (p) {
 // CHECK-NEXT: {{^}}    if ((((struct cp__c_node *)(p))->key) % 3 == 0) {
 // CHECK-NEXT: {{^}}      p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)));
 // CHECK-NEXT: {{^}}      continue;
 // CHECK: {{^}}  } _Pragma("clang diagnostic pop") } else {{[{]$}}
-// CHECK-NEXT: {{^}}#line 59 "{{.*}}poll-body-versioning.c"
-// CHECK-NEXT: {{^}}            {{[{]$}}
+// CHECK-NEXT: {{^}}#line 60 "{{.*}}poll-body-versioning.c"
+// CHECK-NEXT: {{^}}  while (p) {
 // CHECK-NEXT: {{^}}    if (p->key % 3 == 0) {
 // CHECK-NEXT: {{^}}      p = p->next;
 // CHECK-NEXT: {{^}}      continue;
@@ -153,30 +158,27 @@ int main(void) {
 // CHECK-NEXT: {{^}}      break;
 // CHECK: {{^}}  } } }{{$}}
 // CHECK-NEXT: {{^}}  p = head;
-// CHECK-NEXT: {{^}}  while ((cp_is_compact() ? !!((((struct cp__c_node *)(p))->key) > 20000) : !!(p->key > 20000))) { cp_safepoint(); if (cp_is_compact()) {{.*}} p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next))); _Pragma("clang diagnostic pop") } else {{[{]$}}
-// CHECK-NEXT: {{^}}#line 70 "{{.*}}poll-body-versioning.c"
-// CHECK-NEXT: {{^}}                         p = p->next; } }{{$}}
-// do with a body without braces, and with braces and a local.
+// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) {{.*}} while ((((struct cp__c_node *)(p))->key) > 20000) p = {{.*}}; _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}#line 71 "{{.*}}poll-body-versioning.c"
+// CHECK-NEXT: {{^}}  while (p->key > 20000) p = p->next; } }{{$}}
+// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) {{.*}} do{{$}}
+// CHECK: {{^}}#line 72 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}  do{{$}}
-// CHECK-NEXT: {{^}}    { cp_safepoint(); if (cp_is_compact()) {{.*}} p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next))); _Pragma("clang diagnostic pop") } else {{[{]$}}
-// CHECK-NEXT: {{^}}#line 72 "{{.*}}poll-body-versioning.c"
-// CHECK-NEXT: {{^}}    p = p->next; } }{{$}}
-// CHECK-NEXT: {{^}}  while ((cp_is_compact() ? {{.*}}));
-// CHECK-NEXT: {{^}}  do { cp_safepoint(); if (cp_is_compact()) {{.*}} {{[{]$}}
+// CHECK-NEXT: {{^}}    p = p->next;
+// CHECK-NEXT: {{^}}  while (p->key > 10000); } }{{$}}
+// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) {{.*}} do {
 // CHECK-NEXT: {{^}}    struct node *r = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)));{{$}}
-// CHECK: {{^}}#line 74 "{{.*}}poll-body-versioning.c"
-// CHECK-NEXT: {{^}}     {{[{]$}}
+// CHECK: {{^}}#line 75 "{{.*}}poll-body-versioning.c"
+// CHECK-NEXT: {{^}}  do {
 // CHECK-NEXT: {{^}}    struct node *r = p->next;{{$}}
-// CHECK: {{^}}  } } } while (1);
-// Nested loops: the outer body (it holds a loop) keeps its plain poll and
-// the per-expression test; the inner body is versioned.
-// CHECK-NEXT: {{^}}  for (i = 0; i < 8; i++) { cp_safepoint();{{$}}
+// CHECK: {{^}}  } while (1); } }{{$}}
+// Nested loops that cannot allocate: the whole nest, one poll in front.
+// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) {{.*}} for (i = 0; i < 8; i++) {
 // CHECK-NEXT: {{^}}    for (p = head, j = 0; j < i; j++)
-// CHECK-NEXT: {{^}}      { cp_safepoint(); if (cp_is_compact()) {{.*}} } else {{[{]$}}
-// CHECK-NEXT: {{^}}#line 83 "{{.*}}poll-body-versioning.c"
-// CHECK-NEXT: {{^}}      p = p->next; } }{{$}}
-// CHECK-NEXT: {{^}}    (cp_is_compact() ? (void)(u += (((struct cp__c_node *)(p))->key)) : (void)(u += p->key));
-// CHECK-NEXT: {{^}}  }
+// CHECK-NEXT: {{^}}      p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)));
+// CHECK-NEXT: {{^}}    u += (((struct cp__c_node *)(p))->key);
+// CHECK: {{^}}#line 82 "{{.*}}poll-body-versioning.c"
+// CHECK: {{^}}  } } }{{$}}
 // A call that may reach a safepoint: per-expression tests.
 // CHECK-NEXT: {{^}}  for (i = 0; i < 1000; i++) { cp_safepoint();{{$}}
 // CHECK-NEXT: {{^}}    head = push(head, -i);
@@ -189,7 +191,7 @@ int main(void) {
 // CHECK-NEXT: {{^}}      (cp_is_compact() ? (void)((((struct cp__c_node *)(head))->key)++) : (void)(head->key++));
 // CHECK-NOT: #line
 // CHECK: {{^}}  return 0;
-// WARN: poll-body-versioning.c:98:43: warning: left operand of comma operator has no effect
+// WARN: poll-body-versioning.c:99:43: warning: left operand of comma operator has no effect
 // WARN-NOT: warning:
 // The switch happens in the second loop (allocations 10001 to 20000).
 // ERR: compactptr: switch to wide mode (high-water mark) after 1{{[0-9][0-9][0-9][0-9]}} allocations:

@@ -81,5 +81,6 @@ int main(void) {
 // CHECK-LABEL: {{^}}int main(void) {
 // CHECK: {{^}}  { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(head))->key) = 1;
 // CHECK: {{^}}  head->next->key = 2; } }{{$}}
-// CHECK-NEXT: {{^}}  { struct node *p = head; cp_root_desc_t
+// A loop of main that cannot allocate: one poll in front, versioned whole.
+// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) { {{.*}} for (struct node *p = head; p;
 // ERR: compactptr: switch to wide mode{{.*}}verified
