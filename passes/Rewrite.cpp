@@ -28,8 +28,9 @@
 //     value may reach a safepoint evaluate it first; parameters and locals
 //     holding compact pointers are pushed in shadow-stack frames, popped by
 //     a cleanup attribute; main's loops get cp_safepoint() polls; loops
-//     in which no safepoint can run, and main's innermost loop bodies
-//     after their poll, are versioned by mode (one test, two copies).
+//     in which no safepoint can run, main's innermost loop bodies after
+//     their poll and runs of statements between safepoints are versioned
+//     by mode (one test, two copies).
 // Invariants: never emits a partial rewrite (errors clear all edits in
 //      Engine.cpp); anything it cannot rewrite is an error at the user's
 //      location.
@@ -775,12 +776,20 @@ private:
         return true;
     return false;
   }
-  /// A call through a function pointer: the plugin cannot see whether it
-  /// reaches a safepoint, so the loop keeps the per-expression test.
+  /// A call through a function pointer, or a call handed a function
+  /// (qsort's comparator): the plugin cannot see whether it reaches a
+  /// safepoint, so the code keeps the per-expression test.
   static bool hasIndirectCall(const Stmt *St) {
     return anyNode(St, [](const Stmt *X) {
       const auto *CE = dyn_cast<CallExpr>(X);
-      return CE && !CE->getDirectCallee();
+      if (!CE)
+        return false;
+      if (!CE->getDirectCallee())
+        return true;
+      for (const Expr *A : CE->arguments())
+        if (A->getType()->isFunctionPointerType())
+          return true;
+      return false;
     });
   }
   /// A loop inside St (it polls, in main).

@@ -573,11 +573,7 @@ class Gen:
                     "  q%d->next = NULL;" % x,
                     "}"], 0
         if k == "walk":
-            slots = t.ptr_slots()
-            term = "q%d->k" % x
-            if slots:
-                s, _ = r.choice(slots)
-                term = "(q%d->%s ? q%d->%s->k : 7u)" % (x, s, x, s)
+            term = self.link_key(t, "q%d->" % x, "7u")
             return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
                     "for (q%d = %s; q%d; q%d = q%d->next) acc = acc * 31u + q%d->k + %s;" % (x, p, x, x, x, x, term)], 0
         if k == "rec":
@@ -614,11 +610,7 @@ class Gen:
                     "  arr%d[i] = v;" % x,
                     "}"], 0
         if k == "arrwalk":
-            slots = t.ptr_slots()
-            term = "arr%d[i].k" % x
-            if slots:
-                s, _ = r.choice(slots)
-                term = "(arr%d[i].%s ? arr%d[i].%s->k : 1u)" % (x, s, x, s)
+            term = self.link_key(t, "arr%d[i]." % x, "1u")
             return ["for (i = 0; i < %du; i++) acc = acc * 5u + %s;" % (t.arr_n, term)], 0
         if k == "deep":
             # a two-link member chain p->s1->s2->k
@@ -713,6 +705,15 @@ class Gen:
             return ["cur%d = %s;" % (x, P("rnd(%du)" % t.pool_n)),
                     "if (cur%d && cur%d->next) acc += cur%d->next->k;" % (x, x, x)], 0
         raise AssertionError(k)
+
+    def link_key(self, t, obj, none):
+        """The key behind a random link of obj (`q0->`, `arr0[i].`), or
+        none for a null link; obj's own key if t has no links."""
+        slots = t.ptr_slots()
+        if not slots:
+            return obj + "k"
+        s, _ = self.r.choice(slots)
+        return "(%s%s ? %s%s->k : %s)" % (obj, s, obj, s, none)
 
     def block(self, polling, depth=0):
         """A list of ops, some inside loops; returns (lines, nodes)."""

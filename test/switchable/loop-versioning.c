@@ -52,13 +52,29 @@ static int bump(struct node *h, int n) {
   return h->key;
 }
 
+/* A call handed a function (qsort's comparator) may reach a safepoint the
+   plugin cannot see: the loop is not versioned. */
+static int by_value(const void *a, const void *b) {
+  return *(const int *)a - *(const int *)b;
+}
+static int sorted_min(struct node *h, int *v, int n) {
+  cp_safepoint();
+  for (int i = 0; i < 2; i++) {
+    h->key += i;
+    qsort(v, (size_t)n, sizeof *v, by_value);
+  }
+  return v[0] + h->key;
+}
+
 int main(void) {
   long t = 0;
+  int v[3] = {3, 1, 2};
   for (int r = 0; r < 20; r++) t += round_trip(10000);
   printf("%ld\n", t);
   head = malloc(sizeof(struct node));
   head->key = 0;
   printf("%d\n", bump(head, 5));
+  printf("%d\n", sorted_min(head, v, 3));
   return 0;
 }
 // CHECK: {{^}}  { if (cp_is_compact()) { _Pragma("clang diagnostic push") {{.*}} for (int i = 0; i < n; i++) {
@@ -84,9 +100,12 @@ int main(void) {
 // CHECK-NEXT: {{^}}    do {{[{]$}}
 // CHECK-NEXT: {{^}}    case 0:
 // CHECK-NEXT: {{^}}      (cp_is_compact() ? (void)((((struct cp__c_node *)(h))->key)++) : (void)(h->key++));
+// CHECK: {{^}}  for (int i = 0; i < 2; i++) {
+// CHECK-NEXT: {{^}}    (cp_is_compact() ? (void)((((struct cp__c_node *)(h))->key) += i) : (void)(h->key += i));
 // main's loop is polled, and its body calls a safepoint-reaching function,
 // so neither the loop nor its body is versioned.
 // CHECK: {{^}}  for (int r = 0; r < 20; r++) { cp_safepoint(); t += round_trip(10000); }
 // ERR: compactptr: switch to wide mode
 // OUT: 999900000
 // OUT-NEXT: 5
+// OUT-NEXT: 7

@@ -642,29 +642,6 @@ static int destination_root(scan_t *s) {
   return p.kind == CXType_Invalid ? -1 : pointee_struct(s, p);
 }
 
-/** `struct node *p = mk();` with mk returning void *: an object a wrapper
- *  allocated is in libc's heap, not the arena (the plugin warns on the
- *  implicit conversion; a written cast says the object is the arena's). */
-static void foreign_object(scan_t *s, CXCursor c, const char *fn) {
-  CXType rt = clang_getCanonicalType(clang_getCursorType(c));
-  if (rt.kind != CXType_Pointer ||
-      clang_getCanonicalType(clang_getPointeeType(rt)).kind != CXType_Void ||
-      strncmp(fn, "cp_", 3) == 0)
-    return;
-  frame_t *f = s->top;
-  while (f && clang_getCursorKind(f->c) == CXCursor_ParenExpr)
-    f = f->up;
-  if (!f || clang_getCursorKind(f->c) != CXCursor_UnexposedExpr)
-    return;
-  int t = pointee_struct(s, clang_getCursorType(f->c));
-  if (t < 0)
-    return;
-  block(s, t, AD_B_FOREIGN_OBJECT, cursor_loc(c),
-        ad_printf("the 'void *' returned by %s%s%s becomes a '%s *'; an object "
-                  "allocated inside it is not in the compact arena",
-                  *fn ? "'" : "", *fn ? fn : "a call", *fn ? "'" : "", rname(s, t)));
-}
-
 static void memcpy_call(scan_t *s, CXCursor c, const char *fn) {
   int heap = -1, value = -1;
   for (int i = 0; i < 2; i++) {
@@ -686,6 +663,8 @@ static void memcpy_call(scan_t *s, CXCursor c, const char *fn) {
                     "is in compact layout (use assignment)",
                     fn, rname(s, heap)));
 }
+
+static void foreign_object(scan_t *s, CXCursor c, const char *fn);
 
 static void call_expr(scan_t *s, CXCursor c) {
   const char *fn = cxstr(clang_getCursorSpelling(c));
@@ -748,6 +727,27 @@ static CXCursor parent_skipping_parens(scan_t *s, frame_t **at) {
   if (at)
     *at = f;
   return f ? f->c : clang_getNullCursor();
+}
+
+/** `struct node *p = mk();` with mk returning void *: an object a wrapper
+ *  allocated is in libc's heap, not the arena (the plugin warns on the
+ *  implicit conversion; a written cast says the object is the arena's). */
+static void foreign_object(scan_t *s, CXCursor c, const char *fn) {
+  CXType rt = clang_getCanonicalType(clang_getCursorType(c));
+  if (rt.kind != CXType_Pointer ||
+      clang_getCanonicalType(clang_getPointeeType(rt)).kind != CXType_Void ||
+      strncmp(fn, "cp_", 3) == 0)
+    return;
+  CXCursor p = parent_skipping_parens(s, NULL);
+  if (clang_getCursorKind(p) != CXCursor_UnexposedExpr)
+    return;
+  int t = pointee_struct(s, clang_getCursorType(p));
+  if (t < 0)
+    return;
+  block(s, t, AD_B_FOREIGN_OBJECT, cursor_loc(c),
+        ad_printf("the 'void *' returned by %s%s%s becomes a '%s *'; an object "
+                  "allocated inside it is not in the compact arena",
+                  *fn ? "'" : "", *fn ? fn : "a call", *fn ? "'" : "", rname(s, t)));
 }
 
 /** True if `c` is a cast (implicit or written) to a pointer that is not a
