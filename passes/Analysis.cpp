@@ -5,7 +5,7 @@
 //      (on any declaration), then, to a fixed point, every struct with a
 //      field that points to a compact type or holds one by value (arrays
 //      included).  Model::Functions: per function with a body, whether it
-//      is layout-dependent and whether it reaches a safepoint (design.md §4;
+//      is layout-dependent and whether it reaches a safepoint (docs/design.md;
 //      Rewrite.cpp picks the dual or checked form from them).
 // Invariants: keys are canonical declarations; types appear in the order
 //      their definitions appear in the TU; system headers are ignored.

@@ -34,7 +34,7 @@
 
 namespace compactptr {
 
-/// Build modes (design.md §4): `switchable` (dual and checked bodies, the
+/// Build modes (docs/plugin.md): `switchable` (dual and checked bodies, the
 /// plugin's default), `compact-only` (compact bodies only), `wide` (runtime
 /// allocator, original layouts).
 enum class Mode { CompactOnly, Wide, Switchable };

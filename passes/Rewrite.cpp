@@ -18,7 +18,7 @@
 //   - sizeof, _Alignof, offsetof of compact types and heap objects.
 // Every mode rewrites malloc/calloc/realloc/free of compact types into the
 // typed runtime calls and heap arrays of compact pointers into root arrays.
-// Switchable mode (design.md §4) chooses a form per function:
+// Switchable mode chooses a form per function:
 //   - dual (layout-dependent, no safepoint): the original symbol keeps the
 //     wide body behind `if (cp_is_compact()) { ++depth; f__cp(...); ... }`;
 //     the compact body f__cp goes to the end of the file behind #line and
