@@ -68,8 +68,11 @@
  * spelling every mode of gcc and clang accepts). */
 static __inline__ void cp_safepoint(void) {}
 static __inline__ void cp_switch_to_wide(void) {}
+#define CP_NATIVE(stmt) do { stmt; } while (0)
 
 #else /* COMPACTPTR_RUNTIME */
+
+#include <pthread.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -189,6 +192,11 @@ extern CP_API int cp__switch_pending; /**< high-water mark crossed */
 #define CP__TLS __attribute__((tls_model("initial-exec")))
 extern CP_API _Thread_local cp_frame_t *cp__frame_top CP__TLS;
 extern CP_API _Thread_local unsigned cp__compact_depth CP__TLS; /**< active compact bodies */
+struct cp_thread;
+/** The calling thread's runtime record; NULL until the runtime knows it. */
+extern CP_API _Thread_local struct cp_thread *cp__self CP__TLS;
+/** Makes the calling thread known to the runtime (cp__self non-NULL). */
+CP_API struct cp_thread *cp__thread_attach(void);
 
 /** 1 in compact mode, 0 after the switch. */
 static inline int cp_is_compact(void) { return __builtin_expect(!cp__wide, 1); }
@@ -285,32 +293,90 @@ CP_API int cp_root_register_value(void *value, cp_type_desc_t *type, size_t coun
 CP_API int cp_root_unregister(void *slot);
 
 static inline void cp_frame_push(cp_frame_t *f) {
+  /* A thread's first frame makes it known, so a switch run by another
+   * thread translates its roots (a load and a branch). */
+  if (__builtin_expect(cp__self == 0, 0))
+    cp__thread_attach();
   f->prev = cp__frame_top;
   cp__frame_top = f;
 }
 static inline void cp_frame_pop(cp_frame_t *f) { cp__frame_top = f->prev; }
 
+/** Entry and exit of a compact body (the dispatch of a dual function):
+ *  counts cp__compact_depth, and makes the thread known on its first
+ *  entry.  Generated code may also count cp__compact_depth directly. */
+static inline void cp_compact_enter(void) {
+  if (__builtin_expect(cp__self == 0, 0))
+    cp__thread_attach();
+  ++cp__compact_depth;
+}
+static inline void cp_compact_leave(void) { --cp__compact_depth; }
+
 /* ------------------------------------------------------------------------
  * The switch (docs/switch.md).
  * ---------------------------------------------------------------------- */
 /** Run a pending switch if the safepoint is legal (no compact body active
- *  on this thread's stack); otherwise return and try again later. */
+ *  on this thread's stack); otherwise return and try again later.  With
+ *  several threads, the first to arrive stops the others at their next
+ *  safepoint (threads in native regions count as stopped) and runs the
+ *  switch; the others wait here until it is over.  A thread that reaches
+ *  no safepoint within COMPACTPTR_SAFEPOINT_TIMEOUT stops the program with
+ *  a message naming it. */
 CP_API void cp_safepoint_slow(void);
 static inline void cp_safepoint(void) {
-  if (__builtin_expect(cp__switch_pending, 0))
+  /* Relaxed: one plain load; another thread sets it. */
+  if (__builtin_expect(__atomic_load_n(&cp__switch_pending, __ATOMIC_RELAXED),
+                       0))
     cp_safepoint_slow();
 }
-/** Switch to wide mode now.  Does nothing in wide mode.  Fatal if a compact
- *  body is active, if other threads are registered, or if the heap is
- *  inconsistent (with COMPACTPTR_VERIFY=1). */
+/** Switch to wide mode now, stopping every other known thread at a
+ *  safepoint first.  Does nothing in wide mode.  Fatal if a compact body
+ *  is active, if a thread does not reach a safepoint in time, or if the
+ *  heap is inconsistent (with COMPACTPTR_VERIFY=1). */
 CP_API void cp_switch_to_wide(void);
 /** Mark the switch pending, as crossing the high-water mark does. */
 CP_API void cp_request_switch(void);
 
-/** Threads that use compact objects register; the switch refuses while
- *  more than one thread is registered.  Return 0 or -1. */
+/** Native regions: the calling thread is about to block or run code that
+ *  touches no compact object (a system call, a lock, a join), and every
+ *  compact pointer it uses afterwards is in a root.  Until
+ *  cp_native_leave() the switch treats it as stopped; if the switch is
+ *  running when it leaves, it waits there.  Entered under a compact body,
+ *  the region cannot be treated so (that body holds compact pointers in
+ *  registers) and a switch that needs it stops the program, naming the
+ *  thread.  Both preserve errno.  CP_NATIVE(stmt) wraps one statement
+ *  (plain `stmt` in a native build); its arguments are evaluated inside
+ *  the region, so they must not read compact objects. */
+CP_API CP_SAFEPOINT void cp_native_enter(void);
+CP_API CP_SAFEPOINT void cp_native_leave(void);
+#define CP_NATIVE(stmt)                                                        \
+  do {                                                                         \
+    cp_native_enter();                                                         \
+    stmt;                                                                      \
+    cp_native_leave();                                                         \
+  } while (0)
+
+/** Threads are known to the runtime without registration: from creation
+ *  through cp_thread_create (which plugin-built C code reaches through
+ *  pthread_create, see below), or from their first allocation, free,
+ *  checked frame, safepoint or native region; a thread that exits is
+ *  forgotten.  These two remain for compatibility: they do nothing and
+ *  return 0. */
 CP_API int cp_thread_register(void);
 CP_API int cp_thread_unregister(void);
+#ifndef __cplusplus
+/** pthread_create(3), and the new thread is known to the runtime before it
+ *  runs (a switch that happens while it starts translates `arg` if it is a
+ *  compact pointer).  Returns what pthread_create returns. */
+CP_API int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
+                            void *(*start)(void *), void *arg);
+/* C translation units built against the runtime (the plugin's included)
+ * create their threads through it; -DCOMPACTPTR_NO_THREAD_HOOK keeps
+ * pthread_create as it is. */
+#if !defined(COMPACTPTR_NO_THREAD_HOOK) && !defined(CP__RUNTIME_ITSELF)
+#define pthread_create cp_thread_create
+#endif
+#endif
 
 /* ------------------------------------------------------------------------
  * Statistics.  Byte counts are in bytes of the current layout.

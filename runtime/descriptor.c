@@ -215,7 +215,7 @@ static cp_type_t *register_desc(cp_type_desc_t *d) {
                 "and {%s}; every translation unit must see the same "
                 "definition", d->name, a, b);
     }
-    d->rt = t;
+    __atomic_store_n(&d->rt, t, __ATOMIC_RELEASE);
     return t;
   }
   t = calloc(1, sizeof *t);
@@ -238,7 +238,9 @@ static cp_type_t *register_desc(cp_type_desc_t *d) {
       cp__fatal("out of memory registering type '%s'", d->name);
   }
   cp__types[cp__ntypes++] = t;
-  d->rt = t; /* before flatten: self-referential types resolve to t */
+  /* Before flatten: self-referential types resolve to t.  Other threads
+   * see t once its fields above are written. */
+  __atomic_store_n(&d->rt, t, __ATOMIC_RELEASE);
   uint32_t cap = 0;
   flatten(t, d, 0, 0, &cap, 0);
   return t;
@@ -257,8 +259,9 @@ void cp__module_register(cp_module_t *m) {
 }
 
 cp_type_t *cp__type_resolve(cp_type_desc_t *d) {
-  if (d->rt)
-    return d->rt;
+  cp_type_t *known = cp__type_peek(d);
+  if (known)
+    return known;
   cp__init();
   cp__lock();
   if (d->module)

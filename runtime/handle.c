@@ -100,15 +100,14 @@ void *cp_decode_checked(cp_handle_t h) {
    * Not after a single object: there a use after free of the next slot is
    * far likelier than a stored `&obj + 1`. */
   bool end = s->elems > 1 && pl.elem == 0 && pl.rem == 0 && pl.slot > 0 &&
-             pl.slot - 1 < s->bump &&
-             cp__slot_is_live(s, (uint32_t)(pl.slot - 1));
+             cp__slot_live_now(s, (uint32_t)(pl.slot - 1));
   if (s->kind == CP_BLOCK) {
     if (pl.elem > s->count || (pl.elem == s->count && pl.rem != 0))
       cp__fatal("bad handle %#x (address %p): past the end of a '%s' array",
                 h, p, name);
     if (pl.elem == s->count)
       return p; /* one past the end */
-  } else if (pl.slot >= s->bump || !cp__slot_is_live(s, (uint32_t)pl.slot)) {
+  } else if (!cp__slot_live_now(s, (uint32_t)pl.slot)) {
     if (end)
       return p;
     cp__fatal("bad handle %#x (address %p): the '%s' %s there is free "

@@ -1,11 +1,18 @@
 /*
- * heap.c - process state and the public allocation entry points.
+ * heap.c - per-thread heaps, the public allocation entry points, and the
+ * process state around them.
  *
- * The heap is the set of runtime types (descriptor.c), each owning slabs and
- * blocks (slab.c) in the arena of the current mode: the compact arena until
- * the switch, the wide arena after it (or from the start in a `wide` build).
- * This file decides which arena serves a call, takes the lock, watches the
- * high-water mark that makes the switch pending, and reports exhaustion.
+ * A heap belongs to one thread.  Per type it has a tbin: counters and one
+ * bin per size class; a bin is the slab allocations come from (`cur`), the
+ * other slabs with free slots and the full ones (slab.c describes their
+ * states and the protocol with other threads' frees).  cp_alloc and cp_free
+ * are written out here so their common case is a handful of loads and
+ * stores on the thread's own slab: no lock, no atomic read-modify-write.
+ *
+ * Which arena serves a call: the compact arena until the switch, the wide
+ * arena after it (or from the start in a `wide` build).  This file also
+ * watches the high-water mark that makes the switch pending, and reports
+ * exhaustion.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -14,7 +21,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/single_threaded.h>
+#include <sys/random.h>
 
 char *cp__arena_base;
 int cp__wide;
@@ -22,32 +29,53 @@ int cp__debug;
 int cp__switch_pending;
 _Thread_local cp_frame_t *cp__frame_top CP__TLS;
 _Thread_local unsigned cp__compact_depth CP__TLS;
+_Thread_local cp_heap_t *cp__heap CP__TLS = &cp__heap_empty;
 
 cp_arena_t cp__compact_arena;
 cp_arena_t cp__wide_arena;
 uint32_t cp__build;
 bool cp__build_known;
 uint64_t cp__pending_since;
-int cp__threads = 1;
 
-static pthread_mutex_t heap_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+cp_heap_t cp__heap_empty;
+cp_heap_t *cp__heaps;
+/* Remote frees into orphans since start; the sweep compares. */
+static uint64_t orphan_frees, orphan_frees_swept;
+
+static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static bool heap_ready;
 
-void cp__lock_slow(void) { pthread_mutex_lock(&heap_lock); }
-void cp__unlock_slow(void) { pthread_mutex_unlock(&heap_lock); }
+void cp__lock(void) { pthread_mutex_lock(&heap_lock); }
+void cp__unlock(void) { pthread_mutex_unlock(&heap_lock); }
 
 static void init_once_fn(void) {
   cp__options_init();
   cp__debug = cp__option(CP_OPT_DEBUG) != 0;
+  cp__safepoint_timeout_ms = cp__option(CP_OPT_SAFEPOINT_TIMEOUT);
+  /* Marks of free slots: random, so no program's data matches them by
+   * design; distinct from each other and from zero. */
+  uint64_t r[2] = {0, 0};
+  if (getrandom(r, sizeof r, GRND_NONBLOCK) != sizeof r) {
+    r[0] = (uint64_t)(uintptr_t)&r ^ (uint64_t)(cp__now() * 1e9);
+    r[1] = r[0] * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+  }
+  cp__mark_freed = r[0] | 1;
+  cp__mark_fresh = (r[1] | 1) ^ ((r[1] == r[0]) ? 2 : 0);
   if (cp__option(CP_OPT_STATS))
     atexit(cp__stats_at_exit);
+  void cp__threads_init(void);
+  cp__threads_init();
 }
 
 void cp__init(void) { pthread_once(&init_once, init_once_fn); }
 
-/* Malformed options stop the program at start-up, not at first use. */
-__attribute__((constructor)) static void cp__init_at_load(void) { cp__init(); }
+/* Malformed options stop the program at start-up, not at first use; the
+ * thread that loads the runtime (the main thread) is known from here. */
+__attribute__((constructor)) static void cp__init_at_load(void) {
+  cp__init();
+  cp__thread_attach();
+}
 
 void cp__wide_arena_setup(void) {
   if (cp__wide_arena.base)
@@ -89,49 +117,388 @@ void cp__heap_setup(void) {
 }
 
 static inline cp_type_t *type_of(cp_type_desc_t *d) {
-  cp_type_t *t = d->rt;
+  cp_type_t *t = cp__type_peek(d);
   return CP_LIKELY(t != NULL) ? t : cp__type_resolve(d);
+}
+
+/* ---- counters ------------------------------------------------------------ */
+
+static inline void count_alloc(cp_tbin_t *tb, int64_t n) {
+  CP_OWN_ADD(tb->allocs, (uint64_t)n);
+  int64_t l = CP_OWN_GET(tb->live) + n;
+  CP_OWN_SET(tb->live, l);
+  if (l > CP_OWN_GET(tb->peak))
+    CP_OWN_SET(tb->peak, l);
+}
+static inline void count_free(cp_tbin_t *tb, int64_t n) {
+  CP_OWN_ADD(tb->live, -n);
+}
+
+void cp__type_counts(const cp_type_t *t, uint64_t *allocs, int64_t *live) {
+  uint64_t a = t->gone_allocs;
+  int64_t l = t->gone_live;
+  for (cp_heap_t *h = cp__heaps; h; h = h->next)
+    if (t->id < CP_OWN_GET(h->ntb)) {
+      const cp_tbin_t *tb = &h->tb[t->id];
+      a += CP_OWN_GET(tb->allocs);
+      l += CP_OWN_GET(tb->live);
+    }
+  *allocs = a;
+  *live = l;
+}
+
+/* The largest live count of t: exact while one heap has served it; with
+ * more, the largest sum seen when a slab was taken or a heap ended, and
+ * now.  Heap lock held. */
+int64_t cp__type_peak(cp_type_t *t) {
+  uint64_t allocs;
+  int64_t live, peak = t->peak_seen;
+  cp__type_counts(t, &allocs, &live);
+  int n = 0;
+  int64_t one = 0;
+  for (cp_heap_t *h = cp__heaps; h; h = h->next)
+    if (t->id < CP_OWN_GET(h->ntb) && CP_OWN_GET(h->tb[t->id].allocs)) {
+      n++;
+      one = CP_OWN_GET(h->tb[t->id].peak);
+    }
+  if (n == 1 && t->gone_allocs == 0)
+    return one;
+  if (live > peak)
+    peak = live;
+  return peak;
+}
+
+static void note_peak(cp_type_t *t) {
+  uint64_t allocs;
+  int64_t live;
+  cp__type_counts(t, &allocs, &live);
+  if (live > t->peak_seen)
+    t->peak_seen = live;
 }
 
 uint64_t cp__allocs_so_far(void) {
   uint64_t n = 0;
-  for (uint32_t k = 0; k < cp__ntypes; k++)
-    n += cp__types[k]->allocs;
+  for (uint32_t k = 0; k < cp__ntypes; k++) {
+    uint64_t a;
+    int64_t l;
+    cp__type_counts(cp__types[k], &a, &l);
+    n += a;
+  }
   return n;
 }
 
-/* The compact arena grew: did it reach the high-water mark?  The switch
- * itself waits for a safepoint. */
-void cp__watch_high_water(void) {
-  cp_arena_t *a = &cp__compact_arena;
-  if (a->used_pages >= a->high_water_pages && !cp__wide &&
-      !cp__switch_pending && cp__build == CP_BUILD_SWITCHABLE) {
-    cp__switch_pending = 1;
-    cp__pending_since = cp__allocs_so_far();
+/* ---- heaps --------------------------------------------------------------- */
+
+static void tbin_init(cp_tbin_t *tb) {
+  memset(tb, 0, sizeof *tb);
+  for (uint32_t c = 0; c < CP_NCLASSES; c++)
+    tb->bins[c].cur = &cp__slab_none;
+}
+
+cp_heap_t *cp__heap_new(void) {
+  cp_heap_t *h = calloc(1, sizeof *h);
+  if (!h)
+    cp__fatal("out of memory for a thread's heap");
+  cp__lock();
+  h->next = cp__heaps;
+  if (cp__heaps)
+    cp__heaps->prev = h;
+  cp__heaps = h;
+  cp__unlock();
+  return h;
+}
+
+/* Makes room in h for every registered type (the owner, at the first use
+ * of a type).  Statistics read tb under the heap lock, so it moves under
+ * it. */
+static void heap_grow(cp_heap_t *h) {
+  cp__lock();
+  uint32_t n = cp__ntypes;
+  if (n > h->ntb) {
+    cp_tbin_t *tb = malloc((size_t)n * sizeof *tb);
+    if (!tb)
+      cp__fatal("out of memory for a thread's heap (%u types)", n);
+    if (h->ntb)
+      memcpy(tb, h->tb, (size_t)h->ntb * sizeof *tb);
+    for (uint32_t i = h->ntb; i < n; i++)
+      tbin_init(&tb[i]);
+    /* Slabs point at their owner's tbin: move the pointers too. */
+    for (uint32_t i = 0; i < h->ntb; i++)
+      for (uint32_t c = 0; c < CP_NCLASSES; c++) {
+        cp_bin_t *b = &tb[i].bins[c];
+        if (b->cur != &cp__slab_none)
+          CP_OWN_SET(b->cur->bin, &tb[i]);
+        for (cp_slab_t *s = b->partial; s; s = s->next)
+          CP_OWN_SET(s->bin, &tb[i]);
+        for (cp_slab_t *s = b->full; s; s = s->next)
+          CP_OWN_SET(s->bin, &tb[i]);
+      }
+    free(h->tb);
+    h->tb = tb;
+    CP_OWN_SET(h->ntb, n);
+    h->nfast = cp__debug ? 0 : n;
+  }
+  cp__unlock();
+}
+
+static inline cp_tbin_t *tbin_of(cp_heap_t *h, const cp_type_t *t) {
+  if (CP_UNLIKELY(t->id >= h->ntb))
+    heap_grow(h);
+  return &h->tb[t->id];
+}
+
+static void list_push(cp_slab_t **head, cp_slab_t *s) {
+  s->prev = NULL;
+  s->next = *head;
+  if (*head)
+    (*head)->prev = s;
+  *head = s;
+}
+
+static void list_remove(cp_slab_t **head, cp_slab_t *s) {
+  if (s->prev)
+    s->prev->next = s->next;
+  else
+    *head = s->next;
+  if (s->next)
+    s->next->prev = s->prev;
+  s->next = s->prev = NULL;
+}
+
+static inline uintptr_t owner_word(const cp_heap_t *h, bool full) {
+  return (uintptr_t)h | (full ? CP_OWNER_FULL : 0) |
+         (cp__debug ? CP_OWNER_DEBUG : 0);
+}
+static inline void set_owner(cp_slab_t *s, uintptr_t w) {
+  __atomic_store_n(&s->owner, w, __ATOMIC_RELEASE);
+}
+
+/* The owner takes s into bin b of h (a new slab, or an adopted orphan). */
+static void bin_take(cp_heap_t *h, cp_tbin_t *tb, cp_slab_t *s) {
+  CP_OWN_SET(s->bin, tb);
+  s->note = CP_NOTE_OFF;
+  set_owner(s, owner_word(h, false));
+  cp_bin_t *b = &tb->bins[s->cls];
+  if (b->cur != &cp__slab_none) {
+    b->cur->where = CP_IN_PARTIAL;
+    list_push(&b->partial, b->cur);
+  }
+  b->cur = s;
+  s->where = CP_IN_CUR;
+}
+
+static void bin_to_partial(cp_heap_t *h, cp_bin_t *b, cp_slab_t *s) {
+  list_remove(&b->full, s);
+  set_owner(s, owner_word(h, false));
+  cp__slab_disarm(s);
+  s->where = CP_IN_PARTIAL;
+  list_push(&b->partial, s);
+}
+
+/* An empty slab other than the bin's current one goes back to the buddy,
+ * unless a freer may still touch its header (it is pending on the
+ * notification stack, or a freer is NOTIFYING): then it stays, and is
+ * reused or released later. */
+static void maybe_release(cp_bin_t *b, cp_slab_t *s) {
+  if (s == b->cur || s->where != CP_IN_PARTIAL || s->note != CP_NOTE_OFF ||
+      !cp__slab_quiet(s))
+    return;
+  list_remove(&b->partial, s);
+  cp__lock();
+  cp__slab_release(cp__current_arena(), s);
+  cp__unlock();
+}
+
+/* Empties the notification stack: full slabs that got remote frees go
+ * back to their partial list. */
+static void drain_notes(cp_heap_t *h) {
+  if (!__atomic_load_n(&h->notes, __ATOMIC_RELAXED))
+    return;
+  cp_slab_t *l = __atomic_exchange_n(&h->notes, NULL, __ATOMIC_ACQUIRE);
+  while (l) {
+    cp_slab_t *s = l;
+    l = s->next_note; /* before s can be armed and pushed again */
+    s->note = CP_NOTE_OFF;
+    cp_bin_t *b = &CP_OWN_GET(s->bin)->bins[s->cls];
+    cp__slab_collect(s);
+    if (s->where == CP_IN_FULL) {
+      if (s->free != CP_NONE || !cp__slab_arm(s)) {
+        cp__slab_collect(s);
+        bin_to_partial(h, b, s);
+      }
+    }
+    if (s->used == 0)
+      maybe_release(b, s);
   }
 }
 
-/* A try allocation found the compact arena exhausted (it returns NULL):
- * the switch becomes pending whatever the mark says, so the caller's next
- * safepoint makes room; nothing is forced here. */
-void cp__note_exhausted(void) {
-  if (!cp__wide && !cp__switch_pending && cp__build == CP_BUILD_SWITCHABLE) {
-    cp__switch_pending = 1;
-    cp__pending_since = cp__allocs_so_far();
+/* The bin's current slab has nothing left: it goes to the full list,
+ * armed, unless remote frees arrived meanwhile. */
+static bool retire_cur(cp_heap_t *h, cp_bin_t *b, cp_slab_t *s) {
+  if (s->note == CP_NOTE_OFF && !cp__slab_arm(s))
+    return cp__slab_collect(s) != 0; /* keep it: it has room again */
+  b->cur = &cp__slab_none;
+  s->where = CP_IN_FULL;
+  set_owner(s, owner_word(h, true));
+  list_push(&b->full, s);
+  return false;
+}
+
+/* Takes an orphan of (t, cls) with free slots, if any.  Heap lock held. */
+static cp_slab_t *adopt_orphan(cp_type_t *t, uint32_t cls) {
+  cp_slab_t **head = &t->orphans[cls];
+  for (int tries = 0; *head && tries < 16; tries++) {
+    cp_slab_t *s = *head;
+    cp__slab_collect(s);
+    list_remove(head, s);
+    if (s->free != CP_NONE || s->bump < s->nslots)
+      return s;
+    /* Full: to the back, so the next look starts elsewhere. */
+    cp_slab_t *tail = *head;
+    if (!tail) {
+      *head = s;
+      return NULL;
+    }
+    while (tail->next)
+      tail = tail->next;
+    tail->next = s;
+    s->prev = tail;
   }
+  return NULL;
+}
+
+/* Releases orphans that remote frees emptied.  Heap lock held. */
+static void sweep_orphans(void) {
+  uint64_t n = __atomic_load_n(&orphan_frees, __ATOMIC_RELAXED);
+  if (n == orphan_frees_swept)
+    return;
+  orphan_frees_swept = n;
+  cp_arena_t *a = cp__current_arena();
+  for (uint32_t k = 0; k < cp__ntypes; k++)
+    for (uint32_t c = 0; c < CP_NCLASSES; c++) {
+      cp_slab_t **head = &cp__types[k]->orphans[c];
+      for (cp_slab_t *s = *head, *next; s; s = next) {
+        next = s->next;
+        cp__slab_collect(s);
+        if (s->used == 0) {
+          list_remove(head, s);
+          cp__slab_release(a, s);
+        }
+      }
+    }
+}
+
+/* A slab of bin (t, cls) of h with a free slot on its free list, or NULL
+ * (try_only, arena exhausted). */
+static cp_slab_t *bin_refill(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t,
+                             uint32_t cls, bool try_only) {
+  cp_bin_t *b = &tb->bins[cls];
+  for (;;) {
+    cp_slab_t *s = b->cur;
+    if (s != &cp__slab_none) {
+      if (s->free != CP_NONE || cp__slab_collect(s) || cp__slab_extend(s))
+        return s;
+      if (retire_cur(h, b, s))
+        return s;
+    }
+    drain_notes(h);
+    if (b->partial) {
+      s = b->partial;
+      list_remove(&b->partial, s);
+      b->cur = s;
+      s->where = CP_IN_CUR;
+      continue;
+    }
+    cp__lock();
+    s = adopt_orphan(t, cls);
+    if (!s) {
+      sweep_orphans();
+      cp_arena_t *a = cp__current_arena();
+      uint32_t slot = cp__slot_bytes(t->slot, cls);
+      s = cp__slab_new(a, t, cls, t->slot, cp__slots_per_slab(slot), try_only);
+      if (!s) {
+        cp__note_exhausted();
+        cp__unlock();
+        return NULL;
+      }
+      if (!a->wide)
+        cp__watch_high_water();
+      note_peak(t);
+    }
+    cp__unlock();
+    bin_take(h, tb, s);
+  }
+}
+
+/* Takes the first free slot of s (the owner's). */
+static inline void *slab_pop(cp_slab_t *s) {
+  char *p = s->start + s->free;
+  s->free = *(uint32_t *)p;
+  s->used++;
+  if (CP_UNLIKELY(cp__debug)) {
+    uint64_t i = cp__slot_index(s, (uint64_t)(p - s->start));
+    __atomic_fetch_or(&s->live[i >> 6], (uint64_t)1 << (i & 63),
+                      __ATOMIC_RELAXED);
+  }
+  return p;
+}
+
+static void *alloc_block(cp_heap_t *h, cp_type_t *t, uint64_t n,
+                         bool try_only) {
+  cp_tbin_t *tb = tbin_of(h, t);
+  cp__lock();
+  cp_arena_t *a = cp__current_arena();
+  cp_slab_t *s = cp__block_new(a, t, t->slot, n, try_only);
+  if (!s) {
+    cp__note_exhausted();
+    cp__unlock();
+    return NULL;
+  }
+  if (!a->wide)
+    cp__watch_high_water();
+  note_peak(t);
+  cp__unlock();
+  count_alloc(tb, (int64_t)n);
+  /* Fresh runs from the buddy are zero only the first time. */
+  memset(s->start, 0, (size_t)s->slot * n);
+  return s->start;
+}
+
+void *cp__alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only) {
+  cp_type_t *t = type_of(d);
+  cp_heap_t *h = cp__my_heap();
+  if (cls == 0 && (size_t)cp__slot_bytes(t->slot, 0) > CP_LARGE_OBJECT)
+    return alloc_block(h, t, 1, try_only);
+  cp_tbin_t *tb = tbin_of(h, t);
+  cp_slab_t *s = tb->bins[cls].cur;
+  if (s->free == CP_NONE)
+    s = bin_refill(h, tb, t, cls, try_only);
+  if (!s)
+    return NULL;
+  char *p = slab_pop(s);
+  count_alloc(tb, s->elems);
+  cp__zero_slot(p, s->slot);
+  return p;
 }
 
 static inline __attribute__((always_inline)) void *
 alloc_one(cp_type_desc_t *d, bool try_only) {
-  cp_type_t *t = type_of(d);
-  cp__lock();
-  void *p = cp__slab_take(t, 0);
-  if (CP_UNLIKELY(!p))
-    p = cp__alloc_in(cp__current_arena(), t, 0, try_only);
-  if (CP_UNLIKELY(!p))
-    cp__note_exhausted();
-  cp__unlock();
-  return p;
+  cp_type_t *t = cp__type_peek(d);
+  cp_heap_t *h = cp__heap;
+  if (CP_LIKELY(t != NULL && t->id < h->nfast)) {
+    cp_tbin_t *tb = &h->tb[t->id];
+    cp_slab_t *s = tb->bins[0].cur;
+    uint32_t off = s->free;
+    if (CP_LIKELY(off != CP_NONE)) {
+      char *p = s->start + off;
+      s->free = *(uint32_t *)p;
+      s->used++;
+      count_alloc(tb, 1);
+      cp__zero_slot(p, s->slot);
+      return p;
+    }
+  }
+  return cp__alloc_slow(d, 0, try_only);
 }
 
 void *cp_alloc(cp_type_desc_t *d) { return alloc_one(d, false); }
@@ -151,16 +518,9 @@ static void *alloc_array(cp_type_desc_t *d, size_t n, bool try_only) {
   uint32_t cls = 1;
   while (cls < CP_NCLASSES - 1 && ((size_t)1 << cls) < n)
     cls++;
-  cp__lock();
-  void *p;
   if (((size_t)1 << cls) >= n && ((size_t)t->slot << cls) <= CP_SMALL_ARRAY)
-    p = cp__alloc_in(cp__current_arena(), t, cls, try_only);
-  else
-    p = cp__alloc_block_in(cp__current_arena(), t, n, try_only);
-  if (CP_UNLIKELY(!p))
-    cp__note_exhausted();
-  cp__unlock();
-  return p;
+    return cp__alloc_slow(d, cls, try_only);
+  return alloc_block(cp__my_heap(), t, n, try_only);
 }
 
 void *cp_alloc_array(cp_type_desc_t *d, size_t n) {
@@ -169,6 +529,8 @@ void *cp_alloc_array(cp_type_desc_t *d, size_t n) {
 void *cp_try_alloc_array(cp_type_desc_t *d, size_t n) {
   return alloc_array(d, n, true);
 }
+
+/* ---- free ---------------------------------------------------------------- */
 
 cp_slab_t *cp__find_slab(const void *p) {
   cp_slab_t *s = cp__slab_of(&cp__compact_arena, p);
@@ -183,21 +545,91 @@ static _Noreturn void foreign_free(const void *p) {
             p, cp__wide ? "wide" : "compact");
 }
 
-void cp_free(void *p) {
-  if (!p)
-    return;
+/* The owner frees slot p of s, which has been validated. */
+static void free_local(cp_heap_t *h, cp_slab_t *s, void *p, uintptr_t o) {
+  *(uint32_t *)p = s->free;
+  s->free = (uint32_t)((char *)p - s->start);
+  cp_bin_t *b = &CP_OWN_GET(s->bin)->bins[s->cls];
+  if (o & CP_OWNER_FULL)
+    bin_to_partial(h, b, s);
+  if (--s->used == 0)
+    maybe_release(b, s);
+}
+
+static void free_block(cp_slab_t *s, void *p) {
+  if ((char *)p != s->start)
+    cp__bad_pointer("free", s, p);
+  cp_heap_t *h = cp__my_heap();
+  count_free(tbin_of(h, s->type), (int64_t)s->count);
   cp__lock();
-  cp_arena_t *a = cp__current_arena();
-  cp_slab_t *s = cp__slab_of(a, p);
+  cp__slab_release(cp__current_arena(), s);
+  cp__unlock();
+}
+
+void cp__free_slow(cp_slab_t *s, void *p) {
+  uintptr_t o = cp__owner(s);
+  if (o & CP_OWNER_BLOCK) {
+    free_block(s, p);
+    return;
+  }
+  uint64_t off = (uint64_t)((char *)p - s->start);
+  uint64_t i = cp__slot_index(s, off);
+  if (i >= cp__bump(s) || i * s->slot != off)
+    cp__bad_pointer("free", s, p);
+  if (cp__debug) {
+    uint64_t bit = (uint64_t)1 << (i & 63);
+    if (!(__atomic_fetch_and(&s->live[i >> 6], ~bit, __ATOMIC_RELAXED) & bit))
+      cp__bad_pointer("free", s, p);
+  } else if (cp__slot_marked(s->slot)) {
+    uint64_t m = cp__mark_of(p);
+    if (m == cp__mark_freed || m == cp__mark_fresh)
+      cp__bad_pointer("free", s, p);
+  }
+  if (cp__slot_marked(s->slot))
+    cp__mark_set(p, cp__mark_freed);
+  cp_heap_t *h = cp__my_heap();
+  count_free(tbin_of(h, s->type), s->elems);
+  if ((o & ~CP_OWNER_FLAGS) == (uintptr_t)h) {
+    free_local(h, s, p, o);
+    return;
+  }
+  cp__slab_push_remote(s, p);
+  if (o == 0)
+    __atomic_fetch_add(&orphan_frees, 1, __ATOMIC_RELAXED);
+}
+
+void cp_free(void *p) {
+  const cp_arena_t *a = cp__current_arena();
+  uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)a->base);
+  if (CP_UNLIKELY(off >= ((uint64_t)a->npages << CP_PAGE_SHIFT))) {
+    if (!p)
+      return;
+    foreign_free(p);
+  }
+  cp_slab_t *s = a->pagemap[off >> CP_PAGE_SHIFT];
   if (CP_UNLIKELY(!s))
     foreign_free(p);
-  if (CP_LIKELY(s->kind == CP_SLAB))
-    cp__slab_put(a, s, p);
-  else if ((char *)p == s->start)
-    cp__block_free(a, s);
-  else
-    cp__bad_free(s, p);
-  cp__unlock();
+  uint64_t so = (uint64_t)((char *)p - s->start);
+  uint64_t i = cp__slot_index(s, so);
+  if (CP_LIKELY(__atomic_load_n(&s->owner, __ATOMIC_RELAXED) ==
+                    (uintptr_t)cp__heap &&
+                i * s->slot == so && i < cp__bump(s))) {
+    if (cp__slot_marked(s->slot)) {
+      uint64_t m = cp__mark_of(p);
+      if (CP_UNLIKELY(m == cp__mark_freed || m == cp__mark_fresh))
+        cp__bad_pointer("free", s, p);
+      cp__mark_set(p, cp__mark_freed);
+    }
+    *(uint32_t *)p = s->free;
+    s->free = (uint32_t)so;
+    count_free(CP_OWN_GET(s->bin), s->elems);
+    if (CP_UNLIKELY(--s->used == 0)) {
+      cp_bin_t *b = &CP_OWN_GET(s->bin)->bins[s->cls];
+      maybe_release(b, s);
+    }
+    return;
+  }
+  cp__free_slow(s, p);
 }
 
 size_t cp_object_count(const void *p) {
@@ -215,7 +647,6 @@ void *cp_realloc_array(cp_type_desc_t *d, void *p, size_t n) {
     return NULL;
   }
   cp_type_t *t = type_of(d);
-  cp__lock();
   cp_slab_t *s = cp__slab_of(cp__current_arena(), p);
   if (!s)
     foreign_free(p);
@@ -234,28 +665,208 @@ void *cp_realloc_array(cp_type_desc_t *d, void *p, size_t n) {
      * allocation does, and no stale handle stays behind in the capacity
      * for the switch and the verifier to follow. */
     memset((char *)p + n * elem, 0, (old - n) * elem);
-    cp__unlock();
     return p;
   }
-  cp__unlock();
   void *q = cp_alloc_array(d, n);
   memcpy(q, p, elem * (n < old ? n : old));
   cp_free(p);
   return q;
 }
 
-int cp_thread_register(void) {
-  cp__lock();
-  cp__threads++;
-  cp__unlock();
-  return 0;
+/* ---- the end of a heap --------------------------------------------------- */
+
+typedef void (*slab_fn)(cp_heap_t *h, cp_slab_t *s, void *ctx);
+
+/* Calls fn on every slab h owns; fn may unlink the slab it is given. */
+static void each_owned(cp_heap_t *h, slab_fn fn, void *ctx) {
+  for (uint32_t k = 0; k < h->ntb; k++)
+    for (uint32_t c = 0; c < CP_NCLASSES; c++) {
+      cp_bin_t *b = &h->tb[k].bins[c];
+      if (b->cur != &cp__slab_none)
+        fn(h, b->cur, ctx);
+      for (cp_slab_t *s = b->partial, *n; s; s = n) {
+        n = s->next;
+        fn(h, s, ctx);
+      }
+      for (cp_slab_t *s = b->full, *n; s; s = n) {
+        n = s->next;
+        fn(h, s, ctx);
+      }
+    }
 }
 
-int cp_thread_unregister(void) {
+static void disarm_one(cp_heap_t *h, cp_slab_t *s, void *ctx) {
+  (void)h;
+  cp__slab_disarm(s);
+  if (s->note == CP_NOTE_PENDING)
+    ++*(int *)ctx;
+}
+
+static void quiet_one(cp_heap_t *h, cp_slab_t *s, void *ctx) {
+  (void)h, (void)ctx;
+  cp__slab_wait_quiet(s);
+}
+
+/* Every slab of h goes back to the buddy (empty) or to its type's orphans.
+ * Heap lock held; no freer is NOTIFYING any of them. */
+static void orphan_one(cp_heap_t *h, cp_slab_t *s, void *ctx) {
+  (void)h, (void)ctx;
+  cp__slab_collect(s);
+  set_owner(s, 0);
+  CP_OWN_SET(s->bin, NULL);
+  s->note = CP_NOTE_OFF;
+  s->next = s->prev = NULL;
+  if (s->used == 0) {
+    cp__slab_release(cp__current_arena(), s);
+    return;
+  }
+  s->where = CP_IN_ORPHANS;
+  list_push(&s->type->orphans[s->cls], s);
+}
+
+/* Unlinks h and moves its counters to the types.  Heap lock held. */
+static void heap_forget(cp_heap_t *h) {
+  for (uint32_t k = 0; k < h->ntb && k < cp__ntypes; k++) {
+    cp_type_t *t = cp__types[k];
+    note_peak(t);
+    t->gone_allocs += h->tb[k].allocs;
+    t->gone_live += h->tb[k].live;
+    if (h->tb[k].peak > t->peak_seen && t->gone_allocs == h->tb[k].allocs)
+      t->peak_seen = h->tb[k].peak; /* the first heap to end: its own */
+  }
+  if (h->prev)
+    h->prev->next = h->next;
+  else
+    cp__heaps = h->next;
+  if (h->next)
+    h->next->prev = h->prev;
+}
+
+void cp__heap_abandon(cp_heap_t *h) {
+  /* No freer may push on h's stack once it is gone: disarm every slab,
+   * take in the ones already pushed, and wait out the pushes in flight. */
+  drain_notes(h);
+  int pending = 0;
+  each_owned(h, disarm_one, &pending);
+  while (pending) {
+    cp_slab_t *l = __atomic_exchange_n(&h->notes, NULL, __ATOMIC_ACQUIRE);
+    for (; l; l = l->next_note)
+      if (l->note == CP_NOTE_PENDING) {
+        l->note = CP_NOTE_OFF;
+        pending--;
+      }
+    if (pending)
+      sched_yield();
+  }
+  each_owned(h, quiet_one, NULL);
   cp__lock();
-  int r = cp__threads > 1 ? (cp__threads--, 0) : -1;
+  each_owned(h, orphan_one, NULL);
+  heap_forget(h);
   cp__unlock();
-  return r;
+  free(h->tb);
+  free(h);
+}
+
+/* In the child of fork: threads that were between two steps of the remote
+ * free protocol in the parent are gone, so flags are cleared by force. */
+static void reset_one(cp_heap_t *h, cp_slab_t *s, void *ctx) {
+  (void)ctx;
+  __atomic_fetch_and(&s->xfree, ~(CP_XF_NOTIFY | CP_XF_NOTIFYING),
+                     __ATOMIC_RELAXED);
+  s->note = CP_NOTE_OFF;
+  if (s->where == CP_IN_FULL) {
+    cp__slab_collect(s);
+    cp_bin_t *b = &h->tb[s->type->id].bins[s->cls];
+    if (s->free != CP_NONE || !cp__slab_arm(s)) {
+      cp__slab_collect(s);
+      bin_to_partial(h, b, s);
+    }
+  }
+}
+
+void cp__heap_after_fork(cp_heap_t *self) {
+  for (cp_heap_t *h = cp__heaps, *next; h; h = next) {
+    next = h->next;
+    h->notes = NULL;
+    each_owned(h, reset_one, NULL);
+    if (h == self)
+      continue;
+    each_owned(h, orphan_one, NULL);
+    heap_forget(h);
+    free(h->tb);
+    free(h);
+  }
+  for (uint32_t k = 0; k < cp__ntypes; k++)
+    for (uint32_t c = 0; c < CP_NCLASSES; c++)
+      for (cp_slab_t *s = cp__types[k]->orphans[c]; s; s = s->next)
+        __atomic_fetch_and(&s->xfree, ~(CP_XF_NOTIFY | CP_XF_NOTIFYING),
+                           __ATOMIC_RELAXED);
+}
+
+/* ---- the switch ---------------------------------------------------------- */
+
+void cp__heaps_forget_slabs(void) {
+  for (cp_heap_t *h = cp__heaps; h; h = h->next) {
+    h->notes = NULL;
+    for (uint32_t k = 0; k < h->ntb; k++)
+      for (uint32_t c = 0; c < CP_NCLASSES; c++)
+        h->tb[k].bins[c] = (cp_bin_t){&cp__slab_none, NULL, NULL};
+  }
+  for (uint32_t k = 0; k < cp__ntypes; k++)
+    for (uint32_t c = 0; c < CP_NCLASSES; c++)
+      cp__types[k]->orphans[c] = NULL;
+}
+
+void cp__heap_place(cp_heap_t *h, cp_slab_t *w, uint8_t where) {
+  w->next = w->prev = NULL;
+  w->note = CP_NOTE_OFF;
+  if (!h) {
+    set_owner(w, 0);
+    w->where = CP_IN_ORPHANS;
+    list_push(&w->type->orphans[w->cls], w);
+    return;
+  }
+  cp_tbin_t *tb = &h->tb[w->type->id];
+  cp_bin_t *b = &tb->bins[w->cls];
+  CP_OWN_SET(w->bin, tb);
+  bool room = w->free != CP_NONE || w->bump < w->nslots;
+  if (where == CP_IN_CUR && room && b->cur == &cp__slab_none) {
+    set_owner(w, owner_word(h, false));
+    b->cur = w;
+    w->where = CP_IN_CUR;
+  } else if (room) {
+    set_owner(w, owner_word(h, false));
+    w->where = CP_IN_PARTIAL;
+    list_push(&b->partial, w);
+  } else {
+    set_owner(w, owner_word(h, true));
+    w->where = CP_IN_FULL;
+    list_push(&b->full, w);
+    cp__slab_arm(w);
+  }
+}
+
+/* ---- the high-water mark and exhaustion ---------------------------------- */
+
+/* The compact arena grew: did it reach the high-water mark?  The switch
+ * itself waits for a safepoint. */
+void cp__watch_high_water(void) {
+  cp_arena_t *a = &cp__compact_arena;
+  if (a->used_pages >= a->high_water_pages && !cp__wide && !cp__pending() &&
+      cp__build == CP_BUILD_SWITCHABLE) {
+    cp__pending_since = cp__allocs_so_far();
+    cp__set_pending(1);
+  }
+}
+
+/* A try allocation found the compact arena exhausted (it returns NULL):
+ * the switch becomes pending whatever the mark says, so the caller's next
+ * safepoint makes room; nothing is forced here. */
+void cp__note_exhausted(void) {
+  if (!cp__wide && !cp__pending() && cp__build == CP_BUILD_SWITCHABLE) {
+    cp__pending_since = cp__allocs_so_far();
+    cp__set_pending(1);
+  }
 }
 
 _Noreturn void cp__exhausted(cp_arena_t *a, size_t request) {
@@ -271,7 +882,15 @@ _Noreturn void cp__exhausted(cp_arena_t *a, size_t request) {
               "-fplugin-arg-compactptr-mode=switchable or raise "
               "COMPACTPTR_ARENA_LIMIT)",
               (size_t)a->used_pages << CP_PAGE_SHIFT, reach, request);
-  if (cp__switch_pending)
+  if (cp__pending()) {
+    if (__atomic_load_n(&cp__stopping, __ATOMIC_ACQUIRE))
+      cp__fatal("the compact arena is exhausted (%zu bytes) while a switch to "
+                "wide mode waits for the program's threads to reach a "
+                "safepoint: this thread (it allocates under a compact body or "
+                "between safepoints) or another one has not reached one; "
+                "add cp_safepoint() calls to the threads' allocating loops, "
+                "or lower COMPACTPTR_HIGH_WATER to leave more headroom",
+                reach);
     cp__fatal("the compact arena is exhausted (%zu bytes) while a switch to "
               "wide mode is pending: the switch became pending %llu "
               "allocations ago and no safepoint was reached since; add a "
@@ -279,6 +898,7 @@ _Noreturn void cp__exhausted(cp_arena_t *a, size_t request) {
               "bodies), or lower COMPACTPTR_HIGH_WATER to leave more headroom",
               reach,
               (unsigned long long)(cp__allocs_so_far() - cp__pending_since));
+  }
   cp__fatal("the compact arena is exhausted (%zu bytes; it needed a new run "
             "of %zu bytes, more than is left) before a switch to wide mode "
             "became pending; add a cp_safepoint() call before this "

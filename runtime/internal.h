@@ -16,8 +16,11 @@
 #ifndef COMPACTPTR_RUNTIME
 #define COMPACTPTR_RUNTIME 1
 #endif
+/* The runtime calls the real pthread_create. */
+#define CP__RUNTIME_ITSELF 1
 #include "compactptr.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,6 +67,7 @@ typedef enum cp_option_id {
   CP_OPT_VERIFY,       /* walk and digest the heap around the switch */
   CP_OPT_DEBUG,        /* checked decode, free validation messages */
   CP_OPT_WIDE_RESERVE, /* bytes of address space reserved for wide mode */
+  CP_OPT_SAFEPOINT_TIMEOUT, /* ms the switch waits for a thread to stop */
   CP_OPT_COUNT
 } cp_option_id_t;
 
@@ -140,72 +144,106 @@ typedef struct cp_type {
   uint32_t id;               /* index in the registry */
   uint32_t compact_slot, wide_slot; /* slot sizes in bytes */
   uint32_t slot;             /* slot size of the current mode */
-  struct cp_slab *avail[CP_NCLASSES]; /* per class: slabs with free slots */
+  /* Heap lock: */
   struct cp_slab *all;       /* every slab and block (current mode) */
+  struct cp_slab *orphans[CP_NCLASSES]; /* per class: slabs of exited threads */
   /* flattened field program for the switch and verification */
   cp_copy_op_t *ops;
   uint32_t nops;
-  /* statistics; bytes are objects times the current slot size */
-  uint64_t live, peak, allocs, frees;
+  /* Statistics (heap lock): counts of heaps that are gone, and the largest
+   * live count seen; the live heaps keep their own (cp_tbin_t). */
+  uint64_t gone_allocs;
+  int64_t gone_live;
+  int64_t peak_seen;
   uint64_t switch_objects;
 } cp_type_t;
-
-/* Statistics change only through these. */
-#define CP_STAT_ALLOC(t, n)                                                    \
-  do {                                                                         \
-    (t)->allocs += (n);                                                        \
-    (t)->live += (n);                                                          \
-    if ((t)->live > (t)->peak)                                                 \
-      (t)->peak = (t)->live;                                                   \
-  } while (0)
-#define CP_STAT_FREE(t, n)                                                     \
-  do {                                                                         \
-    (t)->frees += (n);                                                         \
-    (t)->live -= (n);                                                          \
-  } while (0)
 
 extern cp_type_t **cp__types;
 extern uint32_t cp__ntypes;
 cp_type_t *cp__type_resolve(cp_type_desc_t *d);
 void cp__module_register(cp_module_t *m);
 extern cp_module_t *cp__modules;
+/* The type of a descriptor, or NULL before its first use: d->rt is written
+ * once, under the heap lock, and read by every thread's fast paths. */
+static inline cp_type_t *cp__type_peek(cp_type_desc_t *d) {
+  return __atomic_load_n(&d->rt, __ATOMIC_ACQUIRE);
+}
+
+/* A field only its owner thread writes, read by others (statistics, the
+ * switch) without a lock: relaxed atomics, which compile to plain moves. */
+#define CP_OWN_GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define CP_OWN_SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define CP_OWN_ADD(x, n) CP_OWN_SET(x, CP_OWN_GET(x) + (n))
 
 /* ---- slabs and blocks (slab.c) ------------------------------------------ */
 typedef enum { CP_SLAB = 0, CP_BLOCK = 1 } cp_slab_kind_t;
 
+/* The owner word of a slab: the owning heap's address, or 0 for an orphan
+ * (its thread exited), or'ed with flags that send the owner's own frees
+ * down its slow path. */
+#define CP_OWNER_FULL ((uintptr_t)1)  /* on its bin's full list */
+#define CP_OWNER_DEBUG ((uintptr_t)2) /* COMPACTPTR_DEBUG: the live bitmap */
+#define CP_OWNER_BLOCK ((uintptr_t)4) /* a block: no heap owns it */
+#define CP_OWNER_FLAGS ((uintptr_t)7)
+
+/* The remote-free word: the head of the list of slots other threads freed
+ * (a byte offset, CP_NONE when empty) in the low 32 bits, and two flags of
+ * the full-slab notification (slab.c). */
+#define CP_XF_HEAD ((uint64_t)UINT32_MAX)
+#define CP_XF_NOTIFY ((uint64_t)1 << 32)    /* owner: tell me of a free */
+#define CP_XF_NOTIFYING ((uint64_t)1 << 33) /* a freer is telling it */
+
+/* Where a slab is in its owner's bin (owner-only). */
+enum { CP_IN_NONE, CP_IN_CUR, CP_IN_PARTIAL, CP_IN_FULL, CP_IN_ORPHANS };
+/* The full-slab notification, seen from the owner (slab.c). */
+enum { CP_NOTE_OFF, CP_NOTE_ARMED, CP_NOTE_PENDING };
+
+struct cp_heap;
+struct cp_tbin;
+
 typedef struct cp_slab {
-  /* First cache line: everything address translation reads. */
+  /* First cache line: what the fast paths and address translation read. */
   char *start;
   uint64_t magic;        /* 2^64 / slot + 1: slot index without a divide */
-  uint64_t elem_magic;   /* 2^64 / elem + 1 */
+  uintptr_t owner;       /* heap | CP_OWNER_* (atomic) */
+  struct cp_tbin *bin;   /* owner: its counters for this type */
+  char *wide_start;      /* during the switch: the counterpart's start */
   uint32_t slot;         /* SLAB: bytes per slot (elems * elem); BLOCK: elem */
-  uint32_t elem;         /* bytes per element, in this slab's layout */
-  uint32_t elems;        /* SLAB: elements per slot (1 or 2^cls) */
-  uint32_t nslots;       /* SLAB: capacity; BLOCK: 1 */
-  char *wide_start;      /* during the switch: the counterpart's start, */
-  uint32_t wide_slot;    /* slot and element sizes */
-  uint32_t wide_elem;
+  uint32_t bump;         /* slots ever put on the free list (a prefix);
+                            BLOCK: 1.  Written by the owner (atomic). */
+  uint32_t free;         /* owner: offset of the first free slot or CP_NONE;
+                            each free slot holds the next offset */
+  uint32_t used;         /* owner: slots handed out, not freed back to it */
+  uint32_t wide_slot;    /* during the switch: the counterpart's slot */
+  uint16_t elems;        /* SLAB: elements per slot (1 or 2^cls) */
   uint8_t kind;          /* cp_slab_kind_t */
   uint8_t cls;           /* SLAB: size class */
-  uint8_t in_avail;
-  uint8_t wide;
   /* The rest. */
+  uint64_t elem_magic;   /* 2^64 / elem + 1 */
+  uint64_t xfree;        /* remote frees and notification (atomic) */
   cp_type_t *type;
   uint64_t count;        /* BLOCK: elements; SLAB: 1 */
-  uint32_t bump;         /* SLAB: slots ever handed out (prefix) */
-  uint32_t used;         /* SLAB: live slots; BLOCK: 1 */
-  uint32_t free_head;    /* SLAB: index of the first free slot or CP_NONE;
-                            each free slot holds the next index */
+  uint32_t elem;         /* bytes per element, in this slab's layout */
+  uint32_t nslots;       /* SLAB: capacity; BLOCK: 1 */
+  uint32_t wide_elem;    /* during the switch: the counterpart's element */
   uint32_t page;         /* first page in its arena */
-  uint8_t order;         /* buddy order of the run */
   uint32_t seq;          /* position in the type's list, for the verifier */
-  struct cp_slab *next_avail, *prev_avail;
-  struct cp_slab *next_all, *prev_all;
-  struct cp_slab *counterpart; /* during the switch: the wide slab */
-  uint64_t *live;        /* SLAB: one bit per slot */
+  uint8_t order;         /* buddy order of the run */
+  uint8_t wide;
+  uint8_t where;         /* owner: CP_IN_* */
+  uint8_t note;          /* owner: CP_NOTE_* */
+  struct cp_slab *next, *prev;          /* owner's bin list, or orphans */
+  struct cp_slab *next_all, *prev_all;  /* the type's list (heap lock) */
+  struct cp_slab *next_note;            /* owner's notification stack */
+  struct cp_slab *counterpart;          /* during the switch: wide slab */
+  uint64_t *live;        /* SLAB: one bit per slot; exact while
+                            COMPACTPTR_DEBUG=1 and after cp__slab_sync */
 } cp_slab_t;
-_Static_assert(offsetof(cp_slab_t, type) <= 64,
-               "translation fields fit one cache line");
+_Static_assert(offsetof(cp_slab_t, elem_magic) == 64,
+               "fast-path and translation fields fill one cache line");
+
+/* The empty slab every bin starts with: no free slot, no owner. */
+extern cp_slab_t cp__slab_none;
 
 static inline uint64_t cp__slot_magic(uint32_t slot) {
   return UINT64_MAX / slot + 1;
@@ -215,10 +253,16 @@ static inline uint64_t cp__slot_index(const cp_slab_t *s, uint64_t off) {
   return (uint64_t)(((unsigned __int128)off * s->magic) >> 64);
 }
 static inline bool cp__slot_is_live(const cp_slab_t *s, uint32_t i) {
-  return (s->live[i >> 6] >> (i & 63)) & 1;
+  return (__atomic_load_n(&s->live[i >> 6], __ATOMIC_RELAXED) >> (i & 63)) & 1;
 }
 static inline uint64_t cp__elem_index(const cp_slab_t *s, uint64_t off) {
   return (uint64_t)(((unsigned __int128)off * s->elem_magic) >> 64);
+}
+static inline uintptr_t cp__owner(const cp_slab_t *s) {
+  return __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
+}
+static inline uint32_t cp__bump(const cp_slab_t *s) {
+  return __atomic_load_n(&s->bump, __ATOMIC_RELAXED);
 }
 
 /* Where an offset into slab or block s falls: slot index, element within
@@ -239,12 +283,9 @@ static inline cp_place_t cp__slab_locate(const cp_slab_t *s, uint64_t off) {
   return pl;
 }
 
-/* Slow path of cp__slab_take: an object (cls 0) or a small array of
- * 2^cls elements from a new slab. */
-void *cp__alloc_in(cp_arena_t *a, cp_type_t *t, uint32_t cls, bool try_only);
-void *cp__alloc_block_in(cp_arena_t *a, cp_type_t *t, uint64_t n,
-                         bool try_only);
-/* A slab of nslots slots of 2^cls elements of elem bytes. */
+/* A slab of nslots slots of 2^cls elements of elem bytes, or a block of
+ * count elements, linked on the type's list; NULL (try_only) or fatal when
+ * the arena has no run left.  Heap lock held. */
 cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
                         uint32_t elem, uint32_t nslots, bool try_only);
 cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
@@ -259,10 +300,8 @@ static inline uint32_t cp__slot_bytes(uint32_t elem, uint32_t cls) {
 }
 /* Slots per new slab of slot bytes: at least 64 KiB and about 16 slots. */
 uint32_t cp__slots_per_slab(uint32_t slot);
+/* Unlinks s from its type, unmaps and returns its run.  Heap lock held. */
 void cp__slab_release(cp_arena_t *a, cp_slab_t *s);
-void cp__block_free(cp_arena_t *a, cp_slab_t *s);
-void cp__slab_rebuild_free_list(cp_slab_t *s);
-void cp__slab_link(cp_type_t *t, cp_slab_t *s);
 /* Finds the slab or block holding p in a, or NULL. */
 static inline cp_slab_t *cp__slab_of(const cp_arena_t *a, const void *p) {
   if (!cp__arena_contains(a, p))
@@ -270,28 +309,73 @@ static inline cp_slab_t *cp__slab_of(const cp_arena_t *a, const void *p) {
   return a->pagemap[cp__arena_page(a, p)];
 }
 bool cp__slab_is_valid(const cp_slab_t *s);
-/* Slow paths of the inline fast paths below. */
-void cp__slab_became_full(cp_type_t *t, cp_slab_t *s);
-void cp__slab_after_free(cp_arena_t *a, cp_slab_t *s);
-_Noreturn void cp__bad_free(const cp_slab_t *s, const void *p);
 /* Bytes from s->start to one past its last slot or element. */
 static inline uint64_t cp__span_of(const cp_slab_t *s) {
   return s->kind == CP_BLOCK ? s->count * s->elem
                              : (uint64_t)s->slot * s->nslots;
 }
-/* Is p the start of a live slot of slab s, or the start of block s? */
-static inline bool cp__is_object_start(const cp_slab_t *s, const void *p) {
-  uint64_t off = (uint64_t)((const char *)p - s->start);
-  if (s->kind == CP_BLOCK)
-    return off == 0;
-  uint64_t i = cp__slot_index(s, off);
-  return i < s->bump && i * s->slot == off &&
-         cp__slot_is_live(s, (uint32_t)i);
+
+/* Owner side of a slab (slab.c). */
+/* Links never-used slots onto the free list, up to the end of the page
+ * that holds the next one; false when the slab has none left. */
+bool cp__slab_extend(cp_slab_t *s);
+/* Moves the slots other threads freed onto the free list; returns how
+ * many.  Owner (or heap lock for orphans). */
+uint32_t cp__slab_collect(cp_slab_t *s);
+/* Asks freers to push s on its owner's notification stack; false (and
+ * nothing armed) when remote frees are already waiting.  Owner. */
+bool cp__slab_arm(cp_slab_t *s);
+/* Withdraws the request; a freer that took it already leaves the slab
+ * pending on the stack.  Owner. */
+void cp__slab_disarm(cp_slab_t *s);
+/* True when no freer is between taking the notification and finishing
+ * the push. */
+bool cp__slab_quiet(const cp_slab_t *s);
+/* Spins until cp__slab_quiet (a freer in that window never waits). */
+void cp__slab_wait_quiet(const cp_slab_t *s);
+/* Pushes slot p (already marked free) on the remote list; tells the owner
+ * when it asked to be told.  Any thread. */
+void cp__slab_push_remote(cp_slab_t *s, void *p);
+/* Recomputes the live bitmap and `used` from bump and every free list, and
+ * empties the remote list into the free list.  World stopped. */
+void cp__slab_sync(cp_slab_t *s);
+/* Rebuilds the free list (and marks) from the live bitmap.  World stopped. */
+void cp__slab_rebuild_free_list(cp_slab_t *s);
+
+/* Marks written into free slots of 12 bytes or more (bytes 4..11): one
+ * when a slot is freed, another when it is put on the free list without
+ * ever having been handed out.  Random per process. */
+extern uint64_t cp__mark_freed, cp__mark_fresh;
+static inline bool cp__slot_marked(uint32_t slot) { return slot >= 12; }
+static inline uint64_t cp__mark_of(const void *p) {
+  uint64_t m;
+  __builtin_memcpy(&m, (const char *)p + 4, 8);
+  return m;
 }
+static inline void cp__mark_set(void *p, uint64_t m) {
+  __builtin_memcpy((char *)p + 4, &m, 8);
+}
+
+/* Is slot i of s live?  The live bitmap under COMPACTPTR_DEBUG=1; otherwise
+ * the marks for slots of 12 bytes or more, and "yes" for smaller ones.  (The
+ * switch and the verifier read the bitmap after cp__slab_sync.) */
+static inline bool cp__slot_live_now(const cp_slab_t *s, uint32_t i) {
+  if (i >= cp__bump(s))
+    return false;
+  if (cp__debug || !cp__slot_marked(s->slot))
+    return !cp__debug || cp__slot_is_live(s, i);
+  uint64_t m = cp__mark_of(s->start + (size_t)i * s->slot);
+  return m != cp__mark_freed && m != cp__mark_fresh;
+}
+
 /* Fatal: p is not the start of a live object or array of s; `op` names
- * the call ("free", "realloc"). */
+ * the call ("free", "realloc"); `why` is what the check found. */
 _Noreturn void cp__bad_pointer(const char *op, const cp_slab_t *s,
                                const void *p);
+/* Is p the start of a live slot of slab s (or the start of block s)?  Exact
+ * under COMPACTPTR_DEBUG=1 and with the world stopped; otherwise the marks
+ * decide for slots of 12 bytes or more. */
+bool cp__is_object_start(const cp_slab_t *s, const void *p);
 
 /* memset(p, 0, n) for a slot: n is a multiple of 4.  Small slots are
  * cleared with a few possibly overlapping stores instead of a call. */
@@ -314,49 +398,64 @@ static inline void cp__zero_slot(char *p, uint32_t n) {
   }
 }
 
-/* A zeroed slot of class cls from the type's first slab with room, or NULL
- * if it has none (then cp__alloc_in takes the slow path).  Lock held. */
-static inline void *cp__slab_take(cp_type_t *t, uint32_t cls) {
-  cp_slab_t *s = t->avail[cls];
-  if (CP_UNLIKELY(!s))
-    return NULL;
-  uint32_t i = s->free_head;
-  char *p;
-  if (i != CP_NONE) {
-    p = s->start + (size_t)i * s->slot;
-    s->free_head = *(uint32_t *)p;
-  } else {
-    i = s->bump++;
-    p = s->start + (size_t)i * s->slot;
-  }
-  s->live[i >> 6] |= (uint64_t)1 << (i & 63);
-  if (CP_UNLIKELY(++s->used == s->nslots))
-    cp__slab_became_full(t, s);
-  CP_STAT_ALLOC(t, s->elems);
-  cp__zero_slot(p, s->slot);
-  return p;
-}
+/* ---- per-thread heaps (heap.c) ------------------------------------------ */
+/* The slabs of one size class of one type that one heap owns: the slab
+ * allocations come from, slabs with free slots, and full slabs. */
+typedef struct cp_bin {
+  cp_slab_t *cur;        /* never NULL: &cp__slab_none when it has none */
+  cp_slab_t *partial, *full;
+} cp_bin_t;
 
-/* Frees p in slab s of arena a, validating it.  Lock held. */
-static inline void cp__slab_put(cp_arena_t *a, cp_slab_t *s, void *p) {
-  uint64_t off = (uint64_t)((char *)p - s->start);
-  uint64_t i = cp__slot_index(s, off);
-  uint64_t bit = (uint64_t)1 << (i & 63);
-  /* i >= bump first: an address in the slab's tail, past its last slot,
-   * has no bit in the live bitmap. */
-  if (CP_UNLIKELY(i >= s->bump || i * s->slot != off ||
-                  !(s->live[i >> 6] & bit)))
-    cp__bad_free(s, p);
-  s->live[i >> 6] &= ~bit;
-  *(uint32_t *)p = s->free_head;
-  s->free_head = (uint32_t)i;
-  CP_STAT_FREE(s->type, s->elems);
-  /* The next allocation should reuse this slot while its line is hot, so
-   * the slab moves to the front of its class's list. */
-  if (CP_UNLIKELY(s->used-- == s->nslots || s->used == 0 ||
-                  s->type->avail[s->cls] != s))
-    cp__slab_after_free(a, s);
-}
+/* Per heap and type: counters (elements), then the bins.  The counters
+ * and bin 0 share the first cache line, which the fast paths touch. */
+typedef struct cp_tbin {
+  uint64_t allocs;       /* owner-written (CP_OWN_*), read by statistics */
+  int64_t live;          /* allocations minus frees made by this heap's
+                            thread (frees of other heaps' objects count
+                            here: the sum over heaps is exact) */
+  int64_t peak;
+  cp_bin_t bins[CP_NCLASSES];
+} cp_tbin_t;
+
+typedef struct cp_heap {
+  cp_tbin_t *tb;         /* per type id; grown by the owner under the heap
+                            lock, read by statistics under it */
+  uint32_t ntb;          /* entries of tb */
+  uint32_t nfast;        /* type ids below take the inline fast paths: ntb,
+                            or 0 under COMPACTPTR_DEBUG=1 */
+  cp_slab_t *notes;      /* notification stack: full slabs that got remote
+                            frees (atomic; pushed by freers, emptied by the
+                            owner) */
+  struct cp_thread *thread;
+  struct cp_heap *next, *prev; /* every heap (heap lock) */
+} cp_heap_t;
+
+/* The calling thread's heap; &cp__heap_empty (no types, no slabs) until the
+ * thread first allocates or frees, and again after its exit hook ran. */
+extern _Thread_local cp_heap_t *cp__heap CP__TLS;
+extern cp_heap_t cp__heap_empty;
+extern cp_heap_t *cp__heaps; /* every live heap (heap lock) */
+
+/* Allocation and free slow paths, with statistics. */
+void *cp__alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only);
+void cp__free_slow(cp_slab_t *s, void *p);
+/* A new heap for the calling thread, and its end: slabs with live objects
+ * become orphans, empty ones go back to the buddy, counters go to the
+ * types.  Heap lock taken inside. */
+cp_heap_t *cp__heap_new(void);
+void cp__heap_abandon(cp_heap_t *h);
+/* After fork, in the child: the heaps of threads that do not exist there
+ * are abandoned, and the caller's own heap is resynchronised (freers that
+ * were between steps in the parent left flags behind).  Locks held. */
+void cp__heap_after_fork(cp_heap_t *self);
+/* The switch: every heap's bins are emptied before the copy and refilled
+ * with the wide counterparts after it.  World stopped, heap lock held. */
+void cp__heaps_forget_slabs(void);
+void cp__heap_place(cp_heap_t *h, cp_slab_t *w, uint8_t where);
+/* Totals over heaps and gone heaps.  Heap lock held. */
+void cp__type_counts(const cp_type_t *t, uint64_t *allocs, int64_t *live);
+/* The largest live count of t (exact while one heap has served it). */
+int64_t cp__type_peak(cp_type_t *t);
 
 /* ---- process state (heap.c) --------------------------------------------- */
 extern cp_arena_t cp__compact_arena;
@@ -364,45 +463,115 @@ extern cp_arena_t cp__wide_arena;
 extern uint32_t cp__build;          /* CP_BUILD_* of the process */
 extern bool cp__build_known;
 extern uint64_t cp__pending_since;  /* cp__allocs_so_far() when it became pending */
-uint64_t cp__allocs_so_far(void);   /* allocations of every type, ever */
-/* Called when the compact arena's use grows: may make the switch pending. */
+uint64_t cp__allocs_so_far(void);   /* allocations of every type, ever; heap lock */
+/* Called when the compact arena's use grows: may make the switch pending.
+ * Heap lock held. */
 void cp__watch_high_water(void);
-/* A try allocation failed in the compact arena: makes the switch pending. */
+/* A try allocation failed in the compact arena: makes the switch pending.
+ * Heap lock held. */
 void cp__note_exhausted(void);
-extern int cp__threads;
 void cp__init(void);
-/* Reserves the arena of the process's build mode; lock held. */
+/* Reserves the arena of the process's build mode; heap lock held. */
 void cp__heap_setup(void);
 /* Reserves the wide arena if it is not yet; fatal on failure. */
 void cp__wide_arena_setup(void);
-/* Single-threaded processes skip the lock: __libc_single_threaded only goes
- * from true to false, and only while this thread creates another, which no
- * runtime call does, so a call that skipped the lock cannot overlap one that
- * takes it, and unlock sees what lock saw.  The mutex is recursive. */
-void cp__lock_slow(void);
-void cp__unlock_slow(void);
-extern char __libc_single_threaded;
-static inline void cp__lock(void) {
-  if (CP_UNLIKELY(!__libc_single_threaded))
-    cp__lock_slow();
-}
-static inline void cp__unlock(void) {
-  if (CP_UNLIKELY(!__libc_single_threaded))
-    cp__unlock_slow();
-}
+/* The heap lock: buddy, arenas, page maps, the type registry, slab lists
+ * of types, orphans, the list of heaps, blocks and roots. */
+void cp__lock(void);
+void cp__unlock(void);
 static inline cp_arena_t *cp__current_arena(void) {
   return cp__wide ? &cp__wide_arena : &cp__compact_arena;
 }
 /* Where p lives: its slab/block, searching both arenas; NULL if foreign. */
 cp_slab_t *cp__find_slab(const void *p);
-bool cp__heap_is_valid(void);
 _Noreturn void cp__exhausted(cp_arena_t *a, size_t request);
+static inline void cp__set_pending(int v) {
+  __atomic_store_n(&cp__switch_pending, v, __ATOMIC_SEQ_CST);
+}
+static inline int cp__pending(void) {
+  return __atomic_load_n(&cp__switch_pending, __ATOMIC_SEQ_CST);
+}
+
+/* ---- threads (thread.c) -------------------------------------------------- */
+/* A thread's state, as the stop-the-world switch sees it (safepoint.c). */
+enum {
+  CP_TS_STARTING,  /* created by cp_thread_create, not yet running: safe */
+  CP_TS_RUNNING,   /* anywhere but the places below: not safe */
+  CP_TS_PARKED,    /* waiting at a safepoint: safe */
+  CP_TS_NATIVE,    /* in a native region entered outside compact bodies */
+  CP_TS_HELD,      /* NATIVE, and the switch holds it there: safe */
+  CP_TS_NATIVE_UNSAFE /* in a native region entered under a compact body */
+};
+
+typedef struct cp_thread {
+  struct cp_thread *next, *prev; /* the registry (registry lock) */
+  int state;             /* CP_TS_* (atomic) */
+  int tid;               /* kernel thread id */
+  uint32_t seq;          /* 1 for the first thread, then in attach order */
+  unsigned native_depth; /* cp__compact_depth when it entered native */
+  unsigned native_nest;  /* native regions entered and not left (owner) */
+  unsigned deferred_depth; /* at its last safepoint deferred under a compact
+                              body (atomic), 0 if none */
+  cp_frame_t **frames;   /* the thread's cp__frame_top */
+  cp_heap_t *heap;
+  char *stack_lo, *stack_hi; /* its stack block (thread-local storage too) */
+  /* cp_thread_create: start routine and argument (a root until it runs). */
+  void *(*start_fn)(void *);
+  void *start_arg;
+} cp_thread_t;
+
+/* The calling thread's record, NULL until it is known. */
+extern _Thread_local cp_thread_t *cp__self CP__TLS;
+/* Known threads (registry lock). */
+extern cp_thread_t *cp__threads_list;
+extern uint32_t cp__nthreads;
+/* The registry lock: the list of threads, their states and the
+ * handshake.  Taken before the heap lock, never after it. */
+void cp__reg_lock(void);
+void cp__reg_unlock(void);
+extern pthread_mutex_t cp__reg_mutex;
+/* The calling thread's record, made (and its heap) on first use. */
+cp_thread_t *cp__thread_attach(void);
+static inline cp_thread_t *cp__thread(void) {
+  cp_thread_t *t = cp__self;
+  return CP_LIKELY(t != NULL) ? t : cp__thread_attach();
+}
+/* The thread's heap, made on first use. */
+static inline cp_heap_t *cp__my_heap(void) {
+  cp_heap_t *h = cp__heap;
+  return CP_LIKELY(h != &cp__heap_empty) ? h : cp__thread_attach()->heap;
+}
+/* Is the kernel thread still there?  (A thread whose exit hook could not
+ * run, because a destructor that allocated outlived the rounds glibc
+ * allows, stays registered.) */
+bool cp__thread_alive(const cp_thread_t *t);
+/* Forgets a thread that is gone without its exit hook: abandons its heap.
+ * Registry lock held. */
+void cp__thread_reap(cp_thread_t *t);
+
+/* ---- safepoints and the handshake (safepoint.c) ------------------------- */
+/* The calling thread is at a safepoint (no compact body active, every
+ * compact pointer it holds is in a root): it runs the pending switch, or
+ * waits while another thread runs it.  `why` names the trigger. */
+void cp__safepoint(const char *why);
+/* The registry lock is held and a stop is in progress: the calling thread
+ * (not the leader) waits in state PARKED until the switch is over. */
+void cp__park(cp_thread_t *self);
+extern int cp__stopping; /* a leader is stopping the world (atomic) */
+extern uint64_t cp__safepoint_timeout_ms;
+/* After fork, in the child: no leader, no waiter; locks held. */
+void cp__safepoint_after_fork(void);
 
 /* ---- roots (roots.c) ---------------------------------------------------- */
 typedef void (*cp_root_visit_fn)(void **slot, cp_type_t *target, void *ctx);
 /* Calls fn on every native slot holding a compact pointer: static root
- * tables, registered roots, root arrays and this thread's shadow stack. */
+ * tables, registered roots, root arrays, every known thread's shadow stack
+ * and the arguments of threads not yet started.  World stopped, or a single
+ * thread. */
 void cp__roots_each(cp_root_visit_fn fn, void *ctx);
+/* Drops registered roots inside [lo, hi) (an exiting thread's stack and
+ * thread-local storage).  Heap lock held. */
+void cp__roots_forget_range(const char *lo, const char *hi);
 extern uint64_t cp__root_arrays, cp__root_array_bytes;
 
 /* ---- handles (handle.c) ------------------------------------------------- */
@@ -424,11 +593,14 @@ uint64_t cp__map_offset(const cp_type_t *t, uint64_t off);
 uint64_t cp__unmap_offset(const cp_type_t *t, uint64_t off);
 
 /* ---- the switch (switch.c) ---------------------------------------------- */
+/* Relocates the heap.  World stopped (every other thread parked, held in
+ * native or not started), registry lock held; takes the heap lock. */
 void cp__switch_run(const char *why);
 extern uint64_t cp__switch_count_objects, cp__switch_bytes_compact,
     cp__switch_bytes_wide, cp__switch_roots;
 extern double cp__switch_seconds, cp__switch_at;
 extern uint64_t cp__safepoints_deferred;
+extern uint32_t cp__switch_threads; /* threads stopped for the switch */
 /* The compact arena's limit and peak use, kept after it is released. */
 extern uint64_t cp__arena_limit_seen, cp__arena_peak_seen;
 /* Seconds in: wide slabs, copy, roots and release. */

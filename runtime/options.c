@@ -13,7 +13,12 @@
 #include <string.h>
 #include <strings.h>
 
-typedef enum { CP_KIND_SIZE, CP_KIND_PERCENT, CP_KIND_BOOL } cp_option_kind_t;
+typedef enum {
+  CP_KIND_SIZE,
+  CP_KIND_PERCENT,
+  CP_KIND_BOOL,
+  CP_KIND_MS
+} cp_option_kind_t;
 
 typedef struct cp_option {
   const char *name;
@@ -34,6 +39,9 @@ static cp_option_t options[] = {
     [CP_OPT_DEBUG] = {"DEBUG", CP_KIND_BOOL, 0},
     /* Address space reserved for wide-mode objects after the switch. */
     [CP_OPT_WIDE_RESERVE] = {"WIDE_RESERVE", CP_KIND_SIZE, (uint64_t)1 << 40},
+    /* How long the switch waits for every other thread to stop at a
+     * safepoint before it gives up, naming the thread, in milliseconds. */
+    [CP_OPT_SAFEPOINT_TIMEOUT] = {"SAFEPOINT_TIMEOUT", CP_KIND_MS, 10000},
 };
 _Static_assert(sizeof options / sizeof options[0] == CP_OPT_COUNT,
                "option table and cp_option_id_t disagree");
@@ -86,6 +94,23 @@ static void parse_one(cp_option_t *o) {
     if (errno || end == s || *end || p < 1 || p > 100)
       cp__fatal("%s='%s' is not a whole percentage from 1 to 100", var, s);
     v = (uint64_t)p;
+    break;
+  }
+  case CP_KIND_MS: {
+    /* "250", "250ms" or "3s". */
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(s, &end, 10);
+    unsigned long long scale = 1;
+    if (!strcmp(end, "s"))
+      scale = 1000;
+    else if (*end && strcmp(end, "ms"))
+      end = (char *)s;
+    if (errno || end == s || *s == '-' || *s == '+' || n == 0 ||
+        n > UINT32_MAX)
+      cp__fatal("%s='%s' is not a duration (examples: 500, 500ms, 10s)", var,
+                s);
+    v = (uint64_t)n * scale;
     break;
   }
   case CP_KIND_BOOL:

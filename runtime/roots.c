@@ -9,8 +9,13 @@
  *   - root arrays: heap arrays of compact pointers, which the plugin routes
  *     here from malloc(n * sizeof(struct T *)); each carries a header that
  *     links it into a list;
- *   - shadow-stack frames of checked functions (this thread's chain).
- * The switch rewrites each slot in place; the verifier reads them.
+ *   - shadow-stack frames of checked functions: every known thread's
+ *     chain (thread.c), read while the thread is stopped, and the start
+ *     argument of a thread created by cp_thread_create that has not yet
+ *     run (it may be a compact pointer).
+ * The switch rewrites each slot in place; the verifier reads them.  A slot
+ * registered inside a thread's stack or thread-local storage is dropped
+ * when that thread exits.
  */
 #include "internal.h"
 
@@ -199,7 +204,23 @@ void cp__roots_each(cp_root_visit_fn fn, void *ctx) {
     for (size_t i = 0; i < h->n; i++)
       fn(&slots[i], NULL, ctx);
   }
-  for (cp_frame_t *f = cp__frame_top; f; f = f->prev)
-    for (uint32_t i = 0; i < f->count; i++)
-      visit_desc(&f->roots[i], fn, ctx);
+  for (cp_thread_t *t = cp__threads_list; t; t = t->next) {
+    if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == CP_TS_STARTING) {
+      fn(&t->start_arg, NULL, ctx);
+      continue;
+    }
+    if (!t->frames)
+      continue;
+    for (cp_frame_t *f = *t->frames; f; f = f->prev)
+      for (uint32_t i = 0; i < f->count; i++)
+        visit_desc(&f->roots[i], fn, ctx);
+  }
+}
+
+void cp__roots_forget_range(const char *lo, const char *hi) {
+  for (size_t i = nregistered; i-- > 0;) {
+    const char *a = registered[i].addr;
+    if (a >= lo && a < hi)
+      registered[i] = registered[--nregistered];
+  }
 }

@@ -1,66 +1,84 @@
 /*
- * slab.c - per-type slabs and blocks on top of the buddy allocator.
+ * slab.c - per-type slabs and blocks on top of the buddy allocator, and the
+ * lock-free protocol between a slab's owner thread and the threads that
+ * free into it.
  *
  * Design.  Every compact type owns its slabs: runs of pages cut into slots
  * of one size (the type's compact size rounded up to the granule, so a
  * 12-byte node takes 12 bytes).  Slot metadata is out of line: each slab has
  * a header (cp_slab_t, from libc) holding a free list threaded through the
- * free slots as 32-bit byte offsets, a bump index for never-used slots and a
- * live bitmap.  Every page of a run maps to its header through the arena's
- * page map, so address -> slab is one load and slot index is a multiply by
- * a precomputed reciprocal (cp__slot_index), never a divide.  Arrays and
- * large objects get a block: a run holding `count` consecutive elements.
- * Small arrays go to slabs of their own size class (2^k elements per slot),
- * so an array of three nodes takes three nodes' room, not a page.
+ * free slots as 32-bit byte offsets and a bump index below which every slot
+ * has been put on the free list at least once.  Every page of a run maps to
+ * its header through the arena's page map, so address -> slab is one load
+ * and slot index is a multiply by a precomputed reciprocal (cp__slot_index),
+ * never a divide.  Arrays and large objects get a block: a run holding
+ * `count` consecutive elements.  Small arrays go to slabs of their own size
+ * class (2^k elements per slot), so an array of three nodes takes four
+ * nodes' room, not a page.
  *
- * Locking.  One lock (heap.c) protects all of it:
- *   1. cp__lock() - types, slabs, both arenas, root arrays, statistics.
- * While the process has a single thread the lock is skipped
- * (__libc_single_threaded); it is taken by every thread once a second
- * thread exists.
+ * Ownership (the method of mimalloc, on typed slabs).  Each thread has a
+ * heap (heap.c); a slab belongs to one heap, or to none (an orphan, whose
+ * thread exited).  Only the owner allocates from a slab, and only the owner
+ * touches its free list, `used` and list links, so neither needs a lock.
+ * A free by another thread pushes the slot on the slab's remote list
+ * (`xfree`, a 32-bit head and two flags in one atomic word, pushed with a
+ * compare-and-swap); the owner takes the whole list with one more when its
+ * free list runs dry (cp__slab_collect).  Only the owner pops, so the list
+ * has no ABA problem.
  *
- * States of a slot: never used (index >= bump), live (bit set), free (on the
- * free list, bit clear).  States of a slab: partial (on the type's avail
- * list), full (off it), empty (returned to the buddy unless it is the
- * type's last slab with free space).
+ * Full slabs.  A slab without free slots is on its owner's full list and is
+ * not looked at again until something frees into it.  A free by the owner
+ * itself sees the FULL flag in the owner word and moves it back.  For
+ * remote frees the owner arms the slab (CP_XF_NOTIFY): the first freer that
+ * finds the flag clears it, sets NOTIFYING, pushes the slab on the owner
+ * heap's notification stack and clears NOTIFYING; the owner empties that
+ * stack in its slow path.  The flag is set at most once per stay on the
+ * full list, so a slab is on the stack at most once.  Before a slab's
+ * header may be freed or handed to another heap, the owner disarms it and
+ * waits until no freer is NOTIFYING (a few instructions' window).
  *
- * Fast paths: cp__alloc_in with an avail slab; cp_free of a slab slot.
- * Slow paths: new slab or block (buddy), releasing an empty slab.
+ * Locking.  Two locks, always taken in this order:
+ *   1. the registry lock (thread.c): known threads, their states, the
+ *      stop-the-world handshake (safepoint.c);
+ *   2. the heap lock (heap.c): the buddy allocator and both arenas, page
+ *      map writes, the type registry, each type's list of all slabs and its
+ *      orphans, blocks, the list of heaps, root arrays and registered
+ *      roots, the counters of exited threads.
+ * The fast paths take neither.  Nothing waits at a safepoint holding the
+ * heap lock.
+ *
+ * States of a slot: never used (at or past bump), free (on the owner's free
+ * list or on the remote list), live (neither).  The live bitmap is exact
+ * only under COMPACTPTR_DEBUG=1, where every operation maintains it
+ * atomically, and after cp__slab_sync (world stopped: the switch and the
+ * verifier).  States of a slab, from its owner's view: the current slab of
+ * its bin (allocations come from it), partial, full (armed), or an orphan;
+ * an empty slab other than the current one goes back to the buddy.
+ *
+ * Fast paths (heap.c, inline, no lock, no atomic read-modify-write):
+ * allocation from the current slab's free list; free by the owner onto its
+ * free list.  Slow paths: extending the free list from bump, collecting
+ * remote frees, emptying the notification stack, switching to a partial
+ * slab, adopting an orphan, a new slab from the buddy (heap lock), remote
+ * frees (one compare-and-swap), blocks (heap lock).
  */
 #include "internal.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void avail_push(cp_type_t *t, cp_slab_t *s) {
-  cp_slab_t **head = &t->avail[s->cls];
-  s->next_avail = *head;
-  s->prev_avail = NULL;
-  if (*head)
-    (*head)->prev_avail = s;
-  *head = s;
-  s->in_avail = 1;
-}
+uint64_t cp__mark_freed, cp__mark_fresh;
 
-static void avail_remove(cp_type_t *t, cp_slab_t *s) {
-  if (s->prev_avail)
-    s->prev_avail->next_avail = s->next_avail;
-  else
-    t->avail[s->cls] = s->next_avail;
-  if (s->next_avail)
-    s->next_avail->prev_avail = s->prev_avail;
-  s->next_avail = s->prev_avail = NULL;
-  s->in_avail = 0;
-}
+cp_slab_t cp__slab_none = {.free = CP_NONE, .slot = 4, .magic = 0,
+                           .xfree = CP_NONE};
 
-void cp__slab_link(cp_type_t *t, cp_slab_t *s) {
+static void all_link(cp_type_t *t, cp_slab_t *s) {
   s->next_all = t->all;
   s->prev_all = NULL;
   if (t->all)
     t->all->prev_all = s;
   t->all = s;
-  if (s->kind == CP_SLAB && s->used < s->nslots)
-    avail_push(t, s);
 }
 
 static void all_remove(cp_type_t *t, cp_slab_t *s) {
@@ -85,7 +103,7 @@ static uint32_t run_for(cp_arena_t *a, size_t bytes, bool try_only) {
   return p;
 }
 
-/* Slab headers start on a cache line: translation reads only the first. */
+/* Slab headers start on a cache line: the fast paths read only the first. */
 static cp_slab_t *header_new(size_t bytes) {
   bytes = (bytes + 63) & ~(size_t)63;
   cp_slab_t *s = aligned_alloc(64, bytes);
@@ -118,7 +136,8 @@ static cp_slab_t *run_new(cp_arena_t *a, cp_type_t *t, size_t header,
   s->magic = cp__slot_magic(slot);
   s->elem = elem;
   s->elem_magic = cp__slot_magic(elem);
-  s->free_head = CP_NONE;
+  s->free = CP_NONE;
+  s->xfree = CP_NONE;
   s->page = p;
   s->order = (uint8_t)cp__order_for_bytes(run);
   s->wide = a->wide;
@@ -144,13 +163,14 @@ cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
                          slot, elem, try_only);
   if (!s)
     return NULL;
-  s->elems = 1u << cls;
+  s->elems = (uint16_t)(1u << cls);
   s->cls = (uint8_t)cls;
   s->nslots = nslots;
   s->count = 1;
   s->kind = CP_SLAB;
   s->live = (uint64_t *)(s + 1);
   map_pages(a, s);
+  all_link(t, s);
   return s;
 }
 
@@ -178,67 +198,192 @@ cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
   s->bump = 1;
   s->used = 1;
   s->kind = CP_BLOCK;
+  s->owner = CP_OWNER_BLOCK;
   map_pages(a, s);
+  all_link(t, s);
   return s;
 }
 
 void cp__slab_release(cp_arena_t *a, cp_slab_t *s) {
-  cp_type_t *t = s->type;
-  if (s->in_avail)
-    avail_remove(t, s);
-  all_remove(t, s);
+  all_remove(s->type, s);
   for (uint32_t i = 0; i < (1u << s->order); i++)
     a->pagemap[s->page + i] = NULL;
   cp__buddy_free(a, s->page, s->order);
   free(s);
 }
 
-void *cp__alloc_in(cp_arena_t *a, cp_type_t *t, uint32_t cls, bool try_only) {
-  void *p = cp__slab_take(t, cls);
-  if (CP_LIKELY(p != NULL))
-    return p;
-  uint32_t slot = cp__slot_bytes(t->slot, cls);
-  if (cls == 0 && (size_t)slot > CP_LARGE_OBJECT)
-    return cp__alloc_block_in(a, t, 1, try_only);
-  cp_slab_t *s =
-      cp__slab_new(a, t, cls, t->slot, cp__slots_per_slab(slot), try_only);
-  if (!s)
-    return NULL;
-  cp__slab_link(t, s);
-  if (!a->wide)
-    cp__watch_high_water();
-  return cp__slab_take(t, cls);
+/* ---- the owner's free list ---------------------------------------------- */
+
+static inline uint32_t *link_at(const cp_slab_t *s, uint32_t off) {
+  return (uint32_t *)(s->start + off);
 }
 
-void *cp__alloc_block_in(cp_arena_t *a, cp_type_t *t, uint64_t n,
-                         bool try_only) {
-  cp_slab_t *s = cp__block_new(a, t, t->slot, n, try_only);
-  if (!s)
-    return NULL;
-  cp__slab_link(t, s);
-  if (!a->wide)
-    cp__watch_high_water();
-  CP_STAT_ALLOC(t, n);
-  /* Fresh runs from the buddy are zero only the first time. */
-  memset(s->start, 0, (size_t)s->slot * n);
-  return s->start;
+bool cp__slab_extend(cp_slab_t *s) {
+  uint32_t b = s->bump;
+  if (b >= s->nslots)
+    return false;
+  /* Up to the end of the page holding slot b: fresh memory is touched a
+   * page at a time, so a slab costs resident memory as it fills. */
+  uintptr_t first = (uintptr_t)s->start + (uintptr_t)b * s->slot;
+  uintptr_t page_end = (first + CP_PAGE_SIZE) & ~(uintptr_t)(CP_PAGE_SIZE - 1);
+  uint64_t e = ((uint64_t)(page_end - (uintptr_t)s->start) + s->slot - 1) / s->slot;
+  if (e > s->nslots)
+    e = s->nslots;
+  bool mark = cp__slot_marked(s->slot);
+  uint32_t head = s->free;
+  for (uint64_t i = e; i-- > b;) {
+    uint32_t off = (uint32_t)(i * s->slot);
+    *link_at(s, off) = head;
+    if (mark)
+      cp__mark_set(s->start + off, cp__mark_fresh);
+    head = off;
+  }
+  /* bump first: a fork that catches this thread in between leaves slots
+   * below bump that are on no list (lost to the child), never slots on the
+   * free list at or past bump. */
+  __atomic_store_n(&s->bump, (uint32_t)e, __ATOMIC_RELAXED);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  s->free = head;
+  return true;
 }
 
-void cp__slab_became_full(cp_type_t *t, cp_slab_t *s) { avail_remove(t, s); }
-
-void cp__slab_after_free(cp_arena_t *a, cp_slab_t *s) {
-  cp_type_t *t = s->type;
-  if (s->in_avail)
-    avail_remove(t, s);
-  avail_push(t, s); /* to the front: its free list's head is hot */
-  /* Keep one partially used slab per class to absorb alloc/free churn. */
-  if (s->used == 0 && (s->next_avail || s->prev_avail))
-    cp__slab_release(a, s);
+uint32_t cp__slab_collect(cp_slab_t *s) {
+  uint64_t x = __atomic_load_n(&s->xfree, __ATOMIC_RELAXED);
+  do {
+    if ((x & CP_XF_HEAD) == CP_NONE)
+      return 0;
+  } while (!__atomic_compare_exchange_n(&s->xfree, &x, x | CP_XF_HEAD, true,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+  uint32_t head = (uint32_t)(x & CP_XF_HEAD), tail = head, n = 1;
+  for (uint32_t next; (next = *link_at(s, tail)) != CP_NONE; tail = next)
+    n++;
+  *link_at(s, tail) = s->free;
+  s->free = head;
+  s->used -= n;
+  return n;
 }
 
-/* The rare branch of cp__slab_put: blocks, and every invalid free. */
-_Noreturn void cp__bad_free(const cp_slab_t *s, const void *p) {
-  cp__bad_pointer("free", s, p);
+/* ---- the full-slab notification ------------------------------------------ */
+
+bool cp__slab_arm(cp_slab_t *s) {
+  cp__assert(s->note == CP_NOTE_OFF);
+  uint64_t x = __atomic_load_n(&s->xfree, __ATOMIC_RELAXED);
+  do {
+    if ((x & CP_XF_HEAD) != CP_NONE)
+      return false;
+  } while (!__atomic_compare_exchange_n(&s->xfree, &x, x | CP_XF_NOTIFY, true,
+                                        __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+  s->note = CP_NOTE_ARMED;
+  return true;
+}
+
+void cp__slab_disarm(cp_slab_t *s) {
+  if (s->note != CP_NOTE_ARMED)
+    return;
+  uint64_t x = __atomic_load_n(&s->xfree, __ATOMIC_RELAXED);
+  do {
+    if (!(x & CP_XF_NOTIFY)) {
+      s->note = CP_NOTE_PENDING; /* a freer took it: s is (or will be) on
+                                    the notification stack */
+      return;
+    }
+  } while (!__atomic_compare_exchange_n(&s->xfree, &x, x & ~CP_XF_NOTIFY, true,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+  s->note = CP_NOTE_OFF;
+}
+
+bool cp__slab_quiet(const cp_slab_t *s) {
+  return !(__atomic_load_n(&s->xfree, __ATOMIC_ACQUIRE) & CP_XF_NOTIFYING);
+}
+
+void cp__slab_push_remote(cp_slab_t *s, void *p) {
+  uint32_t off = (uint32_t)((char *)p - s->start);
+  uint64_t x = __atomic_load_n(&s->xfree, __ATOMIC_RELAXED), nx;
+  do {
+    *(uint32_t *)p = (uint32_t)(x & CP_XF_HEAD);
+    nx = (x & ~CP_XF_HEAD) | off;
+    if (x & CP_XF_NOTIFY)
+      nx = (nx & ~CP_XF_NOTIFY) | CP_XF_NOTIFYING;
+  } while (!__atomic_compare_exchange_n(&s->xfree, &x, nx, true,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+  if (!(x & CP_XF_NOTIFY))
+    return;
+  /* This free took the notification: tell the owner.  The owner cannot
+   * change or go away meanwhile: it waits for NOTIFYING to clear first. */
+  cp_heap_t *h = (cp_heap_t *)(cp__owner(s) & ~CP_OWNER_FLAGS);
+  cp_slab_t *top = __atomic_load_n(&h->notes, __ATOMIC_RELAXED);
+  do
+    s->next_note = top;
+  while (!__atomic_compare_exchange_n(&h->notes, &top, s, true,
+                                      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+  __atomic_fetch_and(&s->xfree, ~CP_XF_NOTIFYING, __ATOMIC_RELEASE);
+}
+
+/* ---- the world stopped --------------------------------------------------- */
+
+void cp__slab_sync(cp_slab_t *s) {
+  if (s->kind == CP_BLOCK)
+    return;
+  uint64_t x = __atomic_load_n(&s->xfree, __ATOMIC_ACQUIRE);
+  if ((x & CP_XF_HEAD) != CP_NONE)
+    cp__slab_collect(s);
+  uint32_t bump = s->bump, words = (s->nslots + 63) / 64;
+  for (uint32_t w = 0; w < words; w++) {
+    uint64_t bits = 0;
+    if (w * 64 + 64 <= bump)
+      bits = ~(uint64_t)0;
+    else if (w * 64 < bump)
+      bits = ((uint64_t)1 << (bump - w * 64)) - 1;
+    s->live[w] = bits;
+  }
+  uint32_t nfree = 0;
+  for (uint32_t off = s->free; off != CP_NONE; off = *link_at(s, off)) {
+    uint64_t i = cp__slot_index(s, off);
+    if (i >= bump || i * s->slot != off || !cp__slot_is_live(s, (uint32_t)i) ||
+        ++nfree > bump)
+      cp__fatal("the free list of a '%s' slab at %p is corrupt (slot offset "
+                "%u): a use after free wrote into a free slot, or a slot was "
+                "freed twice", s->type->desc->name, (void *)s->start, off);
+    s->live[i >> 6] &= ~((uint64_t)1 << (i & 63));
+  }
+  s->used = bump - nfree;
+}
+
+void cp__slab_rebuild_free_list(cp_slab_t *s) {
+  s->free = CP_NONE;
+  s->used = 0;
+  s->xfree = CP_NONE;
+  s->note = CP_NOTE_OFF;
+  bool mark = cp__slot_marked(s->slot);
+  for (uint32_t i = s->bump; i-- > 0;) {
+    if (cp__slot_is_live(s, i)) {
+      s->used++;
+    } else {
+      char *p = s->start + (size_t)i * s->slot;
+      *(uint32_t *)p = s->free;
+      if (mark)
+        cp__mark_set(p, cp__mark_freed);
+      s->free = (uint32_t)(i * s->slot);
+    }
+  }
+}
+
+/* ---- validation ---------------------------------------------------------- */
+
+bool cp__is_object_start(const cp_slab_t *s, const void *p) {
+  uint64_t off = (uint64_t)((const char *)p - s->start);
+  if (s->kind == CP_BLOCK)
+    return off == 0;
+  uint64_t i = cp__slot_index(s, off);
+  if (i >= cp__bump(s) || i * s->slot != off)
+    return false;
+  if (cp__debug)
+    return cp__slot_is_live(s, (uint32_t)i);
+  if (cp__slot_marked(s->slot)) {
+    uint64_t m = cp__mark_of(p);
+    return m != cp__mark_freed && m != cp__mark_fresh;
+  }
+  return true; /* slots under 12 bytes: exact only with COMPACTPTR_DEBUG=1 */
 }
 
 _Noreturn void cp__bad_pointer(const char *op, const cp_slab_t *s,
@@ -250,9 +395,12 @@ _Noreturn void cp__bad_pointer(const char *op, const cp_slab_t *s,
     cp__fatal("%s of %p: not the start of a '%s' array (it is %llu bytes "
               "into one)", op, p, name, (unsigned long long)off);
   uint64_t i = cp__slot_index(s, off);
-  if (i * s->slot != off)
+  if (i < cp__bump(s) && i * s->slot != off)
     cp__fatal("%s of %p: not the start of a '%s' %s", op, p, name, what);
-  if (i >= s->bump)
+  bool fresh = i >= cp__bump(s) ||
+               (!cp__debug && cp__slot_marked(s->slot) &&
+                cp__mark_of(p) == cp__mark_fresh);
+  if (fresh)
     cp__fatal("%s of %p: no '%s' %s was handed out there (never allocated)",
               op, p, name, what);
   if (op[0] == 'f')
@@ -262,44 +410,42 @@ _Noreturn void cp__bad_pointer(const char *op, const cp_slab_t *s,
             name, what);
 }
 
-/* Frees a block (p is known to be its start). */
-void cp__block_free(cp_arena_t *a, cp_slab_t *s) {
-  CP_STAT_FREE(s->type, s->count);
-  cp__slab_release(a, s);
-}
-
-void cp__slab_rebuild_free_list(cp_slab_t *s) {
-  s->free_head = CP_NONE;
-  s->used = 0;
-  for (uint32_t i = s->bump; i-- > 0;) {
-    if (cp__slot_is_live(s, i)) {
-      s->used++;
-    } else {
-      *(uint32_t *)(s->start + (size_t)i * s->slot) = s->free_head;
-      s->free_head = i;
-    }
-  }
-}
-
+/* Checks the free lists (the owner's and the remote one) against bump and
+ * `used`, and under COMPACTPTR_DEBUG=1 against the live bitmap.  The slab
+ * must not change meanwhile. */
 bool cp__slab_is_valid(const cp_slab_t *s) {
   if (s->kind == CP_BLOCK)
     return s->count >= 1 && s->used == 1;
   if (s->slot != cp__slot_bytes(s->elem, s->cls) || s->bump > s->nslots)
     return false;
-  uint32_t live = 0, nfree = 0;
-  for (uint32_t i = 0; i < s->nslots; i++) {
-    if (cp__slot_is_live(s, i)) {
-      if (i >= s->bump)
-        return false;
-      live++;
+  size_t words = ((size_t)s->nslots + 63) / 64;
+  uint64_t *freed = calloc(words ? words : 1, sizeof *freed);
+  if (!freed)
+    cp__fatal("out of memory checking a slab");
+  uint64_t x = __atomic_load_n(&s->xfree, __ATOMIC_ACQUIRE);
+  uint32_t lists[2] = {s->free, (uint32_t)(x & CP_XF_HEAD)};
+  uint32_t n[2] = {0, 0};
+  bool ok = true;
+  for (int l = 0; l < 2 && ok; l++)
+    for (uint32_t off = lists[l]; ok && off != CP_NONE; off = *link_at(s, off)) {
+      uint64_t i = cp__slot_index(s, off);
+      uint64_t bit = (uint64_t)1 << (i & 63);
+      ok = i < s->bump && i * s->slot == off && !(freed[i >> 6] & bit);
+      if (ok)
+        freed[i >> 6] |= bit;
+      n[l]++;
     }
-  }
-  for (uint32_t i = s->free_head; i != CP_NONE;
-       i = *(uint32_t *)(s->start + (size_t)i * s->slot)) {
-    if (i >= s->bump || cp__slot_is_live(s, i))
-      return false;
-    if (++nfree > s->nslots)
-      return false;
-  }
-  return live == s->used && live + nfree == s->bump;
+  /* `used` counts remote frees until the owner collects them. */
+  ok = ok && s->used == s->bump - n[0];
+  for (uint32_t i = 0; ok && cp__debug && i < s->nslots; i++)
+    ok = cp__slot_is_live(s, i) ==
+         (i < s->bump && !((freed[i >> 6] >> (i & 63)) & 1));
+  free(freed);
+  return ok;
+}
+
+void cp__slab_wait_quiet(const cp_slab_t *s) {
+  for (unsigned n = 0; !cp__slab_quiet(s); n++)
+    if (n > 64)
+      sched_yield();
 }

@@ -1,7 +1,7 @@
 /*
- * stats.c - statistics: per-type object and byte counts (kept by the
- * CP_STAT_* macros on the allocation paths), arena use, and the switch.
- * COMPACTPTR_STATS=1 prints the report at exit.
+ * stats.c - statistics: per-type object and byte counts (each heap counts
+ * its own thread's allocations and frees; heap.c sums them), arena use, and
+ * the switch.  COMPACTPTR_STATS=1 prints the report at exit.
  */
 #include "internal.h"
 
@@ -28,17 +28,21 @@ uint32_t cp_get_stats(cp_stats_t *out, cp_type_stats_t *types, uint32_t max) {
   out->switch_roots = cp__switch_roots;
   out->switch_seconds = cp__switch_seconds;
   for (uint32_t k = 0; types && k < cp__ntypes && k < max; k++) {
-    const cp_type_t *t = cp__types[k];
+    cp_type_t *t = cp__types[k];
+    uint64_t allocs;
+    int64_t live;
+    cp__type_counts(t, &allocs, &live);
+    uint64_t peak = (uint64_t)cp__type_peak(t);
     types[k] = (cp_type_stats_t){
         .name = t->desc->name,
         .compact_size = t->compact_slot,
         .wide_size = t->wide_slot,
-        .live_objects = t->live,
-        .peak_objects = t->peak,
-        .total_allocs = t->allocs,
-        .total_frees = t->frees,
-        .live_bytes = t->live * t->slot,
-        .peak_bytes = t->peak * t->slot,
+        .live_objects = (uint64_t)live,
+        .peak_objects = peak,
+        .total_allocs = allocs,
+        .total_frees = allocs - (uint64_t)live,
+        .live_bytes = (uint64_t)live * t->slot,
+        .peak_bytes = peak * t->slot,
     };
   }
   cp__unlock();
@@ -61,12 +65,15 @@ void cp_print_stats(void *fp) {
   fprintf(f, "compactptr: %-20s %8s %8s %12s %12s %12s %14s\n", "type",
           "compact", "wide", "live", "peak", "allocs", "live bytes");
   for (uint32_t k = 0; k < cp__ntypes; k++) {
-    const cp_type_t *t = cp__types[k];
+    cp_type_t *t = cp__types[k];
+    uint64_t allocs;
+    int64_t live;
+    cp__type_counts(t, &allocs, &live);
     fprintf(f, "compactptr: %-20s %8u %8u %12llu %12llu %12llu %14llu\n",
             t->desc->name, t->compact_slot, t->wide_slot,
-            (unsigned long long)t->live, (unsigned long long)t->peak,
-            (unsigned long long)t->allocs,
-            (unsigned long long)(t->live * t->slot));
+            (unsigned long long)live,
+            (unsigned long long)cp__type_peak(t), (unsigned long long)allocs,
+            (unsigned long long)((uint64_t)live * t->slot));
   }
   if (s.switch_seconds > 0 || s.switch_objects) {
     fprintf(f, "compactptr: switch: %llu objects moved (%llu -> %llu bytes), "
@@ -76,7 +83,8 @@ void cp_print_stats(void *fp) {
             (unsigned long long)s.switch_bytes_compact,
             (unsigned long long)s.switch_bytes_wide,
             (unsigned long long)s.switch_roots, s.switch_seconds * 1e3,
-            (unsigned long long)cp__safepoints_deferred);
+            (unsigned long long)__atomic_load_n(&cp__safepoints_deferred,
+                                                __ATOMIC_RELAXED));
     for (uint32_t k = 0; k < cp__ntypes; k++)
       if (cp__types[k]->switch_objects)
         fprintf(f, "compactptr: switch: %-20s %llu objects\n",

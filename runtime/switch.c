@@ -1,24 +1,29 @@
 /*
  * switch.c - the switch: relocating the compact heap to wide layout.
  *
- * Steps (docs/switch.md):
+ * Steps (docs/switch.md), with every other thread stopped (safepoint.c):
+ *   0. Bring every slab up to date: remote frees onto the free lists, and
+ *      the live bitmap and `used` from bump and the free lists.
  *   1. For every compact slab and block, allocate a wide counterpart in the
  *      wide arena with the same number of slots, so every old slot has a
  *      known new address (cp__translate).
  *   2. Copy every live object field by field with its type's copy program,
  *      translating each handle to a native pointer.
- *   3. Rebuild the free lists of the wide slabs from the live bitmaps, so
- *      slots freed before the switch are reused after it.
- *   4. Translate every root: static root tables, registered slots, root
- *      arrays and this thread's shadow-stack frames.
+ *   3. Translate every root: static root tables, registered slots, root
+ *      arrays, every known thread's shadow-stack frames and the start
+ *      arguments of threads not yet running.
+ *   4. Rebuild the free lists of the wide slabs from the live bitmaps, so
+ *      slots freed before the switch are reused after it, and give every
+ *      wide slab to the heap that owned its compact original (orphans stay
+ *      orphans).
  *   5. Release the compact arena and its metadata.
  *   6. Flip the mode.
  * Work is linear in slabs plus live objects plus roots.
  *
  * When: cp_switch_to_wide() runs it at once; crossing the high-water mark
  * makes it pending and the next legal safepoint runs it.  A safepoint is
- * legal when no compact body is active on this thread's stack
- * (cp__compact_depth == 0) and no other thread is registered.
+ * legal when no compact body is active on its thread's stack
+ * (cp__compact_depth == 0); safepoint.c then stops the other threads.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -30,10 +35,12 @@
 uint64_t cp__switch_count_objects, cp__switch_bytes_compact,
     cp__switch_bytes_wide, cp__switch_roots;
 double cp__switch_seconds, cp__switch_at;
-uint64_t cp__safepoints_deferred;
 uint64_t cp__arena_limit_seen, cp__arena_peak_seen;
 double cp__switch_phase[3];
+uint32_t cp__switch_threads;
 static uint64_t switch_alloc_count;
+/* Per type: its compact slabs while the wide ones are made. */
+static cp_slab_t **compact_all;
 
 /* The slab a handle was last translated through: handles mostly point into
  * the slab of the object being copied or of the previous target, so one
@@ -199,13 +206,14 @@ static void populate(const cp_slab_t *w, uint64_t bytes) {
 }
 
 static void make_counterparts(cp_type_t *t) {
-  for (cp_slab_t *s = t->all; s; s = s->next_all) {
+  for (cp_slab_t *s = compact_all[t->id]; s; s = s->next_all) {
     cp_slab_t *w;
     if (s->kind == CP_SLAB) {
       w = cp__slab_new(&cp__wide_arena, t, s->cls, t->wide_slot, s->nslots,
                        false);
       w->bump = s->bump;
       w->used = s->used;
+      w->nslots = s->nslots;
       populate(w, (uint64_t)w->bump * w->slot);
       memcpy(w->live, s->live, ((size_t)s->nslots + 63) / 64 * sizeof(uint64_t));
     } else {
@@ -223,9 +231,9 @@ static void make_counterparts(cp_type_t *t) {
 static uint64_t copy_type(cp_type_t *t) {
   uint64_t n = 0;
   xlate_cache_t c;
-  if (t->all)
-    xlate_refill(&c, t->all);
-  for (cp_slab_t *s = t->all; s; s = s->next_all) {
+  if (compact_all[t->id])
+    xlate_refill(&c, compact_all[t->id]);
+  for (cp_slab_t *s = compact_all[t->id]; s; s = s->next_all) {
     const cp_slab_t *w = s->counterpart;
     copy_slab(t, s, &c);
     uint64_t objs = s->kind == CP_BLOCK ? s->count : (uint64_t)s->used * s->elems;
@@ -237,19 +245,16 @@ static uint64_t copy_type(cp_type_t *t) {
   return n;
 }
 
-/* Moves t onto its wide slabs, in the same order, and frees the compact
- * slab headers. */
+/* Moves t onto its wide slabs, in the same order, gives each to the heap
+ * that owned its original (bins were emptied by cp__heaps_forget_slabs),
+ * and frees the compact slab headers. */
 static void adopt_counterparts(cp_type_t *t) {
-  cp_slab_t *s = t->all;
+  cp_slab_t *s = compact_all[t->id];
   t->all = NULL;
-  for (uint32_t k = 0; k < CP_NCLASSES; k++)
-    t->avail[k] = NULL;
   cp_slab_t *tail = NULL;
   while (s) {
     cp_slab_t *next = s->next_all;
     cp_slab_t *w = s->counterpart;
-    if (w->kind == CP_SLAB)
-      cp__slab_rebuild_free_list(w);
     w->prev_all = tail;
     w->next_all = NULL;
     if (tail)
@@ -257,14 +262,10 @@ static void adopt_counterparts(cp_type_t *t) {
     else
       t->all = w;
     tail = w;
-    if (w->kind == CP_SLAB && w->used < w->nslots) {
-      cp_slab_t **head = &t->avail[w->cls];
-      w->next_avail = *head;
-      w->prev_avail = NULL;
-      if (*head)
-        (*head)->prev_avail = w;
-      *head = w;
-      w->in_avail = 1;
+    if (w->kind == CP_SLAB) {
+      cp__slab_rebuild_free_list(w);
+      uintptr_t o = s->owner & ~CP_OWNER_FLAGS;
+      cp__heap_place((cp_heap_t *)o, w, o ? s->where : CP_IN_ORPHANS);
     }
     free(s);
     s = next;
@@ -284,11 +285,14 @@ static void translate_root(void **slot, cp_type_t *target, void *ctx) {
 
 
 
-static void number_slabs(void) {
+/* Numbers every slab (the verifier's names) and brings it up to date. */
+static void number_and_sync_slabs(void) {
   for (uint32_t k = 0; k < cp__ntypes; k++) {
     uint32_t seq = 0;
-    for (cp_slab_t *s = cp__types[k]->all; s; s = s->next_all)
+    for (cp_slab_t *s = cp__types[k]->all; s; s = s->next_all) {
       s->seq = seq++;
+      cp__slab_sync(s);
+    }
   }
 }
 
@@ -307,27 +311,29 @@ static void compare_digests(const cp_digest_t *a, const cp_digest_t *b) {
 }
 
 void cp__switch_run(const char *why) {
+  cp__lock();
   cp__assert(!cp__wide);
   /* Every path here checks the build too; this is the last line: compact
    * code of a compact-only build has no wide body to continue in. */
   if (cp__build_known && cp__build == CP_BUILD_COMPACT_ONLY)
     cp__fatal("cannot switch to wide mode (%s): this program was built "
               "compact-only", why);
-  if (cp__threads > 1)
-    cp__fatal("cannot switch to wide mode (%s): %d threads are registered "
-              "and the switch needs every other thread stopped; this version "
-              "supports the switch in single-threaded programs only",
-              why, cp__threads);
-  double t0 = cp__now();
   bool verify = cp__option(CP_OPT_VERIFY) != 0;
   cp_digest_t before = {0}, after = {0};
-  number_slabs();
+  number_and_sync_slabs();
   if (verify)
     cp__verify_heap(&before, "before the switch");
 
   cp__heap_setup();
   double t1 = cp__now();
   cp__wide_arena_setup();
+  compact_all = calloc(cp__ntypes ? cp__ntypes : 1, sizeof *compact_all);
+  if (!compact_all)
+    cp__fatal("out of memory starting the switch");
+  for (uint32_t k = 0; k < cp__ntypes; k++) {
+    compact_all[k] = cp__types[k]->all;
+    cp__types[k]->all = NULL;
+  }
   for (uint32_t k = 0; k < cp__ntypes; k++)
     make_counterparts(cp__types[k]);
   double t_alloc = cp__now();
@@ -337,15 +343,18 @@ void cp__switch_run(const char *why) {
   double t_copy = cp__now();
   uint64_t roots = 0;
   cp__roots_each(translate_root, &roots);
+  cp__heaps_forget_slabs();
   for (uint32_t k = 0; k < cp__ntypes; k++)
     adopt_counterparts(cp__types[k]);
+  free(compact_all);
+  compact_all = NULL;
   if (cp__compact_arena.base) {
     cp__arena_limit_seen = (uint64_t)cp__compact_arena.npages << CP_PAGE_SHIFT;
     cp__arena_peak_seen = cp__compact_arena.peak_pages << CP_PAGE_SHIFT;
     cp__arena_destroy(&cp__compact_arena);
   }
   cp__wide = 1;
-  cp__switch_pending = 0;
+  cp__set_pending(0);
   double t2 = cp__now();
   cp__switch_phase[0] = t_alloc - t1;
   cp__switch_phase[1] = t_copy - t_alloc;
@@ -357,16 +366,21 @@ void cp__switch_run(const char *why) {
   switch_alloc_count = cp__allocs_so_far();
   cp__switch_at = t2;
   if (verify) {
+    number_and_sync_slabs();
     cp__verify_heap(&after, "after the switch");
     compare_digests(&before, &after);
   }
   if (cp__option(CP_OPT_STATS)) {
     double s = cp__switch_seconds > 0 ? cp__switch_seconds : 1e-9;
+    char threads[48] = "";
+    if (cp__switch_threads > 1)
+      snprintf(threads, sizeof threads, ", %u threads stopped",
+               cp__switch_threads);
     fprintf(stderr,
             "compactptr: switch to wide mode (%s) after %llu allocations: "
             "moved %llu objects, %llu bytes compact -> %llu bytes wide, "
             "%llu roots, %.3f ms (%.2f GiB/s of compact heap; wide slabs "
-            "%.3f ms, copy %.3f ms, roots and release %.3f ms)%s\n",
+            "%.3f ms, copy %.3f ms, roots and release %.3f ms)%s%s\n",
             why, (unsigned long long)switch_alloc_count,
             (unsigned long long)objects,
             (unsigned long long)cp__switch_bytes_compact,
@@ -374,48 +388,7 @@ void cp__switch_run(const char *why) {
             (unsigned long long)roots, s * 1e3,
             (double)cp__switch_bytes_compact / s / (1u << 30),
             cp__switch_phase[0] * 1e3, cp__switch_phase[1] * 1e3,
-            cp__switch_phase[2] * 1e3, verify ? ", verified" : "");
-  }
-  (void)t0;
-}
-
-void cp_safepoint_slow(void) {
-  if (!cp__switch_pending || cp__wide)
-    return;
-  if (cp__compact_depth) {
-    cp__safepoints_deferred++;
-    return;
-  }
-  cp__lock();
-  if (cp__switch_pending && !cp__wide)
-    cp__switch_run("high-water mark");
-  cp__unlock();
-}
-
-void cp_switch_to_wide(void) {
-  cp__init();
-  cp__lock();
-  if (cp__wide) {
-    cp__unlock();
-    return;
-  }
-  if (cp__build_known && cp__build == CP_BUILD_COMPACT_ONLY)
-    cp__fatal("cp_switch_to_wide() called in a program built compact-only");
-  if (cp__compact_depth)
-    cp__fatal("cp_switch_to_wide() called while a compact body is active; "
-              "call it from code that is not layout-dependent");
-  cp__switch_run("cp_switch_to_wide()");
-  cp__unlock();
-}
-
-void cp_request_switch(void) {
-  cp__init();
-  cp__lock();
-  if (cp__build_known && cp__build == CP_BUILD_COMPACT_ONLY)
-    cp__fatal("cp_request_switch() called in a program built compact-only");
-  if (!cp__wide && !cp__switch_pending) {
-    cp__switch_pending = 1;
-    cp__pending_since = cp__allocs_so_far();
+            cp__switch_phase[2] * 1e3, threads, verify ? ", verified" : "");
   }
   cp__unlock();
 }

@@ -391,12 +391,6 @@ static void case_forced_twice(void **state) {
   cp_safepoint();
 }
 
-static void switch_with_threads(void *arg) {
-  (void)arg;
-  cp_alloc(&node_desc);
-  cp_thread_register();
-  cp_switch_to_wide();
-}
 static void switch_in_compact_body(void *arg) {
   (void)arg;
   cp_alloc(&node_desc);
@@ -406,7 +400,6 @@ static void switch_in_compact_body(void *arg) {
 
 static void case_refusals(void **state) {
   (void)state;
-  expect_fatal(switch_with_threads, NULL, "2 threads are registered");
   expect_fatal(switch_in_compact_body, NULL, "while a compact body is active");
 }
 

@@ -1,0 +1,319 @@
+/*
+ * safepoint.c - stopping the world for the switch, and native regions.
+ *
+ * The switch moves every object, so it runs only when no thread can be
+ * using a compact address it would not translate: every known thread
+ * (thread.c) must be in one of these safe states at once:
+ *   PARKED    waiting at a safepoint: a poll (cp_safepoint), an explicit
+ *             cp_switch_to_wide(), or any other runtime entry that calls
+ *             cp__safepoint (the handshake takes no more from its caller
+ *             than "no compact body active, every compact pointer it uses
+ *             afterwards is in a root", so an allocation entry can be one);
+ *   NATIVE    inside a native region (cp_native_enter/leave, CP_NATIVE):
+ *             a blocking call or other code that touches no compact object,
+ *             entered outside compact bodies.  The leader turns it into HELD
+ *             with a compare-and-swap; a thread that leaves meanwhile finds
+ *             HELD and waits there until the switch is over, so it never
+ *             touches the heap while it moves (HotSpot's "in native");
+ *   STARTING  created by cp_thread_create and not yet running the
+ *             program's code; its start argument is a root.
+ * Not safe: RUNNING (anywhere else, including in a compact body, whose
+ * compact pointers live in registers), and NATIVE_UNSAFE (a native region
+ * entered under a compact body).
+ *
+ * The handshake.  The switch is pending (a flag every poll reads).  The
+ * first thread to reach a safepoint becomes the leader: it sets
+ * cp__stopping, then waits (a condition variable, woken by each arrival and
+ * by each entry to a native region) until every other thread is safe.  A
+ * thread that arrives while it waits parks.  With the world stopped the
+ * leader runs the switch (switch.c), translating every thread's shadow
+ * stack, gives held threads back their native state and wakes the parked
+ * ones.  No signal is sent to any thread: a blocking call in another thread
+ * is never interrupted (no EINTR), and errno is never touched (the native
+ * transitions save and restore it).
+ *
+ * A thread that is never safe (a compact body that runs for long, a loop
+ * without a poll, a blocking call outside a native region, a native region
+ * entered under a compact body) is waited for COMPACTPTR_SAFEPOINT_TIMEOUT
+ * milliseconds; then the program stops with a message naming the thread
+ * (number, kernel id, name), what it is doing as far as the runtime and
+ * the kernel can tell, and the way out.  A thread that died without its
+ * exit hook is reaped while the leader waits.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int cp__stopping;
+uint64_t cp__safepoint_timeout_ms = 10000;
+uint64_t cp__safepoints_deferred;
+
+/* Registry lock: */
+static cp_thread_t *leader;
+static uint64_t epoch; /* bumped when a stop ends */
+static pthread_cond_t arrive_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t resume_cond = PTHREAD_COND_INITIALIZER;
+
+static int state_of(const cp_thread_t *t) {
+  return __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
+}
+
+void cp__park(cp_thread_t *self) {
+  int was = state_of(self);
+  __atomic_store_n(&self->state, CP_TS_PARKED, __ATOMIC_RELEASE);
+  pthread_cond_broadcast(&arrive_cond);
+  uint64_t e = epoch;
+  while (epoch == e)
+    pthread_cond_wait(&resume_cond, &cp__reg_mutex);
+  __atomic_store_n(&self->state, was, __ATOMIC_RELEASE);
+}
+
+/* ---- the refusal --------------------------------------------------------- */
+
+/* Reads /proc/self/task/TID/NAME into buf (no allocation: the fatal path
+ * may follow). */
+static void read_task(int tid, const char *name, char *buf, size_t n) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%d/%s", tid, name);
+  buf[0] = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  ssize_t r = read(fd, buf, n - 1);
+  close(fd);
+  buf[r > 0 ? r : 0] = 0;
+  char *nl = strchr(buf, '\n');
+  if (nl)
+    *nl = 0;
+}
+
+/* The kernel's one-letter state of a task: R running, S sleeping, D
+ * waiting on I/O, T stopped...; '?' if unknown. */
+static char task_state(int tid) {
+  char stat[512];
+  read_task(tid, "stat", stat, sizeof stat);
+  char *close_paren = strrchr(stat, ')');
+  return close_paren && close_paren[1] == ' ' ? close_paren[2] : '?';
+}
+
+static _Noreturn void refuse(const cp_thread_t *t, const char *why) {
+  char comm[64];
+  read_task(t->tid, "comm", comm, sizeof comm);
+  char ks = task_state(t->tid);
+  int s = state_of(t);
+  char what[600];
+  if (s == CP_TS_NATIVE_UNSAFE)
+    snprintf(what, sizeof what,
+             "it is in a native region it entered under a compact body "
+             "(cp__compact_depth %u), whose compact pointers live in "
+             "registers the switch cannot translate; make the blocking call "
+             "from a function that reaches a safepoint (it is then compiled "
+             "in the checked form, outside compact bodies)",
+             __atomic_load_n(&t->native_depth, __ATOMIC_RELAXED));
+  else if (ks == 'S' || ks == 'D')
+    snprintf(what, sizeof what,
+             "it is blocked in the kernel (state %c) outside a native region; "
+             "wrap its blocking call in CP_NATIVE(...) (or cp_native_enter() "
+             "and cp_native_leave()) so the switch can run while it waits",
+             ks);
+  else
+    snprintf(what, sizeof what,
+             "it is running (state %c) and reached no safepoint: it is in a "
+             "compact body (code that touches compact objects and reaches no "
+             "safepoint) or in a loop without a cp_safepoint() call%s",
+             ks,
+             __atomic_load_n(&t->deferred_depth, __ATOMIC_RELAXED)
+                 ? "; its last safepoint was deferred under a compact body"
+                 : "");
+  cp__fatal("cannot switch to wide mode (%s): thread %u (tid %d, '%s') did "
+            "not stop at a safepoint within %llu ms "
+            "(COMPACTPTR_SAFEPOINT_TIMEOUT): %s",
+            why, t->seq, t->tid, comm,
+            (unsigned long long)cp__safepoint_timeout_ms, what);
+}
+
+/* ---- the leader ---------------------------------------------------------- */
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Is t safe now?  A NATIVE thread becomes HELD. */
+static bool make_safe(cp_thread_t *t) {
+  int s = state_of(t);
+  if (s == CP_TS_NATIVE &&
+      __atomic_compare_exchange_n(&t->state, &s, CP_TS_HELD, false,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return true;
+  return s == CP_TS_PARKED || s == CP_TS_HELD || s == CP_TS_STARTING;
+}
+
+/* Waits, registry lock held, until every thread but self is safe. */
+static void stop_world(cp_thread_t *self, const char *why) {
+  __atomic_store_n(&cp__stopping, 1, __ATOMIC_SEQ_CST);
+  double start = now(), deadline = start + (double)cp__safepoint_timeout_ms / 1e3;
+  for (;;) {
+    cp_thread_t *laggard = NULL;
+    double t_now = now();
+    for (cp_thread_t *t = cp__threads_list, *next; t; t = next) {
+      next = t->next;
+      if (t == self || make_safe(t))
+        continue;
+      /* Dead without its exit hook: looked for only once the wait is not
+       * short, as it costs a system call per thread. */
+      if (t_now - start > 0.05 && !cp__thread_alive(t)) {
+        cp__thread_reap(t);
+        continue;
+      }
+      if (!laggard)
+        laggard = t;
+    }
+    if (!laggard)
+      return;
+    if (t_now >= deadline)
+      refuse(laggard, why);
+    double until = t_now + 0.05 < deadline ? t_now + 0.05 : deadline;
+    struct timespec ts = {(time_t)until,
+                          (long)((until - (double)(time_t)until) * 1e9)};
+    pthread_cond_timedwait(&arrive_cond, &cp__reg_mutex, &ts);
+  }
+}
+
+static void resume_world(void) {
+  for (cp_thread_t *t = cp__threads_list; t; t = t->next) {
+    int s = CP_TS_HELD;
+    __atomic_compare_exchange_n(&t->state, &s, CP_TS_NATIVE, false,
+                                __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+  }
+  epoch++;
+  __atomic_store_n(&cp__stopping, 0, __ATOMIC_SEQ_CST);
+  pthread_cond_broadcast(&resume_cond);
+}
+
+void cp__safepoint(const char *why) {
+  cp_thread_t *self = cp__thread();
+  cp__reg_lock();
+  if (!cp__pending() || cp__wide) {
+    cp__reg_unlock();
+    return;
+  }
+  if (leader) {
+    cp__park(self);
+    cp__reg_unlock();
+    return;
+  }
+  leader = self;
+  stop_world(self, why);
+  uint32_t n = 0;
+  for (cp_thread_t *t = cp__threads_list; t; t = t->next)
+    n++;
+  cp__switch_threads = n;
+  cp__switch_run(why);
+  resume_world();
+  leader = NULL;
+  cp__reg_unlock();
+}
+
+void cp__safepoint_after_fork(void) {
+  leader = NULL;
+  epoch++;
+  cp__stopping = 0;
+  pthread_cond_init(&arrive_cond, NULL);
+  pthread_cond_init(&resume_cond, NULL);
+  for (cp_thread_t *t = cp__threads_list; t; t = t->next)
+    if (state_of(t) == CP_TS_PARKED)
+      t->state = CP_TS_RUNNING;
+}
+
+/* ---- public entries ------------------------------------------------------ */
+
+void cp_safepoint_slow(void) {
+  if (!cp__pending() || cp__wide)
+    return;
+  if (cp__compact_depth) {
+    __atomic_fetch_add(&cp__safepoints_deferred, 1, __ATOMIC_RELAXED);
+    cp_thread_t *t = cp__self;
+    if (t)
+      __atomic_store_n(&t->deferred_depth, cp__compact_depth, __ATOMIC_RELAXED);
+    return;
+  }
+  cp__safepoint("high-water mark");
+}
+
+void cp_switch_to_wide(void) {
+  cp__init();
+  if (cp__wide)
+    return;
+  if (cp__build_known && cp__build == CP_BUILD_COMPACT_ONLY)
+    cp__fatal("cp_switch_to_wide() called in a program built compact-only");
+  if (cp__compact_depth)
+    cp__fatal("cp_switch_to_wide() called while a compact body is active; "
+              "call it from code that is not layout-dependent");
+  cp__lock();
+  if (!cp__pending())
+    cp__pending_since = cp__allocs_so_far();
+  cp__set_pending(1);
+  cp__unlock();
+  cp__safepoint("cp_switch_to_wide()");
+}
+
+void cp_request_switch(void) {
+  cp__init();
+  if (cp__build_known && cp__build == CP_BUILD_COMPACT_ONLY)
+    cp__fatal("cp_request_switch() called in a program built compact-only");
+  cp__lock();
+  if (!cp__wide && !cp__pending()) {
+    cp__pending_since = cp__allocs_so_far();
+    cp__set_pending(1);
+  }
+  cp__unlock();
+}
+
+void cp_native_enter(void) {
+  int e = errno;
+  cp_thread_t *t = cp__thread();
+  if (t->native_nest++ == 0) {
+    unsigned d = cp__compact_depth;
+    __atomic_store_n(&t->native_depth, d, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->state, d ? CP_TS_NATIVE_UNSAFE : CP_TS_NATIVE,
+                     __ATOMIC_SEQ_CST);
+    /* A leader waiting for this thread need not wait for its timeout. */
+    if (__atomic_load_n(&cp__stopping, __ATOMIC_SEQ_CST)) {
+      cp__reg_lock();
+      pthread_cond_broadcast(&arrive_cond);
+      cp__reg_unlock();
+    }
+  }
+  errno = e;
+}
+
+void cp_native_leave(void) {
+  int e = errno;
+  cp_thread_t *t = cp__self;
+  if (!t || t->native_nest == 0 || --t->native_nest > 0) {
+    errno = e;
+    return;
+  }
+  for (;;) {
+    int s = state_of(t);
+    if (s != CP_TS_HELD &&
+        __atomic_compare_exchange_n(&t->state, &s, CP_TS_RUNNING, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      break;
+    /* HELD: the switch is running; wait until it hands NATIVE back. */
+    cp__reg_lock();
+    while (state_of(t) == CP_TS_HELD)
+      pthread_cond_wait(&resume_cond, &cp__reg_mutex);
+    cp__reg_unlock();
+  }
+  errno = e;
+}

@@ -1,0 +1,236 @@
+/*
+ * thread.c - the threads the runtime knows: how they become known, how
+ * they are forgotten, and fork.
+ *
+ * A thread is known (it has a cp_thread_t and a heap) from the first of:
+ *   - its creation through cp_thread_create (C code built against the
+ *     runtime reaches it through pthread_create, see compactptr.h): the
+ *     record exists before the thread runs, so a switch that happens while
+ *     it starts translates its start argument;
+ *   - the runtime's constructor, for the thread that loads the runtime;
+ *   - its first allocation or free, checked frame (cp_frame_push), compact
+ *     body entry (cp_compact_enter), safepoint or native region.
+ * A thread is forgotten when it exits, from a pthread key destructor: its
+ * heap is abandoned (heap.c: empty slabs go back to the buddy, the others
+ * become orphans that later allocations adopt), the roots it registered in
+ * its own stack or thread-local storage are dropped, and its record is
+ * freed.  A later destructor that allocates makes it known again, and
+ * glibc's next round of key destructors forgets it again; a thread that
+ * outlives those rounds is found dead by the next switch (cp__thread_alive)
+ * and reaped.
+ *
+ * fork: the runtime's locks are taken around it (pthread_atfork), in their
+ * order, so the child never inherits a lock held by a thread it does not
+ * have.  In the child only the forking thread exists: every other record
+ * and heap is abandoned there, and the condition variables are made anew
+ * (the old ones count waiters that the child does not have).
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+_Thread_local cp_thread_t *cp__self CP__TLS;
+
+cp_thread_t *cp__threads_list;
+uint32_t cp__nthreads;
+static uint32_t next_seq = 1;
+pthread_mutex_t cp__reg_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t exit_key;
+
+void cp__reg_lock(void) { pthread_mutex_lock(&cp__reg_mutex); }
+void cp__reg_unlock(void) { pthread_mutex_unlock(&cp__reg_mutex); }
+
+static int gettid_now(void) { return (int)syscall(SYS_gettid); }
+
+static void list_add(cp_thread_t *t) {
+  t->prev = NULL;
+  t->next = cp__threads_list;
+  if (cp__threads_list)
+    cp__threads_list->prev = t;
+  cp__threads_list = t;
+  t->seq = next_seq++;
+  cp__nthreads++;
+}
+
+static void list_del(cp_thread_t *t) {
+  if (t->prev)
+    t->prev->next = t->next;
+  else
+    cp__threads_list = t->next;
+  if (t->next)
+    t->next->prev = t->prev;
+  cp__nthreads--;
+}
+
+/* The calling thread's stack block: for threads glibc created, it holds
+ * the thread's static thread-local storage too. */
+static void stack_range(cp_thread_t *t) {
+  pthread_attr_t at;
+  void *lo;
+  size_t size;
+  if (pthread_getattr_np(pthread_self(), &at) == 0) {
+    if (pthread_attr_getstack(&at, &lo, &size) == 0) {
+      t->stack_lo = lo;
+      t->stack_hi = (char *)lo + size;
+    }
+    pthread_attr_destroy(&at);
+  }
+}
+
+/* Binds record t to the calling thread. */
+static void bind_self(cp_thread_t *t) {
+  t->tid = gettid_now();
+  t->frames = &cp__frame_top;
+  cp__self = t;
+  cp__heap = t->heap;
+  stack_range(t);
+  /* A non-NULL value makes glibc call the exit hook. */
+  pthread_setspecific(exit_key, t);
+}
+
+static cp_thread_t *record_new(void) {
+  cp_thread_t *t = calloc(1, sizeof *t);
+  if (!t)
+    cp__fatal("out of memory for a thread record");
+  t->heap = cp__heap_new();
+  t->heap->thread = t;
+  return t;
+}
+
+cp_thread_t *cp__thread_attach(void) {
+  if (cp__self)
+    return cp__self;
+  cp__init();
+  cp_thread_t *t = record_new();
+  /* Known as running: a switch that is stopping the world waits for it to
+   * reach a safepoint; one that is copying holds the registry lock, so
+   * this waits until it is over. */
+  cp__reg_lock();
+  __atomic_store_n(&t->state, CP_TS_RUNNING, __ATOMIC_RELAXED);
+  list_add(t);
+  bind_self(t);
+  cp__reg_unlock();
+  return t;
+}
+
+static void forget(cp_thread_t *t) {
+  cp__heap_abandon(t->heap);
+  if (t->stack_lo) {
+    cp__lock();
+    cp__roots_forget_range(t->stack_lo, t->stack_hi);
+    cp__unlock();
+  }
+  list_del(t);
+  free(t);
+}
+
+/* The exit hook (pthread key destructor).  A switch in progress is waited
+ * out first: the heap changes owner layout there. */
+static void on_thread_exit(void *arg) {
+  cp_thread_t *t = arg;
+  if (t != cp__self)
+    return;
+  cp__reg_lock();
+  if (__atomic_load_n(&cp__stopping, __ATOMIC_ACQUIRE))
+    cp__park(t);
+  forget(t);
+  cp__self = NULL;
+  cp__heap = &cp__heap_empty;
+  cp__reg_unlock();
+}
+
+bool cp__thread_alive(const cp_thread_t *t) {
+  if (t->tid == 0)
+    return true; /* not started yet */
+  return syscall(SYS_tgkill, getpid(), t->tid, 0) == 0 || errno != ESRCH;
+}
+
+void cp__thread_reap(cp_thread_t *t) {
+  /* Its thread-local storage is gone with it: t->frames is not followed. */
+  forget(t);
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+static void *trampoline(void *arg) {
+  cp_thread_t *t = arg;
+  cp__reg_lock();
+  bind_self(t);
+  /* Not started yet is a safe state; running is not: a stop in progress
+   * is waited out here, before any of the program's code runs. */
+  if (__atomic_load_n(&cp__stopping, __ATOMIC_ACQUIRE))
+    cp__park(t);
+  __atomic_store_n(&t->state, CP_TS_RUNNING, __ATOMIC_RELEASE);
+  void *(*fn)(void *) = t->start_fn;
+  void *a = t->start_arg;
+  t->start_arg = NULL;
+  cp__reg_unlock();
+  return fn(a);
+}
+
+int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
+                     void *(*start)(void *), void *arg) {
+  cp__init();
+  cp_thread_t *t = record_new();
+  t->start_fn = start;
+  t->start_arg = arg;
+  cp__reg_lock();
+  __atomic_store_n(&t->state, CP_TS_STARTING, __ATOMIC_RELAXED);
+  list_add(t);
+  cp__reg_unlock();
+  int r = pthread_create(thread, attr, trampoline, t);
+  if (r != 0) {
+    cp__reg_lock();
+    cp__heap_abandon(t->heap);
+    list_del(t);
+    free(t);
+    cp__reg_unlock();
+  }
+  return r;
+}
+
+int cp_thread_register(void) { return 0; }
+int cp_thread_unregister(void) { return 0; }
+
+/* ---- fork ---------------------------------------------------------------- */
+
+static void before_fork(void) {
+  cp__reg_lock();
+  cp__lock();
+}
+
+static void after_fork_parent(void) {
+  cp__unlock();
+  cp__reg_unlock();
+}
+
+static void after_fork_child(void) {
+  cp_thread_t *self = cp__self;
+  for (cp_thread_t *t = cp__threads_list, *next; t; t = next) {
+    next = t->next;
+    if (t != self) {
+      list_del(t);
+      free(t); /* its heap goes with the others below */
+    }
+  }
+  if (self)
+    self->tid = gettid_now();
+  cp__heap_after_fork(self ? self->heap : NULL);
+  cp__safepoint_after_fork();
+  cp__unlock();
+  cp__reg_unlock();
+}
+
+void cp__threads_init(void);
+void cp__threads_init(void) {
+  if (pthread_key_create(&exit_key, on_thread_exit) != 0)
+    cp__fatal("cannot create the thread-exit key");
+  if (pthread_atfork(before_fork, after_fork_parent, after_fork_child) != 0)
+    cp__fatal("cannot register the fork handlers");
+}
