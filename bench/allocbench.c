@@ -11,6 +11,10 @@
  * Workloads (per object size, 16..64 bytes):
  *   lifo    allocate 1000 objects, free them in reverse; repeat
  *   random  keep 100000 objects live; free a random one, allocate another
+ * and, at 24 bytes, with threads (the allocator's scaling):
+ *   lifo-Nt N threads doing lifo at once (N = 2, 4, 8)
+ *   xfree   producer/consumer pairs: one thread allocates, the other frees
+ *           everything it allocated (every free is a cross-thread free)
  * Memory: 2^20 live objects of 12, 20 and 24 bytes; bytes of resident
  * memory per object (peak RSS growth) for each allocator.
  */
@@ -24,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -102,8 +107,7 @@ static double run_random(size_t size, long ops) {
   return r;
 }
 
-/* Two threads churning at once (lifo each): total operations per second.
- * compactptr takes one lock once a second thread exists. */
+/* N threads churning at once (lifo each): total operations per second. */
 typedef struct mt_arg {
   size_t size;
   long ops;
@@ -113,15 +117,68 @@ static void *mt_worker(void *p) {
   run_lifo(a->size, a->ops);
   return NULL;
 }
-static double run_lifo_mt(size_t size, long ops) {
-  pthread_t th[2];
-  mt_arg_t a = {size, ops / 2};
+static double run_lifo_mt(size_t size, long ops, int n) {
+  pthread_t th[8];
+  mt_arg_t a = {size, ops / n};
   double t0 = now();
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < n; i++)
     pthread_create(&th[i], NULL, mt_worker, &a);
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < n; i++)
     pthread_join(th[i], NULL);
-  return (double)ops / (now() - t0);
+  return (double)(a.ops * n) / (now() - t0);
+}
+
+/* Producer/consumer: batches of BATCH objects go through a single-producer
+ * single-consumer ring of RING slots; the consumer frees them.  Operations
+ * are allocations (each also freed, by the other thread) per second. */
+enum { XBATCH = 256, XRING = 64 };
+typedef struct xring {
+  void **slot[XRING];
+  unsigned long head, tail; /* written by consumer / producer (atomics) */
+  size_t size;
+  long batches;
+} xring_t;
+static void *x_producer(void *p) {
+  xring_t *r = p;
+  for (long b = 0; b < r->batches; b++) {
+    void **batch = malloc(XBATCH * sizeof *batch);
+    for (int i = 0; i < XBATCH; i++) {
+      batch[i] = A(r->size);
+      *(volatile char *)batch[i] = 1;
+    }
+    unsigned long t = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
+    while (t - __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) == XRING)
+      sched_yield();
+    r->slot[t % XRING] = batch;
+    __atomic_store_n(&r->tail, t + 1, __ATOMIC_RELEASE);
+  }
+  return NULL;
+}
+static void *x_consumer(void *p) {
+  xring_t *r = p;
+  for (long b = 0; b < r->batches; b++) {
+    unsigned long h = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+    while (__atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) == h)
+      sched_yield();
+    void **batch = r->slot[h % XRING];
+    __atomic_store_n(&r->head, h + 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < XBATCH; i++)
+      F(batch[i]);
+    free(batch);
+  }
+  return NULL;
+}
+static double run_xfree(size_t size, long ops) {
+  static xring_t r;
+  r.size = size;
+  r.batches = ops / XBATCH;
+  pthread_t p, c;
+  double t0 = now();
+  pthread_create(&p, NULL, x_producer, &r);
+  pthread_create(&c, NULL, x_consumer, &r);
+  pthread_join(p, NULL);
+  pthread_join(c, NULL);
+  return (double)(r.batches * XBATCH) / (now() - t0);
 }
 
 static long rss_kib(void) {
@@ -165,8 +222,10 @@ static int child(int argc, char **argv) {
     v = run_lifo(size, ops);
   else if (!strcmp(argv[3], "random"))
     v = run_random(size, ops);
-  else if (!strcmp(argv[3], "lifo-2t"))
-    v = run_lifo_mt(size, ops);
+  else if (!strncmp(argv[3], "lifo-", 5))
+    v = run_lifo_mt(size, ops, atoi(argv[3] + 5));
+  else if (!strcmp(argv[3], "xfree"))
+    v = run_xfree(size, ops);
   else
     v = run_memory(size, &extra);
   printf("%.6g %.6g\n", v, extra);
@@ -218,7 +277,8 @@ static void usage(FILE *f) {
 "libmimalloc2.0, preloaded into child processes; missing ones are skipped).\n"
 "Workloads: lifo (1000 allocations, then frees in reverse), random\n"
 "(100000 live objects, free a random one and allocate), sizes 16-64 bytes,\n"
-"and lifo-2t (two threads doing lifo at once, 24 bytes: the lock's cost).\n"
+"and, at 24 bytes, lifo-2t/4t/8t (2, 4, 8 threads doing lifo at once) and\n"
+"xfree (a producer allocates, a consumer frees: cross-thread frees).\n"
 "Figures: millions of operations (allocation + free) per second, best of\n"
 "N interleaved rounds (default 5), and the ratio to glibc.  Memory: bytes\n"
 "of resident memory per object for 2^20 live objects of 12, 20, 24 bytes.\n"
@@ -270,7 +330,9 @@ int main(int argc, char **argv) {
   for (int a = 0; a < NALLOC; a++)
     have[a] = !preload[a] || access(preload[a], R_OK) == 0;
 
-  static const char *const wls[] = {"lifo", "random", "lifo-2t"};
+  static const char *const wls[] = {"lifo",    "random",  "lifo-2t",
+                                    "lifo-4t", "lifo-8t", "xfree"};
+  enum { NWL = sizeof wls / sizeof wls[0] };
   static const size_t sizes[] = {16, 24, 32, 48, 64};
   int failed = 0;
   if (json)
@@ -279,9 +341,9 @@ int main(int argc, char **argv) {
     printf("%-7s %5s %10s %10s %10s %10s   %8s %8s\n", "work", "bytes",
            "glibc", "jemalloc", "mimalloc", "compactptr", "cp/glibc", "cp/mi");
   int first = 1;
-  for (unsigned w = 0; w < 3; w++) {
+  for (unsigned w = 0; w < NWL; w++) {
     for (unsigned z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
-      if (w == 2 && sizes[z] != 24)
+      if (w >= 2 && sizes[z] != 24)
         continue; /* threads: one size is enough */
       double best[NALLOC] = {0};
       for (int r = 0; r < rounds; r++)

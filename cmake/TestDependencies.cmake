@@ -31,6 +31,24 @@ if(COMPACTPTR_SANITIZER_TESTS)
   endif()
 endif()
 
+# ThreadSanitizer: the runtime's multi-threaded tests are also built with
+# it (test/runtime, test/threads); same package as ASan's.
+if(COMPACTPTR_SANITIZER_TESTS)
+  set(CMAKE_REQUIRED_FLAGS "-fsanitize=thread")
+  set(CMAKE_REQUIRED_LINK_OPTIONS "-fsanitize=thread")
+  set(CMAKE_REQUIRED_QUIET ON)
+  check_c_source_compiles("int main(void) { return 0; }"
+                          COMPACTPTR_CAN_LINK_TSAN)
+  unset(CMAKE_REQUIRED_FLAGS)
+  unset(CMAKE_REQUIRED_LINK_OPTIONS)
+  unset(CMAKE_REQUIRED_QUIET)
+  if(NOT COMPACTPTR_CAN_LINK_TSAN)
+    message(FATAL_ERROR "${CMAKE_C_COMPILER} cannot link -fsanitize=thread: "
+                        "apt-get install libclang-rt-19-dev, or configure with "
+                        "-DCOMPACTPTR_SANITIZER_TESTS=OFF")
+  endif()
+endif()
+
 # gcc: test/rewrite/gcc-output.c builds rewritten output with it (the
 # rewritten source is plain C that any C compiler takes).
 find_program(COMPACTPTR_GCC gcc)

@@ -347,8 +347,13 @@ CP_API void cp_request_switch(void);
  *  thread.  Both preserve errno.  CP_NATIVE(stmt) wraps one statement
  *  (plain `stmt` in a native build); its arguments are evaluated inside
  *  the region, so they must not read compact objects. */
-CP_API CP_SAFEPOINT void cp_native_enter(void);
-CP_API CP_SAFEPOINT void cp_native_leave(void);
+#ifdef CP__RUNTIME_ITSELF
+#define CP__NATIVE_ATTR /* the definitions: no annotation in the runtime */
+#else
+#define CP__NATIVE_ATTR CP_SAFEPOINT /* the plugin sees a safepoint */
+#endif
+CP_API CP__NATIVE_ATTR void cp_native_enter(void);
+CP_API CP__NATIVE_ATTR void cp_native_leave(void);
 #define CP_NATIVE(stmt)                                                        \
   do {                                                                         \
     cp_native_enter();                                                         \
