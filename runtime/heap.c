@@ -38,6 +38,15 @@ bool cp__build_known;
 uint64_t cp__pending_since;
 
 cp_heap_t cp__heap_empty;
+cp_fast_t cp__fast;
+
+void cp__fast_update(void) {
+  const cp_arena_t *a = cp__current_arena();
+  __atomic_store_n(&cp__fast.base, a->base, __ATOMIC_RELAXED);
+  __atomic_store_n(&cp__fast.pagemap, a->pagemap, __ATOMIC_RELAXED);
+  __atomic_store_n(&cp__fast.span, (uint64_t)a->npages << CP_PAGE_SHIFT,
+                   __ATOMIC_RELAXED);
+}
 cp_heap_t *cp__heaps;
 /* Remote frees into orphans since start; the sweep compares. */
 static uint64_t orphan_frees, orphan_frees_swept;
@@ -113,6 +122,7 @@ void cp__heap_setup(void) {
     a->high_water_pages = mark;
     cp__arena_base = cp__compact_arena.base;
   }
+  cp__fast_update();
   heap_ready = true;
 }
 
@@ -265,6 +275,24 @@ static void list_remove(cp_slab_t **head, cp_slab_t *s) {
   s->next = s->prev = NULL;
 }
 
+/* The partial list: taken from the head, given back at the tail. */
+static void partial_add(cp_bin_t *b, cp_slab_t *s) {
+  s->next = NULL;
+  s->prev = b->partial_tail;
+  if (b->partial_tail)
+    b->partial_tail->next = s;
+  else
+    b->partial = s;
+  b->partial_tail = s;
+  s->where = CP_IN_PARTIAL;
+}
+
+static void partial_remove(cp_bin_t *b, cp_slab_t *s) {
+  if (s == b->partial_tail)
+    b->partial_tail = s->prev;
+  list_remove(&b->partial, s);
+}
+
 static inline uintptr_t owner_word(const cp_heap_t *h, bool full) {
   return (uintptr_t)h | (full ? CP_OWNER_FULL : 0) |
          (cp__debug ? CP_OWNER_DEBUG : 0);
@@ -279,10 +307,8 @@ static void bin_take(cp_heap_t *h, cp_tbin_t *tb, cp_slab_t *s) {
   s->note = CP_NOTE_OFF;
   set_owner(s, owner_word(h, false));
   cp_bin_t *b = &tb->bins[s->cls];
-  if (b->cur != &cp__slab_none) {
-    b->cur->where = CP_IN_PARTIAL;
-    list_push(&b->partial, b->cur);
-  }
+  if (b->cur != &cp__slab_none)
+    partial_add(b, b->cur);
   b->cur = s;
   s->where = CP_IN_CUR;
 }
@@ -291,8 +317,7 @@ static void bin_to_partial(cp_heap_t *h, cp_bin_t *b, cp_slab_t *s) {
   list_remove(&b->full, s);
   set_owner(s, owner_word(h, false));
   cp__slab_disarm(s);
-  s->where = CP_IN_PARTIAL;
-  list_push(&b->partial, s);
+  partial_add(b, s);
 }
 
 /* An empty slab other than the bin's current one goes back to the buddy,
@@ -303,7 +328,8 @@ static void maybe_release(cp_bin_t *b, cp_slab_t *s) {
   if (s == b->cur || s->where != CP_IN_PARTIAL || s->note != CP_NOTE_OFF ||
       !cp__slab_quiet(s))
     return;
-  list_remove(&b->partial, s);
+  cp__slab_check_empty(s);
+  partial_remove(b, s);
   cp__lock();
   cp__slab_release(cp__current_arena(), s);
   cp__unlock();
@@ -381,6 +407,7 @@ static void sweep_orphans(void) {
         next = s->next;
         cp__slab_collect(s);
         if (s->used == 0) {
+          cp__slab_check_empty(s);
           list_remove(head, s);
           cp__slab_release(a, s);
         }
@@ -404,7 +431,7 @@ static cp_slab_t *bin_refill(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t,
     drain_notes(h);
     if (b->partial) {
       s = b->partial;
-      list_remove(&b->partial, s);
+      partial_remove(b, s);
       b->cur = s;
       s->where = CP_IN_CUR;
       continue;
@@ -431,8 +458,12 @@ static cp_slab_t *bin_refill(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t,
 }
 
 /* Takes the first free slot of s (the owner's). */
+static _Noreturn void bad_free_list(const cp_slab_t *s, const void *p);
+static inline bool is_free_mark(uint64_t m);
 static inline void *slab_pop(cp_slab_t *s) {
   char *p = s->start + s->free;
+  if (cp__slot_marked(s->slot) && !cp__debug && !is_free_mark(cp__mark_of(p)))
+    bad_free_list(s, p);
   s->free = *(uint32_t *)p;
   s->used++;
   if (CP_UNLIKELY(cp__debug)) {
@@ -481,6 +512,22 @@ void *cp__alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only) {
   return p;
 }
 
+/* A slot popped from a free list must carry a free mark (slots of 12 bytes
+ * or more): a slot freed twice comes off the list a second time zeroed or
+ * in use, an interior or foreign address never had one, and a write into a
+ * freed object overwrote it.  Checked here, where the slot's line is read
+ * anyway, rather than in cp_free, where it would cost a load. */
+static _Noreturn void bad_free_list(const cp_slab_t *s, const void *p) {
+  cp__fatal("the free list of a '%s' slab holds %p, which is not free: an "
+            "object was freed twice, a pointer into an object or one the "
+            "runtime never handed out was freed, or a freed object was "
+            "written to (run with COMPACTPTR_DEBUG=1 to stop at the bad "
+            "free itself)", s->type->desc->name, p);
+}
+static inline bool is_free_mark(uint64_t m) {
+  return m == cp__mark_freed || m == cp__mark_fresh;
+}
+
 static inline __attribute__((always_inline)) void *
 alloc_one(cp_type_desc_t *d, bool try_only) {
   cp_type_t *t = cp__type_peek(d);
@@ -491,10 +538,13 @@ alloc_one(cp_type_desc_t *d, bool try_only) {
     uint32_t off = s->free;
     if (CP_LIKELY(off != CP_NONE)) {
       char *p = s->start + off;
+      uint32_t slot = s->slot;
+      if (cp__slot_marked(slot) && CP_UNLIKELY(!is_free_mark(cp__mark_of(p))))
+        bad_free_list(s, p);
       s->free = *(uint32_t *)p;
       s->used++;
       count_alloc(tb, 1);
-      cp__zero_slot(p, s->slot);
+      cp__zero_slot(p, slot);
       return p;
     }
   }
@@ -599,27 +649,26 @@ void cp__free_slow(cp_slab_t *s, void *p) {
 }
 
 void cp_free(void *p) {
-  const cp_arena_t *a = cp__current_arena();
-  uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)a->base);
-  if (CP_UNLIKELY(off >= ((uint64_t)a->npages << CP_PAGE_SHIFT))) {
+  uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)CP_OWN_GET(cp__fast.base));
+  if (CP_UNLIKELY(off >= CP_OWN_GET(cp__fast.span))) {
     if (!p)
       return;
     foreign_free(p);
   }
-  cp_slab_t *s = a->pagemap[off >> CP_PAGE_SHIFT];
+  cp_slab_t *s = CP_OWN_GET(cp__fast.pagemap)[off >> CP_PAGE_SHIFT];
   if (CP_UNLIKELY(!s))
     foreign_free(p);
+  /* The owner's free checks that p is a slot handed out from this slab (a
+   * multiply, on the header's first line); whether the slot is still live
+   * is checked when it comes off the free list again (alloc_one), so the
+   * object itself is only written, never read. */
   uint64_t so = (uint64_t)((char *)p - s->start);
   uint64_t i = cp__slot_index(s, so);
   if (CP_LIKELY(__atomic_load_n(&s->owner, __ATOMIC_RELAXED) ==
                     (uintptr_t)cp__heap &&
                 i * s->slot == so && i < cp__bump(s))) {
-    if (cp__slot_marked(s->slot)) {
-      uint64_t m = cp__mark_of(p);
-      if (CP_UNLIKELY(m == cp__mark_freed || m == cp__mark_fresh))
-        cp__bad_pointer("free", s, p);
+    if (cp__slot_marked(s->slot))
       cp__mark_set(p, cp__mark_freed);
-    }
     *(uint32_t *)p = s->free;
     s->free = (uint32_t)so;
     count_free(CP_OWN_GET(s->bin), s->elems);
@@ -710,13 +759,16 @@ static void quiet_one(cp_heap_t *h, cp_slab_t *s, void *ctx) {
 /* Every slab of h goes back to the buddy (empty) or to its type's orphans.
  * Heap lock held; no freer is NOTIFYING any of them. */
 static void orphan_one(cp_heap_t *h, cp_slab_t *s, void *ctx) {
-  (void)h, (void)ctx;
+  (void)h;
+  bool after_fork = ctx != NULL; /* counts may be torn: no check */
   cp__slab_collect(s);
   set_owner(s, 0);
   CP_OWN_SET(s->bin, NULL);
   s->note = CP_NOTE_OFF;
   s->next = s->prev = NULL;
   if (s->used == 0) {
+    if (!after_fork)
+      cp__slab_check_empty(s);
     cp__slab_release(cp__current_arena(), s);
     return;
   }
@@ -791,7 +843,7 @@ void cp__heap_after_fork(cp_heap_t *self) {
     each_owned(h, reset_one, NULL);
     if (h == self)
       continue;
-    each_owned(h, orphan_one, NULL);
+    each_owned(h, orphan_one, (void *)1);
     heap_forget(h);
     free(h->tb);
     free(h);
@@ -810,7 +862,7 @@ void cp__heaps_forget_slabs(void) {
     h->notes = NULL;
     for (uint32_t k = 0; k < h->ntb; k++)
       for (uint32_t c = 0; c < CP_NCLASSES; c++)
-        h->tb[k].bins[c] = (cp_bin_t){&cp__slab_none, NULL, NULL};
+        h->tb[k].bins[c] = (cp_bin_t){&cp__slab_none, NULL, NULL, NULL};
   }
   for (uint32_t k = 0; k < cp__ntypes; k++)
     for (uint32_t c = 0; c < CP_NCLASSES; c++)
@@ -836,8 +888,7 @@ void cp__heap_place(cp_heap_t *h, cp_slab_t *w, uint8_t where) {
     w->where = CP_IN_CUR;
   } else if (room) {
     set_owner(w, owner_word(h, false));
-    w->where = CP_IN_PARTIAL;
-    list_push(&b->partial, w);
+    partial_add(b, w);
   } else {
     set_owner(w, owner_word(h, true));
     w->where = CP_IN_FULL;

@@ -328,6 +328,9 @@ bool cp__slab_arm(cp_slab_t *s);
 /* Withdraws the request; a freer that took it already leaves the slab
  * pending on the stack.  Owner. */
 void cp__slab_disarm(cp_slab_t *s);
+/* Fatal unless the free list holds exactly the slots below bump, each once
+ * (used == 0 is about to give the run back).  Owner. */
+void cp__slab_check_empty(const cp_slab_t *s);
 /* True when no freer is between taking the notification and finishing
  * the push. */
 bool cp__slab_quiet(const cp_slab_t *s);
@@ -403,19 +406,25 @@ static inline void cp__zero_slot(char *p, uint32_t n) {
  * allocations come from, slabs with free slots, and full slabs. */
 typedef struct cp_bin {
   cp_slab_t *cur;        /* never NULL: &cp__slab_none when it has none */
-  cp_slab_t *partial, *full;
+  cp_slab_t *partial, *partial_tail; /* first in, first out: a slab that
+                            just got a slot back waits while the others
+                            gather more */
+  cp_slab_t *full;
 } cp_bin_t;
 
-/* Per heap and type: counters (elements), then the bins.  The counters
- * and bin 0 share the first cache line, which the fast paths touch. */
+/* Per heap and type: the class-0 bin and the counters (elements) share
+ * the first cache line, which the fast paths touch; 512 bytes, so an index
+ * is a shift. */
 typedef struct cp_tbin {
+  cp_bin_t bins[CP_NCLASSES];
   uint64_t allocs;       /* owner-written (CP_OWN_*), read by statistics */
   int64_t live;          /* allocations minus frees made by this heap's
                             thread (frees of other heaps' objects count
                             here: the sum over heaps is exact) */
   int64_t peak;
-  cp_bin_t bins[CP_NCLASSES];
+  char pad[512 - CP_NCLASSES * sizeof(cp_bin_t) - 24];
 } cp_tbin_t;
+_Static_assert(sizeof(cp_tbin_t) == 512, "a tbin is 512 bytes");
 
 typedef struct cp_heap {
   cp_tbin_t *tb;         /* per type id; grown by the owner under the heap
@@ -482,6 +491,15 @@ void cp__unlock(void);
 static inline cp_arena_t *cp__current_arena(void) {
   return cp__wide ? &cp__wide_arena : &cp__compact_arena;
 }
+/* What cp_free reads of the current arena, in one line: set up with the
+ * arena and at the switch (the world stopped), read without a lock. */
+typedef struct cp_fast {
+  char *base;
+  uint64_t span;          /* bytes the page map covers */
+  cp_slab_t **pagemap;
+} cp_fast_t;
+extern cp_fast_t cp__fast;
+void cp__fast_update(void); /* from cp__current_arena(); heap lock held */
 /* Where p lives: its slab/block, searching both arenas; NULL if foreign. */
 cp_slab_t *cp__find_slab(const void *p);
 _Noreturn void cp__exhausted(cp_arena_t *a, size_t request);

@@ -292,6 +292,30 @@ void cp__slab_disarm(cp_slab_t *s) {
   s->note = CP_NOTE_OFF;
 }
 
+void cp__slab_check_empty(const cp_slab_t *s) {
+  /* used == 0 says every slot below bump is free; a double free makes it
+   * say so early (the list then has a cycle), an interior free puts a slot
+   * on the list that is no slot.  Walk it before the run is given back. */
+  uint32_t n = 0;
+  bool mark = cp__slot_marked(s->slot) && !cp__debug;
+  for (uint32_t off = s->free; off != CP_NONE; off = *link_at(s, off)) {
+    uint64_t i = cp__slot_index(s, off);
+    if (++n > s->bump || i * s->slot != off || i >= s->bump ||
+        (mark && cp__mark_of(s->start + off) != cp__mark_freed &&
+         cp__mark_of(s->start + off) != cp__mark_fresh))
+      cp__fatal("the free list of a '%s' slab at %p is corrupt: an object "
+                "was freed twice, a pointer into an object or one the "
+                "runtime never handed out was freed, or a freed object was "
+                "written to (run with COMPACTPTR_DEBUG=1 to stop at the bad "
+                "free itself)", s->type->desc->name, (void *)s->start);
+  }
+  if (n != s->bump)
+    cp__fatal("a '%s' slab at %p has %u of %u slots on its free list but "
+              "counts none in use: an object was freed twice (run with "
+              "COMPACTPTR_DEBUG=1 to stop at the bad free itself)",
+              s->type->desc->name, (void *)s->start, n, s->bump);
+}
+
 bool cp__slab_quiet(const cp_slab_t *s) {
   return !(__atomic_load_n(&s->xfree, __ATOMIC_ACQUIRE) & CP_XF_NOTIFYING);
 }
@@ -398,8 +422,7 @@ _Noreturn void cp__bad_pointer(const char *op, const cp_slab_t *s,
   if (i < cp__bump(s) && i * s->slot != off)
     cp__fatal("%s of %p: not the start of a '%s' %s", op, p, name, what);
   bool fresh = i >= cp__bump(s) ||
-               (!cp__debug && cp__slot_marked(s->slot) &&
-                cp__mark_of(p) == cp__mark_fresh);
+               (cp__slot_marked(s->slot) && cp__mark_of(p) == cp__mark_fresh);
   if (fresh)
     cp__fatal("%s of %p: no '%s' %s was handed out there (never allocated)",
               op, p, name, what);

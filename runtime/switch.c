@@ -354,6 +354,7 @@ void cp__switch_run(const char *why) {
     cp__arena_destroy(&cp__compact_arena);
   }
   cp__wide = 1;
+  cp__fast_update();
   cp__set_pending(0);
   double t2 = cp__now();
   cp__switch_phase[0] = t_alloc - t1;

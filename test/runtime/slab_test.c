@@ -112,6 +112,8 @@ static void double_free(void *arg) {
   cp_alloc(&node_desc);
   cp_free(p);
   cp_free(p);
+  for (int i = 0; i < 3; i++)
+    cp_alloc(&node_desc);
 }
 static void foreign_free(void *arg) {
   (void)arg;
@@ -123,11 +125,29 @@ static void interior_free(void *arg) {
   (void)arg;
   char *p = cp_alloc(&tree_desc);
   cp_free(p + 8);
+  for (int i = 0; i < 3; i++)
+    cp_alloc(&tree_desc);
 }
 static void array_interior_free(void *arg) {
   (void)arg;
   struct c_node *a = cp_alloc_array(&node_desc, 10);
   cp_free(&a[3]);
+  for (int i = 0; i < 3; i++)
+    cp_alloc_array(&node_desc, 10);
+}
+/* A double free that empties a slab: caught before the run goes back. */
+static void double_free_empties(void *arg) {
+  (void)arg;
+  enum { N = 8000 };
+  static void *ps[N];
+  for (int i = 0; i < N; i++)
+    ps[i] = cp_alloc(&holder_desc); /* a type no other test uses */
+  uint32_t n = slab_of(ps[0])->nslots;
+  assert_ptr_equal(slab_of(ps[n - 1]), slab_of(ps[0]));
+  cp_free(ps[0]);
+  cp_free(ps[0]);
+  for (uint32_t i = 2; i < n; i++) /* ps[1] stays live */
+    cp_free(ps[i]);
 }
 static void exhaust(void *arg) {
   (void)arg;
@@ -137,10 +157,12 @@ static void exhaust(void *arg) {
 
 static void test_errors(void **state) {
   (void)state;
-  expect_fatal(double_free, NULL, "double free of");
+  expect_bad_free(double_free, NULL, "double free of");
   expect_fatal(foreign_free, NULL, "not an object allocated by compactptr");
   expect_fatal(interior_free, NULL, "not the start of a 'tree' object");
   expect_fatal(array_interior_free, NULL, "not the start of a 'node' array");
+  expect_fatal(double_free_empties, NULL,
+               cp__debug ? "double free of" : "an object was freed twice");
   expect_fatal(exhaust, NULL, "the compact arena is exhausted");
 }
 

@@ -47,6 +47,17 @@ static inline void expect_fatal(void (*fn)(void *), void *arg,
   }
 }
 
+/* A double free (or a free of a slot on the free list that was never handed
+ * out) stops the program at the free under COMPACTPTR_DEBUG=1 with
+ * `precise` in the message; otherwise, for slots of 12 bytes or more, at
+ * the allocation that takes the slot off the free list a second time (fn
+ * must allocate after the bad free). */
+extern int cp__debug;
+static inline void expect_bad_free(void (*fn)(void *), void *arg,
+                                   const char *precise) {
+  expect_fatal(fn, arg, cp__debug ? precise : "which is not free");
+}
+
 /* xorshift64*: deterministic, seed printed by each test that uses it. */
 static inline uint64_t rng_next(uint64_t *s) {
   uint64_t x = *s;
