@@ -44,6 +44,7 @@ void cp__fast_update(void) {
   const cp_arena_t *a = cp__current_arena();
   __atomic_store_n(&cp__fast.base, a->base, __ATOMIC_RELAXED);
   __atomic_store_n(&cp__fast.pagemap, a->pagemap, __ATOMIC_RELAXED);
+  __atomic_store_n(&cp__fast.slabmap, cp__slabmap(a), __ATOMIC_RELAXED);
   __atomic_store_n(&cp__fast.span, (uint64_t)a->npages << CP_PAGE_SHIFT,
                    __ATOMIC_RELAXED);
 }
@@ -135,8 +136,12 @@ static inline cp_type_t *type_of(cp_type_desc_t *d) {
 
 static inline void count_alloc(cp_tbin_t *tb, int64_t n) {
   CP_OWN_ADD(tb->allocs, (uint64_t)n);
-  int64_t l = CP_OWN_GET(tb->live) + n;
-  CP_OWN_SET(tb->live, l);
+  CP_OWN_ADD(tb->live, n);
+}
+/* The peak is sampled on the slow paths: it misses at most what one slab's
+ * free list hands out between two of them. */
+static inline void count_peak(cp_tbin_t *tb) {
+  int64_t l = CP_OWN_GET(tb->live);
   if (l > CP_OWN_GET(tb->peak))
     CP_OWN_SET(tb->peak, l);
 }
@@ -358,10 +363,34 @@ static void drain_notes(cp_heap_t *h) {
   }
 }
 
+/* Only other threads free remotely: while the process has one, full slabs
+ * are not armed (a compare-and-swap each way saved); once it has more,
+ * each heap arms its full slabs at its next slow path. */
+static inline bool several_threads(void) {
+  return __atomic_load_n(&cp__nthreads, __ATOMIC_RELAXED) > 1;
+}
+
+static void arm_full_slabs(cp_heap_t *h) {
+  h->unarmed = false;
+  for (uint32_t k = 0; k < h->ntb; k++)
+    for (uint32_t c = 0; c < CP_NCLASSES; c++) {
+      cp_bin_t *b = &h->tb[k].bins[c];
+      for (cp_slab_t *s = b->full, *n; s; s = n) {
+        n = s->next;
+        if (s->note == CP_NOTE_OFF && !cp__slab_arm(s)) {
+          cp__slab_collect(s);
+          bin_to_partial(h, b, s);
+        }
+      }
+    }
+}
+
 /* The bin's current slab has nothing left: it goes to the full list,
  * armed, unless remote frees arrived meanwhile. */
 static bool retire_cur(cp_heap_t *h, cp_bin_t *b, cp_slab_t *s) {
-  if (s->note == CP_NOTE_OFF && !cp__slab_arm(s))
+  if (s->note == CP_NOTE_OFF && !several_threads())
+    h->unarmed = true;
+  else if (s->note == CP_NOTE_OFF && !cp__slab_arm(s))
     return cp__slab_collect(s) != 0; /* keep it: it has room again */
   b->cur = &cp__slab_none;
   s->where = CP_IN_FULL;
@@ -428,6 +457,8 @@ static cp_slab_t *bin_refill(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t,
       if (retire_cur(h, b, s))
         return s;
     }
+    if (CP_UNLIKELY(h->unarmed) && several_threads())
+      arm_full_slabs(h);
     drain_notes(h);
     if (b->partial) {
       s = b->partial;
@@ -490,6 +521,7 @@ static void *alloc_block(cp_heap_t *h, cp_type_t *t, uint64_t n,
   note_peak(t);
   cp__unlock();
   count_alloc(tb, (int64_t)n);
+  count_peak(tb);
   /* Fresh runs from the buddy are zero only the first time. */
   memset(s->start, 0, (size_t)s->slot * n);
   return s->start;
@@ -508,6 +540,7 @@ void *cp__alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only) {
     return NULL;
   char *p = slab_pop(s);
   count_alloc(tb, s->elems);
+  count_peak(tb);
   cp__zero_slot(p, s->slot);
   return p;
 }
@@ -655,9 +688,16 @@ void cp_free(void *p) {
       return;
     foreign_free(p);
   }
-  cp_slab_t *s = CP_OWN_GET(cp__fast.pagemap)[off >> CP_PAGE_SHIFT];
-  if (CP_UNLIKELY(!s))
-    foreign_free(p);
+  cp_slab_t *s = __atomic_load_n(
+      &CP_OWN_GET(cp__fast.slabmap)[off >> CP_SLAB_MIN_SHIFT], __ATOMIC_RELAXED);
+  if (CP_UNLIKELY(!s)) {
+    /* A block, or nothing. */
+    s = CP_OWN_GET(cp__fast.pagemap)[off >> CP_PAGE_SHIFT];
+    if (!s)
+      foreign_free(p);
+    cp__free_slow(s, p);
+    return;
+  }
   /* The owner's free checks that p is a slot handed out from this slab (a
    * multiply, on the header's first line); whether the slot is still live
    * is checked when it comes off the free list again (alloc_one), so the

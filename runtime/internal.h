@@ -384,15 +384,17 @@ bool cp__is_object_start(const cp_slab_t *s, const void *p);
  * cleared with a few possibly overlapping stores instead of a call. */
 static inline void cp__zero_slot(char *p, uint32_t n) {
   static const char z[32] = {0};
-  if (n <= 8) {
+  if (CP_LIKELY(n - 9 < 24)) { /* 12 to 32 bytes: the usual node */
+    if (n <= 16) {
+      __builtin_memcpy(p, z, 8);
+      __builtin_memcpy(p + n - 8, z, 8);
+    } else {
+      __builtin_memcpy(p, z, 16);
+      __builtin_memcpy(p + n - 16, z, 16);
+    }
+  } else if (n <= 8) {
     __builtin_memcpy(p, z, 4);
     __builtin_memcpy(p + n - 4, z, 4);
-  } else if (n <= 16) {
-    __builtin_memcpy(p, z, 8);
-    __builtin_memcpy(p + n - 8, z, 8);
-  } else if (n <= 32) {
-    __builtin_memcpy(p, z, 16);
-    __builtin_memcpy(p + n - 16, z, 16);
   } else if (n <= 64) {
     __builtin_memcpy(p, z, 32);
     __builtin_memcpy(p + n - 32, z, 32);
@@ -437,6 +439,8 @@ typedef struct cp_heap {
                             owner) */
   struct cp_thread *thread;
   struct cp_heap *next, *prev; /* every heap (heap lock) */
+  bool unarmed;          /* full slabs went unarmed while the process had
+                            one thread; armed once it has more */
 } cp_heap_t;
 
 /* The calling thread's heap; &cp__heap_empty (no types, no slabs) until the
@@ -497,7 +501,11 @@ typedef struct cp_fast {
   char *base;
   uint64_t span;          /* bytes the page map covers */
   cp_slab_t **pagemap;
+  cp_slab_t **slabmap;    /* per 64 KiB region: its slab (slab.c) */
 } cp_fast_t;
+/* The slab map of arena a (made on first use), and its end. */
+cp_slab_t **cp__slabmap(const cp_arena_t *a);
+void cp__slabmap_drop(const cp_arena_t *a);
 extern cp_fast_t cp__fast;
 void cp__fast_update(void); /* from cp__current_arena(); heap lock held */
 /* Where p lives: its slab/block, searching both arenas; NULL if foreign. */

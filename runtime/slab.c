@@ -90,9 +90,48 @@ static void all_remove(cp_type_t *t, cp_slab_t *s) {
     s->next_all->prev_all = s->prev_all;
 }
 
-static void map_pages(cp_arena_t *a, cp_slab_t *s) {
+/* The slab map: per arena, one entry per 64 KiB region, the slab covering
+ * it.  Slabs are buddy-aligned runs of 64 KiB or more, so a region holds at
+ * most one; blocks (which may be smaller) are not in it.  cp_free reads it
+ * instead of the page map: 16 times fewer lines to keep in cache. */
+#define CP_REGION_SHIFT CP_SLAB_MIN_SHIFT
+static struct slabmap {
+  const cp_arena_t *arena;
+  cp_slab_t **map;
+  size_t bytes;
+} slabmaps[2];
+
+cp_slab_t **cp__slabmap(const cp_arena_t *a) {
+  struct slabmap *m = &slabmaps[a == &cp__wide_arena];
+  if (m->map && m->arena == a)
+    return m->map;
+  if (!a->base)
+    return NULL;
+  size_t n = ((size_t)a->npages << CP_PAGE_SHIFT >> CP_REGION_SHIFT) + 1;
+  m->bytes = (n * sizeof(cp_slab_t *) + CP_PAGE_SIZE - 1) & ~(CP_PAGE_SIZE - 1);
+  m->map = cp__os_alloc_zeroed(m->bytes);
+  if (!m->map)
+    cp__fatal("cannot map %zu bytes for the slab map", m->bytes);
+  m->arena = a;
+  return m->map;
+}
+
+void cp__slabmap_drop(const cp_arena_t *a) {
+  struct slabmap *m = &slabmaps[a == &cp__wide_arena];
+  cp__os_free(m->map, m->bytes);
+  memset(m, 0, sizeof *m);
+}
+
+static void map_pages(cp_arena_t *a, cp_slab_t *s, cp_slab_t *to) {
   for (uint32_t i = 0; i < (1u << s->order); i++)
-    a->pagemap[s->page + i] = s;
+    a->pagemap[s->page + i] = to;
+  if (s->kind != CP_SLAB)
+    return;
+  cp_slab_t **m = cp__slabmap(a);
+  uint32_t per = 1u << (CP_REGION_SHIFT - CP_PAGE_SHIFT);
+  cp__assert(s->page % per == 0 && (1u << s->order) >= per);
+  for (uint32_t r = 0; r < (1u << s->order) / per; r++)
+    __atomic_store_n(&m[s->page / per + r], to, __ATOMIC_RELAXED);
 }
 
 static uint32_t run_for(cp_arena_t *a, size_t bytes, bool try_only) {
@@ -158,6 +197,10 @@ cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
    * wide counterpart whose slots fill a run exactly, that takes a run of
    * twice the size, of address space that is never touched. */
   size_t run = (size_t)slot * nslots + 1;
+  /* At least 64 KiB, so the slab map's regions hold one slab each (a wide
+   * counterpart of a small array class can need less). */
+  if (run < ((size_t)1 << CP_SLAB_MIN_SHIFT))
+    run = (size_t)1 << CP_SLAB_MIN_SHIFT;
   size_t words = ((size_t)nslots + 63) / 64;
   cp_slab_t *s = run_new(a, t, sizeof *s + words * sizeof(uint64_t), run,
                          slot, elem, try_only);
@@ -169,7 +212,7 @@ cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
   s->count = 1;
   s->kind = CP_SLAB;
   s->live = (uint64_t *)(s + 1);
-  map_pages(a, s);
+  map_pages(a, s, s);
   all_link(t, s);
   return s;
 }
@@ -199,15 +242,14 @@ cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
   s->used = 1;
   s->kind = CP_BLOCK;
   s->owner = CP_OWNER_BLOCK;
-  map_pages(a, s);
+  map_pages(a, s, s);
   all_link(t, s);
   return s;
 }
 
 void cp__slab_release(cp_arena_t *a, cp_slab_t *s) {
   all_remove(s->type, s);
-  for (uint32_t i = 0; i < (1u << s->order); i++)
-    a->pagemap[s->page + i] = NULL;
+  map_pages(a, s, NULL);
   cp__buddy_free(a, s->page, s->order);
   free(s);
 }

@@ -351,6 +351,7 @@ void cp__switch_run(const char *why) {
   if (cp__compact_arena.base) {
     cp__arena_limit_seen = (uint64_t)cp__compact_arena.npages << CP_PAGE_SHIFT;
     cp__arena_peak_seen = cp__compact_arena.peak_pages << CP_PAGE_SHIFT;
+    cp__slabmap_drop(&cp__compact_arena);
     cp__arena_destroy(&cp__compact_arena);
   }
   cp__wide = 1;

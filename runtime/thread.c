@@ -55,7 +55,7 @@ static void list_add(cp_thread_t *t) {
     cp__threads_list->prev = t;
   cp__threads_list = t;
   t->seq = next_seq++;
-  cp__nthreads++;
+  __atomic_store_n(&cp__nthreads, cp__nthreads + 1, __ATOMIC_RELAXED);
 }
 
 static void list_del(cp_thread_t *t) {
@@ -65,7 +65,7 @@ static void list_del(cp_thread_t *t) {
     cp__threads_list = t->next;
   if (t->next)
     t->next->prev = t->prev;
-  cp__nthreads--;
+  __atomic_store_n(&cp__nthreads, cp__nthreads - 1, __ATOMIC_RELAXED);
 }
 
 /* The calling thread's stack block: for threads glibc created, it holds
