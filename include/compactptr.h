@@ -354,12 +354,14 @@ CP_API void cp_request_switch(void);
 #endif
 CP_API CP__NATIVE_ATTR void cp_native_enter(void);
 CP_API CP__NATIVE_ATTR void cp_native_leave(void);
+/* A statement expression, not do/while: the plugin puts safepoint polls in
+ * main's loops, and would find one here whose body comes from a macro. */
 #define CP_NATIVE(stmt)                                                        \
-  do {                                                                         \
+  __extension__({                                                              \
     cp_native_enter();                                                         \
     stmt;                                                                      \
     cp_native_leave();                                                         \
-  } while (0)
+  })
 
 /** Threads are known to the runtime without registration: from creation
  *  through cp_thread_create (which plugin-built C code reaches through

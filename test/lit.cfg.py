@@ -31,6 +31,10 @@ runtime_lib = os.path.join(obj, "runtime", "libcompactptr.a")
 config.substitutions.append(("%clang", config.clang))
 config.substitutions.append(("%cflags", incs))
 config.substitutions.append(("%plugin", plugin))
+# The runtime built with ThreadSanitizer (COMPACTPTR_SANITIZER_TESTS=ON);
+# before %runtime, which is its prefix.
+runtime_tsan = os.path.join(obj, "test", "runtime", "libcompactptr_tsan.a")
+config.substitutions.append(("%runtime_tsan", "-fsanitize=thread %s -lpthread" % runtime_tsan))
 config.substitutions.append(("%runtime", "%s -lpthread" % runtime_lib))
 config.substitutions.append(("%rewrite", os.path.join(obj, "tool", "compactptr-rewrite")))
 config.substitutions.append(("%inputs", os.path.join(src, "test", "Inputs")))
@@ -39,4 +43,6 @@ config.substitutions.append(("%objroot", obj))
 
 if os.path.exists(plugin):
     config.available_features.add("plugin")
+if os.path.exists(runtime_tsan):
+    config.available_features.add("tsan")
 config.available_features.add("granule-%s" % config.granule_shift)
