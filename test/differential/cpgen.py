@@ -900,3 +900,112 @@ def generate(seed):
 if __name__ == "__main__":
     import sys
     sys.stdout.write(generate(int(sys.argv[1]) if len(sys.argv) > 1 else 1)[0])
+
+
+# -- multi-threaded mode (run.py --threads N) ----------------------------------
+#
+# The program of a seed, run by N threads at once, each on a heap of its own:
+# file t<i>.c is the whole program with its main renamed cpg_main_<i>, its
+# PRNG seeded differently and its printf going to thread i's buffer; its
+# globals are static, so every thread has its own pools, arrays, counters
+# and PRNG (the types are the same text in every file, as the plugin
+# requires).  main.c starts the threads (pthread_create, which plugin-built
+# code routes to cp_thread_create), joins them in a native region, then
+# prints each thread's output in thread order and exits with the first
+# non-zero status.  The output depends on the seed and N only.
+
+THREADED_MAIN = r'''#include <compactptr.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = %(n)d };
+%(decls)s
+static int (*const mains[N])(void) = {%(mains)s};
+static char *out[N];
+static size_t len[N], cap[N];
+static int status[N];
+
+int cpg_printf(int t, const char *fmt, ...) {
+  char buf[256];
+  va_list ap;
+  int n;
+  va_start(ap, fmt);
+  n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= sizeof buf)
+    abort();
+  if (len[t] + (size_t)n > cap[t]) {
+    cap[t] = 2 * cap[t] + (size_t)n + 256;
+    out[t] = realloc(out[t], cap[t]);
+    if (!out[t])
+      exit(3);
+  }
+  memcpy(out[t] + len[t], buf, (size_t)n);
+  len[t] += (size_t)n;
+  return n;
+}
+
+static void *run(void *arg) {
+  int t = (int)(long)arg;
+  status[t] = mains[t]();
+  return NULL;
+}
+
+int main(void) {
+  pthread_t th[N];
+  int t;
+  for (t = 0; t < N; t++) {
+    if (pthread_create(&th[t], NULL, run, (void *)(long)t) != 0)
+      return 5;
+  }
+  for (t = 0; t < N; t++) {
+    CP_NATIVE(pthread_join(th[t], NULL));
+  }
+  for (t = 0; t < N; t++) {
+    printf("== thread %%d\n", t);
+    fwrite(out[t], 1, len[t], stdout);
+  }
+  for (t = 0; t < N; t++) {
+    if (status[t])
+      return status[t];
+  }
+  return 0;
+}
+'''
+
+
+def generate_threaded(seed, nthreads):
+    """The program of `seed` run by `nthreads` threads, each on its own heap
+    (see above): returns ({file name: text}, facts)."""
+    src, facts = generate(seed)
+    lines = src.split("\n")
+    last_include = max(i for i, l in enumerate(lines) if l.startswith("#include"))
+    files = {}
+    for i in range(nthreads):
+        ls = list(lines)
+        ls.insert(last_include + 1,
+                  "int cpg_printf(int, const char *, ...);\n"
+                  "#define printf(...) cpg_printf(%d, __VA_ARGS__)" % i)
+        text = "\n".join(ls)
+        text, n = re.subn(r"^int main\(void\) \{$", "int cpg_main_%d(void) {" % i,
+                          text, count=1, flags=re.M)
+        assert n == 1, "no main in the generated program"
+        rs = random.Random(seed * 1000003 + i).randrange(1, 1 << 63)
+        text, n = re.subn(r"^static unsigned long long rs = \d+ULL;",
+                          "static unsigned long long rs = %dULL;" % rs,
+                          text, count=1, flags=re.M)
+        assert n == 1, "no PRNG state in the generated program"
+        files["t%d.c" % i] = text
+    files["main.c"] = THREADED_MAIN % {
+        "n": nthreads,
+        "decls": "\n".join("int cpg_main_%d(void);" % i for i in range(nthreads)),
+        "mains": ", ".join("cpg_main_%d" % i for i in range(nthreads)),
+    }
+    facts = dict(facts)
+    facts["threads"] = nthreads
+    facts["initial_nodes"] *= nthreads
+    facts["initial_bytes"] *= nthreads
+    return files, facts

@@ -21,6 +21,12 @@ optimisation level (-O0/-O1/-O2), the plugin mode and the environment:
   10%  compact-only
   10%  wide
 
+With --threads N (N >= 2) each case is the same program run by N threads
+at once, each on a heap of its own (cpgen.generate_threaded: one
+translation unit per thread and a main that prints the threads' outputs in
+thread order); the switch then stops every thread, and the output must
+still be the native build's.
+
 A failure prints the seed, what differed and the command that reproduces
 the case alone; its files (program, builds, outputs) are kept in --keep.
 The run fails if fewer than --min-switched of the limited switchable cases
@@ -88,12 +94,13 @@ PEAK_RE = re.compile(r"(\d+) KiB peak use")
 SWITCH_RE = re.compile(r"compactptr: switch to wide mode[^\n]* after (\d+) allocations")
 
 
-def limit_for(peak_kib, frac):
+def limit_for(peak_kib, frac, threads=1):
     """COMPACTPTR_ARENA_LIMIT and COMPACTPTR_HIGH_WATER putting the
     high-water mark at frac times the compact heap's peak with
-    cpgen.HEADROOM bytes of arena above it."""
+    cpgen.HEADROOM bytes of arena above it per thread (each thread
+    allocates until its next safepoint, from slabs of its own)."""
     mark = max(64, int(peak_kib * frac))
-    limit = mark + cpgen.HEADROOM // 1024
+    limit = mark + threads * cpgen.HEADROOM // 1024
     return "%dK" % limit, str(max(1, 100 * mark // limit))
 
 
@@ -130,33 +137,39 @@ def run(cmd, env=None, timeout=RUN_TIMEOUT):
         return "timeout after %d s" % timeout, "", ""
 
 
-def one_case(setup, seed, keep):
+def one_case(setup, seed, keep, threads=1):
     """Returns (seed, failure message or None, when it switched, mode, limited):
     when is None (no switch), "build" (while main built the starting heap)
     or "late"."""
     d = tempfile.mkdtemp(prefix="cpdiff-%d-" % seed)
     try:
-        return (seed,) + check_case(setup, seed, keep, d)
+        return (seed,) + check_case(setup, seed, keep, d, threads)
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
 
-def check_case(setup, seed, keep, d):
-    src, facts = cpgen.generate(seed)
+def check_case(setup, seed, keep, d, threads=1):
+    if threads > 1:
+        files, facts = cpgen.generate_threaded(seed, threads)
+    else:
+        src, facts = cpgen.generate(seed)
+        files = {"prog.c": src}
     opt, mode, extra, env, frac = case_config(seed)
-    c = os.path.join(d, "prog.c")
-    with open(c, "w") as f:
-        f.write(src)
+    srcs = []
+    for name, text in sorted(files.items()):
+        srcs.append(os.path.join(d, name))
+        with open(srcs[-1], "w") as f:
+            f.write(text)
     native, plugged = os.path.join(d, "native"), os.path.join(d, "plugin")
     flags = [opt, "-Wall", "-Wno-unused-function"] + setup.incs
     what, when = None, None
-    rc, _, err = run([setup.clang] + flags + [c, "-o", native])
+    rc, _, err = run([setup.clang] + flags + srcs + ["-lpthread", "-o", native])
     if rc != 0:
         what = "the native build failed:\n" + err
     if not what:
         rc, _, err = run([setup.clang] + flags + extra + [
             "-Werror", "-fplugin=" + setup.plugin,
-            "-fplugin-arg-compactptr-mode=" + mode, c, setup.runtime,
+            "-fplugin-arg-compactptr-mode=" + mode] + srcs + [setup.runtime,
             "-lpthread", "-o", plugged])
         if rc != 0:
             what = "the plugin build failed (exit %s):\n%s" % (rc, err)
@@ -168,7 +181,7 @@ def check_case(setup, seed, keep, d):
             what = "the plugin build without a limit exited %s:\n%s" % (rc, err[-2000:])
         else:
             env["COMPACTPTR_ARENA_LIMIT"], env["COMPACTPTR_HIGH_WATER"] = limit_for(
-                int(m.group(1)), frac)
+                int(m.group(1)), frac, threads)
     if not what:
         nrc, nout, nerr = run([native])
         prc, pout, perr = run([plugged], env)
@@ -190,10 +203,11 @@ def check_case(setup, seed, keep, d):
         shutil.copytree(d, dest)
         envs = " ".join("%s=%s" % kv for kv in sorted(env.items()))
         what = ("seed %d (%s%s, mode=%s, %s): %s\n  files: %s\n  reproduce: python3 %s "
-                "--build-dir BUILD%s --seed %d --count 1" % (
+                "--build-dir BUILD%s%s --seed %d --count 1" % (
                     seed, opt, "".join(" " + x for x in extra), mode, envs or "no env",
                     what.rstrip(), dest, os.path.relpath(os.path.abspath(__file__)),
-                    "" if setup.clang == "clang-19" else " --clang " + setup.clang, seed))
+                    "" if setup.clang == "clang-19" else " --clang " + setup.clang,
+                    " --threads %d" % threads if threads > 1 else "", seed))
     return what, when, mode, frac is not None
 
 
@@ -216,10 +230,13 @@ def main():
                    help="least fraction of limited switchable cases that must switch "
                         "after main built its starting heap, while step functions run "
                         "(default 0.4; checked when there are at least 20 of them)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="multi-threaded mode: each program runs in this many "
+                        "threads at once, each on its own heap (default 1: off)")
     p.add_argument("--show", action="store_true", help="print the first seed's program and its configuration, run nothing")
     args = p.parse_args()
-    if args.count < 1 or args.jobs < 1:
-        p.error("--count and --jobs must be at least 1")
+    if args.count < 1 or args.jobs < 1 or not 1 <= args.threads <= 64:
+        p.error("--count and --jobs must be at least 1, --threads 1 to 64")
     if args.seed == "random":
         base = random.SystemRandom().randrange(1, 1 << 40)
     else:
@@ -239,12 +256,14 @@ def main():
     setup = Setup(args)
     keep = args.keep or os.path.join(os.path.abspath(args.build_dir), "test", "differential-failures")
     os.makedirs(keep, exist_ok=True)
-    print("differential: %d programs, seeds %d..%d, %d jobs" % (
-        args.count, base, base + args.count - 1, args.jobs), flush=True)
+    print("differential: %d programs, seeds %d..%d, %d jobs%s" % (
+        args.count, base, base + args.count - 1, args.jobs,
+        ", %d threads each" % args.threads if args.threads > 1 else ""), flush=True)
     t0 = time.time()
     failed, limited, modes, whens = [], 0, {}, {"build": 0, "late": 0}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
-        futs = [ex.submit(one_case, setup, s, keep) for s in range(base, base + args.count)]
+        futs = [ex.submit(one_case, setup, s, keep, args.threads)
+                for s in range(base, base + args.count)]
         for f in concurrent.futures.as_completed(futs):
             seed, what, when, mode, lim = f.result()
             modes[mode] = modes.get(mode, 0) + 1
