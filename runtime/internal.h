@@ -562,10 +562,13 @@ static inline cp_thread_t *cp__thread(void) {
   cp_thread_t *t = cp__self;
   return CP_LIKELY(t != NULL) ? t : cp__thread_attach();
 }
-/* The thread's heap, made on first use. */
+/* The thread's heap, made on first use.  Inside a native region cp__heap
+ * is the empty heap too, so allocation and free reach this and stop the
+ * program (the switch may be moving the heap meanwhile). */
+cp_heap_t *cp__heap_slow(void);
 static inline cp_heap_t *cp__my_heap(void) {
   cp_heap_t *h = cp__heap;
-  return CP_LIKELY(h != &cp__heap_empty) ? h : cp__thread_attach()->heap;
+  return CP_LIKELY(h != &cp__heap_empty) ? h : cp__heap_slow();
 }
 /* Is the kernel thread still there?  (A thread whose exit hook could not
  * run, because a destructor that allocated outlived the rounds glibc

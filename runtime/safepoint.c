@@ -201,6 +201,8 @@ static void resume_world(void) {
 
 void cp__safepoint(const char *why) {
   cp_thread_t *self = cp__thread();
+  if (self->native_nest)
+    return; /* inside a native region: already counted as stopped */
   cp__reg_lock();
   if (!cp__pending() || cp__wide) {
     cp__reg_unlock();
@@ -229,9 +231,12 @@ void cp__safepoint_after_fork(void) {
   cp__stopping = 0;
   pthread_cond_init(&arrive_cond, NULL);
   pthread_cond_init(&resume_cond, NULL);
-  for (cp_thread_t *t = cp__threads_list; t; t = t->next)
+  for (cp_thread_t *t = cp__threads_list; t; t = t->next) {
     if (state_of(t) == CP_TS_PARKED)
       t->state = CP_TS_RUNNING;
+    if (state_of(t) == CP_TS_HELD) /* forked inside a native region */
+      t->state = CP_TS_NATIVE;
+  }
 }
 
 /* ---- public entries ------------------------------------------------------ */
@@ -258,6 +263,9 @@ void cp_switch_to_wide(void) {
   if (cp__compact_depth)
     cp__fatal("cp_switch_to_wide() called while a compact body is active; "
               "call it from code that is not layout-dependent");
+  if (cp__self && cp__self->native_nest)
+    cp__fatal("cp_switch_to_wide() called inside a native region "
+              "(CP_NATIVE, cp_native_enter); call it after leaving it");
   cp__lock();
   if (!cp__pending())
     cp__pending_since = cp__allocs_so_far();
@@ -282,6 +290,8 @@ void cp_native_enter(void) {
   int e = errno;
   cp_thread_t *t = cp__thread();
   if (t->native_nest++ == 0) {
+    /* Allocation and free in the region reach cp__heap_slow and stop. */
+    cp__heap = &cp__heap_empty;
     unsigned d = cp__compact_depth;
     __atomic_store_n(&t->native_depth, d, __ATOMIC_RELAXED);
     __atomic_store_n(&t->state, d ? CP_TS_NATIVE_UNSAFE : CP_TS_NATIVE,
@@ -303,6 +313,7 @@ void cp_native_leave(void) {
     errno = e;
     return;
   }
+  cp__heap = t->heap;
   for (;;) {
     int s = state_of(t);
     if (s != CP_TS_HELD &&

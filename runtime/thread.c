@@ -119,6 +119,15 @@ cp_thread_t *cp__thread_attach(void) {
   return t;
 }
 
+cp_heap_t *cp__heap_slow(void) {
+  cp_thread_t *t = cp__self;
+  if (t && t->native_nest)
+    cp__fatal("an allocation or free inside a native region (CP_NATIVE, "
+              "cp_native_enter): the switch may move the heap meanwhile; "
+              "leave the region first");
+  return cp__thread_attach()->heap;
+}
+
 static void forget(cp_thread_t *t) {
   cp__heap_abandon(t->heap);
   if (t->stack_lo) {

@@ -469,8 +469,21 @@ static void refuse_native_unsafe(void *arg) {
   switch_against(native_under_compact_body);
 }
 
+static void alloc_in_native(void *arg) {
+  (void)arg;
+  cp_native_enter();
+  cp_alloc(&node_desc);
+}
+static void switch_in_native(void *arg) {
+  (void)arg;
+  cp_alloc(&node_desc);
+  CP_NATIVE(cp_switch_to_wide());
+}
+
 static void case_refusals(void **state) {
   (void)state;
+  expect_fatal(alloc_in_native, NULL, "an allocation or free inside a native region");
+  expect_fatal(switch_in_native, NULL, "cp_switch_to_wide() called inside a native region");
   expect_fatal(refuse_compact_body, NULL,
                "did not stop at a safepoint within 300 ms "
                "(COMPACTPTR_SAFEPOINT_TIMEOUT): it is running");
