@@ -70,8 +70,9 @@ static void init_once_fn(void) {
     r[0] = (uint64_t)(uintptr_t)&r ^ (uint64_t)(cp__now() * 1e9);
     r[1] = r[0] * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
   }
-  cp__mark_freed = r[0] | 1;
-  cp__mark_fresh = (r[1] | 1) ^ ((r[1] == r[0]) ? 2 : 0);
+  (void)r[1];
+  cp__mark_freed = (r[0] | 2) & ~(uint64_t)1;
+  cp__mark_fresh = cp__mark_freed | 1;
   if (cp__option(CP_OPT_STATS))
     atexit(cp__stats_at_exit);
   void cp__threads_init(void);
@@ -557,9 +558,7 @@ static _Noreturn void bad_free_list(const cp_slab_t *s, const void *p) {
             "written to (run with COMPACTPTR_DEBUG=1 to stop at the bad "
             "free itself)", s->type->desc->name, p);
 }
-static inline bool is_free_mark(uint64_t m) {
-  return m == cp__mark_freed || m == cp__mark_fresh;
-}
+static inline bool is_free_mark(uint64_t m) { return cp__is_free_mark(m); }
 
 static inline __attribute__((always_inline)) void *
 alloc_one(cp_type_desc_t *d, bool try_only) {
@@ -665,7 +664,7 @@ void cp__free_slow(cp_slab_t *s, void *p) {
       cp__bad_pointer("free", s, p);
   } else if (cp__slot_marked(s->slot)) {
     uint64_t m = cp__mark_of(p);
-    if (m == cp__mark_freed || m == cp__mark_fresh)
+    if (cp__is_free_mark(m))
       cp__bad_pointer("free", s, p);
   }
   if (cp__slot_marked(s->slot))
@@ -681,44 +680,45 @@ void cp__free_slow(cp_slab_t *s, void *p) {
     __atomic_fetch_add(&orphan_frees, 1, __ATOMIC_RELAXED);
 }
 
+/* cp_free's rare cases, reached by a tail call so the fast path needs no
+ * stack frame: NULL, foreign pointers, blocks, and the slow path. */
+static __attribute__((noinline)) void free_other(void *p) {
+  if (!p)
+    return;
+  uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)CP_OWN_GET(cp__fast.base));
+  cp_slab_t *s = off < CP_OWN_GET(cp__fast.span)
+                     ? CP_OWN_GET(cp__fast.pagemap)[off >> CP_PAGE_SHIFT]
+                     : NULL;
+  if (!s)
+    foreign_free(p);
+  cp__free_slow(s, p);
+}
+
 void cp_free(void *p) {
   uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)CP_OWN_GET(cp__fast.base));
-  if (CP_UNLIKELY(off >= CP_OWN_GET(cp__fast.span))) {
-    if (!p)
-      return;
-    foreign_free(p);
-  }
+  if (CP_UNLIKELY(off >= CP_OWN_GET(cp__fast.span)))
+    return free_other(p);
   cp_slab_t *s = __atomic_load_n(
       &CP_OWN_GET(cp__fast.slabmap)[off >> CP_SLAB_MIN_SHIFT], __ATOMIC_RELAXED);
-  if (CP_UNLIKELY(!s)) {
-    /* A block, or nothing. */
-    s = CP_OWN_GET(cp__fast.pagemap)[off >> CP_PAGE_SHIFT];
-    if (!s)
-      foreign_free(p);
-    cp__free_slow(s, p);
-    return;
-  }
+  if (CP_UNLIKELY(!s))
+    return free_other(p); /* a block, or nothing */
   /* The owner's free checks that p is a slot handed out from this slab (a
    * multiply, on the header's first line); whether the slot is still live
    * is checked when it comes off the free list again (alloc_one), so the
    * object itself is only written, never read. */
   uint64_t so = (uint64_t)((char *)p - s->start);
   uint64_t i = cp__slot_index(s, so);
-  if (CP_LIKELY(__atomic_load_n(&s->owner, __ATOMIC_RELAXED) ==
-                    (uintptr_t)cp__heap &&
-                i * s->slot == so && i < cp__bump(s))) {
-    if (cp__slot_marked(s->slot))
-      cp__mark_set(p, cp__mark_freed);
-    *(uint32_t *)p = s->free;
-    s->free = (uint32_t)so;
-    count_free(CP_OWN_GET(s->bin), s->elems);
-    if (CP_UNLIKELY(--s->used == 0)) {
-      cp_bin_t *b = &CP_OWN_GET(s->bin)->bins[s->cls];
-      maybe_release(b, s);
-    }
-    return;
-  }
-  cp__free_slow(s, p);
+  if (CP_UNLIKELY(__atomic_load_n(&s->owner, __ATOMIC_RELAXED) !=
+                      (uintptr_t)cp__heap ||
+                  i * s->slot != so || i >= cp__bump(s)))
+    return cp__free_slow(s, p);
+  if (cp__slot_marked(s->slot))
+    cp__mark_set(p, cp__mark_freed);
+  *(uint32_t *)p = s->free;
+  s->free = (uint32_t)so;
+  count_free(CP_OWN_GET(s->bin), s->elems);
+  if (CP_UNLIKELY(--s->used == 0))
+    return maybe_release(&CP_OWN_GET(s->bin)->bins[s->cls], s);
 }
 
 size_t cp_object_count(const void *p) {

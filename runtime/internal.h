@@ -347,8 +347,12 @@ void cp__slab_rebuild_free_list(cp_slab_t *s);
 
 /* Marks written into free slots of 12 bytes or more (bytes 4..11): one
  * when a slot is freed, another when it is put on the free list without
- * ever having been handed out.  Random per process. */
+ * ever having been handed out.  Random per process; they differ in bit 0
+ * only (freed: 0), so "either" is one compare. */
 extern uint64_t cp__mark_freed, cp__mark_fresh;
+static inline bool cp__is_free_mark(uint64_t m) {
+  return (m | 1) == cp__mark_fresh;
+}
 static inline bool cp__slot_marked(uint32_t slot) { return slot >= 12; }
 static inline uint64_t cp__mark_of(const void *p) {
   uint64_t m;
@@ -367,8 +371,7 @@ static inline bool cp__slot_live_now(const cp_slab_t *s, uint32_t i) {
     return false;
   if (cp__debug || !cp__slot_marked(s->slot))
     return !cp__debug || cp__slot_is_live(s, i);
-  uint64_t m = cp__mark_of(s->start + (size_t)i * s->slot);
-  return m != cp__mark_freed && m != cp__mark_fresh;
+  return !cp__is_free_mark(cp__mark_of(s->start + (size_t)i * s->slot));
 }
 
 /* Fatal: p is not the start of a live object or array of s; `op` names

@@ -343,8 +343,7 @@ void cp__slab_check_empty(const cp_slab_t *s) {
   for (uint32_t off = s->free; off != CP_NONE; off = *link_at(s, off)) {
     uint64_t i = cp__slot_index(s, off);
     if (++n > s->bump || i * s->slot != off || i >= s->bump ||
-        (mark && cp__mark_of(s->start + off) != cp__mark_freed &&
-         cp__mark_of(s->start + off) != cp__mark_fresh))
+        (mark && !cp__is_free_mark(cp__mark_of(s->start + off))))
       cp__fatal("the free list of a '%s' slab at %p is corrupt: an object "
                 "was freed twice, a pointer into an object or one the "
                 "runtime never handed out was freed, or a freed object was "
@@ -446,8 +445,7 @@ bool cp__is_object_start(const cp_slab_t *s, const void *p) {
   if (cp__debug)
     return cp__slot_is_live(s, (uint32_t)i);
   if (cp__slot_marked(s->slot)) {
-    uint64_t m = cp__mark_of(p);
-    return m != cp__mark_freed && m != cp__mark_fresh;
+    return !cp__is_free_mark(cp__mark_of(p));
   }
   return true; /* slots under 12 bytes: exact only with COMPACTPTR_DEBUG=1 */
 }
