@@ -905,8 +905,9 @@ if __name__ == "__main__":
 # -- multi-threaded mode (run.py --threads N) ----------------------------------
 #
 # The program of a seed, run by N threads at once, each on a heap of its own:
-# file t<i>.c is the whole program with its main renamed cpg_main_<i>, its
-# PRNG seeded differently and its printf going to thread i's buffer; its
+# file t<i>.c is the whole program with its main renamed cpg_main_<i> (its
+# loops polled with cp_safepoint(), as the plugin polls main's), its PRNG
+# seeded differently and its printf going to thread i's buffer; its
 # globals are static, so every thread has its own pools, arrays, counters
 # and PRNG (the types are the same text in every file, as the plugin
 # requires).  main.c starts the threads (pthread_create, which plugin-built
@@ -993,6 +994,11 @@ def generate_threaded(seed, nthreads):
         text, n = re.subn(r"^int main\(void\) \{$", "int cpg_main_%d(void) {" % i,
                           text, count=1, flags=re.M)
         assert n == 1, "no main in the generated program"
+        # main's loops are polled by the plugin; cpg_main_<i>'s by hand
+        head, sep, body = text.partition("int cpg_main_%d(void) {" % i)
+        body = re.sub(r"^(\s*for \(.*\) \{)$", r"\1 cp_safepoint();", body,
+                      flags=re.M)
+        text = head + sep + body
         rs = random.Random(seed * 1000003 + i).randrange(1, 1 << 63)
         text, n = re.subn(r"^static unsigned long long rs = \d+ULL;",
                           "static unsigned long long rs = %dULL;" % rs,
