@@ -139,15 +139,18 @@ static inline void count_alloc(cp_tbin_t *tb, int64_t n) {
   CP_OWN_ADD(tb->allocs, (uint64_t)n);
   CP_OWN_ADD(tb->live, n);
 }
-/* The peak is sampled on the slow paths: it misses at most what one slab's
- * free list hands out between two of them. */
 static inline void count_peak(cp_tbin_t *tb) {
   int64_t l = CP_OWN_GET(tb->live);
   if (l > CP_OWN_GET(tb->peak))
     CP_OWN_SET(tb->peak, l);
 }
+/* The peak is the largest live count, reached just before a free (or
+ * now): it is noted there, not on every allocation. */
 static inline void count_free(cp_tbin_t *tb, int64_t n) {
-  CP_OWN_ADD(tb->live, -n);
+  int64_t l = CP_OWN_GET(tb->live);
+  if (CP_UNLIKELY(l > CP_OWN_GET(tb->peak)))
+    CP_OWN_SET(tb->peak, l);
+  CP_OWN_SET(tb->live, l - n);
 }
 
 void cp__type_counts(const cp_type_t *t, uint64_t *allocs, int64_t *live) {
@@ -178,7 +181,7 @@ int64_t cp__type_peak(cp_type_t *t) {
       one = CP_OWN_GET(h->tb[t->id].peak);
     }
   if (n == 1 && t->gone_allocs == 0)
-    return one;
+    return one > live ? one : live;
   if (live > peak)
     peak = live;
   return peak;
