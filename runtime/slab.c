@@ -8,8 +8,10 @@
  * 12-byte node takes 12 bytes).  Slot metadata is out of line: each slab has
  * a header (cp_slab_t, from libc) holding a free list threaded through the
  * free slots as 32-bit byte offsets and a bump index below which every slot
- * has been put on the free list at least once.  Every page of a run maps to
- * its header through the arena's page map, so address -> slab is one load
+ * has been put on the free list at least once (the list is extended a page
+ * at a time).  Every page of a run maps to its header through the arena's
+ * page map, and every 64 KiB region of a slab through the slab map (slabs
+ * are buddy-aligned runs of 64 KiB or more), so address -> slab is one load
  * and slot index is a multiply by a precomputed reciprocal (cp__slot_index),
  * never a divide.  Arrays and large objects get a block: a run holding
  * `count` consecutive elements.  Small arrays go to slabs of their own size
@@ -35,15 +37,27 @@
  * stack in its slow path.  The flag is set at most once per stay on the
  * full list, so a slab is on the stack at most once.  Before a slab's
  * header may be freed or handed to another heap, the owner disarms it and
- * waits until no freer is NOTIFYING (a few instructions' window).
+ * waits until no freer is NOTIFYING (a few instructions' window).  While the
+ * process has a single thread, full slabs are not armed; a heap arms them
+ * at its first slow path once a second thread exists.
+ *
+ * Free marks.  A freed slot of 12 bytes or more carries a random mark in
+ * bytes 4..11 (another one if it was never handed out).  The allocation
+ * that takes a slot off a free list checks it: a slot freed twice is on the
+ * list twice and comes off the second time without its mark, so it is
+ * caught before it is handed out again, without cp_free reading the object.
+ * A slab that becomes empty walks its free list before its run goes back
+ * (cp__slab_check_empty).  Under COMPACTPTR_DEBUG=1 the live bitmap catches
+ * every bad free at the call instead.
  *
  * Locking.  Two locks, always taken in this order:
  *   1. the registry lock (thread.c): known threads, their states, the
  *      stop-the-world handshake (safepoint.c);
  *   2. the heap lock (heap.c): the buddy allocator and both arenas, page
- *      map writes, the type registry, each type's list of all slabs and its
- *      orphans, blocks, the list of heaps, root arrays and registered
- *      roots, the counters of exited threads.
+ *      and slab map writes, the type registry, each type's list of all
+ *      slabs and its orphans (an orphan's free list too), blocks, the list
+ *      of heaps and their tbin arrays, root arrays and registered roots,
+ *      the counters of exited threads.
  * The fast paths take neither.  Nothing waits at a safepoint holding the
  * heap lock.
  *
