@@ -378,10 +378,15 @@ CP_API int cp_thread_unregister(void);
 CP_API int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
                             void *(*start)(void *), void *arg);
 /* C translation units built against the runtime (the plugin's included)
- * create their threads through it; -DCOMPACTPTR_NO_THREAD_HOOK keeps
- * pthread_create as it is. */
+ * create their threads through it: pthread_create is redeclared here with
+ * the assembler name of cp_thread_create, so a call in the source stays a
+ * call to pthread_create (no macro) and links to cp_thread_create.  This
+ * header must come before the first call; -DCOMPACTPTR_NO_THREAD_HOOK
+ * keeps pthread_create as it is. */
 #if !defined(COMPACTPTR_NO_THREAD_HOOK) && !defined(CP__RUNTIME_ITSELF)
-#define pthread_create cp_thread_create
+extern int pthread_create(pthread_t *__restrict, const pthread_attr_t *__restrict,
+                          void *(*)(void *), void *__restrict)
+    __asm__("cp_thread_create");
 #endif
 #endif
 

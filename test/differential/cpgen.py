@@ -911,7 +911,7 @@ if __name__ == "__main__":
 # globals are static, so every thread has its own pools, arrays, counters
 # and PRNG (the types are the same text in every file, as the plugin
 # requires).  main.c starts the threads (pthread_create, which plugin-built
-# code routes to cp_thread_create), joins them in a native region, then
+# code links to cp_thread_create), joins them in a native region, then
 # prints each thread's output in thread order and exits with the first
 # non-zero status.  The output depends on the seed and N only.
 

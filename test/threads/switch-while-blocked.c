@@ -105,11 +105,8 @@ int main(int argc, char **argv) {
   nthreads = argc > 1 ? atoi(argv[1]) : 2;
   if (nthreads < 1 || nthreads > MAXT || pipe(pipefd) != 0)
     return 2;
-  /* Braces: main's loops get polls, and these bodies begin with a macro
-   * (pthread_create is cp_thread_create in plugin-built code). */
-  for (i = 0; i < nthreads; i++) {
+  for (i = 0; i < nthreads; i++)
     pthread_create(&t[i], NULL, worker, (void *)(long)i);
-  }
   for (r = 0; r < ROUNDS; r++) {
     struct timespec ts = {0, 300000};
     CP_NATIVE(nanosleep(&ts, NULL));
