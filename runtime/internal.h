@@ -633,6 +633,10 @@ extern uint64_t cp__switch_count_objects, cp__switch_bytes_compact,
 extern double cp__switch_seconds, cp__switch_at;
 extern uint64_t cp__safepoints_deferred;
 extern uint32_t cp__switch_threads; /* threads stopped for the switch */
+extern uint32_t cp__switch_helpers; /* threads that helped copy */
+/* Compact heaps larger than this are copied by helper threads too (a test
+ * sets it to 0). */
+extern uint64_t cp__switch_parallel_bytes;
 /* The compact arena's limit and peak use, kept after it is released. */
 extern uint64_t cp__arena_limit_seen, cp__arena_peak_seen;
 /* Seconds in: wide slabs, copy, roots and release. */

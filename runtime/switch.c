@@ -8,7 +8,8 @@
  *      wide arena with the same number of slots, so every old slot has a
  *      known new address (cp__translate).
  *   2. Copy every live object field by field with its type's copy program,
- *      translating each handle to a native pointer.
+ *      translating each handle to a native pointer; slabs are independent,
+ *      so for a large heap helper threads take some of them.
  *   3. Translate every root: static root tables, registered slots, root
  *      arrays, every known thread's shadow-stack frames and the start
  *      arguments of threads not yet running.
@@ -28,16 +29,18 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 uint64_t cp__switch_count_objects, cp__switch_bytes_compact,
     cp__switch_bytes_wide, cp__switch_roots;
 double cp__switch_seconds, cp__switch_at;
 uint64_t cp__arena_limit_seen, cp__arena_peak_seen;
 double cp__switch_phase[3];
-uint32_t cp__switch_threads;
+uint32_t cp__switch_threads, cp__switch_helpers;
 static uint64_t switch_alloc_count;
 /* Per type: its compact slabs while the wide ones are made. */
 static cp_slab_t **compact_all;
@@ -228,21 +231,84 @@ static void make_counterparts(cp_type_t *t) {
   }
 }
 
-static uint64_t copy_type(cp_type_t *t) {
-  uint64_t n = 0;
+/* The copy, parallel by slab: every compact slab or block is one item,
+ * taken in order (slabs of a type together, so a worker's translation
+ * cache stays warm) by the leader and, for a large heap, helper threads.
+ * Items write disjoint wide slabs and only read the compact heap. */
+typedef struct copy_job {
+  cp_slab_t **items;
+  size_t n;
+  size_t next; /* atomic */
+} copy_job_t;
+
+enum { COPY_CHUNK = 8 };
+
+static void copy_items(copy_job_t *j) {
   xlate_cache_t c;
-  if (compact_all[t->id])
-    xlate_refill(&c, compact_all[t->id]);
-  for (cp_slab_t *s = compact_all[t->id]; s; s = s->next_all) {
-    const cp_slab_t *w = s->counterpart;
-    copy_slab(t, s, &c);
-    uint64_t objs = s->kind == CP_BLOCK ? s->count : (uint64_t)s->used * s->elems;
-    n += objs;
-    cp__switch_bytes_compact += objs * s->elem;
-    cp__switch_bytes_wide += objs * w->elem;
+  bool warm = false;
+  uint64_t bc = 0, bw = 0;
+  size_t i;
+  while ((i = __atomic_fetch_add(&j->next, COPY_CHUNK, __ATOMIC_RELAXED)) < j->n) {
+    for (size_t k = i; k < i + COPY_CHUNK && k < j->n; k++) {
+      cp_slab_t *s = j->items[k];
+      const cp_slab_t *w = s->counterpart;
+      if (!warm) {
+        xlate_refill(&c, s);
+        warm = true;
+      }
+      copy_slab(s->type, s, &c);
+      uint64_t objs =
+          s->kind == CP_BLOCK ? s->count : (uint64_t)s->used * s->elems;
+      __atomic_fetch_add(&s->type->switch_objects, objs, __ATOMIC_RELAXED);
+      bc += objs * s->elem;
+      bw += objs * w->elem;
+    }
   }
-  t->switch_objects = n;
-  return n;
+  __atomic_fetch_add(&cp__switch_bytes_compact, bc, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&cp__switch_bytes_wide, bw, __ATOMIC_RELAXED);
+}
+
+static void *copy_helper(void *arg) {
+  copy_items(arg);
+  return NULL;
+}
+
+/* Copies every object; returns how many.  Helpers (threads of the
+ * runtime's own, unknown to it, touching nothing but the two heaps) join
+ * in when the compact heap holds more than cp__switch_parallel_bytes and
+ * the machine has more than one processor. */
+uint64_t cp__switch_parallel_bytes = (uint64_t)32 << 20;
+static uint64_t copy_all(void) {
+  size_t n = 0;
+  for (uint32_t k = 0; k < cp__ntypes; k++) {
+    cp__types[k]->switch_objects = 0;
+    for (cp_slab_t *s = compact_all[k]; s; s = s->next_all)
+      n++;
+  }
+  copy_job_t j = {malloc((n ? n : 1) * sizeof(cp_slab_t *)), n, 0};
+  if (!j.items)
+    cp__fatal("out of memory starting the switch");
+  n = 0;
+  for (uint32_t k = 0; k < cp__ntypes; k++)
+    for (cp_slab_t *s = compact_all[k]; s; s = s->next_all)
+      j.items[n++] = s;
+  pthread_t helpers[7];
+  int nh = 0;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (((uint64_t)cp__compact_arena.used_pages << CP_PAGE_SHIFT) >
+      cp__switch_parallel_bytes)
+    while (nh < 7 && nh + 1 < cpus &&
+           pthread_create(&helpers[nh], NULL, copy_helper, &j) == 0)
+      nh++;
+  copy_items(&j);
+  for (int h = 0; h < nh; h++)
+    pthread_join(helpers[h], NULL);
+  cp__switch_helpers = (uint32_t)nh;
+  free(j.items);
+  uint64_t objects = 0;
+  for (uint32_t k = 0; k < cp__ntypes; k++)
+    objects += cp__types[k]->switch_objects;
+  return objects;
 }
 
 /* Moves t onto its wide slabs, in the same order, gives each to the heap
@@ -337,9 +403,7 @@ void cp__switch_run(const char *why) {
   for (uint32_t k = 0; k < cp__ntypes; k++)
     make_counterparts(cp__types[k]);
   double t_alloc = cp__now();
-  uint64_t objects = 0;
-  for (uint32_t k = 0; k < cp__ntypes; k++)
-    objects += copy_type(cp__types[k]);
+  uint64_t objects = copy_all();
   double t_copy = cp__now();
   uint64_t roots = 0;
   cp__roots_each(translate_root, &roots);
@@ -374,10 +438,14 @@ void cp__switch_run(const char *why) {
   }
   if (cp__option(CP_OPT_STATS)) {
     double s = cp__switch_seconds > 0 ? cp__switch_seconds : 1e-9;
-    char threads[48] = "";
+    char threads[96] = "";
+    int k = 0;
     if (cp__switch_threads > 1)
-      snprintf(threads, sizeof threads, ", %u threads stopped",
-               cp__switch_threads);
+      k = snprintf(threads, sizeof threads, ", %u threads stopped",
+                   cp__switch_threads);
+    if (cp__switch_helpers)
+      snprintf(threads + k, sizeof threads - (size_t)k, ", copied by %u threads",
+               cp__switch_helpers + 1);
     fprintf(stderr,
             "compactptr: switch to wide mode (%s) after %llu allocations: "
             "moved %llu objects, %llu bytes compact -> %llu bytes wide, "

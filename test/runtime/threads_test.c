@@ -358,6 +358,7 @@ static void *mid_worker(void *arg) {
 
 static void run_mid(int by_request) {
   switch_by_request = by_request;
+  cp__switch_parallel_bytes = 0; /* the copy's helper threads too */
   assert_int_equal(pipe(pipefd), 0);
   assert_int_equal(cp_root_register(heads, 8), 0);
   assert_int_equal(cp_root_register(mailbox, 8), 0);
@@ -382,6 +383,7 @@ static void run_mid(int by_request) {
   }
   assert_false(interrupted);
   assert_false(cp_is_compact());
+  assert_true(sysconf(_SC_NPROCESSORS_ONLN) < 2 || cp__switch_helpers > 0);
   /* Each list holds, newest first, the K - M oldest nodes of every round. */
   uint64_t total = 0;
   for (int i = 0; i < nthreads; i++) {
