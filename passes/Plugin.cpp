@@ -24,7 +24,7 @@
 // Guards (each a small function below): the host clang's version is
 // checked when the library loads, the target when the plugin starts, and
 // `-plugin compactptr` (which would replace code generation) is refused.
-// Tests: test/plugin/*.c, test/build/*.
+// Tests: test/plugin/*.c, test/toolchain/*.
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
