@@ -34,6 +34,9 @@ config.substitutions.append(("%plugin", plugin))
 config.substitutions.append(("%runtime", "%s -lpthread" % runtime_lib))
 config.substitutions.append(("%rewrite", os.path.join(obj, "tool", "compactptr-rewrite")))
 config.substitutions.append(("%cc", os.path.join(obj, "tool", "compactptr-cc")))
+# The warning flags a careful C project builds with.
+config.substitutions.append(("%strict", "-Wall -Wextra -Wpedantic -Wconversion "
+                             "-Wcast-qual -Wshadow -Werror"))
 config.substitutions.append(("%inputs", os.path.join(src, "test", "Inputs")))
 config.substitutions.append(("%srcroot", src))
 config.substitutions.append(("%objroot", obj))
