@@ -215,3 +215,7 @@ CP_API void cp__plain_unit(const char *source) {
             "it only passes compact pointers around, define COMPACTPTR_OPAQUE "
             "before including <compactptr.h>", source, source);
 }
+
+/* Keeps debugger.c (the gdb extension) in statically linked programs. */
+extern const char cp__gdb_script_anchor;
+__attribute__((used)) static const char *const keep_gdb_script = &cp__gdb_script_anchor;
