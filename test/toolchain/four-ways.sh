@@ -38,6 +38,17 @@ grep -q -- "-fplugin=" cmake/compile_commands.json 2>/dev/null ||
   grep -rq -- "-fplugin=" cmake/build.ninja
 cmake/prog > cmake.out
 check cmake cmake.out
+# compactptr_enable(prog MODE compact-only STATIC): the mode reaches the
+# plugin and the runtime is linked statically.
+cmake -S "$prog" -B cmake-enable -G Ninja -DCMAKE_C_COMPILER="$clang" \
+  -DCMAKE_PREFIX_PATH="$P" -DPROG_MODE=compact-only > cmake-enable.log
+cmake --build cmake-enable -v >> cmake-enable.log
+grep -q -- "-fplugin-arg-compactptr-mode=compact-only" cmake-enable.log
+if readelf -d cmake-enable/prog | grep -q libcompactptr; then
+  echo "four-ways: compactptr_enable(STATIC) links libcompactptr.so"; exit 1
+fi
+cmake-enable/prog > cmake-enable.out
+check cmake-compactptr_enable cmake-enable.out
 if cmake -S "$prog" -B cmake-gcc -G Ninja -DCMAKE_C_COMPILER=gcc \
      -DCMAKE_PREFIX_PATH="$P" > cmake-gcc.log 2>&1; then
   echo "four-ways: cmake with gcc configured"; exit 1
