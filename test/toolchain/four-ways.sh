@@ -38,12 +38,12 @@ grep -q -- "-fplugin=" cmake/compile_commands.json 2>/dev/null ||
   grep -rq -- "-fplugin=" cmake/build.ninja
 cmake/prog > cmake.out
 check cmake cmake.out
-# compactptr_enable(prog MODE compact-only STATIC): the mode reaches the
+# compactptr_enable(prog MODE wide STATIC): the mode reaches the
 # plugin and the runtime is linked statically.
 cmake -S "$prog" -B cmake-enable -G Ninja -DCMAKE_C_COMPILER="$clang" \
-  -DCMAKE_PREFIX_PATH="$P" -DPROG_MODE=compact-only > cmake-enable.log
+  -DCMAKE_PREFIX_PATH="$P" -DPROG_MODE=wide > cmake-enable.log
 cmake --build cmake-enable -v >> cmake-enable.log
-grep -q -- "-fplugin-arg-compactptr-mode=compact-only" cmake-enable.log
+grep -q -- "-fplugin-arg-compactptr-mode=wide" cmake-enable.log
 if readelf -d cmake-enable/prog | grep -q libcompactptr; then
   echo "four-ways: compactptr_enable(STATIC) links libcompactptr.so"; exit 1
 fi
