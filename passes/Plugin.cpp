@@ -340,6 +340,8 @@ public:
     RecordingSink Sink;
     NestedResult R;
     runNested(CI, Sink, R);
+    if (!R.Files.empty() && !refusePreprocessedInput(CI))
+      R.Ok = false;
     for (const RewrittenFile &F : R.Files)
       if (!F.FE) { // standard input or a virtual buffer: no file to override
         CI.getDiagnostics().Report(CI.getDiagnostics().getCustomDiagID(
@@ -413,6 +415,24 @@ private:
       if (F.IsMain) // the main FileID was sized for the original text
         SM.setMainFileID(SM.createFileID(*F.FE, SourceLocation(), SrcMgr::C_User));
     }
+  }
+
+  /// A .i with compact types (clang -E with the plugin loaded, as
+  /// -save-temps and ccache's CCACHE_NOCPP2 make it) lacks the header's
+  /// macros the rewritten code needs; say so instead of failing on a
+  /// missing include.  compactptr-cc -E and -save-temps give rewritten text.
+  bool refusePreprocessedInput(CompilerInstance &CI) {
+    const FrontendOptions &FO = CI.getFrontendOpts();
+    if (FO.Inputs.empty() || !FO.Inputs[0].getKind().isPreprocessed())
+      return true;
+    DiagnosticsEngine &D = CI.getDiagnostics();
+    D.Report(D.getCustomDiagID(
+        DiagnosticsEngine::Error,
+        "compactptr: '%0' is preprocessed text that was not rewritten (clang "
+        "runs no plugin in -E); compile the source file, or preprocess with "
+        "compactptr-cc -E (its -save-temps and ccache keep rewritten text)"))
+        << (FO.Inputs[0].isFile() ? FO.Inputs[0].getFile() : StringRef("<buffer>"));
+    return false;
   }
 
   /// Option preprocess=FILE: runs the preprocessor over the rewritten
