@@ -53,7 +53,9 @@ if cmake -S "$prog" -B cmake-gcc -G Ninja -DCMAKE_C_COMPILER=gcc \
      -DCMAKE_PREFIX_PATH="$P" > cmake-gcc.log 2>&1; then
   echo "four-ways: cmake with gcc configured"; exit 1
 fi
-grep -o "compactptr: the C compiler is GNU[^;]*" cmake-gcc.log | head -1
+# (CMake wraps the reason over several lines.)
+tr -s ' \n' '  ' < cmake-gcc.log |
+  grep -o "compactptr: the C compiler is GNU [^;]*; compactptr.so needs clang 19.x"
 
 # 2. make with the wrapper.
 mkdir make
