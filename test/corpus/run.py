@@ -450,7 +450,7 @@ def print_table(results, configs, verdicts):
           "'!': not as the manifest says; '+': unexpected pass; '?': not in the manifest)")
 
 
-def write_expectations(path, results, manifest, configs):
+def write_expectations(path, results, manifest):
     """Today's truth as a manifest; reasons are kept from the old manifest
     where the same failure is expected there, 'unexplained' otherwise."""
     lines = ["# program config expectation (written by run.py --write-expectations)"]
@@ -555,11 +555,11 @@ def main():
                 env = " ".join("%s=%s" % kv for kv in sorted((r.get("env") or {}).items()))
                 print("      run:   %s%s" % (env + " " if env else "",
                                              " ".join(shlex.quote(a) for a in r["run"])))
-    switched = [r for r in results if r["config"].startswith("switch") and r["config"] != "switchable"
-                and r.get("switched")]
-    for r in sorted(switched, key=lambda r: (r["program"], r["config"])):
-        if args.verbose:
-            print("  %-12s %-15s switched %s" % (r["program"], r["config"], r["switched"]))
+    if args.verbose:
+        print("\nwhere the switch happened:")
+        for r in sorted(results, key=lambda r: (r["program"], r["config"])):
+            if r.get("switched"):
+                print("  %-12s %-15s %s" % (r["program"], r["config"], r["switched"]))
 
     bad = [(k, v) for k, v in verdicts.items() if v[0] in ("regression", "changed", "xpass",
                                                           "unlisted")]
@@ -577,7 +577,7 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"configs": configs, "results": results}, f, indent=1)
     if args.write_expectations:
-        write_expectations(args.write_expectations, results, manifest, configs)
+        write_expectations(args.write_expectations, results, manifest)
         print("wrote %s" % args.write_expectations)
     return 1 if bad else 0
 
