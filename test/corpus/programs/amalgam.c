@@ -106,7 +106,7 @@ static void intern_free(void)
 /************** End of intern.c **********************************************/
 
 /************** Begin file bigram.c ******************************************/
-#define TABLE_SIZE 257
+#define TABLE_SIZE 4091
 #define HASH(h) ((h) % TABLE_SIZE)
 
 struct CP_COMPACT pair {
