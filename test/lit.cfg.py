@@ -37,6 +37,10 @@ runtime_tsan = os.path.join(obj, "test", "runtime", "libcompactptr_tsan.a")
 config.substitutions.append(("%runtime_tsan", "-fsanitize=thread %s -lpthread" % runtime_tsan))
 config.substitutions.append(("%runtime", "%s -lpthread" % runtime_lib))
 config.substitutions.append(("%rewrite", os.path.join(obj, "tool", "compactptr-rewrite")))
+config.substitutions.append(("%cc", os.path.join(obj, "tool", "compactptr-cc")))
+# The warning flags a careful C project builds with.
+config.substitutions.append(("%strict", "-Wall -Wextra -Wpedantic -Wconversion "
+                             "-Wcast-qual -Wshadow -Werror"))
 config.substitutions.append(("%inputs", os.path.join(src, "test", "Inputs")))
 config.substitutions.append(("%srcroot", src))
 config.substitutions.append(("%objroot", obj))
@@ -45,4 +49,9 @@ if os.path.exists(plugin):
     config.available_features.add("plugin")
 if os.path.exists(runtime_tsan):
     config.available_features.add("tsan")
+# Other compilers and tools the toolchain tests use when present.
+import shutil
+for tool in ("clang-14", "clang-16", "ccache", "gdb", "gcc"):
+    if shutil.which(tool):
+        config.available_features.add(tool)
 config.available_features.add("granule-%s" % config.granule_shift)
