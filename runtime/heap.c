@@ -389,9 +389,11 @@ static void arm_full_slabs(cp_heap_t *h) {
     }
 }
 
-/* The bin's current slab has nothing left: it goes to the full list,
- * armed, unless remote frees arrived meanwhile. */
-static bool retire_cur(cp_heap_t *h, cp_bin_t *b, cp_slab_t *s) {
+/* Slab s of bin b (not the current one, or about to stop being it) has
+ * nothing left: it goes to the full list, armed, unless remote frees
+ * arrived meanwhile (then it stays out of every list and the caller uses
+ * it: true). */
+static bool retire(cp_heap_t *h, cp_bin_t *b, cp_slab_t *s) {
   if (s->note == CP_NOTE_OFF && !several_threads())
     h->unarmed = true;
   else if (s->note == CP_NOTE_OFF && !cp__slab_arm(s))
@@ -449,47 +451,59 @@ static void sweep_orphans(void) {
 }
 
 /* A slab of bin (t, cls) of h with a free slot on its free list, or NULL
- * (try_only, arena exhausted). */
+ * (try_only, arena exhausted).  A current slab that runs dry goes to the
+ * back of the partial list, not to the full list, while other slabs wait
+ * there: frees into it then stay on the fast path, and by the time it is
+ * at the front again it has gathered them.  A slab that is still dry when
+ * it comes back is full. */
 static cp_slab_t *bin_refill(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t,
                              uint32_t cls, bool try_only) {
   cp_bin_t *b = &tb->bins[cls];
-  for (;;) {
-    cp_slab_t *s = b->cur;
-    if (s != &cp__slab_none) {
-      if (s->free != CP_NONE || cp__slab_collect(s) || cp__slab_extend(s))
-        return s;
-      if (retire_cur(h, b, s))
-        return s;
-    }
-    if (CP_UNLIKELY(h->unarmed) && several_threads())
-      arm_full_slabs(h);
-    drain_notes(h);
-    if (b->partial) {
-      s = b->partial;
-      partial_remove(b, s);
-      b->cur = s;
-      s->where = CP_IN_CUR;
-      continue;
-    }
-    cp__lock();
-    s = adopt_orphan(t, cls);
-    if (!s) {
-      sweep_orphans();
-      cp_arena_t *a = cp__current_arena();
-      uint32_t slot = cp__slot_bytes(t->slot, cls);
-      s = cp__slab_new(a, t, cls, t->slot, cp__slots_per_slab(slot), try_only);
-      if (!s) {
-        cp__note_exhausted();
-        cp__unlock();
-        return NULL;
-      }
-      if (!a->wide)
-        cp__watch_high_water();
-      note_peak(t);
-    }
-    cp__unlock();
-    bin_take(h, tb, s);
+  cp_slab_t *s = b->cur;
+  if (s != &cp__slab_none) {
+    if (s->free != CP_NONE || cp__slab_collect(s) || cp__slab_extend(s))
+      return s;
+    b->cur = &cp__slab_none;
+    if (b->partial)
+      partial_add(b, s);
+    else if (retire(h, b, s))
+      goto use; /* remote frees arrived meanwhile */
   }
+  if (CP_UNLIKELY(h->unarmed) && several_threads())
+    arm_full_slabs(h);
+  drain_notes(h);
+  while (b->partial) {
+    s = b->partial;
+    partial_remove(b, s);
+    if (s->free != CP_NONE || cp__slab_collect(s) || cp__slab_extend(s) ||
+        retire(h, b, s))
+      goto use;
+  }
+  cp__lock();
+  s = adopt_orphan(t, cls);
+  if (!s) {
+    sweep_orphans();
+    cp_arena_t *a = cp__current_arena();
+    uint32_t slot = cp__slot_bytes(t->slot, cls);
+    s = cp__slab_new(a, t, cls, t->slot, cp__slots_per_slab(slot), try_only);
+    if (!s) {
+      cp__note_exhausted();
+      cp__unlock();
+      return NULL;
+    }
+    if (!a->wide)
+      cp__watch_high_water();
+    note_peak(t);
+  }
+  cp__unlock();
+  bin_take(h, tb, s); /* an orphan with room, or a fresh slab */
+  if (s->free == CP_NONE && !cp__slab_extend(s))
+    cp__fatal("internal error: a slab taken for allocation has no room");
+  return s;
+use:
+  b->cur = s;
+  s->where = CP_IN_CUR;
+  return s;
 }
 
 /* Takes the first free slot of s (the owner's). */
