@@ -66,8 +66,11 @@
  * only under COMPACTPTR_DEBUG=1, where every operation maintains it
  * atomically, and after cp__slab_sync (world stopped: the switch and the
  * verifier).  States of a slab, from its owner's view: the current slab of
- * its bin (allocations come from it), partial, full (armed), or an orphan;
- * an empty slab other than the current one goes back to the buddy.
+ * its bin (allocations come from it), partial (in line to become current,
+ * first in, first out; a current slab that ran dry waits there too, so
+ * frees into it stay on the fast path), full (still dry when its turn
+ * came; armed), or an orphan.  An empty slab other than the current one
+ * goes back to the buddy.
  *
  * Fast paths (heap.c, inline, no lock, no atomic read-modify-write):
  * allocation from the current slab's free list; free by the owner onto its
