@@ -21,24 +21,6 @@ using namespace clang;
 namespace compactptr {
 namespace {
 
-/// True if any declaration of RD carries the `compact` attribute.
-bool isAnnotated(const RecordDecl *RD) {
-  for (const Decl *D : RD->redecls())
-    for (const auto *A : D->specific_attrs<AnnotateAttr>())
-      if (A->getAnnotation() == "compactptr::compact")
-        return true;
-  return false;
-}
-
-bool isSafepointDecl(const FunctionDecl *FD) {
-  for (const Decl *D : FD->redecls())
-    for (const auto *A : D->specific_attrs<AnnotateAttr>())
-      if (A->getAnnotation() == "compactptr::safepoint")
-        return true;
-  StringRef N = FD->getName();
-  return N == "cp_safepoint" || N == "cp_switch_to_wide";
-}
-
 class Collector : public RecursiveASTVisitor<Collector> {
 public:
   Collector(Session &S, std::vector<const FunctionDecl *> &Fns)
@@ -80,9 +62,7 @@ void addType(Session &S, const RecordDecl *RD, bool Annotated) {
 /// The field makes its struct compact: it points to, or holds, a compact
 /// type (through arrays).
 bool fieldIsCompact(const Model &M, const FieldDecl *FD) {
-  QualType E = FD->getType().getCanonicalType();
-  while (const auto *AT = dyn_cast<ArrayType>(E.getTypePtr()))
-    E = AT->getElementType().getCanonicalType();
+  QualType E = stripArrays(FD->getType()).Element;
   return M.pointeeOf(E) || M.recordOf(E);
 }
 
@@ -132,10 +112,9 @@ public:
     const FunctionDecl *FD = E->getDirectCallee();
     if (!FD)
       return true;
-    if (isSafepointDecl(FD))
+    if (isSafepointFunction(FD))
       Safepoint = true;
-    StringRef N = FD->getIdentifier() ? FD->getName() : "";
-    if ((N == "malloc" || N == "calloc" || N == "realloc" || N == "free"))
+    if (allocFunction(E) != AllocFn::None)
       for (const Expr *A : E->arguments())
         if (M.pointeeOf(A->IgnoreParenCasts()->getType()))
           LayoutDependent = true;
@@ -156,7 +135,7 @@ void runAnalysis(Session &S) {
 
   // Annotated types first, then inferred ones to a fixed point.
   for (const RecordDecl *RD : S.M.Records)
-    if (RD->isStruct() && isAnnotated(RD))
+    if (RD->isStruct() && hasAttribute(RD, "compact"))
       addType(S, RD, true);
   bool Changed = true;
   while (Changed) {
@@ -190,7 +169,7 @@ void runAnalysis(Session &S) {
     unsigned Cls = FC_None;
     if (K.LayoutDependent)
       Cls |= FC_LayoutDependent;
-    if (K.Safepoint || FD->isMain() || isSafepointDecl(FD))
+    if (K.Safepoint || FD->isMain() || isSafepointFunction(FD))
       Cls |= FC_Safepoint;
     S.M.Functions[FD->getCanonicalDecl()] = Cls;
     Calls[FD->getCanonicalDecl()] = std::move(K.Callees);
@@ -258,12 +237,8 @@ bool isCompactLocated(const Model &M, const Expr *E) {
 
 bool isHandleArray(const Model &M, const Expr *E) {
   E = E->IgnoreParens();
-  QualType T = E->getType().getCanonicalType();
-  if (!isa<ArrayType>(T.getTypePtr()))
-    return false;
-  while (const auto *AT = dyn_cast<ArrayType>(T.getTypePtr()))
-    T = AT->getElementType().getCanonicalType();
-  if (!M.pointeeOf(T))
+  ArrayShape A = stripArrays(E->getType());
+  if (!A.Array || !M.pointeeOf(A.Element))
     return false;
   if (const auto *ME = dyn_cast<MemberExpr>(E))
     return isa<FieldDecl>(ME->getMemberDecl()) && memberBaseIsCompact(M, ME);

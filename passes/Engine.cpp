@@ -65,38 +65,21 @@ CompactType *Model::pointeeOf(QualType T) const {
 }
 
 CompactType *Model::elementOf(QualType T) const {
-  if (T.isNull())
-    return nullptr;
-  QualType C = T.getCanonicalType();
-  while (const auto *AT = dyn_cast<ArrayType>(C.getTypePtr()))
-    C = AT->getElementType().getCanonicalType();
-  return recordOf(C);
+  return T.isNull() ? nullptr : recordOf(stripArrays(T).Element);
 }
 
-bool EditSet::replace(const SourceManager &SM, CharSourceRange R,
-                      std::string Text) {
-  if (R.isInvalid() || !R.getBegin().isFileID() || !R.getEnd().isFileID())
-    return false;
-  auto [BF, BO] = SM.getDecomposedLoc(R.getBegin());
-  auto [EF, EO] = SM.getDecomposedLoc(R.getEnd());
-  if (BF != EF || EO < BO)
-    return false;
-  Edit E;
-  E.Offset = BO;
-  E.Length = EO - BO;
-  E.Text = std::move(Text);
-  E.Order = Counter++;
-  Files[BF].push_back(std::move(E));
-  return true;
-}
-
-void EditSet::insert(FileID FID, unsigned Offset, std::string Text) {
-  Edit E;
-  E.Offset = Offset;
-  E.Length = 0;
-  E.Text = std::move(Text);
-  E.Order = Counter++;
-  Files[FID].push_back(std::move(E));
+RootShape rootShape(const Model &M, QualType T) {
+  RootShape R;
+  ArrayShape A = stripArrays(T);
+  R.Count = A.Count;
+  R.VLA = A.Variable;
+  if ((R.T = M.pointeeOf(A.Element)))
+    R.Kind = "CP_ROOT_POINTER";
+  else if ((R.T = M.recordOf(A.Element)))
+    R.Kind = "CP_ROOT_VALUE";
+  if (R.Count == 0)
+    R.Kind = nullptr;
+  return R;
 }
 
 void EngineDiagSink::report(DiagnosticsEngine::Level L, SourceLocation Loc,
@@ -151,9 +134,11 @@ std::string lineDirective(unsigned Line, StringRef File) {
 }
 
 bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
-               std::vector<RewrittenFile> &Out) {
+               std::vector<RewrittenFile> &Out, std::string *Plan) {
   Out.clear();
-  Session S(Ctx, O, Sink);
+  Options Opts = O;
+  Opts.DumpPlan = Plan != nullptr;
+  Session S(Ctx, Opts, Sink);
   runAnalysis(S);
   runSafety(S);
   if (S.Errors)
@@ -164,6 +149,8 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
   if (S.Errors)
     return false;
   runRewrite(S);
+  if (Plan)
+    *Plan = S.PlanText;
   if (S.Errors) {
     S.Edits.clear();
     return false;

@@ -24,6 +24,8 @@
 #include "clang/AST/Expr.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
+#include "Edits.h"
+#include "Vocabulary.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include <array>
@@ -44,6 +46,8 @@ struct Options {
   /// Plugin option auto-safepoints: polls at the loop back-edges of main
   /// (switchable mode only).
   bool AutoSafepoints = true;
+  /// Keep the planner's decisions as text in Session::PlanText.
+  bool DumpPlan = false;
   /// Some bodies use the compact layout (so converters are generated).
   bool compactBodies() const { return TheMode != Mode::Wide; }
   /// Every body is the compact body (no dispatch, no checked form).
@@ -110,6 +114,17 @@ struct Model {
   CompactType *elementOf(clang::QualType T) const;
 };
 
+/// How a variable of type T is registered as a root: CP_ROOT_POINTER for
+/// compact pointers (and arrays of them), CP_ROOT_VALUE for values of
+/// compact types; Kind null if T holds neither.
+struct RootShape {
+  const char *Kind = nullptr;
+  uint64_t Count = 1;      ///< flattened array elements
+  CompactType *T = nullptr;
+  bool VLA = false;        ///< a variable-length array: not registrable
+};
+RootShape rootShape(const Model &M, clang::QualType T);
+
 /// Analysis.cpp: expression classes the later passes share.
 /// A glvalue of compact record (or array-of-record) type that lives in a
 /// heap object, so in compact layout: `*p`, `p[i]`, `p->s`, `x.s` of such.
@@ -121,29 +136,6 @@ bool isHandleLValue(const Model &M, const clang::Expr *E);
 bool isHandleArray(const Model &M, const clang::Expr *E);
 /// The field a member expression names, if any.
 const clang::FieldDecl *memberField(const clang::Expr *E);
-
-/// Edits collected by the passes, applied by Emit at the end.
-struct Edit {
-  unsigned Offset = 0, Length = 0; ///< replaced range in the original file
-  std::string Text;
-  unsigned Order = 0;              ///< insertion order, for stable sorting
-};
-
-class EditSet {
-public:
-  /// Replace a file character range.  Returns false if the range is not in
-  /// one file (macro bodies): the caller reports a diagnostic.
-  bool replace(const clang::SourceManager &SM, clang::CharSourceRange R,
-               std::string Text);
-  void insert(clang::FileID FID, unsigned Offset, std::string Text);
-  std::map<clang::FileID, std::vector<Edit>> &files() { return Files; }
-  void clear() { Files.clear(); }
-  bool empty() const { return Files.empty(); }
-
-private:
-  std::map<clang::FileID, std::vector<Edit>> Files;
-  unsigned Counter = 0;
-};
 
 /// A rewritten file: the whole new text.
 struct RewrittenFile {
@@ -206,6 +198,7 @@ struct Session {
   Model M;
   EditSet Edits;
   unsigned Errors = 0;
+  std::string PlanText; ///< the plans, when Options::DumpPlan
 
   Session(clang::ASTContext &C, const Options &O, DiagSink &S)
       : Ctx(C), SM(C.getSourceManager()), LO(C.getLangOpts()), Opts(O), Sink(S) {}
@@ -248,7 +241,7 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out);
 /// Engine.cpp: the pipeline.  Returns false if any error was reported (and
 /// then Out is empty).  With no compact type in the TU, Out is empty too.
 bool runEngine(clang::ASTContext &Ctx, const Options &O, DiagSink &Sink,
-               std::vector<RewrittenFile> &Out);
+               std::vector<RewrittenFile> &Out, std::string *Plan = nullptr);
 
 /// Attributes.cpp: referenced by the front ends so the attributes register.
 int attributesAnchor();

@@ -17,6 +17,8 @@
 //            at the loop back-edges of main in switchable mode)
 //          -fplugin-arg-compactptr-dump=-|DIR  (rewritten text to stderr or
 //                                               to DIR/<file name>)
+//          -fplugin-arg-compactptr-plan=-      (the planner's decisions, per
+//                                               function, to stderr)
 // Tests: test/plugin/*.c.
 //
 //===----------------------------------------------------------------------===//
@@ -111,6 +113,8 @@ struct NestedResult {
   bool Ran = false;
   bool Ok = true;
   std::vector<RewrittenFile> Files;
+  bool WantPlan = false;
+  std::string Plan;
 };
 
 class EngineConsumer : public ASTConsumer {
@@ -122,7 +126,7 @@ public:
       return; // the outer parse reports the program's own errors
     Sink.SM = &Ctx.getSourceManager();
     R.Ran = true;
-    R.Ok = runEngine(Ctx, O, Sink, R.Files);
+    R.Ok = runEngine(Ctx, O, Sink, R.Files, R.WantPlan ? &R.Plan : nullptr);
   }
 
 private:
@@ -220,7 +224,8 @@ public:
                                      "-fplugin-arg-compactptr-mode=switchable|"
                                      "compact-only|wide, "
                                      "-fplugin-arg-compactptr-auto-safepoints=on|off, "
-                                     "-fplugin-arg-compactptr-dump=-|DIR)");
+                                     "-fplugin-arg-compactptr-dump=-|DIR, "
+                                     "-fplugin-arg-compactptr-plan=-)");
     for (const std::string &A : Args) {
       StringRef Name = StringRef(A).split('=').first;
       StringRef Value = StringRef(A).split('=').second;
@@ -238,6 +243,8 @@ public:
         Opts.AutoSafepoints = Value == "on";
       } else if (Name == "dump" && !Value.empty()) {
         Dump = Value.str();
+      } else if (Name == "plan" && Value == "-") {
+        Plan = true;
       } else {
         D.Report(Bad) << ("unknown option '" + A + "'");
         return false;
@@ -254,7 +261,10 @@ public:
       return std::make_unique<ASTConsumer>();
     RecordingSink Sink;
     NestedResult R;
+    R.WantPlan = Plan;
     runNested(CI, Sink, R);
+    if (Plan)
+      llvm::errs() << R.Plan;
     for (const RewrittenFile &F : R.Files)
       if (!F.FE) { // standard input or a virtual buffer: no file to override
         CI.getDiagnostics().Report(CI.getDiagnostics().getCustomDiagID(
@@ -280,6 +290,7 @@ private:
     return O;
   }();
   std::string Dump;
+  bool Plan = false;
 
   /// A quiet compiler for the same invocation, syntax only.
   std::unique_ptr<CompilerInstance> nestedCompiler(CompilerInstance &CI) {

@@ -25,12 +25,9 @@ CharSourceRange tokRange(SourceRange R) { return CharSourceRange::getTokenRange(
 
 std::string quoted(llvm::StringRef S) { return "'" + S.str() + "'"; }
 
-/// Strip arrays from a type.
+/// Strip arrays from a type (canonical).
 QualType elementType(QualType T) {
-  T = T.getCanonicalType();
-  while (const auto *AT = dyn_cast<ArrayType>(T.getTypePtr()))
-    T = AT->getElementType().getCanonicalType();
-  return T;
+  return stripArrays(T).Element.getCanonicalType();
 }
 
 /// A tag type without a name (anonymous struct, union or enum).
@@ -48,7 +45,7 @@ void checkRecord(Session &S, const RecordDecl *RD) {
   if (RD->isUnion()) {
     for (const Decl *D : RD->redecls())
       for (const auto *A : D->specific_attrs<AnnotateAttr>())
-        if (A->getAnnotation() == "compactptr::compact")
+        if (A->getAnnotation() == annotationOf("compact"))
           S.error(A->getLocation(), "'compact' applies to structs, not unions",
                   {tokRange(A->getRange())});
     for (const FieldDecl *FD : RD->fields()) {
@@ -214,9 +211,9 @@ public:
     if (!CE)
       return;
     const FunctionDecl *FD = CE->getDirectCallee();
-    StringRef N = FD && FD->getIdentifier() ? FD->getName() : "";
-    if (N == "malloc" || N == "calloc" || N == "realloc" || N.starts_with("cp_"))
+    if (allocFunction(CE) != AllocFn::None || isRuntimeFunction(FD))
       return;
+    StringRef N = FD && FD->getIdentifier() ? FD->getName() : "";
     std::string Who = N.empty() ? "this call" : quoted(N);
     S.warning(E->getExprLoc(),
               "the 'void *' returned by " + Who +
@@ -236,9 +233,8 @@ public:
     if (!FD || !FD->getIdentifier() || E->getNumArgs() < 2 ||
         S.isIgnoredLoc(E->getExprLoc()))
       return true;
-    StringRef N = FD->getName();
-    if (N != "memcpy" && N != "memmove" && N != "__builtin_memcpy" &&
-        N != "__builtin_memmove" && N != "memcmp" && N != "bcopy")
+    StringRef N = byteCopyFunction(FD);
+    if (N.empty())
       return true;
     CompactType *H = nullptr, *V = nullptr;
     for (unsigned I = 0; I < 2; ++I) {

@@ -46,6 +46,14 @@ static llvm::cl::opt<bool>
              llvm::cl::desc("Print only the main files, not rewritten headers"),
              llvm::cl::cat(Category));
 
+static llvm::cl::opt<bool>
+    PlanOpt("plan",
+            llvm::cl::desc("Print the planner's decisions (each function's form "
+                           "and, in checked functions, versioned regions, polls "
+                           "and frames, with their reasons) instead of the "
+                           "rewritten files"),
+            llvm::cl::cat(Category));
+
 static const char *MoreHelp = R"(
 Rewrites C translation units that use compact types (see docs/plugin.md) into
 plain C over <compactptr.h>, exactly as compactptr.so does inside clang.
@@ -86,10 +94,16 @@ public:
     }
     EngineDiagSink Sink(Ctx.getDiagnostics());
     std::vector<RewrittenFile> Out;
-    if (!runEngine(Ctx, O, Sink, Out)) {
+    std::string Plan;
+    bool Ok = runEngine(Ctx, O, Sink, Out, PlanOpt ? &Plan : nullptr);
+    if (PlanOpt)
+      llvm::outs() << Plan;
+    if (!Ok) {
       C.Failed = true;
       return;
     }
+    if (PlanOpt)
+      return;
     const SourceManager &SM = Ctx.getSourceManager();
     if (Out.empty()) { // nothing compact: the file as it is
       RewrittenFile R;

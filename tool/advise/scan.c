@@ -507,13 +507,29 @@ static int in_macro_body(CXCursor c) {
   return !clang_File_isEqual(sf, ff) || sl != fl || sc != fc;
 }
 
+/** True if the function around the cursor being visited has its body
+ *  produced by a macro (a macro that defines the whole function). */
+static int function_from_macro(scan_t *s) {
+  CXCursor body = clang_getNullCursor();
+  for (frame_t *f = s->top; f; f = f->up) {
+    enum CXCursorKind k = clang_getCursorKind(f->c);
+    if (k == CXCursor_CompoundStmt)
+      body = f->c;
+    else if (k == CXCursor_FunctionDecl)
+      return !clang_Cursor_isNull(body) && in_macro_body(body);
+  }
+  return 0;
+}
+
+/** A use in a function a macro defines: the plugin rewrites uses produced
+ *  by macros by printing the expansion at the use site, but here no
+ *  statement of the function is a whole expansion. */
 static void macro_body(scan_t *s, CXCursor c, int x, const char *what) {
-  if (x < 0 || !in_macro_body(c))
+  if (x < 0 || !in_macro_body(c) || !function_from_macro(s))
     return;
   block(s, x, AD_B_MACRO_BODY, cursor_loc(c),
-        ad_printf("%s of '%s' is produced inside a macro body; the plugin "
-                  "cannot rewrite it there (write it outside the macro or "
-                  "make the macro a function)",
+        ad_printf("%s of '%s' is in a function a macro defines; the plugin "
+                  "cannot rewrite it (write the function outside the macro)",
                   what, s->m->records[x].name));
 }
 
