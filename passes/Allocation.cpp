@@ -173,7 +173,7 @@ std::string Printer::allocText(const CallExpr *CE) {
         Fix.push_back(FixItHint::CreateReplacement(
             CharSourceRange::getTokenRange(U->getSourceRange()),
             "sizeof(" + DT->WideSpelling + ")"));
-    S.error(SizeArg->getExprLoc(),
+    S.report(Diag::AllocSize, SizeArg->getExprLoc(),
             "allocation of compact type '" + DT->WideSpelling +
                 "' must have its size expressed as sizeof(" + DT->WideSpelling +
                 ") or n * sizeof(" + DT->WideSpelling + ")",
@@ -186,7 +186,7 @@ std::string Printer::allocText(const CallExpr *CE) {
     return "";
   }
   if (DR && !SR) {
-    S.error(SizeArg->getExprLoc(),
+    S.report(Diag::AllocSize, SizeArg->getExprLoc(),
             "allocation of an array of compact pointers must have its size "
             "expressed as n * sizeof(" + DR->WideSpelling + " *)",
             {CharSourceRange::getTokenRange(SizeArg->getSourceRange())});

@@ -35,7 +35,7 @@ void CheckedWalker::rewrite() {
   if (!Params.empty()) {
     SourceLocation LB = CS->getLBracLoc();
     if (!LB.isFileID()) {
-      S.error(FD->getLocation(), "cannot register the parameters of '" +
+      S.report(Diag::MacroStatement, FD->getLocation(), "cannot register the parameters of '" +
                                      FD->getName().str() +
                                      "' as roots: its body starts in a macro");
       return;
@@ -92,7 +92,8 @@ bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
     unsigned A = afterDeclarator(VD);
     if (A == ~0u) {
       fail(DS, "cannot register '" + VD->getName().str() +
-                   "' as a root: its declaration comes from a macro");
+                   "' as a root: its declaration comes from a macro",
+           Diag::MacroStatement);
       return false;
     }
     Out.insert(SM.getFileID(SM.getExpansionLoc(VD->getLocation())), A, zeroInit(VD));
@@ -105,7 +106,7 @@ bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
 bool CheckedWalker::checkVLA(const VarDecl *VD) {
   if (!rootShape(M, VD->getType()).VLA)
     return true;
-  S.error(VD->getLocation(),
+  S.report(Diag::VlaRoot, VD->getLocation(),
           "'" + VD->getName().str() +
               "' is a variable-length array holding compact pointers in a "
               "function that reaches a safepoint; it cannot be registered as "
@@ -176,8 +177,10 @@ void CheckedWalker::loopBody(const Stmt *Body) {
   if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
     SourceLocation L = CS->getLBracLoc();
     if (!L.isFileID()) {
-      fail(Body, "cannot insert a safepoint poll in this loop of main: its "
-                 "body comes from a macro");
+      fail(Body,
+           "cannot insert a safepoint poll in this loop of main: its body "
+           "comes from a macro",
+           Diag::MacroStatement);
       return;
     }
     auto [FID, Off] = SM.getDecomposedLoc(L);
@@ -190,8 +193,10 @@ void CheckedWalker::loopBody(const Stmt *Body) {
   SourceLocation B = Body->getBeginLoc();
   unsigned E = endAfter(Body);
   if (!B.isFileID() || E == ~0u) {
-    fail(Body, "cannot insert a safepoint poll in this loop of main: its "
-               "body comes from a macro");
+    fail(Body,
+         "cannot insert a safepoint poll in this loop of main: its body "
+         "comes from a macro",
+         Diag::MacroStatement);
     return;
   }
   auto [FID, Off] = SM.getDecomposedLoc(B);
@@ -220,8 +225,10 @@ bool CheckedWalker::walkFor(const ForStmt *F) {
   SourceLocation FB = F->getBeginLoc(), DB = DS->getBeginLoc(), DE = DS->getEndLoc();
   unsigned End = endAfter(F);
   if (!FB.isFileID() || !DB.isFileID() || !DE.isFileID() || End == ~0u) {
-    fail(F, "cannot register the loop variables of this for statement as "
-            "roots: it comes from a macro");
+    fail(F,
+         "cannot register the loop variables of this for statement as roots: "
+         "it comes from a macro",
+         Diag::MacroStatement);
     return true;
   }
   FileID FID = SM.getFileID(FB);
@@ -242,7 +249,7 @@ bool CheckedWalker::walkFor(const ForStmt *F) {
       if (checkedText(Init, false, T)) {
         CharSourceRange R = W.fileRange(Init);
         if (R.isInvalid() || SM.getFileID(R.getBegin()) != FID) {
-          fail(Init, W.macroMessage(Init));
+          fail(Init, W.macroMessage(Init), Diag::MacroBody);
           return true;
         }
         Parts.replace(SM, R, T);
@@ -252,7 +259,8 @@ bool CheckedWalker::walkFor(const ForStmt *F) {
     } else if (isFrameRoot(VD)) {
       unsigned A = afterDeclarator(VD);
       if (A == ~0u) {
-        fail(F, "cannot rewrite this for statement: it comes from a macro");
+        fail(F, "cannot rewrite this for statement: it comes from a macro",
+             Diag::MacroStatement);
         return true;
       }
       Parts.insert(FID, A, zeroInit(VD));
@@ -452,7 +460,7 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
     std::string Callee = CE && CE->getDirectCallee()
                              ? CE->getDirectCallee()->getName().str()
                              : "a function";
-    S.error(CE ? CE->getExprLoc() : E->getExprLoc(),
+    S.report(Diag::SafepointInExpression, CE ? CE->getExprLoc() : E->getExprLoc(),
             "this expression uses a compact layout and calls '" + Callee +
                 "', which may reach a safepoint (the switch can happen in "
                 "the middle of it); store the call's result in a local "

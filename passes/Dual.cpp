@@ -62,7 +62,7 @@ void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
   if (S.Errors != Before)
     return;
   if (Mine.outside(FID, FnBegin, End)) {
-    S.error(FD->getLocation(), "cannot build the compact body of '" + Name +
+    S.report(Diag::Internal, FD->getLocation(), "cannot build the compact body of '" + Name +
                                    "': an edit falls outside it");
     return;
   }
@@ -70,7 +70,7 @@ void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
   StringRef Buf = SM.getBufferData(FID);
   Rendered Body = Mine.render(FID, Buf, FnBegin, End);
   if (!Body.Ok) {
-    S.error(FD->getLocation(), "cannot build the compact body of '" + Name +
+    S.report(Diag::Internal, FD->getLocation(), "cannot build the compact body of '" + Name +
                                    "': overlapping rewrites");
     return;
   }

@@ -134,7 +134,7 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
     auto [FID, Off] = SM.getDecomposedLoc(SM.getExpansionLoc(RB));
     unsigned At = endOfDeclaration(SM.getBufferData(FID), Off);
     if (At == ~0u) {
-      S.error(T->RD->getLocation(), "cannot find the end of the declaration of "
+      S.report(Diag::MacroBody, T->RD->getLocation(), "cannot find the end of the declaration of "
                                     "compact type '" + T->WideSpelling + "'");
       return;
     }
@@ -175,7 +175,7 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
     R.Name = PL.isValid() ? PL.getFilename() : (R.FE ? R.FE->getName().str() : "");
     Rendered Body = Merged.render(SM, FID);
     if (!Body.Ok) {
-      S.error(SM.getLocForStartOfFile(FID).getLocWithOffset(Body.ConflictOffset),
+      S.report(Diag::Internal, SM.getLocForStartOfFile(FID).getLocWithOffset(Body.ConflictOffset),
               "conflicting rewrites of the same code (a header included "
               "in different contexts?)");
       return;

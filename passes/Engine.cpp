@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 #include "clang/AST/PrettyPrinter.h"
+#include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -94,16 +95,105 @@ void EngineDiagSink::report(DiagnosticsEngine::Level L, SourceLocation Loc,
     DB << F;
 }
 
-void Session::error(SourceLocation Loc, StringRef Msg,
-                    ArrayRef<CharSourceRange> Ranges, ArrayRef<FixItHint> Fixits) {
-  ++Errors;
-  Sink.report(DiagnosticsEngine::Error, Loc, Msg, Ranges, Fixits);
+namespace {
+struct DiagRow {
+  const char *Name;
+  bool Warning;
+};
+constexpr DiagRow DiagRows[] = {
+#define CP_DIAG(Id, Name, Level, Advise) {Name, #Level[0] == 'w'},
+#include "Diagnostics.def"
+};
+} // namespace
+
+const char *diagName(Diag D) { return DiagRows[(unsigned)D].Name; }
+bool diagIsWarning(Diag D) { return DiagRows[(unsigned)D].Warning; }
+
+bool Options::addWarningFlag(StringRef Flag, std::string &Err) {
+  WarningState St = WarningState::Default;
+  StringRef Name = Flag;
+  if (Name.consume_front("no-error="))
+    St = WarningState::Warning;
+  else if (Name.consume_front("error="))
+    St = WarningState::Error;
+  else if (Name.consume_front("no-"))
+    St = WarningState::Ignored;
+  if (Name != "compactptr" && !Name.consume_front("compactptr-")) {
+    Err = "'-W" + Flag.str() + "' is not a compactptr warning flag";
+    return false;
+  }
+  if (Name == "compactptr")
+    Name = "";
+  bool Known = Name.empty();
+  for (const DiagRow &R : DiagRows)
+    Known |= R.Warning && Name == R.Name;
+  if (!Known) {
+    Err = "unknown warning '-W" + Flag.str() + "' (compactptr warnings:";
+    for (const DiagRow &R : DiagRows)
+      if (R.Warning)
+        Err += std::string(" ") + R.Name;
+    Err += ")";
+    return false;
+  }
+  Warnings.push_back({Name.str(), St});
+  return true;
 }
 
-void Session::warning(SourceLocation Loc, StringRef Msg,
-                      ArrayRef<CharSourceRange> Ranges,
-                      ArrayRef<FixItHint> Fixits) {
-  Sink.report(DiagnosticsEngine::Warning, Loc, Msg, Ranges, Fixits);
+WarningState Options::warningState(Diag D) const {
+  WarningState St = WarningState::Default;
+  for (const auto &[Name, F] : Warnings) {
+    if (!Name.empty() && Name != diagName(D))
+      continue;
+    switch (F) {
+    case WarningState::Default: // -Wcompactptr-X: on again
+      if (St == WarningState::Ignored)
+        St = WarningState::Warning;
+      break;
+    case WarningState::Warning: // -Wno-error=compactptr-X: never an error
+      if (St != WarningState::Ignored)
+        St = WarningState::Warning;
+      break;
+    default:
+      St = F;
+    }
+  }
+  return St;
+}
+
+void Session::report(Diag D, SourceLocation Loc, StringRef Msg,
+                     ArrayRef<CharSourceRange> Ranges, ArrayRef<FixItHint> Fixits) {
+  std::string Text = Msg.str();
+  DiagnosticsEngine::Level L = DiagnosticsEngine::Error;
+  if (diagIsWarning(D)) {
+    WarningState St = Opts.warningState(D);
+    if (St == WarningState::Ignored || Opts.NoWarnings)
+      return;
+    if (St == WarningState::Default && Opts.WarningsAsErrors)
+      St = WarningState::Error;
+    bool AsError = St == WarningState::Error;
+    L = AsError ? DiagnosticsEngine::Error : DiagnosticsEngine::Warning;
+    Text += std::string(" [") + (AsError ? "-Werror," : "") + "-Wcompactptr-" +
+            diagName(D) + "]";
+  }
+  if (L == DiagnosticsEngine::Error) {
+    // One error per construct: the rewrite may meet a construct Safety
+    // refused already, or print it in two bodies.
+    ++Errors;
+    if (Loc.isValid()) {
+      auto [FID, Off] = SM.getDecomposedExpansionLoc(Loc);
+      for (const auto &[F, R] : ErrorRanges)
+        if (F == FID && Off >= R.first && Off <= R.second)
+          return;
+      unsigned End = Off;
+      if (!Ranges.empty() && Ranges[0].isValid()) {
+        auto [EF, EO] = SM.getDecomposedExpansionLoc(Ranges[0].getEnd());
+        if (EF == FID && EO >= Off)
+          End = EO;
+      }
+      ErrorRanges.push_back({FID, {Off, End}});
+    }
+  }
+  Sink.report(L, Loc, Text, Ranges, Fixits);
 }
 
 bool Session::isIgnoredLoc(SourceLocation Loc) const {
@@ -138,15 +228,27 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
   Out.clear();
   Options Opts = O;
   Opts.DumpPlan = Plan != nullptr;
+  const DiagnosticOptions &DO = Ctx.getDiagnostics().getDiagnosticOptions();
+  if (!O.FlagsFromCompiler) {
+    Opts.NoWarnings |= DO.IgnoreWarnings;
+    for (const std::string &W : DO.Warnings) {
+      if (W == "error")
+        Opts.WarningsAsErrors = true;
+      else if (W == "no-error")
+        Opts.WarningsAsErrors = false;
+    }
+  }
   Session S(Ctx, Opts, Sink);
   runAnalysis(S);
   runSafety(S);
-  if (S.Errors)
+  // Errors in uses do not stop the run: the rewrite reports its own too,
+  // so a file's errors come in one run.  Errors in the types do.
+  if (S.TypeErrors)
     return false;
   if (S.M.Types.empty())
-    return true;
+    return S.Errors == 0;
   runLayout(S);
-  if (S.Errors)
+  if (S.TypeErrors)
     return false;
   runRewrite(S);
   if (Plan)

@@ -29,12 +29,27 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include <array>
+#include <set>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace compactptr {
+
+/// Every diagnostic of the engine (Diagnostics.def).
+enum class Diag {
+#define CP_DIAG(Id, Name, Level, Advise) Id,
+#include "Diagnostics.def"
+};
+/// A diagnostic's name ("alloc-size") and whether it is a warning.
+const char *diagName(Diag D);
+bool diagIsWarning(Diag D);
+
+/// What the user's flags make of a warning: Default (on), Ignored
+/// (-Wno-compactptr-NAME), Error (-Werror=compactptr-NAME), Warning
+/// (-Wno-error=compactptr-NAME after an Error).
+enum class WarningState { Default, Ignored, Warning, Error };
 
 /// Build modes (docs/plugin.md): `switchable` (dual and checked bodies, the
 /// plugin's default), `compact-only` (compact bodies only), `wide` (runtime
@@ -48,6 +63,23 @@ struct Options {
   bool AutoSafepoints = true;
   /// Keep the planner's decisions as text in Session::PlanText.
   bool DumpPlan = false;
+  /// Per warning name (or "" for the group `compactptr`): the state the
+  /// user's -W flags give it, in order.
+  std::vector<std::pair<std::string, WarningState>> Warnings;
+  /// clang's -w and -Werror, which clang 19 does not apply to a plugin's
+  /// diagnostics: the front ends copy them from the compiler's options.
+  bool NoWarnings = false, WarningsAsErrors = false;
+  /// NoWarnings and WarningsAsErrors are set already (the plugin, whose
+  /// nested parse has its own, quiet options); otherwise runEngine reads
+  /// them from the translation unit's DiagnosticOptions.
+  bool FlagsFromCompiler = false;
+  /// Apply one warning flag as clang spells it after -W: "no-compactptr-X",
+  /// "error=compactptr-X", "no-error=compactptr-X", "compactptr-X" (X may
+  /// be empty: the whole group).  False (and Err set) if it names no
+  /// diagnostic of the engine.
+  bool addWarningFlag(llvm::StringRef Flag, std::string &Err);
+  /// The level the user's flags give warning D (Ignored, Warning, Error).
+  WarningState warningState(Diag D) const;
   /// Some bodies use the compact layout (so converters are generated).
   bool compactBodies() const { return TheMode != Mode::Wide; }
   /// Every body is the compact body (no dispatch, no checked form).
@@ -64,6 +96,7 @@ struct Options {
 };
 
 struct CompactType;
+
 
 /// One field of a compact type, as the compact layout stores it.
 struct FieldInfo {
@@ -199,18 +232,20 @@ struct Session {
   EditSet Edits;
   unsigned Errors = 0;
   std::string PlanText; ///< the plans, when Options::DumpPlan
+  /// File ranges (expansion offsets) of the errors reported so far.
+  std::vector<std::pair<clang::FileID, std::pair<unsigned, unsigned>>> ErrorRanges;
 
   Session(clang::ASTContext &C, const Options &O, DiagSink &S)
       : Ctx(C), SM(C.getSourceManager()), LO(C.getLangOpts()), Opts(O), Sink(S) {}
 
-  /// An error (a refusal): the run produces no rewrite.
-  void error(clang::SourceLocation Loc, llvm::StringRef Msg,
-             llvm::ArrayRef<clang::CharSourceRange> Ranges = {},
-             llvm::ArrayRef<clang::FixItHint> Fixits = {});
-  /// A warning (a hazard the rewrite cannot rule out).
-  void warning(clang::SourceLocation Loc, llvm::StringRef Msg,
-               llvm::ArrayRef<clang::CharSourceRange> Ranges = {},
-               llvm::ArrayRef<clang::FixItHint> Fixits = {});
+  /// Report diagnostic D (its level from Diagnostics.def and the user's
+  /// flags): an error is a refusal, and the run produces no rewrite.  A
+  /// construct gets one error, however many passes or bodies see it.
+  void report(Diag D, clang::SourceLocation Loc, llvm::StringRef Msg,
+              llvm::ArrayRef<clang::CharSourceRange> Ranges = {},
+              llvm::ArrayRef<clang::FixItHint> Fixits = {});
+  /// Errors of the types themselves (Safety): Layout and Rewrite do not run.
+  unsigned TypeErrors = 0;
   /// True for locations the engine leaves alone (system headers, builtins).
   bool isIgnoredLoc(clang::SourceLocation Loc) const;
   /// `struct node` / `node_t` for a type, as the user's source spells it.

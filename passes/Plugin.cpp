@@ -19,6 +19,9 @@
 //                                               to DIR/<file name>)
 //          -fplugin-arg-compactptr-plan=-      (the planner's decisions, per
 //                                               function, to stderr)
+//          -fplugin-arg-compactptr-W<flag>     (a warning flag as clang spells
+//                                               it after -W: Wno-compactptr-X,
+//                                               Werror=compactptr-X, ...)
 // Tests: test/plugin/*.c.
 //
 //===----------------------------------------------------------------------===//
@@ -225,7 +228,8 @@ public:
                                      "compact-only|wide, "
                                      "-fplugin-arg-compactptr-auto-safepoints=on|off, "
                                      "-fplugin-arg-compactptr-dump=-|DIR, "
-                                     "-fplugin-arg-compactptr-plan=-)");
+                                     "-fplugin-arg-compactptr-plan=-, "
+                                     "-fplugin-arg-compactptr-W[no-][error=]compactptr[-NAME])");
     for (const std::string &A : Args) {
       StringRef Name = StringRef(A).split('=').first;
       StringRef Value = StringRef(A).split('=').second;
@@ -245,6 +249,14 @@ public:
         Dump = Value.str();
       } else if (Name == "plan" && Value == "-") {
         Plan = true;
+      } else if (StringRef(A).starts_with("W")) {
+        // Warning flags, as clang spells them after -W; clang itself
+        // cannot take -Wcompactptr-* (plugins add no warning groups).
+        std::string Err;
+        if (!Opts.addWarningFlag(StringRef(A).drop_front(), Err)) {
+          D.Report(Bad) << Err;
+          return false;
+        }
       } else {
         D.Report(Bad) << ("unknown option '" + A + "'");
         return false;
@@ -262,6 +274,13 @@ public:
     RecordingSink Sink;
     NestedResult R;
     R.WantPlan = Plan;
+    // The nested parse is quiet: take -w and -Werror from this one.
+    const DiagnosticOptions &DO = CI.getDiagnosticOpts();
+    Opts.FlagsFromCompiler = true;
+    Opts.NoWarnings = DO.IgnoreWarnings;
+    for (const std::string &W : DO.Warnings)
+      if (W == "error" || W == "no-error")
+        Opts.WarningsAsErrors = W == "error";
     runNested(CI, Sink, R);
     if (Plan)
       llvm::errs() << R.Plan;

@@ -29,15 +29,11 @@ using namespace clang;
 
 namespace compactptr {
 
-void Refusals::fail(const Stmt *E, const std::string &Msg) {
+void Refusals::fail(const Stmt *E, const std::string &Msg, Diag D) {
   SourceLocation L = E->getBeginLoc();
   if (const auto *X = dyn_cast<Expr>(E))
     L = X->getExprLoc();
-  if (!Reported.insert({L.getRawEncoding(), Msg}).second) {
-    ++S.Errors;
-    return;
-  }
-  S.error(L, Msg, {CharSourceRange::getTokenRange(E->getSourceRange())});
+  S.report(D, L, Msg, {CharSourceRange::getTokenRange(E->getSourceRange())});
 }
 
 bool Printer::dualCallee(const CallExpr *CE) const {
@@ -207,8 +203,7 @@ bool Printer::compactTrait(const UnaryExprOrTypeTraitExpr *U) {
 // ---- text ----------------------------------------------------------------
 std::string Printer::ct(const CompactType *T) {
   if (!T) { // a classification bug: refuse rather than crash
-    ++S.Errors;
-    S.error(SourceLocation(), "compactptr internal error: no compact type "
+    S.report(Diag::Internal, SourceLocation(), "compactptr internal error: no compact type "
                               "for a rewritten expression");
     return "";
   }

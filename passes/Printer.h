@@ -27,15 +27,16 @@ namespace compactptr {
 enum class Form { Compact, Wide };
 
 /// The rewrite's refusals: an error at the user's location, once per
-/// location and message (a node printed by two printers fails twice).
+/// construct (Session::report), though a node printed by two printers
+/// fails twice.
 class Refusals {
 public:
   explicit Refusals(Session &S) : S(S) {}
-  void fail(const clang::Stmt *E, const std::string &Msg);
+  void fail(const clang::Stmt *E, const std::string &Msg,
+            Diag D = Diag::Unrewritable);
 
 private:
   Session &S;
-  std::set<std::pair<unsigned, std::string>> Reported;
 };
 
 /// `sizeof(T)`, `n * sizeof(T)`, `sizeof(T) * n` (Allocation.cpp).
@@ -94,7 +95,10 @@ public:
   /// for-increment, condition).
   bool isStatementLevel(const clang::Expr *E);
   std::string ty(clang::QualType T);
-  void fail(const clang::Stmt *E, const std::string &Msg) { R.fail(E, Msg); }
+  void fail(const clang::Stmt *E, const std::string &Msg,
+            Diag D = Diag::Unrewritable) {
+    R.fail(E, Msg, D);
+  }
 
 private:
   Session &S;

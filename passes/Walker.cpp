@@ -105,7 +105,7 @@ void Walker::place(const Expr *E, std::string T) {
     return;
   const Stmt *A = P.placeable(E, Top);
   if (!A) {
-    P.fail(E, P.macroMessage(E));
+    P.fail(E, P.macroMessage(E), Diag::MacroBody);
     return;
   }
   Pending[E] = std::move(T);
@@ -144,7 +144,8 @@ void Walker::resolve() {
       P.fail(I.A, "cannot rewrite the expansion of macro '" + P.macroName(I.A) +
                       "': code the rewrite changes in place (a frame, a poll, a "
                       "versioned region) lies inside it; write that code "
-                      "outside the macro");
+                      "outside the macro",
+              Diag::MacroStatement);
       continue;
     }
     // Warnings clang keeps quiet inside a macro expansion stay quiet in

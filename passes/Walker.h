@@ -97,7 +97,10 @@ private:
                   bool &OwnAny);
   bool checkedText(const clang::Expr *E, bool BoolCtx, std::string &Out);
   bool assignAfterCall(const clang::Expr *E, std::string &Out);
-  void fail(const clang::Stmt *E, const std::string &Msg) { P.fail(E, Msg); }
+  void fail(const clang::Stmt *E, const std::string &Msg,
+            Diag D = Diag::Unrewritable) {
+    P.fail(E, Msg, D);
+  }
 };
 
 /// Dual.cpp: the dual form of FD: the wide body in place behind an entry

@@ -83,10 +83,20 @@ struct Collected {
   bool Failed = false;
 };
 
+/// The -W[no-][error=]compactptr* flags of the file being rewritten: the
+/// arguments adjuster takes them out of its command line (clang would call
+/// them unknown) and the engine applies them.
+std::vector<std::string> FileWarningFlags;
+
 class ToolConsumer : public ASTConsumer {
 public:
-  ToolConsumer(const Options &O, Collected &C, StringRef InFile)
-      : O(O), C(C), InFile(InFile.str()) {}
+  ToolConsumer(const Options &Base, Collected &C, StringRef InFile)
+      : O(Base), C(C), InFile(InFile.str()) {
+    std::string Err;
+    for (const std::string &F : FileWarningFlags)
+      if (!O.addWarningFlag(F, Err))
+        llvm::errs() << "compactptr-rewrite: " << Err << "\n";
+  }
   void HandleTranslationUnit(ASTContext &Ctx) override {
     if (Ctx.getDiagnostics().hasErrorOccurred()) {
       C.Failed = true;
@@ -123,7 +133,7 @@ public:
   }
 
 private:
-  const Options &O;
+  Options O;
   Collected &C;
   std::string InFile;
 };
@@ -175,6 +185,23 @@ int main(int argc, const char **argv) {
   Tool.appendArgumentsAdjuster(getInsertArgumentAdjuster(
       "-resource-dir=" COMPACTPTR_CLANG_RESOURCE_DIR,
       ArgumentInsertPosition::END));
+  Tool.appendArgumentsAdjuster(
+      [](const CommandLineArguments &Args, StringRef) {
+        CommandLineArguments Out;
+        FileWarningFlags.clear();
+        for (const std::string &A : Args) {
+          StringRef W(A);
+          if (W.consume_front("-W") &&
+              (W.starts_with("compactptr") || W.starts_with("no-compactptr") ||
+               W.starts_with("error=compactptr") ||
+               W.starts_with("no-error=compactptr"))) {
+            FileWarningFlags.push_back(W.str());
+            continue;
+          }
+          Out.push_back(A);
+        }
+        return Out;
+      });
   Collected C;
   Factory F(O, C);
   // A file with errors contributes nothing; the others are still written,
