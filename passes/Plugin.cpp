@@ -56,6 +56,8 @@ struct RecordedDiag {
   DiagnosticsEngine::Level Level;
   FilePos Loc;
   std::string Msg;
+  /// "expanded from macro 'M'" notes, innermost first, at the definitions.
+  std::vector<std::pair<FilePos, std::string>> Macros;
   std::vector<std::pair<FilePos, FilePos>> Ranges;
   std::vector<std::pair<std::pair<FilePos, FilePos>, std::string>> Fixits;
 };
@@ -85,6 +87,15 @@ public:
     D.Level = L;
     D.Loc = pos(Loc);
     D.Msg = Msg.str();
+    for (SourceLocation M = Loc; M.isMacroID();) {
+      if (SM->isMacroArgExpansion(M)) {
+        M = SM->getImmediateSpellingLoc(M);
+        continue;
+      }
+      StringRef Name = Lexer::getImmediateMacroName(M, *SM, LangOptions());
+      D.Macros.push_back({pos(SM->getSpellingLoc(M)), Name.str()});
+      M = SM->getImmediateExpansionRange(M).getBegin();
+    }
     for (const CharSourceRange &R : Ranges) {
       CharSourceRange F = R;
       if (R.isTokenRange()) // make it a char range in the nested SM
@@ -181,33 +192,57 @@ class ReplayConsumer : public ASTConsumer {
 public:
   ReplayConsumer(CompilerInstance &CI, std::vector<RecordedDiag> Diags,
                  std::vector<RewrittenFile> Files)
-      : CI(CI), Diags(std::move(Diags)), Files(std::move(Files)) {}
+      : CI(CI), Diags(std::move(Diags)), Files(std::move(Files)) {
+    // The user's text of every rewritten file, read before the override.
+    for (const RewrittenFile &F : this->Files)
+      if (F.FE)
+        if (auto B = CI.getFileManager().getBufferForFile(*F.FE))
+          Originals[F.FE->getUniqueID()] = {std::move(*B), FileID()};
+  }
 
   void HandleTranslationUnit(ASTContext &) override {
     SourceManager &SM = CI.getSourceManager();
     DiagnosticsEngine &DE = CI.getDiagnostics();
+    // A diagnostic in a rewritten file points at the user's text: a copy
+    // of the original buffer under the file's name, so its line, column
+    // and snippet are the user's (the compiled text is the rewritten one).
     auto loc = [&](const FilePos &P) -> SourceLocation {
       if (!P.Valid)
         return SourceLocation();
+      auto It = Originals.find(P.FE->getUniqueID());
+      if (It != Originals.end()) {
+        auto &[Buf, FID] = It->second;
+        if (FID.isInvalid())
+          FID = SM.createFileID(llvm::MemoryBuffer::getMemBufferCopy(
+              Buf->getBuffer(), P.FE->getName()));
+        return SM.getLocForStartOfFile(FID).getLocWithOffset(P.Offset);
+      }
       FileID FID = SM.translateFile(*P.FE);
       if (FID.isInvalid())
         FID = SM.getOrCreateFileID(*P.FE, SrcMgr::C_User);
-      unsigned Off = P.Offset;
-      for (const RewrittenFile &F : Files)
-        if (F.FE && F.FE->getUniqueID() == P.FE->getUniqueID())
-          Off = F.mapOffset(Off);
-      return SM.getLocForStartOfFile(FID).getLocWithOffset(Off);
+      return SM.getLocForStartOfFile(FID).getLocWithOffset(P.Offset);
     };
     for (const RecordedDiag &D : Diags) {
-      unsigned ID = DE.getCustomDiagID(D.Level, "%0");
-      auto DB = DE.Report(loc(D.Loc), ID);
-      DB << D.Msg;
-      for (const auto &R : D.Ranges)
-        DB << CharSourceRange::getCharRange(loc(R.first), loc(R.second));
-      for (const auto &F : D.Fixits)
-        DB << FixItHint::CreateReplacement(
-            CharSourceRange::getCharRange(loc(F.first.first), loc(F.first.second)),
-            F.second);
+      {
+        unsigned ID = DE.getCustomDiagID(D.Level, "%0");
+        auto DB = DE.Report(loc(D.Loc), ID);
+        DB << D.Msg;
+        for (const auto &R : D.Ranges)
+          DB << CharSourceRange::getCharRange(loc(R.first), loc(R.second));
+        for (const auto &F : D.Fixits)
+          DB << FixItHint::CreateReplacement(
+              CharSourceRange::getCharRange(loc(F.first.first), loc(F.first.second)),
+              F.second);
+      } // emitted here, before its notes
+      // clang's own macro backtraces are part of a diagnostic's rendering,
+      // which -verify does not see; these notes are diagnostics, so -verify
+      // runs leave them out likewise.
+      if (CI.getDiagnosticOpts().VerifyDiagnostics)
+        continue;
+      unsigned Note = DE.getCustomDiagID(DiagnosticsEngine::Note,
+                                         "expanded from macro '%0'");
+      for (const auto &[Pos, Name] : D.Macros)
+        DE.Report(loc(Pos), Note) << Name;
     }
   }
 
@@ -215,6 +250,9 @@ private:
   CompilerInstance &CI;
   std::vector<RecordedDiag> Diags;
   std::vector<RewrittenFile> Files;
+  std::map<llvm::sys::fs::UniqueID,
+           std::pair<std::unique_ptr<llvm::MemoryBuffer>, FileID>>
+      Originals;
 };
 
 class CompactPtrAction : public PluginASTAction {

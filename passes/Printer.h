@@ -131,6 +131,8 @@ private:
   SizeShape sizeFor(const clang::CallExpr *CE);
   std::string countText(const SizeShape &Sh, const clang::CallExpr *CE);
   std::string allocText(const clang::CallExpr *CE);
+  void sizeFix(const clang::Expr *Size, const std::string &SizeofT, int64_t Elem,
+               std::vector<clang::FixItHint> &Fix);
 };
 
 } // namespace compactptr
