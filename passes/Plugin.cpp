@@ -22,24 +22,102 @@
 //          -fplugin-arg-compactptr-W<flag>     (a warning flag as clang spells
 //                                               it after -W: Wno-compactptr-X,
 //                                               Werror=compactptr-X, ...)
-// Tests: test/plugin/*.c.
+//          -fplugin-arg-compactptr-preprocess=FILE|-  (also print the
+//            rewritten, preprocessed C, as -E would; what compactptr-cc -E
+//            runs, since clang gives plugins no hook in -E itself)
+//
+// Guards (each a small function below): the host clang's version is
+// checked when the library loads, the target when the plugin starts, and
+// `-plugin compactptr` (which would replace code generation) is refused.
+// Tests: test/plugin/*.c, test/toolchain/*.
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 #include "clang/AST/ASTConsumer.h"
+#include "clang/Basic/Version.h"
 #include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/Preprocessor.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
+#include <cstdio>
+#include <unistd.h>
 
 using namespace clang;
 using namespace compactptr;
 
 namespace {
+
+/// compactptr.so calls clang's C++ API, which changes with every major
+/// version: loaded into another clang it would stop at the first missing
+/// symbol with a dynamic linker error.  This runs before anything else in
+/// the library (constructor priority), calls only getClangFullVersion(),
+/// which every clang exports with the same signature, and stops a clang of
+/// another major version with one line.
+__attribute__((constructor(101))) void checkHostClang() {
+  std::string Full = getClangFullVersion();
+  StringRef V = StringRef(Full).split("version ").second;
+  V = V.take_while([](char C) { return isDigit(C) || C == '.'; });
+  unsigned Major = 0;
+  if (V.split('.').first.getAsInteger(10, Major) || Major == CLANG_VERSION_MAJOR)
+    return;
+  char Exe[4096];
+  ssize_t N = readlink("/proc/self/exe", Exe, sizeof Exe - 1);
+  Exe[N > 0 ? N : 0] = 0;
+  std::fprintf(stderr, "compactptr.so needs clang %d.x; found clang %s at %s\n",
+               CLANG_VERSION_MAJOR, V.str().c_str(), N > 0 ? Exe : "(unknown)");
+  std::fflush(stderr);
+  _exit(1);
+}
+
+/// The handles replace 64-bit pointers and the runtime is x86-64 Linux
+/// code: any other target would build objects that call the wrong runtime.
+bool checkTarget(const CompilerInstance &CI) {
+  if (!CI.hasTarget())
+    return true;
+  const llvm::Triple &T = CI.getTarget().getTriple();
+  if (T.getArch() == llvm::Triple::x86_64 && T.isOSLinux() && !T.isX32())
+    return true;
+  DiagnosticsEngine &D = CI.getDiagnostics();
+  D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                             "compactptr: target '%0' is not supported; "
+                             "compactptr builds for x86-64 Linux only"))
+      << T.str();
+  return false;
+}
+
+/// `-Xclang -plugin -Xclang compactptr` makes a plugin *replace* code
+/// generation; compactptr rewrites and then lets the user's action (-c,
+/// -S, ...) compile, so that form would build nothing.  Clang finds the
+/// first entry of that name for -plugin, so this one is registered before
+/// the real action; for -fplugin= and -add-plugin it stays inactive.
+class PluginFlagRefusal : public PluginASTAction {
+public:
+  ActionType getActionType() override { return CmdlineAfterMainAction; }
+  bool ParseArgs(const CompilerInstance &CI,
+                 const std::vector<std::string> &) override {
+    const FrontendOptions &FO = CI.getFrontendOpts();
+    if (FO.ProgramAction == frontend::PluginAction && FO.ActionName == "compactptr") {
+      DiagnosticsEngine &D = CI.getDiagnostics();
+      D.Report(D.getCustomDiagID(
+          DiagnosticsEngine::Error,
+          "compactptr: '-plugin compactptr' replaces code generation; load "
+          "compactptr.so with -fplugin=compactptr.so (or -Xclang -load "
+          "-Xclang compactptr.so -Xclang -add-plugin -Xclang compactptr)"));
+    }
+    return false;
+  }
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
+                                                 StringRef) override {
+    return std::make_unique<ASTConsumer>();
+  }
+};
 
 /// True while the nested parse runs: the plugin, registered there too,
 /// must not start another one.
@@ -267,7 +345,8 @@ public:
                                      "-fplugin-arg-compactptr-auto-safepoints=on|off, "
                                      "-fplugin-arg-compactptr-dump=-|DIR, "
                                      "-fplugin-arg-compactptr-plan=-, "
-                                     "-fplugin-arg-compactptr-W[no-][error=]compactptr[-NAME])");
+                                     "-fplugin-arg-compactptr-W[no-][error=]compactptr[-NAME], "
+                                     "-fplugin-arg-compactptr-preprocess=FILE|-)");
     for (const std::string &A : Args) {
       StringRef Name = StringRef(A).split('=').first;
       StringRef Value = StringRef(A).split('=').second;
@@ -295,20 +374,26 @@ public:
           D.Report(Bad) << Err;
           return false;
         }
+      } else if (Name == "preprocess" && !Value.empty()) {
+        Preprocess = Value.str();
       } else {
         D.Report(Bad) << ("unknown option '" + A + "'");
         return false;
       }
     }
-    return true;
+    return checkTarget(CI);
   }
 
   ActionType getActionType() override { return AddBeforeMainAction; }
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef InFile) override {
-    if (InNested || CI.getLangOpts().CPlusPlus || CI.getLangOpts().ObjC)
+    if (InNested)
       return std::make_unique<ASTConsumer>();
+    if (CI.getLangOpts().CPlusPlus || CI.getLangOpts().ObjC) {
+      printPreprocessed(CI, {}); // C++ and Objective-C are left alone
+      return std::make_unique<ASTConsumer>();
+    }
     RecordingSink Sink;
     NestedResult R;
     R.WantPlan = Plan;
@@ -322,6 +407,8 @@ public:
     runNested(CI, Sink, R);
     if (Plan)
       llvm::errs() << R.Plan;
+    if (!R.Files.empty() && !refusePreprocessedInput(CI))
+      R.Ok = false;
     for (const RewrittenFile &F : R.Files)
       if (!F.FE) { // standard input or a virtual buffer: no file to override
         CI.getDiagnostics().Report(CI.getDiagnostics().getCustomDiagID(
@@ -335,6 +422,8 @@ public:
       overrideFiles(CI, R.Files);
       dump(R.Files);
     }
+    if (R.Ok)
+      printPreprocessed(CI, R.Files);
     return std::make_unique<ReplayConsumer>(
         CI, std::move(Sink.Diags),
         R.Ok ? std::move(R.Files) : std::vector<RewrittenFile>());
@@ -348,6 +437,7 @@ private:
   }();
   std::string Dump;
   bool Plan = false;
+  std::string Preprocess;
 
   /// A quiet compiler for the same invocation, syntax only.
   std::unique_ptr<CompilerInstance> nestedCompiler(CompilerInstance &CI) {
@@ -395,6 +485,69 @@ private:
     }
   }
 
+  /// A .i with compact types (clang -E with the plugin loaded, as
+  /// -save-temps and ccache's CCACHE_NOCPP2 make it) lacks the header's
+  /// macros the rewritten code needs; say so instead of failing on a
+  /// missing include.  compactptr-cc -E and -save-temps give rewritten text.
+  bool refusePreprocessedInput(CompilerInstance &CI) {
+    const FrontendOptions &FO = CI.getFrontendOpts();
+    if (FO.Inputs.empty() || !FO.Inputs[0].getKind().isPreprocessed())
+      return true;
+    DiagnosticsEngine &D = CI.getDiagnostics();
+    D.Report(D.getCustomDiagID(
+        DiagnosticsEngine::Error,
+        "compactptr: '%0' is preprocessed text that was not rewritten (clang "
+        "runs no plugin in -E); compile the source file, or preprocess with "
+        "compactptr-cc -E (its -save-temps and ccache keep rewritten text)"))
+        << (FO.Inputs[0].isFile() ? FO.Inputs[0].getFile() : StringRef("<buffer>"));
+    return false;
+  }
+
+  /// Option preprocess=FILE: runs the preprocessor over the rewritten
+  /// files, as -E would, into FILE ('-': standard output).  The text is
+  /// self-contained plain C: <compactptr.h> is expanded, and
+  /// CP__PREPROCESSED_OUTPUT makes CP_COMPACT and CP_SAFEPOINT empty, so
+  /// no compiler sees the attributes again (with the plugin loaded, the
+  /// text has nothing left to rewrite).
+  void printPreprocessed(CompilerInstance &CI,
+                         const std::vector<RewrittenFile> &Files) {
+    if (Preprocess.empty())
+      return;
+    auto Inv = std::make_shared<CompilerInvocation>(CI.getInvocation());
+    FrontendOptions &FO = Inv->getFrontendOpts();
+    FO.ProgramAction = frontend::PrintPreprocessedInput;
+    FO.OutputFile = Preprocess;
+    FO.AddPluginActions.clear();
+    Inv->getDependencyOutputOpts() = DependencyOutputOptions();
+    Inv->getPreprocessorOutputOpts().ShowCPP = 1;
+    Inv->getPreprocessorOpts().addMacroDef("CP__PREPROCESSED_OUTPUT=1");
+    SourceManager &OuterSM = CI.getSourceManager();
+    if (!FO.Inputs.empty() && FO.Inputs[0].isFile() && FO.Inputs[0].getFile() == "-")
+      // Standard input was read once, by the outer compiler: hand its text on.
+      FO.Inputs[0] = FrontendInputFile(OuterSM.getBufferOrFake(OuterSM.getMainFileID()),
+                                       FO.Inputs[0].getKind());
+    CompilerInstance Nested(CI.getPCHContainerOperations());
+    Nested.setInvocation(std::move(Inv));
+    Nested.setFileManager(&CI.getFileManager());
+    Nested.createDiagnostics(new QuietConsumer, /*ShouldOwnClient=*/true);
+    Nested.createSourceManager(CI.getFileManager());
+    for (const RewrittenFile &F : Files)
+      if (F.FE)
+        Nested.getSourceManager().overrideFileContents(
+            *F.FE, llvm::MemoryBuffer::getMemBufferCopy(F.Text, F.FE->getName()));
+    InNested = true;
+    PrintPreprocessedAction A;
+    bool Ok = Nested.ExecuteAction(A);
+    InNested = false;
+    if (!Ok || Nested.getDiagnostics().hasErrorOccurred()) {
+      DiagnosticsEngine &D = CI.getDiagnostics();
+      D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                                 "compactptr: cannot print the preprocessed "
+                                 "output to '%0'"))
+          << Preprocess;
+    }
+  }
+
   void dump(const std::vector<RewrittenFile> &Files) {
     if (Dump.empty())
       return;
@@ -418,5 +571,8 @@ private:
 
 static int Anchor = compactptr::attributesAnchor();
 
+// The refusal first: clang's -plugin looks up the first entry of a name.
+static FrontendPluginRegistry::Add<PluginFlagRefusal>
+    RegisterRefusal("compactptr", "refuses '-plugin compactptr'");
 static FrontendPluginRegistry::Add<CompactPtrAction>
     Register("compactptr", "rewrite compact types to 32-bit handles");
