@@ -58,16 +58,21 @@ std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
     Names += (Names.empty() ? "" : ", ") + VD->getName().str();
   Pl.note(FD, Vs.front()->getLocation(), "frame: " + Names,
           "compact pointers held across a safepoint are roots");
-  std::string Out = "cp_root_desc_t cp__rt" + N + "[" + std::to_string(Vs.size()) + "] = {";
-  for (const VarDecl *VD : Vs) {
-    RootShape R = rootShape(M, VD->getType());
-    std::string Nm = VD->getName().str();
-    Out += "{(void *)&" + Nm + ", " + R.Kind + ", " + std::to_string(R.Count) +
-           ", &" + R.T->DescName + ", \"" + Nm + "\"}, ";
+  // Declarations only (C89: no statement before a later declaration, no
+  // non-constant aggregate initializer): the descriptors are filled and
+  // the frame pushed by the initializer of cp__inN.
+  std::string K = std::to_string(Vs.size());
+  std::string Out = "cp_root_desc_t cp__rt" + N + "[" + K + "]; cp_frame_t cp__fr" + N +
+                    " __attribute__((cleanup(cp_frame_pop))); int cp__in" + N +
+                    " __attribute__((unused)) = (";
+  for (size_t I = 0; I < Vs.size(); ++I) {
+    RootShape R = rootShape(M, Vs[I]->getType());
+    std::string Nm = Vs[I]->getName().str();
+    Out += "cp__root(&cp__rt" + N + "[" + std::to_string(I) + "], (void *)&" + Nm +
+           ", " + R.Kind + ", " + std::to_string(R.Count) + ", &" + R.T->DescName +
+           ", \"" + Nm + "\"), ";
   }
-  Out += "}; cp_frame_t cp__fr" + N +
-         " __attribute__((cleanup(cp_frame_pop))) = {0, " + std::to_string(Vs.size()) +
-         ", cp__rt" + N + "}; cp_frame_push(&cp__fr" + N + ");";
+  Out += "cp__frame(&cp__fr" + N + ", " + K + ", cp__rt" + N + "));";
   return Out;
 }
 /// A frame root declared without initializer starts null (the switch
@@ -184,7 +189,13 @@ void CheckedWalker::loopBody(const Stmt *Body) {
       return;
     }
     auto [FID, Off] = SM.getDecomposedLoc(L);
-    Out.insert(FID, Off + 1, " cp_safepoint();");
+    // C89 allows no statement before a declaration: a body that opens
+    // with declarations becomes a block of its own after the poll.
+    bool Wrap = !CS->body_empty() && isa<DeclStmt>(CS->body_front()) &&
+                CS->getRBracLoc().isFileID();
+    Out.insert(FID, Off + 1, Wrap ? " cp_safepoint(); {" : " cp_safepoint();");
+    if (Wrap)
+      Out.insert(FID, SM.getFileOffset(CS->getRBracLoc()), "} ");
     Pl.note(FD, Body->getBeginLoc(), "poll at the start of the loop body",
             "a loop of main that may allocate or reach a safepoint");
     walk(Body);
@@ -492,7 +503,7 @@ bool CheckedWalker::assignAfterCall(const Expr *E, std::string &Text) {
   std::string SC = isHandleLValue(M, L) ? "cp__sth(&" + C.clv(L) + ", " + T + ")"
                                         : C.text(L) + " = " + T;
   std::string SW = W.text(L) + " = " + T;
-  Text = "({ " + W.ty(L->getType().getUnqualifiedType()) + " " + T + " = (" + RT +
+  Text = "__extension__ ({ " + W.ty(L->getType().getUnqualifiedType()) + " " + T + " = (" + RT +
          "); if (cp_is_compact()) " + SC + "; else " + SW + ";" +
          (isDiscarded(E) ? std::string() : " " + T + ";") + " })";
   return true;

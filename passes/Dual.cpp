@@ -46,11 +46,17 @@ void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
       FD->getReturnType()->isVoidType()
           ? " if (cp_is_compact()) { ++cp__compact_depth; " + Call +
                 "; --cp__compact_depth; return; }"
-          : " if (cp_is_compact()) { ++cp__compact_depth; __typeof__(" + Call +
-                ") cp__r = " + Call + "; --cp__compact_depth; return cp__r; }";
+          : " if (cp_is_compact()) { __typeof__(" + Call + ") cp__r; "
+            "++cp__compact_depth; cp__r = " + Call +
+                "; --cp__compact_depth; return cp__r; }";
   // Inserted before the walks: they precede body edits at the same offset.
   S.Edits.insert(FID, FnBegin, "static __attribute__((unused)) " + Proto + "; ");
-  S.Edits.insert(FID, LB + 1, Dispatch);
+  // C89 allows no statement before a declaration: a body that opens with
+  // declarations becomes a block of its own after the dispatch.
+  bool Wrap = !CS->body_empty() && isa<DeclStmt>(CS->body_front());
+  S.Edits.insert(FID, LB + 1, Dispatch + (Wrap ? " {" : ""));
+  if (Wrap)
+    S.Edits.insert(FID, End - 1, "} ");
 
   // The wide body: the original code with allocation rewritten.
   Walker(S, Wide, S.Edits).run(CS);

@@ -118,6 +118,7 @@ private:
   bool needsRebuild(const clang::Stmt *C);
   std::string splice(const clang::Stmt *E);
   std::string ct(const CompactType *T);
+  std::string cptr(const CompactType *T, const clang::Expr *E);
   const clang::Expr *handleRead(const clang::Expr *E);
   std::string caddr(const clang::Expr *E);
   std::string unaryText(const clang::UnaryOperator *UO);
