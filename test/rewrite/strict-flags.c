@@ -68,6 +68,8 @@ static long cost_sum(const struct vertex *v) {
 
 static struct vertex snapshot(const struct vertex *v) { return *v; }
 
+static void settle(void) { cp_safepoint(); }
+
 int main(void) {
   graph_t g;
   struct vertex copy;
@@ -76,9 +78,10 @@ int main(void) {
   g.n = 0;
   g.all = (struct vertex **)malloc(16 * sizeof(struct vertex *));
   for (i = 0; i < n; i++) {
+    struct vertex *v = mkv((long)i); /* a declaration first: after the poll */
     if ((i & (i - 1)) == 0 && i >= 16)
       g.all = (struct vertex **)realloc(g.all, 2 * i * sizeof(struct vertex *));
-    g.all[g.n++] = mkv((long)i);
+    g.all[g.n++] = v;
   }
   for (i = 0; i < n; i++) {
     link_to(g.all[i], g.all[(i * 7) % n], (int)(i % 5));
@@ -86,6 +89,11 @@ int main(void) {
   }
   for (i = 0; i < n; i++)
     total += cost_sum(g.all[i]);
+  for (i = 0; i < 4; i++) { /* a safepoint inside: polled, not versioned */
+    struct vertex *v = g.all[i];
+    settle();
+    total += v->kids[i % 3] != NULL;
+  }
   copy = snapshot(g.all[5]);
   copy.id += 1000;
   copy.adj = g.all[6]->adj; /* vertex 6 keeps its own edges */
