@@ -55,26 +55,14 @@ SizeShape sizeShape(const Expr *E) {
 QualType Printer::destinationType(const Expr *Call) {
   const Expr *Cur = Call;
   QualType T = Call->getType();
-  for (;;) {
-    auto Ps = S.Ctx.getParents(*Cur);
-    if (Ps.empty())
+  while (const Expr *P = parentSkippingParens(S.Ctx, Cur, &Cur)) {
+    const auto *C = dyn_cast<CastExpr>(P);
+    if (!C || !C->getType()->isPointerType())
       return T;
-    const Expr *P = Ps[0].get<Expr>();
-    if (!P)
-      return T;
-    if (isa<ParenExpr>(P)) {
-      Cur = P;
-      continue;
-    }
-    if (const auto *C = dyn_cast<CastExpr>(P)) {
-      if (!C->getType()->isPointerType())
-        return T;
-      T = C->getType();
-      Cur = P;
-      continue;
-    }
-    return T;
+    T = C->getType();
+    Cur = P;
   }
+  return T;
 }
 
 /// A compact pointer to pointer: `struct node **`.

@@ -179,43 +179,40 @@ void CheckedWalker::loopBody(const Stmt *Body) {
             "nothing past the poll can reach a safepoint");
     return;
   }
-  if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
-    SourceLocation L = CS->getLBracLoc();
-    if (!L.isFileID()) {
-      fail(Body,
-           "cannot insert a safepoint poll in this loop of main: its body "
-           "comes from a macro",
-           Diag::MacroStatement);
-      return;
+  // Where the poll goes: after the `{` of a compound body (a body that
+  // opens with declarations becomes a block of its own after it: C89
+  // allows no statement before a declaration), or in braces around any
+  // other body.
+  FileID FID;
+  unsigned Open, Close = ~0u;
+  std::string OpenText = " cp_safepoint();", CloseText = "} ";
+  const auto *CS = dyn_cast<CompoundStmt>(Body);
+  SourceLocation B = CS ? CS->getLBracLoc() : Body->getBeginLoc();
+  if (CS) {
+    if (!CS->body_empty() && isa<DeclStmt>(CS->body_front()) &&
+        CS->getRBracLoc().isFileID()) {
+      OpenText += " {";
+      Close = SM.getFileOffset(CS->getRBracLoc());
     }
-    auto [FID, Off] = SM.getDecomposedLoc(L);
-    // C89 allows no statement before a declaration: a body that opens
-    // with declarations becomes a block of its own after the poll.
-    bool Wrap = !CS->body_empty() && isa<DeclStmt>(CS->body_front()) &&
-                CS->getRBracLoc().isFileID();
-    Out.insert(FID, Off + 1, Wrap ? " cp_safepoint(); {" : " cp_safepoint();");
-    if (Wrap)
-      Out.insert(FID, SM.getFileOffset(CS->getRBracLoc()), "} ");
-    Pl.note(FD, Body->getBeginLoc(), "poll at the start of the loop body",
-            "a loop of main that may allocate or reach a safepoint");
-    walk(Body);
-    return;
+  } else {
+    OpenText = "{ cp_safepoint(); ";
+    CloseText = " }";
+    Close = endAfter(Body);
   }
-  SourceLocation B = Body->getBeginLoc();
-  unsigned E = endAfter(Body);
-  if (!B.isFileID() || E == ~0u) {
+  if (!B.isFileID() || (!CS && Close == ~0u)) {
     fail(Body,
          "cannot insert a safepoint poll in this loop of main: its body "
          "comes from a macro",
          Diag::MacroStatement);
     return;
   }
-  auto [FID, Off] = SM.getDecomposedLoc(B);
-  Out.insert(FID, Off, "{ cp_safepoint(); ");
+  std::tie(FID, Open) = SM.getDecomposedLoc(B);
+  Out.insert(FID, CS ? Open + 1 : Open, OpenText);
   Pl.note(FD, Body->getBeginLoc(), "poll at the start of the loop body",
           "a loop of main that may allocate or reach a safepoint");
   walk(Body);
-  Out.insert(FID, E, " }");
+  if (Close != ~0u)
+    Out.insert(FID, Close, CloseText);
 }
 
 /// A for statement of a checked function whose init declares frame
