@@ -17,6 +17,11 @@
 //            at the loop back-edges of main in switchable mode)
 //          -fplugin-arg-compactptr-dump=-|DIR  (rewritten text to stderr or
 //                                               to DIR/<file name>)
+//          -fplugin-arg-compactptr-plan=-      (the planner's decisions, per
+//                                               function, to stderr)
+//          -fplugin-arg-compactptr-W<flag>     (a warning flag as clang spells
+//                                               it after -W: Wno-compactptr-X,
+//                                               Werror=compactptr-X, ...)
 //          -fplugin-arg-compactptr-preprocess=FILE|-  (also print the
 //            rewritten, preprocessed C, as -E would; what compactptr-cc -E
 //            runs, since clang gives plugins no hook in -E itself)
@@ -129,6 +134,8 @@ struct RecordedDiag {
   DiagnosticsEngine::Level Level;
   FilePos Loc;
   std::string Msg;
+  /// "expanded from macro 'M'" notes, innermost first, at the definitions.
+  std::vector<std::pair<FilePos, std::string>> Macros;
   std::vector<std::pair<FilePos, FilePos>> Ranges;
   std::vector<std::pair<std::pair<FilePos, FilePos>, std::string>> Fixits;
 };
@@ -158,6 +165,15 @@ public:
     D.Level = L;
     D.Loc = pos(Loc);
     D.Msg = Msg.str();
+    for (SourceLocation M = Loc; M.isMacroID();) {
+      if (SM->isMacroArgExpansion(M)) {
+        M = SM->getImmediateSpellingLoc(M);
+        continue;
+      }
+      StringRef Name = Lexer::getImmediateMacroName(M, *SM, LangOptions());
+      D.Macros.push_back({pos(SM->getSpellingLoc(M)), Name.str()});
+      M = SM->getImmediateExpansionRange(M).getBegin();
+    }
     for (const CharSourceRange &R : Ranges) {
       CharSourceRange F = R;
       if (R.isTokenRange()) // make it a char range in the nested SM
@@ -189,6 +205,8 @@ struct NestedResult {
   bool Ran = false;
   bool Ok = true;
   std::vector<RewrittenFile> Files;
+  bool WantPlan = false;
+  std::string Plan;
 };
 
 class EngineConsumer : public ASTConsumer {
@@ -200,7 +218,7 @@ public:
       return; // the outer parse reports the program's own errors
     Sink.SM = &Ctx.getSourceManager();
     R.Ran = true;
-    R.Ok = runEngine(Ctx, O, Sink, R.Files);
+    R.Ok = runEngine(Ctx, O, Sink, R.Files, R.WantPlan ? &R.Plan : nullptr);
   }
 
 private:
@@ -252,33 +270,57 @@ class ReplayConsumer : public ASTConsumer {
 public:
   ReplayConsumer(CompilerInstance &CI, std::vector<RecordedDiag> Diags,
                  std::vector<RewrittenFile> Files)
-      : CI(CI), Diags(std::move(Diags)), Files(std::move(Files)) {}
+      : CI(CI), Diags(std::move(Diags)), Files(std::move(Files)) {
+    // The user's text of every rewritten file, read before the override.
+    for (const RewrittenFile &F : this->Files)
+      if (F.FE)
+        if (auto B = CI.getFileManager().getBufferForFile(*F.FE))
+          Originals[F.FE->getUniqueID()] = {std::move(*B), FileID()};
+  }
 
   void HandleTranslationUnit(ASTContext &) override {
     SourceManager &SM = CI.getSourceManager();
     DiagnosticsEngine &DE = CI.getDiagnostics();
+    // A diagnostic in a rewritten file points at the user's text: a copy
+    // of the original buffer under the file's name, so its line, column
+    // and snippet are the user's (the compiled text is the rewritten one).
     auto loc = [&](const FilePos &P) -> SourceLocation {
       if (!P.Valid)
         return SourceLocation();
+      auto It = Originals.find(P.FE->getUniqueID());
+      if (It != Originals.end()) {
+        auto &[Buf, FID] = It->second;
+        if (FID.isInvalid())
+          FID = SM.createFileID(llvm::MemoryBuffer::getMemBufferCopy(
+              Buf->getBuffer(), P.FE->getName()));
+        return SM.getLocForStartOfFile(FID).getLocWithOffset(P.Offset);
+      }
       FileID FID = SM.translateFile(*P.FE);
       if (FID.isInvalid())
         FID = SM.getOrCreateFileID(*P.FE, SrcMgr::C_User);
-      unsigned Off = P.Offset;
-      for (const RewrittenFile &F : Files)
-        if (F.FE && F.FE->getUniqueID() == P.FE->getUniqueID())
-          Off = F.mapOffset(Off);
-      return SM.getLocForStartOfFile(FID).getLocWithOffset(Off);
+      return SM.getLocForStartOfFile(FID).getLocWithOffset(P.Offset);
     };
     for (const RecordedDiag &D : Diags) {
-      unsigned ID = DE.getCustomDiagID(D.Level, "%0");
-      auto DB = DE.Report(loc(D.Loc), ID);
-      DB << D.Msg;
-      for (const auto &R : D.Ranges)
-        DB << CharSourceRange::getCharRange(loc(R.first), loc(R.second));
-      for (const auto &F : D.Fixits)
-        DB << FixItHint::CreateReplacement(
-            CharSourceRange::getCharRange(loc(F.first.first), loc(F.first.second)),
-            F.second);
+      {
+        unsigned ID = DE.getCustomDiagID(D.Level, "%0");
+        auto DB = DE.Report(loc(D.Loc), ID);
+        DB << D.Msg;
+        for (const auto &R : D.Ranges)
+          DB << CharSourceRange::getCharRange(loc(R.first), loc(R.second));
+        for (const auto &F : D.Fixits)
+          DB << FixItHint::CreateReplacement(
+              CharSourceRange::getCharRange(loc(F.first.first), loc(F.first.second)),
+              F.second);
+      } // emitted here, before its notes
+      // clang's own macro backtraces are part of a diagnostic's rendering,
+      // which -verify does not see; these notes are diagnostics, so -verify
+      // runs leave them out likewise.
+      if (CI.getDiagnosticOpts().VerifyDiagnostics)
+        continue;
+      unsigned Note = DE.getCustomDiagID(DiagnosticsEngine::Note,
+                                         "expanded from macro '%0'");
+      for (const auto &[Pos, Name] : D.Macros)
+        DE.Report(loc(Pos), Note) << Name;
     }
   }
 
@@ -286,6 +328,9 @@ private:
   CompilerInstance &CI;
   std::vector<RecordedDiag> Diags;
   std::vector<RewrittenFile> Files;
+  std::map<llvm::sys::fs::UniqueID,
+           std::pair<std::unique_ptr<llvm::MemoryBuffer>, FileID>>
+      Originals;
 };
 
 class CompactPtrAction : public PluginASTAction {
@@ -299,6 +344,8 @@ public:
                                      "compact-only|wide, "
                                      "-fplugin-arg-compactptr-auto-safepoints=on|off, "
                                      "-fplugin-arg-compactptr-dump=-|DIR, "
+                                     "-fplugin-arg-compactptr-plan=-, "
+                                     "-fplugin-arg-compactptr-W[no-][error=]compactptr[-NAME], "
                                      "-fplugin-arg-compactptr-preprocess=FILE|-)");
     for (const std::string &A : Args) {
       StringRef Name = StringRef(A).split('=').first;
@@ -317,6 +364,16 @@ public:
         Opts.AutoSafepoints = Value == "on";
       } else if (Name == "dump" && !Value.empty()) {
         Dump = Value.str();
+      } else if (Name == "plan" && Value == "-") {
+        Plan = true;
+      } else if (StringRef(A).starts_with("W")) {
+        // Warning flags, as clang spells them after -W; clang itself
+        // cannot take -Wcompactptr-* (plugins add no warning groups).
+        std::string Err;
+        if (!Opts.addWarningFlag(StringRef(A).drop_front(), Err)) {
+          D.Report(Bad) << Err;
+          return false;
+        }
       } else if (Name == "preprocess" && !Value.empty()) {
         Preprocess = Value.str();
       } else {
@@ -339,7 +396,17 @@ public:
     }
     RecordingSink Sink;
     NestedResult R;
+    R.WantPlan = Plan;
+    // The nested parse is quiet: take -w and -Werror from this one.
+    const DiagnosticOptions &DO = CI.getDiagnosticOpts();
+    Opts.FlagsFromCompiler = true;
+    Opts.NoWarnings = DO.IgnoreWarnings;
+    for (const std::string &W : DO.Warnings)
+      if (W == "error" || W == "no-error")
+        Opts.WarningsAsErrors = W == "error";
     runNested(CI, Sink, R);
+    if (Plan)
+      llvm::errs() << R.Plan;
     if (!R.Files.empty() && !refusePreprocessedInput(CI))
       R.Ok = false;
     for (const RewrittenFile &F : R.Files)
@@ -369,6 +436,7 @@ private:
     return O;
   }();
   std::string Dump;
+  bool Plan = false;
   std::string Preprocess;
 
   /// A quiet compiler for the same invocation, syntax only.

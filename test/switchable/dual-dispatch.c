@@ -33,12 +33,14 @@ int main(void) {
   printf("sum %d %s\n", sum(h), cp_is_compact() ? "compact" : "wide");
   return 0;
 }
-// The wide body keeps the original code behind the dispatch, on its lines.
-// CHECK: {{^}}static __attribute__((unused)) int (key_of__cp)(struct node *); static int key_of(struct node *p) { if (cp_is_compact()) { ++cp__compact_depth; __typeof__(key_of__cp(p)) cp__r = key_of__cp(p); --cp__compact_depth; return cp__r; } return p->key; }
-// CHECK-NEXT: {{^}}static __attribute__((unused)) int (sum__cp)(struct node *); int sum(struct node *p) { if (cp_is_compact()) { ++cp__compact_depth; __typeof__(sum__cp(p)) cp__r = sum__cp(p); --cp__compact_depth; return cp__r; }
+// The wide body keeps the original code behind the dispatch, on its lines;
+// a body that opens with declarations becomes a block of its own (C89
+// allows no statement before a declaration).
+// CHECK: {{^}}static __attribute__((unused)) int (key_of__cp)(struct node *); static int key_of(struct node *p) { if (cp_is_compact()) { __typeof__(key_of__cp(p)) cp__r; ++cp__compact_depth; cp__r = key_of__cp(p); --cp__compact_depth; return cp__r; } return p->key; }
+// CHECK-NEXT: {{^}}static __attribute__((unused)) int (sum__cp)(struct node *); int sum(struct node *p) { if (cp_is_compact()) { __typeof__(sum__cp(p)) cp__r; ++cp__compact_depth; cp__r = sum__cp(p); --cp__compact_depth; return cp__r; } {{[{]$}}
 // CHECK-NEXT: {{^}}  int s = 0;
 // CHECK-NEXT: {{^}}  for (; p; p = p->next) s += key_of(p);
-// CHECK: {{^}}static __attribute__((unused)) void (push__cp)(struct node **, int); static void push(struct node **head, int k) { if (cp_is_compact()) { ++cp__compact_depth; push__cp(head, k); --cp__compact_depth; return; }
+// CHECK: {{^}}static __attribute__((unused)) void (push__cp)(struct node **, int); static void push(struct node **head, int k) { if (cp_is_compact()) { ++cp__compact_depth; push__cp(head, k); --cp__compact_depth; return; } {{[{]$}}
 // CHECK-NEXT: {{^}}  struct node *n = cp_alloc(&cp__desc_node);
 // CHECK-NEXT: {{^}}  n->key = k;
 // The compact bodies, behind #line at the user's lines.
