@@ -57,6 +57,9 @@ public:
         CompactBodies(CompactBodies) {}
 
   Form form() const { return F; }
+  /// CE calls a dual function whose compact body this printer calls
+  /// directly (`g(...)` becomes `g__cp(...)` in a compact clone).
+  bool dualCallee(const clang::CallExpr *CE) const;
   /// St or a node inside it is rewritten by this printer (memoized).
   bool affected(const clang::Stmt *St);
   /// The node itself is rewritten (not only a descendant).
@@ -111,7 +114,6 @@ private:
   llvm::DenseMap<const clang::Stmt *, bool> Affected;
 
   bool compact() const { return F == Form::Compact; }
-  bool dualCallee(const clang::CallExpr *CE) const;
   bool compactTrait(const clang::UnaryExprOrTypeTraitExpr *U);
   bool collectParts(const clang::Stmt *E, clang::FileID FID, unsigned Begin,
                     unsigned End, EditSet &Parts);
