@@ -6,10 +6,10 @@
 // engine on that AST, and overrides every rewritten file in the outer
 // compiler's SourceManager before the outer parse starts; the user's own
 // action (-c, -S, -emit-llvm, -fsyntax-only, -MD, -g) then compiles the
-// rewritten source.  The nested parse keeps quiet: its diagnostics are
-// dropped (the outer parse reports them once), and the engine's own are
-// recorded and replayed in the outer compiler at the user's locations when
-// the outer parse is done.
+// rewritten source.  Every diagnostic comes from the nested parse, on the
+// user's text: clang's own and the engine's are recorded there and
+// replayed in the outer compiler when its parse is done (Replay.h), and
+// the outer compile's own warnings, about rewritten text, are ignored.
 //
 // Options: -fplugin-arg-compactptr-mode=switchable|compact-only|wide
 //            (default switchable)
@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
+#include "Replay.h"
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Basic/Version.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -123,78 +124,8 @@ public:
 /// must not start another one.
 thread_local bool InNested = false;
 
-/// A file position independent of any SourceManager.
-struct FilePos {
-  OptionalFileEntryRef FE;
-  unsigned Offset = 0;
-  bool Valid = false;
-};
-
-struct RecordedDiag {
-  DiagnosticsEngine::Level Level;
-  FilePos Loc;
-  std::string Msg;
-  /// "expanded from macro 'M'" notes, innermost first, at the definitions.
-  std::vector<std::pair<FilePos, std::string>> Macros;
-  std::vector<std::pair<FilePos, FilePos>> Ranges;
-  std::vector<std::pair<std::pair<FilePos, FilePos>, std::string>> Fixits;
-};
-
-/// Records the engine's diagnostics in the nested parse.
-class RecordingSink : public DiagSink {
-public:
-  const SourceManager *SM = nullptr;
-  std::vector<RecordedDiag> Diags;
-
-  FilePos pos(SourceLocation L) const {
-    FilePos P;
-    if (L.isInvalid())
-      return P;
-    L = SM->getFileLoc(L);
-    auto [FID, Off] = SM->getDecomposedLoc(L);
-    P.FE = SM->getFileEntryRefForID(FID);
-    P.Offset = Off;
-    P.Valid = (bool)P.FE;
-    return P;
-  }
-
-  void report(DiagnosticsEngine::Level L, SourceLocation Loc, StringRef Msg,
-              ArrayRef<CharSourceRange> Ranges,
-              ArrayRef<FixItHint> Fixits) override {
-    RecordedDiag D;
-    D.Level = L;
-    D.Loc = pos(Loc);
-    D.Msg = Msg.str();
-    for (SourceLocation M = Loc; M.isMacroID();) {
-      if (SM->isMacroArgExpansion(M)) {
-        M = SM->getImmediateSpellingLoc(M);
-        continue;
-      }
-      StringRef Name = Lexer::getImmediateMacroName(M, *SM, LangOptions());
-      D.Macros.push_back({pos(SM->getSpellingLoc(M)), Name.str()});
-      M = SM->getImmediateExpansionRange(M).getBegin();
-    }
-    for (const CharSourceRange &R : Ranges) {
-      CharSourceRange F = R;
-      if (R.isTokenRange()) // make it a char range in the nested SM
-        F = CharSourceRange::getCharRange(
-            R.getBegin(), Lexer::getLocForEndOfToken(SM->getFileLoc(R.getEnd()), 0,
-                                                     *SM, LangOptions()));
-      D.Ranges.push_back({pos(F.getBegin()), pos(F.getEnd())});
-    }
-    for (const FixItHint &H : Fixits) {
-      CharSourceRange F = H.RemoveRange;
-      if (F.isTokenRange())
-        F = CharSourceRange::getCharRange(
-            F.getBegin(), Lexer::getLocForEndOfToken(SM->getFileLoc(F.getEnd()), 0,
-                                                     *SM, LangOptions()));
-      D.Fixits.push_back({{pos(F.getBegin()), pos(F.getEnd())}, H.CodeToInsert});
-    }
-    Diags.push_back(std::move(D));
-  }
-};
-
-/// Swallows every diagnostic of the nested parse.
+/// Swallows every diagnostic of a nested compile whose diagnostics are
+/// not the user's concern (the scan for compact types, the -E printer).
 class QuietConsumer : public DiagnosticConsumer {
   void HandleDiagnostic(DiagnosticsEngine::Level L, const Diagnostic &D) override {
     DiagnosticConsumer::HandleDiagnostic(L, D);
@@ -262,75 +193,6 @@ private:
   const Options &O;
   RecordingSink &Sink;
   NestedResult &R;
-};
-
-/// In the outer compile: replays the engine's diagnostics once the outer
-/// parse has seen every file (so #line notes and include stacks exist).
-class ReplayConsumer : public ASTConsumer {
-public:
-  ReplayConsumer(CompilerInstance &CI, std::vector<RecordedDiag> Diags,
-                 std::vector<RewrittenFile> Files)
-      : CI(CI), Diags(std::move(Diags)), Files(std::move(Files)) {
-    // The user's text of every rewritten file, read before the override.
-    for (const RewrittenFile &F : this->Files)
-      if (F.FE)
-        if (auto B = CI.getFileManager().getBufferForFile(*F.FE))
-          Originals[F.FE->getUniqueID()] = {std::move(*B), FileID()};
-  }
-
-  void HandleTranslationUnit(ASTContext &) override {
-    SourceManager &SM = CI.getSourceManager();
-    DiagnosticsEngine &DE = CI.getDiagnostics();
-    // A diagnostic in a rewritten file points at the user's text: a copy
-    // of the original buffer under the file's name, so its line, column
-    // and snippet are the user's (the compiled text is the rewritten one).
-    auto loc = [&](const FilePos &P) -> SourceLocation {
-      if (!P.Valid)
-        return SourceLocation();
-      auto It = Originals.find(P.FE->getUniqueID());
-      if (It != Originals.end()) {
-        auto &[Buf, FID] = It->second;
-        if (FID.isInvalid())
-          FID = SM.createFileID(llvm::MemoryBuffer::getMemBufferCopy(
-              Buf->getBuffer(), P.FE->getName()));
-        return SM.getLocForStartOfFile(FID).getLocWithOffset(P.Offset);
-      }
-      FileID FID = SM.translateFile(*P.FE);
-      if (FID.isInvalid())
-        FID = SM.getOrCreateFileID(*P.FE, SrcMgr::C_User);
-      return SM.getLocForStartOfFile(FID).getLocWithOffset(P.Offset);
-    };
-    for (const RecordedDiag &D : Diags) {
-      {
-        unsigned ID = DE.getCustomDiagID(D.Level, "%0");
-        auto DB = DE.Report(loc(D.Loc), ID);
-        DB << D.Msg;
-        for (const auto &R : D.Ranges)
-          DB << CharSourceRange::getCharRange(loc(R.first), loc(R.second));
-        for (const auto &F : D.Fixits)
-          DB << FixItHint::CreateReplacement(
-              CharSourceRange::getCharRange(loc(F.first.first), loc(F.first.second)),
-              F.second);
-      } // emitted here, before its notes
-      // clang's own macro backtraces are part of a diagnostic's rendering,
-      // which -verify does not see; these notes are diagnostics, so -verify
-      // runs leave them out likewise.
-      if (CI.getDiagnosticOpts().VerifyDiagnostics)
-        continue;
-      unsigned Note = DE.getCustomDiagID(DiagnosticsEngine::Note,
-                                         "expanded from macro '%0'");
-      for (const auto &[Pos, Name] : D.Macros)
-        DE.Report(loc(Pos), Note) << Name;
-    }
-  }
-
-private:
-  CompilerInstance &CI;
-  std::vector<RecordedDiag> Diags;
-  std::vector<RewrittenFile> Files;
-  std::map<llvm::sys::fs::UniqueID,
-           std::pair<std::unique_ptr<llvm::MemoryBuffer>, FileID>>
-      Originals;
 };
 
 class CompactPtrAction : public PluginASTAction {
@@ -404,7 +266,9 @@ public:
     for (const std::string &W : DO.Warnings)
       if (W == "error" || W == "no-error")
         Opts.WarningsAsErrors = W == "error";
-    runNested(CI, Sink, R);
+    // The nested parse reports clang's own diagnostics on the user's text.
+    ClangDiagRecorder Clang(CI.getDiagnosticOpts().ShowOptionNames);
+    runNested(CI, Sink, R, Clang);
     if (Plan)
       llvm::errs() << R.Plan;
     if (!R.Files.empty() && !refusePreprocessedInput(CI))
@@ -424,8 +288,19 @@ public:
     }
     if (R.Ok)
       printPreprocessed(CI, R.Files);
+    // Rewritten: this compile's warnings would be about generated text, at
+    // its columns; the nested parse's, recorded on the user's text, are
+    // replayed instead (warnings of code generation are lost with them).
+    // Not rewritten: this compile sees the user's text and reports itself.
+    std::vector<RecordedDiag> Diags;
+    if (R.Ok && !R.Files.empty()) {
+      CI.getDiagnostics().setIgnoreAllWarnings(true);
+      Diags = std::move(Clang.Sink.Diags);
+    }
+    Diags.insert(Diags.end(), std::make_move_iterator(Sink.Diags.begin()),
+                 std::make_move_iterator(Sink.Diags.end()));
     return std::make_unique<ReplayConsumer>(
-        CI, std::move(Sink.Diags),
+        CI, std::move(Diags),
         R.Ok ? std::move(R.Files) : std::vector<RewrittenFile>());
   }
 
@@ -439,8 +314,10 @@ private:
   bool Plan = false;
   std::string Preprocess;
 
-  /// A quiet compiler for the same invocation, syntax only.
-  std::unique_ptr<CompilerInstance> nestedCompiler(CompilerInstance &CI) {
+  /// A compiler for the same invocation, syntax only, whose diagnostics go
+  /// to Client; without one it is quiet.
+  std::unique_ptr<CompilerInstance> nestedCompiler(CompilerInstance &CI,
+                                                   DiagnosticConsumer *Client = nullptr) {
     auto Inv = std::make_shared<CompilerInvocation>(CI.getInvocation());
     FrontendOptions &FO = Inv->getFrontendOpts();
     FO.ProgramAction = frontend::ParseSyntaxOnly;
@@ -452,23 +329,29 @@ private:
     DiagnosticOptions &DO = Inv->getDiagnosticOpts();
     DO.VerifyDiagnostics = false;
     DO.ShowCarets = false;
-    DO.Warnings.push_back("no-everything");
+    if (!Client)
+      DO.Warnings.push_back("no-everything");
 
     auto Nested = std::make_unique<CompilerInstance>(CI.getPCHContainerOperations());
     Nested->setInvocation(std::move(Inv));
     Nested->setFileManager(&CI.getFileManager());
-    Nested->createDiagnostics(new QuietConsumer, /*ShouldOwnClient=*/true);
-    Nested->getDiagnostics().setIgnoreAllWarnings(true);
+    if (Client) {
+      Nested->createDiagnostics(Client, /*ShouldOwnClient=*/false);
+    } else {
+      Nested->createDiagnostics(new QuietConsumer, /*ShouldOwnClient=*/true);
+      Nested->getDiagnostics().setIgnoreAllWarnings(true);
+    }
     return Nested;
   }
 
-  void runNested(CompilerInstance &CI, RecordingSink &Sink, NestedResult &R) {
+  void runNested(CompilerInstance &CI, RecordingSink &Sink, NestedResult &R,
+                 ClangDiagRecorder &Clang) {
     InNested = true;
     ScanAction Scan;
     nestedCompiler(CI)->ExecuteAction(Scan);
     if (Scan.Found) {
       NestedAction A(Opts, Sink, R);
-      nestedCompiler(CI)->ExecuteAction(A);
+      nestedCompiler(CI, &Clang)->ExecuteAction(A);
     }
     InNested = false;
   }
