@@ -6,10 +6,10 @@
 // engine on that AST, and overrides every rewritten file in the outer
 // compiler's SourceManager before the outer parse starts; the user's own
 // action (-c, -S, -emit-llvm, -fsyntax-only, -MD, -g) then compiles the
-// rewritten source.  The nested parse keeps quiet: its diagnostics are
-// dropped (the outer parse reports them once), and the engine's own are
-// recorded and replayed in the outer compiler at the user's locations when
-// the outer parse is done.
+// rewritten source.  Every diagnostic comes from the nested parse, on the
+// user's text: clang's own and the engine's are recorded there and
+// replayed in the outer compiler when its parse is done (Replay.h), and
+// the outer compile's own warnings, about rewritten text, are ignored.
 //
 // Options: -fplugin-arg-compactptr-mode=switchable|compact-only|wide
 //            (default switchable)
@@ -17,6 +17,11 @@
 //            at the loop back-edges of main in switchable mode)
 //          -fplugin-arg-compactptr-dump=-|DIR  (rewritten text to stderr or
 //                                               to DIR/<file name>)
+//          -fplugin-arg-compactptr-plan=-      (the planner's decisions, per
+//                                               function, to stderr)
+//          -fplugin-arg-compactptr-W<flag>     (a warning flag as clang spells
+//                                               it after -W: Wno-compactptr-X,
+//                                               Werror=compactptr-X, ...)
 //          -fplugin-arg-compactptr-preprocess=FILE|-  (also print the
 //            rewritten, preprocessed C, as -E would; what compactptr-cc -E
 //            runs, since clang gives plugins no hook in -E itself)
@@ -28,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
+#include "Replay.h"
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Basic/Version.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -118,67 +124,8 @@ public:
 /// must not start another one.
 thread_local bool InNested = false;
 
-/// A file position independent of any SourceManager.
-struct FilePos {
-  OptionalFileEntryRef FE;
-  unsigned Offset = 0;
-  bool Valid = false;
-};
-
-struct RecordedDiag {
-  DiagnosticsEngine::Level Level;
-  FilePos Loc;
-  std::string Msg;
-  std::vector<std::pair<FilePos, FilePos>> Ranges;
-  std::vector<std::pair<std::pair<FilePos, FilePos>, std::string>> Fixits;
-};
-
-/// Records the engine's diagnostics in the nested parse.
-class RecordingSink : public DiagSink {
-public:
-  const SourceManager *SM = nullptr;
-  std::vector<RecordedDiag> Diags;
-
-  FilePos pos(SourceLocation L) const {
-    FilePos P;
-    if (L.isInvalid())
-      return P;
-    L = SM->getFileLoc(L);
-    auto [FID, Off] = SM->getDecomposedLoc(L);
-    P.FE = SM->getFileEntryRefForID(FID);
-    P.Offset = Off;
-    P.Valid = (bool)P.FE;
-    return P;
-  }
-
-  void report(DiagnosticsEngine::Level L, SourceLocation Loc, StringRef Msg,
-              ArrayRef<CharSourceRange> Ranges,
-              ArrayRef<FixItHint> Fixits) override {
-    RecordedDiag D;
-    D.Level = L;
-    D.Loc = pos(Loc);
-    D.Msg = Msg.str();
-    for (const CharSourceRange &R : Ranges) {
-      CharSourceRange F = R;
-      if (R.isTokenRange()) // make it a char range in the nested SM
-        F = CharSourceRange::getCharRange(
-            R.getBegin(), Lexer::getLocForEndOfToken(SM->getFileLoc(R.getEnd()), 0,
-                                                     *SM, LangOptions()));
-      D.Ranges.push_back({pos(F.getBegin()), pos(F.getEnd())});
-    }
-    for (const FixItHint &H : Fixits) {
-      CharSourceRange F = H.RemoveRange;
-      if (F.isTokenRange())
-        F = CharSourceRange::getCharRange(
-            F.getBegin(), Lexer::getLocForEndOfToken(SM->getFileLoc(F.getEnd()), 0,
-                                                     *SM, LangOptions()));
-      D.Fixits.push_back({{pos(F.getBegin()), pos(F.getEnd())}, H.CodeToInsert});
-    }
-    Diags.push_back(std::move(D));
-  }
-};
-
-/// Swallows every diagnostic of the nested parse.
+/// Swallows every diagnostic of a nested compile whose diagnostics are
+/// not the user's concern (the scan for compact types, the -E printer).
 class QuietConsumer : public DiagnosticConsumer {
   void HandleDiagnostic(DiagnosticsEngine::Level L, const Diagnostic &D) override {
     DiagnosticConsumer::HandleDiagnostic(L, D);
@@ -189,6 +136,8 @@ struct NestedResult {
   bool Ran = false;
   bool Ok = true;
   std::vector<RewrittenFile> Files;
+  bool WantPlan = false;
+  std::string Plan;
 };
 
 class EngineConsumer : public ASTConsumer {
@@ -200,7 +149,7 @@ public:
       return; // the outer parse reports the program's own errors
     Sink.SM = &Ctx.getSourceManager();
     R.Ran = true;
-    R.Ok = runEngine(Ctx, O, Sink, R.Files);
+    R.Ok = runEngine(Ctx, O, Sink, R.Files, R.WantPlan ? &R.Plan : nullptr);
   }
 
 private:
@@ -246,48 +195,6 @@ private:
   NestedResult &R;
 };
 
-/// In the outer compile: replays the engine's diagnostics once the outer
-/// parse has seen every file (so #line notes and include stacks exist).
-class ReplayConsumer : public ASTConsumer {
-public:
-  ReplayConsumer(CompilerInstance &CI, std::vector<RecordedDiag> Diags,
-                 std::vector<RewrittenFile> Files)
-      : CI(CI), Diags(std::move(Diags)), Files(std::move(Files)) {}
-
-  void HandleTranslationUnit(ASTContext &) override {
-    SourceManager &SM = CI.getSourceManager();
-    DiagnosticsEngine &DE = CI.getDiagnostics();
-    auto loc = [&](const FilePos &P) -> SourceLocation {
-      if (!P.Valid)
-        return SourceLocation();
-      FileID FID = SM.translateFile(*P.FE);
-      if (FID.isInvalid())
-        FID = SM.getOrCreateFileID(*P.FE, SrcMgr::C_User);
-      unsigned Off = P.Offset;
-      for (const RewrittenFile &F : Files)
-        if (F.FE && F.FE->getUniqueID() == P.FE->getUniqueID())
-          Off = F.mapOffset(Off);
-      return SM.getLocForStartOfFile(FID).getLocWithOffset(Off);
-    };
-    for (const RecordedDiag &D : Diags) {
-      unsigned ID = DE.getCustomDiagID(D.Level, "%0");
-      auto DB = DE.Report(loc(D.Loc), ID);
-      DB << D.Msg;
-      for (const auto &R : D.Ranges)
-        DB << CharSourceRange::getCharRange(loc(R.first), loc(R.second));
-      for (const auto &F : D.Fixits)
-        DB << FixItHint::CreateReplacement(
-            CharSourceRange::getCharRange(loc(F.first.first), loc(F.first.second)),
-            F.second);
-    }
-  }
-
-private:
-  CompilerInstance &CI;
-  std::vector<RecordedDiag> Diags;
-  std::vector<RewrittenFile> Files;
-};
-
 class CompactPtrAction : public PluginASTAction {
 public:
   bool ParseArgs(const CompilerInstance &CI,
@@ -299,6 +206,8 @@ public:
                                      "compact-only|wide, "
                                      "-fplugin-arg-compactptr-auto-safepoints=on|off, "
                                      "-fplugin-arg-compactptr-dump=-|DIR, "
+                                     "-fplugin-arg-compactptr-plan=-, "
+                                     "-fplugin-arg-compactptr-W[no-][error=]compactptr[-NAME], "
                                      "-fplugin-arg-compactptr-preprocess=FILE|-)");
     for (const std::string &A : Args) {
       StringRef Name = StringRef(A).split('=').first;
@@ -317,6 +226,16 @@ public:
         Opts.AutoSafepoints = Value == "on";
       } else if (Name == "dump" && !Value.empty()) {
         Dump = Value.str();
+      } else if (Name == "plan" && Value == "-") {
+        Plan = true;
+      } else if (StringRef(A).starts_with("W")) {
+        // Warning flags, as clang spells them after -W; clang itself
+        // cannot take -Wcompactptr-* (plugins add no warning groups).
+        std::string Err;
+        if (!Opts.addWarningFlag(StringRef(A).drop_front(), Err)) {
+          D.Report(Bad) << Err;
+          return false;
+        }
       } else if (Name == "preprocess" && !Value.empty()) {
         Preprocess = Value.str();
       } else {
@@ -339,7 +258,19 @@ public:
     }
     RecordingSink Sink;
     NestedResult R;
-    runNested(CI, Sink, R);
+    R.WantPlan = Plan;
+    // The nested parse is quiet: take -w and -Werror from this one.
+    const DiagnosticOptions &DO = CI.getDiagnosticOpts();
+    Opts.FlagsFromCompiler = true;
+    Opts.NoWarnings = DO.IgnoreWarnings;
+    for (const std::string &W : DO.Warnings)
+      if (W == "error" || W == "no-error")
+        Opts.WarningsAsErrors = W == "error";
+    // The nested parse reports clang's own diagnostics on the user's text.
+    ClangDiagRecorder Clang(CI.getDiagnosticOpts().ShowOptionNames);
+    runNested(CI, Sink, R, Clang);
+    if (Plan)
+      llvm::errs() << R.Plan;
     if (!R.Files.empty() && !refusePreprocessedInput(CI))
       R.Ok = false;
     for (const RewrittenFile &F : R.Files)
@@ -357,8 +288,19 @@ public:
     }
     if (R.Ok)
       printPreprocessed(CI, R.Files);
+    // Rewritten: this compile's warnings would be about generated text, at
+    // its columns; the nested parse's, recorded on the user's text, are
+    // replayed instead (warnings of code generation are lost with them).
+    // Not rewritten: this compile sees the user's text and reports itself.
+    std::vector<RecordedDiag> Diags;
+    if (R.Ok && !R.Files.empty()) {
+      CI.getDiagnostics().setIgnoreAllWarnings(true);
+      Diags = std::move(Clang.Sink.Diags);
+    }
+    Diags.insert(Diags.end(), std::make_move_iterator(Sink.Diags.begin()),
+                 std::make_move_iterator(Sink.Diags.end()));
     return std::make_unique<ReplayConsumer>(
-        CI, std::move(Sink.Diags),
+        CI, std::move(Diags),
         R.Ok ? std::move(R.Files) : std::vector<RewrittenFile>());
   }
 
@@ -369,10 +311,13 @@ private:
     return O;
   }();
   std::string Dump;
+  bool Plan = false;
   std::string Preprocess;
 
-  /// A quiet compiler for the same invocation, syntax only.
-  std::unique_ptr<CompilerInstance> nestedCompiler(CompilerInstance &CI) {
+  /// A compiler for the same invocation, syntax only, whose diagnostics go
+  /// to Client; without one it is quiet.
+  std::unique_ptr<CompilerInstance> nestedCompiler(CompilerInstance &CI,
+                                                   DiagnosticConsumer *Client = nullptr) {
     auto Inv = std::make_shared<CompilerInvocation>(CI.getInvocation());
     FrontendOptions &FO = Inv->getFrontendOpts();
     FO.ProgramAction = frontend::ParseSyntaxOnly;
@@ -384,23 +329,29 @@ private:
     DiagnosticOptions &DO = Inv->getDiagnosticOpts();
     DO.VerifyDiagnostics = false;
     DO.ShowCarets = false;
-    DO.Warnings.push_back("no-everything");
+    if (!Client)
+      DO.Warnings.push_back("no-everything");
 
     auto Nested = std::make_unique<CompilerInstance>(CI.getPCHContainerOperations());
     Nested->setInvocation(std::move(Inv));
     Nested->setFileManager(&CI.getFileManager());
-    Nested->createDiagnostics(new QuietConsumer, /*ShouldOwnClient=*/true);
-    Nested->getDiagnostics().setIgnoreAllWarnings(true);
+    if (Client) {
+      Nested->createDiagnostics(Client, /*ShouldOwnClient=*/false);
+    } else {
+      Nested->createDiagnostics(new QuietConsumer, /*ShouldOwnClient=*/true);
+      Nested->getDiagnostics().setIgnoreAllWarnings(true);
+    }
     return Nested;
   }
 
-  void runNested(CompilerInstance &CI, RecordingSink &Sink, NestedResult &R) {
+  void runNested(CompilerInstance &CI, RecordingSink &Sink, NestedResult &R,
+                 ClangDiagRecorder &Clang) {
     InNested = true;
     ScanAction Scan;
     nestedCompiler(CI)->ExecuteAction(Scan);
     if (Scan.Found) {
       NestedAction A(Opts, Sink, R);
-      nestedCompiler(CI)->ExecuteAction(A);
+      nestedCompiler(CI, &Clang)->ExecuteAction(A);
     }
     InNested = false;
   }

@@ -48,6 +48,14 @@ static llvm::cl::opt<bool>
              llvm::cl::desc("Print only the main files, not rewritten headers"),
              llvm::cl::cat(Category));
 
+static llvm::cl::opt<bool>
+    PlanOpt("plan",
+            llvm::cl::desc("Print the planner's decisions (each function's form "
+                           "and, in checked functions, versioned regions, polls "
+                           "and frames, with their reasons) instead of the "
+                           "rewritten files"),
+            llvm::cl::cat(Category));
+
 static const char *MoreHelp = R"(
 Rewrites C translation units that use compact types (see docs/plugin.md) into
 plain C over <compactptr.h>, exactly as compactptr.so does inside clang.
@@ -126,6 +134,11 @@ struct Collected {
   std::set<std::string> Conflicts;
 };
 
+/// The -W[no-][error=]compactptr* flags of the file being rewritten: the
+/// arguments adjuster takes them out of its command line (clang would call
+/// them unknown) and the engine applies them.
+std::vector<std::string> FileWarningFlags;
+
 /// Rewritten output defines the module record (CP_DEFINE_MODULE() at its
 /// end); rewriting it again would rewrite the generated code too.
 bool isRewrittenOutput(ASTContext &Ctx) {
@@ -139,8 +152,13 @@ bool isRewrittenOutput(ASTContext &Ctx) {
 
 class ToolConsumer : public ASTConsumer {
 public:
-  ToolConsumer(const Options &O, Collected &C, StringRef InFile)
-      : O(O), C(C), InFile(InFile.str()) {}
+  ToolConsumer(const Options &Base, Collected &C, StringRef InFile)
+      : O(Base), C(C), InFile(InFile.str()) {
+    std::string Err;
+    for (const std::string &F : FileWarningFlags)
+      if (!O.addWarningFlag(F, Err))
+        llvm::errs() << "compactptr-rewrite: " << Err << "\n";
+  }
   void HandleTranslationUnit(ASTContext &Ctx) override {
     if (Ctx.getDiagnostics().hasErrorOccurred()) {
       C.Failed = true;
@@ -163,10 +181,16 @@ public:
       TUOptions.TheMode = M->second;
     EngineDiagSink Sink(Ctx.getDiagnostics());
     std::vector<RewrittenFile> Out;
-    if (!runEngine(Ctx, TUOptions, Sink, Out)) {
+    std::string Plan;
+    bool Ok = runEngine(Ctx, TUOptions, Sink, Out, PlanOpt ? &Plan : nullptr);
+    if (PlanOpt)
+      llvm::outs() << Plan;
+    if (!Ok) {
       C.Failed = true;
       return;
     }
+    if (PlanOpt)
+      return;
     if (Out.empty()) { // nothing compact: the file as it is
       RewrittenFile R;
       R.Name = InFile;
@@ -182,7 +206,7 @@ public:
   }
 
 private:
-  const Options &O;
+  Options O;
   Collected &C;
   std::string InFile;
 };
@@ -253,6 +277,23 @@ int main(int argc, const char **argv) {
   Tool.appendArgumentsAdjuster(getInsertArgumentAdjuster(
       "-resource-dir=" COMPACTPTR_CLANG_RESOURCE_DIR,
       ArgumentInsertPosition::END));
+  Tool.appendArgumentsAdjuster(
+      [](const CommandLineArguments &Args, StringRef) {
+        CommandLineArguments Out;
+        FileWarningFlags.clear();
+        for (const std::string &A : Args) {
+          StringRef W(A);
+          if (W.consume_front("-W") &&
+              (W.starts_with("compactptr") || W.starts_with("no-compactptr") ||
+               W.starts_with("error=compactptr") ||
+               W.starts_with("no-error=compactptr"))) {
+            FileWarningFlags.push_back(W.str());
+            continue;
+          }
+          Out.push_back(A);
+        }
+        return Out;
+      });
   Factory F(O, C);
   // A file with errors contributes nothing; the others are still written,
   // so one bad translation unit does not hold back a whole project.
