@@ -1414,6 +1414,13 @@ private:
       std::string N = ME->getMemberDecl()->getName().str();
       if (ME->isArrow()) {
         CompactType *T = M.pointeeOf(ME->getBase()->getType());
+        // `h->f` through a handle read: the access itself is the NULL check
+        // (granule 0 is never accessible), so the decode needs no select.
+        const auto *IC = dyn_cast<ImplicitCastExpr>(ME->getBase()->IgnoreParens());
+        if (IC && IC->getCastKind() == CK_LValueToRValue &&
+            isHandleLValue(M, IC->getSubExpr()))
+          return "(((" + ct(T) + " *)cp_decode_deref(" + clv(IC->getSubExpr()) +
+                 "))->" + N + ")";
         return "(((" + ct(T) + " *)(" + text(ME->getBase()) + "))->" + N + ")";
       }
       return "(" + clv(ME->getBase()) + "." + N + ")";

@@ -1,12 +1,35 @@
 /*
- * arena.c - a reserved range of address space and its metadata.
+ * arena.c - reserved ranges of address space and their metadata.
  *
- * The compact arena reserves its whole reach (2^32 granules) with no access
- * at start-up, so a handle always names an address inside it; pages become
+ * The compact arena is reserved once, at load time (cp__compact_reserve,
+ * from the runtime's constructor), and never moves: compiled code reads its
+ * base as a constant (compactptr.h), so the compiler keeps it in a register
+ * across stores and calls.  Two placements, as in HotSpot's compressed
+ * oops:
+ *
+ *   zero-based  granule 0 is address 0: the arena is [2 MiB, 2 MiB + limit)
+ *               and a handle decodes as `h << CP_GRANULE_SHIFT`, so a NULL
+ *               handle decodes to the null pointer with no select.  Needs
+ *               that low range free: true for position-independent
+ *               executables (the default), not for executables linked at
+ *               a fixed low address (-no-pie), nor under AddressSanitizer
+ *               (its shadow starts at 2 GiB) or valgrind.
+ *   based       anywhere the kernel puts it (2 MiB aligned); granule 0 is
+ *               the reservation's start, and its first 64 KiB are never
+ *               accessible, so a field access through a NULL handle faults
+ *               there as it does through a null pointer.
+ *
+ * Only the first `limit` bytes are managed (COMPACTPTR_ARENA_LIMIT) and
+ * only they are reserved.  Under an address-space limit (RLIMIT_AS,
+ * `ulimit -v`) the arena takes at most a fifth of the address space left
+ * at load time, so the program and, after the switch, the wide heap fit
+ * beside it: the arena shrinks and the switch comes earlier.  Pages become
  * accessible in 2 MiB chunks as the buddy allocator first hands them out.
- * Only the first `limit` bytes are managed (COMPACTPTR_ARENA_LIMIT), so tests
- * reach the switch with megabytes.  After the switch the same structure
- * manages the wide arena, a larger reservation outside the compact one.
+ *
+ * The wide arena (after the switch, or from the start in a `wide` build)
+ * is reserved when needed: COMPACTPTR_WIDE_RESERVE, halved until the kernel
+ * (or valgrind, or RLIMIT_AS) accepts it, never below what the compact
+ * heap will need in wide layout.
  *
  * Metadata lives out of line in one zero-filled mapping, so untouched parts
  * of a large arena cost address space only: per page a slab pointer (the
@@ -16,16 +39,34 @@
 
 #include <string.h>
 
+/* Pages below this stay inaccessible in a based arena: a field access
+ * through a NULL handle faults, as through a null pointer. */
+#define CP_NULL_GUARD ((size_t)64 << 10)
+/* Where a zero-based arena starts: one commit chunk above address 0, so
+ * chunks are 2 MiB aligned and the null page's neighbourhood stays free. */
+#define CP_ZERO_BASED_LOW ((size_t)1 << CP_COMMIT_SHIFT)
+/* Under RLIMIT_AS the compact arena takes at most 1/CP_AS_SHARE of the
+ * address space left at load time. */
+#define CP_AS_SHARE 5
+
+/* RLIMIT_AS when it made the wide arena smaller than the knob asked. */
+static uint64_t wide_as_limit;
+
+/* Written here once, before main; compiled code reads them as constants. */
+char *cp__arena_base;
+size_t cp__arena_bytes;
+cp_reservation_t cp__reservation;
+
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
-bool cp__arena_init(cp_arena_t *a, size_t reserve, size_t limit,
-                    uint32_t first_page, bool wide) {
+/* Metadata for pages [0, npages) of an arena whose page 0 is at base;
+ * the buddy gets [first_page, npages). */
+static bool manage(cp_arena_t *a, char *base, char *lo, size_t reserved,
+                   uint32_t npages, uint32_t first_page, bool wide) {
   memset(a, 0, sizeof *a);
-  if (limit > reserve)
-    limit = reserve;
-  size_t npages = limit >> CP_PAGE_SHIFT;
-  if (npages > UINT32_MAX - 1 || npages <= first_page)
+  if (npages <= first_page)
     return false;
+  size_t limit = (size_t)npages << CP_PAGE_SHIFT;
   size_t nchunks = (limit + ((size_t)1 << CP_COMMIT_SHIFT) - 1) >> CP_COMMIT_SHIFT;
 
   size_t off_pagemap = 0;
@@ -38,12 +79,11 @@ bool cp__arena_init(cp_arena_t *a, size_t reserve, size_t limit,
   char *m = cp__os_alloc_zeroed(meta);
   if (!m)
     return false;
-  a->base = cp__os_reserve(reserve);
-  if (!a->base) {
-    cp__os_free(m, meta);
-    return false;
-  }
-  a->reserved = reserve;
+  a->base = base;
+  a->lo = lo;
+  a->reserved = reserved;
+  a->start = (uintptr_t)base + ((uintptr_t)first_page << CP_PAGE_SHIFT);
+  a->span = (size_t)(npages - first_page) << CP_PAGE_SHIFT;
   a->meta = m;
   a->meta_bytes = meta;
   a->pagemap = (cp_slab_t **)(m + off_pagemap);
@@ -51,7 +91,7 @@ bool cp__arena_init(cp_arena_t *a, size_t reserve, size_t limit,
   a->link_prev = (uint32_t *)(m + off_prev);
   a->order = (uint8_t *)(m + off_order);
   a->committed = (uint8_t *)(m + off_commit);
-  a->npages = (uint32_t)npages;
+  a->npages = npages;
   a->first_page = first_page;
   a->wide = wide;
   a->max_order = 0;
@@ -75,8 +115,197 @@ bool cp__arena_init(cp_arena_t *a, size_t reserve, size_t limit,
   return true;
 }
 
+bool cp__arena_init(cp_arena_t *a, size_t reserve, size_t limit,
+                    uint32_t first_page, bool wide) {
+  memset(a, 0, sizeof *a);
+  if (limit > reserve)
+    limit = reserve;
+  size_t npages = limit >> CP_PAGE_SHIFT;
+  if (npages > UINT32_MAX - 1 || npages <= first_page)
+    return false;
+  char *base = cp__os_reserve(reserve);
+  if (!base)
+    return false;
+  if (!manage(a, base, base, reserve, (uint32_t)npages, first_page, wide)) {
+    cp__os_release(base, reserve);
+    return false;
+  }
+  return true;
+}
+
 void cp__arena_destroy(cp_arena_t *a) {
-  cp__os_release(a->base, a->reserved);
+  cp__os_release(a->lo, a->reserved);
   cp__os_free(a->meta, a->meta_bytes);
   memset(a, 0, sizeof *a);
+}
+
+/* ---- the compact arena -------------------------------------------------- */
+
+void cp__compact_reserve(void) {
+  cp_reservation_t *r = &cp__reservation;
+  if (r->done)
+    return;
+  r->done = true;
+  /* Reservations are whole slab runs: commit chunks are 2 MiB aligned by
+   * the placement, and the last one is clipped to the managed pages. */
+  const size_t unit = (size_t)1 << CP_SLAB_MIN_SHIFT;
+  uint64_t limit = cp__option(CP_OPT_ARENA_LIMIT) & ~(uint64_t)(CP_PAGE_SIZE - 1);
+  r->limit = limit;
+  r->as_free = cp__os_address_space_free(&r->as_limit);
+  if (r->as_limit) {
+    uint64_t share = r->as_free / CP_AS_SHARE & ~(uint64_t)(unit - 1);
+    if (share < limit) {
+      r->shrunk = true;
+      limit = share;
+    }
+    if (limit < ((uint64_t)2 << CP_SLAB_MIN_SHIFT))
+      return; /* cp__compact_arena_adopt says why */
+  }
+
+  /* Zero-based: granule 0 at address 0, the arena just above the null
+   * page's neighbourhood and below the reach. */
+  size_t low = CP_ZERO_BASED_LOW;
+  size_t zlimit = limit < CP_ARENA_REACH - low ? limit : CP_ARENA_REACH - low;
+  size_t zbytes = align_up(zlimit, unit);
+  if (cp__os_reserve_at(low, zbytes)) {
+    r->ok = r->zero_based = true;
+    r->base = NULL;
+    r->lo = (char *)low;
+    r->bytes = zbytes;
+    r->first_page = (uint32_t)(low >> CP_PAGE_SHIFT);
+    r->npages = (uint32_t)((low + zlimit) >> CP_PAGE_SHIFT);
+  } else {
+    r->based_why = "the range above 2 MiB is in use (an executable linked "
+                   "without -pie, a sanitizer or valgrind)";
+    size_t guard = CP_NULL_GUARD;
+    size_t blimit = limit < CP_ARENA_REACH - guard ? limit : CP_ARENA_REACH - guard;
+    size_t bbytes = align_up(guard + blimit, unit);
+    char *p = cp__os_reserve(bbytes);
+    if (!p)
+      return;
+    r->ok = true;
+    r->base = r->lo = p;
+    r->bytes = bbytes;
+    r->first_page = (uint32_t)(guard >> CP_PAGE_SHIFT);
+    r->npages = (uint32_t)((guard + blimit) >> CP_PAGE_SHIFT);
+  }
+  cp__arena_base = r->base;
+  cp__arena_bytes = (size_t)r->npages << CP_PAGE_SHIFT;
+}
+
+void cp__compact_arena_adopt(cp_arena_t *a) {
+  cp__compact_reserve();
+  const cp_reservation_t *r = &cp__reservation;
+  if (r->ok && manage(a, r->base, r->lo, r->bytes, r->npages, r->first_page,
+                      false))
+    return;
+  if (r->as_limit)
+    cp__fatal("cannot reserve the compact arena under the address-space "
+              "limit (RLIMIT_AS, ulimit -v) of %llu bytes: %llu bytes were "
+              "free at start-up and the arena takes at most a fifth of them "
+              "(it needs 128 KiB or more); raise the limit",
+              (unsigned long long)r->as_limit, (unsigned long long)r->as_free);
+  cp__fatal("cannot reserve the %llu-byte compact arena (the kernel refused "
+            "the address space); set COMPACTPTR_ARENA_LIMIT lower",
+            (unsigned long long)r->limit);
+}
+
+void cp__compact_reserve_release(void) {
+  cp_reservation_t *r = &cp__reservation;
+  if (r->ok)
+    cp__os_release(r->lo, r->bytes);
+  r->ok = false;
+}
+
+const char *cp__arena_limit_note(const cp_arena_t *a) {
+  static char note[200];
+  const cp_reservation_t *r = &cp__reservation;
+  if (a->wide) {
+    if (!wide_as_limit)
+      return "";
+    snprintf(note, sizeof note,
+             " (the address-space limit RLIMIT_AS of %llu bytes shrank it: "
+             "three quarters of the address space free at the switch)",
+             (unsigned long long)wide_as_limit);
+    return note;
+  }
+  if (!r->shrunk)
+    return "";
+  snprintf(note, sizeof note,
+           " (the address-space limit RLIMIT_AS of %llu bytes shrank the "
+           "arena from %llu bytes: a fifth of the %llu bytes free at start-up)",
+           (unsigned long long)r->as_limit, (unsigned long long)r->limit,
+           (unsigned long long)r->as_free);
+  return note;
+}
+
+void cp__arena_describe(FILE *f) {
+  const cp_reservation_t *r = &cp__reservation;
+  if (!r->done)
+    return;
+  if (!r->ok) {
+    fprintf(f, "compactptr: handles: no compact arena is reserved%s\n",
+            cp__wide ? " (wide mode)" : "");
+    return;
+  }
+  const char *gone = cp__wide ? ", released at the switch" : "";
+  if (r->zero_based)
+    fprintf(f, "compactptr: handles: zero-based (a handle decodes as h << %d); "
+            "arena %p-%p%s%s\n", CP_GRANULE_SHIFT, (void *)r->lo,
+            (void *)(r->lo + r->bytes), gone,
+            cp__arena_limit_note(&cp__compact_arena));
+  else
+    fprintf(f, "compactptr: handles: based at %p (zero-based was not possible: "
+            "%s); arena %p-%p%s%s\n", (void *)r->base, r->based_why,
+            (void *)r->lo, (void *)(r->lo + r->bytes), gone,
+            cp__arena_limit_note(&cp__compact_arena));
+}
+
+/* ---- the wide arena ----------------------------------------------------- */
+
+void cp__wide_arena_reserve(cp_arena_t *a) {
+  const size_t chunk = (size_t)1 << CP_COMMIT_SHIFT;
+  uint64_t want = cp__option(CP_OPT_WIDE_RESERVE) & ~(uint64_t)(chunk - 1);
+  /* Room for the compact heap in wide layout (each type's slots grow by
+   * at most the largest wide/compact ratio), and some for growth. */
+  uint64_t ratio = 2;
+  for (uint32_t k = 0; k < cp__ntypes; k++) {
+    const cp_type_t *t = cp__types[k];
+    uint64_t q = (t->wide_slot + t->compact_slot - 1) / t->compact_slot;
+    if (q > ratio)
+      ratio = q;
+  }
+  uint64_t need = (uint64_t)cp__compact_arena.used_pages << CP_PAGE_SHIFT;
+  need = align_up(need * ratio + ((uint64_t)8 << 20), chunk);
+  if (need > want)
+    need = want; /* the knob asked for less: it is exhausted later, or not */
+  /* Under RLIMIT_AS: three quarters of what is left, so the program's own
+   * memory (libc's heap, root arrays, stacks) still fits; more if the heap
+   * needs it, as the compact arena goes away right after the switch. */
+  uint64_t as_limit;
+  uint64_t as_free = cp__os_address_space_free(&as_limit);
+  if (as_limit && want > as_free / 4 * 3) {
+    want = as_free / 4 * 3 & ~(uint64_t)(chunk - 1);
+    if (want < need)
+      want = need;
+    wide_as_limit = as_limit;
+  }
+  /* Halve until the kernel, RLIMIT_AS or valgrind's address-space manager
+   * accepts the reservation and its metadata. */
+  for (uint64_t w = want; w >= need && w >= 2 * chunk;
+       w = w / 2 & ~(uint64_t)(chunk - 1))
+    if (cp__arena_init(a, w, w, 1, true))
+      return;
+  if (as_limit)
+    cp__fatal("cannot reserve address space for the wide heap (at least "
+              "%llu bytes) under the address-space limit (RLIMIT_AS, ulimit "
+              "-v) of %llu bytes, %llu of them free; raise the limit, or set "
+              "COMPACTPTR_ARENA_LIMIT lower so the switch comes earlier",
+              (unsigned long long)need, (unsigned long long)as_limit,
+              (unsigned long long)as_free);
+  cp__fatal("cannot reserve address space for the wide heap: tried %llu "
+            "bytes down to %llu (COMPACTPTR_WIDE_RESERVE=%llu); set "
+            "COMPACTPTR_ARENA_LIMIT lower so the switch comes earlier",
+            (unsigned long long)want, (unsigned long long)need,
+            (unsigned long long)cp__option(CP_OPT_WIDE_RESERVE));
 }

@@ -7,10 +7,12 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +50,46 @@ void *cp__os_reserve(size_t bytes) {
   munmap(a + bytes, (size_t)(p + huge - a));
   (void)madvise(a, bytes, MADV_HUGEPAGE);
   return a;
+}
+
+void *cp__os_reserve_at(uintptr_t addr, size_t bytes) {
+  /* MAP_FIXED_NOREPLACE fails with EEXIST where anything is mapped; a
+   * kernel older than 4.17 ignores the flag and may place the mapping
+   * elsewhere, which counts as a failure too. */
+  void *want = (void *)addr;
+  char *p = mmap(want, bytes, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                     MAP_FIXED_NOREPLACE, -1, 0);
+  if (p == MAP_FAILED)
+    return NULL;
+  if ((void *)p != want) {
+    munmap(p, bytes);
+    return NULL;
+  }
+  (void)madvise(p, bytes, MADV_HUGEPAGE);
+  return p;
+}
+
+uint64_t cp__os_address_space_free(uint64_t *limit) {
+  struct rlimit rl;
+  *limit = 0;
+  if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return UINT64_MAX;
+  *limit = rl.rlim_cur;
+  /* The first field of /proc/self/statm is the address space in use, in
+   * pages: what counts against the limit.  Without /proc, assume none. */
+  uint64_t used = 0;
+  int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    char buf[64];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n > 0) {
+      buf[n] = 0;
+      used = strtoull(buf, NULL, 10) * (uint64_t)sysconf(_SC_PAGESIZE);
+    }
+  }
+  return used < rl.rlim_cur ? rl.rlim_cur - used : 0;
 }
 
 bool cp__os_commit(void *p, size_t bytes) {

@@ -40,3 +40,6 @@ config.substitutions.append(("%objroot", obj))
 if os.path.exists(plugin):
     config.available_features.add("plugin")
 config.available_features.add("granule-%s" % config.granule_shift)
+import shutil
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")

@@ -7,20 +7,58 @@
 static void test_round_trip(void **state) {
   (void)state;
   void *p = cp_alloc(&node_desc); /* sets up the arena */
-  assert_non_null(cp__arena_base);
+  const cp_reservation_t *r = &cp__reservation;
+  assert_true(r->ok);
+  /* Zero-based: granule 0 is address 0; based: the reservation's start. */
+  assert_ptr_equal(cp__arena_base, r->zero_based ? NULL : r->lo);
   assert_int_equal(cp_encode(NULL), 0);
   assert_null(cp_decode(0));
   cp_handle_t h = cp_encode(p);
   assert_int_not_equal(h, 0);
   assert_ptr_equal(cp_decode(h), p);
-  /* The last granule: decode is pure arithmetic, no memory is touched. */
-  char *last = cp__arena_base + ((uintptr_t)UINT32_MAX << CP_GRANULE_SHIFT);
-  assert_ptr_equal(cp_decode(UINT32_MAX), last);
-  assert_int_equal(cp_encode(last), UINT32_MAX);
-  assert_ptr_equal(cp_decode(1), cp__arena_base + CP_GRANULE);
-  /* Granule 0 is never handed out: page 0 is reserved. */
-  assert_true((char *)p >= cp__arena_base + CP_PAGE_SIZE);
+  assert_ptr_equal(cp_decode_deref(h), p);
+  /* Decode is pure arithmetic, no memory is touched. */
+  uintptr_t base = (uintptr_t)cp__arena_base;
+  assert_int_equal((uintptr_t)cp_decode(1), base + CP_GRANULE);
+  assert_int_equal((uintptr_t)cp_decode(UINT32_MAX),
+                   base + ((uintptr_t)UINT32_MAX << CP_GRANULE_SHIFT));
+  /* A NULL handle accessed through lands on granule 0, never accessible. */
+  assert_int_equal((uintptr_t)cp_decode_deref(0), base);
+  /* The last granule of the managed part encodes; the arena's extent is
+   * what cp_encode checks against. */
+  assert_int_equal(cp__arena_bytes, (size_t)cp__compact_arena.npages << CP_PAGE_SHIFT);
+  char *last = (char *)(base + cp__arena_bytes - CP_GRANULE);
+  assert_int_equal(cp_encode(last), (cp_handle_t)((cp__arena_bytes >> CP_GRANULE_SHIFT) - 1));
+  /* The pages holding granule 0 are never handed out: at least 64 KiB. */
+  assert_true((uintptr_t)p >= base + ((uintptr_t)64 << 10));
+  assert_true(cp__compact_arena.first_page >= 16);
   cp_free(p);
+}
+
+/* A pointer the runtime did not hand out, stored into a compact field. */
+static void encode_foreign(void *arg) {
+  (void)cp_encode(arg);
+}
+static void encode_past_end(void *arg) {
+  (void)arg;
+  (void)cp_encode((char *)(uintptr_t)cp__arena_base + cp__arena_bytes);
+}
+
+static void test_encode_outside(void **state) {
+  (void)state;
+  cp_alloc(&node_desc);
+  static int global;
+  int local;
+  void *heap = malloc(32768);
+  expect_fatal(encode_foreign, heap, "is not in the compact arena");
+  expect_fatal(encode_foreign, (char *)heap + 64, "pool or bump allocator");
+  expect_fatal(encode_foreign, &global, "is not in the compact arena");
+  expect_fatal(encode_foreign, &local, "is not in the compact arena");
+  expect_fatal(encode_past_end, NULL, "is not in the compact arena");
+  free(heap);
+  /* NULL, as a value the compiler cannot see. */
+  void *volatile null = NULL;
+  assert_int_equal(cp_encode(null), 0);
 }
 
 static void test_slot_index_exhaustive(void **state) {
@@ -128,6 +166,7 @@ static void test_checked_decode(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_encode_outside),
       cmocka_unit_test(test_slot_index_exhaustive),
       cmocka_unit_test(test_map_offset),
       cmocka_unit_test(test_copy_program),
