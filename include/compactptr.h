@@ -16,7 +16,8 @@
  *
  * Vocabulary (see docs/runtime.md): a *handle* is the 32-bit value stored in
  * a compact-pointer field in compact mode; it counts *granules* of
- * CP_GRANULE bytes from the arena base, and 0 is NULL.  The *compact layout*
+ * CP_GRANULE bytes from address 0 (handles are zero-based: the arena lies
+ * below 2^32 granules), and 0 is NULL.  The *compact layout*
  * of a type stores handles; the *wide layout* is the original C layout with
  * native pointers.  The process starts in *compact mode*; *the switch*
  * relocates every object to wide layout and the process is in *wide mode*
@@ -89,7 +90,8 @@ extern "C" {
 /** Version of the descriptor structures below; bumped on any change. */
 #define CP_ABI_VERSION 1u
 
-/** A handle: 32-bit count of granules from the arena base; 0 is NULL. */
+/** A handle: 32-bit count of granules from address 0 (the address divided
+ *  by CP_GRANULE: handles are zero-based); 0 is NULL. */
 typedef uint32_t cp_handle_t;
 
 /* ------------------------------------------------------------------------
@@ -181,23 +183,6 @@ typedef struct cp_frame {
 /* ------------------------------------------------------------------------
  * Runtime state read by inline code.  Do not write these.
  * ---------------------------------------------------------------------- */
-/* The compact arena is placed once, before main (before the program's own
- * constructors), and never moves, so compiled code may treat its base and
- * extent as constants: the compiler loads them once per function, keeps
- * them in registers across stores and calls, and hoists them out of loops.
- * The runtime, which writes them at load time, sees them writable. */
-#ifdef CP__RUNTIME_WRITES_ARENA
-#define CP__ARENA_CONST
-#else
-#define CP__ARENA_CONST const
-#endif
-/** Address of granule 0: 0 (the null pointer) when the arena is zero-based,
- *  so that a handle decodes as `h << CP_GRANULE_SHIFT`; the start of the
- *  reservation when it is based (COMPACTPTR_STATS=1 says which). */
-extern CP_API char *CP__ARENA_CONST cp__arena_base;
-/** Bytes from cp__arena_base to the end of the arena's managed part: every
- *  object of the compact heap lies below cp__arena_base + cp__arena_bytes. */
-extern CP_API CP__ARENA_CONST size_t cp__arena_bytes;
 extern CP_API int cp__wide; /**< 0 in compact mode, 1 in wide mode */
 extern CP_API int cp__switch_pending; /**< high-water mark crossed */
 /* initial-exec: one %fs-relative access, no __tls_get_addr call, from the
@@ -220,15 +205,21 @@ CP_API cp_handle_t cp_encode_checked(const void *p);
 /** 1 when COMPACTPTR_DEBUG=1 (set at start-up). */
 extern CP_API int cp__debug;
 
-/** Out-of-line part of cp_encode: returns 0 for NULL; stops the program
- *  (one line, exit 70) for any other pointer outside the compact arena. */
-CP_API cp_handle_t cp__encode_outside(const void *p);
+/** Error path of cp_encode: stops the program (one line, exit 70) naming a
+ *  pointer that no handle can represent. */
+CP_API __attribute__((noreturn)) void cp__encode_unrepresentable(const void *p);
 
-/** Native address of the object a handle names; NULL for handle 0.  For a
- *  decoded pointer that is kept, passed on or compared (a NULL handle must
- *  become NULL).  Compiles to a shift, an add and a select (the select
- *  usually becomes a branch on the handle where the result is tested), the
- *  base held in a register.  Valid in compact mode only.
+/* Handles are zero-based, as in HotSpot's zero-based compressed oops: the
+ * runtime places the compact arena below the reach (2^32 granules), at load
+ * time, so a handle is an address divided by the granule.  Decode and
+ * encode are pure arithmetic on constants, with no base register and no
+ * select for NULL (handle 0 is address 0). */
+
+/** Native address of the object a handle names; NULL for handle 0: the
+ *  handle shifted left by CP_GRANULE_SHIFT, which folds into the
+ *  addressing mode of a load through it.  Valid in compact mode only.  A
+ *  field access through a NULL handle faults, as through a null pointer
+ *  (the runtime keeps the lowest 2 MiB unmapped).
  *  Code compiled with -DCOMPACTPTR_CHECKED_DECODE (the plugin's generated
  *  code included) decodes through cp_decode_checked() when the program runs
  *  with COMPACTPTR_DEBUG=1, at the cost of a load and a branch per decode;
@@ -238,45 +229,31 @@ static inline void *cp_decode(cp_handle_t h) {
   if (__builtin_expect(cp__debug, 0))
     return cp_decode_checked(h);
 #endif
-  /* Integer arithmetic: a zero-based base is the null pointer. */
-  uintptr_t p = (uintptr_t)cp__arena_base + ((uintptr_t)h << CP_GRANULE_SHIFT);
-  return h ? (void *)p : (void *)0;
+  return (void *)((uintptr_t)h << CP_GRANULE_SHIFT);
 }
 
-/** Native address of the object a handle names, for an access through it
- *  (`h->field`): no select, so the shift and add fold into the load's
- *  addressing mode.  A NULL handle gives granule 0, which is never
- *  accessible (address 0 when zero-based, a never-mapped guard when based),
- *  so the access faults as a null-pointer access does natively.  Checked
- *  like cp_decode under COMPACTPTR_CHECKED_DECODE. */
-static inline void *cp_decode_deref(cp_handle_t h) {
-#ifdef COMPACTPTR_CHECKED_DECODE
-  if (__builtin_expect(cp__debug, 0))
-    return cp_decode_checked(h);
-#endif
-  return (void *)((uintptr_t)cp__arena_base + ((uintptr_t)h << CP_GRANULE_SHIFT));
-}
+/** Bits of an address no handle can hold: at or above the reach, or
+ *  inside a granule. */
+#define CP__UNREPRESENTABLE (~(uintptr_t)(CP_ARENA_REACH - 1) | (CP_GRANULE - 1))
 
-/** Handle of a native address inside the arena; 0 for NULL.  Any other
- *  pointer outside the arena (an object from malloc, a pool carved out of
- *  a buffer, a stack or global object) stops the program with a message
- *  naming it, instead of storing a handle that names something else: one
- *  compare and a branch not taken.  With -DCOMPACTPTR_CHECKED_DECODE and
- *  COMPACTPTR_DEBUG=1 the pointer must also name a live object (or a place
- *  inside one). */
+/** Handle of a native address; 0 for NULL.  Every object of the compact
+ *  heap has one.  A pointer that no handle can represent (at or above
+ *  CP_ARENA_REACH, as anything from malloc, a pool carved out of a malloc'd
+ *  buffer, the stack or a global is in a position-independent executable;
+ *  or not granule-aligned) stops the program with a message naming it,
+ *  instead of storing a handle that names something else: one test of a
+ *  constant mask and a branch not taken.  Any other pointer round-trips
+ *  exactly.  With -DCOMPACTPTR_CHECKED_DECODE and COMPACTPTR_DEBUG=1 the
+ *  pointer must also name a live object of the arena (or a place inside
+ *  one). */
 static inline cp_handle_t cp_encode(const void *p) {
 #ifdef COMPACTPTR_CHECKED_DECODE
   if (__builtin_expect(cp__debug, 0))
     return cp_encode_checked(p);
 #endif
-  uintptr_t off = (uintptr_t)p - (uintptr_t)cp__arena_base;
-  /* NULL is below the arena unless it is zero-based (then off is 0 and
-   * the handle 0): a constant NULL folds here, any other takes the call. */
-  if (__builtin_constant_p(p == 0) && p == 0)
-    return 0;
-  if (__builtin_expect(off >= cp__arena_bytes, 0))
-    return cp__encode_outside(p);
-  return (cp_handle_t)(off >> CP_GRANULE_SHIFT);
+  if (__builtin_expect(((uintptr_t)p & CP__UNREPRESENTABLE) != 0, 0))
+    cp__encode_unrepresentable(p);
+  return (cp_handle_t)((uintptr_t)p >> CP_GRANULE_SHIFT);
 }
 
 /* ------------------------------------------------------------------------

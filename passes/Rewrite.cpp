@@ -18,7 +18,7 @@
 //   - sizeof, _Alignof, offsetof of compact types and heap objects.
 // Every mode rewrites malloc/calloc/realloc/free of compact types into the
 // typed runtime calls and heap arrays of compact pointers into root arrays.
-// Switchable mode chooses a form per function:
+// Switchable mode (design.md §4) chooses a form per function:
 //   - dual (layout-dependent, no safepoint): the original symbol keeps the
 //     wide body behind `if (cp_is_compact()) { ++depth; f__cp(...); ... }`;
 //     the compact body f__cp goes to the end of the file behind #line and
@@ -1414,13 +1414,6 @@ private:
       std::string N = ME->getMemberDecl()->getName().str();
       if (ME->isArrow()) {
         CompactType *T = M.pointeeOf(ME->getBase()->getType());
-        // `h->f` through a handle read: the access itself is the NULL check
-        // (granule 0 is never accessible), so the decode needs no select.
-        const auto *IC = dyn_cast<ImplicitCastExpr>(ME->getBase()->IgnoreParens());
-        if (IC && IC->getCastKind() == CK_LValueToRValue &&
-            isHandleLValue(M, IC->getSubExpr()))
-          return "(((" + ct(T) + " *)cp_decode_deref(" + clv(IC->getSubExpr()) +
-                 "))->" + N + ")";
         return "(((" + ct(T) + " *)(" + text(ME->getBase()) + "))->" + N + ")";
       }
       return "(" + clv(ME->getBase()) + "." + N + ")";

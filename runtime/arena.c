@@ -1,30 +1,39 @@
 /*
  * arena.c - reserved ranges of address space and their metadata.
  *
- * The compact arena is reserved once, at load time (cp__compact_reserve,
- * from the runtime's constructor), and never moves: compiled code reads its
- * base as a constant (compactptr.h), so the compiler keeps it in a register
- * across stores and calls.  Two placements, as in HotSpot's compressed
- * oops:
+ * Handles are zero-based, as in HotSpot's zero-based compressed oops: a
+ * handle is an address divided by the granule, so compiled code decodes it
+ * with one shift that folds into the load's addressing mode, with no base
+ * register and no NULL select (handle 0 is address 0; compactptr.h).  That
+ * needs the compact arena below the reach (2^32 granules: 16 GiB with
+ * 4-byte granules).  cp__compact_reserve places it once, at load time (the
+ * runtime's constructor), and it never moves:
  *
- *   zero-based  granule 0 is address 0: the arena is [2 MiB, 2 MiB + limit)
- *               and a handle decodes as `h << CP_GRANULE_SHIFT`, so a NULL
- *               handle decodes to the null pointer with no select.  Needs
- *               that low range free: true for position-independent
- *               executables (the default), not for executables linked at
- *               a fixed low address (-no-pie), nor under AddressSanitizer
- *               (its shadow starts at 2 GiB) or valgrind.
- *   based       anywhere the kernel puts it (2 MiB aligned); granule 0 is
- *               the reservation's start, and its first 64 KiB are never
- *               accessible, so a field access through a NULL handle faults
- *               there as it does through a null pointer.
+ *   low     [2 MiB, 2 MiB + limit), with [64 KiB, 2 MiB) reserved
+ *           inaccessible below it (a field access through a NULL handle
+ *           faults up to offset 2 MiB).  Free in position-independent
+ *           executables (the default), where everything else the program
+ *           can point to (its image, libraries, malloc's memory, stacks)
+ *           lies far above the reach, so cp_encode's one test catches a
+ *           foreign pointer.
+ *   gap     else the largest free gap below the reach (2 MiB aligned,
+ *           leaving a GiB above the program break to the brk heap): an executable
+ *           linked at a fixed low address (-no-pie), AddressSanitizer (its
+ *           shadow begins at 2 GiB), valgrind.  The arena may be smaller
+ *           than asked: the switch comes earlier.
+ *   none    no gap at all: a switchable program runs in wide mode from the
+ *           start, a compact-only one stops with one line.
+ *
+ * (A based placement anywhere in the address space, with the base in a
+ * register and a select for NULL in every decode, cost 12% more
+ * instructions on the workloads; docs/results.md.)
  *
  * Only the first `limit` bytes are managed (COMPACTPTR_ARENA_LIMIT) and
  * only they are reserved.  Under an address-space limit (RLIMIT_AS,
  * `ulimit -v`) the arena takes at most a fifth of the address space left
  * at load time, so the program and, after the switch, the wide heap fit
- * beside it: the arena shrinks and the switch comes earlier.  Pages become
- * accessible in 2 MiB chunks as the buddy allocator first hands them out.
+ * beside it.  Pages become accessible in 2 MiB chunks as the buddy
+ * allocator first hands them out.
  *
  * The wide arena (after the switch, or from the start in a `wide` build)
  * is reserved when needed: COMPACTPTR_WIDE_RESERVE, halved until the kernel
@@ -39,12 +48,10 @@
 
 #include <string.h>
 
-/* Pages below this stay inaccessible in a based arena: a field access
- * through a NULL handle faults, as through a null pointer. */
-#define CP_NULL_GUARD ((size_t)64 << 10)
-/* Where a zero-based arena starts: one commit chunk above address 0, so
- * chunks are 2 MiB aligned and the null page's neighbourhood stays free. */
-#define CP_ZERO_BASED_LOW ((size_t)1 << CP_COMMIT_SHIFT)
+/* The low placement: the arena starts one commit chunk above address 0,
+ * and the pages from CP_LOW_GUARD up to it are reserved inaccessible. */
+#define CP_LOW_START ((uintptr_t)1 << CP_COMMIT_SHIFT)
+#define CP_LOW_GUARD ((uintptr_t)64 << 10)
 /* Under RLIMIT_AS the compact arena takes at most 1/CP_AS_SHARE of the
  * address space left at load time. */
 #define CP_AS_SHARE 5
@@ -52,16 +59,13 @@
 /* RLIMIT_AS when it made the wide arena smaller than the knob asked. */
 static uint64_t wide_as_limit;
 
-/* Written here once, before main; compiled code reads them as constants. */
-char *cp__arena_base;
-size_t cp__arena_bytes;
 cp_reservation_t cp__reservation;
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
 /* Metadata for pages [0, npages) of an arena whose page 0 is at base;
  * the buddy gets [first_page, npages). */
-static bool manage(cp_arena_t *a, char *base, char *lo, size_t reserved,
+static bool manage(cp_arena_t *a, char *base, size_t reserved,
                    uint32_t npages, uint32_t first_page, bool wide) {
   memset(a, 0, sizeof *a);
   if (npages <= first_page)
@@ -80,7 +84,6 @@ static bool manage(cp_arena_t *a, char *base, char *lo, size_t reserved,
   if (!m)
     return false;
   a->base = base;
-  a->lo = lo;
   a->reserved = reserved;
   a->start = (uintptr_t)base + ((uintptr_t)first_page << CP_PAGE_SHIFT);
   a->span = (size_t)(npages - first_page) << CP_PAGE_SHIFT;
@@ -126,7 +129,7 @@ bool cp__arena_init(cp_arena_t *a, size_t reserve, size_t limit,
   char *base = cp__os_reserve(reserve);
   if (!base)
     return false;
-  if (!manage(a, base, base, reserve, (uint32_t)npages, first_page, wide)) {
+  if (!manage(a, base, reserve, (uint32_t)npages, first_page, wide)) {
     cp__os_release(base, reserve);
     return false;
   }
@@ -134,80 +137,103 @@ bool cp__arena_init(cp_arena_t *a, size_t reserve, size_t limit,
 }
 
 void cp__arena_destroy(cp_arena_t *a) {
-  cp__os_release(a->lo, a->reserved);
+  cp__os_release(a->base, a->reserved);
   cp__os_free(a->meta, a->meta_bytes);
   memset(a, 0, sizeof *a);
 }
 
 /* ---- the compact arena -------------------------------------------------- */
 
+static void place(cp_reservation_t *r) {
+  /* Whole slab runs: commit chunks are 2 MiB aligned by the placement, and
+   * the last one is clipped to the managed pages. */
+  const size_t unit = (size_t)1 << CP_SLAB_MIN_SHIFT;
+  uint64_t limit = cp__option(CP_OPT_ARENA_LIMIT) & ~(uint64_t)(unit - 1);
+  r->limit = limit;
+  if (limit > CP_ARENA_REACH - CP_LOW_START)
+    limit = CP_ARENA_REACH - CP_LOW_START;
+  r->as_free = cp__os_address_space_free(&r->as_limit);
+  if (r->as_limit) {
+    uint64_t share = r->as_free / CP_AS_SHARE & ~(uint64_t)(unit - 1);
+    if (share < limit) {
+      r->shrunk_as = true;
+      limit = share;
+    }
+    if (limit < ((uint64_t)2 << CP_SLAB_MIN_SHIFT))
+      return; /* cp__compact_arena_missing says why */
+  }
+
+  char *p = cp__os_reserve_at(CP_LOW_START, limit);
+  if (p) {
+    r->low = true;
+    /* The guard costs address space only: not under RLIMIT_AS. */
+    if (!r->as_limit)
+      (void)cp__os_reserve_at(CP_LOW_GUARD, CP_LOW_START - CP_LOW_GUARD);
+  } else {
+    /* Another mapping is in the way: the largest gap below the reach.
+     * Tried twice, in case something is mapped between the scan and the
+     * reservation. */
+    for (int tries = 0; !p && tries < 2; tries++) {
+      uintptr_t gap;
+      size_t bytes;
+      if (!cp__os_largest_gap(CP_LOW_START, CP_ARENA_REACH, &gap, &bytes) ||
+          bytes < ((size_t)2 << CP_SLAB_MIN_SHIFT))
+        return;
+      if (bytes < limit) {
+        /* Whole commit chunks: the buddy then carves no small runs at the
+         * top of the arena, which it would hand out first. */
+        r->shrunk_gap = true;
+        limit = bytes >= ((size_t)1 << CP_COMMIT_SHIFT)
+                    ? bytes & ~(uint64_t)(((size_t)1 << CP_COMMIT_SHIFT) - 1)
+                    : bytes & ~(uint64_t)(unit - 1);
+      }
+      p = cp__os_reserve_at(gap, limit);
+    }
+    if (!p)
+      return;
+  }
+  r->ok = true;
+  r->lo = p;
+  r->bytes = limit;
+}
+
 void cp__compact_reserve(void) {
   cp_reservation_t *r = &cp__reservation;
   if (r->done)
     return;
   r->done = true;
-  /* Reservations are whole slab runs: commit chunks are 2 MiB aligned by
-   * the placement, and the last one is clipped to the managed pages. */
-  const size_t unit = (size_t)1 << CP_SLAB_MIN_SHIFT;
-  uint64_t limit = cp__option(CP_OPT_ARENA_LIMIT) & ~(uint64_t)(CP_PAGE_SIZE - 1);
-  r->limit = limit;
-  r->as_free = cp__os_address_space_free(&r->as_limit);
-  if (r->as_limit) {
-    uint64_t share = r->as_free / CP_AS_SHARE & ~(uint64_t)(unit - 1);
-    if (share < limit) {
-      r->shrunk = true;
-      limit = share;
-    }
-    if (limit < ((uint64_t)2 << CP_SLAB_MIN_SHIFT))
-      return; /* cp__compact_arena_adopt says why */
-  }
-
-  /* Zero-based: granule 0 at address 0, the arena just above the null
-   * page's neighbourhood and below the reach. */
-  size_t low = CP_ZERO_BASED_LOW;
-  size_t zlimit = limit < CP_ARENA_REACH - low ? limit : CP_ARENA_REACH - low;
-  size_t zbytes = align_up(zlimit, unit);
-  if (cp__os_reserve_at(low, zbytes)) {
-    r->ok = r->zero_based = true;
-    r->base = NULL;
-    r->lo = (char *)low;
-    r->bytes = zbytes;
-    r->first_page = (uint32_t)(low >> CP_PAGE_SHIFT);
-    r->npages = (uint32_t)((low + zlimit) >> CP_PAGE_SHIFT);
-  } else {
-    r->based_why = "the range above 2 MiB is in use (an executable linked "
-                   "without -pie, a sanitizer or valgrind)";
-    size_t guard = CP_NULL_GUARD;
-    size_t blimit = limit < CP_ARENA_REACH - guard ? limit : CP_ARENA_REACH - guard;
-    size_t bbytes = align_up(guard + blimit, unit);
-    char *p = cp__os_reserve(bbytes);
-    if (!p)
-      return;
-    r->ok = true;
-    r->base = r->lo = p;
-    r->bytes = bbytes;
-    r->first_page = (uint32_t)(guard >> CP_PAGE_SHIFT);
-    r->npages = (uint32_t)((guard + blimit) >> CP_PAGE_SHIFT);
-  }
-  cp__arena_base = r->base;
-  cp__arena_bytes = (size_t)r->npages << CP_PAGE_SHIFT;
+  place(r);
+  /* No room: the process is in wide mode before any code asks which mode
+   * it is in (a switchable program's loops choose their version once); a
+   * compact-only program stops at its first allocation. */
+  if (!r->ok)
+    cp__wide = 1;
 }
 
-void cp__compact_arena_adopt(cp_arena_t *a) {
-  cp__compact_reserve();
+bool cp__compact_arena_adopt(cp_arena_t *a) {
   const cp_reservation_t *r = &cp__reservation;
-  if (r->ok && manage(a, r->base, r->lo, r->bytes, r->npages, r->first_page,
-                      false))
-    return;
-  if (r->as_limit)
+  if (!r->ok)
+    return false;
+  if (!manage(a, r->lo, r->bytes, (uint32_t)(r->bytes >> CP_PAGE_SHIFT), 0,
+              false))
+    cp__fatal("cannot map %zu bytes of metadata for the %zu-byte compact "
+              "arena; set COMPACTPTR_ARENA_LIMIT lower",
+              (size_t)(r->bytes >> CP_PAGE_SHIFT) * 17, r->bytes);
+  return true;
+}
+
+_Noreturn void cp__compact_arena_missing(void) {
+  const cp_reservation_t *r = &cp__reservation;
+  if (r->as_limit && r->as_free / CP_AS_SHARE < ((uint64_t)2 << CP_SLAB_MIN_SHIFT))
     cp__fatal("cannot reserve the compact arena under the address-space "
               "limit (RLIMIT_AS, ulimit -v) of %llu bytes: %llu bytes were "
               "free at start-up and the arena takes at most a fifth of them "
               "(it needs 128 KiB or more); raise the limit",
               (unsigned long long)r->as_limit, (unsigned long long)r->as_free);
-  cp__fatal("cannot reserve the %llu-byte compact arena (the kernel refused "
-            "the address space); set COMPACTPTR_ARENA_LIMIT lower",
-            (unsigned long long)r->limit);
+  cp__fatal("cannot place the compact arena below %llu bytes, where handles "
+            "reach: the address range is in use; this program was built "
+            "compact-only (a switchable build runs in wide mode instead)",
+            (unsigned long long)CP_ARENA_REACH);
 }
 
 void cp__compact_reserve_release(void) {
@@ -218,7 +244,7 @@ void cp__compact_reserve_release(void) {
 }
 
 const char *cp__arena_limit_note(const cp_arena_t *a) {
-  static char note[200];
+  static char note[240];
   const cp_reservation_t *r = &cp__reservation;
   if (a->wide) {
     if (!wide_as_limit)
@@ -227,15 +253,20 @@ const char *cp__arena_limit_note(const cp_arena_t *a) {
              " (the address-space limit RLIMIT_AS of %llu bytes shrank it: "
              "three quarters of the address space free at the switch)",
              (unsigned long long)wide_as_limit);
-    return note;
-  }
-  if (!r->shrunk)
+  } else if (r->shrunk_as) {
+    snprintf(note, sizeof note,
+             " (the address-space limit RLIMIT_AS of %llu bytes shrank the "
+             "arena from %llu bytes: a fifth of the %llu bytes free at start-up)",
+             (unsigned long long)r->as_limit, (unsigned long long)r->limit,
+             (unsigned long long)r->as_free);
+  } else if (r->shrunk_gap) {
+    snprintf(note, sizeof note,
+             " (shrunk from %llu bytes: the largest free range below %llu "
+             "bytes, where handles reach, is smaller)",
+             (unsigned long long)r->limit, (unsigned long long)CP_ARENA_REACH);
+  } else {
     return "";
-  snprintf(note, sizeof note,
-           " (the address-space limit RLIMIT_AS of %llu bytes shrank the "
-           "arena from %llu bytes: a fifth of the %llu bytes free at start-up)",
-           (unsigned long long)r->as_limit, (unsigned long long)r->limit,
-           (unsigned long long)r->as_free);
+  }
   return note;
 }
 
@@ -244,21 +275,15 @@ void cp__arena_describe(FILE *f) {
   if (!r->done)
     return;
   if (!r->ok) {
-    fprintf(f, "compactptr: handles: no compact arena is reserved%s\n",
-            cp__wide ? " (wide mode)" : "");
+    fprintf(f, "compactptr: handles: no compact arena%s\n",
+            cp__wide ? " (wide mode from the start)" : "");
     return;
   }
-  const char *gone = cp__wide ? ", released at the switch" : "";
-  if (r->zero_based)
-    fprintf(f, "compactptr: handles: zero-based (a handle decodes as h << %d); "
-            "arena %p-%p%s%s\n", CP_GRANULE_SHIFT, (void *)r->lo,
-            (void *)(r->lo + r->bytes), gone,
-            cp__arena_limit_note(&cp__compact_arena));
-  else
-    fprintf(f, "compactptr: handles: based at %p (zero-based was not possible: "
-            "%s); arena %p-%p%s%s\n", (void *)r->base, r->based_why,
-            (void *)r->lo, (void *)(r->lo + r->bytes), gone,
-            cp__arena_limit_note(&cp__compact_arena));
+  fprintf(f, "compactptr: handles: zero-based (h << %d); arena %p-%p%s%s%s\n",
+          CP_GRANULE_SHIFT, (void *)r->lo, (void *)(r->lo + r->bytes),
+          r->low ? "" : ", in the largest free gap (the range from 2 MiB is in use)",
+          cp__wide ? ", released at the switch" : "",
+          cp__arena_limit_note(&cp__compact_arena));
 }
 
 /* ---- the wide arena ----------------------------------------------------- */

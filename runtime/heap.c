@@ -38,7 +38,7 @@ void cp__unlock_slow(void) { pthread_mutex_unlock(&heap_lock); }
 
 static void init_once_fn(void) {
   cp__options_init();
-  cp__compact_reserve(); /* at load time: compiled code holds the base */
+  cp__compact_reserve(); /* at load time, before any code asks the mode */
   cp__debug = cp__option(CP_OPT_DEBUG) != 0;
   if (cp__option(CP_OPT_STATS))
     atexit(cp__stats_at_exit);
@@ -64,10 +64,15 @@ void cp__heap_setup(void) {
     cp__compact_reserve_release();
     cp__wide_arena_setup();
     cp__wide = 1;
-  } else if (!cp__wide) {
-    /* The pages holding granule 0, the NULL handle, are never handed out. */
-    cp__compact_arena_adopt(&cp__compact_arena);
-    /* The mark counts the pages the buddy can hand out (not page 0), and
+  } else if (!cp__reservation.ok && !cp__compact_arena.npages) {
+    /* No room below the reach of handles (the process is in wide mode
+     * since load time): compression is off, the program is not. */
+    if (cp__build != CP_BUILD_SWITCHABLE)
+      cp__compact_arena_missing();
+    cp__wide_arena_setup();
+    cp__wide = 1;
+  } else if (!cp__wide && cp__compact_arena_adopt(&cp__compact_arena)) {
+    /* The mark counts the pages the buddy can hand out, and
      * stays a slab run below their total: the arena is carved into aligned
      * runs, so with 64 KiB slabs the last pages below a higher mark are
      * never used, the mark is never crossed, and the program would exhaust

@@ -16,9 +16,6 @@
 #ifndef COMPACTPTR_RUNTIME
 #define COMPACTPTR_RUNTIME 1
 #endif
-/* The runtime writes the arena's base and extent once, at load time;
- * compiled code sees them const (compactptr.h). */
-#define CP__RUNTIME_WRITES_ARENA 1
 #include "compactptr.h"
 
 #include <stdbool.h>
@@ -81,6 +78,11 @@ _Noreturn void cp__fatal(const char *fmt, ...)
 void *cp__os_reserve(size_t bytes);           /* PROT_NONE; NULL on failure */
 /* PROT_NONE at exactly addr, or NULL if anything is mapped there. */
 void *cp__os_reserve_at(uintptr_t addr, size_t bytes);
+/* The largest unmapped gap in [lo, hi) from /proc/self/maps (2 MiB
+ * aligned; a GiB above the program break left for the brk heap); false if
+ * none or /proc is unreadable. */
+bool cp__os_largest_gap(uintptr_t lo, uintptr_t hi, uintptr_t *start,
+                        size_t *bytes);
 /* Bytes of address space the process may still map under RLIMIT_AS
  * (ulimit -v), and the limit in *limit; UINT64_MAX and 0 when unlimited. */
 uint64_t cp__os_address_space_free(uint64_t *limit);
@@ -95,13 +97,11 @@ double cp__now(void);                         /* seconds, CLOCK_MONOTONIC */
 struct cp_slab;
 
 typedef struct cp_arena {
-  char *base;              /* address of page 0 (NULL for a zero-based arena) */
-  char *lo;                /* start of the reservation (page first_page or
-                              below) */
-  size_t reserved;         /* bytes reserved from lo */
+  char *base;              /* reserved start (page 0) */
+  size_t reserved;         /* bytes reserved */
   uintptr_t start;         /* address of page first_page */
   size_t span;             /* bytes from start to page npages */
-  uint32_t npages;         /* pages below the limit, counted from base */
+  uint32_t npages;         /* pages the buddy manages: the limit */
   uint32_t first_page;     /* pages below are never handed out */
   uint32_t max_order;
   struct cp_slab **pagemap;/* per page: owning slab or block, or NULL */
@@ -125,15 +125,13 @@ typedef struct cp_arena {
 bool cp__arena_init(cp_arena_t *a, size_t reserve, size_t limit,
                     uint32_t first_page, bool wide);
 void cp__arena_destroy(cp_arena_t *a);
-/* Is p in the part of the arena that can hold objects?  (Never NULL, also
- * when the arena is zero-based.) */
+/* Is p in the part of the arena that can hold objects? */
 static inline bool cp__arena_contains(const cp_arena_t *a, const void *p) {
   return (uintptr_t)p - a->start < a->span;
 }
 static inline bool cp__arena_is_reserved(const cp_arena_t *a) {
   return a->reserved != 0;
 }
-/* Integer arithmetic: a zero-based arena's base is the null pointer. */
 static inline uint32_t cp__arena_page(const cp_arena_t *a, const void *p) {
   return (uint32_t)(((uintptr_t)p - (uintptr_t)a->base) >> CP_PAGE_SHIFT);
 }
@@ -142,30 +140,34 @@ static inline char *cp__arena_addr(const cp_arena_t *a, uint32_t page) {
 }
 
 /* The compact arena's address range, chosen and reserved once at load
- * time (cp__compact_reserve, from the process's constructor) so that its
- * base never changes while compiled code holds it in a register.
- * Zero-based (granule 0 at address 0, a decode is a shift) when the low
- * range is free; based (anywhere) otherwise. */
+ * time (cp__compact_reserve, from the runtime's constructor) so that it
+ * never moves.  Handles are zero-based, so the range lies below the reach
+ * (2^32 granules): just above 2 MiB when that is free (position-independent
+ * executables), else in the largest free gap below the reach (executables
+ * linked at a fixed address, sanitizers, valgrind), smaller than asked if
+ * need be.  With no room at all, a switchable program runs in wide mode
+ * from the start and a compact-only one stops. */
 typedef struct cp_reservation {
   bool done;             /* cp__compact_reserve ran */
   bool ok;               /* the range is reserved */
-  bool zero_based;
-  char *base;            /* address of granule 0 */
+  bool low;              /* at 2 MiB (else in the largest gap) */
   char *lo;              /* reserved range */
   size_t bytes;
-  uint32_t first_page;   /* pages from base never handed out */
-  uint32_t npages;       /* pages from base the buddy may manage */
   uint64_t limit;        /* bytes asked for: COMPACTPTR_ARENA_LIMIT */
   uint64_t as_limit;     /* RLIMIT_AS in bytes; 0 when unlimited */
   uint64_t as_free;      /* bytes of it free at load time */
-  bool shrunk;           /* the limit made the arena smaller than asked */
-  const char *based_why; /* why not zero-based */
+  bool shrunk_as;        /* RLIMIT_AS made the arena smaller than asked */
+  bool shrunk_gap;       /* the free gap did */
 } cp_reservation_t;
 extern cp_reservation_t cp__reservation;
 void cp__compact_reserve(void);
-/* Sets up the compact arena's metadata over the reservation; fatal (one
- * line naming the limit and the knobs) if there is none. */
-void cp__compact_arena_adopt(cp_arena_t *a);
+/* Sets up the compact arena's metadata over the reservation; false if
+ * there is none (then a switchable program runs in wide mode), fatal if
+ * there is one but its metadata cannot be mapped. */
+bool cp__compact_arena_adopt(cp_arena_t *a);
+/* Fatal: no compact arena in a compact-only program; one line naming the
+ * address-space limit or what occupies the range below the reach. */
+_Noreturn void cp__compact_arena_missing(void);
 /* Gives the reservation back (a wide build never uses it). */
 void cp__compact_reserve_release(void);
 /* Reserves the wide arena: COMPACTPTR_WIDE_RESERVE, or less where the
@@ -175,7 +177,7 @@ void cp__wide_arena_reserve(cp_arena_t *a);
 /* " (…)" naming the address-space limit that shrank arena a, or "":
  * appended to exhaustion messages. */
 const char *cp__arena_limit_note(const cp_arena_t *a);
-/* One STATS line: zero-based or based, where, and why not zero-based. */
+/* One STATS line: where the compact arena is and why there. */
 void cp__arena_describe(FILE *f);
 /* Returns the first page of a free run of 2^order pages, committed, or
  * CP_NONE if none is left. */

@@ -18,7 +18,7 @@ int main(void) {
   int k = (a->key > 0 ? a->left : a->right)->key;
   // CHECK: int k = (((struct cp__c_node *)((((((struct cp__c_node *)(a))->key) > 0 ? ((struct node *)cp_decode((((struct cp__c_node *)(a))->left))) : ((struct node *)cp_decode((((struct cp__c_node *)(a))->right)))))))->key);
   int j = id(a)->right->left->key;
-  // CHECK: int j = (((struct cp__c_node *)cp_decode_deref((((struct cp__c_node *)cp_decode_deref((((struct cp__c_node *)(id(a)))->right)))->left)))->key);
+  // CHECK: int j = (((struct cp__c_node *)(((struct node *)cp_decode((((struct cp__c_node *)(((struct node *)cp_decode((((struct cp__c_node *)(id(a)))->right)))))->left)))))->key);
   printf("%d %d %d\n", k, j, calls);
   // OUT: 2 2 1
   free(a); free(b);

@@ -12,41 +12,32 @@
 static void test_reservation(void **state) {
   (void)state;
   const cp_reservation_t *r = &cp__reservation;
-  /* Placed by the constructor, before main. */
+  /* Placed by the constructor, before main, below the reach of handles. */
   assert_true(r->done);
   assert_true(r->ok);
-  if (r->zero_based) {
-    assert_null(cp__arena_base);
+  assert_true((uintptr_t)r->lo >= (uintptr_t)2 << 20);
+  assert_true((uintptr_t)r->lo + r->bytes <= CP_ARENA_REACH);
+  assert_int_equal((uintptr_t)r->lo % ((uintptr_t)2 << 20), 0);
+  if (r->low)
     assert_int_equal((uintptr_t)r->lo, (uintptr_t)2 << 20);
-  } else {
-    assert_ptr_equal(cp__arena_base, r->lo);
-    assert_non_null(r->based_why);
-  }
-  /* The reservation covers the managed pages, and their end is what
-   * compiled code checks encodes against. */
-  assert_true((uintptr_t)r->lo + r->bytes >=
-              (uintptr_t)r->base + ((uintptr_t)r->npages << CP_PAGE_SHIFT));
-  assert_int_equal(cp__arena_bytes, (size_t)r->npages << CP_PAGE_SHIFT);
-  assert_true(cp__arena_bytes <= CP_ARENA_REACH);
   void *p = cp_alloc(&node_desc);
   assert_true(cp__arena_contains(&cp__compact_arena, p));
   assert_false(cp__arena_contains(&cp__compact_arena, NULL));
-  assert_int_equal(cp__compact_arena.first_page, r->first_page);
+  assert_ptr_equal(cp__compact_arena.base, r->lo);
   cp_free(p);
 }
 
-/* A field access through a NULL handle (cp_decode_deref(0)) faults, as a
- * null-pointer access does: granule 0's pages are never accessible, even
- * after the commit chunk holding them was made accessible. */
+/* A field access through a NULL handle faults, as a null-pointer access
+ * does: nothing is mapped at the lowest 64 KiB. */
 static void test_null_handle_faults(void **state) {
   (void)state;
-  void *p = cp_alloc(&node_desc); /* commits the first chunk */
+  void *p = cp_alloc(&node_desc);
   fflush(NULL);
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
     signal(SIGSEGV, SIG_DFL); /* not cmocka's or the sanitizer's handler */
-    volatile struct c_node *n = cp_decode_deref(0);
+    volatile struct c_node *n = cp_decode(*(volatile cp_handle_t *)&(cp_handle_t){0});
     n->prev = 1;
     _exit(0);
   }
@@ -57,7 +48,7 @@ static void test_null_handle_faults(void **state) {
   cp_free(p);
 }
 
-static void adopt_under_limit(void *arg) {
+static void missing_under_limit(void *arg) {
   (void)arg;
   cp_reservation_t *r = &cp__reservation;
   cp__compact_reserve_release();
@@ -65,25 +56,42 @@ static void adopt_under_limit(void *arg) {
                           .as_limit = (uint64_t)12 << 20,
                           .as_free = (uint64_t)300 << 10};
   cp_arena_t a;
-  cp__compact_arena_adopt(&a);
+  if (!cp__compact_arena_adopt(&a))
+    cp__compact_arena_missing();
 }
-static void adopt_refused(void *arg) {
+static void missing_no_gap(void *arg) {
   (void)arg;
   cp_reservation_t *r = &cp__reservation;
   cp__compact_reserve_release();
   *r = (cp_reservation_t){.done = true, .limit = CP_ARENA_REACH,
                           .as_free = UINT64_MAX};
-  cp_arena_t a;
-  cp__compact_arena_adopt(&a);
+  cp__compact_arena_missing();
 }
 
 static void test_no_room(void **state) {
   (void)state;
-  expect_fatal(adopt_under_limit, NULL,
+  expect_fatal(missing_under_limit, NULL,
                "cannot reserve the compact arena under the address-space "
                "limit (RLIMIT_AS, ulimit -v) of 12582912 bytes: 307200 bytes "
                "were free at start-up");
-  expect_fatal(adopt_refused, NULL, "set COMPACTPTR_ARENA_LIMIT lower");
+  expect_fatal(missing_no_gap, NULL, "cannot place the compact arena below");
+}
+
+/* The largest gap in a range, from /proc/self/maps: nothing is mapped
+ * there, and it is 2 MiB aligned.  (Below the reach there is none: the
+ * arena fills it, or a sanitizer's shadow does.) */
+static void test_largest_gap(void **state) {
+  (void)state;
+  uintptr_t start;
+  size_t bytes;
+  uintptr_t hi = (uintptr_t)1 << 46;
+  assert_true(cp__os_largest_gap((uintptr_t)2 << 20, hi, &start, &bytes));
+  assert_int_equal(start % ((uintptr_t)2 << 20), 0);
+  assert_true(start + bytes <= hi);
+  size_t probe = bytes < ((size_t)1 << 20) ? bytes : (size_t)1 << 20;
+  void *p = cp__os_reserve_at(start, probe);
+  assert_non_null(p);
+  cp__os_release(p, probe);
 }
 
 /* Under RLIMIT_AS the wide arena takes three quarters of what is left, not
@@ -127,6 +135,7 @@ int main(void) {
       cmocka_unit_test(test_reservation),
       cmocka_unit_test(test_null_handle_faults),
       cmocka_unit_test(test_no_room),
+      cmocka_unit_test(test_largest_gap),
       cmocka_unit_test(test_wide_fits_limit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
