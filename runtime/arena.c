@@ -25,8 +25,8 @@
  *           start, a compact-only one stops with one line.
  *
  * (A based placement anywhere in the address space, with the base in a
- * register and a select for NULL in every decode, cost 12% more
- * instructions on the workloads; docs/results.md.)
+ * register and a select for NULL where a decoded pointer is kept, executed
+ * 14% more instructions on the workloads; docs/results.md.)
  *
  * Only the first `limit` bytes are managed (COMPACTPTR_ARENA_LIMIT) and
  * only they are reserved.  Under an address-space limit (RLIMIT_AS,
@@ -216,9 +216,9 @@ bool cp__compact_arena_adopt(cp_arena_t *a) {
     return false;
   if (!manage(a, r->lo, r->bytes, (uint32_t)(r->bytes >> CP_PAGE_SHIFT), 0,
               false))
-    cp__fatal("cannot map %zu bytes of metadata for the %zu-byte compact "
-              "arena; set COMPACTPTR_ARENA_LIMIT lower",
-              (size_t)(r->bytes >> CP_PAGE_SHIFT) * 17, r->bytes);
+    cp__fatal("cannot map the metadata of the %zu-byte compact arena (17 "
+              "bytes per 4 KiB page); set COMPACTPTR_ARENA_LIMIT lower",
+              r->bytes);
   return true;
 }
 
