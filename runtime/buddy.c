@@ -64,6 +64,13 @@ static void commit_run(cp_arena_t *a, uint32_t p, uint32_t k) {
       cp__fatal("the kernel refused to make %zu bytes of the %s arena "
                 "accessible (out of memory or overcommit limit)",
                 len, a->wide ? "wide" : "compact");
+    /* The first chunk an arena commits is backed by 4 KiB pages, the
+     * others by huge pages where THP allows: a 2 MiB page touched for a
+     * heap of a few KiB would make a small program's compact build use
+     * more memory than its native build (THP fills the whole huge page at
+     * the first touch), and a heap that grows past one chunk is where huge
+     * pages pay. */
+    cp__os_advise_pages((void *)start, len, a->committed_bytes != 0);
     a->committed[c] = 1;
     a->committed_bytes += len;
   }

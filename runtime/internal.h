@@ -87,6 +87,9 @@ bool cp__os_largest_gap(uintptr_t lo, uintptr_t hi, uintptr_t *start,
  * (ulimit -v), and the limit in *limit; UINT64_MAX and 0 when unlimited. */
 uint64_t cp__os_address_space_free(uint64_t *limit);
 bool cp__os_commit(void *p, size_t bytes);    /* make read/write */
+/* Transparent huge pages for committed memory (MADV_HUGEPAGE) or not
+ * (MADV_NOHUGEPAGE); advice, never an error. */
+void cp__os_advise_pages(void *p, size_t bytes, bool huge);
 void cp__os_decommit(void *p, size_t bytes);  /* drop contents, keep access */
 void cp__os_release(void *p, size_t bytes);
 void *cp__os_alloc_zeroed(size_t bytes);      /* metadata; NULL on failure */

@@ -37,8 +37,8 @@ _Noreturn void cp__fatal(const char *fmt, ...) {
 
 void *cp__os_reserve(size_t bytes) {
   /* Align to 2 MiB so commit chunks can be backed by transparent huge
-   * pages: fewer page faults when a heap is built or switched, fewer TLB
-   * misses when it is walked. */
+   * pages (cp__os_advise_pages): fewer page faults when a heap is built or
+   * switched, fewer TLB misses when it is walked. */
   const size_t huge = (size_t)1 << 21;
   char *p = mmap(NULL, bytes + huge, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -48,7 +48,6 @@ void *cp__os_reserve(size_t bytes) {
   if (a > p)
     munmap(p, (size_t)(a - p));
   munmap(a + bytes, (size_t)(p + huge - a));
-  (void)madvise(a, bytes, MADV_HUGEPAGE);
   return a;
 }
 
@@ -66,7 +65,6 @@ void *cp__os_reserve_at(uintptr_t addr, size_t bytes) {
     munmap(p, bytes);
     return NULL;
   }
-  (void)madvise(p, bytes, MADV_HUGEPAGE);
   return p;
 }
 
@@ -161,6 +159,12 @@ uint64_t cp__os_address_space_free(uint64_t *limit) {
 
 bool cp__os_commit(void *p, size_t bytes) {
   return mprotect(p, bytes, PROT_READ | PROT_WRITE) == 0;
+}
+
+void cp__os_advise_pages(void *p, size_t bytes, bool huge) {
+  /* Advice only: a kernel without THP refuses it, and the memory works
+   * the same on 4 KiB pages. */
+  (void)madvise(p, bytes, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 }
 
 void cp__os_decommit(void *p, size_t bytes) {
