@@ -14,30 +14,13 @@
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 #include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
 
 namespace compactptr {
 namespace {
-
-/// True if any declaration of RD carries the `compact` attribute.
-bool isAnnotated(const RecordDecl *RD) {
-  for (const Decl *D : RD->redecls())
-    for (const auto *A : D->specific_attrs<AnnotateAttr>())
-      if (A->getAnnotation() == "compactptr::compact")
-        return true;
-  return false;
-}
-
-bool isSafepointDecl(const FunctionDecl *FD) {
-  for (const Decl *D : FD->redecls())
-    for (const auto *A : D->specific_attrs<AnnotateAttr>())
-      if (A->getAnnotation() == "compactptr::safepoint")
-        return true;
-  StringRef N = FD->getName();
-  return N == "cp_safepoint" || N == "cp_switch_to_wide";
-}
 
 class Collector : public RecursiveASTVisitor<Collector> {
 public:
@@ -80,9 +63,7 @@ void addType(Session &S, const RecordDecl *RD, bool Annotated) {
 /// The field makes its struct compact: it points to, or holds, a compact
 /// type (through arrays).
 bool fieldIsCompact(const Model &M, const FieldDecl *FD) {
-  QualType E = FD->getType().getCanonicalType();
-  while (const auto *AT = dyn_cast<ArrayType>(E.getTypePtr()))
-    E = AT->getElementType().getCanonicalType();
+  QualType E = stripArrays(FD->getType()).Element;
   return M.pointeeOf(E) || M.recordOf(E);
 }
 
@@ -96,46 +77,32 @@ public:
 
   bool VisitMemberExpr(MemberExpr *E) {
     QualType B = E->getBase()->getType();
-    if (E->isArrow() ? (bool)M.pointeeOf(B) : (bool)M.recordOf(B))
-      LayoutDependent = true;
-    return true;
+    return mark(E->isArrow() ? (bool)M.pointeeOf(B) : (bool)M.recordOf(B));
   }
   bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *E) {
-    if (M.elementOf(E->getTypeOfArgument()))
-      LayoutDependent = true;
-    return true;
+    return mark(M.elementOf(E->getTypeOfArgument()));
   }
   bool VisitOffsetOfExpr(OffsetOfExpr *E) {
-    if (M.recordOf(E->getTypeSourceInfo()->getType()))
-      LayoutDependent = true;
-    return true;
+    return mark(M.recordOf(E->getTypeSourceInfo()->getType()));
   }
   bool VisitArraySubscriptExpr(ArraySubscriptExpr *E) {
-    if (M.recordOf(E->getType()))
-      LayoutDependent = true;
-    return true;
+    return mark(M.recordOf(E->getType()));
   }
   bool VisitBinaryOperator(BinaryOperator *E) {
-    if (E->isAdditiveOp() && (M.pointeeOf(E->getLHS()->getType()) ||
-                              M.pointeeOf(E->getRHS()->getType())))
-      LayoutDependent = true;
-    return true;
+    return mark(E->isAdditiveOp() && (M.pointeeOf(E->getLHS()->getType()) ||
+                                      M.pointeeOf(E->getRHS()->getType())));
   }
   bool VisitUnaryOperator(UnaryOperator *E) {
-    if (E->isIncrementDecrementOp() && M.pointeeOf(E->getType()))
-      LayoutDependent = true;
-    if (E->getOpcode() == UO_Deref && M.recordOf(E->getType()))
-      LayoutDependent = true;
-    return true;
+    return mark((E->isIncrementDecrementOp() && M.pointeeOf(E->getType())) ||
+                (E->getOpcode() == UO_Deref && M.recordOf(E->getType())));
   }
   bool VisitCallExpr(CallExpr *E) {
     const FunctionDecl *FD = E->getDirectCallee();
     if (!FD)
       return true;
-    if (isSafepointDecl(FD))
+    if (isSafepointFunction(FD))
       Safepoint = true;
-    StringRef N = FD->getIdentifier() ? FD->getName() : "";
-    if ((N == "malloc" || N == "calloc" || N == "realloc" || N == "free"))
+    if (allocFunction(E) != AllocFn::None)
       for (const Expr *A : E->arguments())
         if (M.pointeeOf(A->IgnoreParenCasts()->getType()))
           LayoutDependent = true;
@@ -145,6 +112,11 @@ public:
 
 private:
   const Model &M;
+  /// The node depends on a layout if Uses; the visit goes on.
+  bool mark(bool Uses) {
+    LayoutDependent |= Uses;
+    return true;
+  }
 };
 
 } // namespace
@@ -156,7 +128,7 @@ void runAnalysis(Session &S) {
 
   // Annotated types first, then inferred ones to a fixed point.
   for (const RecordDecl *RD : S.M.Records)
-    if (RD->isStruct() && isAnnotated(RD))
+    if (RD->isStruct() && hasAttribute(RD, "compact"))
       addType(S, RD, true);
   bool Changed = true;
   while (Changed) {
@@ -190,7 +162,7 @@ void runAnalysis(Session &S) {
     unsigned Cls = FC_None;
     if (K.LayoutDependent)
       Cls |= FC_LayoutDependent;
-    if (K.Safepoint || FD->isMain() || isSafepointDecl(FD))
+    if (K.Safepoint || FD->isMain() || isSafepointFunction(FD))
       Cls |= FC_Safepoint;
     S.M.Functions[FD->getCanonicalDecl()] = Cls;
     Calls[FD->getCanonicalDecl()] = std::move(K.Callees);
@@ -217,6 +189,21 @@ void runAnalysis(Session &S) {
 } // namespace compactptr
 
 namespace compactptr {
+
+const Expr *parentSkippingParens(ASTContext &Ctx, const Expr *E,
+                                 const Expr **Outermost) {
+  for (;;) {
+    auto Ps = Ctx.getParents(*E);
+    const Expr *P = Ps.empty() ? nullptr : Ps[0].get<Expr>();
+    if (P && isa<ParenExpr>(P)) {
+      E = P;
+      continue;
+    }
+    if (Outermost)
+      *Outermost = E;
+    return P;
+  }
+}
 
 const FieldDecl *memberField(const Expr *E) {
   const auto *ME = dyn_cast<MemberExpr>(E->IgnoreParens());
@@ -256,15 +243,9 @@ bool isCompactLocated(const Model &M, const Expr *E) {
   return false;
 }
 
-bool isHandleArray(const Model &M, const Expr *E) {
-  E = E->IgnoreParens();
-  QualType T = E->getType().getCanonicalType();
-  if (!isa<ArrayType>(T.getTypePtr()))
-    return false;
-  while (const auto *AT = dyn_cast<ArrayType>(T.getTypePtr()))
-    T = AT->getElementType().getCanonicalType();
-  if (!M.pointeeOf(T))
-    return false;
+/// E (parentheses stripped) is stored in a heap object: a field of a
+/// compact-located object, or an element of a handle array field.
+static bool inHeapField(const Model &M, const Expr *E) {
   if (const auto *ME = dyn_cast<MemberExpr>(E))
     return isa<FieldDecl>(ME->getMemberDecl()) && memberBaseIsCompact(M, ME);
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
@@ -273,16 +254,15 @@ bool isHandleArray(const Model &M, const Expr *E) {
   return false;
 }
 
+bool isHandleArray(const Model &M, const Expr *E) {
+  E = E->IgnoreParens();
+  ArrayShape A = stripArrays(E->getType());
+  return A.Array && M.pointeeOf(A.Element) && inHeapField(M, E);
+}
+
 bool isHandleLValue(const Model &M, const Expr *E) {
   E = E->IgnoreParens();
-  if (!M.pointeeOf(E->getType()))
-    return false;
-  if (const auto *ME = dyn_cast<MemberExpr>(E))
-    return isa<FieldDecl>(ME->getMemberDecl()) && memberBaseIsCompact(M, ME);
-  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
-    if (const Expr *A = decayedArray(AS->getBase()))
-      return isHandleArray(M, A);
-  return false;
+  return M.pointeeOf(E->getType()) && inHeapField(M, E);
 }
 
 } // namespace compactptr

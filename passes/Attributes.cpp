@@ -19,66 +19,56 @@ using namespace clang;
 
 namespace {
 
-/// `compact`: on a struct (or union, to diagnose it later) definition.
-struct CompactAttrInfo : public ParsedAttrInfo {
-  CompactAttrInfo() {
-    OptArgs = 0;
-    static constexpr Spelling S[] = {
-        {ParsedAttr::AS_GNU, "compact"},
-        {ParsedAttr::AS_C23, "compactptr::compact"},
-        {ParsedAttr::AS_CXX11, "compactptr::compact"}};
-    Spellings = S;
-  }
-  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr,
-                            const Decl *D) const override {
-    if (!isa<RecordDecl>(D)) {
-      S.Diag(Attr.getLoc(), diag::warn_attribute_wrong_decl_type_str)
-          << Attr << Attr.isRegularKeywordAttribute() << "structs";
-      return false;
-    }
-    return true;
-  }
-  AttrHandling handleDeclAttribute(Sema &S, Decl *D,
-                                   const ParsedAttr &Attr) const override {
-    D->addAttr(AnnotateAttr::Create(S.Context, "compactptr::compact", nullptr,
-                                    0, Attr.getRange()));
-    return AttributeApplied;
-  }
+/// One row per attribute of Vocabulary.def: its three spellings and the
+/// declarations it applies to ("structs": records, to diagnose unions
+/// later; "functions").
+struct AttrDesc {
+  const char *Name;
+  const char *Applies;
+  ParsedAttrInfo::Spelling Spellings[3];
+};
+constexpr AttrDesc Attrs[] = {
+#define CP_ATTRIBUTE(Id, Name, Applies)                                        \
+  {Name, Applies,                                                              \
+   {{ParsedAttr::AS_GNU, Name},                                                \
+    {ParsedAttr::AS_C23, "compactptr::" Name},                                 \
+    {ParsedAttr::AS_CXX11, "compactptr::" Name}}},
+#include "Vocabulary.def"
 };
 
-/// `safepoint`: on a function declaration (the switchable form uses it).
-struct SafepointAttrInfo : public ParsedAttrInfo {
-  SafepointAttrInfo() {
+/// The attribute of row I, recorded as an AnnotateAttr that the passes
+/// read through compactptr::hasAttribute.
+template <unsigned I> struct AttrInfo : public ParsedAttrInfo {
+  AttrInfo() {
     OptArgs = 0;
-    static constexpr Spelling S[] = {
-        {ParsedAttr::AS_GNU, "safepoint"},
-        {ParsedAttr::AS_C23, "compactptr::safepoint"},
-        {ParsedAttr::AS_CXX11, "compactptr::safepoint"}};
-    Spellings = S;
+    Spellings = Attrs[I].Spellings;
   }
   bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr,
                             const Decl *D) const override {
-    if (!isa<FunctionDecl>(D)) {
-      S.Diag(Attr.getLoc(), diag::warn_attribute_wrong_decl_type_str)
-          << Attr << Attr.isRegularKeywordAttribute() << "functions";
-      return false;
-    }
-    return true;
+    bool Structs = StringRef(Attrs[I].Applies) == "structs";
+    if (Structs ? isa<RecordDecl>(D) : isa<FunctionDecl>(D))
+      return true;
+    S.Diag(Attr.getLoc(), diag::warn_attribute_wrong_decl_type_str)
+        << Attr << Attr.isRegularKeywordAttribute() << Attrs[I].Applies;
+    return false;
   }
   AttrHandling handleDeclAttribute(Sema &S, Decl *D,
                                    const ParsedAttr &Attr) const override {
-    D->addAttr(AnnotateAttr::Create(S.Context, "compactptr::safepoint", nullptr,
-                                    0, Attr.getRange()));
+    D->addAttr(AnnotateAttr::Create(S.Context,
+                                    compactptr::annotationOf(Attrs[I].Name),
+                                    nullptr, 0, Attr.getRange()));
     return AttributeApplied;
   }
 };
 
 } // namespace
 
-static ParsedAttrInfoRegistry::Add<CompactAttrInfo>
+static ParsedAttrInfoRegistry::Add<AttrInfo<0>>
     X("compact", "a struct whose pointers are stored as 32-bit handles");
-static ParsedAttrInfoRegistry::Add<SafepointAttrInfo>
+static ParsedAttrInfoRegistry::Add<AttrInfo<1>>
     Y("safepoint", "a function that may run the switch to wide mode");
+static_assert(sizeof(Attrs) / sizeof(Attrs[0]) == 2,
+              "register every attribute of Vocabulary.def");
 
 namespace compactptr {
 /// Referenced by the front ends so the linker keeps this file.

@@ -13,7 +13,8 @@
 //   - descriptors, their section registration and CP_DEFINE_MODULE() go at
 //     the end of the main file.
 // Edits to a header included more than once are merged (identical edits
-// collapse; conflicting ones are an error).
+// collapse; conflicting ones are an error) and applied by the edit layer
+// (Edits.h).
 // Tests: test/rewrite/line-numbers.c, test/rewrite/header-types.c,
 //      test/plugin/debug-lines.c.
 //
@@ -72,8 +73,10 @@ const char *Preamble =
     "#define CP__REWRITE_HELPERS 1\n"
     "/* Store a compact pointer into a handle slot; yields the pointer. */\n"
     "static __inline__ __attribute__((unused)) void *cp__sth(cp_handle_t *cp__s, const void *cp__v) {\n"
+    "  void *cp__r;\n"
     "  *cp__s = cp_encode(cp__v);\n"
-    "  return (void *)cp__v;\n"
+    "  __builtin_memcpy(&cp__r, &cp__v, sizeof cp__r); /* no cast drops const */\n"
+    "  return cp__r;\n"
     "}\n"
     "/* Move the pointer in *slot by `bytes`; yields the old (post) or new "
     "value. */\n"
@@ -89,6 +92,25 @@ const char *Preamble =
     "  char *cp__o = (char *)cp_decode(*cp__s), *cp__n = cp__o + cp__bytes;\n"
     "  *cp__s = cp_encode(cp__n);\n"
     "  return cp__post ? cp__o : cp__n;\n"
+    "}\n"
+    "/* Fill root descriptor d of a shadow-stack frame; yields 0 (an\n"
+    "   initializer, so frames are declarations: C89 allows no statement\n"
+    "   before a declaration, nor non-constant aggregate initializers). */\n"
+    "static __inline__ __attribute__((unused)) int cp__root(cp_root_desc_t *cp__d, void *cp__a, uint32_t cp__k,\n"
+    "                     uint32_t cp__n, cp_type_desc_t *cp__t, const char *cp__nm) {\n"
+    "  cp__d->addr = cp__a;\n"
+    "  cp__d->kind = cp__k;\n"
+    "  cp__d->count = cp__n;\n"
+    "  cp__d->type = cp__t;\n"
+    "  cp__d->name = cp__nm;\n"
+    "  return 0;\n"
+    "}\n"
+    "/* Push frame f over its n roots; yields 0. */\n"
+    "static __inline__ __attribute__((unused)) int cp__frame(cp_frame_t *cp__f, uint32_t cp__n, const cp_root_desc_t *cp__r) {\n"
+    "  cp__f->count = cp__n;\n"
+    "  cp__f->roots = cp__r;\n"
+    "  cp_frame_push(cp__f);\n"
+    "  return 0;\n"
     "}\n"
     "#endif\n";
 
@@ -115,23 +137,12 @@ std::string rootDescText(const Session &S, const clang::VarDecl *VD,
   if (!VD->hasGlobalStorage() || !VD->getIdentifier() ||
       VD->getTLSKind() != VarDecl::TLS_None)
     return "";
-  uint64_t Count = 1;
-  QualType E = VD->getType().getCanonicalType();
-  while (const auto *CAT = dyn_cast<ConstantArrayType>(E.getTypePtr())) {
-    Count *= CAT->getSize().getZExtValue();
-    E = CAT->getElementType().getCanonicalType();
-  }
-  const char *Kind = nullptr;
-  CompactType *T = nullptr;
-  if ((T = S.M.pointeeOf(E)))
-    Kind = "CP_ROOT_POINTER";
-  else if ((T = S.M.recordOf(E)))
-    Kind = "CP_ROOT_VALUE";
-  if (!Kind || Count == 0)
+  RootShape R = rootShape(S.M, VD->getType());
+  if (!R.Kind)
     return "";
   std::string N = VD->getName().str();
   return "static const cp_root_desc_t cp__root_" + N + " = {(void *)&" + N +
-         ", " + Kind + ", " + std::to_string(Count) + ", &" + T->DescName +
+         ", " + R.Kind + ", " + std::to_string(R.Count) + ", &" + R.T->DescName +
          ", \"" + N + "\"};" + Sep.str() + "CP_REGISTER_ROOT(cp__root_" + N +
          ");" + Sep.str();
 }
@@ -144,86 +155,56 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
     auto [FID, Off] = SM.getDecomposedLoc(SM.getExpansionLoc(RB));
     unsigned At = endOfDeclaration(SM.getBufferData(FID), Off);
     if (At == ~0u) {
-      S.error(T->RD->getLocation(), "cannot find the end of the declaration of "
+      S.report(Diag::MacroBody, T->RD->getLocation(), "cannot find the end of the declaration of "
                                     "compact type '" + T->WideSpelling + "'");
       return;
     }
     S.Edits.insert(FID, At, " " + compactDeclText(S, *T));
   }
 
-  // Group edits by file entry (a header included twice has two FileIDs).
+  // Group edits by file entry (a header included twice has two FileIDs):
+  // the second inclusion's edits repeat the first one's.
   FileID Main = SM.getMainFileID();
-  struct FileEdits {
-    FileID FID;
-    std::vector<Edit> Edits;
-  };
-  std::vector<FileEdits> Files;
-  std::map<const FileEntry *, size_t> Index;
-  auto slot = [&](FileID FID) -> FileEdits & {
+  EditSet Merged;
+  std::vector<FileID> Files;
+  std::map<const FileEntry *, FileID> First;
+  auto firstOf = [&](FileID FID) {
     OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
     const FileEntry *Key = FE ? &FE->getFileEntry() : nullptr;
-    auto It = Index.find(Key);
-    if (It != Index.end())
-      return Files[It->second];
-    Index[Key] = Files.size();
-    Files.push_back({FID, {}});
-    return Files.back();
+    auto [It, New] = First.insert({Key, FID});
+    if (New)
+      Files.push_back(FID);
+    return It->second;
   };
-  slot(Main);
-  for (auto &[FID, Edits] : S.Edits.files()) {
-    FileEdits &F = slot(FID);
-    if (F.FID == FID) {
-      F.Edits.insert(F.Edits.end(), Edits.begin(), Edits.end());
-      continue;
-    }
-    // A second inclusion of a header: its edits repeat the first one's.
+  firstOf(Main);
+  for (const auto &[FID, Edits] : S.Edits.files()) {
+    FileID To = firstOf(FID);
     for (const Edit &E : Edits) {
-      bool Dup = false;
-      for (const Edit &X : F.Edits)
-        if (X.Offset == E.Offset && X.Length == E.Length && X.Text == E.Text) {
-          Dup = true;
-          break;
-        }
-      if (!Dup)
-        F.Edits.push_back(E);
+      if (To == FID) // identical insertions in one inclusion all count
+        Merged.replace(To, E.Offset, E.end(), E.Text);
+      else
+        Merged.addUnique(To, E);
     }
   }
 
-  for (FileEdits &F : Files) {
-    std::sort(F.Edits.begin(), F.Edits.end(), [](const Edit &A, const Edit &B) {
-      return A.Offset != B.Offset ? A.Offset < B.Offset : A.Order < B.Order;
-    });
-    StringRef Buf = SM.getBufferData(F.FID);
+  for (FileID FID : Files) {
     RewrittenFile R;
-    R.FID = F.FID;
-    R.FE = SM.getFileEntryRefForID(F.FID);
-    R.IsMain = F.FID == Main;
-    PresumedLoc PL = SM.getPresumedLoc(SM.getLocForStartOfFile(F.FID), false);
+    R.FID = FID;
+    R.FE = SM.getFileEntryRefForID(FID);
+    R.IsMain = FID == Main;
+    PresumedLoc PL = SM.getPresumedLoc(SM.getLocForStartOfFile(FID), false);
     R.Name = PL.isValid() ? PL.getFilename() : (R.FE ? R.FE->getName().str() : "");
+    Rendered Body = Merged.render(SM, FID);
+    if (!Body.Ok) {
+      S.report(Diag::Internal, SM.getLocForStartOfFile(FID).getLocWithOffset(Body.ConflictOffset),
+              "conflicting rewrites of the same code (a header included "
+              "in different contexts?)");
+      return;
+    }
     std::string Text = Preamble + lineDirective(1, R.Name);
     R.PreambleSize = Text.size();
-    unsigned Pos = 0;
-    const Edit *Prev = nullptr;
-    for (const Edit &E : F.Edits) {
-      // The same replacement twice (a macro argument expanded twice);
-      // identical insertions at one offset (closing braces of nested
-      // loops) are all kept.
-      if (Prev && E.Length != 0 && E.Offset == Prev->Offset &&
-          E.Length == Prev->Length && E.Text == Prev->Text)
-        continue;
-      if (E.Offset < Pos) {
-        S.error(SM.getLocForStartOfFile(F.FID).getLocWithOffset(E.Offset),
-                "conflicting rewrites of the same code (a header included "
-                "in different contexts?)");
-        return;
-      }
-      Text += Buf.substr(Pos, E.Offset - Pos).str();
-      Text += E.Text;
-      R.Applied.push_back({E.Offset, E.Length, (unsigned)E.Text.size()});
-      Pos = E.Offset + E.Length;
-      Prev = &E;
-    }
-    Text += Buf.substr(Pos).str();
+    R.Applied = std::move(Body.Applied);
+    Text += Body.Text;
     if (R.IsMain) {
       if (!Text.empty() && Text.back() != '\n')
         Text += '\n';

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 #include "clang/AST/PrettyPrinter.h"
+#include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -65,38 +66,21 @@ CompactType *Model::pointeeOf(QualType T) const {
 }
 
 CompactType *Model::elementOf(QualType T) const {
-  if (T.isNull())
-    return nullptr;
-  QualType C = T.getCanonicalType();
-  while (const auto *AT = dyn_cast<ArrayType>(C.getTypePtr()))
-    C = AT->getElementType().getCanonicalType();
-  return recordOf(C);
+  return T.isNull() ? nullptr : recordOf(stripArrays(T).Element);
 }
 
-bool EditSet::replace(const SourceManager &SM, CharSourceRange R,
-                      std::string Text) {
-  if (R.isInvalid() || !R.getBegin().isFileID() || !R.getEnd().isFileID())
-    return false;
-  auto [BF, BO] = SM.getDecomposedLoc(R.getBegin());
-  auto [EF, EO] = SM.getDecomposedLoc(R.getEnd());
-  if (BF != EF || EO < BO)
-    return false;
-  Edit E;
-  E.Offset = BO;
-  E.Length = EO - BO;
-  E.Text = std::move(Text);
-  E.Order = Counter++;
-  Files[BF].push_back(std::move(E));
-  return true;
-}
-
-void EditSet::insert(FileID FID, unsigned Offset, std::string Text) {
-  Edit E;
-  E.Offset = Offset;
-  E.Length = 0;
-  E.Text = std::move(Text);
-  E.Order = Counter++;
-  Files[FID].push_back(std::move(E));
+RootShape rootShape(const Model &M, QualType T) {
+  RootShape R;
+  ArrayShape A = stripArrays(T);
+  R.Count = A.Count;
+  R.VLA = A.Variable;
+  if ((R.T = M.pointeeOf(A.Element)))
+    R.Kind = "CP_ROOT_POINTER";
+  else if ((R.T = M.recordOf(A.Element)))
+    R.Kind = "CP_ROOT_VALUE";
+  if (R.Count == 0)
+    R.Kind = nullptr;
+  return R;
 }
 
 void EngineDiagSink::report(DiagnosticsEngine::Level L, SourceLocation Loc,
@@ -111,16 +95,105 @@ void EngineDiagSink::report(DiagnosticsEngine::Level L, SourceLocation Loc,
     DB << F;
 }
 
-void Session::error(SourceLocation Loc, StringRef Msg,
-                    ArrayRef<CharSourceRange> Ranges, ArrayRef<FixItHint> Fixits) {
-  ++Errors;
-  Sink.report(DiagnosticsEngine::Error, Loc, Msg, Ranges, Fixits);
+namespace {
+struct DiagRow {
+  const char *Name;
+  bool Warning;
+};
+constexpr DiagRow DiagRows[] = {
+#define CP_DIAG(Id, Name, Level, Advise) {Name, #Level[0] == 'w'},
+#include "Diagnostics.def"
+};
+} // namespace
+
+const char *diagName(Diag D) { return DiagRows[(unsigned)D].Name; }
+bool diagIsWarning(Diag D) { return DiagRows[(unsigned)D].Warning; }
+
+bool Options::addWarningFlag(StringRef Flag, std::string &Err) {
+  WarningState St = WarningState::Default;
+  StringRef Name = Flag;
+  if (Name.consume_front("no-error="))
+    St = WarningState::Warning;
+  else if (Name.consume_front("error="))
+    St = WarningState::Error;
+  else if (Name.consume_front("no-"))
+    St = WarningState::Ignored;
+  if (Name != "compactptr" && !Name.consume_front("compactptr-")) {
+    Err = "'-W" + Flag.str() + "' is not a compactptr warning flag";
+    return false;
+  }
+  if (Name == "compactptr")
+    Name = "";
+  bool Known = Name.empty();
+  for (const DiagRow &R : DiagRows)
+    Known |= R.Warning && Name == R.Name;
+  if (!Known) {
+    Err = "unknown warning '-W" + Flag.str() + "' (compactptr warnings:";
+    for (const DiagRow &R : DiagRows)
+      if (R.Warning)
+        Err += std::string(" ") + R.Name;
+    Err += ")";
+    return false;
+  }
+  Warnings.push_back({Name.str(), St});
+  return true;
 }
 
-void Session::warning(SourceLocation Loc, StringRef Msg,
-                      ArrayRef<CharSourceRange> Ranges,
-                      ArrayRef<FixItHint> Fixits) {
-  Sink.report(DiagnosticsEngine::Warning, Loc, Msg, Ranges, Fixits);
+WarningState Options::warningState(Diag D) const {
+  WarningState St = WarningState::Default;
+  for (const auto &[Name, F] : Warnings) {
+    if (!Name.empty() && Name != diagName(D))
+      continue;
+    switch (F) {
+    case WarningState::Default: // -Wcompactptr-X: on again
+      if (St == WarningState::Ignored)
+        St = WarningState::Warning;
+      break;
+    case WarningState::Warning: // -Wno-error=compactptr-X: never an error
+      if (St != WarningState::Ignored)
+        St = WarningState::Warning;
+      break;
+    default:
+      St = F;
+    }
+  }
+  return St;
+}
+
+void Session::report(Diag D, SourceLocation Loc, StringRef Msg,
+                     ArrayRef<CharSourceRange> Ranges, ArrayRef<FixItHint> Fixits) {
+  std::string Text = Msg.str();
+  DiagnosticsEngine::Level L = DiagnosticsEngine::Error;
+  if (diagIsWarning(D)) {
+    WarningState St = Opts.warningState(D);
+    if (St == WarningState::Ignored || Opts.NoWarnings)
+      return;
+    if (St == WarningState::Default && Opts.WarningsAsErrors)
+      St = WarningState::Error;
+    bool AsError = St == WarningState::Error;
+    L = AsError ? DiagnosticsEngine::Error : DiagnosticsEngine::Warning;
+    Text += std::string(" [") + (AsError ? "-Werror," : "") + "-Wcompactptr-" +
+            diagName(D) + "]";
+  }
+  if (L == DiagnosticsEngine::Error) {
+    // One error per construct: the rewrite may meet a construct Safety
+    // refused already, or print it in two bodies.
+    ++Errors;
+    if (Loc.isValid()) {
+      auto [FID, Off] = SM.getDecomposedExpansionLoc(Loc);
+      for (const auto &[F, R] : ErrorRanges)
+        if (F == FID && Off >= R.first && Off <= R.second)
+          return;
+      unsigned End = Off;
+      if (!Ranges.empty() && Ranges[0].isValid()) {
+        auto [EF, EO] = SM.getDecomposedExpansionLoc(Ranges[0].getEnd());
+        if (EF == FID && EO >= Off)
+          End = EO;
+      }
+      ErrorRanges.push_back({FID, {Off, End}});
+    }
+  }
+  Sink.report(L, Loc, Text, Ranges, Fixits);
 }
 
 bool Session::isIgnoredLoc(SourceLocation Loc) const {
@@ -151,19 +224,35 @@ std::string lineDirective(unsigned Line, StringRef File) {
 }
 
 bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
-               std::vector<RewrittenFile> &Out) {
+               std::vector<RewrittenFile> &Out, std::string *Plan) {
   Out.clear();
-  Session S(Ctx, O, Sink);
+  Options Opts = O;
+  Opts.DumpPlan = Plan != nullptr;
+  const DiagnosticOptions &DO = Ctx.getDiagnostics().getDiagnosticOptions();
+  if (!O.FlagsFromCompiler) {
+    Opts.NoWarnings |= DO.IgnoreWarnings;
+    for (const std::string &W : DO.Warnings) {
+      if (W == "error")
+        Opts.WarningsAsErrors = true;
+      else if (W == "no-error")
+        Opts.WarningsAsErrors = false;
+    }
+  }
+  Session S(Ctx, Opts, Sink);
   runAnalysis(S);
   runSafety(S);
-  if (S.Errors)
+  // Errors in uses do not stop the run: the rewrite reports its own too,
+  // so a file's errors come in one run.  Errors in the types do.
+  if (S.TypeErrors)
     return false;
   if (S.M.Types.empty())
-    return true;
+    return S.Errors == 0;
   runLayout(S);
-  if (S.Errors)
+  if (S.TypeErrors)
     return false;
   runRewrite(S);
+  if (Plan)
+    *Plan = S.PlanText;
   if (S.Errors) {
     S.Edits.clear();
     return false;

@@ -24,15 +24,32 @@
 #include "clang/AST/Expr.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
+#include "Edits.h"
+#include "Vocabulary.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include <array>
+#include <set>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace compactptr {
+
+/// Every diagnostic of the engine (Diagnostics.def).
+enum class Diag {
+#define CP_DIAG(Id, Name, Level, Advise) Id,
+#include "Diagnostics.def"
+};
+/// A diagnostic's name ("alloc-size") and whether it is a warning.
+const char *diagName(Diag D);
+bool diagIsWarning(Diag D);
+
+/// What the user's flags make of a warning: Default (on), Ignored
+/// (-Wno-compactptr-NAME), Error (-Werror=compactptr-NAME), Warning
+/// (-Wno-error=compactptr-NAME after an Error).
+enum class WarningState { Default, Ignored, Warning, Error };
 
 /// Build modes (docs/plugin.md): `switchable` (dual and checked bodies, the
 /// plugin's default), `compact-only` (compact bodies only), `wide` (runtime
@@ -44,6 +61,25 @@ struct Options {
   /// Plugin option auto-safepoints: polls at the loop back-edges of main
   /// (switchable mode only).
   bool AutoSafepoints = true;
+  /// Keep the planner's decisions as text in Session::PlanText.
+  bool DumpPlan = false;
+  /// Per warning name (or "" for the group `compactptr`): the state the
+  /// user's -W flags give it, in order.
+  std::vector<std::pair<std::string, WarningState>> Warnings;
+  /// clang's -w and -Werror, which clang 19 does not apply to a plugin's
+  /// diagnostics: the front ends copy them from the compiler's options.
+  bool NoWarnings = false, WarningsAsErrors = false;
+  /// NoWarnings and WarningsAsErrors are set already (the plugin, whose
+  /// nested parse has its own, quiet options); otherwise runEngine reads
+  /// them from the translation unit's DiagnosticOptions.
+  bool FlagsFromCompiler = false;
+  /// Apply one warning flag as clang spells it after -W: "no-compactptr-X",
+  /// "error=compactptr-X", "no-error=compactptr-X", "compactptr-X" (X may
+  /// be empty: the whole group).  False (and Err set) if it names no
+  /// diagnostic of the engine.
+  bool addWarningFlag(llvm::StringRef Flag, std::string &Err);
+  /// The level the user's flags give warning D (Ignored, Warning, Error).
+  WarningState warningState(Diag D) const;
   /// Some bodies use the compact layout (so converters are generated).
   bool compactBodies() const { return TheMode != Mode::Wide; }
   /// Every body is the compact body (no dispatch, no checked form).
@@ -60,6 +96,7 @@ struct Options {
 };
 
 struct CompactType;
+
 
 /// One field of a compact type, as the compact layout stores it.
 struct FieldInfo {
@@ -110,6 +147,17 @@ struct Model {
   CompactType *elementOf(clang::QualType T) const;
 };
 
+/// How a variable of type T is registered as a root: CP_ROOT_POINTER for
+/// compact pointers (and arrays of them), CP_ROOT_VALUE for values of
+/// compact types; Kind null if T holds neither.
+struct RootShape {
+  const char *Kind = nullptr;
+  uint64_t Count = 1;      ///< flattened array elements
+  CompactType *T = nullptr;
+  bool VLA = false;        ///< a variable-length array: not registrable
+};
+RootShape rootShape(const Model &M, clang::QualType T);
+
 /// Analysis.cpp: expression classes the later passes share.
 /// A glvalue of compact record (or array-of-record) type that lives in a
 /// heap object, so in compact layout: `*p`, `p[i]`, `p->s`, `x.s` of such.
@@ -119,31 +167,12 @@ bool isCompactLocated(const Model &M, const clang::Expr *E);
 bool isHandleLValue(const Model &M, const clang::Expr *E);
 /// An array field of compact pointers in a compact-located object.
 bool isHandleArray(const Model &M, const clang::Expr *E);
+/// E's parent expression, through parentheses (null at a statement).
+/// Outermost: the last parenthesis instead.
+const clang::Expr *parentSkippingParens(clang::ASTContext &Ctx, const clang::Expr *E,
+                                        const clang::Expr **Outermost = nullptr);
 /// The field a member expression names, if any.
 const clang::FieldDecl *memberField(const clang::Expr *E);
-
-/// Edits collected by the passes, applied by Emit at the end.
-struct Edit {
-  unsigned Offset = 0, Length = 0; ///< replaced range in the original file
-  std::string Text;
-  unsigned Order = 0;              ///< insertion order, for stable sorting
-};
-
-class EditSet {
-public:
-  /// Replace a file character range.  Returns false if the range is not in
-  /// one file (macro bodies): the caller reports a diagnostic.
-  bool replace(const clang::SourceManager &SM, clang::CharSourceRange R,
-               std::string Text);
-  void insert(clang::FileID FID, unsigned Offset, std::string Text);
-  std::map<clang::FileID, std::vector<Edit>> &files() { return Files; }
-  void clear() { Files.clear(); }
-  bool empty() const { return Files.empty(); }
-
-private:
-  std::map<clang::FileID, std::vector<Edit>> Files;
-  unsigned Counter = 0;
-};
 
 /// A rewritten file: the whole new text.
 struct RewrittenFile {
@@ -206,18 +235,21 @@ struct Session {
   Model M;
   EditSet Edits;
   unsigned Errors = 0;
+  std::string PlanText; ///< the plans, when Options::DumpPlan
+  /// File ranges (expansion offsets) of the errors reported so far.
+  std::vector<std::pair<clang::FileID, std::pair<unsigned, unsigned>>> ErrorRanges;
 
   Session(clang::ASTContext &C, const Options &O, DiagSink &S)
       : Ctx(C), SM(C.getSourceManager()), LO(C.getLangOpts()), Opts(O), Sink(S) {}
 
-  /// An error (a refusal): the run produces no rewrite.
-  void error(clang::SourceLocation Loc, llvm::StringRef Msg,
-             llvm::ArrayRef<clang::CharSourceRange> Ranges = {},
-             llvm::ArrayRef<clang::FixItHint> Fixits = {});
-  /// A warning (a hazard the rewrite cannot rule out).
-  void warning(clang::SourceLocation Loc, llvm::StringRef Msg,
-               llvm::ArrayRef<clang::CharSourceRange> Ranges = {},
-               llvm::ArrayRef<clang::FixItHint> Fixits = {});
+  /// Report diagnostic D (its level from Diagnostics.def and the user's
+  /// flags): an error is a refusal, and the run produces no rewrite.  A
+  /// construct gets one error, however many passes or bodies see it.
+  void report(Diag D, clang::SourceLocation Loc, llvm::StringRef Msg,
+              llvm::ArrayRef<clang::CharSourceRange> Ranges = {},
+              llvm::ArrayRef<clang::FixItHint> Fixits = {});
+  /// Errors of the types themselves (Safety): Layout and Rewrite do not run.
+  unsigned TypeErrors = 0;
   /// True for locations the engine leaves alone (system headers, builtins).
   bool isIgnoredLoc(clang::SourceLocation Loc) const;
   /// `struct node` / `node_t` for a type, as the user's source spells it.
@@ -248,7 +280,7 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out);
 /// Engine.cpp: the pipeline.  Returns false if any error was reported (and
 /// then Out is empty).  With no compact type in the TU, Out is empty too.
 bool runEngine(clang::ASTContext &Ctx, const Options &O, DiagSink &Sink,
-               std::vector<RewrittenFile> &Out);
+               std::vector<RewrittenFile> &Out, std::string *Plan = nullptr);
 
 /// Attributes.cpp: referenced by the front ends so the attributes register.
 int attributesAnchor();

@@ -26,19 +26,6 @@ using namespace clang;
 namespace compactptr {
 namespace {
 
-/// Element type and flattened count and dimension suffix ("[2][3]").
-QualType stripArrays(QualType T, uint64_t &Count, std::string &Dims) {
-  Count = 1;
-  Dims.clear();
-  while (const auto *CAT = dyn_cast<ConstantArrayType>(T.getCanonicalType().getTypePtr())) {
-    uint64_t N = CAT->getSize().getZExtValue();
-    Count *= N;
-    Dims += "[" + std::to_string(N) + "]";
-    T = CAT->getElementType();
-  }
-  return T;
-}
-
 void layoutType(Session &S, CompactType &T) {
   if (T.LayoutDone)
     return;
@@ -47,8 +34,9 @@ void layoutType(Session &S, CompactType &T) {
   for (const FieldDecl *FD : T.RD->fields()) {
     FieldInfo F;
     F.FD = FD;
-    std::string Dims;
-    QualType E = stripArrays(FD->getType(), F.Count, Dims);
+    ArrayShape A = stripArrays(FD->getType());
+    F.Count = A.Count;
+    QualType E = A.Element;
     if (CompactType *P = S.M.pointeeOf(E)) {
       F.K = FieldInfo::Handle;
       F.Target = P->RD;
@@ -104,10 +92,7 @@ const CompactType &typeOf(const Session &S, const RecordDecl *RD) {
 
 /// Pointer-to-element type text of a handle field: "struct node *".
 std::string handleElemText(const Session &S, const FieldInfo &F) {
-  uint64_t N;
-  std::string Dims;
-  QualType E = stripArrays(F.FD->getType(), N, Dims);
-  return S.typeText(E.getUnqualifiedType());
+  return S.typeText(stripArrays(F.FD->getType()).Element.getUnqualifiedType());
 }
 
 } // namespace
@@ -120,9 +105,7 @@ void runLayout(Session &S) {
 std::string compactDeclText(const Session &S, const CompactType &T) {
   std::string Out = "struct " + T.CompactTag + " {";
   for (const FieldInfo &F : T.Fields) {
-    uint64_t N;
-    std::string Dims;
-    stripArrays(F.FD->getType(), N, Dims);
+    std::string Dims = stripArrays(F.FD->getType()).Dims;
     std::string Name = F.FD->getName().str();
     switch (F.K) {
     case FieldInfo::Handle:

@@ -25,12 +25,9 @@ CharSourceRange tokRange(SourceRange R) { return CharSourceRange::getTokenRange(
 
 std::string quoted(llvm::StringRef S) { return "'" + S.str() + "'"; }
 
-/// Strip arrays from a type.
+/// Strip arrays from a type (canonical).
 QualType elementType(QualType T) {
-  T = T.getCanonicalType();
-  while (const auto *AT = dyn_cast<ArrayType>(T.getTypePtr()))
-    T = AT->getElementType().getCanonicalType();
-  return T;
+  return stripArrays(T).Element.getCanonicalType();
 }
 
 /// A tag type without a name (anonymous struct, union or enum).
@@ -48,19 +45,19 @@ void checkRecord(Session &S, const RecordDecl *RD) {
   if (RD->isUnion()) {
     for (const Decl *D : RD->redecls())
       for (const auto *A : D->specific_attrs<AnnotateAttr>())
-        if (A->getAnnotation() == "compactptr::compact")
-          S.error(A->getLocation(), "'compact' applies to structs, not unions",
+        if (A->getAnnotation() == annotationOf("compact"))
+          S.report(Diag::Union, A->getLocation(), "'compact' applies to structs, not unions",
                   {tokRange(A->getRange())});
     for (const FieldDecl *FD : RD->fields()) {
       QualType E = elementType(FD->getType());
       if (CompactType *T = M.pointeeOf(E))
-        S.error(FD->getLocation(),
+        S.report(Diag::Union, FD->getLocation(),
                 "union member " + quoted(FD->getName()) +
                     " holds a compact pointer to " + quoted(T->WideSpelling) +
                     "; compact pointers cannot live in unions",
                 {tokRange(FD->getSourceRange())});
       else if (CompactType *T = M.recordOf(E))
-        S.error(FD->getLocation(),
+        S.report(Diag::Union, FD->getLocation(),
                 "union member " + quoted(FD->getName()) +
                     " holds compact type " + quoted(T->WideSpelling) +
                     "; compact types cannot live in unions",
@@ -74,75 +71,75 @@ void checkRecord(Session &S, const RecordDecl *RD) {
   std::string Who = T->Name.empty() ? std::string("anonymous struct")
                                     : quoted(T->WideSpelling);
   if (T->Name.empty()) {
-    S.error(RD->getLocation(),
+    S.report(Diag::UnsupportedType, RD->getLocation(),
             "compact type needs a name: give the struct a tag or a typedef");
     return;
   }
   if (RD->field_empty()) {
-    S.error(RD->getLocation(), "compact type " + Who + " has no fields");
+    S.report(Diag::UnsupportedType, RD->getLocation(), "compact type " + Who + " has no fields");
     return;
   }
   if (RD->hasAttr<PackedAttr>() || RD->hasAttr<MaxFieldAlignmentAttr>())
-    S.error(RD->getLocation(),
+    S.report(Diag::Packed, RD->getLocation(),
             "compact type " + Who +
                 " is packed; compact types cannot be packed (remove "
                 "__attribute__((packed)) or #pragma pack)",
             {tokRange(RD->getSourceRange())});
   const DeclContext *DC = RD->getLexicalDeclContext();
   if (DC->isFunctionOrMethod())
-    S.error(RD->getLocation(),
+    S.report(Diag::LocalType, RD->getLocation(),
             "compact type " + Who +
                 " is defined inside a function; define it at file scope");
   else if (isa<RecordDecl>(DC))
-    S.error(RD->getLocation(),
+    S.report(Diag::LocalType, RD->getLocation(),
             "compact type " + Who +
                 " is defined inside another struct; define it at file scope");
   if (RD->getBraceRange().getEnd().isMacroID())
-    S.error(RD->getLocation(), "compact type " + Who +
+    S.report(Diag::MacroBody, RD->getLocation(), "compact type " + Who +
                                    " is defined by a macro expansion; the "
                                    "rewrite cannot place its compact layout");
   for (const FieldDecl *FD : RD->fields()) {
     auto FR = tokRange(FD->getSourceRange());
     QualType E = elementType(FD->getType());
     if (FD->isBitField()) {
-      S.error(FD->getLocation(),
+      S.report(Diag::BitField, FD->getLocation(),
               "bit-field " + quoted(FD->getName()) + " in compact type " + Who +
                   " is not supported; use a plain integer field",
               {FR});
       continue;
     }
     if (FD->hasAttr<PackedAttr>())
-      S.error(FD->getLocation(),
+      S.report(Diag::Packed, FD->getLocation(),
               "packed field " + quoted(FD->getName()) + " in compact type " +
                   Who + " is not supported",
               {FR});
     if (FD->getType()->isIncompleteArrayType()) {
-      S.error(FD->getLocation(),
+      S.report(Diag::FlexibleArray, FD->getLocation(),
               "flexible array member " + quoted(FD->getName()) +
                   " in compact type " + Who + " is not supported",
               {FR});
       continue;
     }
     if (FD->getType()->isVariableArrayType()) {
-      S.error(FD->getLocation(), "variable-length array field " +
+      S.report(Diag::UnsupportedType, FD->getLocation(), "variable-length array field " +
                                      quoted(FD->getName()) + " is not supported",
               {FR});
       continue;
     }
     if (FD->getName().empty() || isUnnamedTag(FD->getType())) {
-      S.error(FD->getLocation(),
+      S.report(Diag::UnnamedFieldType, FD->getLocation(),
               "field of unnamed struct, union or enum type in compact type " +
                   Who + " is not supported; give the type a tag",
               {FR});
       continue;
     }
     if (M.pointeeOf(E) && (E.isVolatileQualified() || E->isAtomicType()))
-      S.error(FD->getLocation(),
+      S.report(Diag::UnsupportedType, FD->getLocation(),
               "volatile or _Atomic compact pointer " + quoted(FD->getName()) +
                   " is not supported",
               {FR});
     if (E->isAtomicType() && M.pointeeOf(E->getAs<AtomicType>()->getValueType()))
-      S.error(FD->getLocation(),
+      S.report(Diag::UnsupportedType, FD->getLocation(),
               "_Atomic compact pointer " + quoted(FD->getName()) +
                   " is not supported",
               {FR});
@@ -160,7 +157,7 @@ public:
     const Expr *Sub = E->getSubExpr()->IgnoreParens();
     if (isHandleLValue(M, Sub) || isHandleArray(M, Sub)) {
       std::string F = fieldName(Sub);
-      S.error(E->getExprLoc(),
+      S.report(Diag::AddressOfField, E->getExprLoc(),
               F.empty() ? "the address of a handle cannot be taken: in compact "
                           "layout it is a 32-bit handle, not a pointer"
                         : quoted(F) + " is a handle field; its address cannot "
@@ -179,7 +176,7 @@ public:
     if (E->getCastKind() == CK_ArrayToPointerDecay) {
       const Expr *Sub = E->getSubExpr()->IgnoreParens();
       if (isHandleArray(M, Sub) && !isSubscriptBase(E)) {
-        S.error(E->getExprLoc(),
+        S.report(Diag::HandleArrayDecay, E->getExprLoc(),
                 quoted(fieldName(Sub)) +
                     " is a handle array field; it cannot be used as a "
                     "pointer, only subscripted",
@@ -214,11 +211,11 @@ public:
     if (!CE)
       return;
     const FunctionDecl *FD = CE->getDirectCallee();
-    StringRef N = FD && FD->getIdentifier() ? FD->getName() : "";
-    if (N == "malloc" || N == "calloc" || N == "realloc" || N.starts_with("cp_"))
+    if (allocFunction(CE) != AllocFn::None || isRuntimeFunction(FD))
       return;
+    StringRef N = FD && FD->getIdentifier() ? FD->getName() : "";
     std::string Who = N.empty() ? "this call" : quoted(N);
-    S.warning(E->getExprLoc(),
+    S.report(Diag::ForeignObject, E->getExprLoc(),
               "the 'void *' returned by " + Who +
                   " becomes a compact pointer to " + quoted(ToT->WideSpelling) +
                   "; an object allocated inside " + Who +
@@ -236,9 +233,8 @@ public:
     if (!FD || !FD->getIdentifier() || E->getNumArgs() < 2 ||
         S.isIgnoredLoc(E->getExprLoc()))
       return true;
-    StringRef N = FD->getName();
-    if (N != "memcpy" && N != "memmove" && N != "__builtin_memcpy" &&
-        N != "__builtin_memmove" && N != "memcmp" && N != "bcopy")
+    StringRef N = byteCopyFunction(FD);
+    if (N.empty())
       return true;
     CompactType *H = nullptr, *V = nullptr;
     for (unsigned I = 0; I < 2; ++I) {
@@ -255,7 +251,7 @@ public:
       }
     }
     if (H && V)
-      S.error(E->getExprLoc(),
+      S.report(Diag::MemcpyValue, E->getExprLoc(),
               quoted(N) + " between a heap object of compact type " +
                   quoted(H->WideSpelling) +
                   " (compact layout) and a value (wide layout); use "
@@ -283,21 +279,8 @@ private:
     return "";
   }
 
-  const Expr *parentExpr(const Expr *E) {
-    for (;;) {
-      auto Ps = S.Ctx.getParents(*E);
-      if (Ps.empty())
-        return nullptr;
-      const Expr *P = Ps[0].get<Expr>();
-      if (!P)
-        return nullptr;
-      if (isa<ParenExpr>(P)) {
-        E = P;
-        continue;
-      }
-      return P;
-    }
-  }
+  const Expr *parentExpr(const Expr *E) { return parentSkippingParens(S.Ctx, E); }
+
 
   bool isSubscriptBase(const Expr *Decay) {
     const Expr *P = parentExpr(Decay);
@@ -318,14 +301,14 @@ private:
     std::string What = describe(Sub);
     if (const auto *BO = P ? dyn_cast<BinaryOperator>(P) : nullptr)
       if (BO->getOpcode() == BO_Assign && isHandleLValue(M, BO->getLHS())) {
-        S.error(Addr->getExprLoc(),
+        S.report(Diag::NonHeapAddress, Addr->getExprLoc(),
                 "storing the address of " + What + " into compact field " +
                     quoted(fieldName(BO->getLHS())) +
                     "; compact fields can only point to heap objects",
                 {tokRange(Addr->getSourceRange())});
         return;
       }
-    S.error(Addr->getExprLoc(),
+    S.report(Diag::NonHeapAddress, Addr->getExprLoc(),
             "the address of " + What +
                 " cannot be used as a compact pointer; compact pointers must "
                 "point to heap objects (allocate it with malloc)",
@@ -393,7 +376,7 @@ private:
     if (ToT && !FromT && E->getCastKind() == CK_BitCast)
       if (const VarDecl *VD = arrayVarBase(E->getSubExpr());
           VD && VD->getType()->isArrayType()) {
-        S.error(E->getExprLoc(),
+        S.report(Diag::NonHeapAddress, E->getExprLoc(),
                 "memory of " + std::string(VD->hasGlobalStorage() ? "global" : "local") +
                     " array " + quoted(VD->getName()) +
                     " used as a compact object of type " + quoted(ToT->WideSpelling) +
@@ -404,7 +387,7 @@ private:
     switch (E->getCastKind()) {
     case CK_PointerToIntegral:
       if (FromT)
-        S.warning(E->getExprLoc(),
+        S.report(Diag::IntegerCast, E->getExprLoc(),
                   "compact pointer to " + quoted(FromT->WideSpelling) +
                       " cast to an integer; the value does not survive the "
                       "switch to wide mode",
@@ -413,7 +396,7 @@ private:
     case CK_IntegralToPointer:
       if (ToT && !E->getSubExpr()->isNullPointerConstant(
                      S.Ctx, Expr::NPC_ValueDependentIsNotNull))
-        S.warning(E->getExprLoc(),
+        S.report(Diag::IntegerCast, E->getExprLoc(),
                   "integer cast to a compact pointer to " +
                       quoted(ToT->WideSpelling) +
                       "; it must hold the address of a heap object",
@@ -432,34 +415,34 @@ private:
       return T->isVoidType() || T->isCharType();
     };
     if (FromT && ToT) {
-      S.error(E->getExprLoc(),
+      S.report(Diag::IncompatibleCast, E->getExprLoc(),
               "cast from " + quoted(S.typeText(From)) + " to " +
                   quoted(S.typeText(To)) +
                   " reinterprets one compact type as another; their compact "
                   "layouts differ",
               {R});
     } else if (FromT && TP->isRecordType()) {
-      S.error(E->getExprLoc(),
+      S.report(Diag::IncompatibleCast, E->getExprLoc(),
               "cast from compact pointer " + quoted(S.typeText(From)) + " to " +
                   quoted(S.typeText(To)) +
                   "; the object is in compact layout, not in the layout of " +
                   quoted(S.typeText(TP)),
               {R});
     } else if (ToT && FP->isRecordType()) {
-      S.error(E->getExprLoc(),
+      S.report(Diag::IncompatibleCast, E->getExprLoc(),
               "cast from " + quoted(S.typeText(From)) +
                   " to compact pointer " + quoted(S.typeText(To)) +
                   "; only void * or char * may be cast to a compact pointer",
               {R});
     } else if (FromT && !isBytes(TP)) {
-      S.warning(E->getExprLoc(),
+      S.report(Diag::UnrelatedCast, E->getExprLoc(),
                 "compact pointer " + quoted(S.typeText(From)) +
                     " cast to unrelated pointer type " +
                     quoted(S.typeText(To)) +
                     "; the object is in compact layout",
                 {R});
     } else if (ToT && !isBytes(FP) && !FP->isPointerType()) {
-      S.warning(E->getExprLoc(),
+      S.report(Diag::UnrelatedCast, E->getExprLoc(),
                 "pointer of unrelated type " + quoted(S.typeText(From)) +
                     " cast to compact pointer " + quoted(S.typeText(To)),
                 {R});
@@ -472,6 +455,7 @@ private:
 void runSafety(Session &S) {
   for (const RecordDecl *RD : S.M.Records)
     checkRecord(S, RD);
+  S.TypeErrors = S.Errors;
   if (S.M.Types.empty())
     return; // nothing compact: no expression can be wrong
   ExprChecks C(S);

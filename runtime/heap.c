@@ -84,6 +84,8 @@ void cp__heap_setup(void) {
     if (mark + slab > usable)
       mark = usable > slab ? usable - slab : 1;
     a->high_water_pages = mark;
+    cp__debug_arena_start = a->start;
+    cp__debug_arena_end = a->start + a->span;
   }
   heap_ready = true;
 }

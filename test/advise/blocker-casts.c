@@ -22,7 +22,7 @@ struct node *make(void) { return malloc(sizeof(struct node)); }
 
 uintptr_t as_int(struct node *p) {
   return (uintptr_t)p; // expected-warning {{compact pointer to 'struct node' cast to an integer}}
-  // CHECK-NEXT: blocker-casts.c:[[@LINE-1]]: a 'struct node *' is cast to the integer type 'uintptr_t' [int-cast, plugin: warning]
+  // CHECK-NEXT: blocker-casts.c:[[@LINE-1]]: a 'struct node *' is cast to the integer type 'uintptr_t' [integer-cast, plugin: warning]
 }
 
 struct header *as_header(struct node *p) {

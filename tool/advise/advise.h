@@ -52,28 +52,14 @@ typedef struct {
   ad_loc_t loc;
 } ad_field_t;
 
-/* Blocker kinds.  `plugin` says what compactptr.so reports for the same
- * construct once the type is compact: an error, a warning, or nothing (a
- * hazard only this tool reports). */
+/* Blocker kinds: the plugin's diagnostics by name (passes/Diagnostics.def,
+ * the table the plugin reports from), so the two cannot drift; rows whose
+ * Advise column is 0 are diagnostics advise never reports.  CP_HAZARD rows
+ * are blockers only advise reports (plugin: "none"). */
 typedef enum {
-  AD_B_ADDRESS_OF_FIELD,
-  AD_B_UNION,
-  AD_B_BITFIELD,
-  AD_B_PACKED,
-  AD_B_FLEXIBLE_ARRAY,
-  AD_B_LOCAL_TYPE,
-  AD_B_UNNAMED_FIELD,
-  AD_B_ALLOC_SIZE,
-  AD_B_NON_HEAP_ADDRESS,
-  AD_B_INCOMPATIBLE_CAST,
-  AD_B_INT_CAST,
-  AD_B_UNRELATED_CAST,
-  AD_B_FOREIGN_OBJECT,
-  AD_B_CONTAINER_OF,
-  AD_B_CROSS_TYPE_ARITH,
-  AD_B_HANDLE_ARRAY_DECAY,
-  AD_B_MEMCPY_VALUE,
-  AD_B_MACRO_BODY,
+#define CP_DIAG(Id, Name, Level, Advise) AD_B_##Id,
+#define CP_HAZARD(Id, Name) AD_B_##Id,
+#include "Diagnostics.def"
   AD_B__COUNT
 } ad_blocker_kind_t;
 

@@ -30,24 +30,9 @@
 static const struct {
   const char *name, *plugin;
 } kinds[AD_B__COUNT] = {
-    [AD_B_ADDRESS_OF_FIELD] = {"address-of-field", "error"},
-    [AD_B_UNION] = {"union", "error"},
-    [AD_B_BITFIELD] = {"bit-field", "error"},
-    [AD_B_PACKED] = {"packed", "error"},
-    [AD_B_FLEXIBLE_ARRAY] = {"flexible-array", "error"},
-    [AD_B_LOCAL_TYPE] = {"local-type", "error"},
-    [AD_B_UNNAMED_FIELD] = {"unnamed-field-type", "error"},
-    [AD_B_ALLOC_SIZE] = {"alloc-size", "error"},
-    [AD_B_NON_HEAP_ADDRESS] = {"non-heap-address", "error"},
-    [AD_B_INCOMPATIBLE_CAST] = {"incompatible-cast", "error"},
-    [AD_B_INT_CAST] = {"int-cast", "warning"},
-    [AD_B_UNRELATED_CAST] = {"unrelated-cast", "warning"},
-    [AD_B_FOREIGN_OBJECT] = {"foreign-object", "warning"},
-    [AD_B_CONTAINER_OF] = {"container-of", "none"},
-    [AD_B_CROSS_TYPE_ARITH] = {"cross-type-arithmetic", "none"},
-    [AD_B_HANDLE_ARRAY_DECAY] = {"handle-array-decay", "error"},
-    [AD_B_MEMCPY_VALUE] = {"memcpy-value", "error"},
-    [AD_B_MACRO_BODY] = {"macro-body", "error"},
+#define CP_DIAG(Id, Name, Level, Advise) [AD_B_##Id] = {Name, #Level},
+#define CP_HAZARD(Id, Name) [AD_B_##Id] = {Name, "none"},
+#include "Diagnostics.def"
 };
 
 const char *ad_blocker_kind_name(ad_blocker_kind_t k) { return kinds[k].name; }

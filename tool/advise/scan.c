@@ -365,27 +365,27 @@ static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
     const char *who = r->name;
     if (!r->is_union) {
       if (f.bitfield)
-        block(s, fc->rec, AD_B_BITFIELD, f.loc,
+        block(s, fc->rec, AD_B_BitField, f.loc,
               ad_printf("bit-field '%s' in '%s'", f.name, who));
       else if (f.flexible)
-        block(s, fc->rec, AD_B_FLEXIBLE_ARRAY, f.loc,
+        block(s, fc->rec, AD_B_FlexibleArray, f.loc,
               ad_printf("flexible array member '%s' in '%s'", f.name, who));
       else if (!*f.name || anon_type)
-        block(s, fc->rec, AD_B_UNNAMED_FIELD, f.loc,
+        block(s, fc->rec, AD_B_UnnamedFieldType, f.loc,
               ad_printf("field of unnamed struct, union or enum type in '%s'",
                         who));
       long long off = clang_Cursor_getOffsetOfField(c);
       if (!f.bitfield && off >= 0 && f.align > 0 && (off / 8) % f.align != 0 &&
           !r->packed) {
         r->packed = 1;
-        block(s, fc->rec, AD_B_PACKED, r->loc,
+        block(s, fc->rec, AD_B_Packed, r->loc,
               ad_printf("'%s' is packed (field '%s' is misaligned)", who,
                         f.name));
       }
     } else if (f.target >= 0) {
       /* A union member holding a struct pointer or a struct: the pointee
        * (or member) type cannot become compact. */
-      block(s, f.target, AD_B_UNION, f.loc,
+      block(s, f.target, AD_B_Union, f.loc,
             ad_printf(f.kind == AD_FIELD_POINTER
                           ? "union member '%s' holds a pointer to '%s'"
                           : "union member '%s' holds '%s'",
@@ -454,7 +454,7 @@ static void record_def(scan_t *s, CXCursor c) {
     clang_visitChildren(c, packed_cb, &packed);
     if (packed) {
       r->packed = 1;
-      block(s, i, AD_B_PACKED, r->loc, ad_printf("'%s' is packed", r->name));
+      block(s, i, AD_B_Packed, r->loc, ad_printf("'%s' is packed", r->name));
     }
     CXCursor sem = clang_getCursorSemanticParent(c);
     enum CXCursorKind pk = clang_getCursorKind(sem);
@@ -463,13 +463,13 @@ static void record_def(scan_t *s, CXCursor c) {
     if (pk == CXCursor_FunctionDecl || lk == CXCursor_FunctionDecl ||
         lk == CXCursor_CompoundStmt || lk == CXCursor_DeclStmt) {
       r->local = 1;
-      block(s, i, AD_B_LOCAL_TYPE, r->loc,
+      block(s, i, AD_B_LocalType, r->loc,
             ad_printf("'%s' is defined inside a function", r->name));
     } else if (!r->anonymous &&
                (pk == CXCursor_StructDecl || pk == CXCursor_UnionDecl ||
                 lk == CXCursor_StructDecl || lk == CXCursor_UnionDecl)) {
       r->local = 1;
-      block(s, i, AD_B_LOCAL_TYPE, r->loc,
+      block(s, i, AD_B_LocalType, r->loc,
             ad_printf("'%s' is defined inside another struct", r->name));
     }
   }
@@ -507,13 +507,29 @@ static int in_macro_body(CXCursor c) {
   return !clang_File_isEqual(sf, ff) || sl != fl || sc != fc;
 }
 
+/** True if the function around the cursor being visited has its body
+ *  produced by a macro (a macro that defines the whole function). */
+static int function_from_macro(scan_t *s) {
+  CXCursor body = clang_getNullCursor();
+  for (frame_t *f = s->top; f; f = f->up) {
+    enum CXCursorKind k = clang_getCursorKind(f->c);
+    if (k == CXCursor_CompoundStmt)
+      body = f->c;
+    else if (k == CXCursor_FunctionDecl)
+      return !clang_Cursor_isNull(body) && in_macro_body(body);
+  }
+  return 0;
+}
+
+/** A use in a function a macro defines: the plugin rewrites uses produced
+ *  by macros by printing the expansion at the use site, but here no
+ *  statement of the function is a whole expansion. */
 static void macro_body(scan_t *s, CXCursor c, int x, const char *what) {
-  if (x < 0 || !in_macro_body(c))
+  if (x < 0 || !in_macro_body(c) || !function_from_macro(s))
     return;
-  block(s, x, AD_B_MACRO_BODY, cursor_loc(c),
-        ad_printf("%s of '%s' is produced inside a macro body; the plugin "
-                  "cannot rewrite it there (write it outside the macro or "
-                  "make the macro a function)",
+  block(s, x, AD_B_MacroBody, cursor_loc(c),
+        ad_printf("%s of '%s' is in a function a macro defines; the plugin "
+                  "cannot rewrite it (write the function outside the macro)",
                   what, s->m->records[x].name));
 }
 
@@ -658,7 +674,7 @@ static void memcpy_call(scan_t *s, CXCursor c, const char *fn) {
       heap = x;
   }
   if (heap >= 0 && value >= 0)
-    block(s, heap, AD_B_MEMCPY_VALUE, cursor_loc(c),
+    block(s, heap, AD_B_MemcpyValue, cursor_loc(c),
           ad_printf("'%s' between a heap '%s' and a value; the heap object "
                     "is in compact layout (use assignment)",
                     fn, rname(s, heap)));
@@ -698,7 +714,7 @@ static void call_expr(scan_t *s, CXCursor c) {
   if (t < 0) {
     int root = destination_root(s);
     if (root >= 0 && root_size_shape(s, size) != root)
-      block(s, root, AD_B_ALLOC_SIZE, cursor_loc(size),
+      block(s, root, AD_B_AllocSize, cursor_loc(size),
             ad_printf("%s for an array of '%s *' does not give its size as "
                       "n * sizeof(%s *)",
                       fn, rname(s, root), rname(s, root)));
@@ -709,7 +725,7 @@ static void call_expr(scan_t *s, CXCursor c) {
   if (!site_seen(r->allocs, r->nallocs, l))
     AD_PUSH(r->allocs, r->nallocs, r->capallocs, l);
   if (dest >= 0 && shape != dest)
-    block(s, dest, AD_B_ALLOC_SIZE, cursor_loc(size),
+    block(s, dest, AD_B_AllocSize, cursor_loc(size),
           shape >= 0
               ? ad_printf("%s of '%s' is converted to '%s *'", fn,
                           rname(s, shape), rname(s, dest))
@@ -744,7 +760,7 @@ static void foreign_object(scan_t *s, CXCursor c, const char *fn) {
   int t = pointee_struct(s, clang_getCursorType(p));
   if (t < 0)
     return;
-  block(s, t, AD_B_FOREIGN_OBJECT, cursor_loc(c),
+  block(s, t, AD_B_ForeignObject, cursor_loc(c),
         ad_printf("the 'void *' returned by %s%s%s becomes a '%s *'; an object "
                   "allocated inside it is not in the compact arena",
                   *fn ? "'" : "", *fn ? fn : "a call", *fn ? "'" : "", rname(s, t)));
@@ -826,7 +842,7 @@ static void non_heap_address(scan_t *s, CXCursor addr, CXCursor obj, int x) {
     }
     break;
   }
-  block(s, x, AD_B_NON_HEAP_ADDRESS, cursor_loc(addr),
+  block(s, x, AD_B_NonHeapAddress, cursor_loc(addr),
         field ? ad_printf("the address of %s '%s' is stored into pointer "
                           "field '%s'; '%s' objects must be on the heap",
                           what, var, field, rname(s, x))
@@ -862,7 +878,7 @@ static void unary_operator(scan_t *s, CXCursor c) {
       CXType e = strip_arrays(clang_getCursorType(fd), &n, &flex);
       int x = pointee_struct(s, e);
       if (x >= 0) {
-        block(s, x, AD_B_ADDRESS_OF_FIELD, cursor_loc(c),
+        block(s, x, AD_B_AddressOfField, cursor_loc(c),
               ad_printf("the address of pointer field '%s' (a '%s *') is "
                         "taken",
                         cxstr(clang_getCursorSpelling(fd)), rname(s, x)));
@@ -901,7 +917,7 @@ static void member_ref(scan_t *s, CXCursor c) {
   s->top = save;
   if (clang_getCursorKind(p) == CXCursor_ArraySubscriptExpr)
     return;
-  block(s, x, AD_B_HANDLE_ARRAY_DECAY, cursor_loc(c),
+  block(s, x, AD_B_HandleArrayDecay, cursor_loc(c),
         ad_printf("the array of '%s *' in field '%s' is used as a pointer; "
                   "as handles it can only be subscripted",
                   rname(s, x), cxstr(clang_getCursorSpelling(c))));
@@ -987,7 +1003,7 @@ static void cast_expr(scan_t *s, CXCursor c) {
   int fx = pointee_struct(s, from), tx = pointee_struct(s, to);
   ad_loc_t l = cursor_loc(c);
   if (fx >= 0 && is_integer_kind(to.kind)) {
-    block(s, fx, AD_B_INT_CAST, l,
+    block(s, fx, AD_B_IntegerCast, l,
           ad_printf("a '%s *' is cast to the integer type '%s'", rname(s, fx),
                     type_text(clang_getCursorType(c))));
     return;
@@ -997,7 +1013,7 @@ static void cast_expr(scan_t *s, CXCursor c) {
     if (clang_getCursorKind(z) == CXCursor_IntegerLiteral &&
         strcmp(first_token(s, z), "0") == 0)
       return;
-    block(s, tx, AD_B_INT_CAST, l,
+    block(s, tx, AD_B_IntegerCast, l,
           ad_printf("an integer is cast to a '%s *'", rname(s, tx)));
     return;
   }
@@ -1008,30 +1024,30 @@ static void cast_expr(scan_t *s, CXCursor c) {
   const char *what = "";
   const char *arr = tx >= 0 ? byte_array_root(s, sub, &what) : NULL;
   if (arr) {
-    block(s, tx, AD_B_NON_HEAP_ADDRESS, l,
+    block(s, tx, AD_B_NonHeapAddress, l,
           ad_printf("memory of %s array '%s' is used as a '%s' object; "
                     "compact objects must be allocated with malloc",
                     what, arr, rname(s, tx)));
     return;
   }
   if (fx >= 0 && tp.kind == CXType_Record) {
-    block(s, fx, AD_B_INCOMPATIBLE_CAST, l,
+    block(s, fx, AD_B_IncompatibleCast, l,
           ad_printf("a '%s *' is cast to '%s'", rname(s, fx),
                     type_text(clang_getCursorType(c))));
     if (tx >= 0)
-      block(s, tx, AD_B_INCOMPATIBLE_CAST, l,
+      block(s, tx, AD_B_IncompatibleCast, l,
             ad_printf("a '%s' is cast to a '%s *'", type_text(clang_getCursorType(sub)),
                       rname(s, tx)));
   } else if (tx >= 0 && fp.kind == CXType_Record) {
-    block(s, tx, AD_B_INCOMPATIBLE_CAST, l,
+    block(s, tx, AD_B_IncompatibleCast, l,
           ad_printf("a '%s' is cast to a '%s *'", type_text(clang_getCursorType(sub)),
                     rname(s, tx)));
   } else if (fx >= 0 && !is_byte_pointee(tp)) {
-    block(s, fx, AD_B_UNRELATED_CAST, l,
+    block(s, fx, AD_B_UnrelatedCast, l,
           ad_printf("a '%s *' is cast to the unrelated pointer type '%s'",
                     rname(s, fx), type_text(clang_getCursorType(c))));
   } else if (tx >= 0 && !is_byte_pointee(fp) && fp.kind != CXType_Pointer) {
-    block(s, tx, AD_B_UNRELATED_CAST, l,
+    block(s, tx, AD_B_UnrelatedCast, l,
           ad_printf("a pointer of unrelated type '%s' is cast to a '%s *'",
                     type_text(clang_getCursorType(sub)), rname(s, tx)));
   }
@@ -1056,7 +1072,7 @@ static void check_arith_operand(scan_t *s, CXCursor op, ad_loc_t l) {
   CXType to = clang_getCanonicalType(clang_getCursorType(c));
   if (fx < 0 || to.kind != CXType_Pointer || pointee_struct(s, to) == fx)
     return;
-  block(s, fx, AD_B_CROSS_TYPE_ARITH, l,
+  block(s, fx, AD_B_CrossTypeArithmetic, l,
         ad_printf("pointer arithmetic on a '%s *' cast to '%s' assumes its "
                   "wide layout",
                   rname(s, fx), type_text(clang_getCursorType(c))));
@@ -1129,7 +1145,7 @@ static void offsetof_expr(scan_t *s, CXCursor c) {
       if ((op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub ||
            op == CXBinaryOperator_AddAssign || op == CXBinaryOperator_SubAssign) &&
           t.kind == CXType_Pointer) {
-        block(s, x, AD_B_CONTAINER_OF, cursor_loc(c),
+        block(s, x, AD_B_ContainerOf, cursor_loc(c),
               ad_printf("offsetof(%s, ...) is used in pointer arithmetic "
                         "(container_of); it assumes the wide layout",
                         rname(s, x)));

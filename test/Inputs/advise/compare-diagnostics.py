@@ -23,14 +23,16 @@ def plugin_lines(clang, cflags, plugin, path):
                        capture_output=True, text=True)
     name = re.escape(os.path.basename(path))
     pat = re.compile(r"^(?:.*/)?" + name + r":(\d+):\d+: (?:error|warning):")
-    # clang's own warnings carry their flag ("[-Wfoo]"); the plugin's do not.
+    # clang's own warnings carry their flag ("[-Wfoo]"); the plugin's errors
+    # carry none and its warnings carry "[-Wcompactptr-NAME]".
+    ours = re.compile(r"(?<!\])$|\[(-Werror,)?-Wcompactptr-[a-z-]+\]$")
     return sorted({int(m.group(1)) for line in r.stderr.splitlines()
-                   for m in [pat.match(line)] if m and not line.endswith("]")})
+                   for m in [pat.match(line)] if m and ours.search(line)})
 
 
 def advise_lines(advise, cflags, path):
     r = subprocess.run([advise, "--json", path, "--"] + cflags, capture_output=True, text=True)
-    if r.returncode != 0:
+    if r.returncode not in (0, 3):  # 3: an annotated struct is blocked
         return None
     lines = set()
     for s in json.loads(r.stdout)["structs"]:

@@ -1,0 +1,231 @@
+//===- Allocation.cpp - malloc, calloc, realloc and free of compact types ==//
+//
+// In:  a call to a libc allocation function (Vocabulary.def).
+// Out: the typed runtime call: cp_alloc / cp_alloc_array /
+//      cp_realloc_array / cp_free for compact objects (the size must be
+//      sizeof(T) or n * sizeof(T): otherwise an error with a fix-it), and
+//      cp_root_array_alloc / _realloc / _free for heap arrays of compact
+//      pointers (root arrays).  The type comes from where the result goes
+//      (through casts), from realloc's argument or from the size.
+// Every form rewrites allocation, so these are Printer members shared by
+// both printers.
+// Tests: test/rewrite/malloc-forms.c, test/rewrite/root-array.c,
+//        test/rewrite/knr-malloc.c, test/plugin/free-through-cast.c,
+//        test/diagnostics/alloc-size-not-sizeof.c.
+//
+//===----------------------------------------------------------------------===//
+#include "Printer.h"
+#include "clang/AST/ParentMapContext.h"
+
+using namespace clang;
+
+namespace compactptr {
+namespace {
+
+SizeShape sizeShape(const Expr *E) {
+  SizeShape R;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E)) {
+    if (U->getKind() == UETT_SizeOf) {
+      R.Ok = true;
+      R.Elem = U->getTypeOfArgument();
+    }
+    return R;
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+    if (B->getOpcode() != BO_Mul)
+      return R;
+    SizeShape L = sizeShape(B->getLHS()), Rt = sizeShape(B->getRHS());
+    if (L.Ok && !L.Count) {
+      L.Count = B->getRHS();
+      return L;
+    }
+    if (Rt.Ok && !Rt.Count) {
+      Rt.Count = B->getLHS();
+      return Rt;
+    }
+  }
+  return R;
+}
+
+} // namespace
+
+/// The pointer type the allocation result is converted to (through
+/// parentheses and casts), or the call's own type.
+QualType Printer::destinationType(const Expr *Call) {
+  const Expr *Cur = Call;
+  QualType T = Call->getType();
+  while (const Expr *P = parentSkippingParens(S.Ctx, Cur, &Cur)) {
+    const auto *C = dyn_cast<CastExpr>(P);
+    if (!C || !C->getType()->isPointerType())
+      return T;
+    T = C->getType();
+    Cur = P;
+  }
+  return T;
+}
+
+/// A compact pointer to pointer: `struct node **`.
+CompactType *Printer::rootPointee(QualType T) {
+  if (!T->isPointerType())
+    return nullptr;
+  return M.pointeeOf(T->getPointeeType());
+}
+
+/// The call allocates or frees compact objects or root arrays.
+bool Printer::allocShape(const CallExpr *CE) {
+  switch (allocFunction(CE)) {
+  case AllocFn::Free: {
+    // Through casts: free((void *)p) frees a compact object too.
+    QualType A = CE->getArg(0)->IgnoreParenCasts()->getType();
+    return M.pointeeOf(A) || rootPointee(A);
+  }
+  case AllocFn::Malloc:
+  case AllocFn::Calloc:
+  case AllocFn::Realloc: {
+    QualType D = destinationType(CE);
+    if (M.pointeeOf(D) || rootPointee(D))
+      return true;
+    if (allocFunction(CE) == AllocFn::Realloc) {
+      QualType A = CE->getArg(0)->IgnoreParenImpCasts()->getType();
+      if (M.pointeeOf(A) || rootPointee(A))
+        return true;
+    }
+    SizeShape Sh = sizeFor(CE);
+    return Sh.Ok && (M.recordOf(Sh.Elem) || rootPointee(QualType(
+                         S.Ctx.getPointerType(Sh.Elem))));
+  }
+  case AllocFn::None:
+    return false;
+  }
+  return false;
+}
+
+SizeShape Printer::sizeFor(const CallExpr *CE) {
+  switch (allocFunction(CE)) {
+  case AllocFn::Malloc:
+    return sizeShape(CE->getArg(0));
+  case AllocFn::Realloc:
+    return sizeShape(CE->getArg(1));
+  case AllocFn::Calloc: {
+    SizeShape A = sizeShape(CE->getArg(1));
+    if (A.Ok && !A.Count) {
+      A.Count = CE->getArg(0);
+      return A;
+    }
+    SizeShape B = sizeShape(CE->getArg(0));
+    if (B.Ok && !B.Count) {
+      B.Count = CE->getArg(1);
+      return B;
+    }
+    return SizeShape();
+  }
+  default:
+    return SizeShape();
+  }
+}
+
+std::string Printer::countText(const SizeShape &Sh, const CallExpr *CE) {
+  if (!Sh.Count)
+    return "1";
+  return "(unsigned long)(" + text(Sh.Count) + ")";
+}
+
+/// The fix-it for an allocation size not written through sizeof: `16` or
+/// `sizeof(long[2])` where the element is 16 bytes becomes `sizeof(T)`,
+/// `48` becomes `3 * sizeof(T)`, `n * 16` becomes `n * sizeof(T)`; a
+/// constant that is no multiple of the element size gets none.
+void Printer::sizeFix(const Expr *Size, const std::string &SizeofT,
+                      int64_t Elem, std::vector<FixItHint> &Fix) {
+  const Expr *X = Size->IgnoreParenImpCasts();
+  auto replace = [&](const Expr *E, std::string T) {
+    CharSourceRange R = fileRange(E);
+    if (R.isValid())
+      Fix.push_back(FixItHint::CreateReplacement(R, T));
+  };
+  if (Elem <= 0)
+    return;
+  if (auto V = X->getIntegerConstantExpr(S.Ctx)) {
+    int64_t C = V->getExtValue();
+    if (C > 0 && C % Elem == 0)
+      return replace(X, C == Elem ? SizeofT : std::to_string(C / Elem) + " * " + SizeofT);
+    if (isa<UnaryExprOrTypeTraitExpr>(X)) // sizeof of another type
+      replace(X, SizeofT);
+    return;
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(X); B && B->getOpcode() == BO_Mul)
+    for (const Expr *Side : {B->getRHS(), B->getLHS()})
+      if (auto V = Side->getIntegerConstantExpr(S.Ctx); V && V->getExtValue() == Elem)
+        return replace(Side, SizeofT);
+}
+
+std::string Printer::allocText(const CallExpr *CE) {
+  AllocFn F = allocFunction(CE);
+  if (F == AllocFn::Free) {
+    const Expr *A = CE->getArg(0);
+    QualType AT = A->IgnoreParenCasts()->getType();
+    if (M.pointeeOf(AT))
+      return "cp_free(" + text(A) + ")";
+    return "cp_root_array_free((void **)(" + text(A) + "))";
+  }
+  QualType D = destinationType(CE);
+  SizeShape Sh = sizeFor(CE);
+  CompactType *DT = M.pointeeOf(D), *DR = rootPointee(D);
+  if (F == AllocFn::Realloc && !DT && !DR) {
+    QualType A = CE->getArg(0)->IgnoreParenImpCasts()->getType();
+    DT = M.pointeeOf(A);
+    DR = rootPointee(A);
+  }
+  CompactType *ST = Sh.Ok ? M.recordOf(Sh.Elem) : nullptr;
+  CompactType *SR = Sh.Ok && Sh.Elem->isPointerType() ? M.pointeeOf(Sh.Elem) : nullptr;
+  const Expr *SizeArg = CE->getArg(F == AllocFn::Realloc ? 1 : 0);
+  if (F == AllocFn::Calloc && !Sh.Ok)
+    SizeArg = CE->getArg(1);
+
+  if (DT && !ST) {
+    std::vector<FixItHint> Fix;
+    if (!SR)
+      sizeFix(SizeArg, "sizeof(" + DT->WideSpelling + ")",
+              S.Ctx.getTypeSizeInChars(S.Ctx.getRecordType(DT->RD)).getQuantity(),
+              Fix);
+    S.report(Diag::AllocSize, SizeArg->getExprLoc(),
+            "allocation of compact type '" + DT->WideSpelling +
+                "' must have its size expressed as sizeof(" + DT->WideSpelling +
+                ") or n * sizeof(" + DT->WideSpelling + ")",
+            {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
+    return "";
+  }
+  if (DT && ST && DT != ST) {
+    fail(CE, "allocation of '" + ST->WideSpelling + "' is converted to '" +
+                 ty(D) + "'");
+    return "";
+  }
+  if (DR && !SR) {
+    std::vector<FixItHint> Fix;
+    sizeFix(SizeArg, "sizeof(" + DR->WideSpelling + " *)",
+            S.Ctx.getTypeSizeInChars(S.Ctx.VoidPtrTy).getQuantity(), Fix);
+    S.report(Diag::AllocSize, SizeArg->getExprLoc(),
+            "allocation of an array of compact pointers must have its size "
+            "expressed as n * sizeof(" + DR->WideSpelling + " *)",
+            {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
+    return "";
+  }
+  if (ST) {
+    std::string Desc = "&" + ST->DescName;
+    if (F == AllocFn::Realloc)
+      return "cp_realloc_array(" + Desc + ", " + text(CE->getArg(0)) + ", " +
+             countText(Sh, CE) + ")";
+    if (!Sh.Count)
+      return "cp_alloc(" + Desc + ")";
+    return "cp_alloc_array(" + Desc + ", " + countText(Sh, CE) + ")";
+  }
+  if (SR) {
+    if (F == AllocFn::Realloc)
+      return "((void *)cp_root_array_realloc((void **)(" + text(CE->getArg(0)) +
+             "), " + countText(Sh, CE) + "))";
+    return "((void *)cp_root_array_alloc(" + countText(Sh, CE) + "))";
+  }
+  return splice(CE);
+}
+
+} // namespace compactptr

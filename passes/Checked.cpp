@@ -1,0 +1,531 @@
+//===- Checked.cpp - the checked form: layouts picked by mode -------------===//
+//
+// In:  a function the Planner gave the checked form (switchable mode; it
+//      reaches a safepoint, or cannot be dual).
+// Out: one body.  Each full expression that depends on a layout becomes
+//      `(cp_is_compact() ? <compact> : <wide>)`, printed by the two
+//      printers (one branch runs, so every lvalue is still evaluated once);
+//      a store whose value may reach a safepoint evaluates it first.
+//      Parameters and locals holding compact pointers are pushed in
+//      shadow-stack frames, popped by a cleanup attribute.  main's loops
+//      get cp_safepoint() polls.  The regions the Planner versions (loops
+//      in which no safepoint can run, main's innermost polled bodies after
+//      their poll, runs of statements between safepoints) are printed by
+//      both printers: `if (cp_is_compact()) { <compact> } else { <wide> }`.
+// Invariants: a versioned region is rendered from its own edit sets by
+//      the edit layer, the wide copy behind #line at the user's lines.
+// Tests: test/switchable/*.c.
+//
+//===----------------------------------------------------------------------===//
+#include "Walker.h"
+#include "clang/AST/ParentMapContext.h"
+
+using namespace clang;
+
+namespace compactptr {
+
+void CheckedWalker::rewrite() {
+  const auto *CS = dyn_cast_or_null<CompoundStmt>(FD->getBody());
+  if (!CS)
+    return;
+  std::vector<const VarDecl *> Params;
+  for (const ParmVarDecl *P : FD->parameters())
+    if (P->getIdentifier() && rootShape(M, P->getType()).Kind)
+      Params.push_back(P);
+  if (!Params.empty()) {
+    SourceLocation LB = CS->getLBracLoc();
+    if (!LB.isFileID()) {
+      S.report(Diag::MacroStatement, FD->getLocation(), "cannot register the parameters of '" +
+                                     FD->getName().str() +
+                                     "' as roots: its body starts in a macro");
+      return;
+    }
+    auto [FID, Off] = SM.getDecomposedLoc(LB);
+    Out.insert(FID, Off + 1, " " + frameText(Params));
+  }
+  run(CS);
+}
+
+/// A local of a checked function that its frame registers.
+bool CheckedWalker::isFrameRoot(const VarDecl *VD) const {
+  return VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) && VD->getIdentifier() &&
+         rootShape(M, VD->getType()).Kind;
+}
+/// `cp_root_desc_t cp__rtN[] = {...}; cp_frame_t cp__frN ...; push` for Vs.
+std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
+  std::string N = std::to_string(++FrameCounter), Names;
+  for (const VarDecl *VD : Vs)
+    Names += (Names.empty() ? "" : ", ") + VD->getName().str();
+  Pl.note(FD, Vs.front()->getLocation(), "frame: " + Names,
+          "compact pointers held across a safepoint are roots");
+  // Declarations only (C89: no statement before a later declaration, no
+  // non-constant aggregate initializer): the descriptors are filled and
+  // the frame pushed by the initializer of cp__inN.
+  std::string K = std::to_string(Vs.size());
+  std::string Out = "cp_root_desc_t cp__rt" + N + "[" + K + "]; cp_frame_t cp__fr" + N +
+                    " __attribute__((cleanup(cp_frame_pop))); int cp__in" + N +
+                    " __attribute__((unused)) = (";
+  for (size_t I = 0; I < Vs.size(); ++I) {
+    RootShape R = rootShape(M, Vs[I]->getType());
+    std::string Nm = Vs[I]->getName().str();
+    Out += "cp__root(&cp__rt" + N + "[" + std::to_string(I) + "], (void *)&" + Nm +
+           ", " + R.Kind + ", " + std::to_string(R.Count) + ", &" + R.T->DescName +
+           ", \"" + Nm + "\"), ";
+  }
+  Out += "cp__frame(&cp__fr" + N + ", " + K + ", cp__rt" + N + "));";
+  return Out;
+}
+/// A frame root declared without initializer starts null (the switch
+/// must not see stack garbage): the text to insert after its declarator.
+static std::string zeroInit(const VarDecl *VD) {
+  return VD->getType()->isPointerType() ? " = 0" : " = {0}";
+}
+
+/// The frame of DS's compact-pointer locals, after zeroing the ones
+/// declared without initializer.
+bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
+  std::vector<const VarDecl *> Frame;
+  for (const Decl *D : DS->decls()) {
+    const auto *VD = dyn_cast<VarDecl>(D);
+    if (!VD || !isFrameRoot(VD))
+      continue;
+    if (!checkVLA(VD))
+      return false;
+    Frame.push_back(VD);
+    if (VD->getInit())
+      continue;
+    unsigned A = afterDeclarator(VD);
+    if (A == ~0u) {
+      fail(DS, "cannot register '" + VD->getName().str() +
+                   "' as a root: its declaration comes from a macro",
+           Diag::MacroStatement);
+      return false;
+    }
+    Out.insert(SM.getFileID(SM.getExpansionLoc(VD->getLocation())), A, zeroInit(VD));
+  }
+  if (!Frame.empty())
+    Text += frameText(Frame);
+  return true;
+}
+
+bool CheckedWalker::checkVLA(const VarDecl *VD) {
+  if (!rootShape(M, VD->getType()).VLA)
+    return true;
+  S.report(Diag::VlaRoot, VD->getLocation(),
+          "'" + VD->getName().str() +
+              "' is a variable-length array holding compact pointers in a "
+              "function that reaches a safepoint; it cannot be registered as "
+              "a root (use a root array: malloc(n * sizeof(T *)))",
+          {CharSourceRange::getTokenRange(VD->getSourceRange())});
+  return false;
+}
+/// Offset just after the end of VD's declarator, or ~0u.
+unsigned CheckedWalker::afterDeclarator(const VarDecl *VD) const {
+  SourceLocation L = VD->getEndLoc();
+  if (!L.isFileID())
+    return ~0u;
+  return SM.getFileOffset(Lexer::getLocForEndOfToken(L, 0, SM, S.LO));
+}
+
+/// Offset just after statement St (its `;` or `}` included), or ~0u.
+unsigned CheckedWalker::endAfter(const Stmt *St) const {
+  if (const auto *CS = dyn_cast<CompoundStmt>(St)) {
+    SourceLocation L = CS->getRBracLoc();
+    return L.isFileID() ? SM.getFileOffset(L) + 1 : ~0u;
+  }
+  if (const auto *NS = dyn_cast<NullStmt>(St)) {
+    SourceLocation L = NS->getSemiLoc();
+    return L.isFileID() ? SM.getFileOffset(L) + 1 : ~0u;
+  }
+  if (const auto *I = dyn_cast<IfStmt>(St))
+    return endAfter(I->getElse() ? I->getElse() : I->getThen());
+  if (const auto *W = dyn_cast<WhileStmt>(St))
+    return endAfter(W->getBody());
+  if (const auto *F = dyn_cast<ForStmt>(St))
+    return endAfter(F->getBody());
+  if (const auto *Sw = dyn_cast<SwitchStmt>(St))
+    return endAfter(Sw->getBody());
+  if (const auto *L = dyn_cast<LabelStmt>(St))
+    return endAfter(L->getSubStmt());
+  if (const auto *C = dyn_cast<SwitchCase>(St))
+    return endAfter(C->getSubStmt());
+  if (const auto *DS = dyn_cast<DeclStmt>(St)) {
+    SourceLocation L = DS->getEndLoc();
+    return L.isFileID() ? SM.getFileOffset(L) + 1 : ~0u;
+  }
+  SourceLocation E = St->getEndLoc();
+  if (E.isMacroID())
+    E = SM.getExpansionRange(E).getEnd();
+  if (!E.isFileID())
+    return ~0u;
+  SourceLocation A = Lexer::findLocationAfterToken(E, tok::semi, SM, S.LO, false);
+  return A.isValid() && A.isFileID() ? SM.getFileOffset(A) : ~0u;
+}
+/// Walk a loop body, with a poll at its start in main.  An innermost
+/// body in which nothing past the poll can reach a safepoint keeps one
+/// mode for the whole iteration: it is versioned by mode after the poll,
+/// `{ cp_safepoint(); if (cp_is_compact()) { <compact body> } else {
+/// <wide body> } }`, so compact mode pays one test per iteration, not one
+/// per access.  A body that holds a loop is not versioned: that loop's
+/// polls could switch in the middle of the copy.  Cond and inc keep the
+/// checked form, since the poll may switch between them and the body.
+void CheckedWalker::loopBody(const Stmt *Body) {
+  if (!Body || !polls()) {
+    walk(Body);
+    return;
+  }
+  if (Pl.versionBody(FD, Body) && versionByMode(Body, "{ cp_safepoint(); ", " }")) {
+    Pl.note(FD, Body->getBeginLoc(), "loop body versioned after its poll",
+            "nothing past the poll can reach a safepoint");
+    return;
+  }
+  // Where the poll goes: after the `{` of a compound body (a body that
+  // opens with declarations becomes a block of its own after it: C89
+  // allows no statement before a declaration), or in braces around any
+  // other body.
+  FileID FID;
+  unsigned Open, Close = ~0u;
+  std::string OpenText = " cp_safepoint();", CloseText = "} ";
+  const auto *CS = dyn_cast<CompoundStmt>(Body);
+  SourceLocation B = CS ? CS->getLBracLoc() : Body->getBeginLoc();
+  if (CS) {
+    if (!CS->body_empty() && isa<DeclStmt>(CS->body_front()) &&
+        CS->getRBracLoc().isFileID()) {
+      OpenText += " {";
+      Close = SM.getFileOffset(CS->getRBracLoc());
+    }
+  } else {
+    OpenText = "{ cp_safepoint(); ";
+    CloseText = " }";
+    Close = endAfter(Body);
+  }
+  if (!B.isFileID() || (!CS && Close == ~0u)) {
+    fail(Body,
+         "cannot insert a safepoint poll in this loop of main: its body "
+         "comes from a macro",
+         Diag::MacroStatement);
+    return;
+  }
+  std::tie(FID, Open) = SM.getDecomposedLoc(B);
+  Out.insert(FID, CS ? Open + 1 : Open, OpenText);
+  Pl.note(FD, Body->getBeginLoc(), "poll at the start of the loop body",
+          "a loop of main that may allocate or reach a safepoint");
+  walk(Body);
+  if (Close != ~0u)
+    Out.insert(FID, Close, CloseText);
+}
+
+/// A for statement of a checked function whose init declares frame
+/// roots: `{ <decl> <frame> for (; cond; inc) body }`.
+bool CheckedWalker::walkFor(const ForStmt *F) {
+  const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
+  if (!DS)
+    return false;
+  std::vector<const VarDecl *> Roots;
+  for (const Decl *D : DS->decls())
+    if (const auto *VD = dyn_cast<VarDecl>(D); VD && isFrameRoot(VD)) {
+      if (!checkVLA(VD))
+        return true;
+      Roots.push_back(VD);
+    }
+  if (Roots.empty())
+    return false;
+  SourceLocation FB = F->getBeginLoc(), DB = DS->getBeginLoc(), DE = DS->getEndLoc();
+  unsigned End = endAfter(F);
+  if (!FB.isFileID() || !DB.isFileID() || !DE.isFileID() || End == ~0u) {
+    fail(F,
+         "cannot register the loop variables of this for statement as roots: "
+         "it comes from a macro",
+         Diag::MacroStatement);
+    return true;
+  }
+  FileID FID = SM.getFileID(FB);
+  unsigned DBo = SM.getFileOffset(DB), DEo = SM.getFileOffset(DE) + 1;
+  // The declaration's own text, initializers rewritten, roots zeroed.
+  EditSet Parts;
+  for (const Decl *D : DS->decls()) {
+    const auto *VD = dyn_cast<VarDecl>(D);
+    if (!VD)
+      continue;
+    if (const Expr *Init = VD->getInit()) {
+      std::string T;
+      unsigned Before = S.Errors;
+      if (isa<InitListExpr>(Init) && W.affected(Init)) {
+        fail(Init, "cannot rewrite this initializer list in a for statement");
+        return true;
+      }
+      if (checkedText(Init, false, T)) {
+        CharSourceRange R = W.fileRange(Init);
+        if (R.isInvalid() || SM.getFileID(R.getBegin()) != FID) {
+          fail(Init, W.macroMessage(Init), Diag::MacroBody);
+          return true;
+        }
+        Parts.replace(SM, R, T);
+      }
+      if (S.Errors != Before)
+        return true;
+    } else if (isFrameRoot(VD)) {
+      unsigned A = afterDeclarator(VD);
+      if (A == ~0u) {
+        fail(F, "cannot rewrite this for statement: it comes from a macro",
+             Diag::MacroStatement);
+        return true;
+      }
+      Parts.insert(FID, A, zeroInit(VD));
+    }
+  }
+  Rendered Decl = Parts.render(FID, SM.getBufferData(FID), DBo, DEo);
+  if (!Decl.Ok) {
+    fail(F, "cannot rewrite this for statement: overlapping rewrites");
+    return true;
+  }
+  Out.replace(SM, CharSourceRange::getCharRange(FB, SM.getLocForStartOfFile(FID).getLocWithOffset(DEo)),
+                  "{ " + Decl.Text + " " + frameText(Roots) + " for (;");
+  top(F->getCond(), true);
+  top(F->getInc(), false);
+  loopBody(F->getBody());
+  Out.insert(FID, End, " }");
+  return true;
+}
+
+
+/// A loop of a checked function in which no safepoint can run (no poll,
+/// no call that may reach one, no call through a function pointer; an
+/// external function that reaches one must be declared CP_SAFEPOINT)
+/// keeps one mode from entry to exit: it is versioned,
+/// `{ if (cp_is_compact()) { <compact loop> } else { <wide loop> } }`, so
+/// compact mode pays no per-access mode test.  In main, a loop that
+/// cannot allocate is versioned too, with its one poll in front.  False
+/// if St is not versioned.
+bool CheckedWalker::walkLoop(const Stmt *St) {
+  if (Pl.runsOnce(St)) { // a statement macro's do { } while (0): no poll
+    const auto *D = cast<DoStmt>(St);
+    walk(D->getBody());
+    top(D->getCond(), true);
+    return true;
+  }
+  if (!Pl.versionLoop(FD, St) ||
+      !versionByMode(St, polls() ? "{ cp_safepoint(); " : "{ ", " }"))
+    return false;
+  Pl.note(FD, St->getBeginLoc(),
+          polls() ? "loop versioned whole, one poll in front" : "loop versioned whole",
+          polls() ? "a loop of main that cannot allocate"
+                  : "no safepoint can run inside it");
+  return true;
+}
+
+/// A block of a checked function: each run of statements between
+/// safepoint-reaching ones keeps one mode from its start to its end, so a
+/// run with two or more layout-dependent statements is versioned by
+/// mode as a whole (one test instead of one per expression).  A run ends
+/// before a declaration whose variable is used after the run (the copies
+/// are blocks of their own); in main it holds no loop (a loop's polls
+/// would be lost in the copies).
+bool CheckedWalker::walkBlock(const CompoundStmt *CS) {
+  std::vector<const Stmt *> Body(CS->body_begin(), CS->body_end());
+  size_t I = 0;
+  while (I < Body.size()) {
+    Run R = Pl.run(FD, Body, I);
+    ArrayRef<const Stmt *> Sts = ArrayRef<const Stmt *>(Body).slice(I, R.End - I);
+    if (R.Versioned && versionByMode(Sts, "{ ", " }")) {
+      Pl.note(FD, Sts.front()->getBeginLoc(),
+              "run of " + std::to_string(Sts.size()) + " statements versioned",
+              "no safepoint can run between them");
+      I = R.End;
+      continue;
+    }
+    for (const Stmt *St : Sts)
+      walk(St);
+    if (R.End < Body.size())
+      walk(Body[R.End]);
+    I = R.End + 1;
+  }
+  return true;
+}
+
+/// Replace statement St by `Open if (cp_is_compact()) { <compact St> }
+/// else { <wide St> } Close`.  The wide copy follows a #line back to St's
+/// first line and is padded to its column, so both copies carry the
+/// user's lines; the compact copy's warnings are silenced (the wide copy
+/// reports them once).  False if St is left to the caller.
+bool CheckedWalker::versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open,
+                                  StringRef Close) {
+  SourceLocation BL = Sts.front()->getBeginLoc();
+  unsigned E = endAfter(Sts.back());
+  if (!BL.isFileID() || E == ~0u)
+    return false;
+  auto [FID, B] = SM.getDecomposedLoc(BL);
+  unsigned Before = S.Errors;
+  std::string TC = formText(Sts, C, FID, B, E);
+  std::string TW = formText(Sts, W, FID, B, E);
+  if (S.Errors != Before)
+    return true;
+  PresumedLoc PL = SM.getPresumedLoc(BL, false);
+  if (PL.isInvalid())
+    return false;
+  std::string Pad(PL.getColumn() > 1 ? PL.getColumn() - 1 : 0, ' ');
+  std::string T =
+      Open.str() +
+      "if (cp_is_compact()) { _Pragma(\"clang diagnostic push\") "
+      "_Pragma(\"clang diagnostic ignored \\\"-Weverything\\\"\") " +
+      TC + " _Pragma(\"clang diagnostic pop\") } else {\n" +
+      lineDirective(PL.getLine(), PL.getFilename()) + Pad + TW + " }" +
+      Close.str();
+  Out.replace(FID, B, E, T);
+  return true;
+}
+/// The text of statements Sts ([B, E) of FID) rewritten in form F.
+std::string CheckedWalker::formText(ArrayRef<const Stmt *> Sts, Printer &F,
+                                    FileID FID, unsigned B, unsigned E) {
+  const Stmt *St = Sts.front();
+  EditSet Mine;
+  Walker Plain(S, F, Mine);
+  for (const Stmt *X : Sts)
+    Plain.run(X);
+  if (Mine.outside(FID, B, E)) {
+    fail(St, "cannot version this code by mode: a rewrite falls outside it");
+    return "";
+  }
+  Rendered R = Mine.render(FID, SM.getBufferData(FID), B, E);
+  if (!R.Ok) {
+    fail(St, "cannot version this code by mode: overlapping rewrites");
+    return "";
+  }
+  return R.Text;
+}
+
+/// The full expression E's value is discarded (expression statement,
+/// for-init or for-increment).
+bool CheckedWalker::isDiscarded(const Expr *E) {
+  auto Ps = S.Ctx.getParents(*E);
+  if (Ps.empty())
+    return false;
+  const Stmt *P = Ps[0].get<Stmt>();
+  if (!P || isa<Expr>(P) || isa<ReturnStmt>(P))
+    return false;
+  if (const auto *I = dyn_cast<IfStmt>(P))
+    return I->getCond() != E;
+  if (const auto *W = dyn_cast<WhileStmt>(P))
+    return W->getCond() != E;
+  if (const auto *D = dyn_cast<DoStmt>(P))
+    return D->getCond() != E;
+  if (const auto *F = dyn_cast<ForStmt>(P))
+    return F->getCond() != E;
+  if (const auto *Sw = dyn_cast<SwitchStmt>(P))
+    return Sw->getCond() != E;
+  return true;
+}
+
+/// Layout-dependent work of E (compact form) that may run after a call
+/// that reaches a safepoint: the mode tested before it may be stale.
+void CheckedWalker::scanHazard(const Stmt *St, bool InSPArgs, unsigned &SP,
+                               bool &OwnOut,
+                bool &OwnAny) {
+  if (!St)
+    return;
+  if (const auto *CE = dyn_cast<CallExpr>(St)) {
+    if (Pl.isSafepointCallee(CE->getDirectCallee())) {
+      ++SP;
+      for (const Expr *A : CE->arguments())
+        scanHazard(A, true, SP, OwnOut, OwnAny);
+      return;
+    }
+  } else if (!isa<UnaryExprOrTypeTraitExpr>(St) && C.own(St)) {
+    OwnAny = true;
+    if (!InSPArgs)
+      OwnOut = true;
+  }
+  if (isa<UnaryExprOrTypeTraitExpr>(St))
+    return;
+  for (const Stmt *C : St->children())
+    scanHazard(C, InSPArgs, SP, OwnOut, OwnAny);
+}
+
+/// Checked form: the text of E choosing its layout by mode.  False if E
+/// needs no change (or an error was reported).
+bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) {
+  bool AC = C.affected(E);
+  std::string TC;
+  unsigned SP = 0;
+  bool OwnOut = false, OwnAny = false;
+  if (AC) {
+    TC = BoolCtx ? C.boolText(E) : C.text(E);
+    scanHazard(E, false, SP, OwnOut, OwnAny);
+  }
+  std::string TW;
+  if (AC)
+    TW = W.affected(E) ? (BoolCtx ? W.boolText(E) : W.text(E)) : W.original(E);
+  if (!AC)
+    return false;
+  if (TC == TW) {
+    Text = TC;
+    return true;
+  }
+  if ((SP >= 1 && OwnOut) || (SP >= 2 && OwnAny)) {
+    if (assignAfterCall(E, Text))
+      return true;
+    const CallExpr *CE = Pl.firstSafepointCall(E);
+    std::string Callee = CE && CE->getDirectCallee()
+                             ? CE->getDirectCallee()->getName().str()
+                             : "a function";
+    S.report(Diag::SafepointInExpression, CE ? CE->getExprLoc() : E->getExprLoc(),
+            "this expression uses a compact layout and calls '" + Callee +
+                "', which may reach a safepoint (the switch can happen in "
+                "the middle of it); store the call's result in a local "
+                "first",
+            {CharSourceRange::getTokenRange(E->getSourceRange())});
+    return false;
+  }
+  if (BoolCtx)
+    Text = "(cp_is_compact() ? !!(" + TC + ") : !!(" + TW + "))";
+  else if (isDiscarded(E))
+    Text = "(cp_is_compact() ? (void)(" + TC + ") : (void)(" + TW + "))";
+  else
+    Text = "(cp_is_compact() ? (" + TC + ") : (" + TW + "))";
+  return true;
+}
+
+/// `L = R` where only R may reach a safepoint: evaluate R first, then
+/// test the mode for the store, `({ T t = R; <store t into L>; t; })`.
+bool CheckedWalker::assignAfterCall(const Expr *E, std::string &Text) {
+  const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParens());
+  if (!BO || BO->getOpcode() != BO_Assign || Pl.firstSafepointCall(BO->getLHS()) ||
+      !BO->getLHS()->getType()->isScalarType())
+    return false;
+  const Expr *L = BO->getLHS(), *R = BO->getRHS();
+  std::string RT;
+  if (!checkedText(R, false, RT))
+    RT = W.original(R);
+  std::string T = "cp__t" + std::to_string(++FrameCounter);
+  std::string SC = isHandleLValue(M, L) ? "cp__sth(&" + C.clv(L) + ", " + T + ")"
+                                        : C.text(L) + " = " + T;
+  std::string SW = W.text(L) + " = " + T;
+  Text = "__extension__ ({ " + W.ty(L->getType().getUnqualifiedType()) + " " + T + " = (" + RT +
+         "); if (cp_is_compact()) " + SC + "; else " + SW + ";" +
+         (isDiscarded(E) ? std::string() : " " + T + ";") + " })";
+  return true;
+}
+
+void CheckedWalker::top(const Expr *E, bool BoolCtx) {
+  if (!E)
+    return;
+  if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+    if (const InitListExpr *Syn = IL->getSyntacticForm())
+      IL = Syn;
+    for (const Expr *I : IL->inits()) {
+      if (!I || I->getBeginLoc().isInvalid())
+        continue;
+      if (const auto *DI = dyn_cast<DesignatedInitExpr>(I))
+        I = DI->getInit();
+      top(I, false);
+    }
+    return;
+  }
+  std::string T;
+  unsigned Before = S.Errors;
+  if (!checkedText(E, BoolCtx, T) || S.Errors != Before)
+    return;
+  place(E, std::move(T));
+}
+
+} // namespace compactptr

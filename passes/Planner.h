@@ -1,0 +1,120 @@
+//===- Planner.h - a plan per function, as data ---------------------------===//
+//
+// The planner decides, before a body is rewritten, what the rewrite does
+// with it: its form, and in a checked function which loops, loop bodies
+// and runs of statements are versioned by mode, where polls go and which
+// locals are frame roots.  Each decision is recorded with its reason in
+// the function's plan; `-fplugin-arg-compactptr-plan=-` and
+// `compactptr-rewrite --plan` print the plans, so tests can check a
+// decision without reading the whole generated file.
+//
+// Forms (docs/plugin.md, section 4a):
+//   compact   compact-only mode: the compact body only
+//   wide      wide mode, or a function that depends on no layout
+//   dual      switchable, layout-dependent, reaches no safepoint: the wide
+//             body behind an entry dispatch, plus a compact clone f__cp
+//   checked   switchable, reaches a safepoint: one body that picks the
+//             layout by mode, with shadow-stack frames
+// Tests: test/switchable/plan-*.c, test/switchable/*.c.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPACTPTR_PLANNER_H
+#define COMPACTPTR_PLANNER_H
+
+#include "Printer.h"
+#include <map>
+
+namespace compactptr {
+
+enum class FunctionForm { Compact, Wide, Dual, Checked };
+
+/// One decision about a statement of a function, with its reason.
+struct Decision {
+  unsigned Line = 0;
+  std::string What, Why;
+};
+
+struct FunctionPlan {
+  const clang::FunctionDecl *FD = nullptr;
+  FunctionForm Form = FunctionForm::Wide;
+  std::string Why;
+  std::vector<Decision> Decisions;
+};
+
+/// A run of consecutive statements of a block [Begin, End) and whether it
+/// is versioned by mode as a whole.
+struct Run {
+  size_t Begin = 0, End = 0;
+  bool Versioned = false;
+};
+
+class Planner {
+public:
+  /// Compact: the compact printer of checked code, asked whether a region
+  /// depends on a layout.
+  Planner(Session &S, Printer &Compact, std::set<const clang::FunctionDecl *> &Duals)
+      : S(S), M(S.M), SM(S.SM), Compact(Compact), Duals(Duals) {}
+
+  /// Decide every function's form.  Dual functions are decided first, so
+  /// compact bodies know which calls go straight to a compact body.
+  void planForms(const std::vector<const clang::FunctionDecl *> &Fns);
+  FunctionPlan &planOf(const clang::FunctionDecl *FD);
+
+  // ---- checked-form decisions (recorded in the plan of FD) ---------------
+  /// FD's loops get polls (main, with auto-safepoints on).
+  bool pollsLoops(const clang::FunctionDecl *FD) const;
+  /// Loop is versioned whole (no safepoint can run inside; in main: it
+  /// cannot allocate, so one poll goes in front).
+  bool versionLoop(const clang::FunctionDecl *FD, const clang::Stmt *Loop);
+  /// A polled loop body of main is versioned after its poll.
+  bool versionBody(const clang::FunctionDecl *FD, const clang::Stmt *Body);
+  /// The run of the statements of a block of a checked function that
+  /// starts at Body[I]: it stops before a statement that may reach a
+  /// safepoint or cannot be copied (in main: before a loop, whose polls the
+  /// copies would lose), and before a declaration whose variable is used
+  /// after the run (the copies are blocks of their own).  Versioned if two
+  /// or more of its statements depend on a layout.
+  Run run(const clang::FunctionDecl *FD, llvm::ArrayRef<const clang::Stmt *> Body,
+          size_t I);
+  /// Record a decision taken by the rewrite itself (frames, polls).
+  void note(const clang::FunctionDecl *FD, clang::SourceLocation L,
+            std::string What, std::string Why);
+
+  /// A call that may reach a safepoint: a TU-local safepoint-reaching
+  /// function or a safepoint by declaration (Vocabulary.h).
+  bool isSafepointCallee(const clang::FunctionDecl *FD) const;
+  /// The first call in St that may reach a safepoint, or null.
+  const clang::CallExpr *firstSafepointCall(const clang::Stmt *St) const;
+  /// No safepoint can run inside St and it can be copied (no labels,
+  /// static locals, case labels of a switch around it, indirect calls).
+  bool copyable(const clang::Stmt *St) const;
+  /// A loop inside St (`do { } while (0)` runs once: not a loop).
+  static bool hasLoop(const clang::Stmt *St);
+  /// `do { ... } while (0)`: a statement macro's wrapper, not a loop.
+  static bool runsOnce(const clang::Stmt *Loop);
+  /// St may allocate: calls something other than builtins, free and
+  /// functions of the system headers.
+  static bool mayAllocate(const clang::Stmt *St);
+
+  /// Every plan, in function order, as text (one line per decision).
+  std::string dump() const;
+
+private:
+  Session &S;
+  const Model &M;
+  const clang::SourceManager &SM;
+  Printer &Compact;
+  std::set<const clang::FunctionDecl *> &Duals;
+  std::vector<FunctionPlan> Plans;
+  std::map<const clang::FunctionDecl *, size_t> Index;
+
+  unsigned classOf(const clang::FunctionDecl *FD) const;
+  std::string dualBlocker(const clang::FunctionDecl *FD) const;
+  std::string checkedReason(const clang::FunctionDecl *FD) const;
+  bool versionable(const clang::Stmt *St) { return copyable(St) && Compact.affected(St); }
+  unsigned line(clang::SourceLocation L) const;
+};
+
+} // namespace compactptr
+
+#endif

@@ -1,0 +1,532 @@
+//===- Printer.cpp - expressions printed in one form ----------------------===//
+//
+// In:  one expression of a function body or file-scope initializer.
+// Out: its text in the printer's form.  Compact form rewrites:
+//   - member access through compact pointers: plain fields in place, handle
+//     reads decode, handle stores encode through cp__sth(&slot, v), so every
+//     lvalue is evaluated once; NULL tests and handle comparisons compare
+//     handles without decoding;
+//   - `*p`, `p[i]`, pointer arithmetic and differences with the compact
+//     stride (++, --, +=, -= through cp__padd(&slot, bytes, post));
+//   - copies between heap objects and wide values through the generated
+//     converters cp__load_T / cp__store_T;
+//   - sizeof, _Alignof, offsetof of compact types and heap objects.
+// Both forms rewrite allocation (Allocation.cpp).  A node whose own text
+// is unchanged is spliced: the user's text with its rewritten children
+// put in.
+// Invariants: never half an expression: a node it cannot print is a
+//      refusal at the user's location (Refusals), and the walker records
+//      no edit for it.
+// Tests: test/rewrite/*.c.
+//
+//===----------------------------------------------------------------------===//
+#include "Printer.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/PrettyPrinter.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+
+namespace compactptr {
+
+void Refusals::fail(const Stmt *E, const std::string &Msg, Diag D) {
+  SourceLocation L = E->getBeginLoc();
+  if (const auto *X = dyn_cast<Expr>(E))
+    L = X->getExprLoc();
+  S.report(D, L, Msg, {CharSourceRange::getTokenRange(E->getSourceRange())});
+}
+
+bool Printer::dualCallee(const CallExpr *CE) const {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  return FD && Duals.count(FD->getCanonicalDecl()) &&
+         isa<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts());
+}
+
+CharSourceRange Printer::fileRange(const Stmt *E) const {
+  return Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(E->getSourceRange()), SM, S.LO);
+}
+
+std::string Printer::macroMessage(const Stmt *E) const {
+  if (E->getBeginLoc().isMacroID())
+    return "cannot rewrite this use of a compact type: it is produced by "
+           "macro '" + macroName(E) +
+           "', and no expression or statement of the function is a whole "
+           "expansion of it (a macro that produces the function itself); "
+           "write the function outside the macro";
+  return "cannot rewrite this use of a compact type: it is produced by a "
+         "macro expansion";
+}
+
+std::string Printer::original(const Stmt *E) {
+  CharSourceRange R = fileRange(E);
+  if (R.isValid()) {
+    bool Invalid = false;
+    StringRef T = Lexer::getSourceText(R, SM, S.LO, &Invalid);
+    if (!Invalid)
+      return T.str();
+  }
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  PrintingPolicy P(S.LO);
+  P.SuppressTagKeyword = false;
+  E->printPretty(OS, nullptr, P);
+  return "(" + OS.str() + ")";
+}
+
+/// The affected children of E whose text lies in [Begin, End) of FID;
+/// through nodes of a macro body that need no rebuilding, their
+/// descendants (macro arguments).
+bool Printer::collectParts(const Stmt *E, FileID FID, unsigned Begin, unsigned End,
+                  EditSet &Parts) {
+  for (const Stmt *C : E->children()) {
+    if (!C || !affected(C))
+      continue;
+    CharSourceRange CR = fileRange(C);
+    bool Inside = CR.isValid() && SM.getFileID(CR.getBegin()) == FID &&
+                  SM.getFileOffset(CR.getBegin()) >= Begin &&
+                  SM.getFileOffset(CR.getEnd()) <= End;
+    if (Inside) {
+      Parts.replace(FID, SM.getFileOffset(CR.getBegin()),
+                    SM.getFileOffset(CR.getEnd()), text(C));
+      continue;
+    }
+    // C's tokens are not all in [Begin, End): unless only its macro
+    // arguments change, E is printed from the AST instead.
+    if (needsRebuild(C) || !C->getBeginLoc().isMacroID())
+      return false;
+    if (!collectParts(C, FID, Begin, End, Parts))
+      return false;
+  }
+  return true;
+}
+
+/// text(C) is not just C's source with its children rewritten.
+bool Printer::needsRebuild(const Stmt *C) {
+  if (own(C))
+    return true;
+  if (!compact())
+    return false;
+  if (const auto *IC = dyn_cast<ImplicitCastExpr>(C)) {
+    const Expr *Sub = IC->getSubExpr();
+    return (IC->getCastKind() == CK_LValueToRValue ||
+            IC->getCastKind() == CK_ArrayToPointerDecay) &&
+           (isHandleLValue(M, Sub) || isCompactLocated(M, Sub));
+  }
+  if (const auto *BO = dyn_cast<BinaryOperator>(C))
+    return BO->getOpcode() == BO_Assign &&
+           (isHandleLValue(M, BO->getLHS()) || isCompactLocated(M, BO->getLHS()));
+  if (const auto *UO = dyn_cast<UnaryOperator>(C))
+    return UO->getOpcode() == UO_AddrOf && isCompactLocated(M, UO->getSubExpr());
+  return false;
+}
+
+/// The original text of E with each affected child replaced.
+std::string Printer::splice(const Stmt *E) {
+  CharSourceRange R = fileRange(E);
+  if (R.isInvalid())
+    return printed(E);
+  auto [FID, Begin] = SM.getDecomposedLoc(R.getBegin());
+  unsigned End = SM.getFileOffset(R.getEnd());
+  EditSet Parts;
+  if (!collectParts(E, FID, Begin, End, Parts))
+    return printed(E);
+  Rendered Out = Parts.render(FID, SM.getBufferData(FID), Begin, End);
+  return Out.Ok ? Out.Text : printed(E);
+}
+
+// ---- what needs rewriting ----------------------------------------------
+bool Printer::affected(const Stmt *St) {
+  auto It = Affected.find(St);
+  if (It != Affected.end())
+    return It->second;
+  bool A = false;
+  if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(St)) {
+    A = compactTrait(U); // unevaluated operands are left alone
+  } else {
+    A = own(St);
+    for (const Stmt *C : St->children())
+      if (C && affected(C))
+        A = true;
+  }
+  Affected[St] = A;
+  return A;
+}
+
+/// The node itself is rewritten (not only a descendant).
+bool Printer::own(const Stmt *St) {
+  if (const auto *CE = dyn_cast<CallExpr>(St))
+    return (CompactBodies && dualCallee(CE)) ||
+           (allocFunction(CE) != AllocFn::None && allocShape(CE));
+  if (!compact())
+    return false;
+  if (const auto *ME = dyn_cast<MemberExpr>(St))
+    return ME->isArrow() ? M.pointeeOf(ME->getBase()->getType()) != nullptr
+                         : isCompactLocated(M, ME->getBase());
+  if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
+    if (UO->getOpcode() == UO_Deref)
+      return M.pointeeOf(UO->getSubExpr()->getType()) != nullptr;
+    if (UO->isIncrementDecrementOp())
+      return M.pointeeOf(UO->getType()) != nullptr;
+    return false;
+  }
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(St))
+    return M.pointeeOf(AS->getBase()->getType()) && M.recordOf(AS->getType());
+  if (const auto *BO = dyn_cast<BinaryOperator>(St)) {
+    switch (BO->getOpcode()) {
+    case BO_Add:
+    case BO_Sub:
+    case BO_AddAssign:
+    case BO_SubAssign:
+      return M.pointeeOf(BO->getLHS()->getType()) ||
+             M.pointeeOf(BO->getRHS()->getType());
+    default:
+      return false;
+    }
+  }
+  if (const auto *OE = dyn_cast<OffsetOfExpr>(St))
+    return M.recordOf(OE->getTypeSourceInfo()->getType()) != nullptr;
+  return false;
+}
+
+bool Printer::compactTrait(const UnaryExprOrTypeTraitExpr *U) {
+  if (!compact())
+    return false;
+  if (U->getKind() != UETT_SizeOf && U->getKind() != UETT_AlignOf &&
+      U->getKind() != UETT_PreferredAlignOf)
+    return false;
+  if (U->isArgumentType())
+    return M.elementOf(U->getArgumentType()) != nullptr;
+  return isCompactLocated(M, U->getArgumentExpr());
+}
+
+// ---- text ----------------------------------------------------------------
+/// `struct cp__c_T *` for a pointer expression E to T, `const struct
+/// cp__c_T *` if E points to const (the cast must not drop a qualifier).
+std::string Printer::cptr(const CompactType *T, const Expr *E) {
+  QualType P = E->getType();
+  bool Const = P->isPointerType() && P->getPointeeType().isConstQualified();
+  return (Const ? "const " : "") + ct(T) + " *";
+}
+
+std::string Printer::ct(const CompactType *T) {
+  if (!T) { // a classification bug: refuse rather than crash
+    S.report(Diag::Internal, SourceLocation(), "compactptr internal error: no compact type "
+                              "for a rewritten expression");
+    return "";
+  }
+  return T->compactSpelling();
+}
+std::string Printer::ty(QualType T) { return S.typeText(T); }
+
+/// Text of E as a plain C expression of E's type.
+std::string Printer::text(const Stmt *St) {
+  if (!affected(St))
+    return original(St);
+  const auto *E = dyn_cast<Expr>(St);
+  if (!E)
+    return splice(St);
+
+  if (const auto *IC = dyn_cast<ImplicitCastExpr>(E)) {
+    const Expr *Sub = IC->getSubExpr();
+    if (compact() && IC->getCastKind() == CK_LValueToRValue) {
+      if (isHandleLValue(M, Sub))
+        return "((" + ty(IC->getType()) + ")cp_decode(" + clv(Sub) + "))";
+      if (CompactType *T = M.recordOf(Sub->getType()); T && isCompactLocated(M, Sub))
+        return "cp__load_" + T->Name + "(" + caddr(Sub) + ")";
+    }
+    if (compact() && IC->getCastKind() == CK_ArrayToPointerDecay &&
+        isCompactLocated(M, Sub))
+      return "((" + ty(IC->getType()) + ")" + clv(Sub) + ")";
+    return text(Sub);
+  }
+
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    if (compact() && own(ME)) {
+      if (isHandleLValue(M, ME) || isHandleArray(M, ME) || isCompactLocated(M, ME)) {
+        fail(ME, "this use of handle field '" +
+                     ME->getMemberDecl()->getName().str() +
+                     "' cannot be rewritten; read it into a local first");
+        return "";
+      }
+      return clv(ME);
+    }
+    return splice(ME);
+  }
+
+  if (const auto *UO = dyn_cast<UnaryOperator>(E))
+    return unaryText(UO);
+  if (const auto *BO = dyn_cast<BinaryOperator>(E))
+    return binaryText(BO);
+  if (const auto *CO = dyn_cast<ConditionalOperator>(E))
+    return "(" + boolText(CO->getCond()) + " ? " + text(CO->getTrueExpr()) +
+           " : " + text(CO->getFalseExpr()) + ")";
+
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    if (compact() && (isCompactLocated(M, AS) || isHandleLValue(M, AS))) {
+      fail(AS, "this use of a heap object of compact type cannot be "
+               "rewritten; copy it into a local first");
+      return "";
+    }
+    return splice(AS);
+  }
+
+  if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E))
+    return traitText(U);
+
+  if (const auto *OE = dyn_cast<OffsetOfExpr>(E))
+    return offsetofText(OE);
+
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    if (allocFunction(CE) != AllocFn::None && allocShape(CE))
+      return allocText(CE);
+    if (CompactBodies && dualCallee(CE)) {
+      // A compact body calls a dual function's compact body directly.
+      std::string Out = CE->getDirectCallee()->getName().str() + "__cp(";
+      for (unsigned I = 0; I < CE->getNumArgs(); ++I)
+        Out += (I ? ", " : "") + text(CE->getArg(I));
+      return Out + ")";
+    }
+  }
+
+  return splice(E);
+}
+
+/// Text of E in a truth-value context: handles compare without decode.
+std::string Printer::boolText(const Expr *E) {
+  const Expr *X = E->IgnoreParens();
+  if (const auto *IC = dyn_cast<ImplicitCastExpr>(X))
+    if (compact() && IC->getCastKind() == CK_LValueToRValue &&
+        isHandleLValue(M, IC->getSubExpr()))
+      return "(" + clv(IC->getSubExpr()) + " != 0)";
+  return text(E);
+}
+
+/// A handle read: `(h)` if E is the rvalue of a handle field.
+const Expr *Printer::handleRead(const Expr *E) {
+  const Expr *X = E->IgnoreParens();
+  if (const auto *IC = dyn_cast<ImplicitCastExpr>(X))
+    if (IC->getCastKind() == CK_LValueToRValue && isHandleLValue(M, IC->getSubExpr()))
+      return IC->getSubExpr();
+  return nullptr;
+}
+
+/// Compact lvalue text: an lvalue in compact layout for a compact-located
+/// object, a handle slot (cp_handle_t) or a plain field of one.
+std::string Printer::clv(const Expr *E) {
+  E = E->IgnoreParens();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E);
+      UO && UO->getOpcode() == UO_Deref) {
+    CompactType *T = M.pointeeOf(UO->getSubExpr()->getType());
+    return "(*(" + cptr(T, UO->getSubExpr()) + ")(" + text(UO->getSubExpr()) + "))";
+  }
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    const Expr *B = AS->getBase()->IgnoreParens();
+    if (const auto *IC = dyn_cast<ImplicitCastExpr>(B))
+      if (IC->getCastKind() == CK_ArrayToPointerDecay &&
+          (isCompactLocated(M, IC->getSubExpr()) || isHandleArray(M, IC->getSubExpr())))
+        return "(" + clv(IC->getSubExpr()) + "[" + text(AS->getIdx()) + "])";
+    CompactType *T = M.pointeeOf(AS->getBase()->getType());
+    return "(((" + cptr(T, AS->getBase()) + ")(" + text(AS->getBase()) + "))[" +
+           text(AS->getIdx()) + "])";
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    if (!ME->isArrow() && !isCompactLocated(M, ME->getBase())) {
+      fail(E, "this use of a compact type cannot be rewritten");
+      return "";
+    }
+    std::string N = ME->getMemberDecl()->getName().str();
+    if (ME->isArrow()) {
+      CompactType *T = M.pointeeOf(ME->getBase()->getType());
+      return "(((" + cptr(T, ME->getBase()) + ")(" + text(ME->getBase()) + "))->" + N + ")";
+    }
+    return "(" + clv(ME->getBase()) + "." + N + ")";
+  }
+  fail(E, "internal: no compact lvalue for this expression");
+  return "";
+}
+
+std::string Printer::caddr(const Expr *E) { return "(&" + clv(E) + ")"; }
+
+std::string Printer::unaryText(const UnaryOperator *UO) {
+  const Expr *Sub = UO->getSubExpr();
+  switch (UO->getOpcode()) {
+  case UO_Deref:
+    if (compact() && M.pointeeOf(Sub->getType())) {
+      fail(UO, "this use of a heap object of compact type cannot be "
+               "rewritten; copy it into a local first");
+      return "";
+    }
+    break;
+  case UO_AddrOf:
+    if (compact() && isCompactLocated(M, Sub))
+      return "((" + ty(UO->getType()) + ")" + caddr(Sub) + ")";
+    if (compact() && (isHandleLValue(M, Sub) || isHandleArray(M, Sub))) {
+      fail(UO, "the address of a handle field cannot be taken");
+      return "";
+    }
+    break;
+  case UO_LNot:
+    return "(!" + boolText(Sub) + ")";
+  case UO_PreInc:
+  case UO_PreDec:
+  case UO_PostInc:
+  case UO_PostDec:
+    if (CompactType *T = compact() ? M.pointeeOf(UO->getType()) : nullptr) {
+      bool Post = UO->isPostfix();
+      std::string D = UO->isIncrementOp() ? "" : "-";
+      std::string Call =
+          isHandleLValue(M, Sub)
+              ? "cp__hadd(&" + clv(Sub) + ", "
+              : "cp__padd(&(" + text(Sub) + "), ";
+      Call += D + "(long)sizeof(" + ct(T) + "), " + (Post ? "1" : "0") + ")";
+      if (isStatementLevel(UO))
+        return Call;
+      return "((" + ty(UO->getType()) + ")" + Call + ")";
+    }
+    break;
+  default:
+    break;
+  }
+  return splice(UO);
+}
+
+std::string Printer::binaryText(const BinaryOperator *BO) {
+  const Expr *L = BO->getLHS(), *R = BO->getRHS();
+  if (!compact())
+    return splice(BO);
+  switch (BO->getOpcode()) {
+  case BO_Assign:
+    if (isHandleLValue(M, L)) {
+      if (isStatementLevel(BO))
+        return "cp__sth(&" + clv(L) + ", " + text(R) + ")";
+      return "((" + ty(L->getType()) + ")cp__sth(&" + clv(L) + ", " + text(R) + "))";
+    }
+    if (CompactType *T = M.recordOf(L->getType()); T && isCompactLocated(M, L)) {
+      // Heap object = heap object of the same type: copy the compact bytes.
+      if (CompactType *RT = M.recordOf(R->getType()); RT == T) {
+        const Expr *RX = R->IgnoreParens();
+        if (const auto *IC = dyn_cast<ImplicitCastExpr>(RX))
+          if (IC->getCastKind() == CK_LValueToRValue &&
+              isCompactLocated(M, IC->getSubExpr()) && isStatementLevel(BO))
+            return "(void)(" + clv(L) + " = " + clv(IC->getSubExpr()) + ")";
+      }
+      return "cp__store_" + T->Name + "(" + caddr(L) + ", " + text(R) + ")";
+    }
+    break;
+  case BO_AddAssign:
+  case BO_SubAssign:
+    if (CompactType *T = M.pointeeOf(L->getType())) {
+      std::string D = BO->getOpcode() == BO_AddAssign ? "" : "-";
+      std::string Call = isHandleLValue(M, L) ? "cp__hadd(&" + clv(L) + ", "
+                                              : "cp__padd(&(" + text(L) + "), ";
+      Call += D + "(long)(" + text(R) + ") * (long)sizeof(" + ct(T) + "), 0)";
+      if (isStatementLevel(BO))
+        return Call;
+      return "((" + ty(L->getType()) + ")" + Call + ")";
+    }
+    break;
+  case BO_Add:
+  case BO_Sub: {
+    CompactType *LT = M.pointeeOf(L->getType()), *RT = M.pointeeOf(R->getType());
+    if (LT && RT)
+      return "((" + cptr(LT, L) + ")(" + text(L) + ") - (" + cptr(RT, R) + ")(" +
+             text(R) + "))";
+    if (LT)
+      return "((" + ty(BO->getType()) + ")((" + cptr(LT, L) + ")(" + text(L) +
+             ") " + (BO->getOpcode() == BO_Add ? "+" : "-") + " (" + text(R) + ")))";
+    if (RT)
+      return "((" + ty(BO->getType()) + ")((" + text(L) + ") + (" + cptr(RT, R) +
+             ")(" + text(R) + ")))";
+    break;
+  }
+  case BO_EQ:
+  case BO_NE: {
+    std::string Op = BO->getOpcode() == BO_EQ ? " == " : " != ";
+    const Expr *HL = handleRead(L), *HR = handleRead(R);
+    auto isNull = [&](const Expr *X) {
+      return X->isNullPointerConstant(S.Ctx, Expr::NPC_ValueDependentIsNotNull) !=
+             Expr::NPCK_NotNull;
+    };
+    // Directly inside if (...) / while (...): no extra parentheses, which
+    // -Wparentheses-equality would flag.
+    std::string O = isStatementLevel(BO) ? "" : "(", C = O.empty() ? "" : ")";
+    if (HL && HR)
+      return O + clv(HL) + Op + clv(HR) + C;
+    if (HL && isNull(R))
+      return O + clv(HL) + Op + "0" + C;
+    if (HR && isNull(L))
+      return O + "0" + Op + clv(HR) + C;
+    break;
+  }
+  case BO_LAnd:
+  case BO_LOr:
+    return "(" + boolText(L) + (BO->getOpcode() == BO_LAnd ? " && " : " || ") +
+           boolText(R) + ")";
+  default:
+    break;
+  }
+  return splice(BO);
+}
+
+/// E is a full expression whose value is discarded or only tested
+/// (expression statement, for-increment, condition), so its type may
+/// change from `T *` to `void *` and it needs no extra parentheses.
+bool Printer::isStatementLevel(const Expr *E) {
+  auto Ps = S.Ctx.getParents(*E);
+  if (Ps.empty())
+    return false;
+  const Stmt *P = Ps[0].get<Stmt>();
+  return P && !isa<Expr>(P) && !isa<ReturnStmt>(P);
+}
+
+std::string Printer::traitText(const UnaryExprOrTypeTraitExpr *U) {
+  std::string Kw = U->getKind() == UETT_SizeOf ? "sizeof"
+                   : U->getKind() == UETT_AlignOf ? "_Alignof"
+                                                   : "__alignof__";
+  if (U->isArgumentType()) {
+    QualType T = U->getArgumentType();
+    if (CompactType *C = M.recordOf(T))
+      return Kw + "(" + ct(C) + ")";
+    // An array of compact structs: count * compact size.
+    ArrayShape A = stripArrays(T);
+    uint64_t N = A.Count;
+    CompactType *C = M.recordOf(A.Element);
+    if (!C || !A.Array || A.Variable) {
+      fail(U, "cannot rewrite this sizeof of a compact type");
+      return "";
+    }
+    if (Kw == "sizeof")
+      return "((unsigned long)" + std::to_string(N) + " * sizeof(" + ct(C) + "))";
+    return Kw + "(" + ct(C) + ")";
+  }
+  return Kw + "(" + clv(U->getArgumentExpr()) + ")";
+}
+
+std::string Printer::offsetofText(const OffsetOfExpr *OE) {
+  CompactType *T = M.recordOf(OE->getTypeSourceInfo()->getType());
+  std::string Out = "__builtin_offsetof(" + ct(T) + ", ";
+  for (unsigned I = 0; I < OE->getNumComponents(); ++I) {
+    const OffsetOfNode &N = OE->getComponent(I);
+    switch (N.getKind()) {
+    case OffsetOfNode::Field:
+      if (I)
+        Out += ".";
+      Out += N.getField()->getName().str();
+      break;
+    case OffsetOfNode::Identifier:
+      if (I)
+        Out += ".";
+      Out += N.getFieldName()->getName().str();
+      break;
+    case OffsetOfNode::Array:
+      Out += "[" + text(OE->getIndexExpr(N.getArrayExprIndex())) + "]";
+      break;
+    case OffsetOfNode::Base:
+      break;
+    }
+  }
+  return Out + ")";
+}
+
+} // namespace compactptr

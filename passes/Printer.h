@@ -1,0 +1,143 @@
+//===- Printer.h - expressions printed in one form ------------------------===//
+//
+// A Printer turns an expression of the user's program into C text in one
+// form: Compact (heap objects in their compact layout: handles decoded and
+// encoded, compact strides and sizes, converters for copies) or Wide (the
+// original layout; only allocation changes).  It never edits the source: a
+// walker (Walker.h) asks it for the text of an outermost affected
+// expression and records one edit.  Untouched leaves are copied from the
+// user's text, so the output reads like the input.
+//
+// Each printer has its own memo of which nodes it rewrites, so "this
+// region, versioned by mode" is "print it with both printers"; a printer's
+// form never changes.  Allocation.cpp holds its allocation rules.
+// Tests: test/rewrite/*.c (one construct per file).
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPACTPTR_PRINTER_H
+#define COMPACTPTR_PRINTER_H
+
+#include "Engine.h"
+#include "clang/Lex/Lexer.h"
+#include <set>
+
+namespace compactptr {
+
+/// The layout a printer writes expressions for.
+enum class Form { Compact, Wide };
+
+/// The rewrite's refusals: an error at the user's location, once per
+/// construct (Session::report), though a node printed by two printers
+/// fails twice.
+class Refusals {
+public:
+  explicit Refusals(Session &S) : S(S) {}
+  void fail(const clang::Stmt *E, const std::string &Msg,
+            Diag D = Diag::Unrewritable);
+
+private:
+  Session &S;
+};
+
+/// `sizeof(T)`, `n * sizeof(T)`, `sizeof(T) * n` (Allocation.cpp).
+struct SizeShape {
+  bool Ok = false;
+  clang::QualType Elem;
+  const clang::Expr *Count = nullptr; ///< null: one element
+};
+
+class Printer {
+public:
+  /// CompactBodies: calls to the functions in Duals go to their compact
+  /// bodies `f__cp` (the printer of a dual function's compact clone).
+  Printer(Session &S, Refusals &R, Form F,
+          const std::set<const clang::FunctionDecl *> &Duals,
+          bool CompactBodies = false)
+      : S(S), M(S.M), SM(S.SM), R(R), F(F), Duals(Duals),
+        CompactBodies(CompactBodies) {}
+
+  Form form() const { return F; }
+  /// CE calls a dual function whose compact body this printer calls
+  /// directly (`g(...)` becomes `g__cp(...)` in a compact clone).
+  bool dualCallee(const clang::CallExpr *CE) const;
+  /// St or a node inside it is rewritten by this printer (memoized).
+  bool affected(const clang::Stmt *St);
+  /// The node itself is rewritten (not only a descendant).
+  bool own(const clang::Stmt *St);
+  /// Text of St as a plain C expression of its type.
+  std::string text(const clang::Stmt *St);
+  /// Text of E in a truth-value context: handles compare without decode.
+  std::string boolText(const clang::Expr *E);
+  /// Compact lvalue text of a heap object, handle slot or plain field.
+  std::string clv(const clang::Expr *E);
+  /// The user's text of E (printed from the AST if it has none).
+  std::string original(const clang::Stmt *E);
+  /// E's tokens as a range of one file, or an invalid range.
+  clang::CharSourceRange fileRange(const clang::Stmt *E) const;
+  /// The refusal for a use produced by a macro.
+  std::string macroMessage(const clang::Stmt *E) const;
+  /// Expansion.cpp: St printed from the AST (a node produced by a macro
+  /// expansion has no text of its own to splice): rewritten children from
+  /// this printer, untouched children with a text in the file copied from
+  /// it, Pending's texts for the nodes it names; everything else printed by
+  /// clang's statement printer.  One line of output per line of St's range.
+  /// Inner: edits already recorded inside St's range; each copied child
+  /// is rendered with the ones inside it, and AllPlaced says whether every
+  /// edit of Inner landed in a copied child.
+  std::string printed(const clang::Stmt *St,
+                      const llvm::DenseMap<const clang::Stmt *, std::string> *Pending = nullptr,
+                      const EditSet *Inner = nullptr, bool *AllPlaced = nullptr);
+  /// The outermost macro at E's use site (the name written in the file).
+  std::string macroName(const clang::Stmt *E) const;
+  /// Expansion.cpp: the node whose text in the file replaces E's when E
+  /// has none (E is produced by a macro): the smallest of E and its
+  /// ancestors, below Top, whose tokens are a range of one file -- the
+  /// outermost macro expansion at E's use site.  Null if none.
+  const clang::Stmt *placeable(const clang::Stmt *E, const clang::Stmt *Top);
+  /// E's value is discarded or only tested (expression statement,
+  /// for-increment, condition).
+  bool isStatementLevel(const clang::Expr *E);
+  std::string ty(clang::QualType T);
+  void fail(const clang::Stmt *E, const std::string &Msg,
+            Diag D = Diag::Unrewritable) {
+    R.fail(E, Msg, D);
+  }
+
+private:
+  Session &S;
+  const Model &M;
+  const clang::SourceManager &SM;
+  Refusals &R;
+  const Form F;
+  const std::set<const clang::FunctionDecl *> &Duals;
+  const bool CompactBodies;
+  llvm::DenseMap<const clang::Stmt *, bool> Affected;
+
+  bool compact() const { return F == Form::Compact; }
+  bool compactTrait(const clang::UnaryExprOrTypeTraitExpr *U);
+  bool collectParts(const clang::Stmt *E, clang::FileID FID, unsigned Begin,
+                    unsigned End, EditSet &Parts);
+  bool needsRebuild(const clang::Stmt *C);
+  std::string splice(const clang::Stmt *E);
+  std::string ct(const CompactType *T);
+  std::string cptr(const CompactType *T, const clang::Expr *E);
+  const clang::Expr *handleRead(const clang::Expr *E);
+  std::string caddr(const clang::Expr *E);
+  std::string unaryText(const clang::UnaryOperator *UO);
+  std::string binaryText(const clang::BinaryOperator *BO);
+  std::string traitText(const clang::UnaryExprOrTypeTraitExpr *U);
+  std::string offsetofText(const clang::OffsetOfExpr *OE);
+  // Allocation.cpp
+  clang::QualType destinationType(const clang::Expr *Call);
+  CompactType *rootPointee(clang::QualType T);
+  bool allocShape(const clang::CallExpr *CE);
+  SizeShape sizeFor(const clang::CallExpr *CE);
+  std::string countText(const SizeShape &Sh, const clang::CallExpr *CE);
+  std::string allocText(const clang::CallExpr *CE);
+  void sizeFix(const clang::Expr *Size, const std::string &SizeofT, int64_t Elem,
+               std::vector<clang::FixItHint> &Fix);
+};
+
+} // namespace compactptr
+
+#endif

@@ -1,0 +1,91 @@
+//===- Vocabulary.cpp - what the engine recognises ------------------------===//
+//
+// The matching functions of Vocabulary.h, over the names of Vocabulary.def.
+//
+//===----------------------------------------------------------------------===//
+#include "Vocabulary.h"
+#include "clang/AST/Attr.h"
+
+using namespace clang;
+
+namespace compactptr {
+
+namespace {
+StringRef nameOf(const FunctionDecl *FD) {
+  return FD && FD->getIdentifier() ? FD->getName() : StringRef();
+}
+} // namespace
+
+AllocFn allocFunction(const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  StringRef N = nameOf(FD);
+  if (N.empty())
+    return AllocFn::None;
+  // A program's own function called malloc is not libc's.
+  if (FD->hasBody() && !FD->isInlined())
+    return AllocFn::None;
+  unsigned Args = CE->getNumArgs();
+#define CP_ALLOC_FN(Kind, Name, NArgs)                                         \
+  if (N == Name && Args == NArgs)                                              \
+    return AllocFn::Kind;
+#include "Vocabulary.def"
+  return AllocFn::None;
+}
+
+bool isRuntimeFunction(const FunctionDecl *FD) {
+  return nameOf(FD).starts_with(CP_RUNTIME_PREFIX);
+}
+
+StringRef byteCopyFunction(const FunctionDecl *FD) {
+  StringRef N = nameOf(FD);
+#define CP_BYTE_COPY_FN(Name)                                                  \
+  if (N == Name)                                                               \
+    return N;
+#include "Vocabulary.def"
+  return StringRef();
+}
+
+std::string annotationOf(StringRef Name) { return "compactptr::" + Name.str(); }
+
+bool hasAttribute(const Decl *D, StringRef Name) {
+  std::string A = annotationOf(Name);
+  for (const Decl *R : D->redecls())
+    for (const auto *X : R->specific_attrs<AnnotateAttr>())
+      if (X->getAnnotation() == A)
+        return true;
+  return false;
+}
+
+bool isSafepointFunction(const FunctionDecl *FD) {
+  if (!FD)
+    return false;
+  if (hasAttribute(FD, "safepoint"))
+    return true;
+  StringRef N = nameOf(FD);
+#define CP_SAFEPOINT_FN(Name)                                                  \
+  if (N == Name)                                                               \
+    return true;
+#include "Vocabulary.def"
+  return false;
+}
+
+ArrayShape stripArrays(QualType T) {
+  ArrayShape S;
+  QualType C = T.getCanonicalType();
+  while (const auto *AT = dyn_cast<ArrayType>(C.getTypePtr())) {
+    S.Array = true;
+    if (const auto *CAT = dyn_cast<ConstantArrayType>(AT)) {
+      uint64_t N = CAT->getSize().getZExtValue();
+      S.Count *= N;
+      S.Dims += "[" + std::to_string(N) + "]";
+    } else {
+      S.Variable = true;
+    }
+    C = AT->getElementType().getCanonicalType();
+  }
+  // Not an array: keep T's own spelling (typedef names print as written).
+  S.Element = S.Array ? C : T;
+  return S;
+}
+
+} // namespace compactptr

@@ -1,0 +1,63 @@
+//===- Vocabulary.h - what the engine recognises, in one place ------------===//
+//
+// Every name the engine matches (allocation, byte-copy and safepoint
+// functions, attribute spellings) comes from Vocabulary.def, which
+// compactptr-advise includes too; every walk over array types goes through
+// stripArrays.  A pass that needs "is this an allocation" or "the element
+// type" asks here, so the answer is the same everywhere.
+// Tests: test/rewrite/malloc-forms.c, test/rewrite/knr-malloc.c,
+//        test/plugin/attribute-spellings.c, test/diagnostics/*.c.
+//
+//===----------------------------------------------------------------------===//
+#ifndef COMPACTPTR_VOCABULARY_H
+#define COMPACTPTR_VOCABULARY_H
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include <string>
+
+namespace compactptr {
+
+/// The libc allocation function a call names (Vocabulary.def).
+enum class AllocFn {
+  None,
+#define CP_ALLOC_FN(Kind, Name, Args) Kind,
+#include "Vocabulary.def"
+};
+
+/// The allocation function CE calls: libc's (declared, not defined in this
+/// TU unless inline), with its own argument count; else None.
+AllocFn allocFunction(const clang::CallExpr *CE);
+
+/// A call to a runtime function ("cp_..."): its results are arena objects.
+bool isRuntimeFunction(const clang::FunctionDecl *FD);
+
+/// memcpy and friends (Vocabulary.def): FD's name, or "" if not one.
+llvm::StringRef byteCopyFunction(const clang::FunctionDecl *FD);
+
+/// The AnnotateAttr text the attribute `Name` ("compact", "safepoint")
+/// leaves on a declaration: "compactptr::compact".
+std::string annotationOf(llvm::StringRef Name);
+
+/// A declaration of D carries the attribute `Name`.
+bool hasAttribute(const clang::Decl *D, llvm::StringRef Name);
+
+/// FD is a safepoint by declaration: `CP_SAFEPOINT` on any of its
+/// declarations, or a runtime safepoint function (Vocabulary.def).
+bool isSafepointFunction(const clang::FunctionDecl *FD);
+
+/// A type with its array layers removed.
+struct ArrayShape {
+  clang::QualType Element;  ///< canonical element type (T itself if T is
+                            ///< not an array)
+  uint64_t Count = 1;       ///< product of the constant dimensions
+  std::string Dims;         ///< "[2][3]" for constant arrays
+  bool Variable = false;    ///< some dimension is not a constant
+  bool Array = false;       ///< T was an array at all
+};
+/// Strip every array layer of T (constant, incomplete or variable).
+ArrayShape stripArrays(clang::QualType T);
+
+} // namespace compactptr
+
+#endif

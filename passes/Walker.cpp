@@ -1,0 +1,208 @@
+//===- Walker.cpp - statements rewritten in one form; the rewrite driver ===//
+//
+// In:  the Model (Analysis, Layout) and every function body and file-scope
+//      initializer outside system headers.
+// Out: edits in Session::Edits: each outermost affected expression is
+//      replaced once by its printed text (Printer.h); static locals get
+//      their root descriptors on their declaration's line.
+// The driver makes the three printers (wide, compact, and compact for the
+// clones of dual functions, which call compact bodies directly), asks the
+// Planner for every function's form and hands each body to the walker of
+// that form: Walker (compact, wide), rewriteDual (Dual.cpp) or
+// CheckedWalker (Checked.cpp).
+// Invariants: never a partial rewrite (errors clear all edits in
+//      Engine.cpp); anything not rewritten is an error at the user's
+//      location.
+// Tests: test/rewrite/*.c, test/plugin/*.c, test/switchable/*.
+//
+//===----------------------------------------------------------------------===//
+#include "Walker.h"
+#include <algorithm>
+
+using namespace clang;
+
+namespace compactptr {
+
+void Walker::walk(const Stmt *St) {
+  if (!St)
+    return;
+  if (const auto *E = dyn_cast<Expr>(St)) {
+    top(E, false);
+    return;
+  }
+  if (const auto *I = dyn_cast<IfStmt>(St)) {
+    walk(I->getInit());
+    walk(I->getConditionVariableDeclStmt());
+    top(I->getCond(), true);
+    walk(I->getThen());
+    walk(I->getElse());
+    return;
+  }
+  if ((isa<WhileStmt>(St) || isa<DoStmt>(St) || isa<ForStmt>(St)) && walkLoop(St))
+    return;
+  if (const auto *W = dyn_cast<WhileStmt>(St)) {
+    top(W->getCond(), true);
+    loopBody(W->getBody());
+    return;
+  }
+  if (const auto *D = dyn_cast<DoStmt>(St)) {
+    loopBody(D->getBody());
+    top(D->getCond(), true);
+    return;
+  }
+  if (const auto *F = dyn_cast<ForStmt>(St)) {
+    if (walkFor(F))
+      return;
+    walk(F->getInit());
+    top(F->getCond(), true);
+    top(F->getInc(), false);
+    loopBody(F->getBody());
+    return;
+  }
+  if (const auto *CS = dyn_cast<CompoundStmt>(St); CS && walkBlock(CS))
+    return;
+  if (const auto *DS = dyn_cast<DeclStmt>(St)) {
+    std::string Roots;
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D)) {
+        if (const Expr *Init = VD->getInit())
+          top(Init, false);
+        if (VD->isStaticLocal())
+          Roots += rootDescText(S, VD, " ");
+      }
+    if (!frameFor(DS, Roots))
+      return;
+    // Root descriptors and frames follow their declaration, on its line.
+    SourceLocation End = DS->getEndLoc();
+    if (!Roots.empty() && End.isFileID()) {
+      auto [FID, Off] = SM.getDecomposedLoc(End);
+      Out.insert(FID, Off + 1, " " + Roots);
+    }
+    return;
+  }
+  for (const Stmt *C : St->children())
+    walk(C);
+}
+
+void Walker::top(const Expr *E, bool BoolCtx) {
+  if (!E || !P.affected(E))
+    return;
+  unsigned Before = S.Errors;
+  std::string T = BoolCtx ? P.boolText(E) : P.text(E);
+  if (S.Errors != Before)
+    return;
+  place(E, std::move(T));
+}
+
+void Walker::run(const Stmt *St) {
+  Top = St;
+  walk(St);
+  resolve();
+}
+
+void Walker::place(const Expr *E, std::string T) {
+  if (Out.replace(SM, P.fileRange(E), T))
+    return;
+  const Stmt *A = P.placeable(E, Top);
+  if (!A) {
+    P.fail(E, P.macroMessage(E), Diag::MacroBody);
+    return;
+  }
+  Pending[E] = std::move(T);
+  if (std::find(Expansions.begin(), Expansions.end(), A) == Expansions.end())
+    Expansions.push_back(A);
+}
+
+void Walker::resolve() {
+  // Outermost first: an expansion inside another is printed with it.
+  struct Item {
+    const Stmt *A;
+    FileID FID;
+    unsigned B, E;
+  };
+  std::vector<Item> Items;
+  for (const Stmt *A : Expansions) {
+    CharSourceRange R = P.fileRange(A);
+    auto [FID, B] = SM.getDecomposedLoc(R.getBegin());
+    Items.push_back({A, FID, B, SM.getFileOffset(R.getEnd())});
+  }
+  Expansions.clear();
+  std::stable_sort(Items.begin(), Items.end(), [](const Item &X, const Item &Y) {
+    return X.B != Y.B ? X.B < Y.B : X.E > Y.E;
+  });
+  unsigned Covered = 0;
+  FileID CoveredFID;
+  for (const Item &I : Items) {
+    if (I.FID == CoveredFID && I.B < Covered)
+      continue;
+    // The edits already made inside the expansion (in children that have
+    // a text in the file) are rendered into those children's copies.
+    EditSet Inner = Out.take(I.FID, I.B, I.E);
+    bool AllPlaced = true;
+    std::string T = P.printed(I.A, &Pending, &Inner, &AllPlaced);
+    if (!AllPlaced) {
+      P.fail(I.A, "cannot rewrite the expansion of macro '" + P.macroName(I.A) +
+                      "': code the rewrite changes in place (a frame, a poll, a "
+                      "versioned region) lies inside it; write that code "
+                      "outside the macro",
+              Diag::MacroStatement);
+      continue;
+    }
+    // Warnings clang keeps quiet inside a macro expansion stay quiet in
+    // its printed form.
+    Out.replace(I.FID, I.B, I.E,
+                "_Pragma(\"clang diagnostic push\") _Pragma(\"clang diagnostic "
+                "ignored \\\"-Weverything\\\"\") " +
+                    T + " _Pragma(\"clang diagnostic pop\")");
+    CoveredFID = I.FID;
+    Covered = I.E;
+  }
+  Pending.clear();
+}
+
+void runRewrite(Session &S) {
+  std::vector<const FunctionDecl *> Fns;
+  for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls())
+    if (const auto *FD = dyn_cast<FunctionDecl>(D))
+      if (!S.isIgnoredLoc(FD->getLocation()) && FD->doesThisDeclarationHaveABody())
+        Fns.push_back(FD);
+  std::set<const FunctionDecl *> Duals;
+  Refusals R(S);
+  Printer Wide(S, R, Form::Wide, Duals), Compact(S, R, Form::Compact, Duals),
+      Clone(S, R, Form::Compact, Duals, /*CompactBodies=*/true);
+  Planner Pl(S, Compact, Duals);
+  Pl.planForms(Fns);
+  // Static initializers cannot test the mode: switchable builds keep them
+  // in the wide form (allocation calls are not constant anyway).
+  Printer &Inits = S.Opts.compactOnly() ? Compact : Wide;
+  for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
+    if (S.isIgnoredLoc(D->getLocation()))
+      continue;
+    if (const auto *VD = dyn_cast<VarDecl>(D)) {
+      if (const Expr *Init = VD->getInit())
+        Walker(S, Inits, S.Edits).run(Init);
+      continue;
+    }
+    const auto *FD = dyn_cast<FunctionDecl>(D);
+    if (!FD || !FD->doesThisDeclarationHaveABody())
+      continue;
+    switch (Pl.planOf(FD).Form) {
+    case FunctionForm::Compact:
+      Walker(S, Compact, S.Edits).run(FD->getBody());
+      break;
+    case FunctionForm::Wide:
+      Walker(S, Wide, S.Edits).run(FD->getBody());
+      break;
+    case FunctionForm::Dual:
+      rewriteDual(S, FD, Wide, Clone);
+      break;
+    case FunctionForm::Checked:
+      CheckedWalker(S, Pl, Compact, Wide, S.Edits, FD).rewrite();
+      break;
+    }
+  }
+  if (S.Opts.DumpPlan)
+    S.PlanText = Pl.dump();
+}
+
+} // namespace compactptr
