@@ -80,21 +80,25 @@ public:
   void note(const clang::FunctionDecl *FD, clang::SourceLocation L,
             std::string What, std::string Why);
 
-  /// A call that may reach a safepoint: a TU-local safepoint-reaching
-  /// function or a safepoint by declaration (Vocabulary.h).
-  bool isSafepointCallee(const clang::FunctionDecl *FD) const;
-  /// The first call in St that may reach a safepoint, or null.
-  const clang::CallExpr *firstSafepointCall(const clang::Stmt *St) const;
+  /// CE may reach a safepoint: an allocation of a compact object, a
+  /// safepoint by declaration (Vocabulary.h), a function of the TU that
+  /// reaches one, or code the engine cannot see (isOpaqueCall) that no
+  /// compact body holds off -- a function of the TU that calls such code
+  /// and is not dual.
+  bool mayReach(const clang::CallExpr *CE) const;
+  /// The first call in St that may reach a safepoint, or null (unevaluated
+  /// operands excluded).
+  const clang::CallExpr *firstMayReachCall(const clang::Stmt *St) const;
   /// No safepoint can run inside St and it can be copied (no labels,
-  /// static locals, case labels of a switch around it, indirect calls).
+  /// static locals, case labels of a switch around it).
   bool copyable(const clang::Stmt *St) const;
   /// A loop inside St (`do { } while (0)` runs once: not a loop).
   static bool hasLoop(const clang::Stmt *St);
   /// `do { ... } while (0)`: a statement macro's wrapper, not a loop.
   static bool runsOnce(const clang::Stmt *Loop);
-  /// St may allocate: calls something other than builtins, free and
-  /// functions of the system headers.
-  static bool mayAllocate(const clang::Stmt *St);
+  /// St may allocate a compact object: it allocates one, calls code the
+  /// engine cannot see, or calls a function of the TU that may.
+  bool mayAllocate(const clang::Stmt *St) const;
 
   /// Every plan, in function order, as text (one line per decision).
   std::string dump() const;
@@ -109,7 +113,6 @@ private:
   std::map<const clang::FunctionDecl *, size_t> Index;
 
   unsigned classOf(const clang::FunctionDecl *FD) const;
-  std::string dualBlocker(const clang::FunctionDecl *FD) const;
   std::string checkedReason(const clang::FunctionDecl *FD) const;
   bool versionable(const clang::Stmt *St) { return copyable(St) && Compact.affected(St); }
   unsigned line(clang::SourceLocation L) const;

@@ -164,7 +164,8 @@ void runRewrite(Session &S) {
   std::vector<const FunctionDecl *> Fns;
   for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls())
     if (const auto *FD = dyn_cast<FunctionDecl>(D))
-      if (!S.isIgnoredLoc(FD->getLocation()) && FD->doesThisDeclarationHaveABody())
+      if (!S.isIgnoredLoc(FD->getLocation()) && FD->doesThisDeclarationHaveABody() &&
+          !isRuntimeFunction(FD))
         Fns.push_back(FD);
   std::set<const FunctionDecl *> Duals;
   Refusals R(S);
@@ -184,7 +185,7 @@ void runRewrite(Session &S) {
       continue;
     }
     const auto *FD = dyn_cast<FunctionDecl>(D);
-    if (!FD || !FD->doesThisDeclarationHaveABody())
+    if (!FD || !FD->doesThisDeclarationHaveABody() || isRuntimeFunction(FD))
       continue;
     switch (Pl.planOf(FD).Form) {
     case FunctionForm::Compact:

@@ -1,9 +1,10 @@
 // A function that reaches a safepoint gets the checked form: each full
-// expression that depends on a layout picks it by mode, and compact-pointer
-// parameters, locals (zeroed when uninitialised) and by-value locals of
-// compact struct type are registered as roots in shadow-stack frames.
-// A store whose right-hand side may reach a safepoint evaluates it first.
-// A run of statements between safepoints is versioned by mode as a whole.
+// expression that depends on a layout picks it by mode, compact-pointer
+// parameters and locals (zeroed when uninitialised) are roots in frame
+// slots, and by-value locals of compact struct type are registered as roots
+// in shadow-stack frames.  A store whose right-hand side may reach a
+// safepoint evaluates it first.  A run of statements between safepoints is
+// versioned by mode as a whole.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Werror -fplugin-arg-compactptr-dump=- %s 2>&1 | FileCheck %s
 // RUN: %clang %cflags -O1 -Werror -fplugin=%plugin %s %runtime -o %t
@@ -42,30 +43,36 @@ int main(void) {
   printf("sum %ld\n", s);
   return 0;
 }
-// CHECK: {{^}}static struct node *grow(struct node *head, int k) { cp_root_desc_t cp__rt1[1] = {{[{][{]}}(void *)&head, CP_ROOT_POINTER, 1, &cp__desc_node, "head"}, }; cp_frame_t cp__fr1 __attribute__((cleanup(cp_frame_pop))) = {0, 1, cp__rt1}; cp_frame_push(&cp__fr1);
-// CHECK-NEXT: {{^}}  struct node *n = cp_alloc(&cp__desc_node), *spare = 0; cp_root_desc_t cp__rt2[2] = {{[{][{]}}(void *)&n, CP_ROOT_POINTER, 1, &cp__desc_node, "n"}, {(void *)&spare, CP_ROOT_POINTER, 1, &cp__desc_node, "spare"}, }; cp_frame_t cp__fr2 {{.*}} cp_frame_push(&cp__fr2);
-// CHECK-NEXT: {{^}}  struct node copy = {0}; cp_root_desc_t cp__rt3[1] = {{[{][{]}}(void *)&copy, CP_ROOT_VALUE, 1, &cp__desc_node, "copy"}, };
-// CHECK-NEXT: {{^}}  cp_safepoint();
+// Scalar compact-pointer parameters and locals live in frame slots: the
+// frame is pushed before the first statement that may reach a safepoint,
+// and each is saved before such a call and read back after it, where it may
+// be used later; the allocation saves them only on its slow path.  By-value
+// locals are registered by address.
+// CHECK: {{^}}static struct node *grow(struct node *head, int k) {{[{]$}}
+// CHECK-NEXT: {{^}}  void *cp__slots[3] = {0}; cp_root_desc_t cp__slotroots[3] = {{[{][{]}}(void *)&cp__slots[0], CP_ROOT_POINTER, 1, &cp__desc_node, "head"}, {(void *)&cp__slots[1], CP_ROOT_POINTER, 1, &cp__desc_node, "n"}, {(void *)&cp__slots[2], CP_ROOT_POINTER, 1, &cp__desc_node, "spare"}, }; cp_frame_t cp__slotframe __attribute__((cleanup(cp_frame_pop))) = {0, 3, cp__slotroots}; cp_frame_push(&cp__slotframe); struct node *n = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { cp__slots[0] = (void *)head; [[A]] = cp__alloc_slow(&cp__desc_node); head = cp__slots[0]; } [[A]]; }), *spare = 0;
+// CHECK-NEXT: {{^}}  struct node copy = {0}; cp_root_desc_t cp__rt{{[0-9]+}}[1] = {{[{][{]}}(void *)&copy, CP_ROOT_VALUE, 1, &cp__desc_node, "copy"}, };
+// CHECK-NEXT: {{^}}  (void)(__extension__({ if (cp__safepoint_due()) { cp__slots[0] = (void *)head;cp__slots[1] = (void *)n;cp__slots[2] = (void *)spare; cp_safepoint_slow(); head = cp__slots[0];n = cp__slots[1];spare = cp__slots[2]; } }));
 // The statements after the last safepoint keep one mode: versioned as a run.
 // CHECK-NEXT: {{^}}  { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(n))->key) = k;
 // CHECK-NEXT: {{^}}  cp__sth(&(((struct cp__c_node *)(n))->next), head);
 // CHECK-NEXT: {{^}}  spare = n;
 // CHECK-NEXT: {{^}}  copy = cp__load_node((&(*(struct cp__c_node *)(spare))));
 // CHECK-NEXT: {{^}}  return copy.next == head ? n : NULL; _Pragma("clang diagnostic pop") } else {{[{]$}}
-// CHECK-NEXT: {{^}}#line 21 "{{.*}}checked-frame.c"
+// CHECK-NEXT: {{^}}#line 22 "{{.*}}checked-frame.c"
 // CHECK-NEXT: {{^}}  n->key = k;
 // CHECK-NEXT: {{^}}  n->next = head;
 // CHECK-NEXT: {{^}}  spare = n;
 // CHECK-NEXT: {{^}}  copy = *spare;
 // CHECK-NEXT: {{^}}  return copy.next == head ? n : NULL; } }{{$}}
-// A single statement between safepoints keeps the per-expression test.
-// CHECK: {{^}}static void link(struct node *p, int k) { cp_root_desc_t
-// CHECK-NEXT: {{^}}  ({ struct node * cp__t2 = ((cp_is_compact() ? (grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k)) : (grow(p->next, k)))); if (cp_is_compact()) cp__sth(&(((struct cp__c_node *)(p))->next), cp__t2); else p->next = cp__t2; });
-// main's last loop cannot allocate: one poll in front of it, then the loop
-// keeps one mode and is versioned whole (no frame for its variable).
-// CHECK: {{^}}  { cp_safepoint(); if (cp_is_compact()) { {{.*}} for (struct node *p = ((struct node *)cp_decode((((struct cp__c_node *)(head))->next))); p; {{.*}})
+// A store whose value is a call that may reach a safepoint: the call goes
+// first (its arguments picking their layout by mode), then the store.
+// CHECK: {{^}}static void link(struct node *p, int k) {{[{]$}}
+// CHECK-NEXT: {{^}}  void *cp__slots[1] = {0}; {{.*}} cp_frame_push(&cp__slotframe); ({ struct node *cp__h{{[0-9]+}} = (cp_is_compact() ? (__extension__({ cp__slots[0] = (void *)p; __auto_type cp__r{{[0-9]+}} = grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k); p = cp__slots[0]; cp__r{{[0-9]+}}; })) : (__extension__({ cp__slots[0] = (void *)p; __auto_type cp__r{{[0-9]+}} = grow(p->next, k); p = cp__slots[0]; cp__r{{[0-9]+}}; }))); (cp_is_compact() ? (void)(cp__sth(&(((struct cp__c_node *)(p))->next), cp__h{{[0-9]+}})) : (void)(p->next = cp__h{{[0-9]+}})); });
+// main's last loop cannot allocate: one poll in front of it (head saved on
+// its slow path), then the loop keeps one mode and is versioned whole.
+// CHECK: {{^}}  { if (cp__safepoint_due()) { cp__slots[0] = (void *)head; cp_safepoint_slow(); head = cp__slots[0]; } if (cp_is_compact()) { {{.*}} for (struct node *p = ((struct node *)cp_decode((((struct cp__c_node *)(head))->next))); p; {{.*}})
 // CHECK-NEXT: {{^}}    s += (((struct cp__c_node *)(p))->key); _Pragma("clang diagnostic pop") } else {{[{]$}}
-// CHECK-NEXT: {{^}}#line 40 "{{.*}}checked-frame.c"
+// CHECK-NEXT: {{^}}#line 41 "{{.*}}checked-frame.c"
 // CHECK-NEXT: {{^}}  for (struct node *p = head->next; p; p = p->next)
 // CHECK-NEXT: {{^}}    s += p->key; } }{{$}}
 // OUT: compactptr: switch to wide mode

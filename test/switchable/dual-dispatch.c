@@ -19,17 +19,21 @@ int sum(struct node *p) {
   for (; p; p = p->next) s += key_of(p);
   return s;
 }
-static void push(struct node **head, int k) {
-  struct node *n = malloc(sizeof(struct node));
-  n->key = k;
+static void push(struct node **head, struct node *n) {
   n->next = *head;
   *head = n;
+}
+/* An allocation site is a safepoint: checked, not dual. */
+static struct node *mk(int k) {
+  struct node *n = malloc(sizeof(struct node));
+  n->key = k;
+  return n;
 }
 
 int main(void) {
   struct node *h = NULL;
-  push(&h, 1);
-  push(&h, 2);
+  push(&h, mk(1));
+  push(&h, mk(2));
   printf("sum %d %s\n", sum(h), cp_is_compact() ? "compact" : "wide");
   return 0;
 }
@@ -38,9 +42,10 @@ int main(void) {
 // CHECK-NEXT: {{^}}static __attribute__((unused)) int (sum__cp)(struct node *); int sum(struct node *p) { if (cp_is_compact()) { ++cp__compact_depth; __typeof__(sum__cp(p)) cp__r = sum__cp(p); --cp__compact_depth; return cp__r; }
 // CHECK-NEXT: {{^}}  int s = 0;
 // CHECK-NEXT: {{^}}  for (; p; p = p->next) s += key_of(p);
-// CHECK: {{^}}static __attribute__((unused)) void (push__cp)(struct node **, int); static void push(struct node **head, int k) { if (cp_is_compact()) { ++cp__compact_depth; push__cp(head, k); --cp__compact_depth; return; }
-// CHECK-NEXT: {{^}}  struct node *n = cp_alloc(&cp__desc_node);
-// CHECK-NEXT: {{^}}  n->key = k;
+// CHECK: {{^}}static __attribute__((unused)) void (push__cp)(struct node **, struct node *); static void push(struct node **head, struct node *n) { if (cp_is_compact()) { ++cp__compact_depth; push__cp(head, n); --cp__compact_depth; return; }
+// CHECK-NEXT: {{^}}  n->next = *head;
+// CHECK: {{^}}static struct node *mk(int k) {{[{]$}}
+// CHECK-NEXT: {{^}}  struct node *n = cp_alloc_safepoint(&cp__desc_node);
 // The compact bodies, behind #line at the user's lines.
 // CHECK: {{^}}/* compactptr: compact body of key_of
 // CHECK: {{^}}#line 16 "{{.*}}dual-dispatch.c"
@@ -49,6 +54,6 @@ int main(void) {
 // CHECK-NEXT: {{^}}__attribute__((unused)) static int sum__cp(struct node *p) {
 // CHECK-NEXT: {{^}}  int s = 0;
 // CHECK-NEXT: {{^}}  for (; p; p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)))) s += key_of__cp(p);
-// CHECK: {{^}}__attribute__((unused)) static void push__cp(struct node **head, int k) {
+// CHECK: {{^}}__attribute__((unused)) static void push__cp(struct node **head, struct node *n) {
 // CHECK: {{^}}static cp_type_desc_t cp__desc_node = {{.*}}CP_BUILD_SWITCHABLE
 // OUT: sum 3 compact
