@@ -331,6 +331,15 @@ bool CheckedWalker::walkLoop(const Stmt *St) {
   }
   if (St == PlainLoop)
     return false;
+  if (polls() && Pl.mayAllocate(St) && !Pl.needsPolls(St)) {
+    // Every allocation in it is a safepoint itself: no polls.
+    Pl.note(FD, St->getBeginLoc(), "no poll in the loop",
+            "every allocation it reaches is a safepoint of checked code");
+    llvm::SaveAndRestore Free(PollFree, true);
+    llvm::SaveAndRestore Plain(PlainLoop, St);
+    walk(St);
+    return true;
+  }
   if (!Pl.versionLoop(FD, St) ||
       !versionByMode(St, polls() ? "{ " + pollText(offsetOf(St->getBeginLoc()), St) + " "
                                  : std::string("{ "),
@@ -403,7 +412,7 @@ bool CheckedWalker::versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open,
     return false;
   auto [FID, B] = SM.getDecomposedLoc(BL);
   unsigned Before = S.Errors;
-  std::string TC = formText(Sts, C, FID, B, E);
+  std::string TC = formText(Sts, Direct, FID, B, E);
   std::string TW = formText(Sts, W, FID, B, E);
   if (S.Errors != Before)
     return true;

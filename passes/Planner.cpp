@@ -143,6 +143,10 @@ void Planner::planForms(const std::vector<const FunctionDecl *> &Fns) {
                       "(a safepoint in the code it cannot see defers)"
                     : "depends on a layout and reaches no safepoint";
         Duals.insert(FD->getCanonicalDecl());
+        if (!(Cls & (FC_Opaque | FC_Allocates))) {
+          Closed.insert(FD->getCanonicalDecl());
+          P.Why += "; closed: nothing it calls can switch";
+        }
       } else {
         P.Form = FunctionForm::Checked;
         P.Why = "cannot be dual: " + Blocker;
@@ -229,6 +233,23 @@ bool Planner::mayAllocate(const Stmt *St) const {
     if (isOpaqueCall(S, CE) || allocatesObject(S, CE))
       return true;
     return (classOf(CE->getDirectCallee()) & FC_Allocates) != 0;
+  });
+}
+
+/// main's polls are for switches that became pending where no safepoint
+/// was legal: an allocation under a compact body (a dual function that
+/// calls code the engine cannot see), or code the engine cannot see (a
+/// function built elsewhere may be dual there).  An allocation of checked
+/// code is a safepoint itself, and so is a call to a checked function.
+bool Planner::needsPolls(const Stmt *Loop) const {
+  return anyNode(Loop, [&](const Stmt *X) {
+    const auto *CE = dyn_cast<CallExpr>(X);
+    if (!CE)
+      return false;
+    if (isOpaqueCall(S, CE))
+      return true;
+    const FunctionDecl *G = CE->getDirectCallee();
+    return G && Duals.count(G->getCanonicalDecl()) && (classOf(G) & FC_Allocates);
   });
 }
 

@@ -52,8 +52,12 @@ class Planner {
 public:
   /// Compact: the compact printer of checked code, asked whether a region
   /// depends on a layout.
-  Planner(Session &S, Printer &Compact, std::set<const clang::FunctionDecl *> &Duals)
-      : S(S), M(S.M), SM(S.SM), Compact(Compact), Duals(Duals) {}
+  /// Duals and Closed receive the dual functions, and those of them that
+  /// can reach no safepoint at all (nothing they call allocates or is code
+  /// the engine cannot see): their compact bodies need no depth count.
+  Planner(Session &S, Printer &Compact, std::set<const clang::FunctionDecl *> &Duals,
+          std::set<const clang::FunctionDecl *> &Closed)
+      : S(S), M(S.M), SM(S.SM), Compact(Compact), Duals(Duals), Closed(Closed) {}
 
   /// Decide every function's form.  Dual functions are decided first, so
   /// compact bodies know which calls go straight to a compact body.
@@ -99,6 +103,10 @@ public:
   /// St may allocate a compact object: it allocates one, calls code the
   /// engine cannot see, or calls a function of the TU that may.
   bool mayAllocate(const clang::Stmt *St) const;
+  /// A loop of main needs a poll per iteration: a switch may become
+  /// pending in it where no safepoint is legal (under a compact body), so
+  /// only a poll would run it.
+  bool needsPolls(const clang::Stmt *Loop) const;
 
   /// Every plan, in function order, as text (one line per decision).
   std::string dump() const;
@@ -109,6 +117,7 @@ private:
   const clang::SourceManager &SM;
   Printer &Compact;
   std::set<const clang::FunctionDecl *> &Duals;
+  std::set<const clang::FunctionDecl *> &Closed;
   std::vector<FunctionPlan> Plans;
   std::map<const clang::FunctionDecl *, size_t> Index;
 

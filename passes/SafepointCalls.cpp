@@ -111,18 +111,29 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
   Walk(Body);
 }
 
-/// The roots to save around a call at [CB, CE] of full expression [EB, EE]
-/// (a poll: CB == CE, EB > EE).  Empty if no slot is live there.
-Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
-                                      unsigned EE, const Stmt *At) {
-  Printer::Spill Sp;
-  if (!SlotFrame)
-    return Sp;
+/// A site whose roots are saved only on its slow path: an allocation of
+/// compact objects (malloc, calloc) or cp_safepoint().
+bool CheckedWalker::slowPathSite(const CallExpr *CE) const {
+  if (allocatesObject(S, CE))
+    return allocFunction(CE) != AllocFn::Realloc;
+  const FunctionDecl *G = CE->getDirectCallee();
+  return G && G->getName() == "cp_safepoint" && CE->getNumArgs() == 0;
+}
+
+/// The slot roots live across a call at [CB, CE] of full expression
+/// [EB, EE] (a poll: CB == CE, EB > EE): in scope there, and used after it,
+/// in the same full expression, or in a loop around it.  Ok is false after
+/// an error (a variable hidden by an inner one of the same name).
+std::vector<const CheckedWalker::SlotRoot *>
+CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
+                      const Stmt *At, bool &Ok) {
+  std::vector<const SlotRoot *> Out;
+  Ok = true;
   auto inScope = [&](unsigned DeclEnd, unsigned SB, unsigned SE) {
     return DeclEnd <= CB && SB <= CB && CE <= SE;
   };
   for (const SlotRoot &R : Slots) {
-    if (R.Index == ~0u || !inScope(R.DeclEnd, R.ScopeB, R.ScopeE))
+    if (!inScope(R.DeclEnd, R.ScopeB, R.ScopeE))
       continue;
     bool Live = AllLive;
     for (unsigned X : R.Refs) {
@@ -151,13 +162,48 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
                      "reach a safepoint, but an inner declaration of the same "
                      "name hides it here; rename one of them",
                  {CharSourceRange::getTokenRange(At->getSourceRange())});
-        return Printer::Spill();
+        Ok = false;
+        return {};
       }
-    std::string I = std::to_string(R.Index), N = R.VD->getName().str();
-    Sp.Save += "cp__slots[" + I + "] = (void *)" + N + ";";
-    Sp.Restore += N + " = cp__slots[" + I + "];";
-    Sp.Saved.push_back(R.VD);
+    Out.push_back(&R);
   }
+  return Out;
+}
+
+/// The text that saves the roots live across a call and reads them back:
+/// into the function's frame of slots, or, where the function has none
+/// (it saves roots only on slow paths), into a frame of its own that lives
+/// as long as the slow path.
+Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
+                                      unsigned EE, const Stmt *At) {
+  Printer::Spill Sp;
+  bool Ok;
+  std::vector<const SlotRoot *> Live = liveAt(CB, CE, EB, EE, At, Ok);
+  if (!Ok || Live.empty())
+    return Sp;
+  if (SlotFrame) {
+    for (const SlotRoot *R : Live) {
+      std::string I = std::to_string(R->Index), N = R->VD->getName().str();
+      Sp.Save += "cp__slots[" + I + "] = (void *)" + N + ";";
+      Sp.Restore += N + " = cp__slots[" + I + "];";
+      Sp.Saved.push_back(R->VD);
+    }
+    return Sp;
+  }
+  std::string K = std::to_string(Live.size());
+  Sp.Save = "void *cp__ls[" + K + "]; cp_root_desc_t cp__lr[" + K + "] = {";
+  for (size_t I = 0; I < Live.size(); ++I)
+    Sp.Save += "{(void *)&cp__ls[" + std::to_string(I) + "], CP_ROOT_POINTER, 1, &" +
+               M.pointeeOf(Live[I]->VD->getType())->DescName + ", \"" +
+               Live[I]->VD->getName().str() + "\"}, ";
+  Sp.Save += "}; cp_frame_t cp__lf = {0, " + K + ", cp__lr}; cp_frame_push(&cp__lf);";
+  for (size_t I = 0; I < Live.size(); ++I) {
+    std::string Ix = std::to_string(I), N = Live[I]->VD->getName().str();
+    Sp.Save += " cp__ls[" + Ix + "] = (void *)" + N + ";";
+    Sp.Restore += N + " = cp__ls[" + Ix + "]; ";
+    Sp.Saved.push_back(Live[I]->VD);
+  }
+  Sp.Restore += "cp_frame_pop(&cp__lf);";
   return Sp;
 }
 
@@ -171,12 +217,34 @@ std::string CheckedWalker::pollText(unsigned Pos, const Stmt *At) {
          Sp.Restore + " }";
 }
 
-/// The frame of slots, before the first statement of the body that may
-/// reach a safepoint (at the top of the body if a label could jump past
-/// it); none if nothing in the body may.
+/// The function's frame of slots, when a call saves roots on every path
+/// (a call to a function that may reach a safepoint, not an allocation or
+/// a poll): before the first statement of the body that may reach a
+/// safepoint (at the top of the body if a label could jump past it).
+/// Without one, slow paths push frames of their own.
 void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
   if (Slots.empty())
     return;
+  std::vector<const CallExpr *> Calls;
+  mayReachCalls(Pl, Body, Calls);
+  std::set<const VarDecl *> Needed;
+  bool Unconditional = false;
+  for (const CallExpr *CE : Calls) {
+    unsigned CB = offsetOf(CE->getBeginLoc()), CEnd = offsetOf(CE->getEndLoc());
+    bool Ok;
+    for (const SlotRoot *R : liveAt(CB, CEnd, 0, ~0u, CE, Ok)) {
+      Needed.insert(R->VD);
+      Unconditional |= !slowPathSite(CE);
+    }
+  }
+  if (!Unconditional)
+    return;
+  if (polls())
+    for (auto [LB, LE] : Loops) {
+      bool Ok;
+      for (const SlotRoot *R : liveAt(LB, LB, 1, 0, Body, Ok))
+        Needed.insert(R->VD);
+    }
   SourceLocation At;
   if (AllLive) {
     At = Body->getLBracLoc().getLocWithOffset(1);
@@ -189,33 +257,17 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
   }
   if (At.isInvalid() || !At.isFileID() || SM.getFileID(At) != BodyFID)
     return;
-  // Slots only for the variables some call or poll saves.
   SlotFrame = true;
-  std::vector<const CallExpr *> Calls;
-  mayReachCalls(Pl, Body, Calls);
-  std::set<const VarDecl *> Needed;
-  for (const CallExpr *CE : Calls) {
-    unsigned CB = offsetOf(CE->getBeginLoc()), CEnd = offsetOf(CE->getEndLoc());
-    for (const VarDecl *V : spillAt(CB, CEnd, 0, ~0u, CE).Saved)
-      Needed.insert(V);
-  }
-  if (polls())
-    for (auto [LB, LE] : Loops)
-      for (const VarDecl *V : spillAt(LB, LB, 1, 0, Body).Saved)
-        Needed.insert(V);
   unsigned K = 0;
   for (SlotRoot &R : Slots)
     R.Index = Needed.count(R.VD) ? K++ : ~0u;
-  if (K == 0) {
-    SlotFrame = false;
-    return;
-  }
+  // Slots of variables no call saves are left out (spillAt never names
+  // them: liveAt finds the same variables here and at each call).
+  llvm::erase_if(Slots, [](const SlotRoot &R) { return R.Index == ~0u; });
   std::string N = std::to_string(K), Names;
   std::string T = "void *cp__slots[" + N + "] = {0}; cp_root_desc_t cp__slotroots[" +
                   N + "] = {";
   for (const SlotRoot &R : Slots) {
-    if (R.Index == ~0u)
-      continue;
     std::string Nm = R.VD->getName().str();
     T += "{(void *)&cp__slots[" + std::to_string(R.Index) +
          "], CP_ROOT_POINTER, 1, &" + M.pointeeOf(R.VD->getType())->DescName +

@@ -61,9 +61,12 @@ protected:
 
 class CheckedWalker : public Walker {
 public:
-  CheckedWalker(Session &S, Planner &Pl, Printer &C, Printer &W, EditSet &Out,
-                const clang::FunctionDecl *FD)
-      : Walker(S, W, Out), M(S.M), Pl(Pl), C(C), W(W), FD(FD) {}
+  /// Direct: the compact printer of the compact copies of regions
+  /// versioned by mode, which call the compact bodies of closed dual
+  /// functions directly.
+  CheckedWalker(Session &S, Planner &Pl, Printer &C, Printer &W, Printer &Direct,
+                EditSet &Out, const clang::FunctionDecl *FD)
+      : Walker(S, W, Out), M(S.M), Pl(Pl), C(C), W(W), Direct(Direct), FD(FD) {}
   /// Rewrite the whole function: parameter frame, then the body.
   void rewrite();
   void top(const clang::Expr *E, bool BoolCtx) override;
@@ -78,7 +81,7 @@ protected:
 private:
   const Model &M;
   Planner &Pl;
-  Printer &C, &W;
+  Printer &C, &W, &Direct;
   const clang::FunctionDecl *FD;
   unsigned FrameCounter = 0;
 
@@ -132,6 +135,9 @@ private:
   unsigned offsetOf(clang::SourceLocation L) const;
   void collectSlots(const clang::CompoundStmt *Body);
   void placeSlotFrame(const clang::CompoundStmt *Body);
+  bool slowPathSite(const clang::CallExpr *CE) const;
+  std::vector<const SlotRoot *> liveAt(unsigned CB, unsigned CE, unsigned EB,
+                                       unsigned EE, const clang::Stmt *At, bool &Ok);
   Printer::Spill spillAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
                          const clang::Stmt *At);
   std::string pollText(unsigned Pos, const clang::Stmt *At);
@@ -151,7 +157,7 @@ void mayReachCalls(const Planner &Pl, const clang::Stmt *St,
 /// Dual.cpp: the dual form of FD: the wide body in place behind an entry
 /// dispatch, the compact clone f__cp at the end of the file.
 void rewriteDual(Session &S, const clang::FunctionDecl *FD, Printer &Wide,
-                 Printer &CompactClone);
+                 Printer &CompactClone, bool Closed);
 
 } // namespace compactptr
 
