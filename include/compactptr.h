@@ -41,11 +41,15 @@
  * ---------------------------------------------------------------------- */
 #if defined(__has_attribute)
 #if __has_attribute(compact)
-#define CP_COMPACT __attribute__((compact))
 #define CP__PLUGIN_LOADED 1
-#endif
+/* The plugin's preprocessed output (compactptr-cc -E) is already
+ * rewritten: no compiler may see the attributes in it again. */
+#ifndef CP__PREPROCESSED_OUTPUT
+#define CP_COMPACT __attribute__((compact))
 #if __has_attribute(safepoint)
 #define CP_SAFEPOINT __attribute__((safepoint))
+#endif
+#endif
 #endif
 #endif
 #ifndef CP_COMPACT
@@ -68,6 +72,26 @@
  * spelling every mode of gcc and clang accepts). */
 static __inline__ void cp_safepoint(void) {}
 static __inline__ void cp_switch_to_wide(void) {}
+
+#ifndef COMPACTPTR_OPAQUE
+/* The mixed-build check.  This translation unit is compiled without the
+ * plugin, so it sees compact types in their C layout.  If the module it is
+ * linked into also has plugin-built code (which defines cp__module), heap
+ * objects are in the compact layout and this unit would misread them: the
+ * runtime stops the program at start-up, naming this source file.  A
+ * program built wholly without the plugin has no cp__module and needs no
+ * runtime: both references below are weak.  A unit that only passes
+ * compact pointers around, never touching fields, sizes or allocation,
+ * says so by defining COMPACTPTR_OPAQUE before including this header. */
+struct cp_module;
+extern struct cp_module cp__module __attribute__((weak, visibility("hidden")));
+extern void cp__plain_unit(const char *source) __attribute__((weak));
+static void cp__check_plain_unit(void) __attribute__((constructor, used));
+static void cp__check_plain_unit(void) {
+  if (&cp__module != 0 && cp__plain_unit != 0)
+    cp__plain_unit(__BASE_FILE__);
+}
+#endif
 
 #else /* COMPACTPTR_RUNTIME */
 
@@ -187,11 +211,15 @@ extern CP_API int cp__switch_pending; /**< high-water mark crossed */
 /* initial-exec: one %fs-relative access, no __tls_get_addr call, from the
  * executable and from shared objects loaded at start-up. */
 #define CP__TLS __attribute__((tls_model("initial-exec")))
-extern CP_API _Thread_local cp_frame_t *cp__frame_top CP__TLS;
-extern CP_API _Thread_local unsigned cp__compact_depth CP__TLS; /**< active compact bodies */
+/* __thread, not _Thread_local: the header stays C89 (a GNU keyword that
+ * every mode of gcc and clang accepts, like __inline__ below). */
+extern CP_API __thread cp_frame_t *cp__frame_top CP__TLS;
+extern CP_API __thread unsigned cp__compact_depth CP__TLS; /**< active compact bodies */
 
 /** 1 in compact mode, 0 after the switch. */
-static inline int cp_is_compact(void) { return __builtin_expect(!cp__wide, 1); }
+static __inline__ int cp_is_compact(void) {
+  return __builtin_expect(!cp__wide, 1) != 0;
+}
 
 /** Checked decode: stops the program with a message naming the handle
  *  unless it names a live object (or a field inside one) of the arena, or
@@ -210,24 +238,24 @@ extern CP_API int cp__debug;
  *  code included) decodes through cp_decode_checked() when the program runs
  *  with COMPACTPTR_DEBUG=1, at the cost of a load and a branch per decode;
  *  without the macro a decode is never checked. */
-static inline void *cp_decode(cp_handle_t h) {
+static __inline__ void *cp_decode(cp_handle_t h) {
+  char *p = cp__arena_base + ((uintptr_t)h << CP_GRANULE_SHIFT);
 #ifdef COMPACTPTR_CHECKED_DECODE
   if (__builtin_expect(cp__debug, 0))
     return cp_decode_checked(h);
 #endif
-  char *p = cp__arena_base + ((uintptr_t)h << CP_GRANULE_SHIFT);
   return h ? (void *)p : (void *)0;
 }
 
 /** Handle of a native address inside the arena; 0 for NULL.  The address
  *  must be granule-aligned and inside the arena; with
  *  -DCOMPACTPTR_CHECKED_DECODE and COMPACTPTR_DEBUG=1 that is checked. */
-static inline cp_handle_t cp_encode(const void *p) {
+static __inline__ cp_handle_t cp_encode(const void *p) {
+  uintptr_t off = (uintptr_t)p - (uintptr_t)cp__arena_base;
 #ifdef COMPACTPTR_CHECKED_DECODE
   if (__builtin_expect(cp__debug, 0))
     return cp_encode_checked(p);
 #endif
-  uintptr_t off = (uintptr_t)p - (uintptr_t)cp__arena_base;
   return p ? (cp_handle_t)(off >> CP_GRANULE_SHIFT) : 0;
 }
 
@@ -284,11 +312,11 @@ CP_API int cp_root_register_value(void *value, cp_type_desc_t *type, size_t coun
 /** Unregister a slot registered above; returns 0, or -1 if unknown. */
 CP_API int cp_root_unregister(void *slot);
 
-static inline void cp_frame_push(cp_frame_t *f) {
+static __inline__ void cp_frame_push(cp_frame_t *f) {
   f->prev = cp__frame_top;
   cp__frame_top = f;
 }
-static inline void cp_frame_pop(cp_frame_t *f) { cp__frame_top = f->prev; }
+static __inline__ void cp_frame_pop(cp_frame_t *f) { cp__frame_top = f->prev; }
 
 /* ------------------------------------------------------------------------
  * The switch (docs/switch.md).
@@ -296,7 +324,7 @@ static inline void cp_frame_pop(cp_frame_t *f) { cp__frame_top = f->prev; }
 /** Run a pending switch if the safepoint is legal (no compact body active
  *  on this thread's stack); otherwise return and try again later. */
 CP_API void cp_safepoint_slow(void);
-static inline void cp_safepoint(void) {
+static __inline__ void cp_safepoint(void) {
   if (__builtin_expect(cp__switch_pending, 0))
     cp_safepoint_slow();
 }
@@ -320,22 +348,23 @@ CP_API void cp_request_switch(void);
  * and cp_realloc_array.
  * ---------------------------------------------------------------------- */
 /** A switch is pending: a safepoint would try to run it. */
-static inline int cp__safepoint_due(void) {
-  return __builtin_expect(cp__switch_pending, 0);
+static __inline__ int cp__safepoint_due(void) {
+  return __builtin_expect(cp__switch_pending, 0) != 0;
 }
 /** The fast path of an allocation at a safepoint: NULL when the slow path
  *  must run (a switch is pending, or the compact arena cannot serve it);
  *  generated code saves its roots only around the slow path. */
-static inline void *cp__alloc_fast(cp_type_desc_t *type) {
+static __inline__ void *cp__alloc_fast(cp_type_desc_t *type) {
   return cp__safepoint_due() ? (void *)0 : cp_try_alloc(type);
 }
-static inline void *cp__alloc_array_fast(cp_type_desc_t *type, size_t n) {
+static __inline__ void *cp__alloc_array_fast(cp_type_desc_t *type, size_t n) {
   return cp__safepoint_due() ? (void *)0 : cp_try_alloc_array(type, n);
 }
 __attribute__((cold, noinline, unused)) static void *
 cp__alloc_slow(cp_type_desc_t *type) {
+  void *p;
   cp_safepoint();
-  void *p = cp_try_alloc(type);
+  p = cp_try_alloc(type);
   if (p)
     return p;
   cp_safepoint_slow(); /* exhausted: the switch is pending now */
@@ -343,31 +372,39 @@ cp__alloc_slow(cp_type_desc_t *type) {
 }
 __attribute__((cold, noinline, unused)) static void *
 cp__alloc_array_slow(cp_type_desc_t *type, size_t n) {
+  void *p;
   cp_safepoint();
-  void *p = cp_try_alloc_array(type, n);
+  p = cp_try_alloc_array(type, n);
   if (p)
     return p;
   cp_safepoint_slow();
   return cp_alloc_array(type, n);
 }
-static inline void *cp_alloc_safepoint(cp_type_desc_t *type) {
+static __inline__ void *cp_alloc_safepoint(cp_type_desc_t *type) {
   void *p = cp__alloc_fast(type);
-  return __builtin_expect(p != 0, 1) ? p : cp__alloc_slow(type);
+  return __builtin_expect(p != 0, 1) != 0 ? p : cp__alloc_slow(type);
 }
-static inline void *cp_alloc_array_safepoint(cp_type_desc_t *type, size_t n) {
+static __inline__ void *cp_alloc_array_safepoint(cp_type_desc_t *type, size_t n) {
   void *p = cp__alloc_array_fast(type, n);
-  return __builtin_expect(p != 0, 1) ? p : cp__alloc_array_slow(type, n);
+  return __builtin_expect(p != 0, 1) != 0 ? p : cp__alloc_array_slow(type, n);
 }
 /** A safepoint holding *slot (a compact pointer of `type`) as a root. */
-static inline void cp__safepoint_holding(void **slot, cp_type_desc_t *type) {
-  cp_root_desc_t r = {slot, CP_ROOT_POINTER, 1, type, "realloc"};
-  cp_frame_t f = {0, 1, &r};
+static __inline__ void cp__safepoint_holding(void **slot, cp_type_desc_t *type) {
+  cp_root_desc_t r;
+  cp_frame_t f;
+  r.addr = slot;
+  r.kind = CP_ROOT_POINTER;
+  r.count = 1;
+  r.type = type;
+  r.name = "realloc";
+  f.count = 1;
+  f.roots = &r;
   cp_frame_push(&f);
   cp_safepoint_slow();
   cp_frame_pop(&f);
 }
-static inline void *cp_realloc_array_safepoint(cp_type_desc_t *type, void *p,
-                                               size_t n) {
+static __inline__ void *cp_realloc_array_safepoint(cp_type_desc_t *type, void *p,
+                                                   size_t n) {
   if (cp__safepoint_due())
     cp__safepoint_holding(&p, type);
   return cp_realloc_array(type, p, n);

@@ -55,26 +55,14 @@ SizeShape sizeShape(const Expr *E) {
 static QualType destinationType(ASTContext &Ctx, const Expr *Call) {
   const Expr *Cur = Call;
   QualType T = Call->getType();
-  for (;;) {
-    auto Ps = Ctx.getParents(*Cur);
-    if (Ps.empty())
+  while (const Expr *P = parentSkippingParens(Ctx, Cur, &Cur)) {
+    const auto *C = dyn_cast<CastExpr>(P);
+    if (!C || !C->getType()->isPointerType())
       return T;
-    const Expr *P = Ps[0].get<Expr>();
-    if (!P)
-      return T;
-    if (isa<ParenExpr>(P)) {
-      Cur = P;
-      continue;
-    }
-    if (const auto *C = dyn_cast<CastExpr>(P)) {
-      if (!C->getType()->isPointerType())
-        return T;
-      T = C->getType();
-      Cur = P;
-      continue;
-    }
-    return T;
+    T = C->getType();
+    Cur = P;
   }
+  return T;
 }
 
 /// A compact pointer to pointer: `struct node **`.
@@ -159,6 +147,34 @@ std::string Printer::countText(const SizeShape &Sh, const CallExpr *CE) {
   return "(unsigned long)(" + text(Sh.Count) + ")";
 }
 
+/// The fix-it for an allocation size not written through sizeof: `16` or
+/// `sizeof(long[2])` where the element is 16 bytes becomes `sizeof(T)`,
+/// `48` becomes `3 * sizeof(T)`, `n * 16` becomes `n * sizeof(T)`; a
+/// constant that is no multiple of the element size gets none.
+void Printer::sizeFix(const Expr *Size, const std::string &SizeofT,
+                      int64_t Elem, std::vector<FixItHint> &Fix) {
+  const Expr *X = Size->IgnoreParenImpCasts();
+  auto replace = [&](const Expr *E, std::string T) {
+    CharSourceRange R = fileRange(E);
+    if (R.isValid())
+      Fix.push_back(FixItHint::CreateReplacement(R, T));
+  };
+  if (Elem <= 0)
+    return;
+  if (auto V = X->getIntegerConstantExpr(S.Ctx)) {
+    int64_t C = V->getExtValue();
+    if (C > 0 && C % Elem == 0)
+      return replace(X, C == Elem ? SizeofT : std::to_string(C / Elem) + " * " + SizeofT);
+    if (isa<UnaryExprOrTypeTraitExpr>(X)) // sizeof of another type
+      replace(X, SizeofT);
+    return;
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(X); B && B->getOpcode() == BO_Mul)
+    for (const Expr *Side : {B->getRHS(), B->getLHS()})
+      if (auto V = Side->getIntegerConstantExpr(S.Ctx); V && V->getExtValue() == Elem)
+        return replace(Side, SizeofT);
+}
+
 std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
   AllocFn F = allocFunction(CE);
   if (F == AllocFn::Free) {
@@ -184,11 +200,10 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
 
   if (DT && !ST) {
     std::vector<FixItHint> Fix;
-    if (F == AllocFn::Malloc && SR == nullptr)
-      if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(SizeArg->IgnoreParenImpCasts()))
-        Fix.push_back(FixItHint::CreateReplacement(
-            CharSourceRange::getTokenRange(U->getSourceRange()),
-            "sizeof(" + DT->WideSpelling + ")"));
+    if (!SR)
+      sizeFix(SizeArg, "sizeof(" + DT->WideSpelling + ")",
+              S.Ctx.getTypeSizeInChars(S.Ctx.getRecordType(DT->RD)).getQuantity(),
+              Fix);
     S.report(Diag::AllocSize, SizeArg->getExprLoc(),
             "allocation of compact type '" + DT->WideSpelling +
                 "' must have its size expressed as sizeof(" + DT->WideSpelling +
@@ -202,10 +217,13 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
     return "";
   }
   if (DR && !SR) {
+    std::vector<FixItHint> Fix;
+    sizeFix(SizeArg, "sizeof(" + DR->WideSpelling + " *)",
+            S.Ctx.getTypeSizeInChars(S.Ctx.VoidPtrTy).getQuantity(), Fix);
     S.report(Diag::AllocSize, SizeArg->getExprLoc(),
             "allocation of an array of compact pointers must have its size "
             "expressed as n * sizeof(" + DR->WideSpelling + " *)",
-            {CharSourceRange::getTokenRange(SizeArg->getSourceRange())});
+            {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
     return "";
   }
   if (ST) {
@@ -219,8 +237,8 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
       if (!Sp)
         return T;
       std::string R = "cp__r" + std::to_string(Sp->Id);
-      return "__extension__({ " + Sp->Save + " void *" + R + " = " + T + "; " +
-             Sp->Restore + " " + R + "; })";
+      return "__extension__({ void *" + R + "; { " + Sp->block() + " " + R + " = " + T +
+             "; " + Sp->Restore + " } " + R + "; })";
     }
     // Roots are saved only on the slow path: a pending switch, or an
     // arena that cannot serve the allocation.
@@ -229,7 +247,7 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
       if (!Sp)
         return "cp_alloc" + SP + Desc + ")";
       return "__extension__({ void *" + A + " = cp__alloc_fast(" + Desc +
-             "); if (__builtin_expect(!" + A + ", 0)) { " + Sp->Save + " " + A +
+             "); if (__builtin_expect(!" + A + ", 0)) { " + Sp->block() + " " + A +
              " = cp__alloc_slow(" + Desc + "); " + Sp->Restore + " } " + A + "; })";
     }
     if (!Sp)
@@ -237,7 +255,7 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
     std::string N = "cp__n" + std::to_string(Sp->Id);
     return "__extension__({ unsigned long " + N + " = " + countText(Sh, CE) +
            "; void *" + A + " = cp__alloc_array_fast(" + Desc + ", " + N +
-           "); if (__builtin_expect(!" + A + ", 0)) { " + Sp->Save + " " + A +
+           "); if (__builtin_expect(!" + A + ", 0)) { " + Sp->block() + " " + A +
            " = cp__alloc_array_slow(" + Desc + ", " + N + "); " + Sp->Restore +
            " } " + A + "; })";
   }

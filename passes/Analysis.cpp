@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 #include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include <functional>
 #include <map>
@@ -84,37 +85,24 @@ public:
 
   bool VisitMemberExpr(MemberExpr *E) {
     QualType B = E->getBase()->getType();
-    if (E->isArrow() ? (bool)M.pointeeOf(B) : (bool)M.recordOf(B))
-      LayoutDependent = true;
-    return true;
+    return mark(E->isArrow() ? (bool)M.pointeeOf(B) : (bool)M.recordOf(B));
   }
   bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *E) {
-    if (M.elementOf(E->getTypeOfArgument()))
-      LayoutDependent = true;
-    return true;
+    return mark(M.elementOf(E->getTypeOfArgument()));
   }
   bool VisitOffsetOfExpr(OffsetOfExpr *E) {
-    if (M.recordOf(E->getTypeSourceInfo()->getType()))
-      LayoutDependent = true;
-    return true;
+    return mark(M.recordOf(E->getTypeSourceInfo()->getType()));
   }
   bool VisitArraySubscriptExpr(ArraySubscriptExpr *E) {
-    if (M.recordOf(E->getType()))
-      LayoutDependent = true;
-    return true;
+    return mark(M.recordOf(E->getType()));
   }
   bool VisitBinaryOperator(BinaryOperator *E) {
-    if (E->isAdditiveOp() && (M.pointeeOf(E->getLHS()->getType()) ||
-                              M.pointeeOf(E->getRHS()->getType())))
-      LayoutDependent = true;
-    return true;
+    return mark(E->isAdditiveOp() && (M.pointeeOf(E->getLHS()->getType()) ||
+                                      M.pointeeOf(E->getRHS()->getType())));
   }
   bool VisitUnaryOperator(UnaryOperator *E) {
-    if (E->isIncrementDecrementOp() && M.pointeeOf(E->getType()))
-      LayoutDependent = true;
-    if (E->getOpcode() == UO_Deref && M.recordOf(E->getType()))
-      LayoutDependent = true;
-    return true;
+    return mark((E->isIncrementDecrementOp() && M.pointeeOf(E->getType())) ||
+                (E->getOpcode() == UO_Deref && M.recordOf(E->getType())));
   }
   bool VisitExpr(Expr *E) {
     if (rootShape(M, E->getType()).Kind)
@@ -147,6 +135,11 @@ public:
 private:
   const Session &S;
   const Model &M;
+  /// The node depends on a layout if Uses; the visit goes on.
+  bool mark(bool Uses) {
+    LayoutDependent |= Uses;
+    return true;
+  }
 };
 
 /// Tells whether FD has a body in this TU (Model::Functions).
@@ -302,6 +295,21 @@ std::string dualBlocker(const SourceManager &SM, const FunctionDecl *FD) {
 
 namespace compactptr {
 
+const Expr *parentSkippingParens(ASTContext &Ctx, const Expr *E,
+                                 const Expr **Outermost) {
+  for (;;) {
+    auto Ps = Ctx.getParents(*E);
+    const Expr *P = Ps.empty() ? nullptr : Ps[0].get<Expr>();
+    if (P && isa<ParenExpr>(P)) {
+      E = P;
+      continue;
+    }
+    if (Outermost)
+      *Outermost = E;
+    return P;
+  }
+}
+
 const FieldDecl *memberField(const Expr *E) {
   const auto *ME = dyn_cast<MemberExpr>(E->IgnoreParens());
   return ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
@@ -340,11 +348,9 @@ bool isCompactLocated(const Model &M, const Expr *E) {
   return false;
 }
 
-bool isHandleArray(const Model &M, const Expr *E) {
-  E = E->IgnoreParens();
-  ArrayShape A = stripArrays(E->getType());
-  if (!A.Array || !M.pointeeOf(A.Element))
-    return false;
+/// E (parentheses stripped) is stored in a heap object: a field of a
+/// compact-located object, or an element of a handle array field.
+static bool inHeapField(const Model &M, const Expr *E) {
   if (const auto *ME = dyn_cast<MemberExpr>(E))
     return isa<FieldDecl>(ME->getMemberDecl()) && memberBaseIsCompact(M, ME);
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
@@ -353,16 +359,15 @@ bool isHandleArray(const Model &M, const Expr *E) {
   return false;
 }
 
+bool isHandleArray(const Model &M, const Expr *E) {
+  E = E->IgnoreParens();
+  ArrayShape A = stripArrays(E->getType());
+  return A.Array && M.pointeeOf(A.Element) && inHeapField(M, E);
+}
+
 bool isHandleLValue(const Model &M, const Expr *E) {
   E = E->IgnoreParens();
-  if (!M.pointeeOf(E->getType()))
-    return false;
-  if (const auto *ME = dyn_cast<MemberExpr>(E))
-    return isa<FieldDecl>(ME->getMemberDecl()) && memberBaseIsCompact(M, ME);
-  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
-    if (const Expr *A = decayedArray(AS->getBase()))
-      return isHandleArray(M, A);
-  return false;
+  return M.pointeeOf(E->getType()) && inHeapField(M, E);
 }
 
 } // namespace compactptr

@@ -73,15 +73,21 @@ std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
 std::string CheckedWalker::frameText(
     const std::vector<std::pair<std::string, QualType>> &Vs) {
   std::string N = std::to_string(++FrameCounter);
-  std::string Out = "cp_root_desc_t cp__rt" + N + "[" + std::to_string(Vs.size()) + "] = {";
-  for (const auto &[Nm, T] : Vs) {
-    RootShape R = rootShape(M, T);
-    Out += "{(void *)&" + Nm + ", " + R.Kind + ", " + std::to_string(R.Count) +
-           ", &" + R.T->DescName + ", \"" + Nm + "\"}, ";
+  // Declarations only (C89: no statement before a later declaration, no
+  // non-constant aggregate initializer): the descriptors are filled and
+  // the frame pushed by the initializer of cp__inN.
+  std::string K = std::to_string(Vs.size());
+  std::string Out = "cp_root_desc_t cp__rt" + N + "[" + K + "]; cp_frame_t cp__fr" + N +
+                    " __attribute__((cleanup(cp_frame_pop))); int cp__in" + N +
+                    " __attribute__((unused)) = (";
+  for (size_t I = 0; I < Vs.size(); ++I) {
+    RootShape R = rootShape(M, Vs[I].second);
+    const std::string &Nm = Vs[I].first;
+    Out += "cp__root(&cp__rt" + N + "[" + std::to_string(I) + "], (void *)&" + Nm +
+           ", " + R.Kind + ", " + std::to_string(R.Count) + ", &" + R.T->DescName +
+           ", \"" + Nm + "\"), ";
   }
-  Out += "}; cp_frame_t cp__fr" + N +
-         " __attribute__((cleanup(cp_frame_pop))) = {0, " + std::to_string(Vs.size()) +
-         ", cp__rt" + N + "}; cp_frame_push(&cp__fr" + N + ");";
+  Out += "cp__frame(&cp__fr" + N + ", " + K + ", cp__rt" + N + "));";
   return Out;
 }
 /// A root declared without initializer starts null (the switch must not
@@ -207,37 +213,40 @@ void CheckedWalker::loopBody(const Stmt *Body) {
             "nothing past the poll can reach a safepoint");
     return;
   }
-  if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
-    SourceLocation L = CS->getLBracLoc();
-    if (!L.isFileID()) {
-      fail(Body,
-           "cannot insert a safepoint poll in this loop of main: its body "
-           "comes from a macro",
-           Diag::MacroStatement);
-      return;
+  // Where the poll goes: after the `{` of a compound body (a body that
+  // opens with declarations becomes a block of its own after it: C89
+  // allows no statement before a declaration), or in braces around any
+  // other body.
+  FileID FID;
+  unsigned Open, Close = ~0u;
+  std::string OpenText = " " + Poll, CloseText = "} ";
+  const auto *CS = dyn_cast<CompoundStmt>(Body);
+  SourceLocation B = CS ? CS->getLBracLoc() : Body->getBeginLoc();
+  if (CS) {
+    if (!CS->body_empty() && isa<DeclStmt>(CS->body_front()) &&
+        CS->getRBracLoc().isFileID()) {
+      OpenText += " {";
+      Close = SM.getFileOffset(CS->getRBracLoc());
     }
-    auto [FID, Off] = SM.getDecomposedLoc(L);
-    Out.insert(FID, Off + 1, " " + Poll);
-    Pl.note(FD, Body->getBeginLoc(), "poll at the start of the loop body",
-            "a loop of main that may allocate or reach a safepoint");
-    walk(Body);
-    return;
+  } else {
+    OpenText = "{ " + Poll + " ";
+    CloseText = " }";
+    Close = endAfter(Body);
   }
-  SourceLocation B = Body->getBeginLoc();
-  unsigned E = endAfter(Body);
-  if (!B.isFileID() || E == ~0u) {
+  if (!B.isFileID() || (!CS && Close == ~0u)) {
     fail(Body,
          "cannot insert a safepoint poll in this loop of main: its body "
          "comes from a macro",
          Diag::MacroStatement);
     return;
   }
-  auto [FID, Off] = SM.getDecomposedLoc(B);
-  Out.insert(FID, Off, "{ " + Poll + " ");
+  std::tie(FID, Open) = SM.getDecomposedLoc(B);
+  Out.insert(FID, CS ? Open + 1 : Open, OpenText);
   Pl.note(FD, Body->getBeginLoc(), "poll at the start of the loop body",
           "a loop of main that may allocate or reach a safepoint");
   walk(Body);
-  Out.insert(FID, E, " }");
+  if (Close != ~0u)
+    Out.insert(FID, Close, CloseText);
 }
 
 /// A for statement of a checked function whose init declares frame

@@ -221,6 +221,14 @@ bool Printer::compactTrait(const UnaryExprOrTypeTraitExpr *U) {
 }
 
 // ---- text ----------------------------------------------------------------
+/// `struct cp__c_T *` for a pointer expression E to T, `const struct
+/// cp__c_T *` if E points to const (the cast must not drop a qualifier).
+std::string Printer::cptr(const CompactType *T, const Expr *E) {
+  QualType P = E->getType();
+  bool Const = P->isPointerType() && P->getPointeeType().isConstQualified();
+  return (Const ? "const " : "") + ct(T) + " *";
+}
+
 std::string Printer::ct(const CompactType *T) {
   if (!T) { // a classification bug: refuse rather than crash
     S.report(Diag::Internal, SourceLocation(), "compactptr internal error: no compact type "
@@ -322,15 +330,15 @@ std::string Printer::callText(const CallExpr *CE) {
   return splice(CE);
 }
 
-/// A call that may reach a safepoint, between the Save and Restore of the
-/// roots live across it.
+/// A call that may reach a safepoint, between the saving and the reading
+/// back of the roots live across it.
 std::string Printer::spilledCall(const CallExpr *CE, const Spill &Sp) {
   std::string Id = std::to_string(Sp.Id);
   if (allocFunction(CE) != AllocFn::None && allocShape(CE))
     return allocText(CE, &Sp);
   const FunctionDecl *FD = CE->getDirectCallee();
   if (FD && FD->getName() == "cp_safepoint" && CE->getNumArgs() == 0)
-    return "__extension__({ if (cp__safepoint_due()) { " + Sp.Save +
+    return "__extension__({ if (cp__safepoint_due()) { " + Sp.block() +
            " cp_safepoint_slow(); " + Sp.Restore + " } })";
   std::string Pre, Call;
   if (Sp.ArgTemps) {
@@ -344,11 +352,13 @@ std::string Printer::spilledCall(const CallExpr *CE, const Spill &Sp) {
   } else {
     Call = callText(CE);
   }
+  // Declarations first (C89); the saving is part of the call's expression.
   if (CE->getType()->isVoidType())
-    return "__extension__({ " + Pre + Sp.Save + " " + Call + "; " + Sp.Restore + " })";
+    return "__extension__({ " + Pre + Sp.Decls + " (void)(" + Sp.Save + ", " + Call +
+           "); " + Sp.Restore + " })";
   std::string R = "cp__r" + Id;
-  return "__extension__({ " + Pre + Sp.Save + " __auto_type " + R + " = " + Call +
-         "; " + Sp.Restore + " " + R + "; })";
+  return "__extension__({ " + Pre + Sp.Decls + " __auto_type " + R + " = (" + Sp.Save +
+         ", " + Call + "); " + Sp.Restore + " " + R + "; })";
 }
 
 /// Text of E in a truth-value context: handles compare without decode.
@@ -377,7 +387,7 @@ std::string Printer::clv(const Expr *E) {
   if (const auto *UO = dyn_cast<UnaryOperator>(E);
       UO && UO->getOpcode() == UO_Deref) {
     CompactType *T = M.pointeeOf(UO->getSubExpr()->getType());
-    return "(*(" + ct(T) + " *)(" + text(UO->getSubExpr()) + "))";
+    return "(*(" + cptr(T, UO->getSubExpr()) + ")(" + text(UO->getSubExpr()) + "))";
   }
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
     const Expr *B = AS->getBase()->IgnoreParens();
@@ -386,7 +396,7 @@ std::string Printer::clv(const Expr *E) {
           (isCompactLocated(M, IC->getSubExpr()) || isHandleArray(M, IC->getSubExpr())))
         return "(" + clv(IC->getSubExpr()) + "[" + text(AS->getIdx()) + "])";
     CompactType *T = M.pointeeOf(AS->getBase()->getType());
-    return "(((" + ct(T) + " *)(" + text(AS->getBase()) + "))[" +
+    return "(((" + cptr(T, AS->getBase()) + ")(" + text(AS->getBase()) + "))[" +
            text(AS->getIdx()) + "])";
   }
   if (const auto *ME = dyn_cast<MemberExpr>(E)) {
@@ -397,7 +407,7 @@ std::string Printer::clv(const Expr *E) {
     std::string N = ME->getMemberDecl()->getName().str();
     if (ME->isArrow()) {
       CompactType *T = M.pointeeOf(ME->getBase()->getType());
-      return "(((" + ct(T) + " *)(" + text(ME->getBase()) + "))->" + N + ")";
+      return "(((" + cptr(T, ME->getBase()) + ")(" + text(ME->getBase()) + "))->" + N + ")";
     }
     return "(" + clv(ME->getBase()) + "." + N + ")";
   }
@@ -489,14 +499,14 @@ std::string Printer::binaryText(const BinaryOperator *BO) {
   case BO_Sub: {
     CompactType *LT = M.pointeeOf(L->getType()), *RT = M.pointeeOf(R->getType());
     if (LT && RT)
-      return "((" + ct(LT) + " *)(" + text(L) + ") - (" + ct(RT) + " *)(" +
+      return "((" + cptr(LT, L) + ")(" + text(L) + ") - (" + cptr(RT, R) + ")(" +
              text(R) + "))";
     if (LT)
-      return "((" + ty(BO->getType()) + ")((" + ct(LT) + " *)(" + text(L) +
+      return "((" + ty(BO->getType()) + ")((" + cptr(LT, L) + ")(" + text(L) +
              ") " + (BO->getOpcode() == BO_Add ? "+" : "-") + " (" + text(R) + ")))";
     if (RT)
-      return "((" + ty(BO->getType()) + ")((" + text(L) + ") + (" + ct(RT) +
-             " *)(" + text(R) + ")))";
+      return "((" + ty(BO->getType()) + ")((" + text(L) + ") + (" + cptr(RT, R) +
+             ")(" + text(R) + ")))";
     break;
   }
   case BO_EQ:

@@ -57,6 +57,9 @@ public:
         CompactBodies(CompactBodies) {}
 
   Form form() const { return F; }
+  /// CE calls a dual function whose compact body this printer calls
+  /// directly (`g(...)` becomes `g__cp(...)` in a compact clone).
+  bool dualCallee(const clang::CallExpr *CE) const;
   /// St or a node inside it is rewritten by this printer (memoized).
   bool affected(const clang::Stmt *St);
   /// The node itself is rewritten (not only a descendant).
@@ -99,17 +102,21 @@ public:
   std::string declText(clang::QualType T, llvm::StringRef Name);
 
   /// Roots saved around a call that may reach a safepoint (the checked
-  /// form): Save copies the live compact-pointer locals into the
-  /// function's frame slots, Restore reads them back (the switch may have
-  /// moved what they point to).  Allocation sites and cp_safepoint() save
-  /// only on their slow path.  Id names the call's temporaries; ArgTemps:
-  /// the arguments are evaluated into temporaries before Save (they assign
-  /// a local that Restore would overwrite).
+  /// form): Decls declares a frame where the function has none, Save (an
+  /// expression) copies the live compact-pointer locals into frame slots,
+  /// Restore (statements) reads them back (the switch may have moved what
+  /// they point to).  Allocation sites and cp_safepoint() save only on
+  /// their slow path.  Id names the call's temporaries; ArgTemps: the
+  /// arguments are evaluated into temporaries first (they assign a local
+  /// that Restore would overwrite).
   struct Spill {
-    std::string Save, Restore;
+    std::string Decls, Save, Restore;
     unsigned Id = 0;
     bool ArgTemps = false;
     std::vector<const clang::VarDecl *> Saved; ///< the variables saved
+    bool empty() const { return Saved.empty(); }
+    /// Declarations, then the saving, to open a `{ }` block with (C89).
+    std::string block() const { return Decls + " (void)(" + Save + ");"; }
   };
   using NameMap = llvm::DenseMap<const clang::Stmt *, std::string>;
   using SpillMap = llvm::DenseMap<const clang::CallExpr *, Spill>;
@@ -162,13 +169,13 @@ private:
   std::string spilledCall(const clang::CallExpr *CE, const Spill &Sp);
 
   bool compact() const { return F == Form::Compact; }
-  bool dualCallee(const clang::CallExpr *CE) const;
   bool compactTrait(const clang::UnaryExprOrTypeTraitExpr *U);
   bool collectParts(const clang::Stmt *E, clang::FileID FID, unsigned Begin,
                     unsigned End, EditSet &Parts);
   bool needsRebuild(const clang::Stmt *C);
   std::string splice(const clang::Stmt *E);
   std::string ct(const CompactType *T);
+  std::string cptr(const CompactType *T, const clang::Expr *E);
   const clang::Expr *handleRead(const clang::Expr *E);
   std::string caddr(const clang::Expr *E);
   std::string unaryText(const clang::UnaryOperator *UO);
@@ -179,6 +186,8 @@ private:
   bool allocShape(const clang::CallExpr *CE);
   std::string countText(const SizeShape &Sh, const clang::CallExpr *CE);
   std::string allocText(const clang::CallExpr *CE, const Spill *Sp = nullptr);
+  void sizeFix(const clang::Expr *Size, const std::string &SizeofT, int64_t Elem,
+               std::vector<clang::FixItHint> &Fix);
 };
 
 } // namespace compactptr

@@ -170,6 +170,23 @@ CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
   return Out;
 }
 
+/// `Slot = V` and `V = Slot` for a compact-pointer variable: plain
+/// assignments (void * converts both ways), or byte copies where the
+/// pointee is qualified (no cast may drop a qualifier).
+static void saveRestore(const VarDecl *V, const std::string &Slot, std::string &Save,
+                        std::string &Restore) {
+  std::string N = V->getName().str();
+  QualType P = V->getType()->getPointeeType();
+  if (P.isConstQualified() || P.isVolatileQualified()) {
+    Save += (Save.empty() ? "" : ", ") + std::string("__builtin_memcpy(&") + Slot +
+            ", &" + N + ", sizeof " + N + ")";
+    Restore += "__builtin_memcpy(&" + N + ", &" + Slot + ", sizeof " + N + "); ";
+    return;
+  }
+  Save += (Save.empty() ? "" : ", ") + Slot + " = " + N;
+  Restore += N + " = " + Slot + "; ";
+}
+
 /// The text that saves the roots live across a call and reads them back:
 /// into the function's frame of slots, or, where the function has none
 /// (it saves roots only on slow paths), into a frame of its own that lives
@@ -181,28 +198,25 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
   std::vector<const SlotRoot *> Live = liveAt(CB, CE, EB, EE, At, Ok);
   if (!Ok || Live.empty())
     return Sp;
+  for (const SlotRoot *R : Live)
+    Sp.Saved.push_back(R->VD);
   if (SlotFrame) {
-    for (const SlotRoot *R : Live) {
-      std::string I = std::to_string(R->Index), N = R->VD->getName().str();
-      Sp.Save += "cp__slots[" + I + "] = (void *)" + N + ";";
-      Sp.Restore += N + " = cp__slots[" + I + "];";
-      Sp.Saved.push_back(R->VD);
-    }
+    for (const SlotRoot *R : Live)
+      saveRestore(R->VD, "cp__slots[" + std::to_string(R->Index) + "]", Sp.Save,
+                  Sp.Restore);
     return Sp;
   }
   std::string K = std::to_string(Live.size());
-  Sp.Save = "void *cp__ls[" + K + "]; cp_root_desc_t cp__lr[" + K + "] = {";
-  for (size_t I = 0; I < Live.size(); ++I)
-    Sp.Save += "{(void *)&cp__ls[" + std::to_string(I) + "], CP_ROOT_POINTER, 1, &" +
-               M.pointeeOf(Live[I]->VD->getType())->DescName + ", \"" +
-               Live[I]->VD->getName().str() + "\"}, ";
-  Sp.Save += "}; cp_frame_t cp__lf = {0, " + K + ", cp__lr}; cp_frame_push(&cp__lf);";
+  Sp.Decls = "void *cp__ls[" + K + "]; cp_root_desc_t cp__lr[" + K +
+             "]; cp_frame_t cp__lf; int cp__li __attribute__((unused)) = (";
   for (size_t I = 0; I < Live.size(); ++I) {
-    std::string Ix = std::to_string(I), N = Live[I]->VD->getName().str();
-    Sp.Save += " cp__ls[" + Ix + "] = (void *)" + N + ";";
-    Sp.Restore += N + " = cp__ls[" + Ix + "]; ";
-    Sp.Saved.push_back(Live[I]->VD);
+    std::string Slot = "cp__ls[" + std::to_string(I) + "]";
+    Sp.Decls += "cp__root(&cp__lr[" + std::to_string(I) + "], (void *)&" + Slot +
+                ", CP_ROOT_POINTER, 1, &" + M.pointeeOf(Live[I]->VD->getType())->DescName +
+                ", \"" + Live[I]->VD->getName().str() + "\"), ";
+    saveRestore(Live[I]->VD, Slot, Sp.Save, Sp.Restore);
   }
+  Sp.Decls += "cp__frame(&cp__lf, " + K + ", cp__lr));";
   Sp.Restore += "cp_frame_pop(&cp__lf);";
   return Sp;
 }
@@ -211,10 +225,10 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
 /// on its slow path.
 std::string CheckedWalker::pollText(unsigned Pos, const Stmt *At) {
   Printer::Spill Sp = spillAt(Pos, Pos, 1, 0, At);
-  if (Sp.Save.empty())
+  if (Sp.empty())
     return "cp_safepoint();";
-  return "if (cp__safepoint_due()) { " + Sp.Save + " cp_safepoint_slow(); " +
-         Sp.Restore + " }";
+  return "if (cp__safepoint_due()) { " + Sp.block() + " cp_safepoint_slow(); " +
+         Sp.Restore + "}";
 }
 
 /// The function's frame of slots, when a call saves roots on every path
@@ -245,17 +259,20 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
       for (const SlotRoot *R : liveAt(LB, LB, 1, 0, Body, Ok))
         Needed.insert(R->VD);
     }
+  // At the top of the body if a label could jump past it or nothing comes
+  // before; else before the first statement that may reach a safepoint.
   SourceLocation At;
-  if (AllLive) {
+  bool AtStart = AllLive;
+  for (const Stmt *St : Body->body())
+    if (!AtStart && (Pl.firstMayReachCall(St) || (polls() && Planner::hasLoop(St)))) {
+      At = SM.getExpansionLoc(St->getBeginLoc());
+      AtStart = St == Body->body_front();
+      break;
+    }
+  if (AtStart)
     At = Body->getLBracLoc().getLocWithOffset(1);
-  } else {
-    for (const Stmt *St : Body->body())
-      if (Pl.firstMayReachCall(St) || (polls() && Planner::hasLoop(St))) {
-        At = SM.getExpansionLoc(St->getBeginLoc());
-        break;
-      }
-  }
-  if (At.isInvalid() || !At.isFileID() || SM.getFileID(At) != BodyFID)
+  if (At.isInvalid() || !At.isFileID() || SM.getFileID(At) != BodyFID ||
+      (!AtStart && !Body->getRBracLoc().isFileID()))
     return;
   SlotFrame = true;
   unsigned K = 0;
@@ -264,19 +281,24 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
   // Slots of variables no call saves are left out (spillAt never names
   // them: liveAt finds the same variables here and at each call).
   llvm::erase_if(Slots, [](const SlotRoot &R) { return R.Index == ~0u; });
+  // Declarations only (C89): a block of its own when it follows a
+  // statement; the slots are zeroed and the frame pushed by an initializer.
   std::string N = std::to_string(K), Names;
-  std::string T = "void *cp__slots[" + N + "] = {0}; cp_root_desc_t cp__slotroots[" +
-                  N + "] = {";
+  std::string T = std::string(AtStart ? "" : "{ ") + "void *cp__slots[" + N +
+                  "]; cp_root_desc_t cp__slotroots[" + N +
+                  "]; cp_frame_t cp__slotframe __attribute__((cleanup(cp_frame_pop))); "
+                  "int cp__slotin __attribute__((unused)) = (";
   for (const SlotRoot &R : Slots) {
-    std::string Nm = R.VD->getName().str();
-    T += "{(void *)&cp__slots[" + std::to_string(R.Index) +
-         "], CP_ROOT_POINTER, 1, &" + M.pointeeOf(R.VD->getType())->DescName +
-         ", \"" + Nm + "\"}, ";
+    std::string Nm = R.VD->getName().str(), I = std::to_string(R.Index);
+    T += "cp__slots[" + I + "] = 0, cp__root(&cp__slotroots[" + I + "], (void *)&cp__slots[" +
+         I + "], CP_ROOT_POINTER, 1, &" + M.pointeeOf(R.VD->getType())->DescName +
+         ", \"" + Nm + "\"), ";
     Names += (Names.empty() ? "" : ", ") + Nm;
   }
-  T += "}; cp_frame_t cp__slotframe __attribute__((cleanup(cp_frame_pop))) = {0, " +
-       N + ", cp__slotroots}; cp_frame_push(&cp__slotframe); ";
+  T += "cp__frame(&cp__slotframe, " + N + ", cp__slotroots)); ";
   Out.insert(BodyFID, SM.getFileOffset(At), T);
+  if (!AtStart)
+    Out.insert(BodyFID, SM.getFileOffset(Body->getRBracLoc()), "} ");
   Pl.note(FD, At, "frame slots: " + Names,
           "compact pointers live across a call that may reach a safepoint are "
           "saved before it and read back after it");
@@ -637,7 +659,8 @@ bool CheckedWalker::exprText(const Expr *E, bool BoolCtx, std::string &Text) {
   if (Hoisted.empty())
     return modeText(E, BoolCtx, Names, Spills, Text);
 
-  // ({ <roots zeroed, their frame> <h1 = unit 1;> ... <rest of E>; })
+  // ({ <temporaries> <frame of those held across a later unit> <h1 = unit
+  // 1;> ... <rest of E>; }): declarations first (C89).
   std::string Decls, Body;
   std::vector<std::pair<std::string, QualType>> Roots;
   for (size_t I = 0; I < Hoisted.size(); ++I) {
@@ -645,20 +668,21 @@ bool CheckedWalker::exprText(const Expr *E, bool BoolCtx, std::string &Text) {
     const std::string &Name = Names[N];
     QualType Ty = N->getType().getUnqualifiedType();
     if (Ty->isVoidType()) {
-      Body += T + "; ";
-    } else if (I + 1 < Hoisted.size() && rootShape(M, Ty).Kind) {
-      // Held across the next unit: a root.
-      Decls += W.declText(Ty, Name) + (Ty->isPointerType() ? " = 0; " : " = {0}; ");
-      Roots.push_back({Name, Ty});
-      Body += Name + " = " + T + "; ";
-    } else {
-      Body += W.declText(Ty, Name) + " = " + T + "; ";
+      Body += "(void)(" + T + "); ";
+      continue;
     }
+    bool Root = I + 1 < Hoisted.size() && rootShape(M, Ty).Kind;
+    Decls += W.declText(Ty, Name) +
+             (!Root ? "; " : Ty->isPointerType() ? " = 0; " : " = {0}; ");
+    if (Root) // held across the next unit
+      Roots.push_back({Name, Ty});
+    Body += Name + " = " + T + "; ";
   }
   std::string Rest;
   if (!modeText(E, BoolCtx, Names, Spills, Rest))
     Rest = W.original(E);
-  Text = "({ " + Decls + (Roots.empty() ? "" : frameText(Roots) + " ") + Body + Rest + "; })";
+  Text = "__extension__({ " + Decls + (Roots.empty() ? "" : frameText(Roots) + " ") + Body +
+         Rest + "; })";
   return true;
 }
 

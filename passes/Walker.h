@@ -155,7 +155,7 @@ void mayReachCalls(const Planner &Pl, const clang::Stmt *St,
                    std::vector<const clang::CallExpr *> &Out);
 
 /// Dual.cpp: the dual form of FD: the wide body in place behind an entry
-/// dispatch, the compact clone f__cp at the end of the file.
+/// dispatch, the compact clone f__cp right after the function.
 void rewriteDual(Session &S, const clang::FunctionDecl *FD, Printer &Wide,
                  Printer &CompactClone, bool Closed);
 

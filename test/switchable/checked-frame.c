@@ -43,15 +43,15 @@ int main(void) {
   printf("sum %ld\n", s);
   return 0;
 }
-// Scalar compact-pointer parameters and locals live in frame slots: the
-// frame is pushed before the first statement that may reach a safepoint,
-// and each is saved before such a call and read back after it, where it may
-// be used later; the allocation saves them only on its slow path.  By-value
-// locals are registered by address.
+// Scalar compact-pointer parameters and locals are ordinary variables,
+// saved before a call that may reach a safepoint and read back after it,
+// where they may be used later.  grow saves them only on the slow paths of
+// its allocation and poll, into a frame those push; by-value locals are
+// registered by address.
 // CHECK: {{^}}static struct node *grow(struct node *head, int k) {{[{]$}}
-// CHECK-NEXT: {{^}}  void *cp__slots[3] = {0}; cp_root_desc_t cp__slotroots[3] = {{[{][{]}}(void *)&cp__slots[0], CP_ROOT_POINTER, 1, &cp__desc_node, "head"}, {(void *)&cp__slots[1], CP_ROOT_POINTER, 1, &cp__desc_node, "n"}, {(void *)&cp__slots[2], CP_ROOT_POINTER, 1, &cp__desc_node, "spare"}, }; cp_frame_t cp__slotframe __attribute__((cleanup(cp_frame_pop))) = {0, 3, cp__slotroots}; cp_frame_push(&cp__slotframe); struct node *n = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { cp__slots[0] = (void *)head; [[A]] = cp__alloc_slow(&cp__desc_node); head = cp__slots[0]; } [[A]]; }), *spare = 0;
-// CHECK-NEXT: {{^}}  struct node copy = {0}; cp_root_desc_t cp__rt{{[0-9]+}}[1] = {{[{][{]}}(void *)&copy, CP_ROOT_VALUE, 1, &cp__desc_node, "copy"}, };
-// CHECK-NEXT: {{^}}  (void)(__extension__({ if (cp__safepoint_due()) { cp__slots[0] = (void *)head;cp__slots[1] = (void *)n;cp__slots[2] = (void *)spare; cp_safepoint_slow(); head = cp__slots[0];n = cp__slots[1];spare = cp__slots[2]; } }));
+// CHECK-NEXT: {{^}}  struct node *n = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { void *cp__ls[1]; cp_root_desc_t cp__lr[1]; cp_frame_t cp__lf; int cp__li __attribute__((unused)) = (cp__root(&cp__lr[0], (void *)&cp__ls[0], CP_ROOT_POINTER, 1, &cp__desc_node, "head"), cp__frame(&cp__lf, 1, cp__lr)); (void)(cp__ls[0] = head); [[A]] = cp__alloc_slow(&cp__desc_node); head = cp__ls[0]; cp_frame_pop(&cp__lf); } [[A]]; }), *spare = 0;
+// CHECK-NEXT: {{^}}  struct node copy = {0}; cp_root_desc_t cp__rt{{[0-9]+}}[1]; {{.*}}cp__root(&cp__rt{{[0-9]+}}[0], (void *)&copy, CP_ROOT_VALUE, 1, &cp__desc_node, "copy"), cp__frame({{.*}}));
+// CHECK-NEXT: {{^}}  (void)(__extension__({ if (cp__safepoint_due()) { void *cp__ls[3]; {{.*}} (void)(cp__ls[0] = head, cp__ls[1] = n, cp__ls[2] = spare); cp_safepoint_slow(); head = cp__ls[0]; n = cp__ls[1]; spare = cp__ls[2]; cp_frame_pop(&cp__lf); } }));
 // The statements after the last safepoint keep one mode: versioned as a run.
 // CHECK-NEXT: {{^}}  { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(n))->key) = k;
 // CHECK-NEXT: {{^}}  cp__sth(&(((struct cp__c_node *)(n))->next), head);
@@ -64,13 +64,14 @@ int main(void) {
 // CHECK-NEXT: {{^}}  spare = n;
 // CHECK-NEXT: {{^}}  copy = *spare;
 // CHECK-NEXT: {{^}}  return copy.next == head ? n : NULL; } }{{$}}
-// A store whose value is a call that may reach a safepoint: the call goes
-// first (its arguments picking their layout by mode), then the store.
-// CHECK: {{^}}static void link(struct node *p, int k) {{[{]$}}
-// CHECK-NEXT: {{^}}  void *cp__slots[1] = {0}; {{.*}} cp_frame_push(&cp__slotframe); ({ struct node *cp__h{{[0-9]+}} = (cp_is_compact() ? (__extension__({ cp__slots[0] = (void *)p; __auto_type cp__r{{[0-9]+}} = grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k); p = cp__slots[0]; cp__r{{[0-9]+}}; })) : (__extension__({ cp__slots[0] = (void *)p; __auto_type cp__r{{[0-9]+}} = grow(p->next, k); p = cp__slots[0]; cp__r{{[0-9]+}}; }))); (cp_is_compact() ? (void)(cp__sth(&(((struct cp__c_node *)(p))->next), cp__h{{[0-9]+}})) : (void)(p->next = cp__h{{[0-9]+}})); });
+// link saves p around its call to grow, on every path: a frame of slots at
+// the top of its body.  The call goes first (its arguments picking their
+// layout by mode), then the store.
+// CHECK: {{^}}static void link(struct node *p, int k) {void *cp__slots[1]; cp_root_desc_t cp__slotroots[1]; cp_frame_t cp__slotframe __attribute__((cleanup(cp_frame_pop))); int cp__slotin __attribute__((unused)) = (cp__slots[0] = 0, cp__root(&cp__slotroots[0], (void *)&cp__slots[0], CP_ROOT_POINTER, 1, &cp__desc_node, "p"), cp__frame(&cp__slotframe, 1, cp__slotroots));
+// CHECK-NEXT: {{^}}  __extension__({ struct node *[[H:cp__h[0-9]+]]; [[H]] = (cp_is_compact() ? (__extension__({ __auto_type [[R:cp__r[0-9]+]] = (cp__slots[0] = p, grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k)); p = cp__slots[0]; [[R]]; })) : (__extension__({ __auto_type [[R]] = (cp__slots[0] = p, grow(p->next, k)); p = cp__slots[0]; [[R]]; }))); (cp_is_compact() ? (void)(cp__sth(&(((struct cp__c_node *)(p))->next), [[H]])) : (void)(p->next = [[H]])); });
 // main's last loop cannot allocate: one poll in front of it (head saved on
 // its slow path), then the loop keeps one mode and is versioned whole.
-// CHECK: {{^}}  { if (cp__safepoint_due()) { cp__slots[0] = (void *)head; cp_safepoint_slow(); head = cp__slots[0]; } if (cp_is_compact()) { {{.*}} for (struct node *p = ((struct node *)cp_decode((((struct cp__c_node *)(head))->next))); p; {{.*}})
+// CHECK: {{^}}  { if (cp__safepoint_due()) { (void)(cp__slots[0] = head); cp_safepoint_slow(); head = cp__slots[0]; } if (cp_is_compact()) { {{.*}} for (struct node *p = ((struct node *)cp_decode((((struct cp__c_node *)(head))->next))); p; {{.*}})
 // CHECK-NEXT: {{^}}    s += (((struct cp__c_node *)(p))->key); _Pragma("clang diagnostic pop") } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 41 "{{.*}}checked-frame.c"
 // CHECK-NEXT: {{^}}  for (struct node *p = head->next; p; p = p->next)

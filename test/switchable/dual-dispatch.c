@@ -37,23 +37,30 @@ int main(void) {
   printf("sum %d %s\n", sum(h), cp_is_compact() ? "compact" : "wide");
   return 0;
 }
-// The wide body keeps the original code behind the dispatch, on its lines.
-// CHECK: {{^}}static __attribute__((unused)) int (key_of__cp)(struct node *); static int key_of(struct node *p) { if (cp_is_compact()) { ++cp__compact_depth; __typeof__(key_of__cp(p)) cp__r = key_of__cp(p); --cp__compact_depth; return cp__r; } return p->key; }
-// CHECK-NEXT: {{^}}static __attribute__((unused)) int (sum__cp)(struct node *); int sum(struct node *p) { if (cp_is_compact()) { ++cp__compact_depth; __typeof__(sum__cp(p)) cp__r = sum__cp(p); --cp__compact_depth; return cp__r; }
-// CHECK-NEXT: {{^}}  int s = 0;
-// CHECK-NEXT: {{^}}  for (; p; p = p->next) s += key_of(p);
-// CHECK: {{^}}static __attribute__((unused)) void (push__cp)(struct node **, struct node *); static void push(struct node **head, struct node *n) { if (cp_is_compact()) { ++cp__compact_depth; push__cp(head, n); --cp__compact_depth; return; }
-// CHECK-NEXT: {{^}}  n->next = *head;
-// CHECK: {{^}}static struct node *mk(int k) {{[{]$}}
-// CHECK-NEXT: {{^}}  struct node *n = cp_alloc_safepoint(&cp__desc_node);
-// The compact bodies, behind #line at the user's lines.
-// CHECK: {{^}}/* compactptr: compact body of key_of
+// The wide body keeps the original code behind the dispatch, on its lines;
+// a body that opens with declarations becomes a block of its own (C89
+// allows no statement before a declaration).  These functions are closed
+// (nothing they call can reach a safepoint): their dispatch needs no depth
+// count.
+// CHECK: {{^}}static __attribute__((unused)) int (key_of__cp)(struct node *); static int key_of(struct node *p) { if (cp_is_compact()) return key_of__cp(p); return p->key; }
+// CHECK-NEXT: {{^}}/* compactptr: compact body of key_of
 // CHECK: {{^}}#line 16 "{{.*}}dual-dispatch.c"
 // CHECK-NEXT: {{^}}__attribute__((unused)) static int key_of__cp(struct node *p) { return (((struct cp__c_node *)(p))->key); }
+// CHECK-NEXT: {{^}}#pragma clang diagnostic pop
+// CHECK-NEXT: {{^}}#line 16 "{{.*}}dual-dispatch.c"
+// CHECK-EMPTY:
+// CHECK-NEXT: {{^}}static __attribute__((unused)) int (sum__cp)(struct node *); int sum(struct node *p) { if (cp_is_compact()) return sum__cp(p); {{[{]$}}
+// CHECK-NEXT: {{^}}  int s = 0;
+// CHECK-NEXT: {{^}}  for (; p; p = p->next) s += key_of(p);
 // CHECK: {{^}}#line 17 "{{.*}}dual-dispatch.c"
 // CHECK-NEXT: {{^}}__attribute__((unused)) static int sum__cp(struct node *p) {
 // CHECK-NEXT: {{^}}  int s = 0;
 // CHECK-NEXT: {{^}}  for (; p; p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)))) s += key_of__cp(p);
+// CHECK: {{^}}static __attribute__((unused)) void (push__cp)(struct node **, struct node *); static void push(struct node **head, struct node *n) { if (cp_is_compact()) { push__cp(head, n); return; }
+// CHECK-NEXT: {{^}}  n->next = *head;
 // CHECK: {{^}}__attribute__((unused)) static void push__cp(struct node **head, struct node *n) {
+// An allocation site is a safepoint: mk is checked.
+// CHECK: {{^}}static struct node *mk(int k) {{[{]$}}
+// CHECK-NEXT: {{^}}  struct node *n = cp_alloc_safepoint(&cp__desc_node);
 // CHECK: {{^}}static cp_type_desc_t cp__desc_node = {{.*}}CP_BUILD_SWITCHABLE
 // OUT: sum 3 compact

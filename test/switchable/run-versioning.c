@@ -71,10 +71,11 @@ int main(void) {
 // CHECK-NEXT: {{^}}  n->key = k;
 // CHECK: {{^}}  return n; } }{{$}}
 // 'mid' is used after the next safepoint: its declaration stays out of the
-// run and is saved around the poll; the loop alone is versioned as a loop.
+// run and is saved on the slow path of the poll; the loop alone is
+// versioned as a loop.
 // CHECK-LABEL: {{^}}static long walk(
 // CHECK: {{^}}  struct node *mid = head;{{$}}
-// CHECK: {{^}}  (void)(__extension__({ if (cp__safepoint_due()) { cp__slots[0] = (void *)head;cp__slots[1] = (void *)mid; cp_safepoint_slow(); head = cp__slots[0];mid = cp__slots[1]; } }));
+// CHECK: {{^}}  (void)(__extension__({ if (cp__safepoint_due()) { {{.*}} (void)(cp__ls[0] = head, cp__ls[1] = mid); cp_safepoint_slow(); head = cp__ls[0]; mid = cp__ls[1]; cp_frame_pop(&cp__lf); } }));
 // CHECK-NEXT: {{^}}  { if (cp_is_compact()) { {{.*}} s += {{.*}}cp__c_node
 // CHECK: {{^}}  return s; } }{{$}}
 // main: the two statements before the loop form a run; the loop is not in it.
