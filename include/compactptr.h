@@ -247,15 +247,25 @@ static __inline__ void *cp_decode(cp_handle_t h) {
   return h ? (void *)p : (void *)0;
 }
 
+/** Stops the program (exit 70): p, stored into a compact field, lies
+ *  outside the compact arena's reservation (memory from a pool or bump
+ *  allocator, a wrapper around libc, or code built without the plugin). */
+CP_API __attribute__((noreturn, cold)) void cp__encode_foreign(const void *p);
+
 /** Handle of a native address inside the arena; 0 for NULL.  The address
- *  must be granule-aligned and inside the arena; with
- *  -DCOMPACTPTR_CHECKED_DECODE and COMPACTPTR_DEBUG=1 that is checked. */
+ *  must be granule-aligned and inside the arena.  An address outside the
+ *  arena's reservation (CP_ARENA_REACH bytes from its base, where nothing
+ *  else can be mapped) stops the program with a message: one compare; with
+ *  -DCOMPACTPTR_CHECKED_DECODE and COMPACTPTR_DEBUG=1 everything is
+ *  checked (a live object, the alignment). */
 static __inline__ cp_handle_t cp_encode(const void *p) {
   uintptr_t off = (uintptr_t)p - (uintptr_t)cp__arena_base;
 #ifdef COMPACTPTR_CHECKED_DECODE
   if (__builtin_expect(cp__debug, 0))
     return cp_encode_checked(p);
 #endif
+  if (__builtin_expect(off >= CP_ARENA_REACH, 0) && p)
+    cp__encode_foreign(p);
   return p ? (cp_handle_t)(off >> CP_GRANULE_SHIFT) : 0;
 }
 

@@ -120,6 +120,15 @@ void *cp_decode_checked(cp_handle_t h) {
   return p;
 }
 
+void cp__encode_foreign(const void *p) {
+  cp__fatal("pointer %p stored into a compact field is outside the compact "
+            "arena: the object was not allocated by compactptr (a pool or bump "
+            "allocator carving objects out of a malloc'd buffer, a wrapper "
+            "around malloc, or a translation unit built without the plugin); "
+            "allocate compact objects with malloc/calloc of their own type",
+            p);
+}
+
 cp_handle_t cp_encode_checked(const void *p) {
   if (!p)
     return 0;
