@@ -264,9 +264,14 @@ static __inline__ cp_handle_t cp_encode(const void *p) {
   if (__builtin_expect(cp__debug, 0))
     return cp_encode_checked(p);
 #endif
-  if (__builtin_expect(off >= CP_ARENA_REACH, 0) && p)
-    cp__encode_foreign(p);
-  return p ? (cp_handle_t)(off >> CP_GRANULE_SHIFT) : 0;
+  /* NULL is outside the reservation too (its offset wraps around), so
+   * the fast path is one compare, no separate null test. */
+  if (__builtin_expect(off >= CP_ARENA_REACH, 0)) {
+    if (p)
+      cp__encode_foreign(p);
+    return 0;
+  }
+  return (cp_handle_t)(off >> CP_GRANULE_SHIFT);
 }
 
 /* ------------------------------------------------------------------------

@@ -226,6 +226,34 @@ public:
               {tokRange(CE->getSourceRange())});
   }
 
+  /// `offsetof(struct node, next)` of a compact-pointer field: in the
+  /// compact layout the bytes at that offset are a 32-bit handle, so code
+  /// that reads or writes a pointer there (a generic list sort doing
+  /// `memcpy(&q, (char *)p + off, sizeof q)`) corrupts the heap.  The
+  /// offset has no other use, so it is refused where it is taken.
+  bool VisitOffsetOfExpr(OffsetOfExpr *E) {
+    if (S.isIgnoredLoc(E->getExprLoc()) || E->getNumComponents() == 0)
+      return true;
+    // The field named last (`peers[1]` names an element of 'peers').
+    unsigned I = E->getNumComponents();
+    while (I > 0 && E->getComponent(I - 1).getKind() == OffsetOfNode::Array)
+      --I;
+    if (I == 0 || E->getComponent(I - 1).getKind() != OffsetOfNode::Field)
+      return true;
+    const FieldDecl *F = E->getComponent(I - 1).getField();
+    if (!F || !M.recordOf(S.Ctx.getRecordType(F->getParent())) ||
+        !(M.pointeeOf(F->getType()) || M.pointeeOf(stripArrays(F->getType()).Element)))
+      return true;
+    S.report(Diag::OffsetofHandleField, E->getExprLoc(),
+             "offsetof names handle field " + quoted(F->getName()) +
+                 "; in compact layout the bytes there are a 32-bit handle, "
+                 "not a pointer, so nothing may be read or written at that "
+                 "offset; access the field by name (p->" +
+                 F->getName().str() + ")",
+             {tokRange(E->getSourceRange())});
+    return true;
+  }
+
   /// memcpy/memmove between a heap object (compact layout) and a value
   /// (wide layout) of a compact type copies the wrong bytes.
   bool VisitCallExpr(CallExpr *E) {
