@@ -254,12 +254,50 @@ public:
     return true;
   }
 
+  /// libc memory that will hold compact pointers but is not allocated in
+  /// a form the rewrite makes a root array (`struct node *(*b)[2] =
+  /// calloc(n, sizeof *b)`, `reallocarray(p, n, sizeof(struct node *))`):
+  /// the switch would not translate what it holds (switchable mode only:
+  /// without a switch such memory holds native addresses that stay valid).
+  void checkUnrecognisedRootArray(const CallExpr *E, const FunctionDecl *FD) {
+    static const char *const Names[] = {"malloc", "calloc", "realloc", "reallocarray",
+                                        "aligned_alloc", "memalign", "valloc"};
+    if (!S.Opts.switchable() || FD->hasBody() ||
+        !llvm::is_contained(Names, FD->getName()) ||
+        allocTarget(S, E) != AllocTarget::None)
+      return;
+    QualType T = E->getType();
+    const Expr *Cur = E;
+    while (const Expr *P = parentSkippingParens(S.Ctx, Cur, &Cur)) {
+      const auto *C = dyn_cast<CastExpr>(P);
+      if (!C || !C->getType()->isPointerType())
+        break;
+      T = C->getType();
+      Cur = P;
+    }
+    if (!T->isPointerType())
+      return;
+    CompactType *CT = M.pointeeOf(stripArrays(T->getPointeeType()).Element);
+    if (!CT)
+      return;
+    S.report(Diag::RootArrayForm, E->getExprLoc(),
+             "this " + quoted(FD->getName()) + " allocates memory that holds "
+                 "pointers to compact type " + quoted(CT->WideSpelling) +
+                 ", in a form that is not a root array: the switch would not "
+                 "translate them; allocate it as malloc/calloc/realloc of n * "
+                 "sizeof(" + CT->WideSpelling + " *) into a '" + CT->WideSpelling +
+                 " **'",
+             {tokRange(E->getSourceRange())});
+  }
+
   /// memcpy/memmove between a heap object (compact layout) and a value
   /// (wide layout) of a compact type copies the wrong bytes.
   bool VisitCallExpr(CallExpr *E) {
     const FunctionDecl *FD = E->getDirectCallee();
-    if (!FD || !FD->getIdentifier() || E->getNumArgs() < 2 ||
-        S.isIgnoredLoc(E->getExprLoc()))
+    if (!FD || !FD->getIdentifier() || S.isIgnoredLoc(E->getExprLoc()))
+      return true;
+    checkUnrecognisedRootArray(E, FD);
+    if (E->getNumArgs() < 2)
       return true;
     StringRef N = byteCopyFunction(FD);
     if (N.empty())
