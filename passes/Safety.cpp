@@ -254,6 +254,26 @@ public:
     return true;
   }
 
+  /// A thread-local (`_Thread_local`, `__thread`) holding compact pointers
+  /// is not a root: the switch would leave it pointing into the released
+  /// arena (switchable mode only).
+  bool VisitVarDecl(VarDecl *VD) {
+    if (!S.Opts.switchable() || VD->getTLSKind() == VarDecl::TLS_None ||
+        S.isIgnoredLoc(VD->getLocation()))
+      return true;
+    RootShape R = rootShape(M, VD->getType());
+    if (!R.Kind)
+      return true;
+    S.report(Diag::ThreadLocalRoot, VD->getLocation(),
+             "thread-local " + quoted(VD->getName()) + " holds pointers to compact type " +
+                 quoted(R.T->WideSpelling) +
+                 "; thread-locals are not roots, so the switch would not translate "
+                 "it: make it a global, or register each thread's copy with "
+                 "cp_root_register",
+             {tokRange(VD->getSourceRange())});
+    return true;
+  }
+
   /// libc memory that will hold compact pointers but is not allocated in
   /// a form the rewrite makes a root array (`struct node *(*b)[2] =
   /// calloc(n, sizeof *b)`, `reallocarray(p, n, sizeof(struct node *))`):
