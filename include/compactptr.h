@@ -416,6 +416,82 @@ CP_API CP__NATIVE_ATTR void cp_native_leave(void);
     cp_native_leave();                                                         \
   })
 
+
+/* ------------------------------------------------------------------------
+ * Allocation at a safepoint.  In a switchable build the plugin's checked
+ * code allocates compact objects through these: an allocation site is a
+ * safepoint.  A pending switch runs first (unless a compact body is active
+ * on the thread's stack: then it defers, as every safepoint does), and an
+ * allocation that finds the compact arena exhausted runs the switch there
+ * and allocates in wide mode, so the arena runs out only under a compact
+ * body.  The caller keeps every compact pointer it uses afterwards in a
+ * root (checked code does); the pointer cp_realloc_array_safepoint is given
+ * is translated if the switch runs.  Otherwise as cp_alloc, cp_alloc_array
+ * and cp_realloc_array.
+ * ---------------------------------------------------------------------- */
+/** A switch is pending: a safepoint would try to run it. */
+static __inline__ int cp__safepoint_due(void) {
+  return __builtin_expect(cp__switch_pending, 0) != 0;
+}
+/** The fast path of an allocation at a safepoint: NULL when the slow path
+ *  must run (a switch is pending, or the compact arena cannot serve it);
+ *  generated code saves its roots only around the slow path. */
+static __inline__ void *cp__alloc_fast(cp_type_desc_t *type) {
+  return cp__safepoint_due() ? (void *)0 : cp_try_alloc(type);
+}
+static __inline__ void *cp__alloc_array_fast(cp_type_desc_t *type, size_t n) {
+  return cp__safepoint_due() ? (void *)0 : cp_try_alloc_array(type, n);
+}
+__attribute__((cold, noinline, unused)) static void *
+cp__alloc_slow(cp_type_desc_t *type) {
+  void *p;
+  cp_safepoint();
+  p = cp_try_alloc(type);
+  if (p)
+    return p;
+  cp_safepoint_slow(); /* exhausted: the switch is pending now */
+  return cp_alloc(type);
+}
+__attribute__((cold, noinline, unused)) static void *
+cp__alloc_array_slow(cp_type_desc_t *type, size_t n) {
+  void *p;
+  cp_safepoint();
+  p = cp_try_alloc_array(type, n);
+  if (p)
+    return p;
+  cp_safepoint_slow();
+  return cp_alloc_array(type, n);
+}
+static __inline__ void *cp_alloc_safepoint(cp_type_desc_t *type) {
+  void *p = cp__alloc_fast(type);
+  return __builtin_expect(p != 0, 1) != 0 ? p : cp__alloc_slow(type);
+}
+static __inline__ void *cp_alloc_array_safepoint(cp_type_desc_t *type, size_t n) {
+  void *p = cp__alloc_array_fast(type, n);
+  return __builtin_expect(p != 0, 1) != 0 ? p : cp__alloc_array_slow(type, n);
+}
+/** A safepoint holding *slot (a compact pointer of `type`) as a root. */
+static __inline__ void cp__safepoint_holding(void **slot, cp_type_desc_t *type) {
+  cp_root_desc_t r;
+  cp_frame_t f;
+  r.addr = slot;
+  r.kind = CP_ROOT_POINTER;
+  r.count = 1;
+  r.type = type;
+  r.name = "realloc";
+  f.count = 1;
+  f.roots = &r;
+  cp_frame_push(&f);
+  cp_safepoint_slow();
+  cp_frame_pop(&f);
+}
+static __inline__ void *cp_realloc_array_safepoint(cp_type_desc_t *type, void *p,
+                                                   size_t n) {
+  if (cp__safepoint_due())
+    cp__safepoint_holding(&p, type);
+  return cp_realloc_array(type, p, n);
+}
+
 /** Threads are known to the runtime without registration: from creation
  *  through cp_thread_create (which plugin-built C code reaches through
  *  pthread_create, see below), or from their first allocation, free,

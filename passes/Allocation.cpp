@@ -52,10 +52,10 @@ SizeShape sizeShape(const Expr *E) {
 
 /// The pointer type the allocation result is converted to (through
 /// parentheses and casts), or the call's own type.
-QualType Printer::destinationType(const Expr *Call) {
+static QualType destinationType(ASTContext &Ctx, const Expr *Call) {
   const Expr *Cur = Call;
   QualType T = Call->getType();
-  while (const Expr *P = parentSkippingParens(S.Ctx, Cur, &Cur)) {
+  while (const Expr *P = parentSkippingParens(Ctx, Cur, &Cur)) {
     const auto *C = dyn_cast<CastExpr>(P);
     if (!C || !C->getType()->isPointerType())
       return T;
@@ -66,42 +66,13 @@ QualType Printer::destinationType(const Expr *Call) {
 }
 
 /// A compact pointer to pointer: `struct node **`.
-CompactType *Printer::rootPointee(QualType T) {
+static CompactType *rootPointee(const Model &M, QualType T) {
   if (!T->isPointerType())
     return nullptr;
   return M.pointeeOf(T->getPointeeType());
 }
 
-/// The call allocates or frees compact objects or root arrays.
-bool Printer::allocShape(const CallExpr *CE) {
-  switch (allocFunction(CE)) {
-  case AllocFn::Free: {
-    // Through casts: free((void *)p) frees a compact object too.
-    QualType A = CE->getArg(0)->IgnoreParenCasts()->getType();
-    return M.pointeeOf(A) || rootPointee(A);
-  }
-  case AllocFn::Malloc:
-  case AllocFn::Calloc:
-  case AllocFn::Realloc: {
-    QualType D = destinationType(CE);
-    if (M.pointeeOf(D) || rootPointee(D))
-      return true;
-    if (allocFunction(CE) == AllocFn::Realloc) {
-      QualType A = CE->getArg(0)->IgnoreParenImpCasts()->getType();
-      if (M.pointeeOf(A) || rootPointee(A))
-        return true;
-    }
-    SizeShape Sh = sizeFor(CE);
-    return Sh.Ok && (M.recordOf(Sh.Elem) || rootPointee(QualType(
-                         S.Ctx.getPointerType(Sh.Elem))));
-  }
-  case AllocFn::None:
-    return false;
-  }
-  return false;
-}
-
-SizeShape Printer::sizeFor(const CallExpr *CE) {
+static SizeShape sizeFor(const CallExpr *CE) {
   switch (allocFunction(CE)) {
   case AllocFn::Malloc:
     return sizeShape(CE->getArg(0));
@@ -123,6 +94,51 @@ SizeShape Printer::sizeFor(const CallExpr *CE) {
   default:
     return SizeShape();
   }
+}
+
+AllocTarget allocTarget(const Session &S, const CallExpr *CE) {
+  const Model &M = S.M;
+  AllocFn F = allocFunction(CE);
+  auto of = [&](QualType T) {
+    return M.pointeeOf(T)       ? AllocTarget::Object
+           : rootPointee(M, T) ? AllocTarget::RootArray
+                               : AllocTarget::None;
+  };
+  switch (F) {
+  case AllocFn::Free:
+    // Through casts: free((void *)p) frees a compact object too.
+    return of(CE->getArg(0)->IgnoreParenCasts()->getType());
+  case AllocFn::Malloc:
+  case AllocFn::Calloc:
+  case AllocFn::Realloc: {
+    if (AllocTarget T = of(destinationType(S.Ctx, CE)); T != AllocTarget::None)
+      return T;
+    if (F == AllocFn::Realloc)
+      if (AllocTarget T = of(CE->getArg(0)->IgnoreParenImpCasts()->getType());
+          T != AllocTarget::None)
+        return T;
+    SizeShape Sh = sizeFor(CE);
+    if (!Sh.Ok)
+      return AllocTarget::None;
+    if (M.recordOf(Sh.Elem))
+      return AllocTarget::Object;
+    return of(S.Ctx.getPointerType(Sh.Elem));
+  }
+  case AllocFn::None:
+    return AllocTarget::None;
+  }
+  return AllocTarget::None;
+}
+
+bool allocatesObject(const Session &S, const CallExpr *CE) {
+  AllocFn F = allocFunction(CE);
+  return F != AllocFn::None && F != AllocFn::Free &&
+         allocTarget(S, CE) == AllocTarget::Object;
+}
+
+/// The call allocates or frees compact objects or root arrays.
+bool Printer::allocShape(const CallExpr *CE) {
+  return allocTarget(S, CE) != AllocTarget::None;
 }
 
 std::string Printer::countText(const SizeShape &Sh, const CallExpr *CE) {
@@ -159,7 +175,7 @@ void Printer::sizeFix(const Expr *Size, const std::string &SizeofT,
         return replace(Side, SizeofT);
 }
 
-std::string Printer::allocText(const CallExpr *CE) {
+std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
   AllocFn F = allocFunction(CE);
   if (F == AllocFn::Free) {
     const Expr *A = CE->getArg(0);
@@ -168,13 +184,13 @@ std::string Printer::allocText(const CallExpr *CE) {
       return "cp_free(" + text(A) + ")";
     return "cp_root_array_free((void **)(" + text(A) + "))";
   }
-  QualType D = destinationType(CE);
+  QualType D = destinationType(S.Ctx, CE);
   SizeShape Sh = sizeFor(CE);
-  CompactType *DT = M.pointeeOf(D), *DR = rootPointee(D);
+  CompactType *DT = M.pointeeOf(D), *DR = rootPointee(M, D);
   if (F == AllocFn::Realloc && !DT && !DR) {
     QualType A = CE->getArg(0)->IgnoreParenImpCasts()->getType();
     DT = M.pointeeOf(A);
-    DR = rootPointee(A);
+    DR = rootPointee(M, A);
   }
   CompactType *ST = Sh.Ok ? M.recordOf(Sh.Elem) : nullptr;
   CompactType *SR = Sh.Ok && Sh.Elem->isPointerType() ? M.pointeeOf(Sh.Elem) : nullptr;
@@ -211,13 +227,37 @@ std::string Printer::allocText(const CallExpr *CE) {
     return "";
   }
   if (ST) {
+    // Switchable: an allocation site is a safepoint (the entries run a
+    // pending switch first, and switch rather than exhaust the arena).
     std::string Desc = "&" + ST->DescName;
-    if (F == AllocFn::Realloc)
-      return "cp_realloc_array(" + Desc + ", " + text(CE->getArg(0)) + ", " +
-             countText(Sh, CE) + ")";
-    if (!Sh.Count)
-      return "cp_alloc(" + Desc + ")";
-    return "cp_alloc_array(" + Desc + ", " + countText(Sh, CE) + ")";
+    std::string SP = S.Opts.switchable() ? "_safepoint(" : "(";
+    if (F == AllocFn::Realloc) {
+      std::string T = "cp_realloc_array" + SP + Desc + ", " + text(CE->getArg(0)) +
+                      ", " + countText(Sh, CE) + ")";
+      if (!Sp)
+        return T;
+      std::string R = "cp__r" + std::to_string(Sp->Id);
+      return "__extension__({ void *" + R + "; { " + Sp->block() + " " + R + " = " + T +
+             "; " + Sp->Restore + " } " + R + "; })";
+    }
+    // Roots are saved only on the slow path: a pending switch, or an
+    // arena that cannot serve the allocation.
+    std::string A = Sp ? "cp__a" + std::to_string(Sp->Id) : "";
+    if (!Sh.Count) {
+      if (!Sp)
+        return "cp_alloc" + SP + Desc + ")";
+      return "__extension__({ void *" + A + " = cp__alloc_fast(" + Desc +
+             "); if (__builtin_expect(!" + A + ", 0)) { " + Sp->block() + " " + A +
+             " = cp__alloc_slow(" + Desc + "); " + Sp->Restore + " } " + A + "; })";
+    }
+    if (!Sp)
+      return "cp_alloc_array" + SP + Desc + ", " + countText(Sh, CE) + ")";
+    std::string N = "cp__n" + std::to_string(Sp->Id);
+    return "__extension__({ unsigned long " + N + " = " + countText(Sh, CE) +
+           "; void *" + A + " = cp__alloc_array_fast(" + Desc + ", " + N +
+           "); if (__builtin_expect(!" + A + ", 0)) { " + Sp->block() + " " + A +
+           " = cp__alloc_array_slow(" + Desc + ", " + N + "); " + Sp->Restore +
+           " } " + A + "; })";
   }
   if (SR) {
     if (F == AllocFn::Realloc)

@@ -16,6 +16,8 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include <functional>
+#include <map>
 
 using namespace clang;
 
@@ -33,7 +35,9 @@ public:
     return true;
   }
   bool VisitFunctionDecl(FunctionDecl *FD) {
-    if (FD->doesThisDeclarationHaveABody() && !S.isIgnoredLoc(FD->getLocation()))
+    // The runtime header's own inline functions are not the program's.
+    if (FD->doesThisDeclarationHaveABody() && !S.isIgnoredLoc(FD->getLocation()) &&
+        !isRuntimeFunction(FD))
       Fns.push_back(FD);
     return true;
   }
@@ -67,12 +71,16 @@ bool fieldIsCompact(const Model &M, const FieldDecl *FD) {
   return M.pointeeOf(E) || M.recordOf(E);
 }
 
-/// Layout-dependent uses of compact types in a body.
+/// Layout-dependent uses of compact types in a body, and the calls that
+/// decide whether it reaches a safepoint.
 class Classifier : public RecursiveASTVisitor<Classifier> {
 public:
-  Classifier(const Model &M) : M(M) {}
+  Classifier(const Session &S) : S(S), M(S.M) {}
   bool LayoutDependent = false;
   bool Safepoint = false;
+  bool Opaque = false;
+  bool Allocates = false;
+  bool HoldsCompact = false;
   std::vector<const FunctionDecl *> Callees;
 
   bool VisitMemberExpr(MemberExpr *E) {
@@ -96,21 +104,36 @@ public:
     return mark((E->isIncrementDecrementOp() && M.pointeeOf(E->getType())) ||
                 (E->getOpcode() == UO_Deref && M.recordOf(E->getType())));
   }
+  bool VisitExpr(Expr *E) {
+    if (rootShape(M, E->getType()).Kind)
+      HoldsCompact = true;
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *VD) {
+    if (rootShape(M, VD->getType()).Kind)
+      HoldsCompact = true;
+    return true;
+  }
   bool VisitCallExpr(CallExpr *E) {
-    const FunctionDecl *FD = E->getDirectCallee();
-    if (!FD)
+    if (isOpaqueCall(S, E)) {
+      Opaque = Allocates = true;
       return true;
+    }
+    const FunctionDecl *FD = E->getDirectCallee();
     if (isSafepointFunction(FD))
       Safepoint = true;
     if (allocFunction(E) != AllocFn::None)
       for (const Expr *A : E->arguments())
         if (M.pointeeOf(A->IgnoreParenCasts()->getType()))
           LayoutDependent = true;
+    if (allocatesObject(S, E))
+      LayoutDependent = Safepoint = Allocates = true;
     Callees.push_back(FD->getCanonicalDecl());
     return true;
   }
 
 private:
+  const Session &S;
   const Model &M;
   /// The node depends on a layout if Uses; the visit goes on.
   bool mark(bool Uses) {
@@ -118,6 +141,11 @@ private:
     return true;
   }
 };
+
+/// Tells whether FD has a body in this TU (Model::Functions).
+bool definedHere(const Model &M, const FunctionDecl *FD) {
+  return M.Functions.count(FD->getCanonicalDecl()) != 0;
+}
 
 } // namespace
 
@@ -154,36 +182,113 @@ void runAnalysis(Session &S) {
   if (S.M.Types.empty())
     return;
 
-  // Function classes; safepoint-reaching propagates over TU-local calls.
+  // Function classes; they propagate over calls between functions of the
+  // TU (docs/plugin.md, section 4a).  Every function is known first, so a
+  // call to a function defined later in the file is not opaque.
+  for (const FunctionDecl *FD : Fns)
+    S.M.Functions[FD->getCanonicalDecl()] = FC_None;
   llvm::DenseMap<const FunctionDecl *, std::vector<const FunctionDecl *>> Calls;
   for (const FunctionDecl *FD : Fns) {
-    Classifier K(S.M);
+    Classifier K(S);
     K.TraverseStmt(FD->getBody());
     unsigned Cls = FC_None;
     if (K.LayoutDependent)
       Cls |= FC_LayoutDependent;
     if (K.Safepoint || FD->isMain() || isSafepointFunction(FD))
       Cls |= FC_Safepoint;
-    S.M.Functions[FD->getCanonicalDecl()] = Cls;
+    if (K.Opaque)
+      Cls |= FC_Opaque;
+    if (K.Allocates)
+      Cls |= FC_Allocates;
+    bool Holds = K.HoldsCompact;
+    for (const ParmVarDecl *P : FD->parameters())
+      Holds |= rootShape(S.M, P->getType()).Kind != nullptr;
+    if (Holds)
+      Cls |= FC_HoldsCompact;
+    S.M.Functions[FD->getCanonicalDecl()] |= Cls;
     Calls[FD->getCanonicalDecl()] = std::move(K.Callees);
   }
+  // A dual function (layout-dependent, reaching no safepoint) runs its
+  // compact body with the switch held off, so opaque calls under it do not
+  // make its callers opaque.
+  std::map<const FunctionDecl *, bool> Blocked;
+  for (const FunctionDecl *FD : Fns)
+    Blocked[FD->getCanonicalDecl()] = !dualBlocker(S.SM, FD).empty();
+  auto dual = [&](const FunctionDecl *F, unsigned Cls) {
+    return (Cls & FC_LayoutDependent) && !(Cls & FC_Safepoint) && !Blocked[F];
+  };
   Changed = true;
   while (Changed) {
     Changed = false;
     for (auto &[F, Callees] : Calls) {
       unsigned &Cls = S.M.Functions[F];
-      if (Cls & FC_Safepoint)
-        continue;
+      unsigned Old = Cls;
       for (const FunctionDecl *G : Callees) {
         auto It = S.M.Functions.find(G);
-        if (It != S.M.Functions.end() && (It->second & FC_Safepoint)) {
-          Cls |= FC_Safepoint;
-          Changed = true;
-          break;
-        }
+        if (It == S.M.Functions.end())
+          continue;
+        unsigned GC = It->second;
+        Cls |= GC & (FC_Safepoint | FC_Allocates);
+        if ((GC & FC_Opaque) && !dual(G, GC))
+          Cls |= FC_Opaque;
       }
+      Changed |= Cls != Old;
     }
   }
+}
+
+bool isOpaqueCall(const Session &S, const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD)
+    return true; // through a function pointer
+  if (FD->getBuiltinID() || isSafepointFunction(FD) || isRuntimeFunction(FD) ||
+      allocFunction(CE) != AllocFn::None)
+    return false;
+  // Pure and const functions write no memory: they cannot allocate.
+  if (FD->hasAttr<PureAttr>() || FD->hasAttr<ConstAttr>())
+    return false;
+  if (S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation()))) {
+    for (const Expr *A : CE->arguments())
+      if (A->getType()->isFunctionPointerType())
+        return true; // a callback: it may allocate
+    return false;
+  }
+  return !definedHere(S.M, FD);
+}
+
+std::string dualBlocker(const SourceManager &SM, const FunctionDecl *FD) {
+  if (FD->isMain())
+    return "main";
+  if (FD->isVariadic())
+    return "variadic";
+  if (FD->getStorageClass() == SC_Extern)
+    return "extern definition";
+  for (const ParmVarDecl *P : FD->parameters())
+    if (!P->getIdentifier())
+      return "unnamed parameter";
+  const auto *CS = dyn_cast_or_null<CompoundStmt>(FD->getBody());
+  if (!CS)
+    return "no body";
+  SourceLocation Locs[] = {FD->getBeginLoc(), FD->getLocation(),
+                           CS->getLBracLoc(), CS->getRBracLoc()};
+  for (SourceLocation L : Locs)
+    if (!L.isFileID() || SM.getFileID(L) != SM.getFileID(FD->getLocation()))
+      return "macro";
+  bool Static = false;
+  std::function<void(const Stmt *)> Scan = [&](const Stmt *St) {
+    if (!St || Static)
+      return;
+    if (const auto *DS = dyn_cast<DeclStmt>(St))
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->isStaticLocal())
+          Static = true;
+    for (const Stmt *C : St->children())
+      Scan(C);
+  };
+  Scan(CS);
+  if (Static)
+    return "static local";
+  return "";
 }
 
 } // namespace compactptr

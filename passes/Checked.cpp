@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "Walker.h"
 #include "clang/AST/ParentMapContext.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace clang;
 
@@ -28,9 +29,13 @@ void CheckedWalker::rewrite() {
   const auto *CS = dyn_cast_or_null<CompoundStmt>(FD->getBody());
   if (!CS)
     return;
+  collectSlots(CS);
+  placeSlotFrame(CS);
+  // Parameters that are not slots (by-value structs) are registered by
+  // address.
   std::vector<const VarDecl *> Params;
   for (const ParmVarDecl *P : FD->parameters())
-    if (P->getIdentifier() && rootShape(M, P->getType()).Kind)
+    if (P->getIdentifier() && rootShape(M, P->getType()).Kind && !isSlotRoot(P))
       Params.push_back(P);
   if (!Params.empty()) {
     SourceLocation LB = CS->getLBracLoc();
@@ -46,18 +51,28 @@ void CheckedWalker::rewrite() {
   run(CS);
 }
 
-/// A local of a checked function that its frame registers.
+/// A local of a checked function that a frame registers by address
+/// (arrays of compact pointers, by-value structs); scalar compact pointers
+/// are slots (SafepointCalls.cpp).
 bool CheckedWalker::isFrameRoot(const VarDecl *VD) const {
   return VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) && VD->getIdentifier() &&
-         rootShape(M, VD->getType()).Kind;
+         rootShape(M, VD->getType()).Kind && !isSlotRoot(VD);
 }
 /// `cp_root_desc_t cp__rtN[] = {...}; cp_frame_t cp__frN ...; push` for Vs.
 std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
-  std::string N = std::to_string(++FrameCounter), Names;
-  for (const VarDecl *VD : Vs)
+  std::vector<std::pair<std::string, QualType>> Named;
+  std::string Names;
+  for (const VarDecl *VD : Vs) {
+    Named.push_back({VD->getName().str(), VD->getType()});
     Names += (Names.empty() ? "" : ", ") + VD->getName().str();
+  }
   Pl.note(FD, Vs.front()->getLocation(), "frame: " + Names,
           "compact pointers held across a safepoint are roots");
+  return frameText(Named);
+}
+std::string CheckedWalker::frameText(
+    const std::vector<std::pair<std::string, QualType>> &Vs) {
+  std::string N = std::to_string(++FrameCounter);
   // Declarations only (C89: no statement before a later declaration, no
   // non-constant aggregate initializer): the descriptors are filled and
   // the frame pushed by the initializer of cp__inN.
@@ -66,8 +81,8 @@ std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
                     " __attribute__((cleanup(cp_frame_pop))); int cp__in" + N +
                     " __attribute__((unused)) = (";
   for (size_t I = 0; I < Vs.size(); ++I) {
-    RootShape R = rootShape(M, Vs[I]->getType());
-    std::string Nm = Vs[I]->getName().str();
+    RootShape R = rootShape(M, Vs[I].second);
+    const std::string &Nm = Vs[I].first;
     Out += "cp__root(&cp__rt" + N + "[" + std::to_string(I) + "], (void *)&" + Nm +
            ", " + R.Kind + ", " + std::to_string(R.Count) + ", &" + R.T->DescName +
            ", \"" + Nm + "\"), ";
@@ -75,8 +90,9 @@ std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
   Out += "cp__frame(&cp__fr" + N + ", " + K + ", cp__rt" + N + "));";
   return Out;
 }
-/// A frame root declared without initializer starts null (the switch
-/// must not see stack garbage): the text to insert after its declarator.
+/// A root declared without initializer starts null (the switch must not
+/// see stack garbage, nor a slot an indeterminate value): the text to
+/// insert after its declarator.
 static std::string zeroInit(const VarDecl *VD) {
   return VD->getType()->isPointerType() ? " = 0" : " = {0}";
 }
@@ -85,13 +101,30 @@ static std::string zeroInit(const VarDecl *VD) {
 /// declared without initializer.
 bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
   std::vector<const VarDecl *> Frame;
+  const VarDecl *Held = nullptr; // a root initialized earlier in DS
   for (const Decl *D : DS->decls()) {
     const auto *VD = dyn_cast<VarDecl>(D);
-    if (!VD || !isFrameRoot(VD))
+    if (!VD)
       continue;
+    if (Held && VD->getInit() && Pl.firstMayReachCall(VD->getInit())) {
+      S.report(Diag::SafepointInExpression, VD->getLocation(),
+               "'" + VD->getName().str() + "' is initialized by a call that may "
+               "reach a safepoint while '" + Held->getName().str() +
+               "', declared before it in the same declaration, is not yet a "
+               "root; declare '" + VD->getName().str() +
+               "' in a declaration of its own",
+               {CharSourceRange::getTokenRange(VD->getSourceRange())});
+      return false;
+    }
+    bool Slot = isSlotRoot(VD);
+    if (!Slot && !isFrameRoot(VD))
+      continue;
+    if (!Slot && VD->getInit())
+      Held = VD;
     if (!checkVLA(VD))
       return false;
-    Frame.push_back(VD);
+    if (!Slot)
+      Frame.push_back(VD);
     if (VD->getInit())
       continue;
     unsigned A = afterDeclarator(VD);
@@ -174,7 +207,8 @@ void CheckedWalker::loopBody(const Stmt *Body) {
     walk(Body);
     return;
   }
-  if (Pl.versionBody(FD, Body) && versionByMode(Body, "{ cp_safepoint(); ", " }")) {
+  std::string Poll = pollText(offsetOf(Body->getBeginLoc()), Body);
+  if (Pl.versionBody(FD, Body) && versionByMode(Body, "{ " + Poll + " ", " }")) {
     Pl.note(FD, Body->getBeginLoc(), "loop body versioned after its poll",
             "nothing past the poll can reach a safepoint");
     return;
@@ -185,7 +219,7 @@ void CheckedWalker::loopBody(const Stmt *Body) {
   // other body.
   FileID FID;
   unsigned Open, Close = ~0u;
-  std::string OpenText = " cp_safepoint();", CloseText = "} ";
+  std::string OpenText = " " + Poll, CloseText = "} ";
   const auto *CS = dyn_cast<CompoundStmt>(Body);
   SourceLocation B = CS ? CS->getLBracLoc() : Body->getBeginLoc();
   if (CS) {
@@ -195,7 +229,7 @@ void CheckedWalker::loopBody(const Stmt *Body) {
       Close = SM.getFileOffset(CS->getRBracLoc());
     }
   } else {
-    OpenText = "{ cp_safepoint(); ";
+    OpenText = "{ " + Poll + " ";
     CloseText = " }";
     Close = endAfter(Body);
   }
@@ -304,9 +338,40 @@ bool CheckedWalker::walkLoop(const Stmt *St) {
     top(D->getCond(), true);
     return true;
   }
-  if (!Pl.versionLoop(FD, St) ||
-      !versionByMode(St, polls() ? "{ cp_safepoint(); " : "{ ", " }"))
+  if (St == PlainLoop)
     return false;
+  if (polls() && Pl.mayAllocate(St) && !Pl.needsPolls(St)) {
+    // Every allocation in it is a safepoint itself: no polls.
+    Pl.note(FD, St->getBeginLoc(), "no poll in the loop",
+            "every allocation it reaches is a safepoint of checked code");
+    llvm::SaveAndRestore Free(PollFree, true);
+    llvm::SaveAndRestore Plain(PlainLoop, St);
+    walk(St);
+    return true;
+  }
+  if (!Pl.versionLoop(FD, St) ||
+      !versionByMode(St, polls() ? "{ " + pollText(offsetOf(St->getBeginLoc()), St) + " "
+                                 : std::string("{ "),
+                     " }")) {
+    if (!polls() || Pl.mayAllocate(St))
+      return false;
+    // A loop of main that cannot allocate, and is not versioned: one poll
+    // in front of it too, and none inside (no switch can become pending
+    // there).
+    SourceLocation B = St->getBeginLoc();
+    unsigned E = endAfter(St);
+    if (!B.isFileID() || E == ~0u)
+      return false;
+    auto [FID, Off] = SM.getDecomposedLoc(B);
+    Out.insert(FID, Off, "{ " + pollText(Off, St) + " ");
+    Pl.note(FD, B, "one poll in front of the loop, none inside",
+            "a loop of main that cannot allocate");
+    llvm::SaveAndRestore Free(PollFree, true);
+    llvm::SaveAndRestore Plain(PlainLoop, St);
+    walk(St);
+    Out.insert(FID, E, " }");
+    return true;
+  }
   Pl.note(FD, St->getBeginLoc(),
           polls() ? "loop versioned whole, one poll in front" : "loop versioned whole",
           polls() ? "a loop of main that cannot allocate"
@@ -356,7 +421,7 @@ bool CheckedWalker::versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open,
     return false;
   auto [FID, B] = SM.getDecomposedLoc(BL);
   unsigned Before = S.Errors;
-  std::string TC = formText(Sts, C, FID, B, E);
+  std::string TC = formText(Sts, Direct, FID, B, E);
   std::string TW = formText(Sts, W, FID, B, E);
   if (S.Errors != Before)
     return true;
@@ -416,102 +481,30 @@ bool CheckedWalker::isDiscarded(const Expr *E) {
   return true;
 }
 
-/// Layout-dependent work of E (compact form) that may run after a call
-/// that reaches a safepoint: the mode tested before it may be stale.
-void CheckedWalker::scanHazard(const Stmt *St, bool InSPArgs, unsigned &SP,
-                               bool &OwnOut,
-                bool &OwnAny) {
-  if (!St)
-    return;
-  if (const auto *CE = dyn_cast<CallExpr>(St)) {
-    if (Pl.isSafepointCallee(CE->getDirectCallee())) {
-      ++SP;
-      for (const Expr *A : CE->arguments())
-        scanHazard(A, true, SP, OwnOut, OwnAny);
-      return;
-    }
-  } else if (!isa<UnaryExprOrTypeTraitExpr>(St) && C.own(St)) {
-    OwnAny = true;
-    if (!InSPArgs)
-      OwnOut = true;
-  }
-  if (isa<UnaryExprOrTypeTraitExpr>(St))
-    return;
-  for (const Stmt *C : St->children())
-    scanHazard(C, InSPArgs, SP, OwnOut, OwnAny);
-}
-
-/// Checked form: the text of E choosing its layout by mode.  False if E
-/// needs no change (or an error was reported).
-bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) {
-  bool AC = C.affected(E);
-  std::string TC;
-  unsigned SP = 0;
-  bool OwnOut = false, OwnAny = false;
-  if (AC) {
-    TC = BoolCtx ? C.boolText(E) : C.text(E);
-    scanHazard(E, false, SP, OwnOut, OwnAny);
-  }
-  std::string TW;
-  if (AC)
-    TW = W.affected(E) ? (BoolCtx ? W.boolText(E) : W.text(E)) : W.original(E);
-  if (!AC)
-    return false;
-  if (TC == TW) {
-    Text = TC;
-    return true;
-  }
-  if ((SP >= 1 && OwnOut) || (SP >= 2 && OwnAny)) {
-    if (assignAfterCall(E, Text))
-      return true;
-    const CallExpr *CE = Pl.firstSafepointCall(E);
-    std::string Callee = CE && CE->getDirectCallee()
-                             ? CE->getDirectCallee()->getName().str()
-                             : "a function";
-    S.report(Diag::SafepointInExpression, CE ? CE->getExprLoc() : E->getExprLoc(),
-            "this expression uses a compact layout and calls '" + Callee +
-                "', which may reach a safepoint (the switch can happen in "
-                "the middle of it); store the call's result in a local "
-                "first",
-            {CharSourceRange::getTokenRange(E->getSourceRange())});
-    return false;
-  }
-  if (BoolCtx)
-    Text = "(cp_is_compact() ? !!(" + TC + ") : !!(" + TW + "))";
-  else if (isDiscarded(E))
-    Text = "(cp_is_compact() ? (void)(" + TC + ") : (void)(" + TW + "))";
-  else
-    Text = "(cp_is_compact() ? (" + TC + ") : (" + TW + "))";
-  return true;
-}
-
-/// `L = R` where only R may reach a safepoint: evaluate R first, then
-/// test the mode for the store, `({ T t = R; <store t into L>; t; })`.
-bool CheckedWalker::assignAfterCall(const Expr *E, std::string &Text) {
-  const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParens());
-  if (!BO || BO->getOpcode() != BO_Assign || Pl.firstSafepointCall(BO->getLHS()) ||
-      !BO->getLHS()->getType()->isScalarType())
-    return false;
-  const Expr *L = BO->getLHS(), *R = BO->getRHS();
-  std::string RT;
-  if (!checkedText(R, false, RT))
-    RT = W.original(R);
-  std::string T = "cp__t" + std::to_string(++FrameCounter);
-  std::string SC = isHandleLValue(M, L) ? "cp__sth(&" + C.clv(L) + ", " + T + ")"
-                                        : C.text(L) + " = " + T;
-  std::string SW = W.text(L) + " = " + T;
-  Text = "__extension__ ({ " + W.ty(L->getType().getUnqualifiedType()) + " " + T + " = (" + RT +
-         "); if (cp_is_compact()) " + SC + "; else " + SW + ";" +
-         (isDiscarded(E) ? std::string() : " " + T + ";") + " })";
-  return true;
-}
-
 void CheckedWalker::top(const Expr *E, bool BoolCtx) {
   if (!E)
     return;
   if (const auto *IL = dyn_cast<InitListExpr>(E)) {
     if (const InitListExpr *Syn = IL->getSyntacticForm())
       IL = Syn;
+    // The elements are evaluated in no fixed order: one that may reach a
+    // safepoint next to one that holds a compact pointer cannot be
+    // rewritten into a statement expression in place.
+    for (const Expr *I : IL->inits()) {
+      std::vector<const CallExpr *> Calls;
+      mayReachCalls(Pl, I, Calls);
+      if (Calls.empty())
+        continue;
+      for (const Expr *J : IL->inits())
+        if (J != I && staleAcross(J, true)) {
+          S.report(Diag::SafepointInExpression, Calls.front()->getExprLoc(),
+                   "this initializer list holds a compact pointer across a "
+                   "call that may reach a safepoint (the switch can happen in "
+                   "the middle of it); store the call's result in a local first",
+                   {CharSourceRange::getTokenRange(IL->getSourceRange())});
+          return;
+        }
+    }
     for (const Expr *I : IL->inits()) {
       if (!I || I->getBeginLoc().isInvalid())
         continue;

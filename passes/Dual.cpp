@@ -60,7 +60,7 @@ static std::string laterCalleePrototypes(const Session &S, const FunctionDecl *F
 }
 
 void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
-                 Printer &CompactClone) {
+                 Printer &CompactClone, bool Closed) {
   const SourceManager &SM = S.SM;
   const auto *CS = cast<CompoundStmt>(FD->getBody());
   FileID FID = SM.getFileID(FD->getLocation());
@@ -75,15 +75,26 @@ void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
   for (const ParmVarDecl *Pm : FD->parameters())
     Args += (Args.empty() ? "" : ", ") + Pm->getName().str();
   std::string Call = CName + "(" + Args + ")";
+  // A closed function reaches no safepoint, even through what it calls:
+  // its compact body needs no depth count.
   std::string Dispatch =
-      FD->getReturnType()->isVoidType()
+      Closed ? (FD->getReturnType()->isVoidType()
+                    ? " if (cp_is_compact()) { " + Call + "; return; }"
+                    : " if (cp_is_compact()) return " + Call + ";")
+      : FD->getReturnType()->isVoidType()
           ? " if (cp_is_compact()) { ++cp__compact_depth; " + Call +
                 "; --cp__compact_depth; return; }"
           : " if (cp_is_compact()) { __typeof__(" + Call + ") cp__r; "
             "++cp__compact_depth; cp__r = " + Call +
                 "; --cp__compact_depth; return cp__r; }";
   // Inserted before the walks: they precede body edits at the same offset.
-  S.Edits.insert(FID, FnBegin, "static __attribute__((unused)) " + Proto + "; ");
+  // The compact body is declared before f's first declaration, so checked
+  // code that calls it directly (a closed f) may come before f's definition.
+  unsigned DeclAt = FnBegin;
+  SourceLocation First = SM.getExpansionLoc(FD->getFirstDecl()->getBeginLoc());
+  if (First.isFileID() && SM.getFileID(First) == FID)
+    DeclAt = SM.getFileOffset(First);
+  S.Edits.insert(FID, DeclAt, "static __attribute__((unused)) " + Proto + "; ");
   // C89 allows no statement before a declaration: a body that opens with
   // declarations becomes a block of its own after the dispatch.
   bool Wrap = !CS->body_empty() && isa<DeclStmt>(CS->body_front());

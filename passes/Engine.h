@@ -96,6 +96,7 @@ struct Options {
 };
 
 struct CompactType;
+struct Session;
 
 
 /// One field of a compact type, as the compact layout stores it.
@@ -124,12 +125,37 @@ struct CompactType {
   std::string compactSpelling() const { return "struct " + CompactTag; }
 };
 
-/// What Analysis learns about a function.
+/// What Analysis learns about a function (docs/plugin.md, section 4a).
 enum FunctionClass : unsigned {
   FC_None = 0,
   FC_LayoutDependent = 1, ///< touches a compact layout
-  FC_Safepoint = 2,       ///< reaches a safepoint (checked form)
+  /// Reaches a safepoint: main; declared CP_SAFEPOINT; calls
+  /// cp_safepoint() or cp_switch_to_wide(); allocates a compact object (an
+  /// allocation site is a safepoint); or calls a function of the TU that
+  /// does.  Gets the checked form.
+  FC_Safepoint = 2,
+  /// Calls code the engine cannot see -- another translation unit's
+  /// function, a function pointer, a library function handed a function --
+  /// which may allocate and so switch; or a function of the TU that does and
+  /// is not dual (a dual function's compact body holds the switch off while
+  /// it runs, so its callers need not care).
+  FC_Opaque = 4,
+  /// May allocate a compact object, and so make a switch pending: directly,
+  /// through opaque code, or through a function of the TU that may.
+  FC_Allocates = 8,
+  /// Has parameters, locals or expressions of compact-pointer (or compact
+  /// value) type: an opaque function that does keeps them in roots.
+  FC_HoldsCompact = 16,
 };
+
+/// Analysis.cpp: CE calls code the engine cannot see (see FC_Opaque):
+/// through a pointer, a function defined in no part of this TU that is not
+/// a builtin, a runtime function, `pure` or `const`, or a system-header
+/// function handed a function (qsort's comparator).
+bool isOpaqueCall(const Session &S, const clang::CallExpr *CE);
+/// Analysis.cpp: why FD cannot have the dual form (variadic, main, static
+/// locals, its braces from a macro ...), or "".
+std::string dualBlocker(const clang::SourceManager &SM, const clang::FunctionDecl *FD);
 
 /// The engine's view of a translation unit.
 struct Model {
@@ -173,6 +199,15 @@ const clang::Expr *parentSkippingParens(clang::ASTContext &Ctx, const clang::Exp
                                         const clang::Expr **Outermost = nullptr);
 /// The field a member expression names, if any.
 const clang::FieldDecl *memberField(const clang::Expr *E);
+
+/// Allocation.cpp: what a call to a libc allocation function allocates or
+/// frees: compact objects (the typed runtime calls), a root array (a heap
+/// array of compact pointers), or neither (left to libc).
+enum class AllocTarget { None, Object, RootArray };
+AllocTarget allocTarget(const Session &S, const clang::CallExpr *CE);
+/// CE allocates (malloc, calloc, realloc) compact objects: in switchable
+/// mode an allocation site is a safepoint.
+bool allocatesObject(const Session &S, const clang::CallExpr *CE);
 
 /// A rewritten file: the whole new text.
 struct RewrittenFile {

@@ -47,23 +47,6 @@ bool hasLabel(const Stmt *St) {
   });
 }
 
-/// A call through a function pointer, or a call handed a function
-/// (qsort's comparator): the plugin cannot see whether it reaches a
-/// safepoint, so the code keeps the per-expression test.
-bool hasIndirectCall(const Stmt *St) {
-  return anyNode(St, [](const Stmt *X) {
-    const auto *CE = dyn_cast<CallExpr>(X);
-    if (!CE)
-      return false;
-    if (!CE->getDirectCallee())
-      return true;
-    for (const Expr *A : CE->arguments())
-      if (A->getType()->isFunctionPointerType())
-        return true;
-    return false;
-  });
-}
-
 /// A case label of a switch around St (Duff's device): two copies of St
 /// would repeat it.
 bool hasForeignCase(const Stmt *St) {
@@ -111,6 +94,8 @@ const char *formName(FunctionForm F) {
 } // namespace
 
 unsigned Planner::classOf(const FunctionDecl *FD) const {
+  if (!FD)
+    return FC_None;
   auto It = M.Functions.find(FD->getCanonicalDecl());
   return It == M.Functions.end() ? FC_None : It->second;
 }
@@ -120,39 +105,19 @@ unsigned Planner::line(SourceLocation L) const {
   return PL.isValid() ? PL.getLine() : 0;
 }
 
-/// Why FD cannot get the dual form (then it gets the checked form), or "".
-std::string Planner::dualBlocker(const FunctionDecl *FD) const {
-  if (FD->isMain())
-    return "main";
-  if (FD->isVariadic())
-    return "variadic";
-  if (FD->getStorageClass() == SC_Extern)
-    return "extern definition";
-  for (const ParmVarDecl *P : FD->parameters())
-    if (!P->getIdentifier())
-      return "unnamed parameter";
-  const auto *CS = dyn_cast_or_null<CompoundStmt>(FD->getBody());
-  if (!CS)
-    return "no body";
-  SourceLocation Locs[] = {FD->getBeginLoc(), FD->getLocation(),
-                           CS->getLBracLoc(), CS->getRBracLoc()};
-  for (SourceLocation L : Locs)
-    if (!L.isFileID() || SM.getFileID(L) != SM.getFileID(FD->getLocation()))
-      return "macro";
-  if (hasStaticLocal(CS))
-    return "static local";
-  return "";
-}
-
 /// Why a function reaches a safepoint.
 std::string Planner::checkedReason(const FunctionDecl *FD) const {
   if (FD->isMain())
     return "main";
   if (isSafepointFunction(FD))
     return "declared a safepoint";
-  if (const CallExpr *CE = firstSafepointCall(FD->getBody()))
+  if (const CallExpr *CE = firstMayReachCall(FD->getBody())) {
+    if (allocatesObject(S, CE))
+      return "allocates a compact object (an allocation is a safepoint)";
     if (const FunctionDecl *G = CE->getDirectCallee())
       return "calls '" + G->getNameAsString() + "', which may reach a safepoint";
+    return "calls through a function pointer, which may reach a safepoint";
+  }
   return "reaches a safepoint";
 }
 
@@ -166,17 +131,33 @@ void Planner::planForms(const std::vector<const FunctionDecl *> &Fns) {
     } else if (!S.Opts.switchable()) {
       P.Form = FunctionForm::Wide;
       P.Why = "wide mode";
-    } else if (Cls == FC_None) {
+    } else if (Cls & FC_Safepoint) {
+      P.Form = FunctionForm::Checked;
+      P.Why = checkedReason(FD);
+    } else if (Cls & FC_LayoutDependent) {
+      std::string Blocker = dualBlocker(SM, FD);
+      if (Blocker.empty()) {
+        P.Form = FunctionForm::Dual;
+        P.Why = Cls & FC_Opaque
+                    ? "depends on a layout and reaches no safepoint it can see "
+                      "(a safepoint in the code it cannot see defers)"
+                    : "depends on a layout and reaches no safepoint";
+        Duals.insert(FD->getCanonicalDecl());
+        if (!(Cls & (FC_Opaque | FC_Allocates))) {
+          Closed.insert(FD->getCanonicalDecl());
+          P.Why += "; closed: nothing it calls can switch";
+        }
+      } else {
+        P.Form = FunctionForm::Checked;
+        P.Why = "cannot be dual: " + Blocker;
+      }
+    } else if ((Cls & FC_Opaque) && (Cls & FC_HoldsCompact)) {
+      P.Form = FunctionForm::Checked;
+      P.Why = "holds compact pointers and calls code it cannot see, which may "
+              "reach a safepoint";
+    } else {
       P.Form = FunctionForm::Wide;
       P.Why = "depends on no layout";
-    } else if (Cls == FC_LayoutDependent && dualBlocker(FD).empty()) {
-      P.Form = FunctionForm::Dual;
-      P.Why = "depends on a layout and reaches no safepoint";
-      Duals.insert(FD->getCanonicalDecl());
-    } else {
-      P.Form = FunctionForm::Checked;
-      P.Why = Cls & FC_Safepoint ? checkedReason(FD)
-                                 : "cannot be dual: " + dualBlocker(FD);
     }
   }
 }
@@ -199,30 +180,32 @@ bool Planner::pollsLoops(const FunctionDecl *FD) const {
   return S.Opts.AutoSafepoints && FD && FD->isMain();
 }
 
-bool Planner::isSafepointCallee(const FunctionDecl *FD) const {
-  if (!FD)
-    return false;
-  auto It = M.Functions.find(FD->getCanonicalDecl());
-  if (It != M.Functions.end() && (It->second & FC_Safepoint))
+bool Planner::mayReach(const CallExpr *CE) const {
+  if (isOpaqueCall(S, CE) || allocatesObject(S, CE))
     return true;
-  return isSafepointFunction(FD);
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (isSafepointFunction(FD))
+    return true;
+  unsigned Cls = classOf(FD);
+  return (Cls & FC_Safepoint) ||
+         ((Cls & FC_Opaque) && !Duals.count(FD->getCanonicalDecl()));
 }
 
-const CallExpr *Planner::firstSafepointCall(const Stmt *St) const {
-  if (!St)
+const CallExpr *Planner::firstMayReachCall(const Stmt *St) const {
+  if (!St || isa<UnaryExprOrTypeTraitExpr>(St)) // unevaluated
     return nullptr;
   if (const auto *CE = dyn_cast<CallExpr>(St))
-    if (isSafepointCallee(CE->getDirectCallee()))
+    if (mayReach(CE))
       return CE;
   for (const Stmt *C : St->children())
-    if (const CallExpr *R = firstSafepointCall(C))
+    if (const CallExpr *R = firstMayReachCall(C))
       return R;
   return nullptr;
 }
 
 bool Planner::copyable(const Stmt *St) const {
-  return !firstSafepointCall(St) && !hasLabel(St) && !hasStaticLocal(St) &&
-         !hasForeignCase(St) && !hasIndirectCall(St);
+  return !firstMayReachCall(St) && !hasLabel(St) && !hasStaticLocal(St) &&
+         !hasForeignCase(St);
 }
 
 bool Planner::hasLoop(const Stmt *St) {
@@ -242,21 +225,31 @@ bool Planner::runsOnce(const Stmt *Loop) {
 /// A switch becomes pending only at an allocation, and only allocation
 /// can exhaust the arena: a loop of main that cannot allocate needs one
 /// poll before it, not one per iteration, and then keeps one mode.
-bool Planner::mayAllocate(const Stmt *St) {
-  return anyNode(St, [](const Stmt *X) {
+bool Planner::mayAllocate(const Stmt *St) const {
+  return anyNode(St, [&](const Stmt *X) {
     const auto *CE = dyn_cast<CallExpr>(X);
     if (!CE)
       return false;
-    AllocFn F = allocFunction(CE);
-    if (F != AllocFn::None)
-      return F != AllocFn::Free;
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (!FD)
+    if (isOpaqueCall(S, CE) || allocatesObject(S, CE))
       return true;
-    if (FD->getBuiltinID())
+    return (classOf(CE->getDirectCallee()) & FC_Allocates) != 0;
+  });
+}
+
+/// main's polls are for switches that became pending where no safepoint
+/// was legal: an allocation under a compact body (a dual function that
+/// calls code the engine cannot see), or code the engine cannot see (a
+/// function built elsewhere may be dual there).  An allocation of checked
+/// code is a safepoint itself, and so is a call to a checked function.
+bool Planner::needsPolls(const Stmt *Loop) const {
+  return anyNode(Loop, [&](const Stmt *X) {
+    const auto *CE = dyn_cast<CallExpr>(X);
+    if (!CE)
       return false;
-    const SourceManager &SMgr = FD->getASTContext().getSourceManager();
-    return !SMgr.isInSystemHeader(FD->getLocation());
+    if (isOpaqueCall(S, CE))
+      return true;
+    const FunctionDecl *G = CE->getDirectCallee();
+    return G && Duals.count(G->getCanonicalDecl()) && (classOf(G) & FC_Allocates);
   });
 }
 

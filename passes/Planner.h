@@ -52,8 +52,12 @@ class Planner {
 public:
   /// Compact: the compact printer of checked code, asked whether a region
   /// depends on a layout.
-  Planner(Session &S, Printer &Compact, std::set<const clang::FunctionDecl *> &Duals)
-      : S(S), M(S.M), SM(S.SM), Compact(Compact), Duals(Duals) {}
+  /// Duals and Closed receive the dual functions, and those of them that
+  /// can reach no safepoint at all (nothing they call allocates or is code
+  /// the engine cannot see): their compact bodies need no depth count.
+  Planner(Session &S, Printer &Compact, std::set<const clang::FunctionDecl *> &Duals,
+          std::set<const clang::FunctionDecl *> &Closed)
+      : S(S), M(S.M), SM(S.SM), Compact(Compact), Duals(Duals), Closed(Closed) {}
 
   /// Decide every function's form.  Dual functions are decided first, so
   /// compact bodies know which calls go straight to a compact body.
@@ -80,21 +84,29 @@ public:
   void note(const clang::FunctionDecl *FD, clang::SourceLocation L,
             std::string What, std::string Why);
 
-  /// A call that may reach a safepoint: a TU-local safepoint-reaching
-  /// function or a safepoint by declaration (Vocabulary.h).
-  bool isSafepointCallee(const clang::FunctionDecl *FD) const;
-  /// The first call in St that may reach a safepoint, or null.
-  const clang::CallExpr *firstSafepointCall(const clang::Stmt *St) const;
+  /// CE may reach a safepoint: an allocation of a compact object, a
+  /// safepoint by declaration (Vocabulary.h), a function of the TU that
+  /// reaches one, or code the engine cannot see (isOpaqueCall) that no
+  /// compact body holds off -- a function of the TU that calls such code
+  /// and is not dual.
+  bool mayReach(const clang::CallExpr *CE) const;
+  /// The first call in St that may reach a safepoint, or null (unevaluated
+  /// operands excluded).
+  const clang::CallExpr *firstMayReachCall(const clang::Stmt *St) const;
   /// No safepoint can run inside St and it can be copied (no labels,
-  /// static locals, case labels of a switch around it, indirect calls).
+  /// static locals, case labels of a switch around it).
   bool copyable(const clang::Stmt *St) const;
   /// A loop inside St (`do { } while (0)` runs once: not a loop).
   static bool hasLoop(const clang::Stmt *St);
   /// `do { ... } while (0)`: a statement macro's wrapper, not a loop.
   static bool runsOnce(const clang::Stmt *Loop);
-  /// St may allocate: calls something other than builtins, free and
-  /// functions of the system headers.
-  static bool mayAllocate(const clang::Stmt *St);
+  /// St may allocate a compact object: it allocates one, calls code the
+  /// engine cannot see, or calls a function of the TU that may.
+  bool mayAllocate(const clang::Stmt *St) const;
+  /// A loop of main needs a poll per iteration: a switch may become
+  /// pending in it where no safepoint is legal (under a compact body), so
+  /// only a poll would run it.
+  bool needsPolls(const clang::Stmt *Loop) const;
 
   /// Every plan, in function order, as text (one line per decision).
   std::string dump() const;
@@ -105,11 +117,11 @@ private:
   const clang::SourceManager &SM;
   Printer &Compact;
   std::set<const clang::FunctionDecl *> &Duals;
+  std::set<const clang::FunctionDecl *> &Closed;
   std::vector<FunctionPlan> Plans;
   std::map<const clang::FunctionDecl *, size_t> Index;
 
   unsigned classOf(const clang::FunctionDecl *FD) const;
-  std::string dualBlocker(const clang::FunctionDecl *FD) const;
   std::string checkedReason(const clang::FunctionDecl *FD) const;
   bool versionable(const clang::Stmt *St) { return copyable(St) && Compact.affected(St); }
   unsigned line(clang::SourceLocation L) const;

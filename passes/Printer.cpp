@@ -135,8 +135,26 @@ std::string Printer::splice(const Stmt *E) {
   return Out.Ok ? Out.Text : printed(E);
 }
 
+Printer::Context::Context(Printer &P, const NameMap &Names, const SpillMap &Spills)
+    : P(P) {
+  SavedNames = std::move(P.Names);
+  SavedSpills = std::move(P.Spills);
+  SavedAffected = std::move(P.Affected);
+  P.Names = Names;
+  P.Spills = Spills;
+  P.Affected.clear();
+}
+
+Printer::Context::~Context() {
+  P.Names = std::move(SavedNames);
+  P.Spills = std::move(SavedSpills);
+  P.Affected = std::move(SavedAffected);
+}
+
 // ---- what needs rewriting ----------------------------------------------
 bool Printer::affected(const Stmt *St) {
+  if ((!Names.empty() && Names.count(St)) || spillOf(St))
+    return true;
   auto It = Affected.find(St);
   if (It != Affected.end())
     return It->second;
@@ -155,6 +173,8 @@ bool Printer::affected(const Stmt *St) {
 
 /// The node itself is rewritten (not only a descendant).
 bool Printer::own(const Stmt *St) {
+  if ((!Names.empty() && Names.count(St)) || spillOf(St))
+    return true;
   if (const auto *CE = dyn_cast<CallExpr>(St))
     return (CompactBodies && dualCallee(CE)) ||
            (allocFunction(CE) != AllocFn::None && allocShape(CE));
@@ -218,9 +238,20 @@ std::string Printer::ct(const CompactType *T) {
   return T->compactSpelling();
 }
 std::string Printer::ty(QualType T) { return S.typeText(T); }
+std::string Printer::declText(QualType T, StringRef Name) {
+  PrintingPolicy P(S.LO);
+  P.SuppressTagKeyword = false;
+  P.Bool = false;
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  T.print(OS, P, Name);
+  return OS.str();
+}
 
 /// Text of E as a plain C expression of E's type.
 std::string Printer::text(const Stmt *St) {
+  if (StringRef N = substituted(St); !N.empty())
+    return N.str();
   if (!affected(St))
     return original(St);
   const auto *E = dyn_cast<Expr>(St);
@@ -278,18 +309,56 @@ std::string Printer::text(const Stmt *St) {
     return offsetofText(OE);
 
   if (const auto *CE = dyn_cast<CallExpr>(E)) {
-    if (allocFunction(CE) != AllocFn::None && allocShape(CE))
-      return allocText(CE);
-    if (CompactBodies && dualCallee(CE)) {
-      // A compact body calls a dual function's compact body directly.
-      std::string Out = CE->getDirectCallee()->getName().str() + "__cp(";
-      for (unsigned I = 0; I < CE->getNumArgs(); ++I)
-        Out += (I ? ", " : "") + text(CE->getArg(I));
-      return Out + ")";
-    }
+    if (const Spill *Sp = spillOf(CE))
+      return spilledCall(CE, *Sp);
+    return callText(CE);
   }
 
   return splice(E);
+}
+
+std::string Printer::callText(const CallExpr *CE) {
+  if (allocFunction(CE) != AllocFn::None && allocShape(CE))
+    return allocText(CE);
+  if (CompactBodies && dualCallee(CE)) {
+    // A compact body calls a dual function's compact body directly.
+    std::string Out = CE->getDirectCallee()->getName().str() + "__cp(";
+    for (unsigned I = 0; I < CE->getNumArgs(); ++I)
+      Out += (I ? ", " : "") + text(CE->getArg(I));
+    return Out + ")";
+  }
+  return splice(CE);
+}
+
+/// A call that may reach a safepoint, between the saving and the reading
+/// back of the roots live across it.
+std::string Printer::spilledCall(const CallExpr *CE, const Spill &Sp) {
+  std::string Id = std::to_string(Sp.Id);
+  if (allocFunction(CE) != AllocFn::None && allocShape(CE))
+    return allocText(CE, &Sp);
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (FD && FD->getName() == "cp_safepoint" && CE->getNumArgs() == 0)
+    return "__extension__({ if (cp__safepoint_due()) { " + Sp.block() +
+           " cp_safepoint_slow(); " + Sp.Restore + " } })";
+  std::string Pre, Call;
+  if (Sp.ArgTemps) {
+    Call = text(CE->getCallee()) + "(";
+    for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
+      std::string A = "cp__a" + Id + "_" + std::to_string(I);
+      Pre += "__auto_type " + A + " = " + text(CE->getArg(I)) + "; ";
+      Call += (I ? ", " : "") + A;
+    }
+    Call += ")";
+  } else {
+    Call = callText(CE);
+  }
+  // Declarations first (C89); the saving is part of the call's expression.
+  if (CE->getType()->isVoidType())
+    return "__extension__({ " + Pre + Sp.Decls + " (void)(" + Sp.Save + ", " + Call +
+           "); " + Sp.Restore + " })";
+  std::string R = "cp__r" + Id;
+  return "__extension__({ " + Pre + Sp.Decls + " __auto_type " + R + " = (" + Sp.Save +
+         ", " + Call + "); " + Sp.Restore + " " + R + "; })";
 }
 
 /// Text of E in a truth-value context: handles compare without decode.

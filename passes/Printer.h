@@ -98,6 +98,52 @@ public:
   /// for-increment, condition).
   bool isStatementLevel(const clang::Expr *E);
   std::string ty(clang::QualType T);
+  /// `T Name` in declarator syntax (`struct node *cp__h1`, `int (*f)(void)`).
+  std::string declText(clang::QualType T, llvm::StringRef Name);
+
+  /// Roots saved around a call that may reach a safepoint (the checked
+  /// form): Decls declares a frame where the function has none, Save (an
+  /// expression) copies the live compact-pointer locals into frame slots,
+  /// Restore (statements) reads them back (the switch may have moved what
+  /// they point to).  Allocation sites and cp_safepoint() save only on
+  /// their slow path.  Id names the call's temporaries; ArgTemps: the
+  /// arguments are evaluated into temporaries first (they assign a local
+  /// that Restore would overwrite).
+  struct Spill {
+    std::string Decls, Save, Restore;
+    unsigned Id = 0;
+    bool ArgTemps = false;
+    std::vector<const clang::VarDecl *> Saved; ///< the variables saved
+    bool empty() const { return Saved.empty(); }
+    /// Declarations, then the saving, to open a `{ }` block with (C89).
+    std::string block() const { return Decls + " (void)(" + Save + ");"; }
+  };
+  using NameMap = llvm::DenseMap<const clang::Stmt *, std::string>;
+  using SpillMap = llvm::DenseMap<const clang::CallExpr *, Spill>;
+
+  /// While one is alive, the printer prints each node of Names as its name
+  /// (a call the checked form evaluates first, into a temporary) and each
+  /// call of Spills between its Save and Restore; both count as rewritten.
+  /// The memo of affected nodes is set aside meanwhile.
+  class Context {
+  public:
+    Context(Printer &P, const NameMap &Names, const SpillMap &Spills = SpillMap());
+    ~Context();
+    Context(const Context &) = delete;
+    Context &operator=(const Context &) = delete;
+
+  private:
+    Printer &P;
+    NameMap SavedNames;
+    SpillMap SavedSpills;
+    llvm::DenseMap<const clang::Stmt *, bool> SavedAffected;
+  };
+  /// The name a Context gives St, or "".
+  llvm::StringRef substituted(const clang::Stmt *St) const {
+    auto It = Names.find(St);
+    return It == Names.end() ? llvm::StringRef() : llvm::StringRef(It->second);
+  }
+
   void fail(const clang::Stmt *E, const std::string &Msg,
             Diag D = Diag::Unrewritable) {
     R.fail(E, Msg, D);
@@ -112,6 +158,15 @@ private:
   const std::set<const clang::FunctionDecl *> &Duals;
   const bool CompactBodies;
   llvm::DenseMap<const clang::Stmt *, bool> Affected;
+  NameMap Names;   ///< Context
+  SpillMap Spills; ///< Context
+  const Spill *spillOf(const clang::Stmt *St) const {
+    const auto *CE = llvm::dyn_cast<clang::CallExpr>(St);
+    auto It = CE ? Spills.find(CE) : Spills.end();
+    return It == Spills.end() ? nullptr : &It->second;
+  }
+  std::string callText(const clang::CallExpr *CE);
+  std::string spilledCall(const clang::CallExpr *CE, const Spill &Sp);
 
   bool compact() const { return F == Form::Compact; }
   bool compactTrait(const clang::UnaryExprOrTypeTraitExpr *U);
@@ -128,12 +183,9 @@ private:
   std::string traitText(const clang::UnaryExprOrTypeTraitExpr *U);
   std::string offsetofText(const clang::OffsetOfExpr *OE);
   // Allocation.cpp
-  clang::QualType destinationType(const clang::Expr *Call);
-  CompactType *rootPointee(clang::QualType T);
   bool allocShape(const clang::CallExpr *CE);
-  SizeShape sizeFor(const clang::CallExpr *CE);
   std::string countText(const SizeShape &Sh, const clang::CallExpr *CE);
-  std::string allocText(const clang::CallExpr *CE);
+  std::string allocText(const clang::CallExpr *CE, const Spill *Sp = nullptr);
   void sizeFix(const clang::Expr *Size, const std::string &SizeofT, int64_t Elem,
                std::vector<clang::FixItHint> &Fix);
 };

@@ -226,12 +226,98 @@ public:
               {tokRange(CE->getSourceRange())});
   }
 
+  /// `offsetof(struct node, next)` of a compact-pointer field: in the
+  /// compact layout the bytes at that offset are a 32-bit handle, so code
+  /// that reads or writes a pointer there (a generic list sort doing
+  /// `memcpy(&q, (char *)p + off, sizeof q)`) corrupts the heap.  The
+  /// offset has no other use, so it is refused where it is taken.
+  bool VisitOffsetOfExpr(OffsetOfExpr *E) {
+    if (S.isIgnoredLoc(E->getExprLoc()) || E->getNumComponents() == 0)
+      return true;
+    // The field named last (`peers[1]` names an element of 'peers').
+    unsigned I = E->getNumComponents();
+    while (I > 0 && E->getComponent(I - 1).getKind() == OffsetOfNode::Array)
+      --I;
+    if (I == 0 || E->getComponent(I - 1).getKind() != OffsetOfNode::Field)
+      return true;
+    const FieldDecl *F = E->getComponent(I - 1).getField();
+    if (!F || !M.recordOf(S.Ctx.getRecordType(F->getParent())) ||
+        !(M.pointeeOf(F->getType()) || M.pointeeOf(stripArrays(F->getType()).Element)))
+      return true;
+    S.report(Diag::OffsetofHandleField, E->getExprLoc(),
+             "offsetof names handle field " + quoted(F->getName()) +
+                 "; in compact layout the bytes there are a 32-bit handle, "
+                 "not a pointer, so nothing may be read or written at that "
+                 "offset; access the field by name (p->" +
+                 F->getName().str() + ")",
+             {tokRange(E->getSourceRange())});
+    return true;
+  }
+
+  /// A thread-local (`_Thread_local`, `__thread`) holding compact pointers
+  /// is not a root: the switch would leave it pointing into the released
+  /// arena (switchable mode only).
+  bool VisitVarDecl(VarDecl *VD) {
+    if (!S.Opts.switchable() || VD->getTLSKind() == VarDecl::TLS_None ||
+        S.isIgnoredLoc(VD->getLocation()))
+      return true;
+    RootShape R = rootShape(M, VD->getType());
+    if (!R.Kind)
+      return true;
+    S.report(Diag::ThreadLocalRoot, VD->getLocation(),
+             "thread-local " + quoted(VD->getName()) + " holds pointers to compact type " +
+                 quoted(R.T->WideSpelling) +
+                 "; thread-locals are not roots, so the switch would not translate "
+                 "it: make it a global, or register each thread's copy with "
+                 "cp_root_register",
+             {tokRange(VD->getSourceRange())});
+    return true;
+  }
+
+  /// libc memory that will hold compact pointers but is not allocated in
+  /// a form the rewrite makes a root array (`struct node *(*b)[2] =
+  /// calloc(n, sizeof *b)`, `reallocarray(p, n, sizeof(struct node *))`):
+  /// the switch would not translate what it holds (switchable mode only:
+  /// without a switch such memory holds native addresses that stay valid).
+  void checkUnrecognisedRootArray(const CallExpr *E, const FunctionDecl *FD) {
+    static const char *const Names[] = {"malloc", "calloc", "realloc", "reallocarray",
+                                        "aligned_alloc", "memalign", "valloc"};
+    if (!S.Opts.switchable() || FD->hasBody() ||
+        !llvm::is_contained(Names, FD->getName()) ||
+        allocTarget(S, E) != AllocTarget::None)
+      return;
+    QualType T = E->getType();
+    const Expr *Cur = E;
+    while (const Expr *P = parentSkippingParens(S.Ctx, Cur, &Cur)) {
+      const auto *C = dyn_cast<CastExpr>(P);
+      if (!C || !C->getType()->isPointerType())
+        break;
+      T = C->getType();
+      Cur = P;
+    }
+    if (!T->isPointerType())
+      return;
+    CompactType *CT = M.pointeeOf(stripArrays(T->getPointeeType()).Element);
+    if (!CT)
+      return;
+    S.report(Diag::RootArrayForm, E->getExprLoc(),
+             "this " + quoted(FD->getName()) + " allocates memory that holds "
+                 "pointers to compact type " + quoted(CT->WideSpelling) +
+                 ", in a form that is not a root array: the switch would not "
+                 "translate them; allocate it as malloc/calloc/realloc of n * "
+                 "sizeof(" + CT->WideSpelling + " *) into a '" + CT->WideSpelling +
+                 " **'",
+             {tokRange(E->getSourceRange())});
+  }
+
   /// memcpy/memmove between a heap object (compact layout) and a value
   /// (wide layout) of a compact type copies the wrong bytes.
   bool VisitCallExpr(CallExpr *E) {
     const FunctionDecl *FD = E->getDirectCallee();
-    if (!FD || !FD->getIdentifier() || E->getNumArgs() < 2 ||
-        S.isIgnoredLoc(E->getExprLoc()))
+    if (!FD || !FD->getIdentifier() || S.isIgnoredLoc(E->getExprLoc()))
+      return true;
+    checkUnrecognisedRootArray(E, FD);
+    if (E->getNumArgs() < 2)
       return true;
     StringRef N = byteCopyFunction(FD);
     if (N.empty())

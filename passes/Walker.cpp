@@ -164,13 +164,15 @@ void runRewrite(Session &S) {
   std::vector<const FunctionDecl *> Fns;
   for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls())
     if (const auto *FD = dyn_cast<FunctionDecl>(D))
-      if (!S.isIgnoredLoc(FD->getLocation()) && FD->doesThisDeclarationHaveABody())
+      if (!S.isIgnoredLoc(FD->getLocation()) && FD->doesThisDeclarationHaveABody() &&
+          !isRuntimeFunction(FD))
         Fns.push_back(FD);
-  std::set<const FunctionDecl *> Duals;
+  std::set<const FunctionDecl *> Duals, Closed;
   Refusals R(S);
   Printer Wide(S, R, Form::Wide, Duals), Compact(S, R, Form::Compact, Duals),
-      Clone(S, R, Form::Compact, Duals, /*CompactBodies=*/true);
-  Planner Pl(S, Compact, Duals);
+      Clone(S, R, Form::Compact, Duals, /*CompactBodies=*/true),
+      Direct(S, R, Form::Compact, Closed, /*CompactBodies=*/true);
+  Planner Pl(S, Compact, Duals, Closed);
   Pl.planForms(Fns);
   // Static initializers cannot test the mode: switchable builds keep them
   // in the wide form (allocation calls are not constant anyway).
@@ -184,7 +186,7 @@ void runRewrite(Session &S) {
       continue;
     }
     const auto *FD = dyn_cast<FunctionDecl>(D);
-    if (!FD || !FD->doesThisDeclarationHaveABody())
+    if (!FD || !FD->doesThisDeclarationHaveABody() || isRuntimeFunction(FD))
       continue;
     switch (Pl.planOf(FD).Form) {
     case FunctionForm::Compact:
@@ -194,10 +196,10 @@ void runRewrite(Session &S) {
       Walker(S, Wide, S.Edits).run(FD->getBody());
       break;
     case FunctionForm::Dual:
-      rewriteDual(S, FD, Wide, Clone);
+      rewriteDual(S, FD, Wide, Clone, Closed.count(FD->getCanonicalDecl()) != 0);
       break;
     case FunctionForm::Checked:
-      CheckedWalker(S, Pl, Compact, Wide, S.Edits, FD).rewrite();
+      CheckedWalker(S, Pl, Compact, Wide, Direct, S.Edits, FD).rewrite();
       break;
     }
   }

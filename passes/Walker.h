@@ -61,9 +61,12 @@ protected:
 
 class CheckedWalker : public Walker {
 public:
-  CheckedWalker(Session &S, Planner &Pl, Printer &C, Printer &W, EditSet &Out,
-                const clang::FunctionDecl *FD)
-      : Walker(S, W, Out), M(S.M), Pl(Pl), C(C), W(W), FD(FD) {}
+  /// Direct: the compact printer of the compact copies of regions
+  /// versioned by mode, which call the compact bodies of closed dual
+  /// functions directly.
+  CheckedWalker(Session &S, Planner &Pl, Printer &C, Printer &W, Printer &Direct,
+                EditSet &Out, const clang::FunctionDecl *FD)
+      : Walker(S, W, Out), M(S.M), Pl(Pl), C(C), W(W), Direct(Direct), FD(FD) {}
   /// Rewrite the whole function: parameter frame, then the body.
   void rewrite();
   void top(const clang::Expr *E, bool BoolCtx) override;
@@ -78,12 +81,15 @@ protected:
 private:
   const Model &M;
   Planner &Pl;
-  Printer &C, &W;
+  Printer &C, &W, &Direct;
   const clang::FunctionDecl *FD;
   unsigned FrameCounter = 0;
 
-  bool polls() const { return Pl.pollsLoops(FD); }
+  bool polls() const { return Pl.pollsLoops(FD) && !PollFree; }
+  bool PollFree = false;                  ///< inside a loop that cannot allocate
+  const clang::Stmt *PlainLoop = nullptr; ///< being walked without walkLoop
   std::string frameText(const std::vector<const clang::VarDecl *> &Vs);
+  std::string frameText(const std::vector<std::pair<std::string, clang::QualType>> &Vs);
   bool isFrameRoot(const clang::VarDecl *VD) const;
   bool checkVLA(const clang::VarDecl *VD);
   unsigned afterDeclarator(const clang::VarDecl *VD) const;
@@ -93,20 +99,65 @@ private:
   std::string formText(llvm::ArrayRef<const clang::Stmt *> Sts, Printer &F,
                        clang::FileID FID, unsigned B, unsigned E);
   bool isDiscarded(const clang::Expr *E);
-  void scanHazard(const clang::Stmt *St, bool InSPArgs, unsigned &SP, bool &OwnOut,
-                  bool &OwnAny);
+  const clang::Stmt *parentIn(const clang::Stmt *St, const clang::Expr *E);
+  bool staleAcross(const clang::Stmt *Y, bool ValuesToo);
+  void hazardOf(const clang::Expr *U, const clang::Expr *E, bool &Hazard,
+                bool &Hoistable);
+  const clang::Expr *hoistedNode(const clang::Expr *U, const clang::Expr *E);
+  bool unitsOf(const clang::Stmt *St, const clang::Expr *E,
+               std::vector<const clang::Expr *> &Units, Printer::NameMap &Subs);
+  bool exprText(const clang::Expr *E, bool BoolCtx, std::string &Text);
+  Printer::SpillMap Spills; ///< of the full expression being printed
+  bool modeText(const clang::Expr *E, bool BoolCtx, const Printer::NameMap &Names,
+                const Printer::SpillMap &Spills, std::string &Text);
+
+  // SafepointCalls.cpp: the frame of slots and the roots saved around calls.
+  /// A scalar compact-pointer local or parameter, kept in a frame slot.
+  struct SlotRoot {
+    const clang::VarDecl *VD;
+    unsigned Index;
+    unsigned DeclEnd, ScopeB, ScopeE; ///< in scope in [DeclEnd, ScopeE]
+    std::vector<unsigned> Refs;       ///< where it is named
+  };
+  /// Every named local or parameter, for the hiding check.
+  struct LocalVar {
+    const clang::VarDecl *VD;
+    unsigned DeclEnd, ScopeB, ScopeE;
+  };
+  std::vector<SlotRoot> Slots;
+  std::set<const clang::VarDecl *> AddrTaken;
+  std::vector<LocalVar> Locals;
+  std::vector<std::pair<unsigned, unsigned>> Loops;
+  bool AllLive = false;   ///< labels: every variable in scope is live
+  bool SlotFrame = false; ///< the frame of slots was placed
+  clang::FileID BodyFID;
+  bool isSlotRoot(const clang::VarDecl *VD) const;
+  unsigned offsetOf(clang::SourceLocation L) const;
+  void collectSlots(const clang::CompoundStmt *Body);
+  void placeSlotFrame(const clang::CompoundStmt *Body);
+  bool slowPathSite(const clang::CallExpr *CE) const;
+  std::vector<const SlotRoot *> liveAt(unsigned CB, unsigned CE, unsigned EB,
+                                       unsigned EE, const clang::Stmt *At, bool &Ok);
+  Printer::Spill spillAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
+                         const clang::Stmt *At);
+  std::string pollText(unsigned Pos, const clang::Stmt *At);
   bool checkedText(const clang::Expr *E, bool BoolCtx, std::string &Out);
-  bool assignAfterCall(const clang::Expr *E, std::string &Out);
   void fail(const clang::Stmt *E, const std::string &Msg,
             Diag D = Diag::Unrewritable) {
     P.fail(E, Msg, D);
   }
 };
 
+/// SafepointCalls.cpp: the calls of St that may reach a safepoint, in
+/// evaluation order (post-order, left to right), outside unevaluated
+/// operands and statement expressions.
+void mayReachCalls(const Planner &Pl, const clang::Stmt *St,
+                   std::vector<const clang::CallExpr *> &Out);
+
 /// Dual.cpp: the dual form of FD: the wide body in place behind an entry
 /// dispatch, the compact clone f__cp right after the function.
 void rewriteDual(Session &S, const clang::FunctionDecl *FD, Printer &Wide,
-                 Printer &CompactClone);
+                 Printer &CompactClone, bool Closed);
 
 } // namespace compactptr
 

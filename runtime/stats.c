@@ -90,6 +90,19 @@ void cp_print_stats(void *fp) {
         fprintf(f, "compactptr: switch: %-20s %llu objects\n",
                 cp__types[k]->desc->name,
                 (unsigned long long)cp__types[k]->switch_objects);
+  } else if (cp__switch_pending) {
+    /* Say why a pending switch never ran: a user reading "no switch"
+     * must not think the arena stayed below its mark. */
+    uint64_t since = cp__allocs_so_far() - cp__pending_since;
+    if (cp__safepoints_deferred)
+      fprintf(f, "compactptr: no switch happened, though one was pending for the last "
+              "%llu allocations: %llu safepoints were deferred because a compact "
+              "body was active on the stack, and no safepoint was reached outside one\n",
+              (unsigned long long)since, (unsigned long long)cp__safepoints_deferred);
+    else
+      fprintf(f, "compactptr: no switch happened, though one was pending for the last "
+              "%llu allocations: no safepoint was reached since it became pending\n",
+              (unsigned long long)since);
   } else {
     fprintf(f, "compactptr: no switch happened\n");
   }

@@ -28,8 +28,11 @@ swap slots, splice and reverse chains, truncate chains, free heads with
 their chains, traverse chains recursively, through links and through
 two-link member chains, update scalars through links, hold a pointer, a
 struct value or a local array of pointers across cp_safepoint(), recurse
-with a poll in every frame, and reach a safepoint through a function
-pointer.  Some step functions poll (and their callers become
+with a poll in every frame, build chains with recursive builders (simple,
+mutual, and two calls per frame), and reach a safepoint through a function
+pointer.  Half of the programs never call cp_safepoint() (a PRNG of their
+own picks them): they switch at allocations.  In the others some step
+functions poll (and their callers become
 safepoint-reaching); main builds a starting heap, then runs rounds: every
 step once, each in its own iteration of a polled loop, a steady growth of
 every type, and work of its own, printing a digest of the whole heap (each
@@ -159,6 +162,11 @@ class Gen:
         self.out = []
         self.tmp = 0
         self.facts = {}
+        # Half of the programs never call cp_safepoint(): every switch in
+        # them happens at an allocation (or a poll the plugin puts in main's
+        # loops).  A PRNG of its own picks them.
+        self.nopoll = random.Random(seed * 104729 + 5).random() < 0.5
+        self.facts["nopoll"] = self.nopoll
 
     # -- layout --------------------------------------------------------------
     def make_types(self):
@@ -267,7 +275,8 @@ class Gen:
         e("static unsigned long polls;")
         e("static void poll_cb(void) { /* a safepoint the plugin cannot see */")
         e("  polls++;")
-        e("  cp_safepoint();")
+        if not self.nopoll:
+            e("  cp_safepoint();")
         e("}")
         for t in self.types:
             if t.heap_pool:
@@ -370,7 +379,8 @@ class Gen:
             e("    nn->next = p->next;")
             e("    p->next = nn;")
             e("    last = nn;")
-            e("    cp_safepoint();")
+            if not self.nopoll:
+                e("    cp_safepoint();")
             e("  }")
             e("  return last;")
             e("}")
@@ -379,12 +389,47 @@ class Gen:
             e("  unsigned long s;")
             e("  if (!p || depth > 60) return 0;")
             e("  s = p->k;")
-            e("  cp_safepoint();")
+            if not self.nopoll:
+                e("  cp_safepoint();")
             e("  s += walkp%d(p->next, depth + 1);" % t.idx)
             e("  return s * 3u + p->id;")
             e("}")
             e("static unsigned long fold%d(struct %s v) {" % (t.idx, n))
             e("  return v.k + (v.next ? v.next->k : 5u);")
+            e("}")
+            # recursive builders, the common shape of tree and graph
+            # construction: a chain built by recursion, by mutual recursion,
+            # and a chain built in the order of a binary tree's preorder
+            # (two recursive calls per frame, n and m held across them)
+            x = t.idx
+            e("static struct %s *buildb%d(unsigned d, unsigned c);" % (n, x))
+            e("static struct %s *build%d(unsigned d, unsigned c) {" % (n, x))
+            e("  struct %s *nn;" % n)
+            e("  if (!d) return NULL;")
+            e("  nn = new%d(c);" % x)
+            e("  nn->next = build%d(d - 1, c + 1u);" % x)
+            e("  return nn;")
+            e("}")
+            e("static struct %s *builda%d(unsigned d, unsigned c) {" % (n, x))
+            e("  struct %s *nn;" % n)
+            e("  if (!d) return NULL;")
+            e("  nn = new%d(c);" % x)
+            e("  nn->next = buildb%d(d - 1, c + 3u);" % x)
+            e("  return nn;")
+            e("}")
+            e("static struct %s *buildb%d(unsigned d, unsigned c) {" % (n, x))
+            e("  struct %s *nn = d ? new%d(c ^ 5u) : NULL;" % (n, x))
+            e("  if (nn) nn->next = builda%d(d - 1, c + 7u);" % x)
+            e("  return nn;")
+            e("}")
+            e("static struct %s *buildt%d(unsigned d, unsigned c) {" % (n, x))
+            e("  struct %s *nn, *m;" % n)
+            e("  if (!d) return NULL;")
+            e("  nn = new%d(c);" % x)
+            e("  nn->next = buildt%d(d - 1, c * 2u);" % x)
+            e("  for (m = nn; m->next; m = m->next) acc += m->k;")
+            e("  m->next = buildt%d(d - 1, c * 2u + 1u);" % x)
+            e("  return nn;")
             e("}")
         # scrub: clear every reference to a head before it is freed
         for t in self.types:
@@ -464,6 +509,7 @@ class Gen:
         if any(f.kind == "link" for f in t.fields):
             kinds += ["linkval"]
         kinds += ["deep", "cond", "stack", "slotptr", "callback", "whilewalk"]
+        kinds += ["build", "build"]
         if any(T[tg].has_arr for _, tg in t.ptr_slots()):
             kinds += ["linkarr", "linkarr"]
         if t.has_arr:
@@ -579,6 +625,18 @@ class Gen:
             term = self.link_key(t, "q%d->" % x, "7u")
             return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
                     "for (q%d = %s; q%d; q%d = q%d->next) acc = acc * 31u + q%d->k + %s;" % (x, p, x, x, x, x, term)], 0
+        if k == "build":
+            # a new head, or a tail extension, from a recursive builder
+            how = r.choice(["build", "builda", "buildt"])
+            d = r.randint(1, 7) if how == "buildt" else r.randint(1, 150)
+            cnt = (1 << d) - 1 if how == "buildt" else d
+            call = "%s%d(%du, rnd(1000u))" % (how, x, d)
+            return ["i = rnd(%du);" % t.pool_n,
+                    "if (!%s) %s = %s;" % (P("i"), P("i"), call),
+                    "else {",
+                    "  q%d = tail%d(%s);" % (x, x, P("i")),
+                    "  q%d->next = %s;" % (x, call),
+                    "}"], cnt
         if k == "rec":
             return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
                     "acc += sumrec%d(%s, 0);" % (x, p)], 0
@@ -769,7 +827,7 @@ class Gen:
         nsteps = r.randint(2, 6)
         self.steps = []  # (name, polling, nodes)
         for s in reversed(range(nsteps)):
-            polling = r.random() < 0.4
+            polling = r.random() < 0.4 and not self.nopoll
             while True:
                 body, nodes = self.block(polling)
                 # a call to a later step: plain steps only call plain ones
@@ -1096,6 +1154,7 @@ def generate_threaded(seed, nthreads):
     }
     facts = dict(facts)
     facts["threads"] = nthreads
+    facts["nopoll"] = False  # the thread mains poll by hand (above)
     facts["initial_nodes"] *= nthreads
     facts["initial_bytes"] *= nthreads
     return files, facts

@@ -32,7 +32,9 @@ the case alone; its files (program, builds, outputs) are kept in --keep.
 The run fails if fewer than --min-switched of the limited switchable cases
 switched after the starting heap was built (the STATS line says after how
 many allocations), so the test cannot quietly stop testing the switch in
-the middle of the program's work.
+the middle of the program's work; the same holds for the programs that
+call no cp_safepoint() (half of them: there every switch runs at an
+allocation or at a poll the plugin put in main's loops).
 
 Usage:
   run.py --build-dir BUILD [--count N] [--seed S | --seed random] [--jobs J]
@@ -138,9 +140,9 @@ def run(cmd, env=None, timeout=RUN_TIMEOUT):
 
 
 def one_case(setup, seed, keep, threads=1):
-    """Returns (seed, failure message or None, when it switched, mode, limited):
-    when is None (no switch), "build" (while main built the starting heap)
-    or "late"."""
+    """Returns (seed, failure message or None, when it switched, mode, limited,
+    nopoll): when is None (no switch), "build" (while main built the
+    starting heap) or "late"; nopoll: the program calls no cp_safepoint()."""
     d = tempfile.mkdtemp(prefix="cpdiff-%d-" % seed)
     try:
         return (seed,) + check_case(setup, seed, keep, d, threads)
@@ -208,7 +210,7 @@ def check_case(setup, seed, keep, d, threads=1):
                     what.rstrip(), dest, os.path.relpath(os.path.abspath(__file__)),
                     "" if setup.clang == "clang-19" else " --clang " + setup.clang,
                     " --threads %d" % threads if threads > 1 else "", seed))
-    return what, when, mode, frac is not None
+    return what, when, mode, frac is not None, facts["nopoll"]
 
 
 def main():
@@ -261,16 +263,21 @@ def main():
         ", %d threads each" % args.threads if args.threads > 1 else ""), flush=True)
     t0 = time.time()
     failed, limited, modes, whens = [], 0, {}, {"build": 0, "late": 0}
+    nopolls, nopoll_limited, nopoll_late = 0, 0, 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
         futs = [ex.submit(one_case, setup, s, keep, args.threads)
                 for s in range(base, base + args.count)]
         for f in concurrent.futures.as_completed(futs):
-            seed, what, when, mode, lim = f.result()
+            seed, what, when, mode, lim, nopoll = f.result()
             modes[mode] = modes.get(mode, 0) + 1
+            nopolls += nopoll
             if lim:
                 limited += 1
                 if when:
                     whens[when] += 1
+                if nopoll:
+                    nopoll_limited += 1
+                    nopoll_late += when == "late"
             if what:
                 failed.append(seed)
                 print("FAIL: " + what, flush=True)
@@ -279,6 +286,9 @@ def main():
               args.count, ", ".join("%s %d" % kv for kv in sorted(modes.items())),
               time.time() - t0, limited, whens["late"], whens["build"], len(failed),
               " (seeds %s)" % " ".join(map(str, sorted(failed))) if failed else ""))
+    print("differential: %d of %d programs call no cp_safepoint(); of their %d limited cases "
+          "%d switched while the step functions ran" % (
+              nopolls, args.count, nopoll_limited, nopoll_late))
     if failed:
         return 1
     if limited >= 20 and whens["late"] < args.min_switched * limited:
@@ -286,6 +296,13 @@ def main():
               "functions ran (want %.0f%%): the generated programs no longer outgrow "
               "the arena there (seeds %d..%d)" % (
                   whens["late"], limited, 100 * args.min_switched, base, base + args.count - 1))
+        return 1
+    if nopoll_limited >= 20 and nopoll_late < args.min_switched * nopoll_limited:
+        print("FAIL: only %d of %d cases with an arena limit that call no cp_safepoint() "
+              "switched while the step functions ran (want %.0f%%): allocations no longer "
+              "switch there (seeds %d..%d)" % (
+                  nopoll_late, nopoll_limited, 100 * args.min_switched, base,
+                  base + args.count - 1))
         return 1
     return 0
 

@@ -14,9 +14,10 @@ struct CP_COMPACT node { int key; struct node *next; };
 struct node *make(void) { return malloc(sizeof(struct node)); }
 
 // OBJ: d cp__desc_node
-// OBJ: U cp_alloc
+// An allocation site is a safepoint in switchable mode (the default).
+// OBJ: U cp_try_alloc
 // ASM: .section compactptr_types
 // IR: @cp__desc_node = internal global %struct.cp_type_desc
-// IR: call ptr @cp_alloc(ptr noundef @cp__desc_node)
+// IR: call ptr @cp_alloc_safepoint(ptr noundef @cp__desc_node)
 // DEP: actions.c
 // DEP: compactptr.h

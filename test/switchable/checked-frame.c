@@ -1,9 +1,10 @@
 // A function that reaches a safepoint gets the checked form: each full
-// expression that depends on a layout picks it by mode, and compact-pointer
-// parameters, locals (zeroed when uninitialised) and by-value locals of
-// compact struct type are registered as roots in shadow-stack frames.
-// A store whose right-hand side may reach a safepoint evaluates it first.
-// A run of statements between safepoints is versioned by mode as a whole.
+// expression that depends on a layout picks it by mode, compact-pointer
+// parameters and locals (zeroed when uninitialised) are roots in frame
+// slots, and by-value locals of compact struct type are registered as roots
+// in shadow-stack frames.  A store whose right-hand side may reach a
+// safepoint evaluates it first.  A run of statements between safepoints is
+// versioned by mode as a whole.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Werror -fplugin-arg-compactptr-dump=- %s 2>&1 | FileCheck %s
 // RUN: %clang %cflags -O1 -Werror -fplugin=%plugin %s %runtime -o %t
@@ -42,32 +43,37 @@ int main(void) {
   printf("sum %ld\n", s);
   return 0;
 }
-// Frames are declarations (C89 allows no statement before a declaration):
-// the initializer of cp__inN fills the descriptors and pushes the frame.
-// CHECK: {{^}}static struct node *grow(struct node *head, int k) { cp_root_desc_t cp__rt1[1]; cp_frame_t cp__fr1 __attribute__((cleanup(cp_frame_pop))); int cp__in1 __attribute__((unused)) = (cp__root(&cp__rt1[0], (void *)&head, CP_ROOT_POINTER, 1, &cp__desc_node, "head"), cp__frame(&cp__fr1, 1, cp__rt1));
-// CHECK-NEXT: {{^}}  struct node *n = cp_alloc(&cp__desc_node), *spare = 0; cp_root_desc_t cp__rt2[2]; cp_frame_t cp__fr2 __attribute__((cleanup(cp_frame_pop))); int cp__in2 __attribute__((unused)) = (cp__root(&cp__rt2[0], (void *)&n, CP_ROOT_POINTER, 1, &cp__desc_node, "n"), cp__root(&cp__rt2[1], (void *)&spare, CP_ROOT_POINTER, 1, &cp__desc_node, "spare"), cp__frame(&cp__fr2, 2, cp__rt2));
-// CHECK-NEXT: {{^}}  struct node copy = {0}; cp_root_desc_t cp__rt3[1]; {{.*}}(cp__root(&cp__rt3[0], (void *)&copy, CP_ROOT_VALUE, 1, &cp__desc_node, "copy"), cp__frame(&cp__fr3, 1, cp__rt3));
-// CHECK-NEXT: {{^}}  cp_safepoint();
+// Scalar compact-pointer parameters and locals are ordinary variables,
+// saved before a call that may reach a safepoint and read back after it,
+// where they may be used later.  grow saves them only on the slow paths of
+// its allocation and poll, into a frame those push; by-value locals are
+// registered by address.
+// CHECK: {{^}}static struct node *grow(struct node *head, int k) {{[{]$}}
+// CHECK-NEXT: {{^}}  struct node *n = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { void *cp__ls[1]; cp_root_desc_t cp__lr[1]; cp_frame_t cp__lf; int cp__li __attribute__((unused)) = (cp__root(&cp__lr[0], (void *)&cp__ls[0], CP_ROOT_POINTER, 1, &cp__desc_node, "head"), cp__frame(&cp__lf, 1, cp__lr)); (void)(cp__ls[0] = head); [[A]] = cp__alloc_slow(&cp__desc_node); head = cp__ls[0]; cp_frame_pop(&cp__lf); } [[A]]; }), *spare = 0;
+// CHECK-NEXT: {{^}}  struct node copy = {0}; cp_root_desc_t cp__rt{{[0-9]+}}[1]; {{.*}}cp__root(&cp__rt{{[0-9]+}}[0], (void *)&copy, CP_ROOT_VALUE, 1, &cp__desc_node, "copy"), cp__frame({{.*}}));
+// CHECK-NEXT: {{^}}  (void)(__extension__({ if (cp__safepoint_due()) { void *cp__ls[3]; {{.*}} (void)(cp__ls[0] = head, cp__ls[1] = n, cp__ls[2] = spare); cp_safepoint_slow(); head = cp__ls[0]; n = cp__ls[1]; spare = cp__ls[2]; cp_frame_pop(&cp__lf); } }));
 // The statements after the last safepoint keep one mode: versioned as a run.
 // CHECK-NEXT: {{^}}  { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(n))->key) = k;
 // CHECK-NEXT: {{^}}  cp__sth(&(((struct cp__c_node *)(n))->next), head);
 // CHECK-NEXT: {{^}}  spare = n;
 // CHECK-NEXT: {{^}}  copy = cp__load_node((&(*(struct cp__c_node *)(spare))));
 // CHECK-NEXT: {{^}}  return copy.next == head ? n : NULL; _Pragma("clang diagnostic pop") } else {{[{]$}}
-// CHECK-NEXT: {{^}}#line 21 "{{.*}}checked-frame.c"
+// CHECK-NEXT: {{^}}#line 22 "{{.*}}checked-frame.c"
 // CHECK-NEXT: {{^}}  n->key = k;
 // CHECK-NEXT: {{^}}  n->next = head;
 // CHECK-NEXT: {{^}}  spare = n;
 // CHECK-NEXT: {{^}}  copy = *spare;
 // CHECK-NEXT: {{^}}  return copy.next == head ? n : NULL; } }{{$}}
-// A single statement between safepoints keeps the per-expression test.
-// CHECK: {{^}}static void link(struct node *p, int k) { cp_root_desc_t
-// CHECK-NEXT: {{^}}  __extension__ ({ struct node * cp__t2 = ((cp_is_compact() ? (grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k)) : (grow(p->next, k)))); if (cp_is_compact()) cp__sth(&(((struct cp__c_node *)(p))->next), cp__t2); else p->next = cp__t2; });
-// main's last loop cannot allocate: one poll in front of it, then the loop
-// keeps one mode and is versioned whole (no frame for its variable).
-// CHECK: {{^}}  { cp_safepoint(); if (cp_is_compact()) { {{.*}} for (struct node *p = ((struct node *)cp_decode((((struct cp__c_node *)(head))->next))); p; {{.*}})
+// link saves p around its call to grow, on every path: a frame of slots at
+// the top of its body.  The call goes first (its arguments picking their
+// layout by mode), then the store.
+// CHECK: {{^}}static void link(struct node *p, int k) {void *cp__slots[1]; cp_root_desc_t cp__slotroots[1]; cp_frame_t cp__slotframe __attribute__((cleanup(cp_frame_pop))); int cp__slotin __attribute__((unused)) = (cp__slots[0] = 0, cp__root(&cp__slotroots[0], (void *)&cp__slots[0], CP_ROOT_POINTER, 1, &cp__desc_node, "p"), cp__frame(&cp__slotframe, 1, cp__slotroots));
+// CHECK-NEXT: {{^}}  __extension__({ struct node *[[H:cp__h[0-9]+]]; [[H]] = (cp_is_compact() ? (__extension__({ __auto_type [[R:cp__r[0-9]+]] = (cp__slots[0] = p, grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k)); p = cp__slots[0]; [[R]]; })) : (__extension__({ __auto_type [[R]] = (cp__slots[0] = p, grow(p->next, k)); p = cp__slots[0]; [[R]]; }))); (cp_is_compact() ? (void)(cp__sth(&(((struct cp__c_node *)(p))->next), [[H]])) : (void)(p->next = [[H]])); });
+// main's last loop cannot allocate: one poll in front of it (head saved on
+// its slow path), then the loop keeps one mode and is versioned whole.
+// CHECK: {{^}}  { if (cp__safepoint_due()) { (void)(cp__slots[0] = head); cp_safepoint_slow(); head = cp__slots[0]; } if (cp_is_compact()) { {{.*}} for (struct node *p = ((struct node *)cp_decode((((struct cp__c_node *)(head))->next))); p; {{.*}})
 // CHECK-NEXT: {{^}}    s += (((struct cp__c_node *)(p))->key); _Pragma("clang diagnostic pop") } else {{[{]$}}
-// CHECK-NEXT: {{^}}#line 40 "{{.*}}checked-frame.c"
+// CHECK-NEXT: {{^}}#line 41 "{{.*}}checked-frame.c"
 // CHECK-NEXT: {{^}}  for (struct node *p = head->next; p; p = p->next)
 // CHECK-NEXT: {{^}}    s += p->key; } }{{$}}
 // OUT: compactptr: switch to wide mode

@@ -2,7 +2,7 @@
 // function's dispatch counts the compact body's depth, cp_safepoint() in a
 // callback reached through a function pointer defers (counted by
 // COMPACTPTR_STATS), and the switch runs later at a legal safepoint (the
-// poll in main's loop).
+// poll in main's loop, or the next allocation).
 // REQUIRES: plugin
 // RUN: %clang %cflags -O1 -Werror -fplugin=%plugin %s %runtime -o %t
 // RUN: env COMPACTPTR_ARENA_LIMIT=256K COMPACTPTR_STATS=1 COMPACTPTR_VERIFY=1 %t > %t.out 2> %t.err
@@ -24,21 +24,30 @@ static void poll(void) {
     deferred_seen = 1;
 }
 
-/* Dual: layout-dependent, reaches no safepoint the plugin can see. */
-static struct node *push_and_call(struct node *head, int k, void (*cb)(void)) {
+/* An allocation site is a safepoint: checked. */
+static struct node *push(struct node *head, int k) {
   struct node *n = malloc(sizeof(struct node));
   n->key = k;
   n->next = head;
-  cb();
   return n;
+}
+
+/* Dual: layout-dependent, reaches no safepoint the plugin can see (the
+ * call through a pointer runs under its compact body). */
+static void touch_and_call(struct node *head, void (*cb)(void)) {
+  head->key += 1;
+  cb();
+  head->key -= 1;
 }
 
 int main(void) {
   struct node *h = NULL;
   long s = 0;
   int i;
-  for (i = 0; i < 100000; i++)
-    h = push_and_call(h, i, poll);
+  for (i = 0; i < 100000; i++) {
+    h = push(h, i);
+    touch_and_call(h, poll);
+  }
   for (; h; h = h->next)
     s += h->key;
   printf("sum %ld %s\n", s, cp_is_compact() ? "compact" : "wide");

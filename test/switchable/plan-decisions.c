@@ -38,21 +38,22 @@ int main(void) {
   } while (0);
   return (int)(s & 1);
 }
-// CHECK: plan: key_of (line 13): dual: depends on a layout and reaches no safepoint
+// CHECK: plan: key_of (line 13): dual: depends on a layout and reaches no safepoint; closed: nothing it calls can switch
 // CHECK-NEXT: plan: twice (line 14): wide: depends on no layout
-// CHECK-NEXT: plan: push (line 15): checked: calls 'cp_safepoint', which may reach a safepoint
-// CHECK-NEXT: plan:   line 15: frame: h: compact pointers held across a safepoint are roots
-// CHECK-NEXT: plan:   line 16: frame: n: compact pointers held across a safepoint are roots
+// An allocation is a safepoint: push is checked.  It saves h and n only on
+// the slow paths of its allocation and poll (no frame of slots).
+// CHECK-NEXT: plan: push (line 15): checked: allocates a compact object (an allocation is a safepoint)
 // CHECK-NEXT: plan:   line 18: run of 3 statements versioned: no safepoint can run between them
 // CHECK-NEXT: plan: counted (line 22): checked: cannot be dual: static local
-// CHECK-NEXT: plan:   line 22: frame: p: compact pointers held across a safepoint are roots
 // CHECK-NEXT: plan: main (line 28): checked: main
-// CHECK-NEXT: plan:   line 29: frame: h: compact pointers held across a safepoint are roots
-// CHECK-NEXT: plan:   line 33: poll at the start of the loop body: a loop of main that may allocate or reach a safepoint
-// The second loop calls counted(), a function of this file that may
-// allocate: a poll per iteration; its loop variable is a root.
-// CHECK-NEXT: plan:   line 34: frame: p: compact pointers held across a safepoint are roots
-// CHECK-NEXT: plan:   line 35: poll at the start of the loop body: a loop of main that may allocate or reach a safepoint
+// main saves h around each call to push: a frame of slots.
+// CHECK-NEXT: plan:   line 32: frame slots: h: compact pointers live across a call that may reach a safepoint are saved before it and read back after it
+// The first loop allocates only through push, whose allocations are
+// safepoints themselves: no polls.
+// CHECK-NEXT: plan:   line 32: no poll in the loop: every allocation it reaches is a safepoint of checked code
+// The second loop cannot allocate (counted is checked for its static
+// local, but allocates nothing): one poll in front, versioned whole.
+// CHECK-NEXT: plan:   line 34: loop versioned whole, one poll in front: a loop of main that cannot allocate
 // do { } while (0) is not a loop: no poll.
 // CHECK-NOT: line 36
 // ONLY: plan: key_of (line 13): compact: compact-only mode

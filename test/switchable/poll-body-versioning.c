@@ -1,13 +1,13 @@
 // An innermost loop of main whose body cannot reach a safepoint past its
 // poll keeps the poll at the start of every iteration, then tests the mode
-// once for the whole body: `{ cp_safepoint(); if (cp_is_compact()) {
+// once for the whole body: `{ if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) {
 // <compact body> } else { <wide body> } }`, the wide copy behind a #line
 // back to the body's first line.  The loop's condition and increment keep
 // the per-expression test.  Bodies with a call that may reach a safepoint
 // or a case label of an enclosing switch keep the per-expression test.
 // Loops that cannot allocate get one poll in front and are versioned whole.
-// The switch happens at a poll of the second loop: the output equals the
-// native build's.
+// The switch happens at an allocation of the second loop: the output equals
+// the native build's.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Werror -fplugin-arg-compactptr-dump=- %s 2>&1 | FileCheck %s
 // RUN: %clang %cflags -O1 -Werror %s -o %t.native
@@ -101,49 +101,45 @@ int main(void) {
   printf("%ld %ld %ld %d %d\n", s, t, u, n, head->key);
   return 0;
 }
-// Compound body with a local: no frame for q in either copy (no safepoint
-// runs inside the body); the wide copy is padded to the body's column.
+// A body that allocates: the allocation is a safepoint itself, so the loop
+// gets no poll; the run of statements after the allocation is versioned.
+// main's locals are saved only on the allocation's slow path.
 // CHECK-LABEL: int main(void) {
-// CHECK: {{^}}  for (i = 0; i < 10000; i++) { cp_safepoint(); if (cp_is_compact()) { _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Weverything\"") {{[{]$}}
-// CHECK-NEXT: {{^}}    struct node *q = cp_alloc(&cp__desc_node);{{$}}
-// CHECK-NEXT: {{^}}    (((struct cp__c_node *)(q))->key) = i;{{$}}
+// CHECK: cp__frame(&cp__slotframe, 3, cp__slotroots)); for (i = 0; i < 10000; i++) {{[{]$}}
+// CHECK-NEXT: {{^}}    struct node *q = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { (void)(cp__slots[0] = head, cp__slots[1] = copy, cp__slots[2] = p); [[A]] = cp__alloc_slow(&cp__desc_node); head = cp__slots[0]; copy = cp__slots[1]; p = cp__slots[2]; } [[A]]; });{{$}}
+// CHECK-NEXT: {{^}}    { if (cp_is_compact()) { _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Weverything\"") (((struct cp__c_node *)(q))->key) = i;{{$}}
 // CHECK-NEXT: {{^}}    cp__sth(&(((struct cp__c_node *)(q))->next), head);{{$}}
-// CHECK-NEXT: {{^}}    head = q;{{$}}
-// CHECK-NEXT: {{^}}  } _Pragma("clang diagnostic pop") } else {{[{]$}}
-// CHECK-NEXT: {{^}}#line 41 "{{.*}}poll-body-versioning.c"
-// CHECK-NEXT: {{^}}                              {{[{]$}}
-// CHECK-NEXT: {{^}}    struct node *q = cp_alloc(&cp__desc_node);{{$}}
+// CHECK-NEXT: {{^}}    head = q; _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}#line 43 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}    q->key = i;{{$}}
 // CHECK-NEXT: {{^}}    q->next = head;{{$}}
-// CHECK-NEXT: {{^}}    head = q;{{$}}
-// CHECK-NEXT: {{^}}  } } }{{$}}
+// CHECK-NEXT: {{^}}    head = q; } }{{$}}
+// CHECK-NEXT: {{^}}  }{{$}}
 // The condition and increment keep the per-expression test.
-// CHECK-NEXT: {{^}}  for (p = head; p; (cp_is_compact() ? (void)(p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)))) : (void)(p = p->next))) { cp_safepoint(); if (cp_is_compact()) {{.*}} {{[{]$}}
-// CHECK-NEXT: {{^}}    struct node *c = cp_alloc(&cp__desc_node);{{$}}
-// CHECK-NEXT: {{^}}    (((struct cp__c_node *)(c))->key) = (((struct cp__c_node *)(p))->key) + 10000;{{$}}
-// CHECK: {{^}}  } _Pragma("clang diagnostic pop") } else {{[{]$}}
-// CHECK-NEXT: {{^}}#line 47 "{{.*}}poll-body-versioning.c"
-// CHECK-NEXT: {{^}}                                 {{[{]$}}
-// CHECK-NEXT: {{^}}    struct node *c = cp_alloc(&cp__desc_node);{{$}}
+// CHECK-NEXT: {{^}}  for (p = head; p; (cp_is_compact() ? (void)(p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)))) : (void)(p = p->next))) {{[{]$}}
+// CHECK-NEXT: {{^}}    struct node *c = __extension__({ {{.*}} });{{$}}
+// CHECK-NEXT: {{^}}    { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(c))->key) = (((struct cp__c_node *)(p))->key) + 10000;{{$}}
+// CHECK: {{^}}#line 49 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}    c->key = p->key + 10000;{{$}}
-// CHECK: {{^}}  } } }{{$}}
+// CHECK: {{^}}    copy = c; } }{{$}}
+// CHECK-NEXT: {{^}}  }{{$}}
 // Loops that cannot allocate (no call but builtins, free and the system
 // headers) need one poll in front, not one per iteration: they are
 // versioned whole (loop-versioning.c), continue and break included.
-// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) {{.*}} for (p = copy; ((((struct cp__c_node *)(p))->next) != 0); {{.*}})
+// CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) {{.*}} for (p = copy; ((((struct cp__c_node *)(p))->next) != 0); {{.*}})
 // CHECK-NEXT: {{^}}    ; _Pragma("clang diagnostic pop") } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 53 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}  for (p = copy; p->next; p = p->next)
 // CHECK-NEXT: {{^}}    ; } }{{$}}
 // CHECK-NEXT: {{^}}  (cp_is_compact() ? (void)(cp__sth(
 // CHECK-NEXT: {{^}}  head = copy;
-// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) {{.*}} for (struct node *x = head; x; {{.*}})
+// CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) {{.*}} for (struct node *x = head; x; {{.*}})
 // CHECK-NEXT: {{^}}    s += (((struct cp__c_node *)(x))->key); _Pragma("clang diagnostic pop") } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 57 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}  for (struct node *x = head; x; x = x->next)
 // CHECK-NEXT: {{^}}    s += x->key; } }{{$}}
 // CHECK-NEXT: {{^}}  p = head;
-// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) {{.*}} while (p) {
+// CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) {{.*}} while (p) {
 // CHECK-NEXT: {{^}}    if ((((struct cp__c_node *)(p))->key) % 3 == 0) {
 // CHECK-NEXT: {{^}}      p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)));
 // CHECK-NEXT: {{^}}      continue;
@@ -158,35 +154,37 @@ int main(void) {
 // CHECK-NEXT: {{^}}      break;
 // CHECK: {{^}}  } } }{{$}}
 // CHECK-NEXT: {{^}}  p = head;
-// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) {{.*}} while ((((struct cp__c_node *)(p))->key) > 20000) p = {{.*}}; _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) {{.*}} while ((((struct cp__c_node *)(p))->key) > 20000) p = {{.*}}; _Pragma("clang diagnostic pop") } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 71 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}  while (p->key > 20000) p = p->next; } }{{$}}
-// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) {{.*}} do{{$}}
+// CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) {{.*}} do{{$}}
 // CHECK: {{^}}#line 72 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}  do{{$}}
 // CHECK-NEXT: {{^}}    p = p->next;
 // CHECK-NEXT: {{^}}  while (p->key > 10000); } }{{$}}
-// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) {{.*}} do {
+// CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) {{.*}} do {
 // CHECK-NEXT: {{^}}    struct node *r = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)));{{$}}
 // CHECK: {{^}}#line 75 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}  do {
 // CHECK-NEXT: {{^}}    struct node *r = p->next;{{$}}
 // CHECK: {{^}}  } while (1); } }{{$}}
 // Nested loops that cannot allocate: the whole nest, one poll in front.
-// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) {{.*}} for (i = 0; i < 8; i++) {
+// CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) {{.*}} for (i = 0; i < 8; i++) {
 // CHECK-NEXT: {{^}}    for (p = head, j = 0; j < i; j++)
 // CHECK-NEXT: {{^}}      p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)));
 // CHECK-NEXT: {{^}}    u += (((struct cp__c_node *)(p))->key);
 // CHECK: {{^}}#line 82 "{{.*}}poll-body-versioning.c"
 // CHECK: {{^}}  } } }{{$}}
-// A call that may reach a safepoint: per-expression tests.
-// CHECK-NEXT: {{^}}  for (i = 0; i < 1000; i++) { cp_safepoint();{{$}}
-// CHECK-NEXT: {{^}}    head = push(head, -i);
+// A call that may reach a safepoint (push allocates: no poll needed):
+// per-expression tests.
+// CHECK-NEXT: {{^}}  for (i = 0; i < 1000; i++) {{[{]$}}
+// CHECK-NEXT: {{^}}    (void)(head = __extension__({ __auto_type [[R:cp__r[0-9]+]] = (cp__slots[0] = head, push(head, -i)); head = cp__slots[0]; [[R]]; }));
 // CHECK-NEXT: {{^}}    (cp_is_compact() ? (void)(u += {{.*}}) : (void)(u += head->next->key));
 // CHECK-NEXT: {{^}}  }
-// A case label of the enclosing switch cannot be copied.
+// A case label of the enclosing switch cannot be copied; the loop cannot
+// allocate, so it gets one poll in front.
 // CHECK-NEXT: {{^}}  switch (n) {
-// CHECK-NEXT: {{^}}    do { cp_safepoint();{{$}}
+// CHECK-NEXT: {{^}}    { if (cp__safepoint_due()) { {{.*}} } do {{[{]$}}
 // CHECK-NEXT: {{^}}    case 0:
 // CHECK-NEXT: {{^}}      (cp_is_compact() ? (void)((((struct cp__c_node *)(head))->key)++) : (void)(head->key++));
 // CHECK-NOT: #line

@@ -1,7 +1,7 @@
 // In a checked function, the statements between two safepoint-reaching
 // ones keep one mode: a run with two or more layout-dependent statements
 // is versioned by mode as a whole.  A run stops before a declaration whose
-// variable is used after it (that one stays a frame root), and in main a
+// variable is used after it (that one stays a root), and in main a
 // run holds no loop (its polls would be lost in the copies).  The switch
 // happens mid-run of the program; the output matches the native build.
 // REQUIRES: plugin
@@ -65,16 +65,17 @@ int main(void) {
 }
 // The run after push's poll, with a loop inside (not main): versioned whole.
 // CHECK-LABEL: {{^}}static struct node *push(
-// CHECK: {{^}}  cp_safepoint();
+// CHECK: {{^}}  (void)(__extension__({ if (cp__safepoint_due()) { {{.*}} cp_safepoint_slow(); {{.*}} } }));
 // CHECK-NEXT: {{^}}  { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(n))->key) = k;
 // CHECK: {{^}}#line 22 "{{.*}}run-versioning.c"
 // CHECK-NEXT: {{^}}  n->key = k;
 // CHECK: {{^}}  return n; } }{{$}}
 // 'mid' is used after the next safepoint: its declaration stays out of the
-// run and is a frame root; the loop alone is versioned as a loop.
+// run and is saved on the slow path of the poll; the loop alone is
+// versioned as a loop.
 // CHECK-LABEL: {{^}}static long walk(
-// CHECK: {{^}}  struct node *mid = head; cp_root_desc_t
-// CHECK: {{^}}  cp_safepoint();
+// CHECK: {{^}}  struct node *mid = head;{{$}}
+// CHECK: {{^}}  (void)(__extension__({ if (cp__safepoint_due()) { {{.*}} (void)(cp__ls[0] = head, cp__ls[1] = mid); cp_safepoint_slow(); head = cp__ls[0]; mid = cp__ls[1]; cp_frame_pop(&cp__lf); } }));
 // CHECK-NEXT: {{^}}  { if (cp_is_compact()) { {{.*}} s += {{.*}}cp__c_node
 // CHECK: {{^}}  return s; } }{{$}}
 // main: the two statements before the loop form a run; the loop is not in it.
@@ -82,5 +83,5 @@ int main(void) {
 // CHECK: {{^}}  { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(head))->key) = 1;
 // CHECK: {{^}}  head->next->key = 2; } }{{$}}
 // A loop of main that cannot allocate: one poll in front, versioned whole.
-// CHECK-NEXT: {{^}}  { cp_safepoint(); if (cp_is_compact()) { {{.*}} for (struct node *p = head; p;
+// CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) { {{.*}} for (struct node *p = head; p;
 // ERR: compactptr: switch to wide mode{{.*}}verified

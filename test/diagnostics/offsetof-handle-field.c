@@ -1,0 +1,32 @@
+// offsetof of a handle field: a generic list routine that reads the link
+// at a byte offset (memcpy from (char *)p + offsetof(T, next)) would read
+// a 32-bit handle as a pointer.  Refused where the offset is taken; the
+// offset of a plain field stays allowed (it is rewritten to the compact
+// layout).
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify %s
+#include <compactptr.h>
+#include <stddef.h>
+#include <string.h>
+
+struct CP_COMPACT employee {
+  int dept;
+  struct employee *next;
+  struct employee *peers[2];
+};
+
+static void *link_of(void *node, size_t off) {
+  void *q;
+  memcpy(&q, (char *)node + off, sizeof q);
+  return q;
+}
+
+size_t plain_offset(void) { return offsetof(struct employee, dept); }
+
+void *second(struct employee *e) {
+  return link_of(e, offsetof(struct employee, next)); // expected-error {{offsetof names handle field 'next'; in compact layout the bytes there are a 32-bit handle, not a pointer}}
+}
+
+size_t peer_offset(void) {
+  return offsetof(struct employee, peers[1]); // expected-error {{offsetof names handle field 'peers'}}
+}
