@@ -545,7 +545,7 @@ static void *alloc_block(cp_heap_t *h, cp_type_t *t, uint64_t n,
   return s->start;
 }
 
-void *cp__alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only) {
+void *cp__heap_alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only) {
   cp_type_t *t = type_of(d);
   cp_heap_t *h = cp__my_heap();
   if (cls == 0 && (size_t)cp__slot_bytes(t->slot, 0) > CP_LARGE_OBJECT)
@@ -597,7 +597,7 @@ alloc_one(cp_type_desc_t *d, bool try_only) {
       return p;
     }
   }
-  return cp__alloc_slow(d, 0, try_only);
+  return cp__heap_alloc_slow(d, 0, try_only);
 }
 
 void *cp_alloc(cp_type_desc_t *d) { return alloc_one(d, false); }
@@ -618,7 +618,7 @@ static void *alloc_array(cp_type_desc_t *d, size_t n, bool try_only) {
   while (cls < CP_NCLASSES - 1 && ((size_t)1 << cls) < n)
     cls++;
   if (((size_t)1 << cls) >= n && ((size_t)t->slot << cls) <= CP_SMALL_ARRAY)
-    return cp__alloc_slow(d, cls, try_only);
+    return cp__heap_alloc_slow(d, cls, try_only);
   return alloc_block(cp__my_heap(), t, n, try_only);
 }
 

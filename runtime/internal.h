@@ -519,7 +519,7 @@ extern cp_heap_t cp__heap_empty;
 extern cp_heap_t *cp__heaps; /* every live heap (heap lock) */
 
 /* Allocation and free slow paths, with statistics. */
-void *cp__alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only);
+void *cp__heap_alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only);
 void cp__free_slow(cp_slab_t *s, void *p);
 /* A new heap for the calling thread, and its end: slabs with live objects
  * become orphans, empty ones go back to the buddy, counters go to the
