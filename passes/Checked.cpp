@@ -30,7 +30,7 @@ void CheckedWalker::rewrite() {
     return;
   std::vector<const VarDecl *> Params;
   for (const ParmVarDecl *P : FD->parameters())
-    if (P->getIdentifier() && rootShape(M, P->getType()).Kind)
+    if (P->getIdentifier() && (rootShape(M, P->getType()).Kind || M.SlotVars.count(P)))
       Params.push_back(P);
   if (!Params.empty()) {
     SourceLocation LB = CS->getLBracLoc();
@@ -49,7 +49,7 @@ void CheckedWalker::rewrite() {
 /// A local of a checked function that its frame registers.
 bool CheckedWalker::isFrameRoot(const VarDecl *VD) const {
   return VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) && VD->getIdentifier() &&
-         rootShape(M, VD->getType()).Kind;
+         (rootShape(M, VD->getType()).Kind || M.SlotVars.count(VD));
 }
 /// `cp_root_desc_t cp__rtN[] = {...}; cp_frame_t cp__frN ...; push` for Vs.
 std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
@@ -60,8 +60,14 @@ std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
           "compact pointers held across a safepoint are roots");
   std::string Out = "cp_root_desc_t cp__rt" + N + "[" + std::to_string(Vs.size()) + "] = {";
   for (const VarDecl *VD : Vs) {
-    RootShape R = rootShape(M, VD->getType());
     std::string Nm = VD->getName().str();
+    if (M.SlotVars.count(VD)) {
+      // A pointer to a slot: the switch moves it with the object it points
+      // into (the runtime maps the handle's offset to the wide field's).
+      Out += "{(void *)&" + Nm + ", CP_ROOT_POINTER, 1, 0, \"" + Nm + "\"}, ";
+      continue;
+    }
+    RootShape R = rootShape(M, VD->getType());
     Out += "{(void *)&" + Nm + ", " + R.Kind + ", " + std::to_string(R.Count) +
            ", &" + R.T->DescName + ", \"" + Nm + "\"}, ";
   }

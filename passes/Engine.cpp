@@ -247,6 +247,7 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
     return false;
   if (S.M.Types.empty())
     return S.Errors == 0;
+  runSlots(S);
   runLayout(S);
   if (S.TypeErrors)
     return false;

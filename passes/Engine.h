@@ -27,6 +27,7 @@
 #include "Edits.h"
 #include "Vocabulary.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include <array>
 #include <set>
@@ -138,6 +139,10 @@ struct Model {
   llvm::DenseMap<const clang::FunctionDecl *, unsigned> Functions;
   /// Every struct and union definition outside system headers.
   std::vector<const clang::RecordDecl *> Records;
+  /// Slots.cpp: `T **` locals and parameters, and functions (canonical)
+  /// whose result, that may hold the address of a handle slot.
+  llvm::DenseSet<const clang::VarDecl *> SlotVars;
+  llvm::DenseSet<const clang::FunctionDecl *> SlotReturns;
 
   /// The compact type of a record type (through typedefs), else null.
   CompactType *recordOf(clang::QualType T) const;
@@ -169,6 +174,11 @@ bool isHandleLValue(const Model &M, const clang::Expr *E);
 bool isHandleArray(const Model &M, const clang::Expr *E);
 /// The field a member expression names, if any.
 const clang::FieldDecl *memberField(const clang::Expr *E);
+/// Slots.cpp: E (a `T **`, T compact) may hold the address of a handle
+/// slot, so loads and stores through it pick the slot's width by address.
+bool isSlotPointer(const Model &M, const clang::Expr *E);
+/// `*E` where E may hold the address of a handle slot.
+bool isSlotDeref(const Model &M, const clang::Expr *E);
 
 /// A rewritten file: the whole new text.
 struct RewrittenFile {
@@ -256,6 +266,9 @@ struct Session {
 /// Analysis.cpp: fill Model::Types (annotated, then inferred to a fixed
 /// point) and Model::Functions.
 void runAnalysis(Session &S);
+/// Slots.cpp: which `T **` may point at handle slots (Model::SlotVars,
+/// SlotReturns); errors where such a pointer escapes the analysis.
+void runSlots(Session &S);
 /// Safety.cpp: type-level refusals (unions, bit-fields, packed, ...).
 void runSafety(Session &S);
 /// Layout.cpp: field order, sizes and alignments of every compact layout.

@@ -111,13 +111,17 @@ bool Printer::needsRebuild(const Stmt *C) {
     const Expr *Sub = IC->getSubExpr();
     return (IC->getCastKind() == CK_LValueToRValue ||
             IC->getCastKind() == CK_ArrayToPointerDecay) &&
-           (isHandleLValue(M, Sub) || isCompactLocated(M, Sub));
+           (isHandleLValue(M, Sub) || isCompactLocated(M, Sub) ||
+            isSlotDeref(M, Sub));
   }
   if (const auto *BO = dyn_cast<BinaryOperator>(C))
     return BO->getOpcode() == BO_Assign &&
-           (isHandleLValue(M, BO->getLHS()) || isCompactLocated(M, BO->getLHS()));
+           (isHandleLValue(M, BO->getLHS()) || isCompactLocated(M, BO->getLHS()) ||
+            isSlotDeref(M, BO->getLHS()));
   if (const auto *UO = dyn_cast<UnaryOperator>(C))
-    return UO->getOpcode() == UO_AddrOf && isCompactLocated(M, UO->getSubExpr());
+    return UO->getOpcode() == UO_AddrOf &&
+           (isCompactLocated(M, UO->getSubExpr()) ||
+            isHandleLValue(M, UO->getSubExpr()) || isSlotDeref(M, UO->getSubExpr()));
   return false;
 }
 
@@ -165,7 +169,8 @@ bool Printer::own(const Stmt *St) {
                          : isCompactLocated(M, ME->getBase());
   if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
     if (UO->getOpcode() == UO_Deref)
-      return M.pointeeOf(UO->getSubExpr()->getType()) != nullptr;
+      return M.pointeeOf(UO->getSubExpr()->getType()) != nullptr ||
+             isSlotPointer(M, UO->getSubExpr());
     if (UO->isIncrementDecrementOp())
       return M.pointeeOf(UO->getType()) != nullptr;
     return false;
@@ -226,6 +231,8 @@ std::string Printer::text(const Stmt *St) {
         return "((" + ty(IC->getType()) + ")cp_decode(" + clv(Sub) + "))";
       if (CompactType *T = M.recordOf(Sub->getType()); T && isCompactLocated(M, Sub))
         return "cp__load_" + T->Name + "(" + caddr(Sub) + ")";
+      if (isSlotDeref(M, Sub))
+        return "((" + ty(IC->getType()) + ")cp__slot_load(" + slotAddr(Sub) + "))";
     }
     if (compact() && IC->getCastKind() == CK_ArrayToPointerDecay &&
         isCompactLocated(M, Sub))
@@ -340,6 +347,12 @@ std::string Printer::clv(const Expr *E) {
 
 std::string Printer::caddr(const Expr *E) { return "(&" + clv(E) + ")"; }
 
+/// The slot address of a slot dereference `*pp`: the text of pp.
+std::string Printer::slotAddr(const Expr *Deref) {
+  const auto *UO = cast<UnaryOperator>(Deref->IgnoreParens());
+  return text(UO->getSubExpr());
+}
+
 std::string Printer::unaryText(const UnaryOperator *UO) {
   const Expr *Sub = UO->getSubExpr();
   switch (UO->getOpcode()) {
@@ -349,12 +362,22 @@ std::string Printer::unaryText(const UnaryOperator *UO) {
                "rewritten; copy it into a local first");
       return "";
     }
+    if (compact() && isSlotPointer(M, Sub)) {
+      fail(UO, "this use of a slot that may be a handle field cannot be "
+               "rewritten; read it into a local first");
+      return "";
+    }
     break;
   case UO_AddrOf:
     if (compact() && isCompactLocated(M, Sub))
       return "((" + ty(UO->getType()) + ")" + caddr(Sub) + ")";
-    if (compact() && (isHandleLValue(M, Sub) || isHandleArray(M, Sub))) {
-      fail(UO, "the address of a handle field cannot be taken");
+    if (compact() && isHandleLValue(M, Sub))
+      // A pointer to the handle slot itself (Slots.cpp follows it).
+      return "((" + ty(UO->getType()) + ")" + caddr(Sub) + ")";
+    if (compact() && isSlotDeref(M, Sub))
+      return "(" + slotAddr(Sub) + ")";
+    if (compact() && isHandleArray(M, Sub)) {
+      fail(UO, "the address of a handle array field cannot be taken");
       return "";
     }
     break;
@@ -389,6 +412,12 @@ std::string Printer::binaryText(const BinaryOperator *BO) {
     return splice(BO);
   switch (BO->getOpcode()) {
   case BO_Assign:
+    if (isSlotDeref(M, L)) {
+      std::string Call = "cp__slot_store(" + slotAddr(L) + ", " + text(R) + ")";
+      if (isStatementLevel(BO))
+        return Call;
+      return "((" + ty(L->getType()) + ")" + Call + ")";
+    }
     if (isHandleLValue(M, L)) {
       if (isStatementLevel(BO))
         return "cp__sth(&" + clv(L) + ", " + text(R) + ")";

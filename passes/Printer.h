@@ -120,6 +120,7 @@ private:
   std::string ct(const CompactType *T);
   const clang::Expr *handleRead(const clang::Expr *E);
   std::string caddr(const clang::Expr *E);
+  std::string slotAddr(const clang::Expr *Deref);
   std::string unaryText(const clang::UnaryOperator *UO);
   std::string binaryText(const clang::BinaryOperator *BO);
   std::string traitText(const clang::UnaryExprOrTypeTraitExpr *U);

@@ -155,13 +155,17 @@ public:
     if (E->getOpcode() != UO_AddrOf || S.isIgnoredLoc(E->getExprLoc()))
       return true;
     const Expr *Sub = E->getSubExpr()->IgnoreParens();
-    if (isHandleLValue(M, Sub) || isHandleArray(M, Sub)) {
-      std::string F = fieldName(Sub);
+    // `&p->next` is a pointer to a handle slot: Slots.cpp follows it and
+    // refuses it where it escapes.  The address of a whole handle array is
+    // not a `T **`.
+    if (isHandleLValue(M, Sub))
+      return true;
+    if (isHandleArray(M, Sub)) {
       S.report(Diag::AddressOfField, E->getExprLoc(),
-              F.empty() ? "the address of a handle cannot be taken: in compact "
-                          "layout it is a 32-bit handle, not a pointer"
-                        : quoted(F) + " is a handle field; its address cannot "
-                                      "be taken",
+              quoted(fieldName(Sub)) +
+                  " is a handle array field; its address cannot be taken (the "
+                  "address of one element, &p->" + fieldName(Sub) +
+                  "[i], can)",
               {tokRange(E->getSourceRange())});
       return true;
     }
