@@ -108,6 +108,7 @@ struct FieldInfo {
   const clang::RecordDecl *Target = nullptr; ///< Handle/Struct: the record
   unsigned CompactAlign = 1;          ///< bytes, for field ordering
   uint64_t CompactSize = 0;           ///< bytes (0 if unknown)
+  uint64_t CompactOffset = 0;         ///< bytes (Layout)
 };
 
 /// A compact type: annotated with `compact` or inferred.

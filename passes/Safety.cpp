@@ -386,6 +386,51 @@ private:
     }
   }
 
+  /// The first field of T, or null.
+  static const FieldDecl *firstField(const CompactType *T) {
+    auto It = T->RD->field_begin();
+    return It == T->RD->field_end() ? nullptr : *It;
+  }
+
+  /// A begins with a value of B (its first field, recursively): a pointer
+  /// to an A is a pointer to that B.
+  bool beginsWith(const CompactType *A, const CompactType *B) {
+    for (const FieldDecl *F = firstField(A); F;) {
+      if (F->getType()->isArrayType())
+        return false;
+      CompactType *Inner = M.recordOf(F->getType());
+      if (!Inner)
+        return false;
+      if (Inner == B)
+        return true;
+      F = firstField(Inner);
+    }
+    return false;
+  }
+
+  /// "" if a cast between pointers to A and B is valid in compact layout,
+  /// as C makes it valid for the wide one: they share a common initial
+  /// sequence (Layout.cpp places it identically in both), or one begins
+  /// with the other.  Otherwise why not, naming the fields that differ.
+  std::string sharedPrefix(const CompactType *A, const CompactType *B) {
+    if (beginsWith(A, B) || beginsWith(B, A))
+      return "";
+    const FieldDecl *FA = firstField(A), *FB = firstField(B);
+    if (FA && FB && !FA->isBitField() && !FB->isBitField() &&
+        S.Ctx.typesAreCompatible(FA->getType().getUnqualifiedType(),
+                                 FB->getType().getUnqualifiedType()))
+      return "";
+    auto field = [&](const FieldDecl *F, const CompactType *T) {
+      return F ? quoted(S.typeText(F->getType()) + " " + F->getName().str()) +
+                     " in " + quoted(T->WideSpelling)
+               : quoted(T->WideSpelling) + " has no fields";
+    };
+    return "their compact layouts differ: they share no common initial "
+           "sequence (the first fields differ: " +
+           field(FA, A) + ", " + field(FB, B) +
+           ") and neither begins with the other";
+  }
+
   void checkCast(const CastExpr *E) {
     QualType To = E->getType(), From = E->getSubExpr()->getType();
     CompactType *FromT = M.pointeeOf(From), *ToT = M.pointeeOf(To);
@@ -432,12 +477,13 @@ private:
       return T->isVoidType() || T->isCharType();
     };
     if (FromT && ToT) {
-      S.report(Diag::IncompatibleCast, E->getExprLoc(),
-              "cast from " + quoted(S.typeText(From)) + " to " +
-                  quoted(S.typeText(To)) +
-                  " reinterprets one compact type as another; their compact "
-                  "layouts differ",
-              {R});
+      std::string Why = sharedPrefix(FromT, ToT);
+      if (!Why.empty())
+        S.report(Diag::IncompatibleCast, E->getExprLoc(),
+                 "cast from " + quoted(S.typeText(From)) + " to " +
+                     quoted(S.typeText(To)) +
+                     " reinterprets one compact type as another; " + Why,
+                 {R});
     } else if (FromT && TP->isRecordType()) {
       S.report(Diag::IncompatibleCast, E->getExprLoc(),
               "cast from compact pointer " + quoted(S.typeText(From)) + " to " +
