@@ -49,7 +49,8 @@ void CheckedWalker::rewrite() {
 /// A local of a checked function that its frame registers.
 bool CheckedWalker::isFrameRoot(const VarDecl *VD) const {
   return VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) && VD->getIdentifier() &&
-         (rootShape(M, VD->getType()).Kind || M.SlotVars.count(VD));
+         (rootShape(M, VD->getType()).Kind || M.SlotVars.count(VD) ||
+          M.Boxed.count(VD));
 }
 /// `cp_root_desc_t cp__rtN[] = {...}; cp_frame_t cp__frN ...; push` for Vs.
 std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
@@ -61,6 +62,12 @@ std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
   std::string Out = "cp_root_desc_t cp__rt" + N + "[" + std::to_string(Vs.size()) + "] = {";
   for (const VarDecl *VD : Vs) {
     std::string Nm = VD->getName().str();
+    if (auto B = M.Boxed.find(VD); B != M.Boxed.end()) {
+      // A local in the heap: its pointer is the root.
+      Out += "{(void *)&" + B->second.Ptr + ", CP_ROOT_POINTER, 1, &" +
+             B->second.T->DescName + ", \"" + Nm + "\"}, ";
+      continue;
+    }
     if (M.SlotVars.count(VD)) {
       // A pointer to a slot: the switch moves it with the object it points
       // into (the runtime maps the handle's offset to the wide field's).
@@ -93,7 +100,7 @@ bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
     if (!checkVLA(VD))
       return false;
     Frame.push_back(VD);
-    if (VD->getInit())
+    if (VD->getInit() || M.Boxed.count(VD))
       continue;
     unsigned A = afterDeclarator(VD);
     if (A == ~0u) {
@@ -120,6 +127,29 @@ bool CheckedWalker::checkVLA(const VarDecl *VD) {
           {CharSourceRange::getTokenRange(VD->getSourceRange())});
   return false;
 }
+/// A boxed local of a checked function: stored in the layout of the mode
+/// it was allocated in.  The initializer runs after the allocation, so it
+/// must not reach a safepoint (the mode could change between the two).
+void CheckedWalker::boxLocal(const VarDecl *VD) {
+  if (const Expr *Init = VD->getInit())
+    if (const CallExpr *CE = Pl.firstSafepointCall(Init)) {
+      const FunctionDecl *G = CE->getDirectCallee();
+      S.report(Diag::SafepointInExpression, CE->getExprLoc(),
+               "'" + VD->getName().str() +
+                   "' lives in the compact heap (its address is used as a "
+                   "compact pointer), and its initializer calls '" +
+                   (G ? G->getNameAsString() : std::string("a function")) +
+                   "', which may reach a safepoint; initialize it in a "
+                   "statement of its own",
+               {CharSourceRange::getTokenRange(Init->getSourceRange())});
+      return;
+    }
+  unsigned Before = S.Errors;
+  std::string T = boxLocalText(S, VD, &C, &W);
+  if (S.Errors == Before)
+    rewriteBoxedLocal(S, Out, VD, T);
+}
+
 /// Offset just after the end of VD's declarator, or ~0u.
 unsigned CheckedWalker::afterDeclarator(const VarDecl *VD) const {
   SourceLocation L = VD->getEndLoc();

@@ -112,6 +112,12 @@ const char *Preamble =
     "    __builtin_memcpy(cp__s, &cp__v, sizeof cp__v);\n"
     "  return (void *)cp__v;\n"
     "}\n"
+    "/* Frees a local that lives in the compact heap when its block ends. */\n"
+    "static __inline__ __attribute__((unused)) void cp__box_free(void *cp__p) {\n"
+    "  void *cp__o;\n"
+    "  __builtin_memcpy(&cp__o, cp__p, sizeof cp__o);\n"
+    "  cp_free(cp__o);\n"
+    "}\n"
     "#endif\n";
 
 /// Root descriptors for this TU's global and file-static variables.
@@ -137,10 +143,17 @@ std::string rootDescText(const Session &S, const clang::VarDecl *VD,
   if (!VD->hasGlobalStorage() || !VD->getIdentifier() ||
       VD->getTLSKind() != VarDecl::TLS_None)
     return "";
+  std::string N = VD->getName().str();
+  if (auto B = S.M.Boxed.find(VD->getCanonicalDecl()); B != S.M.Boxed.end()) {
+    // In the compact heap: its pointer is the root.
+    const std::string &P = B->second.Ptr;
+    return "static const cp_root_desc_t cp__root_" + N + " = {(void *)&" + P +
+           ", CP_ROOT_POINTER, 1, &" + B->second.T->DescName + ", \"" + N +
+           "\"};" + Sep.str() + "CP_REGISTER_ROOT(cp__root_" + N + ");" + Sep.str();
+  }
   RootShape R = rootShape(S.M, VD->getType());
   if (!R.Kind)
     return "";
-  std::string N = VD->getName().str();
   return "static const cp_root_desc_t cp__root_" + N + " = {(void *)&" + N +
          ", " + R.Kind + ", " + std::to_string(R.Count) + ", &" + R.T->DescName +
          ", \"" + N + "\"};" + Sep.str() + "CP_REGISTER_ROOT(cp__root_" + N +

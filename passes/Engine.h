@@ -133,6 +133,15 @@ enum FunctionClass : unsigned {
   FC_Safepoint = 2,       ///< reaches a safepoint (checked form)
 };
 
+/// A variable of compact type placed in the compact heap (Boxing.cpp).
+struct BoxedVar {
+  CompactType *T = nullptr;
+  bool Static = false;  ///< static storage: allocated at its first use
+  std::string Ptr;      ///< "cp__box_V": the pointer to the heap object
+  std::string Getter;   ///< "cp__box_get_V" (static storage)
+  std::string Init;     ///< "cp__box_init_V" (static storage)
+};
+
 /// The engine's view of a translation unit.
 struct Model {
   std::vector<std::unique_ptr<CompactType>> Types; ///< definition order
@@ -144,6 +153,8 @@ struct Model {
   /// whose result, that may hold the address of a handle slot.
   llvm::DenseSet<const clang::VarDecl *> SlotVars;
   llvm::DenseSet<const clang::FunctionDecl *> SlotReturns;
+  /// Boxing.cpp: variables (canonical) placed in the compact heap.
+  std::map<const clang::VarDecl *, BoxedVar> Boxed;
 
   /// The compact type of a record type (through typedefs), else null.
   CompactType *recordOf(clang::QualType T) const;
@@ -175,6 +186,10 @@ bool isHandleLValue(const Model &M, const clang::Expr *E);
 bool isHandleArray(const Model &M, const clang::Expr *E);
 /// The field a member expression names, if any.
 const clang::FieldDecl *memberField(const clang::Expr *E);
+/// Boxing.cpp: the boxed variable E names (a DeclRefExpr), or null.
+const BoxedVar *boxedVar(const Model &M, const clang::Expr *E);
+/// Boxing.cpp: the text of a use of boxed variable B: the heap object.
+std::string boxUseText(const BoxedVar &B);
 /// Slots.cpp: E (a `T **`, T compact) may hold the address of a handle
 /// slot, so loads and stores through it pick the slot's width by address.
 bool isSlotPointer(const Model &M, const clang::Expr *E);
@@ -267,6 +282,9 @@ struct Session {
 /// Analysis.cpp: fill Model::Types (annotated, then inferred to a fixed
 /// point) and Model::Functions.
 void runAnalysis(Session &S);
+/// Boxing.cpp: which variables of compact type live in the compact heap
+/// (Model::Boxed).
+void runBoxing(Session &S);
 /// Slots.cpp: which `T **` may point at handle slots (Model::SlotVars,
 /// SlotReturns); errors where such a pointer escapes the analysis.
 void runSlots(Session &S);

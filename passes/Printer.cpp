@@ -24,6 +24,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "llvm/Support/raw_ostream.h"
+#include <functional>
 
 using namespace clang;
 
@@ -146,7 +147,9 @@ bool Printer::affected(const Stmt *St) {
     return It->second;
   bool A = false;
   if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(St)) {
-    A = compactTrait(U); // unevaluated operands are left alone
+    // Unevaluated operands are left alone, but a boxed variable has no
+    // name of its own any more.
+    A = compactTrait(U) || (!U->isArgumentType() && mentionsBoxed(U->getArgumentExpr()));
   } else {
     A = own(St);
     for (const Stmt *C : St->children())
@@ -162,6 +165,8 @@ bool Printer::own(const Stmt *St) {
   if (const auto *CE = dyn_cast<CallExpr>(St))
     return (CompactBodies && dualCallee(CE)) ||
            (allocFunction(CE) != AllocFn::None && allocShape(CE));
+  if (const auto *DR = dyn_cast<DeclRefExpr>(St))
+    return boxedVar(M, DR) != nullptr; // a variable in the heap, either form
   if (!compact())
     return false;
   if (const auto *ME = dyn_cast<MemberExpr>(St))
@@ -271,7 +276,10 @@ std::string Printer::text(const Stmt *St) {
   }
 
   if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E))
-    return traitText(U);
+    return compactTrait(U) ? traitText(U) : boxedOnly(U);
+
+  if (const BoxedVar *B = boxedVar(M, E))
+    return boxUseText(*B);
 
   if (const auto *OE = dyn_cast<OffsetOfExpr>(E))
     return offsetofText(OE);
@@ -329,6 +337,9 @@ std::string Printer::clv(const Expr *E) {
     return "(((" + ct(T) + " *)(" + text(AS->getBase()) + "))[" +
            text(AS->getIdx()) + "])";
   }
+  if (const BoxedVar *B = boxedVar(M, E))
+    return "(*(" + ct(B->T) + " *)(" +
+           (B->Static ? B->Getter + "()" : B->Ptr) + "))";
   if (const auto *ME = dyn_cast<MemberExpr>(E)) {
     if (!ME->isArrow() && !isCompactLocated(M, ME->getBase())) {
       fail(E, "this use of a compact type cannot be rewritten");
@@ -346,6 +357,50 @@ std::string Printer::clv(const Expr *E) {
 }
 
 std::string Printer::caddr(const Expr *E) { return "(&" + clv(E) + ")"; }
+
+/// St names a boxed variable somewhere (unevaluated operands included).
+bool Printer::mentionsBoxed(const Stmt *St) const {
+  if (!St || M.Boxed.empty())
+    return false;
+  if (const auto *E = dyn_cast<Expr>(St); E && boxedVar(M, E))
+    return true;
+  for (const Stmt *C : St->children())
+    if (mentionsBoxed(C))
+      return true;
+  return false;
+}
+
+/// The user's text of St with only its uses of boxed variables replaced
+/// (an unevaluated operand: `sizeof V` is the heap object's size).
+std::string Printer::boxedOnly(const Stmt *St) {
+  CharSourceRange R = fileRange(St);
+  if (R.isInvalid())
+    return printed(St);
+  FileID FID = SM.getFileID(R.getBegin());
+  unsigned Begin = SM.getFileOffset(R.getBegin()), End = SM.getFileOffset(R.getEnd());
+  EditSet Parts;
+  std::function<bool(const Stmt *)> Collect = [&](const Stmt *X) {
+    if (!X)
+      return true;
+    if (const auto *E = dyn_cast<Expr>(X))
+      if (const BoxedVar *B = boxedVar(M, E)) {
+        CharSourceRange XR = fileRange(E);
+        if (XR.isInvalid() || SM.getFileID(XR.getBegin()) != FID)
+          return false;
+        Parts.replace(FID, SM.getFileOffset(XR.getBegin()),
+                      SM.getFileOffset(XR.getEnd()), boxUseText(*B));
+        return true;
+      }
+    for (const Stmt *C : X->children())
+      if (!Collect(C))
+        return false;
+    return true;
+  };
+  if (!Collect(St))
+    return printed(St);
+  Rendered Out = Parts.render(FID, SM.getBufferData(FID), Begin, End);
+  return Out.Ok ? Out.Text : printed(St);
+}
 
 /// The slot address of a slot dereference `*pp`: the text of pp.
 std::string Printer::slotAddr(const Expr *Deref) {

@@ -121,6 +121,8 @@ private:
   const clang::Expr *handleRead(const clang::Expr *E);
   std::string caddr(const clang::Expr *E);
   std::string slotAddr(const clang::Expr *Deref);
+  bool mentionsBoxed(const clang::Stmt *St) const;
+  std::string boxedOnly(const clang::Stmt *St);
   std::string unaryText(const clang::UnaryOperator *UO);
   std::string binaryText(const clang::BinaryOperator *BO);
   std::string traitText(const clang::UnaryExprOrTypeTraitExpr *U);
@@ -133,6 +135,18 @@ private:
   std::string countText(const SizeShape &Sh, const clang::CallExpr *CE);
   std::string allocText(const clang::CallExpr *CE);
 };
+
+/// Boxing.cpp: the declarator of boxed local VD, printed by C (compact
+/// form), W (wide form) or both (the checked form picks by mode).
+std::string boxLocalText(Session &S, const clang::VarDecl *VD, Printer *C,
+                         Printer *W);
+/// Boxing.cpp: replace boxed local VD's declarator by Text in Out; false
+/// after an error.
+bool rewriteBoxedLocal(Session &S, EditSet &Out, const clang::VarDecl *VD,
+                       const std::string &Text);
+/// Boxing.cpp: the declarations, getters and initializer functions of the
+/// boxed variables with static storage.
+void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide);
 
 } // namespace compactptr
 

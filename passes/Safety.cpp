@@ -316,20 +316,56 @@ private:
         return; // a byte address: memcpy, memset, printf("%p")
     }
     std::string What = describe(Sub);
+    std::string Why = whyNotBoxed(Sub);
     if (const auto *BO = P ? dyn_cast<BinaryOperator>(P) : nullptr)
       if (BO->getOpcode() == BO_Assign && isHandleLValue(M, BO->getLHS())) {
         S.report(Diag::NonHeapAddress, Addr->getExprLoc(),
                 "storing the address of " + What + " into compact field " +
                     quoted(fieldName(BO->getLHS())) +
-                    "; compact fields can only point to heap objects",
+                    "; compact fields can only point to heap objects" + Why,
                 {tokRange(Addr->getSourceRange())});
         return;
       }
     S.report(Diag::NonHeapAddress, Addr->getExprLoc(),
             "the address of " + What +
                 " cannot be used as a compact pointer; compact pointers must "
-                "point to heap objects (allocate it with malloc)",
+                "point to heap objects" + Why,
             {tokRange(Addr->getSourceRange())});
+  }
+
+  /// Why the variable under E was not placed in the compact heap (as a
+  /// variable of compact type whose address is used is, Boxing.cpp), and
+  /// the way out.
+  static std::string whyNotBoxed(const Expr *E) {
+    E = E->IgnoreParens();
+    for (;;) {
+      if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow()) {
+        E = ME->getBase()->IgnoreParens();
+        continue;
+      }
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+        E = AS->getBase()->IgnoreParenImpCasts();
+        continue;
+      }
+      break;
+    }
+    const auto *DR = dyn_cast<DeclRefExpr>(E);
+    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    if (!VD)
+      return " (allocate it with malloc)";
+    if (isa<ParmVarDecl>(VD))
+      return " (a parameter passed by value stays in wide layout; copy it "
+             "into a local, which then lives in the compact heap)";
+    if (VD->getType()->isArrayType())
+      return " (an array of compact structs stays in wide layout; allocate "
+             "it with malloc(n * sizeof(...)))";
+    if (VD->getTLSKind() != VarDecl::TLS_None)
+      return " (a thread-local variable stays in wide layout; allocate it "
+             "with malloc)";
+    if (VD->isStaticLocal())
+      return " (a static local stays in wide layout; declare it at file "
+             "scope, where it lives in the compact heap)";
+    return " (allocate it with malloc)";
   }
 
   static std::string describe(const Expr *E) {

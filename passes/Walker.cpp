@@ -65,6 +65,10 @@ void Walker::walk(const Stmt *St) {
     std::string Roots;
     for (const Decl *D : DS->decls())
       if (const auto *VD = dyn_cast<VarDecl>(D)) {
+        if (VD->hasLocalStorage() && S.M.Boxed.count(VD->getCanonicalDecl())) {
+          boxLocal(VD);
+          continue;
+        }
         if (const Expr *Init = VD->getInit())
           top(Init, false);
         if (VD->isStaticLocal())
@@ -82,6 +86,14 @@ void Walker::walk(const Stmt *St) {
   }
   for (const Stmt *C : St->children())
     walk(C);
+}
+
+void Walker::boxLocal(const VarDecl *VD) {
+  bool C = P.form() == Form::Compact;
+  unsigned Before = S.Errors;
+  std::string T = boxLocalText(S, VD, C ? &P : nullptr, C ? nullptr : &P);
+  if (S.Errors == Before)
+    rewriteBoxedLocal(S, Out, VD, T);
 }
 
 void Walker::top(const Expr *E, bool BoolCtx) {
@@ -179,7 +191,10 @@ void runRewrite(Session &S) {
     if (S.isIgnoredLoc(D->getLocation()))
       continue;
     if (const auto *VD = dyn_cast<VarDecl>(D)) {
-      if (const Expr *Init = VD->getInit())
+      // A boxed variable's initializer moves into its initializer
+      // function (rewriteBoxedGlobals).
+      if (const Expr *Init = VD->getInit();
+          Init && !S.M.Boxed.count(VD->getCanonicalDecl()))
         Walker(S, Inits, S.Edits).run(Init);
       continue;
     }
@@ -201,6 +216,7 @@ void runRewrite(Session &S) {
       break;
     }
   }
+  rewriteBoxedGlobals(S, Compact, Wide);
   if (S.Opts.DumpPlan)
     S.PlanText = Pl.dump();
 }

@@ -57,6 +57,8 @@ protected:
   virtual bool walkBlock(const clang::CompoundStmt *) { return false; }
   /// The frame registering DS's roots ("" if none); false after an error.
   virtual bool frameFor(const clang::DeclStmt *, std::string &) { return true; }
+  /// A local placed in the compact heap (Boxing.cpp): its declarator.
+  virtual void boxLocal(const clang::VarDecl *VD);
 };
 
 class CheckedWalker : public Walker {
@@ -74,6 +76,7 @@ protected:
   bool walkFor(const clang::ForStmt *F) override;
   bool walkBlock(const clang::CompoundStmt *CS) override;
   bool frameFor(const clang::DeclStmt *DS, std::string &Text) override;
+  void boxLocal(const clang::VarDecl *VD) override;
 
 private:
   const Model &M;
