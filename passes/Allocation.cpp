@@ -1,6 +1,10 @@
 //===- Allocation.cpp - malloc, calloc, realloc and free of compact types ==//
 //
-// In:  a call to a libc allocation function (Vocabulary.def).
+// In:  a call to a libc allocation function (Vocabulary.def), or to a
+//      program's own allocation function declared CP_ALLOCATOR /
+//      CP_DEALLOCATOR (a pool: the size is the argument shaped sizeof(T) or
+//      n * sizeof(T), the object freed the first pointer argument; the
+//      others are still evaluated when they have side effects).
 // Out: the typed runtime call: cp_alloc / cp_alloc_array /
 //      cp_realloc_array / cp_free for compact objects (the size must be
 //      sizeof(T) or n * sizeof(T): otherwise an error with a fix-it), and
@@ -11,6 +15,7 @@
 // both printers.
 // Tests: test/rewrite/malloc-forms.c, test/rewrite/root-array.c,
 //        test/rewrite/knr-malloc.c, test/plugin/free-through-cast.c,
+//        test/rewrite/pool-allocator.c, test/idioms/pools.test,
 //        test/diagnostics/alloc-size-not-sizeof.c.
 //
 //===----------------------------------------------------------------------===//
@@ -24,7 +29,14 @@ namespace {
 
 SizeShape sizeShape(const Expr *E) {
   SizeShape R;
-  E = E->IgnoreParenImpCasts();
+  // Through casts to integer types: `(unsigned)(sizeof(T) * n)`.
+  for (;;) {
+    E = E->IgnoreParenImpCasts();
+    const auto *C = dyn_cast<CStyleCastExpr>(E);
+    if (!C || !C->getType()->isIntegerType())
+      break;
+    E = C->getSubExpr();
+  }
   if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E)) {
     if (U->getKind() == UETT_SizeOf) {
       R.Ok = true;
@@ -87,14 +99,19 @@ CompactType *Printer::rootPointee(QualType T) {
 /// The call allocates or frees compact objects or root arrays.
 bool Printer::allocShape(const CallExpr *CE) {
   switch (allocFunction(CE)) {
-  case AllocFn::Free: {
+  case AllocFn::Free:
+  case AllocFn::Deallocator: {
     // Through casts: free((void *)p) frees a compact object too.
-    QualType A = CE->getArg(0)->IgnoreParenCasts()->getType();
+    const Expr *P = freedArg(CE);
+    if (!P)
+      return false;
+    QualType A = P->IgnoreParenCasts()->getType();
     return M.pointeeOf(A) || rootPointee(A);
   }
   case AllocFn::Malloc:
   case AllocFn::Calloc:
-  case AllocFn::Realloc: {
+  case AllocFn::Realloc:
+  case AllocFn::Allocator: {
     QualType D = destinationType(CE);
     if (M.pointeeOf(D) || rootPointee(D))
       return true;
@@ -113,8 +130,42 @@ bool Printer::allocShape(const CallExpr *CE) {
   return false;
 }
 
+/// The object a free function frees: free's argument, or the first
+/// pointer argument of a CP_DEALLOCATOR function; else null.
+const Expr *Printer::freedArg(const CallExpr *CE) {
+  for (const Expr *A : CE->arguments())
+    if (A->IgnoreParenCasts()->getType()->isPointerType() ||
+        A->getType()->isPointerType())
+      return A;
+  return nullptr;
+}
+
+/// The argument a CP_ALLOCATOR function's size is in: the first one shaped
+/// sizeof(T) or n * sizeof(T), else the first one (for the error); null if
+/// it takes none.
+const Expr *Printer::allocatorSizeArg(const CallExpr *CE) {
+  for (const Expr *A : CE->arguments())
+    if (sizeShape(A).Ok)
+      return A;
+  return CE->getNumArgs() ? CE->getArg(0) : nullptr;
+}
+
+/// `(void)(a), ` for each argument of CE other than Keep that has side
+/// effects: a call routed to the runtime still evaluates them.
+std::string Printer::otherArgs(const CallExpr *CE, const Expr *Keep) {
+  std::string Out;
+  for (const Expr *A : CE->arguments())
+    if (A != Keep && A->HasSideEffects(S.Ctx))
+      Out += "(void)(" + text(A) + "), ";
+  return Out;
+}
+
 SizeShape Printer::sizeFor(const CallExpr *CE) {
   switch (allocFunction(CE)) {
+  case AllocFn::Allocator: {
+    const Expr *A = allocatorSizeArg(CE);
+    return A ? sizeShape(A) : SizeShape();
+  }
   case AllocFn::Malloc:
     return sizeShape(CE->getArg(0));
   case AllocFn::Realloc:
@@ -145,13 +196,26 @@ std::string Printer::countText(const SizeShape &Sh, const CallExpr *CE) {
 
 std::string Printer::allocText(const CallExpr *CE) {
   AllocFn F = allocFunction(CE);
-  if (F == AllocFn::Free) {
-    const Expr *A = CE->getArg(0);
+  if (F == AllocFn::Free || F == AllocFn::Deallocator) {
+    const Expr *A = freedArg(CE);
     QualType AT = A->IgnoreParenCasts()->getType();
-    if (M.pointeeOf(AT))
-      return "cp_free(" + text(A) + ")";
-    return "cp_root_array_free((void **)(" + text(A) + "))";
+    std::string Pre = F == AllocFn::Deallocator ? otherArgs(CE, A) : "";
+    std::string Call = M.pointeeOf(AT) ? "cp_free(" + text(A) + ")"
+                                       : "cp_root_array_free((void **)(" + text(A) + "))";
+    return Pre.empty() ? Call : "(" + Pre + Call + ")";
   }
+  if (F == AllocFn::Allocator) {
+    // The pool's own call goes away; its other arguments still run.
+    std::string Pre = otherArgs(CE, allocatorSizeArg(CE));
+    if (!Pre.empty()) {
+      std::string Call = allocCall(CE, F);
+      return Call.empty() ? "" : "(" + Pre + Call + ")";
+    }
+  }
+  return allocCall(CE, F);
+}
+
+std::string Printer::allocCall(const CallExpr *CE, AllocFn F) {
   QualType D = destinationType(CE);
   SizeShape Sh = sizeFor(CE);
   CompactType *DT = M.pointeeOf(D), *DR = rootPointee(D);
@@ -162,13 +226,21 @@ std::string Printer::allocText(const CallExpr *CE) {
   }
   CompactType *ST = Sh.Ok ? M.recordOf(Sh.Elem) : nullptr;
   CompactType *SR = Sh.Ok && Sh.Elem->isPointerType() ? M.pointeeOf(Sh.Elem) : nullptr;
-  const Expr *SizeArg = CE->getArg(F == AllocFn::Realloc ? 1 : 0);
+  const Expr *SizeArg = F == AllocFn::Allocator ? allocatorSizeArg(CE)
+                                                 : CE->getArg(F == AllocFn::Realloc ? 1 : 0);
   if (F == AllocFn::Calloc && !Sh.Ok)
     SizeArg = CE->getArg(1);
+  if (!SizeArg) {
+    fail(CE, "'" + CE->getDirectCallee()->getNameAsString() +
+                 "' is declared CP_ALLOCATOR but takes no size: an allocator "
+                 "for compact objects takes sizeof(T) or n * sizeof(T)",
+         Diag::AllocSize);
+    return "";
+  }
 
   if (DT && !ST) {
     std::vector<FixItHint> Fix;
-    if (F == AllocFn::Malloc && SR == nullptr)
+    if ((F == AllocFn::Malloc || F == AllocFn::Allocator) && SR == nullptr)
       if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(SizeArg->IgnoreParenImpCasts()))
         Fix.push_back(FixItHint::CreateReplacement(
             CharSourceRange::getTokenRange(U->getSourceRange()),

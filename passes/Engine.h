@@ -282,6 +282,10 @@ struct Session {
 /// Analysis.cpp: fill Model::Types (annotated, then inferred to a fixed
 /// point) and Model::Functions.
 void runAnalysis(Session &S);
+/// Pools.cpp: the unannotated-allocator error for a conversion of a byte
+/// pointer to a compact pointer whose memory the plugin can trace to
+/// libc's malloc or a bump pointer; true if reported.
+bool checkPoolConversion(Session &S, const clang::CastExpr *E);
 /// Boxing.cpp: which variables of compact type live in the compact heap
 /// (Model::Boxed).
 void runBoxing(Session &S);

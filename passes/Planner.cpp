@@ -249,7 +249,7 @@ bool Planner::mayAllocate(const Stmt *St) {
       return false;
     AllocFn F = allocFunction(CE);
     if (F != AllocFn::None)
-      return F != AllocFn::Free;
+      return F != AllocFn::Free && F != AllocFn::Deallocator;
     const FunctionDecl *FD = CE->getDirectCallee();
     if (!FD)
       return true;

@@ -134,6 +134,10 @@ private:
   SizeShape sizeFor(const clang::CallExpr *CE);
   std::string countText(const SizeShape &Sh, const clang::CallExpr *CE);
   std::string allocText(const clang::CallExpr *CE);
+  std::string allocCall(const clang::CallExpr *CE, AllocFn F);
+  const clang::Expr *freedArg(const clang::CallExpr *CE);
+  const clang::Expr *allocatorSizeArg(const clang::CallExpr *CE);
+  std::string otherArgs(const clang::CallExpr *CE, const clang::Expr *Keep);
 };
 
 /// Boxing.cpp: the declarator of boxed local VD, printed by C (compact

@@ -192,8 +192,8 @@ public:
       }
       return true;
     }
-    checkCast(E);
-    checkForeignObject(E);
+    if (!checkCast(E) && !checkPoolConversion(S, E))
+      checkForeignObject(E);
     return true;
   }
 
@@ -265,8 +265,8 @@ public:
   }
 
   bool VisitCStyleCastExpr(CStyleCastExpr *E) {
-    if (!S.isIgnoredLoc(E->getExprLoc()))
-      checkCast(E);
+    if (!S.isIgnoredLoc(E->getExprLoc()) && !checkCast(E))
+      checkPoolConversion(S, E);
     return true;
   }
 
@@ -467,7 +467,8 @@ private:
            ") and neither begins with the other";
   }
 
-  void checkCast(const CastExpr *E) {
+  /// True if a diagnostic was reported.
+  bool checkCast(const CastExpr *E) {
     QualType To = E->getType(), From = E->getSubExpr()->getType();
     CompactType *FromT = M.pointeeOf(From), *ToT = M.pointeeOf(To);
     auto R = tokRange(E->getSourceRange());
@@ -480,7 +481,7 @@ private:
                     " used as a compact object of type " + quoted(ToT->WideSpelling) +
                     "; compact objects must be allocated with malloc",
                 {R});
-        return;
+        return true;
       }
     switch (E->getCastKind()) {
     case CK_PointerToIntegral:
@@ -490,23 +491,25 @@ private:
                       " cast to an integer; the value does not survive the "
                       "switch to wide mode",
                   {R});
-      return;
+      return FromT != nullptr;
     case CK_IntegralToPointer:
       if (ToT && !E->getSubExpr()->isNullPointerConstant(
-                     S.Ctx, Expr::NPC_ValueDependentIsNotNull))
+                     S.Ctx, Expr::NPC_ValueDependentIsNotNull)) {
         S.report(Diag::IntegerCast, E->getExprLoc(),
                   "integer cast to a compact pointer to " +
                       quoted(ToT->WideSpelling) +
                       "; it must hold the address of a heap object",
                   {R});
-      return;
+        return true;
+      }
+      return false;
     case CK_BitCast:
       break;
     default:
-      return;
+      return false;
     }
     if (!From->isPointerType() || !To->isPointerType() || FromT == ToT)
-      return;
+      return false;
     QualType FP = From->getPointeeType().getCanonicalType();
     QualType TP = To->getPointeeType().getCanonicalType();
     auto isBytes = [](QualType T) {
@@ -514,8 +517,9 @@ private:
     };
     if (FromT && ToT) {
       std::string Why = sharedPrefix(FromT, ToT);
-      if (!Why.empty())
-        S.report(Diag::IncompatibleCast, E->getExprLoc(),
+      if (Why.empty())
+        return false;
+      S.report(Diag::IncompatibleCast, E->getExprLoc(),
                  "cast from " + quoted(S.typeText(From)) + " to " +
                      quoted(S.typeText(To)) +
                      " reinterprets one compact type as another; " + Why,
@@ -545,8 +549,12 @@ private:
                 "pointer of unrelated type " + quoted(S.typeText(From)) +
                     " cast to compact pointer " + quoted(S.typeText(To)),
                 {R});
+    } else {
+      return false;
     }
+    return true;
   }
+
 };
 
 } // namespace

@@ -217,6 +217,14 @@ void runRewrite(Session &S) {
     }
   }
   rewriteBoxedGlobals(S, Compact, Wide);
+  // A static CP_ALLOCATOR / CP_DEALLOCATOR function whose calls all went
+  // to the runtime would be unused.
+  for (const FunctionDecl *FD : Fns)
+    if (FD->getStorageClass() == SC_Static && FD->getOuterLocStart().isFileID() &&
+        (hasAttribute(FD, "allocator") || hasAttribute(FD, "deallocator"))) {
+      auto [FID, Off] = S.SM.getDecomposedLoc(FD->getOuterLocStart());
+      S.Edits.insert(FID, Off, "__attribute__((unused)) ");
+    }
   if (S.Opts.DumpPlan)
     S.PlanText = Pl.dump();
 }
