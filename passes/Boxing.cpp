@@ -306,8 +306,26 @@ bool rewriteBoxedLocal(Session &S, EditSet &Out, const VarDecl *VD,
   return replaceDeclarator(S, Out, VD, Text);
 }
 
+namespace {
+/// Static locals whose initializer names a boxed variable: refused too.
+class StaticLocalInits : public RecursiveASTVisitor<StaticLocalInits> {
+public:
+  explicit StaticLocalInits(Session &S) : S(S) {}
+  bool VisitVarDecl(VarDecl *VD) {
+    if (VD->isStaticLocal() && VD->getInit() && !S.isIgnoredLoc(VD->getLocation()))
+      StaticInits(S, VD).TraverseStmt(VD->getInit());
+    return true;
+  }
+
+private:
+  Session &S;
+};
+} // namespace
+
 void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
   const SourceManager &SM = S.SM;
+  if (!S.M.Boxed.empty())
+    StaticLocalInits(S).TraverseDecl(S.Ctx.getTranslationUnitDecl());
   std::set<const VarDecl *> GetterDone, InitDone;
   FileID Main = SM.getMainFileID();
   StringRef MainBuf = SM.getBufferData(Main);

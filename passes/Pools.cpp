@@ -20,7 +20,9 @@
 // deep): a libc allocation whose result the rewrite does not route (its
 // destination is not a compact type), pointer arithmetic on a byte
 // pointer, an array, or a global byte pointer that the translation unit
-// moves (`+=`, `++`) or sets from malloc: a bump pointer.  A call of a
+// moves (`+=`, `++`) or sets from malloc: a bump pointer.  Arithmetic
+// from a struct pointer by an offsetof (container_of) is not a buffer: it
+// steps to the object around a member.  A call of a
 // CP_ALLOCATOR function, of the runtime, or of a function whose body is not
 // here is not traced (the foreign-object warning covers `void *` results
 // of the latter).
@@ -55,6 +57,20 @@ template <typename Fn> void forEach(const Stmt *St, Fn F) {
     forEach(C, F);
 }
 
+/// Arithmetic that steps from one object to the object around it
+/// (container_of: `(char *)p - offsetof(T, f)`, p a pointer to a struct):
+/// the result is the object that holds *p, not a piece of a buffer.
+bool derivedFromObject(const BinaryOperator *BO) {
+  bool Offsetof = false;
+  forEach(BO->getRHS(), [&](const Stmt *St) { Offsetof |= isa<OffsetOfExpr>(St); });
+  const Expr *Base = BO->getLHS()->IgnoreParens();
+  const auto *C = dyn_cast<ExplicitCastExpr>(Base);
+  if (!Offsetof || !C)
+    return false;
+  const auto *PT = C->getSubExpr()->getType().getCanonicalType()->getAs<PointerType>();
+  return PT && PT->getPointeeType()->isRecordType();
+}
+
 const VarDecl *varOf(const Expr *E) {
   const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
   return DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
@@ -73,7 +89,7 @@ public:
       return callOrigin(CE, Depth);
     if (const auto *BO = dyn_cast<BinaryOperator>(X)) {
       if (BO->isAdditiveOp() && isBytePointer(BO->getType()))
-        return "a pointer moved through a buffer";
+        return derivedFromObject(BO) ? "" : "a pointer moved through a buffer";
       if (BO->getOpcode() == BO_Assign || BO->getOpcode() == BO_Comma)
         return origin(BO->getRHS(), FD, Depth + 1);
       return "";

@@ -767,6 +767,14 @@ static void foreign_object(scan_t *s, CXCursor c, const char *fn) {
   int t = pointee_struct(s, clang_getCursorType(p));
   if (t < 0)
     return;
+  /* A function declared CP_ALLOCATOR: the plugin allocates through the
+   * runtime there (the macro is empty without the plugin, so its token in
+   * the declaration or the definition tells). */
+  CXCursor callee = clang_getCursorReferenced(c);
+  if (!clang_Cursor_isNull(callee) &&
+      (has_token(s, callee, "CP_ALLOCATOR", "{") ||
+       has_token(s, clang_getCursorDefinition(callee), "CP_ALLOCATOR", "{")))
+    return;
   block(s, t, AD_B_ForeignObject, cursor_loc(c),
         ad_printf("the 'void *' returned by %s%s%s becomes a '%s *'; an object "
                   "allocated inside it is not in the compact arena",
@@ -857,6 +865,32 @@ static int boxable_var(CXCursor d) {
          !(local && clang_Cursor_getStorageClass(d) == CX_SC_Static);
 }
 
+/** The plugin places a boxable variable in the compact heap at run time,
+ *  so the static initializer of another variable cannot take its address
+ *  (the plugin's boxed-address error); its own initializer can. */
+static void boxed_in_static_init(scan_t *s, CXCursor addr, CXCursor var_decl,
+                                 const char *var, int x) {
+  for (frame_t *f = s->top; f; f = f->up) {
+    enum CXCursorKind k = clang_getCursorKind(f->c);
+    if (k == CXCursor_FunctionDecl)
+      return;
+    if (k != CXCursor_VarDecl)
+      continue;
+    if (!clang_Cursor_hasVarDeclGlobalStorage(f->c) ||
+        clang_equalCursors(clang_getCanonicalCursor(f->c),
+                           clang_getCanonicalCursor(var_decl)))
+      return;
+    block(s, x, AD_B_BoxedAddress, cursor_loc(addr),
+          ad_printf("'%s' lives in the compact heap once '%s' is compact "
+                    "(its address is used as a '%s *'), so the static "
+                    "initializer of '%s' cannot refer to it; assign it at "
+                    "run time",
+                    var, rname(s, x), rname(s, x),
+                    cxstr(clang_getCursorSpelling(f->c))));
+    return;
+  }
+}
+
 static void non_heap_address(scan_t *s, CXCursor addr, CXCursor obj, int x) {
   frame_t *pf;
   CXCursor p = parent_skipping_parens(s, &pf);
@@ -864,8 +898,13 @@ static void non_heap_address(scan_t *s, CXCursor addr, CXCursor obj, int x) {
     return;
   const char *what = "";
   const char *var = non_heap_root(s, obj, &what);
-  if (!var || boxable_var(value_root_decl(obj)))
+  if (!var)
     return;
+  CXCursor root = value_root_decl(obj);
+  if (boxable_var(root)) {
+    boxed_in_static_init(s, addr, root, var, x);
+    return;
+  }
   /* Stored into a struct pointer field? */
   const char *field = NULL;
   for (frame_t *f = pf; f; f = f->up) {
