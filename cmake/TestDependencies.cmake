@@ -38,3 +38,23 @@ if(NOT COMPACTPTR_GCC)
   message(FATAL_ERROR "gcc not found (a test builds rewritten output with it): "
                       "apt-get install gcc")
 endif()
+
+# The toolchain tests (test/toolchain/): distcc and distccd for the
+# distributed build, ccache for CCACHE_NOCPP2, gdb for the extension, and
+# another clang major version to load the plugin into.
+if(COMPACTPTR_BUILD_PLUGIN)
+foreach(_cp_tool distcc:distcc distccd:distcc ccache:ccache gdb:gdb clang-14:clang-14)
+  string(REPLACE ":" ";" _cp_pair "${_cp_tool}")
+  list(GET _cp_pair 0 _cp_prog)
+  list(GET _cp_pair 1 _cp_pkg)
+  find_program(_cp_found_${_cp_prog} ${_cp_prog})
+  if(NOT _cp_found_${_cp_prog})
+    message(FATAL_ERROR "${_cp_prog} not found (the toolchain tests use it): "
+                        "apt-get install ${_cp_pkg}")
+  endif()
+endforeach()
+if(NOT EXISTS /usr/lib/distcc/clang-19)
+  message(FATAL_ERROR "distccd does not allow clang-19 (no /usr/lib/distcc/clang-19): "
+                      "run update-distcc-symlinks")
+endif()
+endif()

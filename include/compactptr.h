@@ -42,15 +42,19 @@
  * ---------------------------------------------------------------------- */
 #if defined(__has_attribute)
 #if __has_attribute(compact)
-#define CP_COMPACT __attribute__((compact))
 #define CP__PLUGIN_LOADED 1
-#endif
+/* The plugin's preprocessed output (compactptr-cc -E) is already
+ * rewritten: no compiler may see the attributes in it again. */
+#ifndef CP__PREPROCESSED_OUTPUT
+#define CP_COMPACT __attribute__((compact))
 #if __has_attribute(safepoint)
 #define CP_SAFEPOINT __attribute__((safepoint))
 #endif
 #if __has_attribute(allocator)
 #define CP_ALLOCATOR __attribute__((allocator))
 #define CP_DEALLOCATOR __attribute__((deallocator))
+#endif
+#endif
 #endif
 #endif
 #ifndef CP_COMPACT
@@ -85,6 +89,26 @@
  * spelling every mode of gcc and clang accepts). */
 static __inline__ void cp_safepoint(void) {}
 static __inline__ void cp_switch_to_wide(void) {}
+
+#ifndef COMPACTPTR_OPAQUE
+/* The mixed-build check.  This translation unit is compiled without the
+ * plugin, so it sees compact types in their C layout.  If the module it is
+ * linked into also has plugin-built code (which defines cp__module), heap
+ * objects are in the compact layout and this unit would misread them: the
+ * runtime stops the program at start-up, naming this source file.  A
+ * program built wholly without the plugin has no cp__module and needs no
+ * runtime: both references below are weak.  A unit that only passes
+ * compact pointers around, never touching fields, sizes or allocation,
+ * says so by defining COMPACTPTR_OPAQUE before including this header. */
+struct cp_module;
+extern struct cp_module cp__module __attribute__((weak, visibility("hidden")));
+extern void cp__plain_unit(const char *source) __attribute__((weak));
+static void cp__check_plain_unit(void) __attribute__((constructor, used));
+static void cp__check_plain_unit(void) {
+  if (&cp__module != 0 && cp__plain_unit != 0)
+    cp__plain_unit(__BASE_FILE__);
+}
+#endif
 
 #else /* COMPACTPTR_RUNTIME */
 
@@ -204,11 +228,15 @@ extern CP_API int cp__switch_pending; /**< high-water mark crossed */
 /* initial-exec: one %fs-relative access, no __tls_get_addr call, from the
  * executable and from shared objects loaded at start-up. */
 #define CP__TLS __attribute__((tls_model("initial-exec")))
-extern CP_API _Thread_local cp_frame_t *cp__frame_top CP__TLS;
-extern CP_API _Thread_local unsigned cp__compact_depth CP__TLS; /**< active compact bodies */
+/* __thread, not _Thread_local: the header stays C89 (a GNU keyword that
+ * every mode of gcc and clang accepts, like __inline__ below). */
+extern CP_API __thread cp_frame_t *cp__frame_top CP__TLS;
+extern CP_API __thread unsigned cp__compact_depth CP__TLS; /**< active compact bodies */
 
 /** 1 in compact mode, 0 after the switch. */
-static inline int cp_is_compact(void) { return __builtin_expect(!cp__wide, 1); }
+static __inline__ int cp_is_compact(void) {
+  return __builtin_expect(!cp__wide, 1) != 0;
+}
 
 /** Checked decode: stops the program with a message naming the handle
  *  unless it names a live object (or a field inside one) of the arena, or
@@ -227,24 +255,24 @@ extern CP_API int cp__debug;
  *  code included) decodes through cp_decode_checked() when the program runs
  *  with COMPACTPTR_DEBUG=1, at the cost of a load and a branch per decode;
  *  without the macro a decode is never checked. */
-static inline void *cp_decode(cp_handle_t h) {
+static __inline__ void *cp_decode(cp_handle_t h) {
+  char *p = cp__arena_base + ((uintptr_t)h << CP_GRANULE_SHIFT);
 #ifdef COMPACTPTR_CHECKED_DECODE
   if (__builtin_expect(cp__debug, 0))
     return cp_decode_checked(h);
 #endif
-  char *p = cp__arena_base + ((uintptr_t)h << CP_GRANULE_SHIFT);
   return h ? (void *)p : (void *)0;
 }
 
 /** Handle of a native address inside the arena; 0 for NULL.  The address
  *  must be granule-aligned and inside the arena; with
  *  -DCOMPACTPTR_CHECKED_DECODE and COMPACTPTR_DEBUG=1 that is checked. */
-static inline cp_handle_t cp_encode(const void *p) {
+static __inline__ cp_handle_t cp_encode(const void *p) {
+  uintptr_t off = (uintptr_t)p - (uintptr_t)cp__arena_base;
 #ifdef COMPACTPTR_CHECKED_DECODE
   if (__builtin_expect(cp__debug, 0))
     return cp_encode_checked(p);
 #endif
-  uintptr_t off = (uintptr_t)p - (uintptr_t)cp__arena_base;
   return p ? (cp_handle_t)(off >> CP_GRANULE_SHIFT) : 0;
 }
 
@@ -301,11 +329,11 @@ CP_API int cp_root_register_value(void *value, cp_type_desc_t *type, size_t coun
 /** Unregister a slot registered above; returns 0, or -1 if unknown. */
 CP_API int cp_root_unregister(void *slot);
 
-static inline void cp_frame_push(cp_frame_t *f) {
+static __inline__ void cp_frame_push(cp_frame_t *f) {
   f->prev = cp__frame_top;
   cp__frame_top = f;
 }
-static inline void cp_frame_pop(cp_frame_t *f) { cp__frame_top = f->prev; }
+static __inline__ void cp_frame_pop(cp_frame_t *f) { cp__frame_top = f->prev; }
 
 /* ------------------------------------------------------------------------
  * The switch (docs/switch.md).
@@ -313,7 +341,7 @@ static inline void cp_frame_pop(cp_frame_t *f) { cp__frame_top = f->prev; }
 /** Run a pending switch if the safepoint is legal (no compact body active
  *  on this thread's stack); otherwise return and try again later. */
 CP_API void cp_safepoint_slow(void);
-static inline void cp_safepoint(void) {
+static __inline__ void cp_safepoint(void) {
   if (__builtin_expect(cp__switch_pending, 0))
     cp_safepoint_slow();
 }

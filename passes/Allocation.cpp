@@ -67,26 +67,14 @@ SizeShape sizeShape(const Expr *E) {
 QualType Printer::destinationType(const Expr *Call) {
   const Expr *Cur = Call;
   QualType T = Call->getType();
-  for (;;) {
-    auto Ps = S.Ctx.getParents(*Cur);
-    if (Ps.empty())
+  while (const Expr *P = parentSkippingParens(S.Ctx, Cur, &Cur)) {
+    const auto *C = dyn_cast<CastExpr>(P);
+    if (!C || !C->getType()->isPointerType())
       return T;
-    const Expr *P = Ps[0].get<Expr>();
-    if (!P)
-      return T;
-    if (isa<ParenExpr>(P)) {
-      Cur = P;
-      continue;
-    }
-    if (const auto *C = dyn_cast<CastExpr>(P)) {
-      if (!C->getType()->isPointerType())
-        return T;
-      T = C->getType();
-      Cur = P;
-      continue;
-    }
-    return T;
+    T = C->getType();
+    Cur = P;
   }
+  return T;
 }
 
 /// A compact pointer to pointer: `struct node **`.
@@ -194,6 +182,34 @@ std::string Printer::countText(const SizeShape &Sh, const CallExpr *CE) {
   return "(unsigned long)(" + text(Sh.Count) + ")";
 }
 
+/// The fix-it for an allocation size not written through sizeof: `16` or
+/// `sizeof(long[2])` where the element is 16 bytes becomes `sizeof(T)`,
+/// `48` becomes `3 * sizeof(T)`, `n * 16` becomes `n * sizeof(T)`; a
+/// constant that is no multiple of the element size gets none.
+void Printer::sizeFix(const Expr *Size, const std::string &SizeofT,
+                      int64_t Elem, std::vector<FixItHint> &Fix) {
+  const Expr *X = Size->IgnoreParenImpCasts();
+  auto replace = [&](const Expr *E, std::string T) {
+    CharSourceRange R = fileRange(E);
+    if (R.isValid())
+      Fix.push_back(FixItHint::CreateReplacement(R, T));
+  };
+  if (Elem <= 0)
+    return;
+  if (auto V = X->getIntegerConstantExpr(S.Ctx)) {
+    int64_t C = V->getExtValue();
+    if (C > 0 && C % Elem == 0)
+      return replace(X, C == Elem ? SizeofT : std::to_string(C / Elem) + " * " + SizeofT);
+    if (isa<UnaryExprOrTypeTraitExpr>(X)) // sizeof of another type
+      replace(X, SizeofT);
+    return;
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(X); B && B->getOpcode() == BO_Mul)
+    for (const Expr *Side : {B->getRHS(), B->getLHS()})
+      if (auto V = Side->getIntegerConstantExpr(S.Ctx); V && V->getExtValue() == Elem)
+        return replace(Side, SizeofT);
+}
+
 std::string Printer::allocText(const CallExpr *CE) {
   AllocFn F = allocFunction(CE);
   if (F == AllocFn::Free || F == AllocFn::Deallocator) {
@@ -240,11 +256,10 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F) {
 
   if (DT && !ST) {
     std::vector<FixItHint> Fix;
-    if ((F == AllocFn::Malloc || F == AllocFn::Allocator) && SR == nullptr)
-      if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(SizeArg->IgnoreParenImpCasts()))
-        Fix.push_back(FixItHint::CreateReplacement(
-            CharSourceRange::getTokenRange(U->getSourceRange()),
-            "sizeof(" + DT->WideSpelling + ")"));
+    if (!SR)
+      sizeFix(SizeArg, "sizeof(" + DT->WideSpelling + ")",
+              S.Ctx.getTypeSizeInChars(S.Ctx.getRecordType(DT->RD)).getQuantity(),
+              Fix);
     S.report(Diag::AllocSize, SizeArg->getExprLoc(),
             "allocation of compact type '" + DT->WideSpelling +
                 "' must have its size expressed as sizeof(" + DT->WideSpelling +
@@ -258,10 +273,13 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F) {
     return "";
   }
   if (DR && !SR) {
+    std::vector<FixItHint> Fix;
+    sizeFix(SizeArg, "sizeof(" + DR->WideSpelling + " *)",
+            S.Ctx.getTypeSizeInChars(S.Ctx.VoidPtrTy).getQuantity(), Fix);
     S.report(Diag::AllocSize, SizeArg->getExprLoc(),
             "allocation of an array of compact pointers must have its size "
             "expressed as n * sizeof(" + DR->WideSpelling + " *)",
-            {CharSourceRange::getTokenRange(SizeArg->getSourceRange())});
+            {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
     return "";
   }
   if (ST) {

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 #include "clang/AST/Attr.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
@@ -76,37 +77,24 @@ public:
 
   bool VisitMemberExpr(MemberExpr *E) {
     QualType B = E->getBase()->getType();
-    if (E->isArrow() ? (bool)M.pointeeOf(B) : (bool)M.recordOf(B))
-      LayoutDependent = true;
-    return true;
+    return mark(E->isArrow() ? (bool)M.pointeeOf(B) : (bool)M.recordOf(B));
   }
   bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *E) {
-    if (M.elementOf(E->getTypeOfArgument()))
-      LayoutDependent = true;
-    return true;
+    return mark(M.elementOf(E->getTypeOfArgument()));
   }
   bool VisitOffsetOfExpr(OffsetOfExpr *E) {
-    if (M.recordOf(E->getTypeSourceInfo()->getType()))
-      LayoutDependent = true;
-    return true;
+    return mark(M.recordOf(E->getTypeSourceInfo()->getType()));
   }
   bool VisitArraySubscriptExpr(ArraySubscriptExpr *E) {
-    if (M.recordOf(E->getType()))
-      LayoutDependent = true;
-    return true;
+    return mark(M.recordOf(E->getType()));
   }
   bool VisitBinaryOperator(BinaryOperator *E) {
-    if (E->isAdditiveOp() && (M.pointeeOf(E->getLHS()->getType()) ||
-                              M.pointeeOf(E->getRHS()->getType())))
-      LayoutDependent = true;
-    return true;
+    return mark(E->isAdditiveOp() && (M.pointeeOf(E->getLHS()->getType()) ||
+                                      M.pointeeOf(E->getRHS()->getType())));
   }
   bool VisitUnaryOperator(UnaryOperator *E) {
-    if (E->isIncrementDecrementOp() && M.pointeeOf(E->getType()))
-      LayoutDependent = true;
-    if (E->getOpcode() == UO_Deref && M.recordOf(E->getType()))
-      LayoutDependent = true;
-    return true;
+    return mark((E->isIncrementDecrementOp() && M.pointeeOf(E->getType())) ||
+                (E->getOpcode() == UO_Deref && M.recordOf(E->getType())));
   }
   bool VisitCallExpr(CallExpr *E) {
     const FunctionDecl *FD = E->getDirectCallee();
@@ -124,6 +112,11 @@ public:
 
 private:
   const Model &M;
+  /// The node depends on a layout if Uses; the visit goes on.
+  bool mark(bool Uses) {
+    LayoutDependent |= Uses;
+    return true;
+  }
 };
 
 } // namespace
@@ -197,6 +190,21 @@ void runAnalysis(Session &S) {
 
 namespace compactptr {
 
+const Expr *parentSkippingParens(ASTContext &Ctx, const Expr *E,
+                                 const Expr **Outermost) {
+  for (;;) {
+    auto Ps = Ctx.getParents(*E);
+    const Expr *P = Ps.empty() ? nullptr : Ps[0].get<Expr>();
+    if (P && isa<ParenExpr>(P)) {
+      E = P;
+      continue;
+    }
+    if (Outermost)
+      *Outermost = E;
+    return P;
+  }
+}
+
 const FieldDecl *memberField(const Expr *E) {
   const auto *ME = dyn_cast<MemberExpr>(E->IgnoreParens());
   return ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
@@ -237,11 +245,9 @@ bool isCompactLocated(const Model &M, const Expr *E) {
   return false;
 }
 
-bool isHandleArray(const Model &M, const Expr *E) {
-  E = E->IgnoreParens();
-  ArrayShape A = stripArrays(E->getType());
-  if (!A.Array || !M.pointeeOf(A.Element))
-    return false;
+/// E (parentheses stripped) is stored in a heap object: a field of a
+/// compact-located object, or an element of a handle array field.
+static bool inHeapField(const Model &M, const Expr *E) {
   if (const auto *ME = dyn_cast<MemberExpr>(E))
     return isa<FieldDecl>(ME->getMemberDecl()) && memberBaseIsCompact(M, ME);
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
@@ -250,16 +256,15 @@ bool isHandleArray(const Model &M, const Expr *E) {
   return false;
 }
 
+bool isHandleArray(const Model &M, const Expr *E) {
+  E = E->IgnoreParens();
+  ArrayShape A = stripArrays(E->getType());
+  return A.Array && M.pointeeOf(A.Element) && inHeapField(M, E);
+}
+
 bool isHandleLValue(const Model &M, const Expr *E) {
   E = E->IgnoreParens();
-  if (!M.pointeeOf(E->getType()))
-    return false;
-  if (const auto *ME = dyn_cast<MemberExpr>(E))
-    return isa<FieldDecl>(ME->getMemberDecl()) && memberBaseIsCompact(M, ME);
-  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
-    if (const Expr *A = decayedArray(AS->getBase()))
-      return isHandleArray(M, A);
-  return false;
+  return M.pointeeOf(E->getType()) && inHeapField(M, E);
 }
 
 } // namespace compactptr

@@ -52,35 +52,47 @@ bool CheckedWalker::isFrameRoot(const VarDecl *VD) const {
          (rootShape(M, VD->getType()).Kind || M.SlotVars.count(VD) ||
           M.Boxed.count(VD));
 }
-/// `cp_root_desc_t cp__rtN[] = {...}; cp_frame_t cp__frN ...; push` for Vs.
+/// The frame of Vs as declarations: `cp__rtN` (descriptors), `cp__frN`, and
+/// `cp__inN`, whose initializer fills the descriptors and pushes the frame.
 std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
   std::string N = std::to_string(++FrameCounter), Names;
   for (const VarDecl *VD : Vs)
     Names += (Names.empty() ? "" : ", ") + VD->getName().str();
   Pl.note(FD, Vs.front()->getLocation(), "frame: " + Names,
           "compact pointers held across a safepoint are roots");
-  std::string Out = "cp_root_desc_t cp__rt" + N + "[" + std::to_string(Vs.size()) + "] = {";
-  for (const VarDecl *VD : Vs) {
+  // Declarations only (C89: no statement before a later declaration, no
+  // non-constant aggregate initializer): the descriptors are filled and
+  // the frame pushed by the initializer of cp__inN.
+  std::string K = std::to_string(Vs.size());
+  std::string Out = "cp_root_desc_t cp__rt" + N + "[" + K + "]; cp_frame_t cp__fr" + N +
+                    " __attribute__((cleanup(cp_frame_pop))); int cp__in" + N +
+                    " __attribute__((unused)) = (";
+  for (size_t I = 0; I < Vs.size(); ++I) {
+    const VarDecl *VD = Vs[I];
     std::string Nm = VD->getName().str();
+    std::string Addr, Kind, Count = "1", Desc;
     if (auto B = M.Boxed.find(VD); B != M.Boxed.end()) {
       // A local in the heap: its pointer is the root.
-      Out += "{(void *)&" + B->second.Ptr + ", CP_ROOT_POINTER, 1, &" +
-             B->second.T->DescName + ", \"" + Nm + "\"}, ";
-      continue;
-    }
-    if (M.SlotVars.count(VD)) {
+      Addr = B->second.Ptr;
+      Kind = "CP_ROOT_POINTER";
+      Desc = "&" + B->second.T->DescName;
+    } else if (M.SlotVars.count(VD)) {
       // A pointer to a slot: the switch moves it with the object it points
       // into (the runtime maps the handle's offset to the wide field's).
-      Out += "{(void *)&" + Nm + ", CP_ROOT_POINTER, 1, 0, \"" + Nm + "\"}, ";
-      continue;
+      Addr = Nm;
+      Kind = "CP_ROOT_POINTER";
+      Desc = "0";
+    } else {
+      RootShape R = rootShape(M, VD->getType());
+      Addr = Nm;
+      Kind = R.Kind;
+      Count = std::to_string(R.Count);
+      Desc = "&" + R.T->DescName;
     }
-    RootShape R = rootShape(M, VD->getType());
-    Out += "{(void *)&" + Nm + ", " + R.Kind + ", " + std::to_string(R.Count) +
-           ", &" + R.T->DescName + ", \"" + Nm + "\"}, ";
+    Out += "cp__root(&cp__rt" + N + "[" + std::to_string(I) + "], (void *)&" + Addr + ", " +
+           Kind + ", " + Count + ", " + Desc + ", \"" + Nm + "\"), ";
   }
-  Out += "}; cp_frame_t cp__fr" + N +
-         " __attribute__((cleanup(cp_frame_pop))) = {0, " + std::to_string(Vs.size()) +
-         ", cp__rt" + N + "}; cp_frame_push(&cp__fr" + N + ");";
+  Out += "cp__frame(&cp__fr" + N + ", " + K + ", cp__rt" + N + "));";
   return Out;
 }
 /// A frame root declared without initializer starts null (the switch
@@ -210,37 +222,40 @@ void CheckedWalker::loopBody(const Stmt *Body) {
             "nothing past the poll can reach a safepoint");
     return;
   }
-  if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
-    SourceLocation L = CS->getLBracLoc();
-    if (!L.isFileID()) {
-      fail(Body,
-           "cannot insert a safepoint poll in this loop of main: its body "
-           "comes from a macro",
-           Diag::MacroStatement);
-      return;
+  // Where the poll goes: after the `{` of a compound body (a body that
+  // opens with declarations becomes a block of its own after it: C89
+  // allows no statement before a declaration), or in braces around any
+  // other body.
+  FileID FID;
+  unsigned Open, Close = ~0u;
+  std::string OpenText = " cp_safepoint();", CloseText = "} ";
+  const auto *CS = dyn_cast<CompoundStmt>(Body);
+  SourceLocation B = CS ? CS->getLBracLoc() : Body->getBeginLoc();
+  if (CS) {
+    if (!CS->body_empty() && isa<DeclStmt>(CS->body_front()) &&
+        CS->getRBracLoc().isFileID()) {
+      OpenText += " {";
+      Close = SM.getFileOffset(CS->getRBracLoc());
     }
-    auto [FID, Off] = SM.getDecomposedLoc(L);
-    Out.insert(FID, Off + 1, " cp_safepoint();");
-    Pl.note(FD, Body->getBeginLoc(), "poll at the start of the loop body",
-            "a loop of main that may allocate or reach a safepoint");
-    walk(Body);
-    return;
+  } else {
+    OpenText = "{ cp_safepoint(); ";
+    CloseText = " }";
+    Close = endAfter(Body);
   }
-  SourceLocation B = Body->getBeginLoc();
-  unsigned E = endAfter(Body);
-  if (!B.isFileID() || E == ~0u) {
+  if (!B.isFileID() || (!CS && Close == ~0u)) {
     fail(Body,
          "cannot insert a safepoint poll in this loop of main: its body "
          "comes from a macro",
          Diag::MacroStatement);
     return;
   }
-  auto [FID, Off] = SM.getDecomposedLoc(B);
-  Out.insert(FID, Off, "{ cp_safepoint(); ");
+  std::tie(FID, Open) = SM.getDecomposedLoc(B);
+  Out.insert(FID, CS ? Open + 1 : Open, OpenText);
   Pl.note(FD, Body->getBeginLoc(), "poll at the start of the loop body",
           "a loop of main that may allocate or reach a safepoint");
   walk(Body);
-  Out.insert(FID, E, " }");
+  if (Close != ~0u)
+    Out.insert(FID, Close, CloseText);
 }
 
 /// A for statement of a checked function whose init declares frame
@@ -528,7 +543,7 @@ bool CheckedWalker::assignAfterCall(const Expr *E, std::string &Text) {
   std::string SC = isHandleLValue(M, L) ? "cp__sth(&" + C.clv(L) + ", " + T + ")"
                                         : C.text(L) + " = " + T;
   std::string SW = W.text(L) + " = " + T;
-  Text = "({ " + W.ty(L->getType().getUnqualifiedType()) + " " + T + " = (" + RT +
+  Text = "__extension__ ({ " + W.ty(L->getType().getUnqualifiedType()) + " " + T + " = (" + RT +
          "); if (cp_is_compact()) " + SC + "; else " + SW + ";" +
          (isDiscarded(E) ? std::string() : " " + T + ";") + " })";
   return true;

@@ -6,18 +6,58 @@
 //      behind `if (cp_is_compact()) { ++cp__compact_depth; r = f__cp(...);
 //      --cp__compact_depth; return r; }`; the compact clone `f__cp`, printed
 //      by the printer whose calls to dual functions go to their compact
-//      bodies, goes to the end of the file behind #line, so its lines are
-//      the user's; its warnings are silenced (the wide body reports them).
+//      bodies, follows the function right after its closing brace, behind
+//      #line, so its lines are the user's and it sees the macros the
+//      function saw (a clone at the end of the file would see later
+//      #define/#undef and compute something else); a #line after it gives
+//      the rest of the file its own lines back.  Its warnings are silenced
+//      (the wide body reports them).  Compact bodies of dual functions
+//      defined further down are declared in front of the clone that calls
+//      them.
 // Tests: test/switchable/dual-dispatch.c, test/switchable/defer-under-compact.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Walker.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "llvm/Support/raw_ostream.h"
+#include <set>
 
 using namespace clang;
 
 namespace compactptr {
+
+/// `f__cp`'s own declaration, as C spells FD's type.
+static std::string clonePrototype(const Session &S, const FunctionDecl *FD) {
+  PrintingPolicy P(S.LO);
+  P.SuppressTagKeyword = false;
+  P.Bool = false;
+  std::string Proto;
+  llvm::raw_string_ostream OS(Proto);
+  FD->getType().print(OS, P, FD->getName().str() + "__cp");
+  return OS.str();
+}
+
+/// Declarations of the compact bodies that FD's clone calls and that are
+/// defined after FD (their own declarations come with their definitions).
+static std::string laterCalleePrototypes(const Session &S, const FunctionDecl *FD,
+                                         const Stmt *Body, const Printer &Clone) {
+  std::set<const FunctionDecl *> Seen;
+  std::string Out;
+  auto visit = [&](auto &&Self, const Stmt *St) -> void {
+    if (!St)
+      return;
+    if (const auto *CE = dyn_cast<CallExpr>(St); CE && Clone.dualCallee(CE)) {
+      const FunctionDecl *G = CE->getDirectCallee()->getDefinition();
+      if (G && G != FD && Seen.insert(G).second &&
+          S.SM.isBeforeInTranslationUnit(FD->getLocation(), G->getLocation()))
+        Out += "static __attribute__((unused)) " + clonePrototype(S, G) + ";\n";
+    }
+    for (const Stmt *C : St->children())
+      Self(Self, C);
+  };
+  visit(visit, Body);
+  return Out;
+}
 
 void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
                  Printer &CompactClone) {
@@ -30,14 +70,7 @@ void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
   unsigned End = SM.getFileOffset(CS->getRBracLoc()) + 1;
   std::string Name = FD->getName().str(), CName = Name + "__cp";
 
-  PrintingPolicy P(S.LO);
-  P.SuppressTagKeyword = false;
-  P.Bool = false;
-  std::string Proto;
-  {
-    llvm::raw_string_ostream OS(Proto);
-    FD->getType().print(OS, P, CName);
-  }
+  std::string Proto = clonePrototype(S, FD);
   std::string Args;
   for (const ParmVarDecl *Pm : FD->parameters())
     Args += (Args.empty() ? "" : ", ") + Pm->getName().str();
@@ -46,11 +79,17 @@ void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
       FD->getReturnType()->isVoidType()
           ? " if (cp_is_compact()) { ++cp__compact_depth; " + Call +
                 "; --cp__compact_depth; return; }"
-          : " if (cp_is_compact()) { ++cp__compact_depth; __typeof__(" + Call +
-                ") cp__r = " + Call + "; --cp__compact_depth; return cp__r; }";
+          : " if (cp_is_compact()) { __typeof__(" + Call + ") cp__r; "
+            "++cp__compact_depth; cp__r = " + Call +
+                "; --cp__compact_depth; return cp__r; }";
   // Inserted before the walks: they precede body edits at the same offset.
   S.Edits.insert(FID, FnBegin, "static __attribute__((unused)) " + Proto + "; ");
-  S.Edits.insert(FID, LB + 1, Dispatch);
+  // C89 allows no statement before a declaration: a body that opens with
+  // declarations becomes a block of its own after the dispatch.
+  bool Wrap = !CS->body_empty() && isa<DeclStmt>(CS->body_front());
+  S.Edits.insert(FID, LB + 1, Dispatch + (Wrap ? " {" : ""));
+  if (Wrap)
+    S.Edits.insert(FID, End - 1, "} ");
 
   // The wide body: the original code with allocation rewritten.
   Walker(S, Wide, S.Edits).run(CS);
@@ -79,13 +118,21 @@ void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
     Text += "static ";
   Text += Body.Text;
   PresumedLoc PL = SM.getPresumedLoc(FD->getBeginLoc(), false);
-  std::string Where = PL.isValid() ? lineDirective(PL.getLine(), PL.getFilename()) : "";
-  S.Edits.insert(FID, Buf.size(),
+  PresumedLoc PE = SM.getPresumedLoc(CS->getRBracLoc(), false);
+  if (PL.isInvalid() || PE.isInvalid()) {
+    S.report(Diag::Internal, FD->getLocation(),
+             "cannot place the compact body of '" + Name + "': no line for it");
+    return;
+  }
+  S.Edits.insert(FID, End,
                  "\n/* compactptr: compact body of " + Name +
                      " (its warnings are reported once, on the wide body) */\n"
                      "#pragma clang diagnostic push\n"
                      "#pragma clang diagnostic ignored \"-Weverything\"\n" +
-                     Where + Text + "\n#pragma clang diagnostic pop\n");
+                     laterCalleePrototypes(S, FD, CS, CompactClone) +
+                     lineDirective(PL.getLine(), PL.getFilename()) + Text +
+                     "\n#pragma clang diagnostic pop\n" +
+                     lineDirective(PE.getLine(), PE.getFilename()));
 }
 
 } // namespace compactptr

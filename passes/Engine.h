@@ -184,6 +184,10 @@ bool isCompactLocated(const Model &M, const clang::Expr *E);
 bool isHandleLValue(const Model &M, const clang::Expr *E);
 /// An array field of compact pointers in a compact-located object.
 bool isHandleArray(const Model &M, const clang::Expr *E);
+/// E's parent expression, through parentheses (null at a statement).
+/// Outermost: the last parenthesis instead.
+const clang::Expr *parentSkippingParens(clang::ASTContext &Ctx, const clang::Expr *E,
+                                        const clang::Expr **Outermost = nullptr);
 /// The field a member expression names, if any.
 const clang::FieldDecl *memberField(const clang::Expr *E);
 /// Boxing.cpp: the boxed variable E names (a DeclRefExpr), or null.

@@ -289,10 +289,9 @@ std::string Planner::dump() const {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   for (const FunctionPlan &P : Plans) {
-    // Headers' functions that depend on no layout (the runtime's inline
+    // Headers' functions with nothing to show (the runtime's inline
     // helpers among them) are left out.
-    if (P.Form == FunctionForm::Wide && P.Decisions.empty() &&
-        !SM.isInMainFile(P.FD->getLocation()))
+    if (P.Decisions.empty() && !SM.isInMainFile(P.FD->getLocation()))
       continue;
     OS << "plan: " << P.FD->getName() << " (line " << line(P.FD->getLocation())
        << "): " << formName(P.Form) << ": " << P.Why << "\n";

@@ -211,6 +211,14 @@ bool Printer::compactTrait(const UnaryExprOrTypeTraitExpr *U) {
 }
 
 // ---- text ----------------------------------------------------------------
+/// `struct cp__c_T *` for a pointer expression E to T, `const struct
+/// cp__c_T *` if E points to const (the cast must not drop a qualifier).
+std::string Printer::cptr(const CompactType *T, const Expr *E) {
+  QualType P = E->getType();
+  bool Const = P->isPointerType() && P->getPointeeType().isConstQualified();
+  return (Const ? "const " : "") + ct(T) + " *";
+}
+
 std::string Printer::ct(const CompactType *T) {
   if (!T) { // a classification bug: refuse rather than crash
     S.report(Diag::Internal, SourceLocation(), "compactptr internal error: no compact type "
@@ -325,7 +333,7 @@ std::string Printer::clv(const Expr *E) {
   if (const auto *UO = dyn_cast<UnaryOperator>(E);
       UO && UO->getOpcode() == UO_Deref) {
     CompactType *T = M.pointeeOf(UO->getSubExpr()->getType());
-    return "(*(" + ct(T) + " *)(" + text(UO->getSubExpr()) + "))";
+    return "(*(" + cptr(T, UO->getSubExpr()) + ")(" + text(UO->getSubExpr()) + "))";
   }
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
     const Expr *B = AS->getBase()->IgnoreParens();
@@ -334,7 +342,7 @@ std::string Printer::clv(const Expr *E) {
           (isCompactLocated(M, IC->getSubExpr()) || isHandleArray(M, IC->getSubExpr())))
         return "(" + clv(IC->getSubExpr()) + "[" + text(AS->getIdx()) + "])";
     CompactType *T = M.pointeeOf(AS->getBase()->getType());
-    return "(((" + ct(T) + " *)(" + text(AS->getBase()) + "))[" +
+    return "(((" + cptr(T, AS->getBase()) + ")(" + text(AS->getBase()) + "))[" +
            text(AS->getIdx()) + "])";
   }
   if (const BoxedVar *B = boxedVar(M, E))
@@ -348,7 +356,7 @@ std::string Printer::clv(const Expr *E) {
     std::string N = ME->getMemberDecl()->getName().str();
     if (ME->isArrow()) {
       CompactType *T = M.pointeeOf(ME->getBase()->getType());
-      return "(((" + ct(T) + " *)(" + text(ME->getBase()) + "))->" + N + ")";
+      return "(((" + cptr(T, ME->getBase()) + ")(" + text(ME->getBase()) + "))->" + N + ")";
     }
     return "(" + clv(ME->getBase()) + "." + N + ")";
   }
@@ -506,14 +514,14 @@ std::string Printer::binaryText(const BinaryOperator *BO) {
   case BO_Sub: {
     CompactType *LT = M.pointeeOf(L->getType()), *RT = M.pointeeOf(R->getType());
     if (LT && RT)
-      return "((" + ct(LT) + " *)(" + text(L) + ") - (" + ct(RT) + " *)(" +
+      return "((" + cptr(LT, L) + ")(" + text(L) + ") - (" + cptr(RT, R) + ")(" +
              text(R) + "))";
     if (LT)
-      return "((" + ty(BO->getType()) + ")((" + ct(LT) + " *)(" + text(L) +
+      return "((" + ty(BO->getType()) + ")((" + cptr(LT, L) + ")(" + text(L) +
              ") " + (BO->getOpcode() == BO_Add ? "+" : "-") + " (" + text(R) + ")))";
     if (RT)
-      return "((" + ty(BO->getType()) + ")((" + text(L) + ") + (" + ct(RT) +
-             " *)(" + text(R) + ")))";
+      return "((" + ty(BO->getType()) + ")((" + text(L) + ") + (" + cptr(RT, R) +
+             ")(" + text(R) + ")))";
     break;
   }
   case BO_EQ:

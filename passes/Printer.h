@@ -57,6 +57,9 @@ public:
         CompactBodies(CompactBodies) {}
 
   Form form() const { return F; }
+  /// CE calls a dual function whose compact body this printer calls
+  /// directly (`g(...)` becomes `g__cp(...)` in a compact clone).
+  bool dualCallee(const clang::CallExpr *CE) const;
   /// St or a node inside it is rewritten by this printer (memoized).
   bool affected(const clang::Stmt *St);
   /// The node itself is rewritten (not only a descendant).
@@ -111,13 +114,13 @@ private:
   llvm::DenseMap<const clang::Stmt *, bool> Affected;
 
   bool compact() const { return F == Form::Compact; }
-  bool dualCallee(const clang::CallExpr *CE) const;
   bool compactTrait(const clang::UnaryExprOrTypeTraitExpr *U);
   bool collectParts(const clang::Stmt *E, clang::FileID FID, unsigned Begin,
                     unsigned End, EditSet &Parts);
   bool needsRebuild(const clang::Stmt *C);
   std::string splice(const clang::Stmt *E);
   std::string ct(const CompactType *T);
+  std::string cptr(const CompactType *T, const clang::Expr *E);
   const clang::Expr *handleRead(const clang::Expr *E);
   std::string caddr(const clang::Expr *E);
   std::string slotAddr(const clang::Expr *Deref);
@@ -138,6 +141,8 @@ private:
   const clang::Expr *freedArg(const clang::CallExpr *CE);
   const clang::Expr *allocatorSizeArg(const clang::CallExpr *CE);
   std::string otherArgs(const clang::CallExpr *CE, const clang::Expr *Keep);
+  void sizeFix(const clang::Expr *Size, const std::string &SizeofT, int64_t Elem,
+               std::vector<clang::FixItHint> &Fix);
 };
 
 /// Boxing.cpp: the declarator of boxed local VD, printed by C (compact

@@ -283,21 +283,8 @@ private:
     return "";
   }
 
-  const Expr *parentExpr(const Expr *E) {
-    for (;;) {
-      auto Ps = S.Ctx.getParents(*E);
-      if (Ps.empty())
-        return nullptr;
-      const Expr *P = Ps[0].get<Expr>();
-      if (!P)
-        return nullptr;
-      if (isa<ParenExpr>(P)) {
-        E = P;
-        continue;
-      }
-      return P;
-    }
-  }
+  const Expr *parentExpr(const Expr *E) { return parentSkippingParens(S.Ctx, E); }
+
 
   bool isSubscriptBase(const Expr *Decay) {
     const Expr *P = parentExpr(Decay);

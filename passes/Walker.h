@@ -107,7 +107,7 @@ private:
 };
 
 /// Dual.cpp: the dual form of FD: the wide body in place behind an entry
-/// dispatch, the compact clone f__cp at the end of the file.
+/// dispatch, the compact clone f__cp right after the function.
 void rewriteDual(Session &S, const clang::FunctionDecl *FD, Printer &Wide,
                  Printer &CompactClone);
 

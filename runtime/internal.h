@@ -71,6 +71,8 @@ uint64_t cp__option(cp_option_id_t id);
 void cp__options_init(void);
 /* Parses "123", "64K", "16M", "2G", "1T" (binary units); -1 on error. */
 int cp__parse_size(const char *s, uint64_t *out);
+/* The mixed-build check's report (include/compactptr.h); never returns. */
+CP_API void cp__plain_unit(const char *source);
 
 /* ---- os (os.c) ---------------------------------------------------------- */
 _Noreturn void cp__fatal(const char *fmt, ...)

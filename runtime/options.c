@@ -103,6 +103,69 @@ static void parse_one(cp_option_t *o) {
   o->value = v;
 }
 
+/* Edit distance of two short names (insertions, deletions, substitutions),
+ * capped: enough to suggest the knob a misspelling meant. */
+static unsigned distance(const char *a, size_t na, const char *b) {
+  size_t nb = strlen(b);
+  unsigned row[64];
+  if (na >= 63 || nb >= 63)
+    return 99;
+  for (size_t j = 0; j <= nb; j++)
+    row[j] = (unsigned)j;
+  for (size_t i = 1; i <= na; i++) {
+    unsigned diag = row[0];
+    row[0] = (unsigned)i;
+    for (size_t j = 1; j <= nb; j++) {
+      unsigned up = row[j];
+      unsigned best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best)
+        best = up + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[nb];
+}
+
+/* A COMPACTPTR_ variable that is no knob is a typo more often than not
+ * (COMPACTPTR_STAT=1 would otherwise do nothing, silently): one warning
+ * line each, naming the closest knob.  COMPACTPTR_CC_* belong to the
+ * compiler wrapper, not to the runtime. */
+static void warn_unknown_knobs(void) {
+  extern char **environ;
+  for (char **e = environ; e && *e; e++) {
+    if (strncmp(*e, "COMPACTPTR_", 11) != 0 || strncmp(*e, "COMPACTPTR_CC_", 14) == 0)
+      continue;
+    const char *name = *e + 11;
+    size_t n = strcspn(name, "=");
+    const char *best = NULL;
+    unsigned best_d = 3; /* suggest only what is at most two edits away */
+    bool known = false;
+    for (int i = 0; i < CP_OPT_COUNT; i++) {
+      if (strlen(options[i].name) == n && !strncmp(options[i].name, name, n)) {
+        known = true;
+        break;
+      }
+      unsigned d = distance(name, n, options[i].name);
+      if (d < best_d) {
+        best_d = d;
+        best = options[i].name;
+      }
+    }
+    if (known)
+      continue;
+    if (best)
+      fprintf(stderr, "compactptr: warning: COMPACTPTR_%.*s is not a runtime "
+              "knob and is ignored (did you mean COMPACTPTR_%s?)\n",
+              (int)n, name, best);
+    else
+      fprintf(stderr, "compactptr: warning: COMPACTPTR_%.*s is not a runtime "
+              "knob and is ignored (knobs: docs/runtime.md)\n", (int)n, name);
+  }
+}
+
 static bool parsed;
 
 void cp__options_init(void) {
@@ -110,6 +173,7 @@ void cp__options_init(void) {
     return;
   for (int i = 0; i < CP_OPT_COUNT; i++)
     parse_one(&options[i]);
+  warn_unknown_knobs();
   uint64_t limit = options[CP_OPT_ARENA_LIMIT].value;
   if (limit > CP_ARENA_REACH)
     cp__fatal("COMPACTPTR_ARENA_LIMIT=%llu exceeds the arena's reach of %llu "
@@ -135,3 +199,23 @@ uint64_t cp__option(cp_option_id_t id) {
     cp__options_init();
   return options[id].value;
 }
+
+/* The mixed-build check (include/compactptr.h): a translation unit compiled
+ * without the plugin calls this from a constructor when the module it is
+ * in also has plugin-built code.  It sees compact types in their C layout
+ * while the heap holds them in the compact layout, so the program stops
+ * before main, naming the source file.  Here, and not in a file of its own,
+ * because the reference is weak: a static link pulls in only members that
+ * something else needs, and every program that allocates needs this one. */
+CP_API void cp__plain_unit(const char *source) {
+  cp__fatal("'%s' was compiled without the compactptr plugin, but this "
+            "program also has plugin-built code, which keeps compact objects "
+            "in the compact layout; compile '%s' with the plugin "
+            "(compactptr-cc, or link compactptr::compactptr in CMake), or, if "
+            "it only passes compact pointers around, define COMPACTPTR_OPAQUE "
+            "before including <compactptr.h>", source, source);
+}
+
+/* Keeps debugger.c (the gdb extension) in statically linked programs. */
+extern const char cp__gdb_script_anchor;
+__attribute__((used)) static const char *const keep_gdb_script = &cp__gdb_script_anchor;

@@ -15,10 +15,11 @@
 #include <unistd.h>
 
 _Noreturn void cp__fatal(const char *fmt, ...) {
-  /* What the program printed so far goes out first, so its output and the
-   * message appear in order.  No allocation here: format into a stack
-   * buffer and write(2) it. */
-  fflush(stdout);
+  /* What the program wrote so far goes out first, to every stream it
+   * opened (a log file as much as stdout), so nothing buffered is lost to
+   * _exit and its output and the message appear in order.  No allocation
+   * here: format into a stack buffer and write(2) it. */
+  fflush(NULL);
   char buf[1024];
   int n = snprintf(buf, sizeof buf, "compactptr: ");
   va_list ap;

@@ -33,10 +33,19 @@ config.substitutions.append(("%cflags", incs))
 config.substitutions.append(("%plugin", plugin))
 config.substitutions.append(("%runtime", "%s -lpthread" % runtime_lib))
 config.substitutions.append(("%rewrite", os.path.join(obj, "tool", "compactptr-rewrite")))
+config.substitutions.append(("%cc", os.path.join(obj, "tool", "compactptr-cc")))
+# The warning flags a careful C project builds with.
+config.substitutions.append(("%strict", "-Wall -Wextra -Wpedantic -Wconversion "
+                             "-Wcast-qual -Wshadow -Werror"))
 config.substitutions.append(("%inputs", os.path.join(src, "test", "Inputs")))
 config.substitutions.append(("%srcroot", src))
 config.substitutions.append(("%objroot", obj))
 
 if os.path.exists(plugin):
     config.available_features.add("plugin")
+# Other compilers and tools the toolchain tests use when present.
+import shutil
+for tool in ("clang-14", "clang-16", "ccache", "gdb", "gcc"):
+    if shutil.which(tool):
+        config.available_features.add(tool)
 config.available_features.add("granule-%s" % config.granule_shift)

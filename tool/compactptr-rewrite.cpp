@@ -17,7 +17,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include <map>
+#include <set>
 
 using namespace clang;
 using namespace clang::tooling;
@@ -67,26 +69,86 @@ no compact type are printed unchanged.  With -o DIR, files are written to
 DIR/<file name> (headers too); compile them with -I DIR ahead of the
 original include directories and -I <compactptr>/include.
 
+A header shared by several files is written once (files are told apart by
+their real path, so a header reached through a symlink is the same file);
+a file whose text would not change is not written again, so a second run
+changes nothing.  With -p, a compile command's
+-fplugin-arg-compactptr-mode=M or --cp-mode=M (compactptr-cc) sets that
+file's mode, unless -mode is given.  C++ files and files that already are
+rewritten output (they define the module record) are left as they are.
+
 Exit status:
   0  every file was rewritten (or needed no rewrite)
   1  a file has errors (the program's own, or a construct the rewrite
-     refuses; see the diagnostics); nothing is written for it, the other
-     files are written
+     refuses; see the diagnostics), or two files rewrite a shared header
+     differently, or two rewritten files have the same name for -o;
+     nothing is written for those, the other files are written
   2  bad command line
 )";
 
 namespace {
 
+/// A file's real path (symlinks resolved), or the name if it has none.
+std::string realPath(const std::string &Name) {
+  llvm::SmallString<256> Real;
+  return llvm::sys::fs::real_path(Name, Real) ? Name : Real.str().str();
+}
+
 struct Collected {
-  std::map<std::string, std::string> Files; ///< name -> text, in order seen
+  /// Real path -> (name as first seen, text), in the order first seen.
+  std::map<std::string, std::pair<std::string, std::string>> Files;
   std::vector<std::string> Order;
+  /// Per main file (as the tool was given it): the mode its compile
+  /// command asks for (-p).
+  std::map<std::string, Mode> Modes;
   bool Failed = false;
+
+  /// Records a rewritten file; a header rewritten differently by two
+  /// translation units is an error (it is compiled in different contexts).
+  void add(const std::string &Name, std::string Text) {
+    std::string Key = realPath(Name);
+    auto It = Files.find(Key);
+    if (It == Files.end()) {
+      Order.push_back(Key);
+      Files[Key] = {Name, std::move(Text)};
+      return;
+    }
+    // Reached through another path (a symlink, ../): the #line
+    // directives name the file as it was reached, the code is the same.
+    const std::string &First = It->second.first;
+    if (Name != First) {
+      std::string From = "\"" + Name + "\"", To = "\"" + First + "\"";
+      for (size_t At = Text.find(From); At != std::string::npos;
+           At = Text.find(From, At + To.size()))
+        Text.replace(At, From.size(), To);
+    }
+    if (It->second.second != Text) {
+      llvm::errs() << "compactptr-rewrite: error: '" << Name
+                   << "' is rewritten differently by two translation units "
+                      "(it is compiled in different contexts); not written\n";
+      It->second.second.clear();
+      Conflicts.insert(Key);
+      Failed = true;
+    }
+  }
+  std::set<std::string> Conflicts;
 };
 
 /// The -W[no-][error=]compactptr* flags of the file being rewritten: the
 /// arguments adjuster takes them out of its command line (clang would call
 /// them unknown) and the engine applies them.
 std::vector<std::string> FileWarningFlags;
+
+/// Rewritten output defines the module record (CP_DEFINE_MODULE() at its
+/// end); rewriting it again would rewrite the generated code too.
+bool isRewrittenOutput(ASTContext &Ctx) {
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (const auto *VD = dyn_cast<VarDecl>(D))
+      if (VD->getName() == "cp__module" && VD->isThisDeclarationADefinition() &&
+          Ctx.getSourceManager().isInMainFile(VD->getLocation()))
+        return true;
+  return false;
+}
 
 class ToolConsumer : public ASTConsumer {
 public:
@@ -102,10 +164,25 @@ public:
       C.Failed = true;
       return;
     }
+    const SourceManager &SM = Ctx.getSourceManager();
+    const char *LeftAlone = Ctx.getLangOpts().CPlusPlus || Ctx.getLangOpts().ObjC
+                                ? "C++ or Objective-C (the engine rewrites C)"
+                            : isRewrittenOutput(Ctx) ? "already rewritten output"
+                                                     : nullptr;
+    if (LeftAlone) {
+      llvm::errs() << "compactptr-rewrite: note: '" << InFile << "' is "
+                   << LeftAlone << "; left as it is\n";
+      C.add(InFile, SM.getBufferData(SM.getMainFileID()).str());
+      return;
+    }
+    Options TUOptions = O;
+    auto M = C.Modes.find(realPath(InFile));
+    if (M != C.Modes.end())
+      TUOptions.TheMode = M->second;
     EngineDiagSink Sink(Ctx.getDiagnostics());
     std::vector<RewrittenFile> Out;
     std::string Plan;
-    bool Ok = runEngine(Ctx, O, Sink, Out, PlanOpt ? &Plan : nullptr);
+    bool Ok = runEngine(Ctx, TUOptions, Sink, Out, PlanOpt ? &Plan : nullptr);
     if (PlanOpt)
       llvm::outs() << Plan;
     if (!Ok) {
@@ -114,7 +191,6 @@ public:
     }
     if (PlanOpt)
       return;
-    const SourceManager &SM = Ctx.getSourceManager();
     if (Out.empty()) { // nothing compact: the file as it is
       RewrittenFile R;
       R.Name = InFile;
@@ -125,10 +201,7 @@ public:
     for (RewrittenFile &R : Out) {
       if (MainOnly && !R.IsMain)
         continue;
-      std::string Name = R.FE ? R.FE->getName().str() : R.Name;
-      if (!C.Files.count(Name))
-        C.Order.push_back(Name);
-      C.Files[Name] = std::move(R.Text);
+      C.add(R.FE ? R.FE->getName().str() : R.Name, std::move(R.Text));
     }
   }
 
@@ -182,6 +255,25 @@ int main(int argc, const char **argv) {
     return 2;
   }
   ClangTool Tool(Parser->getCompilations(), Parser->getSourcePathList());
+  Collected C;
+  // A compile command built for the plugin names its mode; compactptr-cc's
+  // own options are not clang's.
+  bool ModeGiven = ModeOpt.getNumOccurrences() > 0;
+  Tool.appendArgumentsAdjuster(
+      [&C, ModeGiven](const CommandLineArguments &Args, StringRef File) {
+        CommandLineArguments Out;
+        for (const std::string &A : Args) {
+          StringRef S(A);
+          Mode M;
+          for (StringRef Prefix : {"-fplugin-arg-compactptr-mode=", "--cp-mode="})
+            if (S.consume_front(Prefix) && !ModeGiven && Options::parseMode(S, M))
+              C.Modes[realPath(File.str())] = M;
+          if (StringRef(A).starts_with("--cp-"))
+            continue;
+          Out.push_back(A);
+        }
+        return Out;
+      });
   Tool.appendArgumentsAdjuster(getInsertArgumentAdjuster(
       "-resource-dir=" COMPACTPTR_CLANG_RESOURCE_DIR,
       ArgumentInsertPosition::END));
@@ -202,13 +294,16 @@ int main(int argc, const char **argv) {
         }
         return Out;
       });
-  Collected C;
   Factory F(O, C);
   // A file with errors contributes nothing; the others are still written,
   // so one bad translation unit does not hold back a whole project.
   int RC = Tool.run(&F);
-  for (const std::string &Name : C.Order) {
-    const std::string &Text = C.Files[Name];
+  std::map<std::string, std::string> Written; // output path -> real path
+  for (const std::string &Key : C.Order) {
+    if (C.Conflicts.count(Key))
+      continue;
+    const std::string &Name = C.Files[Key].first;
+    const std::string &Text = C.Files[Key].second;
     if (OutDir.empty()) {
       llvm::outs() << "// ===== compactptr: " << Name << " =====\n" << Text;
       continue;
@@ -220,6 +315,18 @@ int main(int argc, const char **argv) {
     }
     llvm::SmallString<256> P(OutDir);
     llvm::sys::path::append(P, llvm::sys::path::filename(Name));
+    auto [It, New] = Written.insert({P.str().str(), Key});
+    if (!New) {
+      llvm::errs() << "compactptr-rewrite: error: '" << Name << "' and '"
+                   << C.Files[It->second].first << "' would both be written to '"
+                   << P << "'; not written\n";
+      C.Failed = true;
+      continue;
+    }
+    // Unchanged text is not written again: a second run changes nothing,
+    // not even a timestamp that make would see.
+    if (auto Old = llvm::MemoryBuffer::getFile(P); Old && (*Old)->getBuffer() == Text)
+      continue;
     std::error_code EC;
     llvm::raw_fd_ostream OS(P, EC);
     if (EC) {

@@ -5,6 +5,9 @@ is plain C plus `CP_COMPACT` and `cp_safepoint()`, and a dict describing
 what the generator chose (type count, whether the program polls outside
 main, ...).  The same seed always gives the same text.
 
+Half of the programs (a PRNG of their own picks them) write some of their
+accesses, allocations and statements through macros (macro_wrap below).
+
 What a program does.  One to three compact types T0..T2 (some behind a
 typedef) with a `k` key, a unique `id` per allocation, a `next` link and a
 random mix of fields: links to any type, arrays of links, unsigned and
@@ -1001,8 +1004,89 @@ class Gen:
         return "\n".join(self.out) + "\n", self.facts
 
 
+# -- macro-wrapped accesses (a separate feature) -----------------------------
+#
+# Real C hides its accesses in macros: accessor macros (`NEXT(p)` for
+# `p->next`, as lvalues and rvalues), macros inside macros (`ACC_b(ACC_a(p))`
+# for `p->a->b`), allocation macros (`NEW(T)` for `malloc(sizeof(T))`),
+# statement macros in `do { } while (0)`, and `#`/`##` macros that touch no
+# compact type.  For half of the seeds (drawn from a PRNG of their own, so
+# the base program of every seed is unchanged) the program's text is
+# rewritten that way after it is generated: the plugin must give the same
+# output through the macros.
+
+MACRO_PRELUDE = r"""/* cpgen: macro-wrapped accesses */
+#define CPG_NEW(T) ((T *)malloc(sizeof(T)))
+#define CPG_STMT(...) do { __VA_ARGS__ } while (0)
+#define CPG_STR(x) #x
+#define CPG_CAT(a, b) a##b
+static const char *CPG_CAT(cpg_, tag) __attribute__((unused)) = CPG_STR(macro-wrapped);"""
+
+_ACCESS = re.compile(r"(?<![\w.>])([A-Za-z_]\w*(?:\[[^\[\]]*\])?)->([A-Za-z_]\w*)")
+_NESTED = re.compile(r"(CPG_ACC_\w+\([^()]*(?:\([^()]*\))?[^()]*\))->([A-Za-z_]\w*)")
+_MALLOC = re.compile(r"\(struct (T\d+) \*\)malloc\(sizeof\(struct T\d+\)\)")
+
+
+def macro_wrap(src, seed):
+    """src with some member accesses, allocations and statements of its
+    function bodies written through macros; (text, count of rewrites)."""
+    r = random.Random(seed * 7919 + 17)
+    if r.random() < 0.5:
+        return src, 0
+    lines = src.split("\n")
+    fields = set()
+    count = 0
+    out = []
+    stack = []  # per open brace: is it (inside) a function body?
+    for line in lines:
+        in_body = bool(stack) and stack[-1]
+        for ch in line.split("//")[0]:
+            if ch == "{":
+                stack.append(in_body or (not stack and line.rstrip().endswith(") {")))
+            elif ch == "}" and stack:
+                stack.pop()
+        if line.startswith("#") or "\"" in line or not in_body or r.random() < 0.3:
+            out.append(line)
+            continue
+        def acc(m):
+            nonlocal count
+            if r.random() < 0.3:
+                return m.group(0)
+            fields.add(m.group(2))
+            count += 1
+            return "CPG_ACC_%s(%s)" % (m.group(2), m.group(1))
+        new = _ACCESS.sub(acc, line)
+        for _ in range(3):
+            new2 = _NESTED.sub(lambda m: (fields.add(m.group(2)) or
+                                          "CPG_ACC_%s(%s)" % (m.group(2), m.group(1))), new)
+            if new2 == new:
+                break
+            new = new2
+        new, k = _MALLOC.subn(lambda m: "CPG_NEW(struct %s)" % m.group(1), new)
+        count += k
+        stripped = new.strip()
+        if (stripped.endswith(";") and not stripped.startswith(("return", "case", "default", "break", "continue", "goto"))
+                and stripped.count(";") == 1 and "{" not in stripped and "}" not in stripped
+                and not stripped.startswith(("if", "for", "while", "do", "else"))
+                and not re.match(r"^(struct|union|enum|unsigned|signed|int|long|short|char|"
+                                 r"double|float|_Bool|void|const|static|T\d+_t)\b", stripped)
+                and r.random() < 0.3):
+            indent = new[:len(new) - len(new.lstrip())]
+            new = "%sCPG_STMT(%s);" % (indent, stripped)
+            count += 1
+        out.append(new)
+    defs = ["#define CPG_ACC_%s(p) ((p)->%s)" % (f, f) for f in sorted(fields)]
+    # After the includes: the macros need no declaration.
+    at = max(i for i, l in enumerate(out) if l.startswith("#include")) + 1
+    out[at:at] = [MACRO_PRELUDE] + defs
+    return "\n".join(out), count
+
+
 def generate(seed):
-    return Gen(seed).generate()
+    src, facts = Gen(seed).generate()
+    src, n = macro_wrap(src, seed)
+    facts["macro_rewrites"] = n
+    return src, facts
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ static struct node *pop(struct node **head) {
 // CHECK-NEXT:   return n;
 // CHECK-NEXT: }
 
-// SW: static void step(struct node **pp) { cp_root_desc_t cp__rt1[1] = {{[{][{]}}(void *)&pp, CP_ROOT_POINTER, 1, 0, "pp"}, }; {{.*}}
+// SW: static void step(struct node **pp) { cp_root_desc_t cp__rt1[1]; {{.*}} = (cp__root(&cp__rt1[0], (void *)&pp, CP_ROOT_POINTER, 1, 0, "pp"), cp__frame(&cp__fr1, 1, cp__rt1));
 static void step(struct node **pp) {
   cp_safepoint();
   printf("%d\n", (*pp)->key);

@@ -42,9 +42,11 @@ int main(void) {
   printf("sum %ld\n", s);
   return 0;
 }
-// CHECK: {{^}}static struct node *grow(struct node *head, int k) { cp_root_desc_t cp__rt1[1] = {{[{][{]}}(void *)&head, CP_ROOT_POINTER, 1, &cp__desc_node, "head"}, }; cp_frame_t cp__fr1 __attribute__((cleanup(cp_frame_pop))) = {0, 1, cp__rt1}; cp_frame_push(&cp__fr1);
-// CHECK-NEXT: {{^}}  struct node *n = cp_alloc(&cp__desc_node), *spare = 0; cp_root_desc_t cp__rt2[2] = {{[{][{]}}(void *)&n, CP_ROOT_POINTER, 1, &cp__desc_node, "n"}, {(void *)&spare, CP_ROOT_POINTER, 1, &cp__desc_node, "spare"}, }; cp_frame_t cp__fr2 {{.*}} cp_frame_push(&cp__fr2);
-// CHECK-NEXT: {{^}}  struct node copy = {0}; cp_root_desc_t cp__rt3[1] = {{[{][{]}}(void *)&copy, CP_ROOT_VALUE, 1, &cp__desc_node, "copy"}, };
+// Frames are declarations (C89 allows no statement before a declaration):
+// the initializer of cp__inN fills the descriptors and pushes the frame.
+// CHECK: {{^}}static struct node *grow(struct node *head, int k) { cp_root_desc_t cp__rt1[1]; cp_frame_t cp__fr1 __attribute__((cleanup(cp_frame_pop))); int cp__in1 __attribute__((unused)) = (cp__root(&cp__rt1[0], (void *)&head, CP_ROOT_POINTER, 1, &cp__desc_node, "head"), cp__frame(&cp__fr1, 1, cp__rt1));
+// CHECK-NEXT: {{^}}  struct node *n = cp_alloc(&cp__desc_node), *spare = 0; cp_root_desc_t cp__rt2[2]; cp_frame_t cp__fr2 __attribute__((cleanup(cp_frame_pop))); int cp__in2 __attribute__((unused)) = (cp__root(&cp__rt2[0], (void *)&n, CP_ROOT_POINTER, 1, &cp__desc_node, "n"), cp__root(&cp__rt2[1], (void *)&spare, CP_ROOT_POINTER, 1, &cp__desc_node, "spare"), cp__frame(&cp__fr2, 2, cp__rt2));
+// CHECK-NEXT: {{^}}  struct node copy = {0}; cp_root_desc_t cp__rt3[1]; {{.*}}(cp__root(&cp__rt3[0], (void *)&copy, CP_ROOT_VALUE, 1, &cp__desc_node, "copy"), cp__frame(&cp__fr3, 1, cp__rt3));
 // CHECK-NEXT: {{^}}  cp_safepoint();
 // The statements after the last safepoint keep one mode: versioned as a run.
 // CHECK-NEXT: {{^}}  { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(n))->key) = k;
@@ -60,7 +62,7 @@ int main(void) {
 // CHECK-NEXT: {{^}}  return copy.next == head ? n : NULL; } }{{$}}
 // A single statement between safepoints keeps the per-expression test.
 // CHECK: {{^}}static void link(struct node *p, int k) { cp_root_desc_t
-// CHECK-NEXT: {{^}}  ({ struct node * cp__t2 = ((cp_is_compact() ? (grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k)) : (grow(p->next, k)))); if (cp_is_compact()) cp__sth(&(((struct cp__c_node *)(p))->next), cp__t2); else p->next = cp__t2; });
+// CHECK-NEXT: {{^}}  __extension__ ({ struct node * cp__t2 = ((cp_is_compact() ? (grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k)) : (grow(p->next, k)))); if (cp_is_compact()) cp__sth(&(((struct cp__c_node *)(p))->next), cp__t2); else p->next = cp__t2; });
 // main's last loop cannot allocate: one poll in front of it, then the loop
 // keeps one mode and is versioned whole (no frame for its variable).
 // CHECK: {{^}}  { cp_safepoint(); if (cp_is_compact()) { {{.*}} for (struct node *p = ((struct node *)cp_decode((((struct cp__c_node *)(head))->next))); p; {{.*}})

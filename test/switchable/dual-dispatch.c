@@ -1,8 +1,10 @@
 // A layout-dependent function that reaches no safepoint gets the dual form:
 // the original symbol keeps the wide body behind an entry dispatch, the
-// compact body `f__cp` goes to the end of the file, and compact bodies call
-// the compact bodies of TU-local dual functions directly.  switchable is the
-// default mode.
+// compact body `f__cp` follows the function (behind #line, so it keeps the
+// user's lines and sees the macros the function saw; a #line after it gives
+// the next line its number back), and compact bodies call the compact
+// bodies of TU-local dual functions directly.  switchable is the default
+// mode.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Werror -fplugin-arg-compactptr-dump=- %s 2>&1 | FileCheck %s
 // RUN: %rewrite -mode=switchable %s -- %cflags | FileCheck %s
@@ -33,22 +35,27 @@ int main(void) {
   printf("sum %d %s\n", sum(h), cp_is_compact() ? "compact" : "wide");
   return 0;
 }
-// The wide body keeps the original code behind the dispatch, on its lines.
-// CHECK: {{^}}static __attribute__((unused)) int (key_of__cp)(struct node *); static int key_of(struct node *p) { if (cp_is_compact()) { ++cp__compact_depth; __typeof__(key_of__cp(p)) cp__r = key_of__cp(p); --cp__compact_depth; return cp__r; } return p->key; }
-// CHECK-NEXT: {{^}}static __attribute__((unused)) int (sum__cp)(struct node *); int sum(struct node *p) { if (cp_is_compact()) { ++cp__compact_depth; __typeof__(sum__cp(p)) cp__r = sum__cp(p); --cp__compact_depth; return cp__r; }
+// The wide body keeps the original code behind the dispatch, on its lines;
+// a body that opens with declarations becomes a block of its own (C89
+// allows no statement before a declaration).
+// CHECK: {{^}}static __attribute__((unused)) int (key_of__cp)(struct node *); static int key_of(struct node *p) { if (cp_is_compact()) { __typeof__(key_of__cp(p)) cp__r; ++cp__compact_depth; cp__r = key_of__cp(p); --cp__compact_depth; return cp__r; } return p->key; }
+// CHECK-NEXT: {{^}}/* compactptr: compact body of key_of
+// CHECK: {{^}}#line 18 "{{.*}}dual-dispatch.c"
+// CHECK-NEXT: {{^}}__attribute__((unused)) static int key_of__cp(struct node *p) { return (((struct cp__c_node *)(p))->key); }
+// CHECK-NEXT: {{^}}#pragma clang diagnostic pop
+// CHECK-NEXT: {{^}}#line 18 "{{.*}}dual-dispatch.c"
+// CHECK-EMPTY:
+// CHECK-NEXT: {{^}}static __attribute__((unused)) int (sum__cp)(struct node *); int sum(struct node *p) { if (cp_is_compact()) { __typeof__(sum__cp(p)) cp__r; ++cp__compact_depth; cp__r = sum__cp(p); --cp__compact_depth; return cp__r; } {{[{]$}}
 // CHECK-NEXT: {{^}}  int s = 0;
 // CHECK-NEXT: {{^}}  for (; p; p = p->next) s += key_of(p);
-// CHECK: {{^}}static __attribute__((unused)) void (push__cp)(struct node **, int); static void push(struct node **head, int k) { if (cp_is_compact()) { ++cp__compact_depth; push__cp(head, k); --cp__compact_depth; return; }
-// CHECK-NEXT: {{^}}  struct node *n = cp_alloc(&cp__desc_node);
-// CHECK-NEXT: {{^}}  n->key = k;
-// The compact bodies, behind #line at the user's lines.
-// CHECK: {{^}}/* compactptr: compact body of key_of
-// CHECK: {{^}}#line 16 "{{.*}}dual-dispatch.c"
-// CHECK-NEXT: {{^}}__attribute__((unused)) static int key_of__cp(struct node *p) { return (((struct cp__c_node *)(p))->key); }
-// CHECK: {{^}}#line 17 "{{.*}}dual-dispatch.c"
+// CHECK: {{^}}#line 19 "{{.*}}dual-dispatch.c"
 // CHECK-NEXT: {{^}}__attribute__((unused)) static int sum__cp(struct node *p) {
 // CHECK-NEXT: {{^}}  int s = 0;
 // CHECK-NEXT: {{^}}  for (; p; p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)))) s += key_of__cp(p);
+// CHECK: {{^}}#line 23 "{{.*}}dual-dispatch.c"
+// CHECK: {{^}}static __attribute__((unused)) void (push__cp)(struct node **, int); static void push(struct node **head, int k) { if (cp_is_compact()) { ++cp__compact_depth; push__cp(head, k); --cp__compact_depth; return; } {{[{]$}}
+// CHECK-NEXT: {{^}}  struct node *n = cp_alloc(&cp__desc_node);
+// CHECK-NEXT: {{^}}  n->key = k;
 // CHECK: {{^}}__attribute__((unused)) static void push__cp(struct node **head, int k) {
 // CHECK: {{^}}static cp_type_desc_t cp__desc_node = {{.*}}CP_BUILD_SWITCHABLE
 // OUT: sum 3 compact

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_BLOCKED = 3 };
 
 static const char usage[] =
     "usage: compactptr-advise [options] -p BUILD_DIR [FILE...]\n"
@@ -45,6 +45,7 @@ static const char usage[] =
     "                directory) adding CP_COMPACT to every clean candidate and\n"
     "                #include <compactptr.h> where it is missing\n"
     "  -h, --help    this text\n"
+    "  --version     the version\n"
     "\n"
     "Verdicts:\n"
     "  clean            candidate with no blockers: mark it CP_COMPACT\n"
@@ -88,7 +89,12 @@ static const char usage[] =
     "\n"
     "Exit status: 0 report printed; 1 bad input (no compile database, a file\n"
     "that does not parse or compile: the report covers the rest); 2 usage\n"
-    "error (unknown option, missing argument, no input).\n";
+    "error (unknown option, missing argument, no input).\n"
+    "\n"
+    "Exit status: 0 report written; 1 a file could not be read or analysed\n"
+    "(the report covers the rest); 2 bad command line; 3 a struct already\n"
+    "marked CP_COMPACT has a blocker the plugin reports as an error (the\n"
+    "build with the plugin would fail)\n";
 
 /* ---- utilities ---------------------------------------------------------- */
 
@@ -278,6 +284,20 @@ static int run_database(ad_model_t *m, const char *dir, int nfiles,
   return 0;
 }
 
+/* A struct already marked CP_COMPACT with a blocker the plugin reports as
+ * an error: the build with the plugin would fail, so a script must see it. */
+static int annotated_blocked(const ad_model_t *m) {
+  for (size_t i = 0; i < m->norder; i++) {
+    const ad_record_t *r = &m->records[m->order[i]];
+    if (!r->annotated)
+      continue;
+    for (size_t k = 0; k < r->nblockers; k++)
+      if (strcmp(ad_blocker_plugin(m->blockers[r->blockers[k]].kind), "error") == 0)
+        return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *dbdir = NULL;
   int json = 0, annotate = 0, only_candidates = 0, nfiles = 0, nflags = 0;
@@ -293,6 +313,9 @@ int main(int argc, char **argv) {
       break;
     } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       fputs(usage, stdout);
+      return EXIT_OK;
+    } else if (strcmp(a, "--version") == 0) {
+      printf("compactptr-advise %s\n", COMPACTPTR_VERSION);
       return EXIT_OK;
     } else if (strcmp(a, "--json") == 0) {
       json = 1;
@@ -369,6 +392,8 @@ int main(int argc, char **argv) {
     ad_report_json(&m);
   else
     ad_report_text(&m);
+  if (rc == EXIT_OK && annotated_blocked(&m))
+    rc = EXIT_BLOCKED;
   if (failed) {
     fprintf(stderr, "compactptr-advise: error: %d of %d translation unit%s "
                     "could not be analysed; the report covers the rest\n",

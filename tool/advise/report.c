@@ -248,6 +248,50 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Where `#include <compactptr.h>` goes in a file (1-based line to insert
+ * before), or 0 if the file has it.  Before the first #include that every
+ * build sees: not one inside #if/#ifdef (a configuration may skip it), the
+ * include guard of a header excepted; with none, after the guard's
+ * #define, or at the top. */
+static size_t include_line(const lines_t *L) {
+  int depth = 0, guard = 0;
+  size_t first = 0, after_guard = 0, directives = 0;
+  for (size_t i = 0; i < L->n; i++) {
+    const char *p = L->v[i];
+    while (*p == ' ' || *p == '\t')
+      p++;
+    if (*p != '#')
+      continue;
+    p++;
+    while (*p == ' ' || *p == '\t')
+      p++;
+    directives++;
+    if (strncmp(p, "include", 7) == 0) {
+      if (strstr(p, "compactptr.h"))
+        return 0;
+      if (!first && depth - (guard == 1) == 0)
+        first = i + 1;
+    } else if (strncmp(p, "if", 2) == 0) {
+      /* `#ifndef X` as the first directive, then `#define X`: a guard */
+      if (directives == 1 && strncmp(p, "ifndef", 6) == 0)
+        guard = -1;
+      depth++;
+    } else if (strncmp(p, "endif", 5) == 0) {
+      depth--;
+      if (guard == 1 && depth == 0)
+        guard = 0;
+    } else if (strncmp(p, "define", 6) == 0 && guard == -1 && directives == 2) {
+      guard = 1;
+      after_guard = i + 2;
+    } else if (guard == -1) {
+      guard = 0;
+    }
+  }
+  if (first)
+    return first;
+  return after_guard ? after_guard : 1;
+}
+
 int ad_report_annotate(const ad_model_t *m) {
   const char **files = NULL;
   size_t nf = 0, capf = 0;
@@ -297,26 +341,7 @@ int ad_report_annotate(const ad_model_t *m) {
       repl[ln - 1] = ad_printf("%.*sstruct CP_COMPACT%s", (int)(at - cur), cur,
                                at + 6);
     }
-    size_t ins_before = 0, first_include = 0;
-    int has_include = 0;
-    for (size_t i = 0; i < L.n; i++) {
-      const char *p = L.v[i];
-      while (*p == ' ' || *p == '\t')
-        p++;
-      if (*p == '#') {
-        p++;
-        while (*p == ' ' || *p == '\t')
-          p++;
-        if (strncmp(p, "include", 7) == 0) {
-          if (!first_include)
-            first_include = i + 1;
-          if (strstr(p, "compactptr.h"))
-            has_include = 1;
-        }
-      }
-    }
-    if (!has_include)
-      ins_before = first_include ? first_include : 1;
+    size_t ins_before = include_line(&L);
     diff_file(ad_display_path(files[f]), &L, repl, ins_before,
               "#include <compactptr.h>\n");
     for (size_t i = 0; i < L.n; i++)

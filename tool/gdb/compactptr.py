@@ -1,0 +1,318 @@
+# compactptr's gdb extension (docs/debugging.md).
+#
+# In compact mode a heap object of a compact type is stored in its compact
+# layout: fields reordered, 32-bit handles instead of pointers.  gdb reads
+# memory through the C definition, so `p *root` would show garbage.  This
+# extension reads the type descriptors the plugin generated from the
+# inferior and shows such objects field by field, handles decoded:
+#
+#   p *root                       a pretty-printer for every compact type
+#   p $cp("root->right->key")     follows compact pointers (->, ., [i])
+#   p *$cp("root->left")          the object it names, decoded
+#   cp-print root->right          the same as a command
+#   cp-info                       mode, arena, and the descriptors found
+#
+# After the switch every object is in its wide (C) layout, which gdb reads
+# by itself; the printer then steps aside and `$cp` follows plain pointers.
+#
+# Loaded automatically from the .debug_gdb_scripts section of the runtime
+# (gdb asks for `set auto-load safe-path`), or by hand:
+#   (gdb) source <prefix>/share/compactptr/gdb/compactptr.py
+#
+# The descriptors are read as raw memory (layout version CP_ABI_VERSION 1,
+# include/compactptr.h), so neither the runtime nor the program needs
+# debug information for them; the program needs -g for its own types.
+import re
+import struct
+
+import gdb
+import gdb.printing
+
+ABI_VERSION = 1
+FIELD_BYTES, FIELD_HANDLE, FIELD_STRUCT = 0, 1, 2
+# cp_type_desc_t: abi, granule_shift, build, name, compact_size,
+# compact_align, wide_size, wide_align, nfields, fields, module, rt.
+TYPE_DESC = struct.Struct("<III4xQIIIII4xQQQ")
+# cp_field_desc_t: name, compact_offset, wide_offset, kind, count, size, target.
+FIELD_DESC = struct.Struct("<QIIIII4xQ")
+# cp_module_t: types_begin, types_end, roots_begin, roots_end, next, registered.
+MODULE = struct.Struct("<QQQQQI")
+
+
+class Field(object):
+    def __init__(self, name, offset, kind, count, size, target):
+        self.name, self.offset, self.kind = name, offset, kind
+        self.count, self.size, self.target = count, size, target
+
+
+class TypeDesc(object):
+    def __init__(self, name, shift, compact_size, wide_size, fields):
+        self.name, self.shift = name, shift
+        self.compact_size, self.wide_size = compact_size, wide_size
+        self.fields = fields  # name -> Field
+
+
+def _read(addr, n):
+    return bytes(gdb.selected_inferior().read_memory(addr, n))
+
+
+def _cstring(addr, limit=256):
+    if not addr:
+        return None
+    data = _read(addr, limit)
+    return data.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
+def _symbol_value(expr):
+    """An integer from the inferior, or None when the symbol is missing."""
+    try:
+        return int(gdb.parse_and_eval(expr))
+    except gdb.error:
+        return None
+
+
+class Runtime(object):
+    """What the extension knows of the running program."""
+
+    def __init__(self):
+        self.descs = None
+        self.key = None
+
+    def _descriptor_addresses(self):
+        seen = []
+        m = _symbol_value("(unsigned long)cp__modules")
+        while m:
+            begin, end, _, _, nxt, _ = MODULE.unpack(_read(m, MODULE.size))
+            for p in range(begin, end, 8):
+                seen.append(struct.unpack("<Q", _read(p, 8))[0])
+            m = nxt
+        if not seen:  # before the runtime registered its first module
+            begin = _symbol_value("(unsigned long)&__start_compactptr_types")
+            end = _symbol_value("(unsigned long)&__stop_compactptr_types")
+            if begin and end:
+                for p in range(begin, end, 8):
+                    seen.append(struct.unpack("<Q", _read(p, 8))[0])
+        return seen
+
+    def descriptors(self):
+        inf = gdb.selected_inferior()
+        key = (inf.num, inf.pid)
+        if self.descs is not None and self.key == key:
+            return self.descs
+        descs = {}
+        for addr in self._descriptor_addresses():
+            if not addr:
+                continue
+            (abi, shift, _build, name_p, csize, _calign, wsize, _walign,
+             nfields, fields_p, _module, _rt) = TYPE_DESC.unpack(_read(addr, TYPE_DESC.size))
+            if abi != ABI_VERSION:
+                raise gdb.GdbError("compactptr: descriptor at 0x%x has layout "
+                                   "version %d; this extension reads %d"
+                                   % (addr, abi, ABI_VERSION))
+            name = _cstring(name_p)
+            if name in descs:
+                continue
+            fields = {}
+            for i in range(nfields):
+                fname_p, coff, _woff, kind, count, size, target = FIELD_DESC.unpack(
+                    _read(fields_p + i * FIELD_DESC.size, FIELD_DESC.size))
+                tname = None
+                if target:
+                    tname = _cstring(struct.unpack("<Q", _read(target + 16, 8))[0])
+                fields[_cstring(fname_p)] = Field(_cstring(fname_p), coff, kind,
+                                                  count, size, tname)
+            descs[name] = TypeDesc(name, shift, csize, wsize, fields)
+        if descs:  # none yet: the program has not started, ask again later
+            self.descs, self.key = descs, key
+        return descs
+
+    def compact_mode(self):
+        wide = _symbol_value("(int)cp__wide")
+        return wide == 0
+
+    def arena(self):
+        """(base, end) of the compact arena, or None in wide mode."""
+        if not self.compact_mode():
+            return None
+        base = _symbol_value("(unsigned long)cp__arena_base")
+        descs = self.descriptors()
+        if not base or not descs:
+            return None
+        shift = next(iter(descs.values())).shift
+        return base, base + (1 << (32 + shift))
+
+    def decode(self, handle):
+        base, _ = self.arena()
+        shift = next(iter(self.descriptors().values())).shift
+        return base + (handle << shift) if handle else 0
+
+    def in_arena(self, addr):
+        a = self.arena()
+        return a is not None and a[0] <= addr < a[1]
+
+    def desc_of(self, gdb_type):
+        """The descriptor of a struct type (by tag or typedef name)."""
+        descs = self.descriptors()
+        t = gdb_type
+        while True:
+            for n in (t.name, getattr(t, "tag", None)):
+                if n and n.startswith("struct "):
+                    n = n[len("struct "):]
+                if n in descs:
+                    return descs[n]
+            if t.code != gdb.TYPE_CODE_TYPEDEF:
+                return None
+            t = t.target()
+
+
+RUNTIME = Runtime()
+
+
+def field_value(desc, addr, field):
+    """The value of `field` of the compact object at addr (a gdb.Value),
+    handles decoded into pointers of the field's C type."""
+    f = desc.fields.get(field.name)
+    if f is None:
+        raise gdb.GdbError("compactptr: '%s' has no field '%s' in its "
+                           "descriptor" % (desc.name, field.name))
+    at = addr + f.offset
+    if f.kind == FIELD_HANDLE:
+        handles = struct.unpack("<%dI" % f.count, _read(at, 4 * f.count))
+        ptrs = [RUNTIME.decode(h) for h in handles]
+        if f.count == 1 and field.type.strip_typedefs().code == gdb.TYPE_CODE_PTR:
+            return gdb.Value(ptrs[0]).cast(field.type)
+        elem = field.type.strip_typedefs().target()
+        return ["(%s) 0x%x" % (elem, p) for p in ptrs]
+    return gdb.Value(at).cast(field.type.pointer()).dereference()
+
+
+class CompactObjectPrinter(object):
+    """A compact object in the arena, printed in declaration order."""
+
+    def __init__(self, val, desc):
+        self.val, self.desc = val, desc
+
+    def to_string(self):
+        return None
+
+    def children(self):
+        addr = int(self.val.address)
+        for field in self.val.type.strip_typedefs().fields():
+            v = field_value(self.desc, addr, field)
+            if isinstance(v, list):
+                v = "{" + ", ".join(v) + "}"
+            yield field.name, v
+
+    def display_hint(self):
+        return None
+
+
+def lookup_printer(val):
+    try:
+        t = val.type.strip_typedefs()
+        if t.code != gdb.TYPE_CODE_STRUCT or val.address is None:
+            return None
+        desc = RUNTIME.desc_of(val.type)
+        if desc is None or not RUNTIME.in_arena(int(val.address)):
+            return None
+        return CompactObjectPrinter(val, desc)
+    except gdb.error:
+        return None
+
+
+_STEP = re.compile(r"\s*(->|\.)\s*([A-Za-z_]\w*)|\s*\[([^\]]+)\]")
+
+
+def follow(expr):
+    """Evaluates a C access path over compact objects: a base expression
+    followed by ->field, .field and [index] steps, each step through the
+    descriptors while the object is in the arena."""
+    m = re.match(r"\s*([A-Za-z_$][\w$]*(?:\s*\([^()]*\))?)", expr)
+    if not m:
+        raise gdb.GdbError("compactptr: cannot follow '%s'" % expr)
+    cur = gdb.parse_and_eval(m.group(1))
+    rest = expr[m.end():]
+    while rest.strip():
+        s = _STEP.match(rest)
+        if not s:
+            raise gdb.GdbError("compactptr: cannot follow '%s' at '%s'"
+                               % (expr, rest.strip()))
+        rest = rest[s.end():]
+        op, name, index = s.group(1), s.group(2), s.group(3)
+        if index is not None:
+            cur = cur[int(gdb.parse_and_eval(index))]
+            continue
+        obj = cur.dereference() if op == "->" else cur
+        t = obj.type.strip_typedefs()
+        addr = int(obj.address) if obj.address is not None else None
+        desc = RUNTIME.desc_of(obj.type)
+        if desc is None or addr is None or not RUNTIME.in_arena(addr):
+            cur = obj[name]
+            continue
+        field = next((f for f in t.fields() if f.name == name), None)
+        if field is None:
+            raise gdb.GdbError("compactptr: %s has no field '%s'" % (t, name))
+        v = field_value(desc, addr, field)
+        if isinstance(v, list):
+            raise gdb.GdbError("compactptr: '%s' is a handle array; index it "
+                               "in the path (%s[i])" % (name, name))
+        cur = v
+    return cur
+
+
+class CpFunction(gdb.Function):
+    """$cp("PATH"): the value of a C access path over compact objects,
+    e.g. $cp("root->right->key"); $cp("root->left") is a pointer whose
+    object `p *` prints decoded."""
+
+    def __init__(self):
+        super(CpFunction, self).__init__("cp")
+
+    def invoke(self, path):
+        return follow(path.string())
+
+
+class CpPrint(gdb.Command):
+    """cp-print PATH: print a C access path over compact objects,
+    following compact pointers (root->right->key)."""
+
+    def __init__(self):
+        super(CpPrint, self).__init__("cp-print", gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        v = follow(arg)
+        gdb.write("%s\n" % v.format_string())
+
+
+class CpInfo(gdb.Command):
+    """cp-info: the process's mode, its arena, and the compact types."""
+
+    def __init__(self):
+        super(CpInfo, self).__init__("cp-info", gdb.COMMAND_STATUS)
+
+    def invoke(self, arg, from_tty):
+        RUNTIME.descs = None
+        a = RUNTIME.arena()
+        gdb.write("mode: %s\n" % ("compact" if RUNTIME.compact_mode() else "wide"))
+        if a:
+            gdb.write("arena: 0x%x-0x%x\n" % a)
+        for name, d in sorted(RUNTIME.descriptors().items()):
+            gdb.write("type %s: compact %d bytes, wide %d bytes; fields %s\n" % (
+                name, d.compact_size, d.wide_size,
+                " ".join("%s@%d%s" % (f.name, f.offset,
+                                      "(handle)" if f.kind == FIELD_HANDLE else "")
+                         for f in sorted(d.fields.values(), key=lambda f: f.offset))))
+
+
+def _invalidate(_event):
+    RUNTIME.descs = None
+
+
+if not getattr(gdb, "_compactptr_loaded", False):
+    gdb._compactptr_loaded = True
+    gdb.printing.register_pretty_printer(None, lookup_printer)
+    CpFunction()
+    CpPrint()
+    CpInfo()
+    gdb.events.new_objfile.connect(_invalidate)
+    gdb.events.exited.connect(_invalidate)
