@@ -87,7 +87,12 @@ ports=$(python3 -c 'import socket
 s = [socket.socket() for _ in range(2)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(" ".join(str(x.getsockname()[1]) for x in s))')
-mkdir -m 777 distcc
+mkdir distcc
+# distccd started by root drops to its own user, which cannot reach a
+# scratch directory under a private home (/root is 0700): its logs go to a
+# world-writable directory of their own.
+logs=$(mktemp -d "${TMPDIR:-/tmp}/four-ways-distccd.XXXXXX")
+chmod 777 "$logs"
 pids=""
 stop() {
   # The daemons' preforked workers end with them; wait for those too.
@@ -99,18 +104,20 @@ stop() {
     while kill -0 "$p" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
   done
 }
-trap stop EXIT
+# The logs are copied next to the build for a look after a failure.
+cleanup() { stop; cp "$logs"/*.log distcc/ 2>/dev/null || true; rm -rf "$logs"; }
+trap cleanup EXIT
 hosts=""
 for port in $ports; do
   distccd --daemon --no-detach --listen 127.0.0.1 --port "$port" \
     --allow 127.0.0.1 --jobs 1 --log-level=info \
-    --log-file="$scratch/distcc/distccd-$port.log" &
+    --log-file="$logs/distccd-$port.log" &
   pids="$pids $!"
   hosts="$hosts 127.0.0.1:$port/1"
 done
 for port in $ports; do # wait until both listen
   i=0
-  until grep -q "listening on" "distcc/distccd-$port.log" 2>/dev/null; do
+  until grep -q "listening on" "$logs/distccd-$port.log" 2>/dev/null; do
     sleep 0.1; i=$((i + 1)); [ $i -lt 100 ] || { echo "distccd on $port did not start"; exit 1; }
   done
 done
@@ -123,12 +130,12 @@ distcc/build/prog > distcc.out
 stop
 pids=""
 for f in tree walk main; do
-  n=$(grep -h "COMPILE_OK.* clang-19 .*/$f\.i *$" distcc/distccd-*.log | wc -l)
+  n=$(grep -h "COMPILE_OK.* clang-19 .*/$f\.i *$" "$logs"/distccd-*.log | wc -l)
   [ "$n" -eq 1 ] || { echo "four-ways: distcc: $f.c compiled remotely $n times"; exit 1; }
 done
-if grep -q -- "-fplugin" distcc/distccd-*.log; then
+if grep -q -- "-fplugin" "$logs"/distccd-*.log; then
   echo "four-ways: distcc: a remote compile was handed the plugin"; exit 1
 fi
 echo "four-ways: distcc: remote compiles per daemon:" $(for port in $ports; do
-  grep -c COMPILE_OK "distcc/distccd-$port.log"; done)
+  grep -c COMPILE_OK "$logs/distccd-$port.log"; done)
 check distcc distcc.out
