@@ -185,7 +185,12 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
   SourceManager &SM = S.SM;
   // Generated declarations after each compact struct.
   for (const auto &T : S.M.Types) {
-    SourceLocation RB = T->RD->getBraceRange().getEnd();
+    // A struct defined inside another (C gives it file scope): after the
+    // outermost one, where C code may next declare things.
+    const RecordDecl *Outer = T->RD;
+    while (const auto *P = dyn_cast<RecordDecl>(Outer->getLexicalDeclContext()))
+      Outer = P;
+    SourceLocation RB = Outer->getBraceRange().getEnd();
     auto [FID, Off] = SM.getDecomposedLoc(SM.getExpansionLoc(RB));
     unsigned At = endOfDeclaration(SM.getBufferData(FID), Off);
     if (At == ~0u) {

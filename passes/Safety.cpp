@@ -86,14 +86,12 @@ void checkRecord(Session &S, const RecordDecl *RD) {
                 "__attribute__((packed)) or #pragma pack)",
             {tokRange(RD->getSourceRange())});
   const DeclContext *DC = RD->getLexicalDeclContext();
+  // A struct defined inside another struct has file scope in C; its
+  // declarations go after the outermost enclosing struct (Emit.cpp).
   if (DC->isFunctionOrMethod())
     S.report(Diag::LocalType, RD->getLocation(),
             "compact type " + Who +
                 " is defined inside a function; define it at file scope");
-  else if (isa<RecordDecl>(DC))
-    S.report(Diag::LocalType, RD->getLocation(),
-            "compact type " + Who +
-                " is defined inside another struct; define it at file scope");
   if (RD->getBraceRange().getEnd().isMacroID())
     S.report(Diag::MacroBody, RD->getLocation(), "compact type " + Who +
                                    " is defined by a macro expansion; the "

@@ -472,13 +472,9 @@ static void record_def(scan_t *s, CXCursor c) {
       r->local = 1;
       block(s, i, AD_B_LocalType, r->loc,
             ad_printf("'%s' is defined inside a function", r->name));
-    } else if (!r->anonymous &&
-               (pk == CXCursor_StructDecl || pk == CXCursor_UnionDecl ||
-                lk == CXCursor_StructDecl || lk == CXCursor_UnionDecl)) {
-      r->local = 1;
-      block(s, i, AD_B_LocalType, r->loc,
-            ad_printf("'%s' is defined inside another struct", r->name));
     }
+    /* A named struct defined inside another has file scope in C: the
+     * plugin places its declarations after the outermost one. */
   }
   fields_ctx_t fc = {s, i};
   clang_Type_visitFields(t, field_cb, &fc);
