@@ -27,6 +27,8 @@
 // here is not traced (the foreign-object warning covers `void *` results
 // of the latter).
 //
+// Not in wide mode, where objects and pointers stay native.
+//
 // Tests: test/diagnostics/unannotated-allocator.c, test/idioms/pools.test.
 //
 //===----------------------------------------------------------------------===//
@@ -257,6 +259,10 @@ const FunctionDecl *enclosingFunction(ASTContext &Ctx, const Stmt *E) {
 } // namespace
 
 bool checkPoolConversion(Session &S, const CastExpr *E) {
+  // In wide mode every object keeps its native layout and every pointer is
+  // native: memory from a pool is as good an object as it is natively.
+  if (!S.Opts.compactBodies())
+    return false;
   CompactType *T = S.M.pointeeOf(E->getType());
   if (!T || !isBytePointer(E->getSubExpr()->getType()))
     return false;
