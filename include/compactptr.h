@@ -17,7 +17,8 @@
  *
  * Vocabulary (see docs/runtime.md): a *handle* is the 32-bit value stored in
  * a compact-pointer field in compact mode; it counts *granules* of
- * CP_GRANULE bytes from the arena base, and 0 is NULL.  The *compact layout*
+ * CP_GRANULE bytes from address 0 (handles are zero-based: the arena lies
+ * below 2^32 granules), and 0 is NULL.  The *compact layout*
  * of a type stores handles; the *wide layout* is the original C layout with
  * native pointers.  The process starts in *compact mode*; *the switch*
  * relocates every object to wide layout and the process is in *wide mode*
@@ -130,7 +131,8 @@ extern "C" {
 /** Version of the descriptor structures below; bumped on any change. */
 #define CP_ABI_VERSION 1u
 
-/** A handle: 32-bit count of granules from the arena base; 0 is NULL. */
+/** A handle: 32-bit count of granules from address 0 (the address divided
+ *  by CP_GRANULE: handles are zero-based); 0 is NULL. */
 typedef uint32_t cp_handle_t;
 
 /* ------------------------------------------------------------------------
@@ -222,9 +224,12 @@ typedef struct cp_frame {
 /* ------------------------------------------------------------------------
  * Runtime state read by inline code.  Do not write these.
  * ---------------------------------------------------------------------- */
-extern CP_API char *cp__arena_base;   /**< address of granule 0 */
 extern CP_API int cp__wide; /**< 0 in compact mode, 1 in wide mode */
 extern CP_API int cp__switch_pending; /**< high-water mark crossed */
+/** The compact arena's bounds: an address in [start, end) is in the
+ *  compact heap (a slot there is a 4-byte handle); both 0 when there is no
+ *  compact arena.  Set once, when the heap is set up. */
+extern CP_API uintptr_t cp__debug_arena_start, cp__debug_arena_end;
 /* initial-exec: one %fs-relative access, no __tls_get_addr call, from the
  * executable and from shared objects loaded at start-up. */
 #define CP__TLS __attribute__((tls_model("initial-exec")))
@@ -249,31 +254,55 @@ CP_API cp_handle_t cp_encode_checked(const void *p);
 /** 1 when COMPACTPTR_DEBUG=1 (set at start-up). */
 extern CP_API int cp__debug;
 
-/** Native address of the object a handle names; NULL for handle 0.
- *  Compiles to a shift, an add and a select.  Valid in compact mode only.
+/** Error path of cp_encode: stops the program (one line, exit 70) naming a
+ *  pointer that no handle can represent. */
+CP_API __attribute__((noreturn)) void cp__encode_unrepresentable(const void *p);
+
+/* Handles are zero-based, as in HotSpot's zero-based compressed oops: the
+ * runtime places the compact arena below the reach (2^32 granules), at load
+ * time, so a handle is an address divided by the granule.  Decode and
+ * encode are pure arithmetic on constants, with no base register and no
+ * select for NULL (handle 0 is address 0). */
+
+/** Native address of the object a handle names; NULL for handle 0: the
+ *  handle shifted left by CP_GRANULE_SHIFT, which folds into the
+ *  addressing mode of a load through it.  Valid in compact mode only.  A
+ *  field access through a NULL handle faults, as through a null pointer
+ *  (the runtime keeps the lowest 2 MiB unmapped).
  *  Code compiled with -DCOMPACTPTR_CHECKED_DECODE (the plugin's generated
  *  code included) decodes through cp_decode_checked() when the program runs
  *  with COMPACTPTR_DEBUG=1, at the cost of a load and a branch per decode;
  *  without the macro a decode is never checked. */
 static __inline__ void *cp_decode(cp_handle_t h) {
-  char *p = cp__arena_base + ((uintptr_t)h << CP_GRANULE_SHIFT);
 #ifdef COMPACTPTR_CHECKED_DECODE
   if (__builtin_expect(cp__debug, 0))
     return cp_decode_checked(h);
 #endif
-  return h ? (void *)p : (void *)0;
+  return (void *)((uintptr_t)h << CP_GRANULE_SHIFT);
 }
 
-/** Handle of a native address inside the arena; 0 for NULL.  The address
- *  must be granule-aligned and inside the arena; with
- *  -DCOMPACTPTR_CHECKED_DECODE and COMPACTPTR_DEBUG=1 that is checked. */
+/** Bits of an address no handle can hold: at or above the reach, or
+ *  inside a granule. */
+#define CP__UNREPRESENTABLE (~(uintptr_t)(CP_ARENA_REACH - 1) | (CP_GRANULE - 1))
+
+/** Handle of a native address; 0 for NULL.  Every object of the compact
+ *  heap has one.  A pointer that no handle can represent (at or above
+ *  CP_ARENA_REACH, as anything from malloc, a pool carved out of a malloc'd
+ *  buffer, the stack or a global is in a position-independent executable;
+ *  or not granule-aligned) stops the program with a message naming it,
+ *  instead of storing a handle that names something else: one test of a
+ *  constant mask and a branch not taken.  Any other pointer round-trips
+ *  exactly.  With -DCOMPACTPTR_CHECKED_DECODE and COMPACTPTR_DEBUG=1 the
+ *  pointer must also name a live object of the arena (or a place inside
+ *  one). */
 static __inline__ cp_handle_t cp_encode(const void *p) {
-  uintptr_t off = (uintptr_t)p - (uintptr_t)cp__arena_base;
 #ifdef COMPACTPTR_CHECKED_DECODE
   if (__builtin_expect(cp__debug, 0))
     return cp_encode_checked(p);
 #endif
-  return p ? (cp_handle_t)(off >> CP_GRANULE_SHIFT) : 0;
+  if (__builtin_expect(((uintptr_t)p & CP__UNREPRESENTABLE) != 0, 0))
+    cp__encode_unrepresentable(p);
+  return (cp_handle_t)((uintptr_t)p >> CP_GRANULE_SHIFT);
 }
 
 /* ------------------------------------------------------------------------

@@ -1,12 +1,44 @@
 /*
- * arena.c - a reserved range of address space and its metadata.
+ * arena.c - reserved ranges of address space and their metadata.
  *
- * The compact arena reserves its whole reach (2^32 granules) with no access
- * at start-up, so a handle always names an address inside it; pages become
- * accessible in 2 MiB chunks as the buddy allocator first hands them out.
- * Only the first `limit` bytes are managed (COMPACTPTR_ARENA_LIMIT), so tests
- * reach the switch with megabytes.  After the switch the same structure
- * manages the wide arena, a larger reservation outside the compact one.
+ * Handles are zero-based, as in HotSpot's zero-based compressed oops: a
+ * handle is an address divided by the granule, so compiled code decodes it
+ * with one shift that folds into the load's addressing mode, with no base
+ * register and no NULL select (handle 0 is address 0; compactptr.h).  That
+ * needs the compact arena below the reach (2^32 granules: 16 GiB with
+ * 4-byte granules).  cp__compact_reserve places it once, at load time (the
+ * runtime's constructor), and it never moves:
+ *
+ *   low     [2 MiB, 2 MiB + limit), with [64 KiB, 2 MiB) reserved
+ *           inaccessible below it (a field access through a NULL handle
+ *           faults up to offset 2 MiB).  Free in position-independent
+ *           executables (the default), where everything else the program
+ *           can point to (its image, libraries, malloc's memory, stacks)
+ *           lies far above the reach, so cp_encode's one test catches a
+ *           foreign pointer.
+ *   gap     else the largest free gap below the reach (2 MiB aligned,
+ *           leaving a GiB above the program break to the brk heap): an executable
+ *           linked at a fixed low address (-no-pie), AddressSanitizer (its
+ *           shadow begins at 2 GiB), valgrind.  The arena may be smaller
+ *           than asked: the switch comes earlier.
+ *   none    no gap at all: a switchable program runs in wide mode from the
+ *           start, a compact-only one stops with one line.
+ *
+ * (A based placement anywhere in the address space, with the base in a
+ * register and a select for NULL where a decoded pointer is kept, executed
+ * 14% more instructions on the workloads; docs/results.md.)
+ *
+ * Only the first `limit` bytes are managed (COMPACTPTR_ARENA_LIMIT) and
+ * only they are reserved.  Under an address-space limit (RLIMIT_AS,
+ * `ulimit -v`) the arena takes at most a fifth of the address space left
+ * at load time, so the program and, after the switch, the wide heap fit
+ * beside it.  Pages become accessible in 2 MiB chunks as the buddy
+ * allocator first hands them out.
+ *
+ * The wide arena (after the switch, or from the start in a `wide` build)
+ * is reserved when needed: COMPACTPTR_WIDE_RESERVE, halved until the kernel
+ * (or valgrind, or RLIMIT_AS) accepts it, never below what the compact
+ * heap will need in wide layout.
  *
  * Metadata lives out of line in one zero-filled mapping, so untouched parts
  * of a large arena cost address space only: per page a slab pointer (the
@@ -16,16 +48,29 @@
 
 #include <string.h>
 
+/* The low placement: the arena starts one commit chunk above address 0,
+ * and the pages from CP_LOW_GUARD up to it are reserved inaccessible. */
+#define CP_LOW_START ((uintptr_t)1 << CP_COMMIT_SHIFT)
+#define CP_LOW_GUARD ((uintptr_t)64 << 10)
+/* Under RLIMIT_AS the compact arena takes at most 1/CP_AS_SHARE of the
+ * address space left at load time. */
+#define CP_AS_SHARE 5
+
+/* RLIMIT_AS when it made the wide arena smaller than the knob asked. */
+static uint64_t wide_as_limit;
+
+cp_reservation_t cp__reservation;
+
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
-bool cp__arena_init(cp_arena_t *a, size_t reserve, size_t limit,
-                    uint32_t first_page, bool wide) {
+/* Metadata for pages [0, npages) of an arena whose page 0 is at base;
+ * the buddy gets [first_page, npages). */
+static bool manage(cp_arena_t *a, char *base, size_t reserved,
+                   uint32_t npages, uint32_t first_page, bool wide) {
   memset(a, 0, sizeof *a);
-  if (limit > reserve)
-    limit = reserve;
-  size_t npages = limit >> CP_PAGE_SHIFT;
-  if (npages > UINT32_MAX - 1 || npages <= first_page)
+  if (npages <= first_page)
     return false;
+  size_t limit = (size_t)npages << CP_PAGE_SHIFT;
   size_t nchunks = (limit + ((size_t)1 << CP_COMMIT_SHIFT) - 1) >> CP_COMMIT_SHIFT;
 
   size_t off_pagemap = 0;
@@ -38,12 +83,10 @@ bool cp__arena_init(cp_arena_t *a, size_t reserve, size_t limit,
   char *m = cp__os_alloc_zeroed(meta);
   if (!m)
     return false;
-  a->base = cp__os_reserve(reserve);
-  if (!a->base) {
-    cp__os_free(m, meta);
-    return false;
-  }
-  a->reserved = reserve;
+  a->base = base;
+  a->reserved = reserved;
+  a->start = (uintptr_t)base + ((uintptr_t)first_page << CP_PAGE_SHIFT);
+  a->span = (size_t)(npages - first_page) << CP_PAGE_SHIFT;
   a->meta = m;
   a->meta_bytes = meta;
   a->pagemap = (cp_slab_t **)(m + off_pagemap);
@@ -51,7 +94,7 @@ bool cp__arena_init(cp_arena_t *a, size_t reserve, size_t limit,
   a->link_prev = (uint32_t *)(m + off_prev);
   a->order = (uint8_t *)(m + off_order);
   a->committed = (uint8_t *)(m + off_commit);
-  a->npages = (uint32_t)npages;
+  a->npages = npages;
   a->first_page = first_page;
   a->wide = wide;
   a->max_order = 0;
@@ -75,8 +118,219 @@ bool cp__arena_init(cp_arena_t *a, size_t reserve, size_t limit,
   return true;
 }
 
+bool cp__arena_init(cp_arena_t *a, size_t reserve, size_t limit,
+                    uint32_t first_page, bool wide) {
+  memset(a, 0, sizeof *a);
+  if (limit > reserve)
+    limit = reserve;
+  size_t npages = limit >> CP_PAGE_SHIFT;
+  if (npages > UINT32_MAX - 1 || npages <= first_page)
+    return false;
+  char *base = cp__os_reserve(reserve);
+  if (!base)
+    return false;
+  if (!manage(a, base, reserve, (uint32_t)npages, first_page, wide)) {
+    cp__os_release(base, reserve);
+    return false;
+  }
+  return true;
+}
+
 void cp__arena_destroy(cp_arena_t *a) {
   cp__os_release(a->base, a->reserved);
   cp__os_free(a->meta, a->meta_bytes);
   memset(a, 0, sizeof *a);
+}
+
+/* ---- the compact arena -------------------------------------------------- */
+
+static void place(cp_reservation_t *r) {
+  /* Whole slab runs: commit chunks are 2 MiB aligned by the placement, and
+   * the last one is clipped to the managed pages. */
+  const size_t unit = (size_t)1 << CP_SLAB_MIN_SHIFT;
+  uint64_t limit = cp__option(CP_OPT_ARENA_LIMIT) & ~(uint64_t)(unit - 1);
+  r->limit = limit;
+  if (limit > CP_ARENA_REACH - CP_LOW_START)
+    limit = CP_ARENA_REACH - CP_LOW_START;
+  r->as_free = cp__os_address_space_free(&r->as_limit);
+  if (r->as_limit) {
+    uint64_t share = r->as_free / CP_AS_SHARE & ~(uint64_t)(unit - 1);
+    if (share < limit) {
+      r->shrunk_as = true;
+      limit = share;
+    }
+    if (limit < ((uint64_t)2 << CP_SLAB_MIN_SHIFT))
+      return; /* cp__compact_arena_missing says why */
+  }
+
+  char *p = cp__os_reserve_at(CP_LOW_START, limit);
+  if (p) {
+    r->low = true;
+    /* The guard costs address space only: not under RLIMIT_AS. */
+    if (!r->as_limit)
+      (void)cp__os_reserve_at(CP_LOW_GUARD, CP_LOW_START - CP_LOW_GUARD);
+  } else {
+    /* Another mapping is in the way: the largest gap below the reach.
+     * Tried twice, in case something is mapped between the scan and the
+     * reservation. */
+    for (int tries = 0; !p && tries < 2; tries++) {
+      uintptr_t gap;
+      size_t bytes;
+      if (!cp__os_largest_gap(CP_LOW_START, CP_ARENA_REACH, &gap, &bytes) ||
+          bytes < ((size_t)2 << CP_SLAB_MIN_SHIFT))
+        return;
+      if (bytes < limit) {
+        /* Whole commit chunks: the buddy then carves no small runs at the
+         * top of the arena, which it would hand out first. */
+        r->shrunk_gap = true;
+        limit = bytes >= ((size_t)1 << CP_COMMIT_SHIFT)
+                    ? bytes & ~(uint64_t)(((size_t)1 << CP_COMMIT_SHIFT) - 1)
+                    : bytes & ~(uint64_t)(unit - 1);
+      }
+      p = cp__os_reserve_at(gap, limit);
+    }
+    if (!p)
+      return;
+  }
+  r->ok = true;
+  r->lo = p;
+  r->bytes = limit;
+}
+
+void cp__compact_reserve(void) {
+  cp_reservation_t *r = &cp__reservation;
+  if (r->done)
+    return;
+  r->done = true;
+  place(r);
+  /* No room: the process is in wide mode before any code asks which mode
+   * it is in (a switchable program's loops choose their version once); a
+   * compact-only program stops at its first allocation. */
+  if (!r->ok)
+    cp__wide = 1;
+}
+
+bool cp__compact_arena_adopt(cp_arena_t *a) {
+  const cp_reservation_t *r = &cp__reservation;
+  if (!r->ok)
+    return false;
+  if (!manage(a, r->lo, r->bytes, (uint32_t)(r->bytes >> CP_PAGE_SHIFT), 0,
+              false))
+    cp__fatal("cannot map the metadata of the %zu-byte compact arena (17 "
+              "bytes per 4 KiB page); set COMPACTPTR_ARENA_LIMIT lower",
+              r->bytes);
+  return true;
+}
+
+_Noreturn void cp__compact_arena_missing(void) {
+  const cp_reservation_t *r = &cp__reservation;
+  if (r->as_limit && r->as_free / CP_AS_SHARE < ((uint64_t)2 << CP_SLAB_MIN_SHIFT))
+    cp__fatal("cannot reserve the compact arena under the address-space "
+              "limit (RLIMIT_AS, ulimit -v) of %llu bytes: %llu bytes were "
+              "free at start-up and the arena takes at most a fifth of them "
+              "(it needs 128 KiB or more); raise the limit",
+              (unsigned long long)r->as_limit, (unsigned long long)r->as_free);
+  cp__fatal("cannot place the compact arena below %llu bytes, where handles "
+            "reach: the address range is in use; this program was built "
+            "compact-only (a switchable build runs in wide mode instead)",
+            (unsigned long long)CP_ARENA_REACH);
+}
+
+void cp__compact_reserve_release(void) {
+  cp_reservation_t *r = &cp__reservation;
+  if (r->ok)
+    cp__os_release(r->lo, r->bytes);
+  r->ok = false;
+}
+
+const char *cp__arena_limit_note(const cp_arena_t *a) {
+  static char note[240];
+  const cp_reservation_t *r = &cp__reservation;
+  if (a->wide) {
+    if (!wide_as_limit)
+      return "";
+    snprintf(note, sizeof note,
+             " (the address-space limit RLIMIT_AS of %llu bytes shrank it: "
+             "three quarters of the address space free at the switch)",
+             (unsigned long long)wide_as_limit);
+  } else if (r->shrunk_as) {
+    snprintf(note, sizeof note,
+             " (the address-space limit RLIMIT_AS of %llu bytes shrank the "
+             "arena from %llu bytes: a fifth of the %llu bytes free at start-up)",
+             (unsigned long long)r->as_limit, (unsigned long long)r->limit,
+             (unsigned long long)r->as_free);
+  } else if (r->shrunk_gap) {
+    snprintf(note, sizeof note,
+             " (shrunk from %llu bytes: the largest free range below %llu "
+             "bytes, where handles reach, is smaller)",
+             (unsigned long long)r->limit, (unsigned long long)CP_ARENA_REACH);
+  } else {
+    return "";
+  }
+  return note;
+}
+
+void cp__arena_describe(FILE *f) {
+  const cp_reservation_t *r = &cp__reservation;
+  if (!r->done)
+    return;
+  if (!r->ok) {
+    fprintf(f, "compactptr: handles: no compact arena%s\n",
+            cp__wide ? " (wide mode from the start)" : "");
+    return;
+  }
+  fprintf(f, "compactptr: handles: zero-based (h << %d); arena %p-%p%s%s%s\n",
+          CP_GRANULE_SHIFT, (void *)r->lo, (void *)(r->lo + r->bytes),
+          r->low ? "" : ", in the largest free gap (the range from 2 MiB is in use)",
+          cp__wide ? ", released at the switch" : "",
+          cp__arena_limit_note(&cp__compact_arena));
+}
+
+/* ---- the wide arena ----------------------------------------------------- */
+
+void cp__wide_arena_reserve(cp_arena_t *a) {
+  const size_t chunk = (size_t)1 << CP_COMMIT_SHIFT;
+  uint64_t want = cp__option(CP_OPT_WIDE_RESERVE) & ~(uint64_t)(chunk - 1);
+  /* Room for the compact heap in wide layout (each type's slots grow by
+   * at most the largest wide/compact ratio), and some for growth. */
+  uint64_t ratio = 2;
+  for (uint32_t k = 0; k < cp__ntypes; k++) {
+    const cp_type_t *t = cp__types[k];
+    uint64_t q = (t->wide_slot + t->compact_slot - 1) / t->compact_slot;
+    if (q > ratio)
+      ratio = q;
+  }
+  uint64_t need = (uint64_t)cp__compact_arena.used_pages << CP_PAGE_SHIFT;
+  need = align_up(need * ratio + ((uint64_t)8 << 20), chunk);
+  if (need > want)
+    need = want; /* the knob asked for less: it is exhausted later, or not */
+  /* Under RLIMIT_AS: three quarters of what is left, so the program's own
+   * memory (libc's heap, root arrays, stacks) still fits; more if the heap
+   * needs it, as the compact arena goes away right after the switch. */
+  uint64_t as_limit;
+  uint64_t as_free = cp__os_address_space_free(&as_limit);
+  if (as_limit && want > as_free / 4 * 3) {
+    want = as_free / 4 * 3 & ~(uint64_t)(chunk - 1);
+    if (want < need)
+      want = need;
+    wide_as_limit = as_limit;
+  }
+  /* Halve until the kernel, RLIMIT_AS or valgrind's address-space manager
+   * accepts the reservation and its metadata. */
+  for (uint64_t w = want; w >= need && w >= 2 * chunk;
+       w = w / 2 & ~(uint64_t)(chunk - 1))
+    if (cp__arena_init(a, w, w, 1, true))
+      return;
+  if (as_limit)
+    cp__fatal("cannot reserve address space for the wide heap (at least "
+              "%llu bytes) under the address-space limit (RLIMIT_AS, ulimit "
+              "-v) of %llu bytes, %llu of them free; raise the limit, or set "
+              "COMPACTPTR_ARENA_LIMIT lower so the switch comes earlier",
+              (unsigned long long)need, (unsigned long long)as_limit,
+              (unsigned long long)as_free);
+  cp__fatal("cannot reserve address space for the wide heap: tried %llu "
+            "bytes down to %llu (COMPACTPTR_WIDE_RESERVE=%llu); set "
+            "COMPACTPTR_ARENA_LIMIT lower so the switch comes earlier",
+            (unsigned long long)want, (unsigned long long)need,
+            (unsigned long long)cp__option(CP_OPT_WIDE_RESERVE));
 }

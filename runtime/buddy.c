@@ -49,15 +49,28 @@ static void commit_run(cp_arena_t *a, uint32_t p, uint32_t k) {
   for (uint32_t c = first; c <= last; c++) {
     if (a->committed[c])
       continue;
-    char *start = a->base + ((size_t)c << CP_COMMIT_SHIFT);
-    size_t len = (size_t)1 << CP_COMMIT_SHIFT;
-    char *end = cp__arena_addr(a, a->npages);
-    if (start + len > end)
-      len = (size_t)(end - start);
-    if (!cp__os_commit(start, len))
+    /* A chunk is clipped to the managed pages: below first_page stays
+     * inaccessible (a NULL handle's page), and a zero-based arena has no
+     * reservation below it. */
+    uintptr_t start = (uintptr_t)a->base + ((uintptr_t)c << CP_COMMIT_SHIFT);
+    uintptr_t end = start + ((uintptr_t)1 << CP_COMMIT_SHIFT);
+    uintptr_t top = a->start + a->span;
+    if (start < a->start)
+      start = a->start;
+    if (end > top)
+      end = top;
+    size_t len = end - start;
+    if (!cp__os_commit((void *)start, len))
       cp__fatal("the kernel refused to make %zu bytes of the %s arena "
                 "accessible (out of memory or overcommit limit)",
                 len, a->wide ? "wide" : "compact");
+    /* The first chunk an arena commits is backed by 4 KiB pages, the
+     * others by huge pages where THP allows: a 2 MiB page touched for a
+     * heap of a few KiB would make a small program's compact build use
+     * more memory than its native build (THP fills the whole huge page at
+     * the first touch), and a heap that grows past one chunk is where huge
+     * pages pay. */
+    cp__os_advise_pages((void *)start, len, a->committed_bytes != 0);
     a->committed[c] = 1;
     a->committed_bytes += len;
   }

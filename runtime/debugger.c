@@ -15,5 +15,10 @@ __attribute__((used, section(".debug_gdb_scripts"))) static const char
 #include "compactptr_gdb_script.inc"
     ;
 
+/* The compact arena's bounds for the extension (an object in [start, end)
+ * is in the compact layout; handles are zero-based, so they need no base).
+ * Set once, when the heap is set up; 0 when there is no compact arena. */
+uintptr_t cp__debug_arena_start, cp__debug_arena_end;
+
 /* options.c refers to this, so a static link keeps this file. */
 const char cp__gdb_script_anchor = 0;

@@ -1,7 +1,8 @@
 /*
  * handle.c - handles beyond the inline encode/decode of compactptr.h: the
- * checked decode of COMPACTPTR_DEBUG=1, and the translation of compact
- * addresses to wide ones that the switch applies to every handle and root.
+ * error path of the encode check, the checked decode of
+ * COMPACTPTR_DEBUG=1, and the translation of compact addresses to wide ones
+ * that the switch applies to every handle and root.
  *
  * Translation is O(1): the page map gives the slab, a multiply by the slab's
  * reciprocal gives the slot index, and the slab's wide counterpart (same
@@ -85,7 +86,7 @@ void *cp_decode_checked(cp_handle_t h) {
     cp__fatal("handle %#x decoded in wide mode: compact code ran after the "
               "switch", h);
   cp_arena_t *a = &cp__compact_arena;
-  if (!a->base) /* cp_decode would offset a null base */
+  if (!cp__arena_is_reserved(a))
     cp__fatal("bad handle %#x: no object lives there (no compact object has "
               "been allocated yet)", h);
   void *p = cp_decode(h);
@@ -127,16 +128,26 @@ cp_handle_t cp_encode_checked(const void *p) {
     cp__fatal("pointer %p encoded in wide mode: compact code ran after the "
               "switch", p);
   cp_arena_t *a = &cp__compact_arena;
-  if (!a->base || !cp__arena_contains(a, p))
+  if ((uintptr_t)p & CP__UNREPRESENTABLE)
+    cp__encode_unrepresentable(p);
+  if (!cp__arena_is_reserved(a) || !cp__arena_contains(a, p))
     cp__fatal("pointer %p stored into a compact field is not in the compact "
-              "arena: the object was not allocated by compactptr (a wrapper "
-              "around malloc, a pool, or a translation unit built without "
-              "the plugin?)", p);
-  uintptr_t off = (uintptr_t)p - (uintptr_t)a->base;
-  if (off & (CP_GRANULE - 1))
-    cp__fatal("pointer %p stored into a compact field is not aligned to the "
-              "%u-byte granule", p, (unsigned)CP_GRANULE);
-  cp_handle_t h = (cp_handle_t)(off >> CP_GRANULE_SHIFT);
+              "arena: the object was not allocated by compactptr (a pool or "
+              "bump allocator carving objects out of its own buffer, a "
+              "wrapper around malloc, a stack or global object, or a "
+              "translation unit built without the plugin?)", p);
+  cp_handle_t h = (cp_handle_t)((uintptr_t)p >> CP_GRANULE_SHIFT);
   cp_decode_checked(h); /* names a live object, or one past an array */
   return h;
+}
+
+_Noreturn void cp__encode_unrepresentable(const void *p) {
+  if ((uintptr_t)p >= CP_ARENA_REACH)
+    cp__fatal("pointer %p stored into a compact field is not in the compact "
+              "arena: the object was not allocated by compactptr (a pool or "
+              "bump allocator carving objects out of its own buffer, a "
+              "wrapper around malloc, a stack or global object, or a "
+              "translation unit built without the plugin?)", p);
+  cp__fatal("pointer %p stored into a compact field is not aligned to the "
+            "%u-byte granule", p, (unsigned)CP_GRANULE);
 }

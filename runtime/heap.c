@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/single_threaded.h>
 
-char *cp__arena_base;
 int cp__wide;
 int cp__debug;
 int cp__switch_pending;
@@ -39,6 +38,7 @@ void cp__unlock_slow(void) { pthread_mutex_unlock(&heap_lock); }
 
 static void init_once_fn(void) {
   cp__options_init();
+  cp__compact_reserve(); /* at load time, before any code asks the mode */
   cp__debug = cp__option(CP_OPT_DEBUG) != 0;
   if (cp__option(CP_OPT_STATS))
     atexit(cp__stats_at_exit);
@@ -46,32 +46,33 @@ static void init_once_fn(void) {
 
 void cp__init(void) { pthread_once(&init_once, init_once_fn); }
 
-/* Malformed options stop the program at start-up, not at first use. */
-__attribute__((constructor)) static void cp__init_at_load(void) { cp__init(); }
+/* Malformed options stop the program at start-up, not at first use; the
+ * compact arena is placed before any constructor of the program runs. */
+__attribute__((constructor(101))) static void cp__init_at_load(void) {
+  cp__init();
+}
 
 void cp__wide_arena_setup(void) {
-  if (cp__wide_arena.base)
-    return;
-  size_t reserve = (size_t)cp__option(CP_OPT_WIDE_RESERVE);
-  reserve &= ~(((size_t)1 << CP_COMMIT_SHIFT) - 1);
-  if (!cp__arena_init(&cp__wide_arena, reserve, reserve, 1, true))
-    cp__fatal("cannot reserve %zu bytes of address space for the wide heap "
-              "(set COMPACTPTR_WIDE_RESERVE lower)", reserve);
+  if (!cp__arena_is_reserved(&cp__wide_arena))
+    cp__wide_arena_reserve(&cp__wide_arena);
 }
 
 void cp__heap_setup(void) {
   if (heap_ready)
     return;
   if (cp__build_known && cp__build == CP_BUILD_WIDE) {
+    cp__compact_reserve_release();
     cp__wide_arena_setup();
     cp__wide = 1;
-  } else if (!cp__wide) {
-    size_t limit = (size_t)cp__option(CP_OPT_ARENA_LIMIT);
-    limit &= ~(CP_PAGE_SIZE - 1);
-    /* Page 0 holds granule 0, the NULL handle: never handed out. */
-    if (!cp__arena_init(&cp__compact_arena, CP_ARENA_REACH, limit, 1, false))
-      cp__fatal("cannot reserve the %zu-byte compact arena", CP_ARENA_REACH);
-    /* The mark counts the pages the buddy can hand out (not page 0), and
+  } else if (!cp__reservation.ok && !cp__compact_arena.npages) {
+    /* No room below the reach of handles (the process is in wide mode
+     * since load time): compression is off, the program is not. */
+    if (cp__build != CP_BUILD_SWITCHABLE)
+      cp__compact_arena_missing();
+    cp__wide_arena_setup();
+    cp__wide = 1;
+  } else if (!cp__wide && cp__compact_arena_adopt(&cp__compact_arena)) {
+    /* The mark counts the pages the buddy can hand out, and
      * stays a slab run below their total: the arena is carved into aligned
      * runs, so with 64 KiB slabs the last pages below a higher mark are
      * never used, the mark is never crossed, and the program would exhaust
@@ -83,7 +84,8 @@ void cp__heap_setup(void) {
     if (mark + slab > usable)
       mark = usable > slab ? usable - slab : 1;
     a->high_water_pages = mark;
-    cp__arena_base = cp__compact_arena.base;
+    cp__debug_arena_start = a->start;
+    cp__debug_arena_end = a->start + a->span;
   }
   heap_ready = true;
 }
@@ -259,30 +261,31 @@ int cp_thread_unregister(void) {
 }
 
 _Noreturn void cp__exhausted(cp_arena_t *a, size_t request) {
-  size_t reach = (size_t)a->npages << CP_PAGE_SHIFT;
+  size_t reach = a->span;
   if (a->wide)
     cp__fatal("the wide heap is exhausted: %zu bytes reserved "
-              "(COMPACTPTR_WIDE_RESERVE); it needed a new run of %zu bytes",
-              reach, request);
+              "(COMPACTPTR_WIDE_RESERVE)%s; it needed a new run of %zu bytes",
+              reach, cp__arena_limit_note(a), request);
   if (cp__build == CP_BUILD_COMPACT_ONLY)
-    cp__fatal("the compact arena is exhausted: %zu bytes in use of %zu "
+    cp__fatal("the compact arena is exhausted: %zu bytes in use of %zu%s "
               "(it needed a new run of %zu bytes); this program was built compact-only, "
               "so it cannot switch to wide mode (rebuild with "
               "-fplugin-arg-compactptr-mode=switchable or raise "
               "COMPACTPTR_ARENA_LIMIT)",
-              (size_t)a->used_pages << CP_PAGE_SHIFT, reach, request);
+              (size_t)a->used_pages << CP_PAGE_SHIFT, reach,
+              cp__arena_limit_note(a), request);
   if (cp__switch_pending)
-    cp__fatal("the compact arena is exhausted (%zu bytes) while a switch to "
+    cp__fatal("the compact arena is exhausted (%zu bytes%s) while a switch to "
               "wide mode is pending: the switch became pending %llu "
               "allocations ago and no safepoint was reached since; add a "
               "cp_safepoint() call in a loop that allocates (outside compact "
               "bodies), or lower COMPACTPTR_HIGH_WATER to leave more headroom",
-              reach,
+              reach, cp__arena_limit_note(a),
               (unsigned long long)(cp__allocs_so_far() - cp__pending_since));
-  cp__fatal("the compact arena is exhausted (%zu bytes; it needed a new run "
+  cp__fatal("the compact arena is exhausted (%zu bytes%s; it needed a new run "
             "of %zu bytes, more than is left) before a switch to wide mode "
             "became pending; add a cp_safepoint() call before this "
             "allocation, lower COMPACTPTR_HIGH_WATER, or raise "
             "COMPACTPTR_ARENA_LIMIT",
-            reach, request);
+            reach, cp__arena_limit_note(a), request);
 }

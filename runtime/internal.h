@@ -73,12 +73,27 @@ void cp__options_init(void);
 int cp__parse_size(const char *s, uint64_t *out);
 /* The mixed-build check's report (include/compactptr.h); never returns. */
 CP_API void cp__plain_unit(const char *source);
+/* The compact arena's bounds, for the gdb extension (debugger.c). */
+extern uintptr_t cp__debug_arena_start, cp__debug_arena_end;
 
 /* ---- os (os.c) ---------------------------------------------------------- */
 _Noreturn void cp__fatal(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 void *cp__os_reserve(size_t bytes);           /* PROT_NONE; NULL on failure */
+/* PROT_NONE at exactly addr, or NULL if anything is mapped there. */
+void *cp__os_reserve_at(uintptr_t addr, size_t bytes);
+/* The largest unmapped gap in [lo, hi) from /proc/self/maps (2 MiB
+ * aligned; a GiB above the program break left for the brk heap); false if
+ * none or /proc is unreadable. */
+bool cp__os_largest_gap(uintptr_t lo, uintptr_t hi, uintptr_t *start,
+                        size_t *bytes);
+/* Bytes of address space the process may still map under RLIMIT_AS
+ * (ulimit -v), and the limit in *limit; UINT64_MAX and 0 when unlimited. */
+uint64_t cp__os_address_space_free(uint64_t *limit);
 bool cp__os_commit(void *p, size_t bytes);    /* make read/write */
+/* Transparent huge pages for committed memory (MADV_HUGEPAGE) or not
+ * (MADV_NOHUGEPAGE); advice, never an error. */
+void cp__os_advise_pages(void *p, size_t bytes, bool huge);
 void cp__os_decommit(void *p, size_t bytes);  /* drop contents, keep access */
 void cp__os_release(void *p, size_t bytes);
 void *cp__os_alloc_zeroed(size_t bytes);      /* metadata; NULL on failure */
@@ -91,6 +106,8 @@ struct cp_slab;
 typedef struct cp_arena {
   char *base;              /* reserved start (page 0) */
   size_t reserved;         /* bytes reserved */
+  uintptr_t start;         /* address of page first_page */
+  size_t span;             /* bytes from start to page npages */
   uint32_t npages;         /* pages the buddy manages: the limit */
   uint32_t first_page;     /* pages below are never handed out */
   uint32_t max_order;
@@ -109,19 +126,66 @@ typedef struct cp_arena {
 
 #define CP_BUDDY_FREE 0x80u
 
+/* Reserves `reserve` bytes anywhere and manages the first `limit` of them
+ * (pages below first_page are never handed out); false if the kernel
+ * refuses the reservation or the metadata. */
 bool cp__arena_init(cp_arena_t *a, size_t reserve, size_t limit,
                     uint32_t first_page, bool wide);
 void cp__arena_destroy(cp_arena_t *a);
+/* Is p in the part of the arena that can hold objects? */
 static inline bool cp__arena_contains(const cp_arena_t *a, const void *p) {
-  return a->base && (uintptr_t)p - (uintptr_t)a->base <
-                        ((size_t)a->npages << CP_PAGE_SHIFT);
+  return (uintptr_t)p - a->start < a->span;
+}
+static inline bool cp__arena_is_reserved(const cp_arena_t *a) {
+  return a->reserved != 0;
 }
 static inline uint32_t cp__arena_page(const cp_arena_t *a, const void *p) {
   return (uint32_t)(((uintptr_t)p - (uintptr_t)a->base) >> CP_PAGE_SHIFT);
 }
 static inline char *cp__arena_addr(const cp_arena_t *a, uint32_t page) {
-  return a->base + ((size_t)page << CP_PAGE_SHIFT);
+  return (char *)((uintptr_t)a->base + ((uintptr_t)page << CP_PAGE_SHIFT));
 }
+
+/* The compact arena's address range, chosen and reserved once at load
+ * time (cp__compact_reserve, from the runtime's constructor) so that it
+ * never moves.  Handles are zero-based, so the range lies below the reach
+ * (2^32 granules): just above 2 MiB when that is free (position-independent
+ * executables), else in the largest free gap below the reach (executables
+ * linked at a fixed address, sanitizers, valgrind), smaller than asked if
+ * need be.  With no room at all, a switchable program runs in wide mode
+ * from the start and a compact-only one stops. */
+typedef struct cp_reservation {
+  bool done;             /* cp__compact_reserve ran */
+  bool ok;               /* the range is reserved */
+  bool low;              /* at 2 MiB (else in the largest gap) */
+  char *lo;              /* reserved range */
+  size_t bytes;
+  uint64_t limit;        /* bytes asked for: COMPACTPTR_ARENA_LIMIT */
+  uint64_t as_limit;     /* RLIMIT_AS in bytes; 0 when unlimited */
+  uint64_t as_free;      /* bytes of it free at load time */
+  bool shrunk_as;        /* RLIMIT_AS made the arena smaller than asked */
+  bool shrunk_gap;       /* the free gap did */
+} cp_reservation_t;
+extern cp_reservation_t cp__reservation;
+void cp__compact_reserve(void);
+/* Sets up the compact arena's metadata over the reservation; false if
+ * there is none (then a switchable program runs in wide mode), fatal if
+ * there is one but its metadata cannot be mapped. */
+bool cp__compact_arena_adopt(cp_arena_t *a);
+/* Fatal: no compact arena in a compact-only program; one line naming the
+ * address-space limit or what occupies the range below the reach. */
+_Noreturn void cp__compact_arena_missing(void);
+/* Gives the reservation back (a wide build never uses it). */
+void cp__compact_reserve_release(void);
+/* Reserves the wide arena: COMPACTPTR_WIDE_RESERVE, or less where the
+ * address-space limit or the environment (valgrind) allows less, but at
+ * least room for what the compact arena holds; fatal otherwise. */
+void cp__wide_arena_reserve(cp_arena_t *a);
+/* " (…)" naming the address-space limit that shrank arena a, or "":
+ * appended to exhaustion messages. */
+const char *cp__arena_limit_note(const cp_arena_t *a);
+/* One STATS line: where the compact arena is and why there. */
+void cp__arena_describe(FILE *f);
 /* Returns the first page of a free run of 2^order pages, committed, or
  * CP_NONE if none is left. */
 uint32_t cp__buddy_alloc(cp_arena_t *a, uint32_t order);

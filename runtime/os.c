@@ -7,10 +7,12 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,8 +38,8 @@ _Noreturn void cp__fatal(const char *fmt, ...) {
 
 void *cp__os_reserve(size_t bytes) {
   /* Align to 2 MiB so commit chunks can be backed by transparent huge
-   * pages: fewer page faults when a heap is built or switched, fewer TLB
-   * misses when it is walked. */
+   * pages (cp__os_advise_pages): fewer page faults when a heap is built or
+   * switched, fewer TLB misses when it is walked. */
   const size_t huge = (size_t)1 << 21;
   char *p = mmap(NULL, bytes + huge, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -47,12 +49,123 @@ void *cp__os_reserve(size_t bytes) {
   if (a > p)
     munmap(p, (size_t)(a - p));
   munmap(a + bytes, (size_t)(p + huge - a));
-  (void)madvise(a, bytes, MADV_HUGEPAGE);
   return a;
+}
+
+void *cp__os_reserve_at(uintptr_t addr, size_t bytes) {
+  /* MAP_FIXED_NOREPLACE fails with EEXIST where anything is mapped; a
+   * kernel older than 4.17 ignores the flag and may place the mapping
+   * elsewhere, which counts as a failure too. */
+  void *want = (void *)addr;
+  char *p = mmap(want, bytes, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                     MAP_FIXED_NOREPLACE, -1, 0);
+  if (p == MAP_FAILED)
+    return NULL;
+  if ((void *)p != want) {
+    munmap(p, bytes);
+    return NULL;
+  }
+  return p;
+}
+
+/* The unmapped range [g0, g1) clipped to [lo, hi), aligned, above the brk
+ * heap's room: the new best if it is larger. */
+static void consider(uintptr_t g0, uintptr_t g1, uintptr_t lo, uintptr_t hi,
+                     uintptr_t brk0, uintptr_t brk_room, uintptr_t align,
+                     uintptr_t *best, size_t *best_bytes) {
+  if (brk0 >= g0 && brk0 < g1)
+    g0 = brk0 + brk_room;
+  if (g0 < lo)
+    g0 = lo;
+  if (g1 > hi)
+    g1 = hi;
+  g0 = (g0 + align - 1) & ~(align - 1);
+  if (g1 > g0 && g1 - g0 > *best_bytes) {
+    *best = g0;
+    *best_bytes = g1 - g0;
+  }
+}
+
+bool cp__os_largest_gap(uintptr_t lo, uintptr_t hi, uintptr_t *start,
+                        size_t *bytes) {
+  const uintptr_t align = (uintptr_t)1 << CP_COMMIT_SHIFT;
+  /* The brk heap grows up from the program break into whatever gap holds
+   * it: leave it a GiB (an executable linked at a fixed address has it low;
+   * glibc falls back to mmap when it cannot grow). */
+  const uintptr_t brk_room = (uintptr_t)1 << 30;
+  uintptr_t brk0 = (uintptr_t)sbrk(0);
+  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  /* Lines are "start-end perms offset dev inode [path]", in address order;
+   * read in blocks, a line at a time. */
+  char buf[4096];
+  size_t have = 0;
+  uintptr_t prev_end = 0, best = 0;
+  size_t best_bytes = 0;
+  bool eof = false;
+  for (;;) {
+    char *nl = memchr(buf, '\n', have);
+    if (!nl) {
+      if (eof || have == sizeof buf)
+        break;
+      ssize_t n = read(fd, buf + have, sizeof buf - have);
+      if (n <= 0)
+        eof = true;
+      else
+        have += (size_t)n;
+      continue;
+    }
+    *nl = 0;
+    char *end;
+    uintptr_t a = strtoull(buf, &end, 16);
+    uintptr_t b = *end == '-' ? strtoull(end + 1, NULL, 16) : a;
+    /* The gap before this mapping, clipped to [lo, hi). */
+    consider(prev_end, a, lo, hi, brk0, brk_room, align, &best, &best_bytes);
+    prev_end = b;
+    size_t used = (size_t)(nl + 1 - buf);
+    memmove(buf, nl + 1, have - used);
+    have -= used;
+  }
+  close(fd);
+  consider(prev_end, UINTPTR_MAX, lo, hi, brk0, brk_room, align, &best,
+           &best_bytes); /* above the last mapping */
+  *start = best;
+  *bytes = best_bytes;
+  return best_bytes != 0;
+}
+
+uint64_t cp__os_address_space_free(uint64_t *limit) {
+  struct rlimit rl;
+  *limit = 0;
+  if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return UINT64_MAX;
+  *limit = rl.rlim_cur;
+  /* The first field of /proc/self/statm is the address space in use, in
+   * pages: what counts against the limit.  Without /proc, assume none. */
+  uint64_t used = 0;
+  int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    char buf[64];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n > 0) {
+      buf[n] = 0;
+      used = strtoull(buf, NULL, 10) * (uint64_t)sysconf(_SC_PAGESIZE);
+    }
+  }
+  return used < rl.rlim_cur ? rl.rlim_cur - used : 0;
 }
 
 bool cp__os_commit(void *p, size_t bytes) {
   return mprotect(p, bytes, PROT_READ | PROT_WRITE) == 0;
+}
+
+void cp__os_advise_pages(void *p, size_t bytes, bool huge) {
+  /* Advice only: a kernel without THP refuses it, and the memory works
+   * the same on 4 KiB pages. */
+  (void)madvise(p, bytes, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 }
 
 void cp__os_decommit(void *p, size_t bytes) {

@@ -13,8 +13,7 @@ uint32_t cp_get_stats(cp_stats_t *out, cp_type_stats_t *types, uint32_t max) {
   cp_arena_t *a = cp__current_arena();
   memset(out, 0, sizeof *out);
   out->wide = cp__wide;
-  out->arena_reach = cp__wide ? cp__arena_limit_seen
-                              : (uint64_t)cp__compact_arena.npages << CP_PAGE_SHIFT;
+  out->arena_reach = cp__wide ? cp__arena_limit_seen : cp__compact_arena.span;
   out->arena_used = a->used_pages << CP_PAGE_SHIFT;
   out->arena_peak = cp__wide ? cp__arena_peak_seen
                              : cp__compact_arena.peak_pages << CP_PAGE_SHIFT;
@@ -58,6 +57,7 @@ void cp_print_stats(void *fp) {
   fprintf(f, "; %llu root arrays (%llu bytes)\n",
           (unsigned long long)s.root_arrays,
           (unsigned long long)s.root_array_bytes);
+  cp__arena_describe(f);
   fprintf(f, "compactptr: %-20s %8s %8s %12s %12s %12s %14s\n", "type",
           "compact", "wide", "live", "peak", "allocs", "live bytes");
   for (uint32_t k = 0; k < cp__ntypes; k++) {

@@ -97,7 +97,7 @@ static inline void *xlate(xlate_cache_t *c, cp_handle_t h) {
    * header, with nothing carried from one handle to the next, so the
    * misses of consecutive handles overlap. */
   const cp_arena_t *a = &cp__compact_arena;
-  uint64_t pg = (uint64_t)(p - a->base) >> CP_PAGE_SHIFT;
+  uint64_t pg = ((uintptr_t)p - (uintptr_t)a->base) >> CP_PAGE_SHIFT;
   if (CP_LIKELY(pg < a->npages)) {
     const cp_slab_t *s = a->pagemap[pg];
     if (CP_LIKELY(s && s->kind == CP_SLAB && s->elems == 1 && p != s->start &&
@@ -339,8 +339,8 @@ void cp__switch_run(const char *why) {
   cp__roots_each(translate_root, &roots);
   for (uint32_t k = 0; k < cp__ntypes; k++)
     adopt_counterparts(cp__types[k]);
-  if (cp__compact_arena.base) {
-    cp__arena_limit_seen = (uint64_t)cp__compact_arena.npages << CP_PAGE_SHIFT;
+  if (cp__arena_is_reserved(&cp__compact_arena)) {
+    cp__arena_limit_seen = cp__compact_arena.span;
     cp__arena_peak_seen = cp__compact_arena.peak_pages << CP_PAGE_SHIFT;
     cp__arena_destroy(&cp__compact_arena);
   }

@@ -49,3 +49,6 @@ for tool in ("clang-14", "clang-16", "ccache", "gdb", "gcc"):
     if shutil.which(tool):
         config.available_features.add(tool)
 config.available_features.add("granule-%s" % config.granule_shift)
+import shutil
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")

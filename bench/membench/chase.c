@@ -35,11 +35,13 @@ static const char chase_help[] =
     "                    pages are reserved, else MADV_HUGEPAGE on 2 MiB aligned\n"
     "                    memory, touched before timing; /proc/self/smaps tells\n"
     "                    how much was really huge (hugepage_fraction)\n"
-    "  --loads N         loads per timed repetition (default 16384: short\n"
-    "                    repetitions, so some escape preemption on a busy machine)\n"
+    "  --loads N         loads per timed repetition, 16 to 16777216 (default\n"
+    "                    16384: short repetitions, so some escape preemption on\n"
+    "                    a busy machine)\n"
     "  --group-pages G   TLB locality: visit groups of G 4 KiB pages in random\n"
     "                    order, lines in random order inside a group (default 0:\n"
-    "                    all lines in one random order)\n"
+    "                    all lines in one random order); at most the pages of\n"
+    "                    the smallest working set (--min)\n"
     "  --steps N         sizes per octave (default 4)\n"
     "  --knee-rise R     relative rise that makes a knee, in percent (default 25)\n"
     "Default --reps 31.\n"
@@ -516,7 +518,9 @@ int mb_cmd_chase(int argc, char **argv, mb_ctx_t *c) {
       return MB_EXIT_OK;
     case O_MIN: if (mb_size_opt(c, "--min", optarg, &lo)) return MB_EXIT_USAGE; break;
     case O_MAX: if (mb_size_opt(c, "--max", optarg, &hi)) return MB_EXIT_USAGE; break;
-    case O_LOADS: if (mb_uint_opt(c, "--loads", optarg, 16, 1ull << 36, &loads)) return MB_EXIT_USAGE; break;
+    /* A repetition must stay short: 2^24 loads take about 5 s at 300 ns
+     * per load (a DRAM miss with a page walk), times --reps per size. */
+    case O_LOADS: if (mb_uint_opt(c, "--loads", optarg, 16, 1ull << 24, &loads)) return MB_EXIT_USAGE; break;
     case O_GROUP: if (mb_uint_opt(c, "--group-pages", optarg, 0, 1u << 28, &group)) return MB_EXIT_USAGE; break;
     case O_STEPS: if (mb_uint_opt(c, "--steps", optarg, 1, 64, &steps)) return MB_EXIT_USAGE; break;
     case O_RISE: if (mb_uint_opt(c, "--knee-rise", optarg, 1, 1000, &rise)) return MB_EXIT_USAGE; break;
@@ -538,6 +542,15 @@ int mb_cmd_chase(int argc, char **argv, mb_ctx_t *c) {
   if (hi < lo) return mb_usage_error(c, "--max (%llu bytes) is smaller than --min (%llu bytes)",
                                      (unsigned long long)hi, (unsigned long long)lo);
   if (hi / MB_LINE > UINT32_MAX) return mb_usage_error(c, "--max is too large (at most 256G)");
+  /* A group is G whole pages of every working set, the smallest too. */
+  if (group && group > lo / MB_PAGE)
+    return lo < MB_PAGE
+               ? mb_usage_error(c, "--group-pages needs working sets of whole 4 KiB pages "
+                                   "(--min is %llu bytes)", (unsigned long long)lo)
+               : mb_usage_error(c, "--group-pages %llu is more than the %llu pages of the "
+                                   "smallest working set (--min %llu bytes)",
+                                (unsigned long long)group, (unsigned long long)(lo / MB_PAGE),
+                                (unsigned long long)lo);
   if (!c->reps) c->reps = 31;
   uint64_t sizes[1024];
   size_t ns = mb_size_steps(lo, hi, (unsigned)steps, MB_LINE, sizes, 1024);

@@ -6,8 +6,8 @@
  * The node type is described by hand, as the plugin would generate it:
  *   node { int key; node *next; }   wide 16 bytes, compact 8 bytes.
  * Operations:
- *   decode       cp_decode of a handle held in memory (arena base load,
- *                shift, add, null select);
+ *   decode       cp_decode of a handle held in memory (the load of the
+ *                handle, then a shift: handles are zero-based);
  *   decode-load  the same, then a load of the object's first field;
  *   alloc        cp_alloc of one node (freed outside the timed region);
  *   dispatch     a call to a dual function: the wide symbol tests the mode

@@ -45,8 +45,12 @@ static const char stride_help[] =
     "measured by the same loop without the memory access, and net = raw -\n"
     "overhead), TSC cycles per touch (net), and the ratio of each order's net\n"
     "time to linear's (ratio_to_linear: raw; net_ratio_to_linear: net, null\n"
-    "where linear's net time is within noise).  Touches per repetition are reported: for sampled\n"
-    "orders they are fewer than the buffer's bytes.\n"
+    "where linear's net time is within noise).  A net time is never shown\n"
+    "negative: below what the measurement resolves (the TSC step per touch,\n"
+    "or the jitter median - min of raw and overhead, whichever is larger) it\n"
+    "is shown as '<resolution' (JSON: ns_per_touch null,\n"
+    "net_below_resolution true, net_resolution_ns).  Touches per repetition\n"
+    "are reported: for sampled orders they are fewer than the buffer's bytes.\n"
     "\n";
 
 /* Touch loops and their calibration twins must have the same shape: no
@@ -68,6 +72,12 @@ typedef struct srow {
   int order;
   uint64_t touches, passes;
   double raw_ns, raw_min_ns, raw_p99_ns, ovh_ns, net_ns, net_cyc, ratio, raw_ratio;
+  /* What a net figure can resolve, per touch: the TSC step spread over the
+   * touches, or the jitter of the two medians it is the difference of,
+   * whichever is larger.  A net time below it is reported as such (never
+   * as a negative or near-zero number that only noise produced). */
+  double res_ns, res_cyc;
+  int net_below; /* net_cyc < res_cyc: net_ns and net_cyc are not reported */
 } srow_t;
 
 static __attribute__((noinline)) void touch_strided(volatile unsigned char *b,
@@ -144,6 +154,11 @@ static void measure(mb_ctx_t *c, unsigned char *b, size_t n, int order, size_t p
   r->ovh_ns = mb_ticks_to_ns(&c->clock, so.median);
   r->net_ns = r->raw_ns - r->ovh_ns;
   r->net_cyc = s.median - so.median;
+  double step = c->clock.resolution > 0 ? c->clock.resolution : 1;
+  double jitter = (s.median - s.min) + (so.median - so.min);
+  r->res_cyc = step / (double)touches > jitter ? step / (double)touches : jitter;
+  r->res_ns = mb_ticks_to_ns(&c->clock, r->res_cyc);
+  r->net_below = !(r->net_cyc >= r->res_cyc);
   free(t);
   free(o);
 }
@@ -265,10 +280,12 @@ int mb_cmd_stride(int argc, char **argv, mb_ctx_t *c) {
     mb_buf_free(&b);
     srow_t *lin = &rows[n - NORD];
     for (int ord = 0; ord < NORD; ord++) {
-      /* Net ratios only where linear's net time is more than noise. */
-      rows[n - NORD + ord].ratio = lin->net_ns > 0.05 * lin->raw_ns
-                                       ? rows[n - NORD + ord].net_ns / lin->net_ns
-                                       : NAN;
+      /* Net ratios only where both net times are above resolution and
+       * linear's is more than noise. */
+      srow_t *r = &rows[n - NORD + ord];
+      r->ratio = !lin->net_below && !r->net_below && lin->net_ns > 0.05 * lin->raw_ns
+                     ? r->net_ns / lin->net_ns
+                     : NAN;
       rows[n - NORD + ord].raw_ratio = rows[n - NORD + ord].raw_ns / lin->raw_ns;
     }
   }
@@ -292,8 +309,10 @@ int mb_cmd_stride(int argc, char **argv, mb_ctx_t *c) {
       mb_json_string(&j, "order", ord_name[r->order]);
       mb_json_int(&j, "touches", (long long)r->touches);
       mb_json_int(&j, "passes", (long long)r->passes);
-      mb_json_number(&j, "ns_per_touch", r->net_ns);
-      mb_json_number(&j, "cycles_per_touch", r->net_cyc);
+      mb_json_number(&j, "ns_per_touch", r->net_below ? NAN : r->net_ns);
+      mb_json_number(&j, "cycles_per_touch", r->net_below ? NAN : r->net_cyc);
+      mb_json_bool(&j, "net_below_resolution", r->net_below);
+      mb_json_number(&j, "net_resolution_ns", r->res_ns);
       mb_json_number(&j, "raw_ns_per_touch", r->raw_ns);
       mb_json_number(&j, "raw_ns_min", r->raw_min_ns);
       mb_json_number(&j, "raw_ns_p99", r->raw_p99_ns);
@@ -307,7 +326,7 @@ int mb_cmd_stride(int argc, char **argv, mb_ctx_t *c) {
     mb_json_finish(&j);
   } else if (c->out == MB_OUT_CSV) {
     fputs("bytes,inside,order,touches,passes,ns_per_touch,cycles_per_touch,"
-          "raw_ns_per_touch,raw_ns_min,raw_ns_p99,overhead_ns_per_touch,"
+          "net_resolution_ns,raw_ns_per_touch,raw_ns_min,raw_ns_p99,overhead_ns_per_touch,"
           "ratio_to_linear,net_ratio_to_linear\n", stdout);
     for (size_t i = 0; i < n; i++) {
       srow_t *r = &rows[i];
@@ -316,8 +335,9 @@ int mb_cmd_stride(int argc, char **argv, mb_ctx_t *c) {
       mb_csv_string(stdout, 0, ord_name[r->order]);
       mb_csv_int(stdout, 0, (long long)r->touches);
       mb_csv_int(stdout, 0, (long long)r->passes);
-      mb_csv_number(stdout, 0, r->net_ns);
-      mb_csv_number(stdout, 0, r->net_cyc);
+      mb_csv_number(stdout, 0, r->net_below ? NAN : r->net_ns);
+      mb_csv_number(stdout, 0, r->net_below ? NAN : r->net_cyc);
+      mb_csv_number(stdout, 0, r->res_ns);
       mb_csv_number(stdout, 0, r->raw_ns);
       mb_csv_number(stdout, 0, r->raw_min_ns);
       mb_csv_number(stdout, 0, r->raw_p99_ns);
@@ -331,8 +351,10 @@ int mb_cmd_stride(int argc, char **argv, mb_ctx_t *c) {
     printf("Every byte incremented once per pass; ns per touch, median of %u, %s pages.\n"
            "raw = measured, ovh = same loop without the memory access, net = raw - ovh;\n"
            "x lin = raw time relative to linear's raw time (the ratio the historical\n"
-           "demonstrations quote); net may be ~0 or negative where the out-of-order\n"
-           "core overlaps the touches with the loop itself.\n",
+           "demonstrations quote).  A net time below what the measurement resolves\n"
+           "(the TSC step per touch, or the jitter of raw and ovh: median - min) is\n"
+           "shown as '<' that resolution: the out-of-order core overlaps such\n"
+           "touches with the loop itself.\n",
            c->reps, kind == MB_PAGES_4K ? "4 KiB" : "2 MiB");
     printf("%8s %-6s | %-11s %7s %7s %7s %8s %7s %s\n", "buffer", "inside", "order", "raw",
            "ovh", "net", "cyc net", "x lin", "touched");
@@ -345,10 +367,18 @@ int mb_cmd_stride(int argc, char **argv, mb_ctx_t *c) {
         snprintf(touched, sizeof touched, "%llu of %llu offsets",
                  (unsigned long long)r->passes,
                  (unsigned long long)(r->order == ORD_PAGE ? MB_PAGE : MB_LINE));
-      printf("%8s %-6s | %-11s %7.3f %7.3f %7.3f %8.2f %7.2f %s\n",
+      char net[16], cyc[16];
+      if (r->net_below) {
+        snprintf(net, sizeof net, "<%.2g", r->res_ns);
+        snprintf(cyc, sizeof cyc, "<%.2g", r->res_cyc);
+      } else {
+        snprintf(net, sizeof net, "%.3f", r->net_ns);
+        snprintf(cyc, sizeof cyc, "%.2f", r->net_cyc);
+      }
+      printf("%8s %-6s | %-11s %7.3f %7.3f %7s %8s %7.2f %s\n",
              r->order == 0 ? mb_fmt_size(r->bytes, sz, sizeof sz) : "",
              r->order == 0 ? r->where : "", ord_name[r->order], r->raw_ns, r->ovh_ns,
-             r->net_ns, r->net_cyc, r->raw_ratio, touched);
+             net, cyc, r->raw_ratio, touched);
     }
   }
   free(rows);

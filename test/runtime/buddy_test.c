@@ -99,6 +99,67 @@ static void test_random_churn(void **state) {
   assert_int_equal(a.used_pages, 0);
 }
 
+/* The VmFlags line of the mapping that holds `addr` in /proc/self/smaps
+ * (madvise advice splits a mapping, so each chunk's advice shows). */
+static int vm_flags_at(const void *addr, char *flags, size_t size) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  if (!f)
+    return -1;
+  char line[512];
+  int inside = 0, found = -1;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+      inside = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+    else if (inside && !strncmp(line, "VmFlags:", 8)) {
+      snprintf(flags, size, "%s", line + 8);
+      found = 0;
+      break;
+    }
+  }
+  fclose(f);
+  return found;
+}
+
+static int has_flag(const char *flags, const char *flag) {
+  char padded[512];
+  snprintf(padded, sizeof padded, " %s", flags);
+  for (char *p = padded; (p = strstr(p, flag)); p++)
+    if (p[-1] == ' ' && (p[2] == ' ' || p[2] == '\n' || p[2] == 0))
+      return 1;
+  return 0;
+}
+
+/* A small heap must not pay for a 2 MiB page: the first chunk an arena
+ * commits is advised MADV_NOHUGEPAGE ("nh"), later ones MADV_HUGEPAGE
+ * ("hg"). */
+static void test_first_chunk_small_pages(void **state) {
+  (void)state;
+  if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0)
+    skip(); /* no THP in this kernel: no advice to check */
+  cp_arena_t b;
+  const size_t chunk = (size_t)1 << CP_COMMIT_SHIFT;
+  assert_true(cp__arena_init(&b, 4 * chunk, 4 * chunk, 1, false));
+  char flags[512];
+  uint32_t p = cp__buddy_alloc(&b, 0);
+  assert_int_not_equal(p, CP_NONE);
+  assert_int_equal(vm_flags_at(cp__arena_addr(&b, p), flags, sizeof flags), 0);
+  assert_true(has_flag(flags, "nh"));
+  assert_false(has_flag(flags, "hg"));
+  /* A 2 MiB run cannot fit in the first chunk (page 0 is reserved): it
+   * commits the second. */
+  uint32_t k = CP_COMMIT_SHIFT - CP_PAGE_SHIFT;
+  uint32_t q = cp__buddy_alloc(&b, k);
+  assert_int_not_equal(q, CP_NONE);
+  assert_true(q >= (1u << k));
+  assert_int_equal(vm_flags_at(cp__arena_addr(&b, q), flags, sizeof flags), 0);
+  assert_true(has_flag(flags, "hg"));
+  assert_false(has_flag(flags, "nh"));
+  /* The first chunk is clipped at page 1 (page 0 is never accessible). */
+  assert_int_equal(b.committed_bytes, 2 * chunk - CP_PAGE_SIZE);
+  cp__arena_destroy(&b);
+}
+
 static void test_order_for_bytes(void **state) {
   (void)state;
   assert_int_equal(cp__order_for_bytes(1), 0);
@@ -115,6 +176,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_alignment_and_exhaustion, setup, teardown),
       cmocka_unit_test_setup_teardown(test_random_churn, setup, teardown),
       cmocka_unit_test(test_order_for_bytes),
+      cmocka_unit_test(test_first_chunk_small_pages),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,20 +7,59 @@
 static void test_round_trip(void **state) {
   (void)state;
   void *p = cp_alloc(&node_desc); /* sets up the arena */
-  assert_non_null(cp__arena_base);
+  assert_true(cp__reservation.ok);
   assert_int_equal(cp_encode(NULL), 0);
   assert_null(cp_decode(0));
   cp_handle_t h = cp_encode(p);
   assert_int_not_equal(h, 0);
   assert_ptr_equal(cp_decode(h), p);
-  /* The last granule: decode is pure arithmetic, no memory is touched. */
-  char *last = cp__arena_base + ((uintptr_t)UINT32_MAX << CP_GRANULE_SHIFT);
-  assert_ptr_equal(cp_decode(UINT32_MAX), last);
-  assert_int_equal(cp_encode(last), UINT32_MAX);
-  assert_ptr_equal(cp_decode(1), cp__arena_base + CP_GRANULE);
-  /* Granule 0 is never handed out: page 0 is reserved. */
-  assert_true((char *)p >= cp__arena_base + CP_PAGE_SIZE);
+  /* Zero-based: a handle is the address in granules, decode pure
+   * arithmetic (no memory is touched). */
+  assert_int_equal(h, (uintptr_t)p >> CP_GRANULE_SHIFT);
+  assert_int_equal((uintptr_t)cp_decode(1), CP_GRANULE);
+  assert_int_equal((uintptr_t)cp_decode(UINT32_MAX),
+                   (uintptr_t)UINT32_MAX << CP_GRANULE_SHIFT);
+  /* The last granule of the arena encodes; cp_encode checks against the
+   * arena's extent. */
+  const cp_reservation_t *r = &cp__reservation;
+  char *last = r->lo + r->bytes - CP_GRANULE;
+  assert_int_equal(cp_encode(last), (cp_handle_t)((uintptr_t)last >> CP_GRANULE_SHIFT));
+  assert_true((uintptr_t)r->lo + r->bytes <= CP_ARENA_REACH);
   cp_free(p);
+}
+
+/* A pointer no handle can represent, stored into a compact field. */
+static void encode_foreign(void *arg) {
+  (void)cp_encode(arg);
+}
+
+static void test_encode_unrepresentable(void **state) {
+  (void)state;
+  cp_alloc(&node_desc);
+  static int global;
+  int local;
+  void *heap = malloc(32768);
+  /* malloc's memory, a pool carved out of it, globals and the stack all lie
+   * far above the reach in a position-independent executable. */
+  if ((uintptr_t)heap >= CP_ARENA_REACH) {
+    expect_fatal(encode_foreign, heap, "is not in the compact arena");
+    expect_fatal(encode_foreign, (char *)heap + 64, "pool or bump allocator");
+  }
+  if ((uintptr_t)&global >= CP_ARENA_REACH)
+    expect_fatal(encode_foreign, &global, "is not in the compact arena");
+  expect_fatal(encode_foreign, &local, "is not in the compact arena");
+  expect_fatal(encode_foreign, (void *)(uintptr_t)CP_ARENA_REACH,
+               "is not in the compact arena");
+  char *p = cp_alloc(&tree_desc);
+  expect_fatal(encode_foreign, p + 2, "is not aligned to the");
+  free(heap);
+  /* NULL, as a value the compiler cannot see; the last granule below the
+   * reach, which round-trips. */
+  void *volatile null = NULL;
+  assert_int_equal(cp_encode(null), 0);
+  void *top = (void *)(uintptr_t)(CP_ARENA_REACH - CP_GRANULE);
+  assert_int_equal(cp_encode(top), UINT32_MAX);
+  assert_ptr_equal(cp_decode(UINT32_MAX), top);
 }
 
 static void test_slot_index_exhaustive(void **state) {
@@ -106,12 +145,17 @@ static void decode_outside(void *arg) {
   cp_alloc(&node_desc);
   cp_decode_checked(0x7fffffff);
 }
+/* Handles made by arithmetic: cp_encode refuses a pointer inside a
+ * granule (p + 20 with 8-byte granules). */
+static cp_handle_t handle_at(const char *p) {
+  return (cp_handle_t)((uintptr_t)p >> CP_GRANULE_SHIFT);
+}
 static void decode_padding(void *arg) {
   (void)arg;
   char *p = cp_alloc(&tree_desc);
   cp_decode_checked(cp_encode(p) + 1);
-  cp_decode_checked(cp_encode(p + 20)); /* inside tag: fine */
-  cp_decode_checked(cp_encode(p + 24) + 0x10000000u);
+  cp_decode_checked(handle_at(p + 20)); /* inside tag: fine */
+  cp_decode_checked(handle_at(p + 24) + 0x10000000u);
 }
 
 static void test_checked_decode(void **state) {
@@ -128,6 +172,7 @@ static void test_checked_decode(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_encode_unrepresentable),
       cmocka_unit_test(test_slot_index_exhaustive),
       cmocka_unit_test(test_map_offset),
       cmocka_unit_test(test_copy_program),

@@ -131,20 +131,19 @@ class Runtime(object):
         return wide == 0
 
     def arena(self):
-        """(base, end) of the compact arena, or None in wide mode."""
+        """(start, end) of the compact arena, or None in wide mode."""
         if not self.compact_mode():
             return None
-        base = _symbol_value("(unsigned long)cp__arena_base")
-        descs = self.descriptors()
-        if not base or not descs:
+        start = _symbol_value("(unsigned long)cp__debug_arena_start")
+        end = _symbol_value("(unsigned long)cp__debug_arena_end")
+        if not start or not end or not self.descriptors():
             return None
-        shift = next(iter(descs.values())).shift
-        return base, base + (1 << (32 + shift))
+        return start, end
 
     def decode(self, handle):
-        base, _ = self.arena()
+        # Handles are zero-based: the address divided by the granule.
         shift = next(iter(self.descriptors().values())).shift
-        return base + (handle << shift) if handle else 0
+        return handle << shift
 
     def in_arena(self, addr):
         a = self.arena()

@@ -67,7 +67,16 @@ def main():
         if orders != {"linear", "page-stride", "line-stride"}:
             fail("orders %r" % orders)
         for r in res:
-            number(r["ns_per_touch"], "ns_per_touch")
+            # A net time below resolution is null, never negative.
+            if r["net_below_resolution"]:
+                if r["ns_per_touch"] is not None:
+                    fail("net below resolution but ns_per_touch %r" % r["ns_per_touch"])
+            else:
+                number(r["ns_per_touch"], "ns_per_touch")
+                if r["ns_per_touch"] < r["net_resolution_ns"]:
+                    fail("net %r below its resolution %r" %
+                         (r["ns_per_touch"], r["net_resolution_ns"]))
+            number(r["net_resolution_ns"], "net_resolution_ns")
             number(r["ratio_to_linear"], "ratio_to_linear")
     elif cmd == "tlb":
         for r in res:
