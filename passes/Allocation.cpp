@@ -1,6 +1,10 @@
 //===- Allocation.cpp - malloc, calloc, realloc and free of compact types ==//
 //
-// In:  a call to a libc allocation function (Vocabulary.def).
+// In:  a call to a libc allocation function (Vocabulary.def), or to a
+//      program's own allocation function declared CP_ALLOCATOR /
+//      CP_DEALLOCATOR (a pool: the size is the argument shaped sizeof(T) or
+//      n * sizeof(T), the object freed the first pointer argument; the
+//      others are still evaluated when they have side effects).
 // Out: the typed runtime call: cp_alloc / cp_alloc_array /
 //      cp_realloc_array / cp_free for compact objects (the size must be
 //      sizeof(T) or n * sizeof(T): otherwise an error with a fix-it), and
@@ -11,6 +15,7 @@
 // both printers.
 // Tests: test/rewrite/malloc-forms.c, test/rewrite/root-array.c,
 //        test/rewrite/knr-malloc.c, test/plugin/free-through-cast.c,
+//        test/rewrite/pool-allocator.c, test/idioms/pools.test,
 //        test/diagnostics/alloc-size-not-sizeof.c.
 //
 //===----------------------------------------------------------------------===//
@@ -24,7 +29,14 @@ namespace {
 
 SizeShape sizeShape(const Expr *E) {
   SizeShape R;
-  E = E->IgnoreParenImpCasts();
+  // Through casts to integer types: `(unsigned)(sizeof(T) * n)`.
+  for (;;) {
+    E = E->IgnoreParenImpCasts();
+    const auto *C = dyn_cast<CStyleCastExpr>(E);
+    if (!C || !C->getType()->isIntegerType())
+      break;
+    E = C->getSubExpr();
+  }
   if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E)) {
     if (U->getKind() == UETT_SizeOf) {
       R.Ok = true;
@@ -72,8 +84,32 @@ static CompactType *rootPointee(const Model &M, QualType T) {
   return M.pointeeOf(T->getPointeeType());
 }
 
+/// The object a free function frees: free's argument, or the first
+/// pointer argument of a CP_DEALLOCATOR function; else null.
+static const Expr *freedArg(const CallExpr *CE) {
+  for (const Expr *A : CE->arguments())
+    if (A->IgnoreParenCasts()->getType()->isPointerType() ||
+        A->getType()->isPointerType())
+      return A;
+  return nullptr;
+}
+
+/// The argument a CP_ALLOCATOR function's size is in: the first one shaped
+/// sizeof(T) or n * sizeof(T), else the first one (for the error); null if
+/// it takes none.
+static const Expr *allocatorSizeArg(const CallExpr *CE) {
+  for (const Expr *A : CE->arguments())
+    if (sizeShape(A).Ok)
+      return A;
+  return CE->getNumArgs() ? CE->getArg(0) : nullptr;
+}
+
 static SizeShape sizeFor(const CallExpr *CE) {
   switch (allocFunction(CE)) {
+  case AllocFn::Allocator: {
+    const Expr *A = allocatorSizeArg(CE);
+    return A ? sizeShape(A) : SizeShape();
+  }
   case AllocFn::Malloc:
     return sizeShape(CE->getArg(0));
   case AllocFn::Realloc:
@@ -106,11 +142,15 @@ AllocTarget allocTarget(const Session &S, const CallExpr *CE) {
   };
   switch (F) {
   case AllocFn::Free:
+  case AllocFn::Deallocator: {
     // Through casts: free((void *)p) frees a compact object too.
-    return of(CE->getArg(0)->IgnoreParenCasts()->getType());
+    const Expr *P = freedArg(CE);
+    return P ? of(P->IgnoreParenCasts()->getType()) : AllocTarget::None;
+  }
   case AllocFn::Malloc:
   case AllocFn::Calloc:
-  case AllocFn::Realloc: {
+  case AllocFn::Realloc:
+  case AllocFn::Allocator: {
     if (AllocTarget T = of(destinationType(S.Ctx, CE)); T != AllocTarget::None)
       return T;
     if (F == AllocFn::Realloc)
@@ -132,13 +172,23 @@ AllocTarget allocTarget(const Session &S, const CallExpr *CE) {
 
 bool allocatesObject(const Session &S, const CallExpr *CE) {
   AllocFn F = allocFunction(CE);
-  return F != AllocFn::None && F != AllocFn::Free &&
+  return F != AllocFn::None && F != AllocFn::Free && F != AllocFn::Deallocator &&
          allocTarget(S, CE) == AllocTarget::Object;
 }
 
 /// The call allocates or frees compact objects or root arrays.
 bool Printer::allocShape(const CallExpr *CE) {
   return allocTarget(S, CE) != AllocTarget::None;
+}
+
+/// `(void)(a), ` for each argument of CE other than Keep that has side
+/// effects: a call routed to the runtime still evaluates them.
+std::string Printer::otherArgs(const CallExpr *CE, const Expr *Keep) {
+  std::string Out;
+  for (const Expr *A : CE->arguments())
+    if (A != Keep && A->HasSideEffects(S.Ctx))
+      Out += "(void)(" + text(A) + "), ";
+  return Out;
 }
 
 std::string Printer::countText(const SizeShape &Sh, const CallExpr *CE) {
@@ -177,13 +227,26 @@ void Printer::sizeFix(const Expr *Size, const std::string &SizeofT,
 
 std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
   AllocFn F = allocFunction(CE);
-  if (F == AllocFn::Free) {
-    const Expr *A = CE->getArg(0);
+  if (F == AllocFn::Free || F == AllocFn::Deallocator) {
+    const Expr *A = freedArg(CE);
     QualType AT = A->IgnoreParenCasts()->getType();
-    if (M.pointeeOf(AT))
-      return "cp_free(" + text(A) + ")";
-    return "cp_root_array_free((void **)(" + text(A) + "))";
+    std::string Pre = F == AllocFn::Deallocator ? otherArgs(CE, A) : "";
+    std::string Call = M.pointeeOf(AT) ? "cp_free(" + text(A) + ")"
+                                       : "cp_root_array_free((void **)(" + text(A) + "))";
+    return Pre.empty() ? Call : "(" + Pre + Call + ")";
   }
+  if (F == AllocFn::Allocator) {
+    // The pool's own call goes away; its other arguments still run.
+    std::string Pre = otherArgs(CE, allocatorSizeArg(CE));
+    if (!Pre.empty()) {
+      std::string Call = allocCall(CE, F, Sp);
+      return Call.empty() ? "" : "(" + Pre + Call + ")";
+    }
+  }
+  return allocCall(CE, F, Sp);
+}
+
+std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
   QualType D = destinationType(S.Ctx, CE);
   SizeShape Sh = sizeFor(CE);
   CompactType *DT = M.pointeeOf(D), *DR = rootPointee(M, D);
@@ -194,9 +257,17 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
   }
   CompactType *ST = Sh.Ok ? M.recordOf(Sh.Elem) : nullptr;
   CompactType *SR = Sh.Ok && Sh.Elem->isPointerType() ? M.pointeeOf(Sh.Elem) : nullptr;
-  const Expr *SizeArg = CE->getArg(F == AllocFn::Realloc ? 1 : 0);
+  const Expr *SizeArg = F == AllocFn::Allocator ? allocatorSizeArg(CE)
+                                                 : CE->getArg(F == AllocFn::Realloc ? 1 : 0);
   if (F == AllocFn::Calloc && !Sh.Ok)
     SizeArg = CE->getArg(1);
+  if (!SizeArg) {
+    fail(CE, "'" + CE->getDirectCallee()->getNameAsString() +
+                 "' is declared CP_ALLOCATOR but takes no size: an allocator "
+                 "for compact objects takes sizeof(T) or n * sizeof(T)",
+         Diag::AllocSize);
+    return "";
+  }
 
   if (DT && !ST) {
     std::vector<FixItHint> Fix;

@@ -335,6 +335,8 @@ bool isCompactLocated(const Model &M, const Expr *E) {
   E = E->IgnoreParens();
   if (!M.elementOf(E->getType()))
     return false;
+  if (boxedVar(M, E))
+    return true;
   if (const auto *UO = dyn_cast<UnaryOperator>(E))
     return UO->getOpcode() == UO_Deref &&
            M.pointeeOf(UO->getSubExpr()->getType()) != nullptr;

@@ -1,10 +1,10 @@
-//===- Attributes.cpp - the `compact` and `safepoint` attributes ----------===//
+//===- Attributes.cpp - the compactptr attributes -------------------------===//
 //
 // Registers the attributes with Clang's ParsedAttrInfo registry, so that
 // `__has_attribute(compact)` is 1 wherever the engine is loaded (the plugin
 // or compactptr-rewrite).  Spellings: `__attribute__((compact))` and
-// `[[compactptr::compact]]` on struct definitions; `safepoint` likewise on
-// functions.  The attribute is recorded as an AnnotateAttr that Analysis
+// `[[compactptr::compact]]` on struct definitions; `safepoint`,
+// `allocator` and `deallocator` likewise on functions.  The attribute is recorded as an AnnotateAttr that Analysis
 // reads.  Tests: test/plugin/attribute-spellings.c,
 // test/diagnostics/attribute-misplaced.c.
 //
@@ -67,7 +67,11 @@ static ParsedAttrInfoRegistry::Add<AttrInfo<0>>
     X("compact", "a struct whose pointers are stored as 32-bit handles");
 static ParsedAttrInfoRegistry::Add<AttrInfo<1>>
     Y("safepoint", "a function that may run the switch to wide mode");
-static_assert(sizeof(Attrs) / sizeof(Attrs[0]) == 2,
+static ParsedAttrInfoRegistry::Add<AttrInfo<2>>
+    Z("allocator", "a pool: its allocations of compact objects go to the runtime");
+static ParsedAttrInfoRegistry::Add<AttrInfo<3>>
+    W("deallocator", "a pool's free: its frees of compact objects go to the runtime");
+static_assert(sizeof(Attrs) / sizeof(Attrs[0]) == 4,
               "register every attribute of Vocabulary.def");
 
 namespace compactptr {

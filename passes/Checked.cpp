@@ -35,7 +35,8 @@ void CheckedWalker::rewrite() {
   // address.
   std::vector<const VarDecl *> Params;
   for (const ParmVarDecl *P : FD->parameters())
-    if (P->getIdentifier() && rootShape(M, P->getType()).Kind && !isSlotRoot(P))
+    if (P->getIdentifier() && !isSlotRoot(P) &&
+        (rootShape(M, P->getType()).Kind || M.SlotVars.count(P)))
       Params.push_back(P);
   if (!Params.empty()) {
     SourceLocation LB = CS->getLBracLoc();
@@ -56,37 +57,58 @@ void CheckedWalker::rewrite() {
 /// are slots (SafepointCalls.cpp).
 bool CheckedWalker::isFrameRoot(const VarDecl *VD) const {
   return VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) && VD->getIdentifier() &&
-         rootShape(M, VD->getType()).Kind && !isSlotRoot(VD);
+         !isSlotRoot(VD) &&
+         (rootShape(M, VD->getType()).Kind || M.SlotVars.count(VD) ||
+          M.Boxed.count(VD));
 }
-/// `cp_root_desc_t cp__rtN[] = {...}; cp_frame_t cp__frN ...; push` for Vs.
+/// The frame of Vs as declarations: `cp__rtN` (descriptors), `cp__frN`, and
+/// `cp__inN`, whose initializer fills the descriptors and pushes the frame.
 std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
-  std::vector<std::pair<std::string, QualType>> Named;
+  std::vector<FrameRoot> Rs;
   std::string Names;
   for (const VarDecl *VD : Vs) {
-    Named.push_back({VD->getName().str(), VD->getType()});
-    Names += (Names.empty() ? "" : ", ") + VD->getName().str();
+    std::string Nm = VD->getName().str();
+    Names += (Names.empty() ? "" : ", ") + Nm;
+    if (auto B = M.Boxed.find(VD); B != M.Boxed.end())
+      // A local in the heap: its pointer is the root.
+      Rs.push_back({Nm, B->second.Ptr, "CP_ROOT_POINTER", "1",
+                    "&" + B->second.T->DescName});
+    else if (M.SlotVars.count(VD))
+      // A pointer to a handle slot: the switch moves it with the object it
+      // points into (the runtime maps the handle's offset to the wide
+      // field's).
+      Rs.push_back({Nm, Nm, "CP_ROOT_POINTER", "1", "0"});
+    else
+      Rs.push_back(frameRoot(Nm, VD->getType()));
   }
   Pl.note(FD, Vs.front()->getLocation(), "frame: " + Names,
           "compact pointers held across a safepoint are roots");
-  return frameText(Named);
+  return frameText(Rs);
 }
 std::string CheckedWalker::frameText(
     const std::vector<std::pair<std::string, QualType>> &Vs) {
+  std::vector<FrameRoot> Rs;
+  for (const auto &[Nm, T] : Vs)
+    Rs.push_back(frameRoot(Nm, T));
+  return frameText(Rs);
+}
+CheckedWalker::FrameRoot CheckedWalker::frameRoot(const std::string &Nm, QualType T) const {
+  RootShape R = rootShape(M, T);
+  return {Nm, Nm, R.Kind, std::to_string(R.Count), "&" + R.T->DescName};
+}
+std::string CheckedWalker::frameText(const std::vector<FrameRoot> &Rs) {
   std::string N = std::to_string(++FrameCounter);
   // Declarations only (C89: no statement before a later declaration, no
   // non-constant aggregate initializer): the descriptors are filled and
   // the frame pushed by the initializer of cp__inN.
-  std::string K = std::to_string(Vs.size());
+  std::string K = std::to_string(Rs.size());
   std::string Out = "cp_root_desc_t cp__rt" + N + "[" + K + "]; cp_frame_t cp__fr" + N +
                     " __attribute__((cleanup(cp_frame_pop))); int cp__in" + N +
                     " __attribute__((unused)) = (";
-  for (size_t I = 0; I < Vs.size(); ++I) {
-    RootShape R = rootShape(M, Vs[I].second);
-    const std::string &Nm = Vs[I].first;
-    Out += "cp__root(&cp__rt" + N + "[" + std::to_string(I) + "], (void *)&" + Nm +
-           ", " + R.Kind + ", " + std::to_string(R.Count) + ", &" + R.T->DescName +
-           ", \"" + Nm + "\"), ";
-  }
+  for (size_t I = 0; I < Rs.size(); ++I)
+    Out += "cp__root(&cp__rt" + N + "[" + std::to_string(I) + "], (void *)&" + Rs[I].Addr +
+           ", " + Rs[I].Kind + ", " + Rs[I].Count + ", " + Rs[I].Desc + ", \"" + Rs[I].Name +
+           "\"), ";
   Out += "cp__frame(&cp__fr" + N + ", " + K + ", cp__rt" + N + "));";
   return Out;
 }
@@ -125,7 +147,7 @@ bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
       return false;
     if (!Slot)
       Frame.push_back(VD);
-    if (VD->getInit())
+    if (VD->getInit() || M.Boxed.count(VD))
       continue;
     unsigned A = afterDeclarator(VD);
     if (A == ~0u) {
@@ -152,6 +174,29 @@ bool CheckedWalker::checkVLA(const VarDecl *VD) {
           {CharSourceRange::getTokenRange(VD->getSourceRange())});
   return false;
 }
+/// A boxed local of a checked function: stored in the layout of the mode
+/// it was allocated in.  The initializer runs after the allocation, so it
+/// must not reach a safepoint (the mode could change between the two).
+void CheckedWalker::boxLocal(const VarDecl *VD) {
+  if (const Expr *Init = VD->getInit())
+    if (const CallExpr *CE = Pl.firstMayReachCall(Init)) {
+      const FunctionDecl *G = CE->getDirectCallee();
+      S.report(Diag::SafepointInExpression, CE->getExprLoc(),
+               "'" + VD->getName().str() +
+                   "' lives in the compact heap (its address is used as a "
+                   "compact pointer), and its initializer calls '" +
+                   (G ? G->getNameAsString() : std::string("a function")) +
+                   "', which may reach a safepoint; initialize it in a "
+                   "statement of its own",
+               {CharSourceRange::getTokenRange(Init->getSourceRange())});
+      return;
+    }
+  unsigned Before = S.Errors;
+  std::string T = boxLocalText(S, VD, &C, &W);
+  if (S.Errors == Before)
+    rewriteBoxedLocal(S, Out, VD, T);
+}
+
 /// Offset just after the end of VD's declarator, or ~0u.
 unsigned CheckedWalker::afterDeclarator(const VarDecl *VD) const {
   SourceLocation L = VD->getEndLoc();

@@ -93,6 +93,33 @@ const char *Preamble =
     "  *cp__s = cp_encode(cp__n);\n"
     "  return cp__post ? cp__o : cp__n;\n"
     "}\n"
+    "/* A slot that holds a compact pointer is a handle field of a heap object\n"
+    "   (inside the compact arena: 4 bytes) or a native slot (8 bytes). */\n"
+    "static __inline__ __attribute__((unused)) int cp__in_arena(const void *cp__s) {\n"
+    "  return (__UINTPTR_TYPE__)cp__s - cp__debug_arena_start <\n"
+    "         cp__debug_arena_end - cp__debug_arena_start;\n"
+    "}\n"
+    "/* Load and store through a pointer that may point at a handle slot. */\n"
+    "static __inline__ __attribute__((unused)) void *cp__slot_load(const void *cp__s) {\n"
+    "  void *cp__v;\n"
+    "  if (cp__in_arena(cp__s))\n"
+    "    return cp_decode(*(const cp_handle_t *)cp__s);\n"
+    "  __builtin_memcpy(&cp__v, cp__s, sizeof cp__v);\n"
+    "  return cp__v;\n"
+    "}\n"
+    "static __inline__ __attribute__((unused)) void *cp__slot_store(void *cp__s, const void *cp__v) {\n"
+    "  if (cp__in_arena(cp__s))\n"
+    "    *(cp_handle_t *)cp__s = cp_encode(cp__v);\n"
+    "  else\n"
+    "    __builtin_memcpy(cp__s, &cp__v, sizeof cp__v);\n"
+    "  return (void *)cp__v;\n"
+    "}\n"
+    "/* Frees a local that lives in the compact heap when its block ends. */\n"
+    "static __inline__ __attribute__((unused)) void cp__box_free(void *cp__p) {\n"
+    "  void *cp__o;\n"
+    "  __builtin_memcpy(&cp__o, cp__p, sizeof cp__o);\n"
+    "  cp_free(cp__o);\n"
+    "}\n"
     "/* Fill root descriptor d of a shadow-stack frame; yields 0 (an\n"
     "   initializer, so frames are declarations: C89 allows no statement\n"
     "   before a declaration, nor non-constant aggregate initializers). */\n"
@@ -137,10 +164,17 @@ std::string rootDescText(const Session &S, const clang::VarDecl *VD,
   if (!VD->hasGlobalStorage() || !VD->getIdentifier() ||
       VD->getTLSKind() != VarDecl::TLS_None)
     return "";
+  std::string N = VD->getName().str();
+  if (auto B = S.M.Boxed.find(VD->getCanonicalDecl()); B != S.M.Boxed.end()) {
+    // In the compact heap: its pointer is the root.
+    const std::string &P = B->second.Ptr;
+    return "static const cp_root_desc_t cp__root_" + N + " = {(void *)&" + P +
+           ", CP_ROOT_POINTER, 1, &" + B->second.T->DescName + ", \"" + N +
+           "\"};" + Sep.str() + "CP_REGISTER_ROOT(cp__root_" + N + ");" + Sep.str();
+  }
   RootShape R = rootShape(S.M, VD->getType());
   if (!R.Kind)
     return "";
-  std::string N = VD->getName().str();
   return "static const cp_root_desc_t cp__root_" + N + " = {(void *)&" + N +
          ", " + R.Kind + ", " + std::to_string(R.Count) + ", &" + R.T->DescName +
          ", \"" + N + "\"};" + Sep.str() + "CP_REGISTER_ROOT(cp__root_" + N +
@@ -151,7 +185,12 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
   SourceManager &SM = S.SM;
   // Generated declarations after each compact struct.
   for (const auto &T : S.M.Types) {
-    SourceLocation RB = T->RD->getBraceRange().getEnd();
+    // A struct defined inside another (C gives it file scope): after the
+    // outermost one, where C code may next declare things.
+    const RecordDecl *Outer = T->RD;
+    while (const auto *P = dyn_cast<RecordDecl>(Outer->getLexicalDeclContext()))
+      Outer = P;
+    SourceLocation RB = Outer->getBraceRange().getEnd();
     auto [FID, Off] = SM.getDecomposedLoc(SM.getExpansionLoc(RB));
     unsigned At = endOfDeclaration(SM.getBufferData(FID), Off);
     if (At == ~0u) {

@@ -240,6 +240,8 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
   }
   Session S(Ctx, Opts, Sink);
   runAnalysis(S);
+  if (!S.M.Types.empty())
+    runBoxing(S);
   runSafety(S);
   // Errors in uses do not stop the run: the rewrite reports its own too,
   // so a file's errors come in one run.  Errors in the types do.
@@ -247,6 +249,7 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
     return false;
   if (S.M.Types.empty())
     return S.Errors == 0;
+  runSlots(S);
   runLayout(S);
   if (S.TypeErrors)
     return false;

@@ -27,6 +27,7 @@
 #include "Edits.h"
 #include "Vocabulary.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include <array>
 #include <set>
@@ -108,6 +109,7 @@ struct FieldInfo {
   const clang::RecordDecl *Target = nullptr; ///< Handle/Struct: the record
   unsigned CompactAlign = 1;          ///< bytes, for field ordering
   uint64_t CompactSize = 0;           ///< bytes (0 if unknown)
+  uint64_t CompactOffset = 0;         ///< bytes (Layout)
 };
 
 /// A compact type: annotated with `compact` or inferred.
@@ -157,6 +159,15 @@ bool isOpaqueCall(const Session &S, const clang::CallExpr *CE);
 /// locals, its braces from a macro ...), or "".
 std::string dualBlocker(const clang::SourceManager &SM, const clang::FunctionDecl *FD);
 
+/// A variable of compact type placed in the compact heap (Boxing.cpp).
+struct BoxedVar {
+  CompactType *T = nullptr;
+  bool Static = false;  ///< static storage: allocated at its first use
+  std::string Ptr;      ///< "cp__box_V": the pointer to the heap object
+  std::string Getter;   ///< "cp__box_get_V" (static storage)
+  std::string Init;     ///< "cp__box_init_V" (static storage)
+};
+
 /// The engine's view of a translation unit.
 struct Model {
   std::vector<std::unique_ptr<CompactType>> Types; ///< definition order
@@ -164,6 +175,12 @@ struct Model {
   llvm::DenseMap<const clang::FunctionDecl *, unsigned> Functions;
   /// Every struct and union definition outside system headers.
   std::vector<const clang::RecordDecl *> Records;
+  /// Slots.cpp: `T **` locals and parameters, and functions (canonical)
+  /// whose result, that may hold the address of a handle slot.
+  llvm::DenseSet<const clang::VarDecl *> SlotVars;
+  llvm::DenseSet<const clang::FunctionDecl *> SlotReturns;
+  /// Boxing.cpp: variables (canonical) placed in the compact heap.
+  std::map<const clang::VarDecl *, BoxedVar> Boxed;
 
   /// The compact type of a record type (through typedefs), else null.
   CompactType *recordOf(clang::QualType T) const;
@@ -199,6 +216,15 @@ const clang::Expr *parentSkippingParens(clang::ASTContext &Ctx, const clang::Exp
                                         const clang::Expr **Outermost = nullptr);
 /// The field a member expression names, if any.
 const clang::FieldDecl *memberField(const clang::Expr *E);
+/// Boxing.cpp: the boxed variable E names (a DeclRefExpr), or null.
+const BoxedVar *boxedVar(const Model &M, const clang::Expr *E);
+/// Boxing.cpp: the text of a use of boxed variable B: the heap object.
+std::string boxUseText(const BoxedVar &B);
+/// Slots.cpp: E (a `T **`, T compact) may hold the address of a handle
+/// slot, so loads and stores through it pick the slot's width by address.
+bool isSlotPointer(const Model &M, const clang::Expr *E);
+/// `*E` where E may hold the address of a handle slot.
+bool isSlotDeref(const Model &M, const clang::Expr *E);
 
 /// Allocation.cpp: what a call to a libc allocation function allocates or
 /// frees: compact objects (the typed runtime calls), a root array (a heap
@@ -295,6 +321,16 @@ struct Session {
 /// Analysis.cpp: fill Model::Types (annotated, then inferred to a fixed
 /// point) and Model::Functions.
 void runAnalysis(Session &S);
+/// Pools.cpp: the unannotated-allocator error for a conversion of a byte
+/// pointer to a compact pointer whose memory the plugin can trace to
+/// libc's malloc or a bump pointer; true if reported.
+bool checkPoolConversion(Session &S, const clang::CastExpr *E);
+/// Boxing.cpp: which variables of compact type live in the compact heap
+/// (Model::Boxed).
+void runBoxing(Session &S);
+/// Slots.cpp: which `T **` may point at handle slots (Model::SlotVars,
+/// SlotReturns); errors where such a pointer escapes the analysis.
+void runSlots(Session &S);
 /// Safety.cpp: type-level refusals (unions, bit-fields, packed, ...).
 void runSafety(Session &S);
 /// Layout.cpp: field order, sizes and alignments of every compact layout.

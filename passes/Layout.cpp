@@ -4,10 +4,18 @@
 // Out: per compact type, its fields in compact-layout order: handles
 //      (cp_handle_t) for compact-pointer fields and handle arrays, the
 //      compact layout of nested compact structs, every other field
-//      unchanged; ordered by alignment (largest first, stable) to remove
-//      padding.  The text of `struct cp__c_T`, of the field-by-field
-//      converters between a heap object and a wide value, and of the
-//      type descriptor.
+//      unchanged; placed first fit in declaration order (each field at the
+//      lowest aligned offset where it fits, in a hole an earlier field left
+//      or at the end), which removes most padding.  The text of `struct
+//      cp__c_T`, of the field-by-field converters between a heap object and
+//      a wide value, and of the type descriptor.
+// Why first fit: a field's offset depends only on the fields declared
+//      before it.  Structs that share a common initial sequence (a "base"
+//      struct whose fields open several "derived" ones) therefore place it
+//      at the same compact offsets, and a struct's first field is at offset
+//      0, so the casts C allows between such pointer types stay valid in
+//      compact layout.  The rule depends on the type alone, so every
+//      translation unit computes the same layout.
 // Invariants: offsets and sizes in descriptors are computed by the C
 //      compiler (offsetof/sizeof on the generated declarations), so the
 //      descriptor always matches the code; the compact struct is aligned to
@@ -55,21 +63,43 @@ void layoutType(Session &S, CompactType &T) {
     }
     T.Fields.push_back(F);
   }
-  std::stable_sort(T.Fields.begin(), T.Fields.end(),
-                   [](const FieldInfo &A, const FieldInfo &B) {
-                     return A.CompactAlign > B.CompactAlign;
-                   });
-  uint64_t Off = 0;
+  // First fit in declaration order: each field goes to the lowest offset
+  // aligned for it where it fits, in a hole an earlier field left or at
+  // the end.  A field's offset depends only on the fields before it.
+  std::vector<std::pair<uint64_t, uint64_t>> Used; // sorted [begin, end)
+  uint64_t End = 0;
   unsigned Align = 1;
-  for (const FieldInfo &F : T.Fields) {
-    Off = (Off + F.CompactAlign - 1) / F.CompactAlign * F.CompactAlign;
-    Off += F.CompactSize;
+  for (FieldInfo &F : T.Fields) {
+    uint64_t A = F.CompactAlign, At = 0;
+    size_t I = 0;
+    if (F.CompactSize == 0) { // a zero-length array: at the end
+      At = (End + A - 1) / A * A;
+      I = Used.size();
+    } else {
+      uint64_t Prev = 0;
+      for (;; ++I) {
+        uint64_t GapEnd = I < Used.size() ? Used[I].first : UINT64_MAX;
+        At = (Prev + A - 1) / A * A;
+        if (At + F.CompactSize <= GapEnd)
+          break;
+        Prev = Used[I].second;
+      }
+    }
+    Used.insert(Used.begin() + I, {At, At + F.CompactSize});
+    F.CompactOffset = At;
+    End = std::max(End, At + F.CompactSize);
     Align = std::max(Align, F.CompactAlign);
   }
+  // The generated struct lists the fields by offset; C's own layout of
+  // that order puts each one where it was placed (no field fits lower).
+  std::stable_sort(T.Fields.begin(), T.Fields.end(),
+                   [](const FieldInfo &A, const FieldInfo &B) {
+                     return A.CompactOffset < B.CompactOffset;
+                   });
   // The compact struct is aligned to the granule (at least 4 bytes).
   Align = std::max(Align, 4u);
   T.CompactAlign = Align;
-  T.CompactSize = (Off + Align - 1) / Align * Align;
+  T.CompactSize = (End + Align - 1) / Align * Align;
 }
 
 PrintingPolicy policy(const Session &S) {

@@ -24,6 +24,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "llvm/Support/raw_ostream.h"
+#include <functional>
 
 using namespace clang;
 
@@ -111,13 +112,17 @@ bool Printer::needsRebuild(const Stmt *C) {
     const Expr *Sub = IC->getSubExpr();
     return (IC->getCastKind() == CK_LValueToRValue ||
             IC->getCastKind() == CK_ArrayToPointerDecay) &&
-           (isHandleLValue(M, Sub) || isCompactLocated(M, Sub));
+           (isHandleLValue(M, Sub) || isCompactLocated(M, Sub) ||
+            isSlotDeref(M, Sub));
   }
   if (const auto *BO = dyn_cast<BinaryOperator>(C))
     return BO->getOpcode() == BO_Assign &&
-           (isHandleLValue(M, BO->getLHS()) || isCompactLocated(M, BO->getLHS()));
+           (isHandleLValue(M, BO->getLHS()) || isCompactLocated(M, BO->getLHS()) ||
+            isSlotDeref(M, BO->getLHS()));
   if (const auto *UO = dyn_cast<UnaryOperator>(C))
-    return UO->getOpcode() == UO_AddrOf && isCompactLocated(M, UO->getSubExpr());
+    return UO->getOpcode() == UO_AddrOf &&
+           (isCompactLocated(M, UO->getSubExpr()) ||
+            isHandleLValue(M, UO->getSubExpr()) || isSlotDeref(M, UO->getSubExpr()));
   return false;
 }
 
@@ -160,7 +165,9 @@ bool Printer::affected(const Stmt *St) {
     return It->second;
   bool A = false;
   if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(St)) {
-    A = compactTrait(U); // unevaluated operands are left alone
+    // Unevaluated operands are left alone, but a boxed variable has no
+    // name of its own any more.
+    A = compactTrait(U) || (!U->isArgumentType() && mentionsBoxed(U->getArgumentExpr()));
   } else {
     A = own(St);
     for (const Stmt *C : St->children())
@@ -178,6 +185,8 @@ bool Printer::own(const Stmt *St) {
   if (const auto *CE = dyn_cast<CallExpr>(St))
     return (CompactBodies && dualCallee(CE)) ||
            (allocFunction(CE) != AllocFn::None && allocShape(CE));
+  if (const auto *DR = dyn_cast<DeclRefExpr>(St))
+    return boxedVar(M, DR) != nullptr; // a variable in the heap, either form
   if (!compact())
     return false;
   if (const auto *ME = dyn_cast<MemberExpr>(St))
@@ -185,7 +194,8 @@ bool Printer::own(const Stmt *St) {
                          : isCompactLocated(M, ME->getBase());
   if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
     if (UO->getOpcode() == UO_Deref)
-      return M.pointeeOf(UO->getSubExpr()->getType()) != nullptr;
+      return M.pointeeOf(UO->getSubExpr()->getType()) != nullptr ||
+             isSlotPointer(M, UO->getSubExpr());
     if (UO->isIncrementDecrementOp())
       return M.pointeeOf(UO->getType()) != nullptr;
     return false;
@@ -265,6 +275,8 @@ std::string Printer::text(const Stmt *St) {
         return "((" + ty(IC->getType()) + ")cp_decode(" + clv(Sub) + "))";
       if (CompactType *T = M.recordOf(Sub->getType()); T && isCompactLocated(M, Sub))
         return "cp__load_" + T->Name + "(" + caddr(Sub) + ")";
+      if (isSlotDeref(M, Sub))
+        return "((" + ty(IC->getType()) + ")cp__slot_load(" + slotAddr(Sub) + "))";
     }
     if (compact() && IC->getCastKind() == CK_ArrayToPointerDecay &&
         isCompactLocated(M, Sub))
@@ -303,7 +315,10 @@ std::string Printer::text(const Stmt *St) {
   }
 
   if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E))
-    return traitText(U);
+    return compactTrait(U) ? traitText(U) : boxedOnly(U);
+
+  if (const BoxedVar *B = boxedVar(M, E))
+    return boxUseText(*B);
 
   if (const auto *OE = dyn_cast<OffsetOfExpr>(E))
     return offsetofText(OE);
@@ -399,6 +414,9 @@ std::string Printer::clv(const Expr *E) {
     return "(((" + cptr(T, AS->getBase()) + ")(" + text(AS->getBase()) + "))[" +
            text(AS->getIdx()) + "])";
   }
+  if (const BoxedVar *B = boxedVar(M, E))
+    return "(*(" + ct(B->T) + " *)(" +
+           (B->Static ? B->Getter + "()" : B->Ptr) + "))";
   if (const auto *ME = dyn_cast<MemberExpr>(E)) {
     if (!ME->isArrow() && !isCompactLocated(M, ME->getBase())) {
       fail(E, "this use of a compact type cannot be rewritten");
@@ -417,6 +435,56 @@ std::string Printer::clv(const Expr *E) {
 
 std::string Printer::caddr(const Expr *E) { return "(&" + clv(E) + ")"; }
 
+/// St names a boxed variable somewhere (unevaluated operands included).
+bool Printer::mentionsBoxed(const Stmt *St) const {
+  if (!St || M.Boxed.empty())
+    return false;
+  if (const auto *E = dyn_cast<Expr>(St); E && boxedVar(M, E))
+    return true;
+  for (const Stmt *C : St->children())
+    if (mentionsBoxed(C))
+      return true;
+  return false;
+}
+
+/// The user's text of St with only its uses of boxed variables replaced
+/// (an unevaluated operand: `sizeof V` is the heap object's size).
+std::string Printer::boxedOnly(const Stmt *St) {
+  CharSourceRange R = fileRange(St);
+  if (R.isInvalid())
+    return printed(St);
+  FileID FID = SM.getFileID(R.getBegin());
+  unsigned Begin = SM.getFileOffset(R.getBegin()), End = SM.getFileOffset(R.getEnd());
+  EditSet Parts;
+  std::function<bool(const Stmt *)> Collect = [&](const Stmt *X) {
+    if (!X)
+      return true;
+    if (const auto *E = dyn_cast<Expr>(X))
+      if (const BoxedVar *B = boxedVar(M, E)) {
+        CharSourceRange XR = fileRange(E);
+        if (XR.isInvalid() || SM.getFileID(XR.getBegin()) != FID)
+          return false;
+        Parts.replace(FID, SM.getFileOffset(XR.getBegin()),
+                      SM.getFileOffset(XR.getEnd()), boxUseText(*B));
+        return true;
+      }
+    for (const Stmt *C : X->children())
+      if (!Collect(C))
+        return false;
+    return true;
+  };
+  if (!Collect(St))
+    return printed(St);
+  Rendered Out = Parts.render(FID, SM.getBufferData(FID), Begin, End);
+  return Out.Ok ? Out.Text : printed(St);
+}
+
+/// The slot address of a slot dereference `*pp`: the text of pp.
+std::string Printer::slotAddr(const Expr *Deref) {
+  const auto *UO = cast<UnaryOperator>(Deref->IgnoreParens());
+  return text(UO->getSubExpr());
+}
+
 std::string Printer::unaryText(const UnaryOperator *UO) {
   const Expr *Sub = UO->getSubExpr();
   switch (UO->getOpcode()) {
@@ -426,12 +494,22 @@ std::string Printer::unaryText(const UnaryOperator *UO) {
                "rewritten; copy it into a local first");
       return "";
     }
+    if (compact() && isSlotPointer(M, Sub)) {
+      fail(UO, "this use of a slot that may be a handle field cannot be "
+               "rewritten; read it into a local first");
+      return "";
+    }
     break;
   case UO_AddrOf:
     if (compact() && isCompactLocated(M, Sub))
       return "((" + ty(UO->getType()) + ")" + caddr(Sub) + ")";
-    if (compact() && (isHandleLValue(M, Sub) || isHandleArray(M, Sub))) {
-      fail(UO, "the address of a handle field cannot be taken");
+    if (compact() && isHandleLValue(M, Sub))
+      // A pointer to the handle slot itself (Slots.cpp follows it).
+      return "((" + ty(UO->getType()) + ")" + caddr(Sub) + ")";
+    if (compact() && isSlotDeref(M, Sub))
+      return "(" + slotAddr(Sub) + ")";
+    if (compact() && isHandleArray(M, Sub)) {
+      fail(UO, "the address of a handle array field cannot be taken");
       return "";
     }
     break;
@@ -466,6 +544,12 @@ std::string Printer::binaryText(const BinaryOperator *BO) {
     return splice(BO);
   switch (BO->getOpcode()) {
   case BO_Assign:
+    if (isSlotDeref(M, L)) {
+      std::string Call = "cp__slot_store(" + slotAddr(L) + ", " + text(R) + ")";
+      if (isStatementLevel(BO))
+        return Call;
+      return "((" + ty(L->getType()) + ")" + Call + ")";
+    }
     if (isHandleLValue(M, L)) {
       if (isStatementLevel(BO))
         return "cp__sth(&" + clv(L) + ", " + text(R) + ")";

@@ -178,6 +178,9 @@ private:
   std::string cptr(const CompactType *T, const clang::Expr *E);
   const clang::Expr *handleRead(const clang::Expr *E);
   std::string caddr(const clang::Expr *E);
+  std::string slotAddr(const clang::Expr *Deref);
+  bool mentionsBoxed(const clang::Stmt *St) const;
+  std::string boxedOnly(const clang::Stmt *St);
   std::string unaryText(const clang::UnaryOperator *UO);
   std::string binaryText(const clang::BinaryOperator *BO);
   std::string traitText(const clang::UnaryExprOrTypeTraitExpr *U);
@@ -186,9 +189,23 @@ private:
   bool allocShape(const clang::CallExpr *CE);
   std::string countText(const SizeShape &Sh, const clang::CallExpr *CE);
   std::string allocText(const clang::CallExpr *CE, const Spill *Sp = nullptr);
+  std::string allocCall(const clang::CallExpr *CE, AllocFn F, const Spill *Sp);
+  std::string otherArgs(const clang::CallExpr *CE, const clang::Expr *Keep);
   void sizeFix(const clang::Expr *Size, const std::string &SizeofT, int64_t Elem,
                std::vector<clang::FixItHint> &Fix);
 };
+
+/// Boxing.cpp: the declarator of boxed local VD, printed by C (compact
+/// form), W (wide form) or both (the checked form picks by mode).
+std::string boxLocalText(Session &S, const clang::VarDecl *VD, Printer *C,
+                         Printer *W);
+/// Boxing.cpp: replace boxed local VD's declarator by Text in Out; false
+/// after an error.
+bool rewriteBoxedLocal(Session &S, EditSet &Out, const clang::VarDecl *VD,
+                       const std::string &Text);
+/// Boxing.cpp: the declarations, getters and initializer functions of the
+/// boxed variables with static storage.
+void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide);
 
 } // namespace compactptr
 

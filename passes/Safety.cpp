@@ -86,14 +86,12 @@ void checkRecord(Session &S, const RecordDecl *RD) {
                 "__attribute__((packed)) or #pragma pack)",
             {tokRange(RD->getSourceRange())});
   const DeclContext *DC = RD->getLexicalDeclContext();
+  // A struct defined inside another struct has file scope in C; its
+  // declarations go after the outermost enclosing struct (Emit.cpp).
   if (DC->isFunctionOrMethod())
     S.report(Diag::LocalType, RD->getLocation(),
             "compact type " + Who +
                 " is defined inside a function; define it at file scope");
-  else if (isa<RecordDecl>(DC))
-    S.report(Diag::LocalType, RD->getLocation(),
-            "compact type " + Who +
-                " is defined inside another struct; define it at file scope");
   if (RD->getBraceRange().getEnd().isMacroID())
     S.report(Diag::MacroBody, RD->getLocation(), "compact type " + Who +
                                    " is defined by a macro expansion; the "
@@ -155,13 +153,17 @@ public:
     if (E->getOpcode() != UO_AddrOf || S.isIgnoredLoc(E->getExprLoc()))
       return true;
     const Expr *Sub = E->getSubExpr()->IgnoreParens();
-    if (isHandleLValue(M, Sub) || isHandleArray(M, Sub)) {
-      std::string F = fieldName(Sub);
+    // `&p->next` is a pointer to a handle slot: Slots.cpp follows it and
+    // refuses it where it escapes.  The address of a whole handle array is
+    // not a `T **`.
+    if (isHandleLValue(M, Sub))
+      return true;
+    if (isHandleArray(M, Sub)) {
       S.report(Diag::AddressOfField, E->getExprLoc(),
-              F.empty() ? "the address of a handle cannot be taken: in compact "
-                          "layout it is a 32-bit handle, not a pointer"
-                        : quoted(F) + " is a handle field; its address cannot "
-                                      "be taken",
+              quoted(fieldName(Sub)) +
+                  " is a handle array field; its address cannot be taken (the "
+                  "address of one element, &p->" + fieldName(Sub) +
+                  "[i], can)",
               {tokRange(E->getSourceRange())});
       return true;
     }
@@ -188,8 +190,8 @@ public:
       }
       return true;
     }
-    checkCast(E);
-    checkForeignObject(E);
+    if (!checkCast(E) && !checkPoolConversion(S, E))
+      checkForeignObject(E);
     return true;
   }
 
@@ -347,8 +349,8 @@ public:
   }
 
   bool VisitCStyleCastExpr(CStyleCastExpr *E) {
-    if (!S.isIgnoredLoc(E->getExprLoc()))
-      checkCast(E);
+    if (!S.isIgnoredLoc(E->getExprLoc()) && !checkCast(E))
+      checkPoolConversion(S, E);
     return true;
   }
 
@@ -385,20 +387,56 @@ private:
         return; // a byte address: memcpy, memset, printf("%p")
     }
     std::string What = describe(Sub);
+    std::string Why = whyNotBoxed(Sub);
     if (const auto *BO = P ? dyn_cast<BinaryOperator>(P) : nullptr)
       if (BO->getOpcode() == BO_Assign && isHandleLValue(M, BO->getLHS())) {
         S.report(Diag::NonHeapAddress, Addr->getExprLoc(),
                 "storing the address of " + What + " into compact field " +
                     quoted(fieldName(BO->getLHS())) +
-                    "; compact fields can only point to heap objects",
+                    "; compact fields can only point to heap objects" + Why,
                 {tokRange(Addr->getSourceRange())});
         return;
       }
     S.report(Diag::NonHeapAddress, Addr->getExprLoc(),
             "the address of " + What +
                 " cannot be used as a compact pointer; compact pointers must "
-                "point to heap objects (allocate it with malloc)",
+                "point to heap objects" + Why,
             {tokRange(Addr->getSourceRange())});
+  }
+
+  /// Why the variable under E was not placed in the compact heap (as a
+  /// variable of compact type whose address is used is, Boxing.cpp), and
+  /// the way out.
+  static std::string whyNotBoxed(const Expr *E) {
+    E = E->IgnoreParens();
+    for (;;) {
+      if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow()) {
+        E = ME->getBase()->IgnoreParens();
+        continue;
+      }
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+        E = AS->getBase()->IgnoreParenImpCasts();
+        continue;
+      }
+      break;
+    }
+    const auto *DR = dyn_cast<DeclRefExpr>(E);
+    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    if (!VD)
+      return " (allocate it with malloc)";
+    if (isa<ParmVarDecl>(VD))
+      return " (a parameter passed by value stays in wide layout; copy it "
+             "into a local, which then lives in the compact heap)";
+    if (VD->getType()->isArrayType())
+      return " (an array of compact structs stays in wide layout; allocate "
+             "it with malloc(n * sizeof(...)))";
+    if (VD->getTLSKind() != VarDecl::TLS_None)
+      return " (a thread-local variable stays in wide layout; allocate it "
+             "with malloc)";
+    if (VD->isStaticLocal())
+      return " (a static local stays in wide layout; declare it at file "
+             "scope, where it lives in the compact heap)";
+    return " (allocate it with malloc)";
   }
 
   static std::string describe(const Expr *E) {
@@ -455,7 +493,53 @@ private:
     }
   }
 
-  void checkCast(const CastExpr *E) {
+  /// The first field of T, or null.
+  static const FieldDecl *firstField(const CompactType *T) {
+    auto It = T->RD->field_begin();
+    return It == T->RD->field_end() ? nullptr : *It;
+  }
+
+  /// A begins with a value of B (its first field, recursively): a pointer
+  /// to an A is a pointer to that B.
+  bool beginsWith(const CompactType *A, const CompactType *B) {
+    for (const FieldDecl *F = firstField(A); F;) {
+      if (F->getType()->isArrayType())
+        return false;
+      CompactType *Inner = M.recordOf(F->getType());
+      if (!Inner)
+        return false;
+      if (Inner == B)
+        return true;
+      F = firstField(Inner);
+    }
+    return false;
+  }
+
+  /// "" if a cast between pointers to A and B is valid in compact layout,
+  /// as C makes it valid for the wide one: they share a common initial
+  /// sequence (Layout.cpp places it identically in both), or one begins
+  /// with the other.  Otherwise why not, naming the fields that differ.
+  std::string sharedPrefix(const CompactType *A, const CompactType *B) {
+    if (beginsWith(A, B) || beginsWith(B, A))
+      return "";
+    const FieldDecl *FA = firstField(A), *FB = firstField(B);
+    if (FA && FB && !FA->isBitField() && !FB->isBitField() &&
+        S.Ctx.typesAreCompatible(FA->getType().getUnqualifiedType(),
+                                 FB->getType().getUnqualifiedType()))
+      return "";
+    auto field = [&](const FieldDecl *F, const CompactType *T) {
+      return F ? quoted(S.typeText(F->getType()) + " " + F->getName().str()) +
+                     " in " + quoted(T->WideSpelling)
+               : quoted(T->WideSpelling) + " has no fields";
+    };
+    return "their compact layouts differ: they share no common initial "
+           "sequence (the first fields differ: " +
+           field(FA, A) + ", " + field(FB, B) +
+           ") and neither begins with the other";
+  }
+
+  /// True if a diagnostic was reported.
+  bool checkCast(const CastExpr *E) {
     QualType To = E->getType(), From = E->getSubExpr()->getType();
     CompactType *FromT = M.pointeeOf(From), *ToT = M.pointeeOf(To);
     auto R = tokRange(E->getSourceRange());
@@ -468,7 +552,7 @@ private:
                     " used as a compact object of type " + quoted(ToT->WideSpelling) +
                     "; compact objects must be allocated with malloc",
                 {R});
-        return;
+        return true;
       }
     switch (E->getCastKind()) {
     case CK_PointerToIntegral:
@@ -478,35 +562,39 @@ private:
                       " cast to an integer; the value does not survive the "
                       "switch to wide mode",
                   {R});
-      return;
+      return FromT != nullptr;
     case CK_IntegralToPointer:
       if (ToT && !E->getSubExpr()->isNullPointerConstant(
-                     S.Ctx, Expr::NPC_ValueDependentIsNotNull))
+                     S.Ctx, Expr::NPC_ValueDependentIsNotNull)) {
         S.report(Diag::IntegerCast, E->getExprLoc(),
                   "integer cast to a compact pointer to " +
                       quoted(ToT->WideSpelling) +
                       "; it must hold the address of a heap object",
                   {R});
-      return;
+        return true;
+      }
+      return false;
     case CK_BitCast:
       break;
     default:
-      return;
+      return false;
     }
     if (!From->isPointerType() || !To->isPointerType() || FromT == ToT)
-      return;
+      return false;
     QualType FP = From->getPointeeType().getCanonicalType();
     QualType TP = To->getPointeeType().getCanonicalType();
     auto isBytes = [](QualType T) {
       return T->isVoidType() || T->isCharType();
     };
     if (FromT && ToT) {
+      std::string Why = sharedPrefix(FromT, ToT);
+      if (Why.empty())
+        return false;
       S.report(Diag::IncompatibleCast, E->getExprLoc(),
-              "cast from " + quoted(S.typeText(From)) + " to " +
-                  quoted(S.typeText(To)) +
-                  " reinterprets one compact type as another; their compact "
-                  "layouts differ",
-              {R});
+                 "cast from " + quoted(S.typeText(From)) + " to " +
+                     quoted(S.typeText(To)) +
+                     " reinterprets one compact type as another; " + Why,
+                 {R});
     } else if (FromT && TP->isRecordType()) {
       S.report(Diag::IncompatibleCast, E->getExprLoc(),
               "cast from compact pointer " + quoted(S.typeText(From)) + " to " +
@@ -532,8 +620,12 @@ private:
                 "pointer of unrelated type " + quoted(S.typeText(From)) +
                     " cast to compact pointer " + quoted(S.typeText(To)),
                 {R});
+    } else {
+      return false;
     }
+    return true;
   }
+
 };
 
 } // namespace

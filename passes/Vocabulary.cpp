@@ -21,6 +21,10 @@ AllocFn allocFunction(const CallExpr *CE) {
   StringRef N = nameOf(FD);
   if (N.empty())
     return AllocFn::None;
+  if (hasAttribute(FD, "allocator"))
+    return AllocFn::Allocator;
+  if (hasAttribute(FD, "deallocator"))
+    return AllocFn::Deallocator;
   // A program's own function called malloc is not libc's.
   if (FD->hasBody() && !FD->isInlined())
     return AllocFn::None;

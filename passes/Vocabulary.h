@@ -23,10 +23,16 @@ enum class AllocFn {
   None,
 #define CP_ALLOC_FN(Kind, Name, Args) Kind,
 #include "Vocabulary.def"
+  /// A program's own function declared CP_ALLOCATOR / CP_DEALLOCATOR: the
+  /// size is whichever argument is sizeof(T) or n * sizeof(T); the object
+  /// freed is the first pointer argument.
+  Allocator,
+  Deallocator,
 };
 
 /// The allocation function CE calls: libc's (declared, not defined in this
-/// TU unless inline), with its own argument count; else None.
+/// TU unless inline), with its own argument count, or a function declared
+/// CP_ALLOCATOR or CP_DEALLOCATOR; else None.
 AllocFn allocFunction(const clang::CallExpr *CE);
 
 /// A call to a runtime function ("cp_..."): its results are arena objects.

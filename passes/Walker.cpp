@@ -65,6 +65,10 @@ void Walker::walk(const Stmt *St) {
     std::string Roots;
     for (const Decl *D : DS->decls())
       if (const auto *VD = dyn_cast<VarDecl>(D)) {
+        if (VD->hasLocalStorage() && S.M.Boxed.count(VD->getCanonicalDecl())) {
+          boxLocal(VD);
+          continue;
+        }
         if (const Expr *Init = VD->getInit())
           top(Init, false);
         if (VD->isStaticLocal())
@@ -82,6 +86,14 @@ void Walker::walk(const Stmt *St) {
   }
   for (const Stmt *C : St->children())
     walk(C);
+}
+
+void Walker::boxLocal(const VarDecl *VD) {
+  bool C = P.form() == Form::Compact;
+  unsigned Before = S.Errors;
+  std::string T = boxLocalText(S, VD, C ? &P : nullptr, C ? nullptr : &P);
+  if (S.Errors == Before)
+    rewriteBoxedLocal(S, Out, VD, T);
 }
 
 void Walker::top(const Expr *E, bool BoolCtx) {
@@ -181,7 +193,10 @@ void runRewrite(Session &S) {
     if (S.isIgnoredLoc(D->getLocation()))
       continue;
     if (const auto *VD = dyn_cast<VarDecl>(D)) {
-      if (const Expr *Init = VD->getInit())
+      // A boxed variable's initializer moves into its initializer
+      // function (rewriteBoxedGlobals).
+      if (const Expr *Init = VD->getInit();
+          Init && !S.M.Boxed.count(VD->getCanonicalDecl()))
         Walker(S, Inits, S.Edits).run(Init);
       continue;
     }
@@ -203,6 +218,15 @@ void runRewrite(Session &S) {
       break;
     }
   }
+  rewriteBoxedGlobals(S, Compact, Wide);
+  // A static CP_ALLOCATOR / CP_DEALLOCATOR function whose calls all went
+  // to the runtime would be unused.
+  for (const FunctionDecl *FD : Fns)
+    if (FD->getStorageClass() == SC_Static && FD->getOuterLocStart().isFileID() &&
+        (hasAttribute(FD, "allocator") || hasAttribute(FD, "deallocator"))) {
+      auto [FID, Off] = S.SM.getDecomposedLoc(FD->getOuterLocStart());
+      S.Edits.insert(FID, Off, "__attribute__((unused)) ");
+    }
   if (S.Opts.DumpPlan)
     S.PlanText = Pl.dump();
 }

@@ -57,6 +57,8 @@ protected:
   virtual bool walkBlock(const clang::CompoundStmt *) { return false; }
   /// The frame registering DS's roots ("" if none); false after an error.
   virtual bool frameFor(const clang::DeclStmt *, std::string &) { return true; }
+  /// A local placed in the compact heap (Boxing.cpp): its declarator.
+  virtual void boxLocal(const clang::VarDecl *VD);
 };
 
 class CheckedWalker : public Walker {
@@ -77,6 +79,7 @@ protected:
   bool walkFor(const clang::ForStmt *F) override;
   bool walkBlock(const clang::CompoundStmt *CS) override;
   bool frameFor(const clang::DeclStmt *DS, std::string &Text) override;
+  void boxLocal(const clang::VarDecl *VD) override;
 
 private:
   const Model &M;
@@ -88,8 +91,14 @@ private:
   bool polls() const { return Pl.pollsLoops(FD) && !PollFree; }
   bool PollFree = false;                  ///< inside a loop that cannot allocate
   const clang::Stmt *PlainLoop = nullptr; ///< being walked without walkLoop
+  /// One entry of a frame: what cp__root registers for it.
+  struct FrameRoot {
+    std::string Name, Addr, Kind, Count, Desc;
+  };
   std::string frameText(const std::vector<const clang::VarDecl *> &Vs);
   std::string frameText(const std::vector<std::pair<std::string, clang::QualType>> &Vs);
+  std::string frameText(const std::vector<FrameRoot> &Rs);
+  FrameRoot frameRoot(const std::string &Name, clang::QualType T) const;
   bool isFrameRoot(const clang::VarDecl *VD) const;
   bool checkVLA(const clang::VarDecl *VD);
   unsigned afterDeclarator(const clang::VarDecl *VD) const;

@@ -3,7 +3,8 @@
  *
  * Every live object of every type is visited; every compact pointer in it
  * (handle in compact mode, native pointer in wide mode) must name the start
- * or a field of a live object of the field's declared type.  Roots may name
+ * or a field of a live object of the field's declared type (or of a type
+ * that begins with it or shares its first fields, as C allows).  Roots may name
  * freed objects (a local often outlives the object it pointed to) but never
  * the wrong type.  The digest hashes object contents and links in a form
  * that does not depend on the layout: an object is named by (type, slab
@@ -59,6 +60,40 @@ static _Noreturn void bad(const where_t *w, const void *p, const char *why) {
             w->when, field, d->name, w->at, p, why);
 }
 
+/* The field at offset 0 of both layouts: the struct's first field (the
+ * plugin places a struct's first declared field at compact offset 0). */
+static const cp_field_desc_t *first_field(const cp_type_desc_t *d) {
+  for (uint32_t k = 0; k < d->nfields; k++)
+    if (d->fields[k].compact_offset == 0 && d->fields[k].wide_offset == 0)
+      return &d->fields[k];
+  return NULL;
+}
+
+static bool same_field(const cp_field_desc_t *a, const cp_field_desc_t *b) {
+  const char *ta = a->target ? a->target->name : "";
+  const char *tb = b->target ? b->target->name : "";
+  return a->kind == b->kind && a->count == b->count && a->size == b->size &&
+         strcmp(ta, tb) == 0;
+}
+
+/* C lets a pointer to one struct point at an object of another that
+ * begins with it (its first member, recursively) or shares its first
+ * members (a common initial sequence: the "base struct" idiom); the plugin
+ * accepts such casts and places the shared part at the same offsets in
+ * both compact layouts.  Such an object is what the pointer may name. */
+static bool may_name(const cp_type_t *obj, const cp_type_t *expect) {
+  const cp_field_desc_t *a = first_field(obj->desc);
+  const cp_field_desc_t *b = first_field(expect->desc);
+  if (a && b && same_field(a, b))
+    return true;
+  for (const cp_type_desc_t *d = obj->desc;
+       (a = first_field(d)) && a->kind == CP_FIELD_STRUCT && a->target;
+       d = a->target)
+    if (strcmp(a->target->name, expect->desc->name) == 0)
+      return true;
+  return false;
+}
+
 /* Layout-independent name of the place p points at. */
 static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
                       const where_t *w) {
@@ -90,7 +125,7 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
   }
   if (!live && !is_root)
     bad(w, p, "which is not a live object (freed, or never allocated)");
-  if (expect && s->type != expect) {
+  if (expect && s->type != expect && !may_name(s->type, expect)) {
     static char why[160];
     snprintf(why, sizeof why, "a '%s' object, where a '%s' is expected",
              s->type->desc->name, expect->desc->name);

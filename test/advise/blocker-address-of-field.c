@@ -1,8 +1,12 @@
-// Taking the address of a struct pointer field blocks the type it points
-// to: once that type is compact the field is a 32-bit handle, and a
-// `struct node **` must point at a native slot.  The expected diagnostics
-// are what the plugin says on the same lines when the type is marked
-// (plugin-agreement.test builds every blocker-*.c with -DMARK=CP_COMPACT).
+// The address of a struct pointer field is a pointer to a handle slot once
+// the struct it points to is compact.  The plugin follows such a pointer
+// through locals and parameters; it blocks the type where the address goes
+// where the plugin cannot follow it (here: returned from a function other
+// translation units can call, passed to a function defined elsewhere).  The
+// address of a whole array of struct pointers always blocks.  The expected
+// diagnostics are what the plugin says on the same lines when the type is
+// marked (plugin-agreement.test builds every blocker-*.c with
+// -DMARK=CP_COMPACT).
 // RUN: compactptr-advise %s -- %cflags | FileCheck %s
 #include <compactptr.h>
 #include <stdlib.h>
@@ -19,18 +23,33 @@ struct MARK node {
 // CHECK: heap-allocated and self-referential
 
 struct node *make(void) { return malloc(sizeof(struct node)); }
+void elsewhere(struct node **pp);
 
 struct node **slot_of_next(struct node *p) {
-  return &p->next; // expected-error {{'next' is a handle field; its address cannot be taken}}
-  // CHECK: blocker-address-of-field.c:[[@LINE-1]]: the address of pointer field 'next' (a 'struct node *') is taken [address-of-field, plugin: error]
+  return &p->next; // expected-error {{the address of handle field 'next' is returned from 'slot_of_next', which other translation units can call; declare it static}}
+  // CHECK: blocker-address-of-field.c:[[@LINE-1]]: the address of pointer field 'next' (a 'struct node *') is returned from 'slot_of_next', which other translation units can call [slot-escape, plugin: error]
 }
 
-struct node **slot_of_kid(struct node *p, int i) {
-  return &p->kids[i]; // expected-error {{'kids' is a handle field; its address cannot be taken}}
-  // CHECK: blocker-address-of-field.c:[[@LINE-1]]: the address of pointer field 'kids' (a 'struct node *') is taken [address-of-field, plugin: error]
+void pass_kid(struct node *p, int i) {
+  elsewhere(&p->kids[i]); // expected-error {{the address of handle field 'kids' is passed to 'elsewhere', which is not defined in this translation unit}}
+  // CHECK: blocker-address-of-field.c:[[@LINE-1]]: the address of pointer field 'kids' (a 'struct node *') is passed to 'elsewhere', which is not defined in this translation unit [slot-escape, plugin: error]
 }
 
-// Not a blocker: the address of a plain field is a native pointer into the
-// object in either layout.
+struct node *(*all_kids(struct node *p))[4] {
+  return &p->kids; // expected-error {{'kids' is a handle array field; its address cannot be taken}}
+  // CHECK: blocker-address-of-field.c:[[@LINE-1]]: the address of pointer array field 'kids' (of 'struct node *') is taken [address-of-field, plugin: error]
+}
+
+// Not blockers: a pointer to a pointer field kept in a local and walked
+// (the plugin follows it), and the address of a plain field (a native
+// pointer into the object in either layout).
+static void append(struct node **head, struct node *n) {
+  struct node **pp = head;
+  while (*pp)
+    pp = &(*pp)->next;
+  *pp = n;
+}
+// CHECK-NOT: blocker-address-of-field.c:[[@LINE-3]]
+void add(struct node **head) { append(head, make()); }
 int *key_of(struct node *p) { return &p->key; }
 // CHECK-NOT: blocker-address-of-field.c:[[@LINE-1]]

@@ -14,7 +14,7 @@ struct MARK node {
   long key;
   struct node *next;
 };
-struct header { long key; };
+struct header { char tag[8]; };
 // CHECK: struct node: blocked
 // CHECK: blockers (3):
 

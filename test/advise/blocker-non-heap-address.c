@@ -1,6 +1,9 @@
-// Storing the address of a local or global object into a struct pointer
-// blocks the struct: compact pointers can only point into the arena.
-// Taking the address as bytes (memset) is fine.
+// Storing the address of a value that cannot live in the compact heap into
+// a struct pointer blocks the struct: compact pointers can only point into
+// the arena.  Locals and globals of the struct type are placed there by the
+// plugin when their address is used (not blockers); parameters passed by
+// value and arrays of structs are not.  Taking the address as bytes
+// (memset) is fine.
 // RUN: compactptr-advise %s -- %cflags | FileCheck %s
 #include <compactptr.h>
 #include <stdlib.h>
@@ -21,9 +24,10 @@ static struct node pool[8];
 
 struct node *make(void) { return malloc(sizeof(struct node)); }
 
-void link_sentinel(struct node *n) {
-  n->next = &sentinel; // expected-error {{storing the address of global 'sentinel' into compact field 'next'; compact fields can only point to heap objects}}
-  // CHECK-NEXT: blocker-non-heap-address.c:[[@LINE-1]]: the address of global 'sentinel' is stored into pointer field 'next'; 'struct node' objects must be on the heap [non-heap-address, plugin: error]
+void link_param(struct node *n, struct node v) {
+  n->next = &v; // expected-error {{storing the address of local 'v' into compact field 'next'; compact fields can only point to heap objects}}
+  // CHECK-NEXT: blocker-non-heap-address.c:[[@LINE-1]]: the address of local 'v' is stored into pointer field 'next'; 'struct node' objects must be on the heap [non-heap-address, plugin: error]
+  n->next = &sentinel; // placed in the compact heap: fine
 }
 
 struct node *first(void) {

@@ -31,7 +31,7 @@ struct bad **slot(struct bad *b) { return &b->next; }
 // CHECK-NEXT:      "allocation_sites": [{"file": "{{.*}}json-report.c", "line": 18, "column": 31}],
 // CHECK-NEXT:      "blockers": [
 // CHECK-NEXT:        {"kind": "alloc-size", "plugin": "error", "type": "struct bad", "file": "{{.*}}json-report.c", "line": 18, "column": 38, "message": "malloc for 'struct bad' does not give its size as sizeof(struct bad) or n * sizeof(struct bad)"},
-// CHECK-NEXT:        {"kind": "address-of-field", "plugin": "error", "type": "struct bad", "file": "{{.*}}json-report.c", "line": 19, "column": 43, "message": "the address of pointer field 'next' (a 'struct bad *') is taken"}
+// CHECK-NEXT:        {"kind": "slot-escape", "plugin": "error", "type": "struct bad", "file": "{{.*}}json-report.c", "line": 19, "column": 43, "message": "the address of pointer field 'next' (a 'struct bad *') is returned from 'slot', which other translation units can call"}
 // CHECK-NEXT:      ]}
 // CHECK-NEXT:   ]
 // CHECK-NEXT: }

@@ -1,5 +1,8 @@
-// Compact fields can only point to heap objects: a local or global value of
-// a compact type lives in wide layout, outside the arena.
+// Compact pointers point to heap objects.  A local, global or file-static
+// variable of a compact type whose address is used as a compact pointer is
+// placed in the compact heap (test/idioms/globals.test); the variables
+// that cannot be are refused, saying why: parameters passed by value,
+// arrays of compact structs, static locals, thread-local variables.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 #include <compactptr.h>
@@ -11,17 +14,31 @@ struct CP_COMPACT node {
 };
 
 struct node sentinel;
+static _Thread_local struct node per_thread;
 
-void link_local(struct node *p) {
-  struct node local;
-  p->next = &local; // expected-error {{storing the address of local 'local' into compact field 'next'; compact fields can only point to heap objects}}
-  p->next = &sentinel; // expected-error {{storing the address of global 'sentinel' into compact field 'next'}}
+void link_param(struct node *p, struct node byval) {
+  p->next = &byval; // expected-error {{storing the address of local 'byval' into compact field 'next'; compact fields can only point to heap objects (a parameter passed by value stays in wide layout; copy it into a local, which then lives in the compact heap)}}
+  p->next = &per_thread; // expected-error {{(a thread-local variable stays in wide layout; allocate it with malloc)}}
 }
 
 struct node *escape(void) {
   static struct node pool[4];
-  struct node *q = &pool[1]; // expected-error {{the address of static local 'pool' cannot be used as a compact pointer; compact pointers must point to heap objects (allocate it with malloc)}}
+  struct node *q = &pool[1]; // expected-error {{the address of static local 'pool' cannot be used as a compact pointer; compact pointers must point to heap objects (an array of compact structs stays in wide layout; allocate it with malloc(n * sizeof(...)))}}
   return q;
+}
+
+struct node *cached(void) {
+  static struct node cache;
+  return &cache; // expected-error {{(a static local stays in wide layout; declare it at file scope, where it lives in the compact heap)}}
+}
+
+// Placed in the compact heap: no diagnostic.
+void link_local(struct node *p) {
+  struct node local;
+  local.next = NULL;
+  p->next = &local;
+  p->next = &sentinel;
+  p->next = NULL;
 }
 
 // Byte addresses of values are fine: memset, memcpy.

@@ -19,7 +19,7 @@
 
 struct CP_COMPACT node { int key; struct node *next; };
 
-static void *wrap(void) { return calloc(1, 16); }
+void *wrap(void); /* defined in another file: the plugin cannot see its memory */
 
 uintptr_t h(struct node *p) { return (uintptr_t)p->next; }
 struct node *mk(void) { return wrap(); }

@@ -26,7 +26,10 @@ arrays), copy objects and nested structs by value (also through functions
 taking and returning structs, into heap-array elements and global values),
 swap slots, splice and reverse chains, truncate chains, free heads with
 their chains, traverse chains recursively, through links and through
-two-link member chains, update scalars through links, hold a pointer, a
+two-link member chains, update scalars through links, walk, insert and
+delete through pointers to handle fields (`pp = &(*pp)->next`, also
+recursively and with polls while such pointers are live, and `&p->a[i]`
+of a link array), hold a pointer, a
 struct value or a local array of pointers across cp_safepoint(), recurse
 with a poll in every frame, build chains with recursive builders (simple,
 mutual, and two calls per frame), and reach a safepoint through a function
@@ -64,6 +67,9 @@ import re
 # the arena is enough.
 PLAIN_NODE_CAP = 300
 HEADROOM = 320 * 1024
+
+# Operations through pointers to handle fields (Gen.slot_op).
+SLOT_KINDS = ("ptrwalk", "ptrins", "ptrdel", "ptrarr", "ptrwalkp", "ptrinsp")
 
 SCALARS = ["unsigned char", "unsigned short", "unsigned", "unsigned long",
            "int", "short", "signed char", "long", "_Bool", "double", "float",
@@ -470,6 +476,7 @@ class Gen:
             e("    frees++;")
             e("  }")
             e("}")
+        self.emit_slot_helpers()
         e("static unsigned long digest(void) {")
         e("  unsigned long h = acc, len;")
         e("  unsigned i;")
@@ -520,7 +527,10 @@ class Gen:
             kinds += ["regrow"]
         if polling:
             kinds += ["hold", "growp", "walkp"]
+        kinds += self.slot_kinds(t, polling)
         k = r.choice(kinds)
+        if k in SLOT_KINDS:
+            return self.slot_op(t, polling, k)
         P = lambda i: self.pool(t, i)
         if k == "new":
             return ["i = rnd(%du);" % t.pool_n,
@@ -765,6 +775,104 @@ class Gen:
         if k == "cur":
             return ["cur%d = %s;" % (x, P("rnd(%du)" % t.pool_n)),
                     "if (cur%d && cur%d->next) acc += cur%d->next->k;" % (x, x, x)], 0
+        raise AssertionError(k)
+
+    # -- pointers to handle fields (`pp = &(*pp)->next`) ------------------
+    def emit_slot_helpers(self):
+        """Per type: walks, inserts and deletes through `struct T **`,
+        starting at a head's `next` field (a handle slot), so the head of a
+        pool slot never changes (fields may point at heads).  The `p`
+        variants poll while the slot pointers are live: a switch moves them
+        with the fields they point into."""
+        e = self.emit
+        for t in self.types:
+            n, x = t.name, t.idx
+            e("static struct %s **slot_at%d(struct %s **pp, unsigned n) {" % (n, x, n))
+            e("  while (n-- && *pp) pp = &(*pp)->next;")
+            e("  return pp;")
+            e("}")
+            e("static void ins_at%d(struct %s **at, unsigned n, struct %s *nn) {" % (x, n, n))
+            e("  struct %s **pp = slot_at%d(at, n);" % (n, x))
+            e("  nn->next = *pp;")
+            e("  *pp = nn;")
+            e("}")
+            e("static struct %s *del_at%d(struct %s **at, unsigned n) {" % (n, x, n))
+            e("  struct %s **pp = slot_at%d(at, n), *d = *pp;" % (n, x))
+            e("  if (d) {")
+            e("    *pp = d->next;")
+            e("    d->next = NULL;")
+            e("  }")
+            e("  return d;")
+            e("}")
+            e("static unsigned long slot_sum%d(struct %s **pp) {" % (x, n))
+            e("  unsigned long s = 0;")
+            e("  for (; *pp; pp = &(*pp)->next) s = s * 31u + (*pp)->k + (*pp)->id;")
+            e("  return s;")
+            e("}")
+            e("static unsigned long slot_walkp%d(struct %s **pp) {" % (x, n))
+            e("  unsigned long s = 0;")
+            e("  while (*pp) {")
+            e("    s = s * 29u + (*pp)->id;")
+            e("    pp = &(*pp)->next;")
+            e("    cp_safepoint();")
+            e("  }")
+            e("  return s;")
+            e("}")
+            e("static void ins_recp%d(struct %s **pp, unsigned n, struct %s *nn) {" % (x, n, n))
+            e("  cp_safepoint();")
+            e("  if (n == 0 || !*pp) {")
+            e("    nn->next = *pp;")
+            e("    *pp = nn;")
+            e("    return;")
+            e("  }")
+            e("  ins_recp%d(&(*pp)->next, n - 1, nn);" % x)
+            e("  (*pp)->k += 1u;")
+            e("}")
+
+    def slot_kinds(self, t, polling):
+        ks = ["ptrwalk", "ptrins", "ptrdel"]
+        if any(f.kind == "arr" for f in t.fields):
+            ks.append("ptrarr")
+        if polling:
+            ks += ["ptrwalkp", "ptrinsp"]
+        return ks
+
+    def slot_op(self, t, polling, k):
+        r = self.r
+        n, x = t.name, t.idx
+        p, q = "p%d" % x, "q%d" % x
+        head = ["%s = %s;" % (p, self.pool(t, "rnd(%du)" % t.pool_n))]
+        self.facts["slot_ops"] = self.facts.get("slot_ops", 0) + 1
+        if k == "ptrwalk":
+            return head + ["if (%s) acc += slot_sum%d(&%s->next);" % (p, x, p)], 0
+        if k == "ptrwalkp":
+            return head + ["if (%s) acc += slot_walkp%d(&%s->next);" % (p, x, p)], 0
+        if k == "ptrins":
+            return head + ["if (%s) {" % p,
+                           "  c = rnd(%du);" % r.choice([1, 4, 16, 64]),
+                           "  %s = new%d(rnd(1000u));" % (q, x),
+                           "  ins_at%d(&%s->next, c, %s);" % (x, p, q),
+                           "}"], 1
+        if k == "ptrinsp":
+            return head + ["if (%s) {" % p,
+                           "  c = rnd(%du);" % r.choice([1, 4, 16, 40]),
+                           "  %s = new%d(rnd(1000u));" % (q, x),
+                           "  ins_recp%d(&%s->next, c, %s);" % (x, p, q),
+                           "}"], 1
+        if k == "ptrdel":
+            return head + ["if (%s) {" % p,
+                           "  %s = del_at%d(&%s->next, rnd(%du));" % (q, x, p, r.choice([1, 4, 16, 64])),
+                           "  if (%s) { free(%s); frees++; }" % (q, q),
+                           "}"], 0
+        if k == "ptrarr":
+            f = r.choice([f for f in t.fields if f.kind == "arr"])
+            u = self.types[f.target]
+            return head + ["if (%s) {" % p,
+                           "  struct %s **sp = &%s->%s[rnd(%du)];" % (u.name, p, f.name, f.n),
+                           "  j = rnd(%du);" % u.pool_n,
+                           "  if (!*sp) *sp = %s;" % self.pool(u, "j"),
+                           "  else acc += (*sp)->k;",
+                           "}"], 0
         raise AssertionError(k)
 
     def link_key(self, t, obj, none):

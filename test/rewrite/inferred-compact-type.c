@@ -8,7 +8,7 @@ struct list { struct node *head; long count; };   // points to a compact type
 struct pair { struct list l; int tag; };          // holds one by value
 struct plain { int a; long b; };                  // neither: untouched
 
-// CHECK: struct list { struct node *head; long count; }; struct cp__c_list { long count; cp_handle_t head; } {{.*}}
+// CHECK: struct list { struct node *head; long count; }; struct cp__c_list { cp_handle_t head; long count; } {{.*}}
 // CHECK: struct pair { struct list l; int tag; }; struct cp__c_pair { struct cp__c_list l; int tag; } {{.*}}
 // CHECK: struct plain { int a; long b; };                  // neither: untouched
 

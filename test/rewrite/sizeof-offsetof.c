@@ -17,7 +17,7 @@ int main(void) {
   // CHECK: printf("%zu %zu\n", sizeof v, sizeof(struct node *));
   printf("%zu\n", sizeof(struct node[3]));
   // CHECK: printf("%zu\n", ((unsigned long)3 * sizeof(struct cp__c_node)));
-  // OUT: 16 8 0
+  // OUT: 16 8 8
   // OUT-NEXT: 24 8
   // OUT-NEXT: 48
   return 0;

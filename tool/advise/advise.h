@@ -68,6 +68,9 @@ typedef struct {
   int record;        /* the type whose compactness this blocks */
   const char *message;
   ad_loc_t loc;
+  int unless;        /* -1, or a record that, compact too, lifts the
+                        blocker (a cast between two structs that share their
+                        first fields is fine once both are compact) */
 } ad_blocker_t;
 
 typedef struct {

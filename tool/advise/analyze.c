@@ -17,8 +17,9 @@
  *    that points to or holds one of them are compact.  A field pointing to
  *    a compact type becomes a 4-byte handle (arrays: 4 bytes per element),
  *    a nested compact struct takes its compact layout, other fields keep
- *    their size; fields are ordered by alignment, largest first (stable),
- *    and the struct is aligned to at least 4 bytes (the granule).
+ *    their size; fields are placed first fit in declaration order (each at
+ *    the lowest aligned offset where it fits, in a hole or at the end), and
+ *    the struct is aligned to at least 4 bytes (the granule).
  *  - Marking T also makes compact every struct that points to or holds T
  *    (transitively); a blocker of any of them blocks T.
  */
@@ -77,28 +78,42 @@ static void compact_layout(ad_model_t *m, int i) {
     r->compact_size = r->wide_size;
     r->compact_align = r->wide_align;
   } else {
-    /* stable sort of indices by alignment, descending */
-    size_t *ord = calloc(n + 1, sizeof *ord);
-    for (size_t k = 0; k < n; k++)
-      ord[k] = k;
-    for (size_t a = 1; a < n; a++)
-      for (size_t b = a; b > 0 && al[ord[b - 1]] < al[ord[b]]; b--) {
-        size_t t = ord[b];
-        ord[b] = ord[b - 1];
-        ord[b - 1] = t;
-      }
-    long long off = 0, align = 1;
+    /* first fit in declaration order (passes/Layout.cpp): each field at
+     * the lowest offset aligned for it where it fits, in a hole an earlier
+     * field left or at the end */
+    long long *b = calloc(n + 1, sizeof *b), *e = calloc(n + 1, sizeof *e);
+    size_t used = 0; /* placed intervals [b, e), sorted */
+    long long end = 0, align = 1;
     for (size_t k = 0; k < n; k++) {
-      long long A = al[ord[k]];
-      off = (off + A - 1) / A * A + sz[ord[k]];
+      long long A = al[k], at = 0, prev = 0;
+      size_t i = 0;
+      if (sz[k] == 0) {
+        at = (end + A - 1) / A * A;
+        i = used;
+      } else {
+        for (;; i++) {
+          at = (prev + A - 1) / A * A;
+          if (i == used || at + sz[k] <= b[i])
+            break;
+          prev = e[i];
+        }
+      }
+      memmove(b + i + 1, b + i, (used - i) * sizeof *b);
+      memmove(e + i + 1, e + i, (used - i) * sizeof *e);
+      b[i] = at;
+      e[i] = at + sz[k];
+      used++;
+      if (at + sz[k] > end)
+        end = at + sz[k];
       if (A > align)
         align = A;
     }
     if (align < 4)
       align = 4;
     r->compact_align = align;
-    r->compact_size = (off + align - 1) / align * align;
-    free(ord);
+    r->compact_size = (end + align - 1) / align * align;
+    free(b);
+    free(e);
   }
   free(sz);
   free(al);
@@ -183,8 +198,11 @@ static void link_declarations(ad_model_t *m) {
       r->nallocs = 0;
     }
   }
-  for (size_t b = 0; b < m->nblockers; b++)
+  for (size_t b = 0; b < m->nblockers; b++) {
     m->blockers[b].record = to[m->blockers[b].record];
+    if (m->blockers[b].unless >= 0)
+      m->blockers[b].unless = to[m->blockers[b].unless];
+  }
   free(to);
 }
 
@@ -240,7 +258,9 @@ void ad_analyze(ad_model_t *m) {
     r->score = r->saved * (long long)r->nallocs;
     closure(m, (int)i, in);
     for (size_t b = 0; b < m->nblockers; b++)
-      if (in[m->blockers[b].record]) {
+      if (in[m->blockers[b].record] &&
+          !(m->blockers[b].unless >= 0 &&
+            (in[m->blockers[b].unless] || m->records[m->blockers[b].unless].compact))) {
         int bi = (int)b;
         AD_PUSH(r->blockers, r->nblockers, r->capblockers, bi);
       }

@@ -302,8 +302,10 @@ static int site_seen(const ad_loc_t *v, size_t n, ad_loc_t l) {
   return 0;
 }
 
-static void block(scan_t *s, int rec, ad_blocker_kind_t k, ad_loc_t l,
-                  const char *msg) {
+/** A blocker of record `rec`, lifted if record `unless` (>= 0) is compact
+ *  too. */
+static void block_unless(scan_t *s, int rec, int unless, ad_blocker_kind_t k,
+                         ad_loc_t l, const char *msg) {
   ad_model_t *m = s->m;
   if (rec < 0)
     return;
@@ -313,8 +315,13 @@ static void block(scan_t *s, int rec, ad_blocker_kind_t k, ad_loc_t l,
         b->loc.line == l.line && b->loc.col == l.col)
       return;
   }
-  ad_blocker_t b = {k, rec, ad_intern(msg), l};
+  ad_blocker_t b = {k, rec, ad_intern(msg), l, unless};
   AD_PUSH(m->blockers, m->nblockers, m->capblockers, b);
+}
+
+static void block(scan_t *s, int rec, ad_blocker_kind_t k, ad_loc_t l,
+                  const char *msg) {
+  block_unless(s, rec, -1, k, l, msg);
 }
 
 static const char *rname(scan_t *s, int i) { return s->m->records[i].name; }
@@ -465,13 +472,9 @@ static void record_def(scan_t *s, CXCursor c) {
       r->local = 1;
       block(s, i, AD_B_LocalType, r->loc,
             ad_printf("'%s' is defined inside a function", r->name));
-    } else if (!r->anonymous &&
-               (pk == CXCursor_StructDecl || pk == CXCursor_UnionDecl ||
-                lk == CXCursor_StructDecl || lk == CXCursor_UnionDecl)) {
-      r->local = 1;
-      block(s, i, AD_B_LocalType, r->loc,
-            ad_printf("'%s' is defined inside another struct", r->name));
     }
+    /* A named struct defined inside another has file scope in C: the
+     * plugin places its declarations after the outermost one. */
   }
   fields_ctx_t fc = {s, i};
   clang_Type_visitFields(t, field_cb, &fc);
@@ -760,6 +763,14 @@ static void foreign_object(scan_t *s, CXCursor c, const char *fn) {
   int t = pointee_struct(s, clang_getCursorType(p));
   if (t < 0)
     return;
+  /* A function declared CP_ALLOCATOR: the plugin allocates through the
+   * runtime there (the macro is empty without the plugin, so its token in
+   * the declaration or the definition tells). */
+  CXCursor callee = clang_getCursorReferenced(c);
+  if (!clang_Cursor_isNull(callee) &&
+      (has_token(s, callee, "CP_ALLOCATOR", "{") ||
+       has_token(s, clang_getCursorDefinition(callee), "CP_ALLOCATOR", "{")))
+    return;
   block(s, t, AD_B_ForeignObject, cursor_loc(c),
         ad_printf("the 'void *' returned by %s%s%s becomes a '%s *'; an object "
                   "allocated inside it is not in the compact arena",
@@ -818,6 +829,64 @@ static const char *non_heap_root(scan_t *s, CXCursor e, const char **what) {
   }
 }
 
+/** The variable under an lvalue chain `v`, `v.a.b`, `v.arr[i]`, or a null
+ *  cursor. */
+static CXCursor value_root_decl(CXCursor e) {
+  for (;;) {
+    e = strip(e);
+    enum CXCursorKind k = clang_getCursorKind(e);
+    kids_t ks = kids(e);
+    if ((k == CXCursor_MemberRefExpr || k == CXCursor_ArraySubscriptExpr) &&
+        ks.n >= 1) {
+      e = ks.v[0];
+      continue;
+    }
+    if (k == CXCursor_DeclRefExpr)
+      return clang_getCursorReferenced(e);
+    return clang_getNullCursor();
+  }
+}
+
+/** The plugin places this variable in the compact heap when its address is
+ *  used as a compact pointer (passes/Boxing.cpp): a local or global of
+ *  struct type, not a parameter, an array, a static local or thread-local. */
+static int boxable_var(CXCursor d) {
+  if (clang_getCursorKind(d) != CXCursor_VarDecl)
+    return 0;
+  CXType t = clang_getCanonicalType(clang_getCursorType(d));
+  int local = clang_getCursorKind(clang_getCursorSemanticParent(d)) ==
+              CXCursor_FunctionDecl;
+  return t.kind == CXType_Record &&
+         clang_getCursorTLSKind(d) == CXTLS_None &&
+         !(local && clang_Cursor_getStorageClass(d) == CX_SC_Static);
+}
+
+/** The plugin places a boxable variable in the compact heap at run time,
+ *  so the static initializer of another variable cannot take its address
+ *  (the plugin's boxed-address error); its own initializer can. */
+static void boxed_in_static_init(scan_t *s, CXCursor addr, CXCursor var_decl,
+                                 const char *var, int x) {
+  for (frame_t *f = s->top; f; f = f->up) {
+    enum CXCursorKind k = clang_getCursorKind(f->c);
+    if (k == CXCursor_FunctionDecl)
+      return;
+    if (k != CXCursor_VarDecl)
+      continue;
+    if (!clang_Cursor_hasVarDeclGlobalStorage(f->c) ||
+        clang_equalCursors(clang_getCanonicalCursor(f->c),
+                           clang_getCanonicalCursor(var_decl)))
+      return;
+    block(s, x, AD_B_BoxedAddress, cursor_loc(addr),
+          ad_printf("'%s' lives in the compact heap once '%s' is compact "
+                    "(its address is used as a '%s *'), so the static "
+                    "initializer of '%s' cannot refer to it; assign it at "
+                    "run time",
+                    var, rname(s, x), rname(s, x),
+                    cxstr(clang_getCursorSpelling(f->c))));
+    return;
+  }
+}
+
 static void non_heap_address(scan_t *s, CXCursor addr, CXCursor obj, int x) {
   frame_t *pf;
   CXCursor p = parent_skipping_parens(s, &pf);
@@ -827,6 +896,11 @@ static void non_heap_address(scan_t *s, CXCursor addr, CXCursor obj, int x) {
   const char *var = non_heap_root(s, obj, &what);
   if (!var)
     return;
+  CXCursor root = value_root_decl(obj);
+  if (boxable_var(root)) {
+    boxed_in_static_init(s, addr, root, var, x);
+    return;
+  }
   /* Stored into a struct pointer field? */
   const char *field = NULL;
   for (frame_t *f = pf; f; f = f->up) {
@@ -849,6 +923,97 @@ static void non_heap_address(scan_t *s, CXCursor addr, CXCursor obj, int x) {
               : ad_printf("the address of %s '%s' is used as a '%s *'; "
                           "'%s' objects must be on the heap",
                           what, var, rname(s, x), rname(s, x)));
+}
+
+/** A local variable or parameter (not static): where the plugin follows
+ *  a pointer to a handle field. */
+static int is_local_var(CXCursor d) {
+  enum CXCursorKind k = clang_getCursorKind(d);
+  if (k == CXCursor_ParmDecl)
+    return 1;
+  return k == CXCursor_VarDecl &&
+         clang_getCursorKind(clang_getCursorSemanticParent(d)) ==
+             CXCursor_FunctionDecl &&
+         clang_Cursor_getStorageClass(d) != CX_SC_Static;
+}
+
+/** The address of a pointer field (`&p->next`) where it goes at once: how
+ *  it escapes what the plugin follows (docs/plugin.md, section 4b), or
+ *  NULL.  The plugin also follows it through locals and parameters, which
+ *  this scan does not: it reports the escapes it can see at the address. */
+static const char *slot_escape(scan_t *s, CXCursor addr) {
+  frame_t *f = s->top;
+  CXCursor child = addr;
+  for (; f; child = f->c, f = f->up) {
+    enum CXCursorKind k = clang_getCursorKind(f->c);
+    if (k == CXCursor_ParenExpr || k == CXCursor_UnexposedExpr)
+      continue;
+    if (k == CXCursor_ConditionalOperator) {
+      kids_t ks = kids(f->c);
+      if (ks.n == 3 && clang_equalCursors(ks.v[0], child))
+        return NULL; /* the condition */
+      continue;
+    }
+    break;
+  }
+  if (!f)
+    return NULL;
+  CXCursor p = f->c;
+  switch (clang_getCursorKind(p)) {
+  case CXCursor_ReturnStmt: {
+    frame_t *g = f;
+    while (g && clang_getCursorKind(g->c) != CXCursor_FunctionDecl)
+      g = g->up;
+    if (g && clang_getCursorLinkage(g->c) == CXLinkage_External)
+      return ad_printf("returned from '%s', which other translation units "
+                       "can call",
+                       cxstr(clang_getCursorSpelling(g->c)));
+    return NULL;
+  }
+  case CXCursor_VarDecl:
+    return is_local_var(p) ? NULL
+                           : ad_printf("stored into '%s'",
+                                       cxstr(clang_getCursorSpelling(p)));
+  case CXCursor_BinaryOperator: {
+    if (clang_getCursorBinaryOperatorKind(p) != CXBinaryOperator_Assign)
+      return NULL;
+    kids_t ks = kids(p);
+    if (ks.n != 2 || clang_equalCursors(ks.v[0], child))
+      return NULL;
+    CXCursor lhs = strip(ks.v[0]);
+    if (clang_getCursorKind(lhs) == CXCursor_DeclRefExpr &&
+        is_local_var(clang_getCursorReferenced(lhs)))
+      return NULL;
+    return "stored into memory other than a local variable";
+  }
+  case CXCursor_CallExpr: {
+    CXCursor fn = clang_getCursorReferenced(p);
+    if (clang_getCursorKind(fn) != CXCursor_FunctionDecl)
+      return "passed through a function pointer";
+    CXCursor def = clang_getCursorDefinition(fn);
+    if (clang_Cursor_isNull(def))
+      return ad_printf("passed to '%s', which is not defined in this "
+                       "translation unit",
+                       cxstr(clang_getCursorSpelling(fn)));
+    int nparams = clang_Cursor_getNumArguments(def), i = 0;
+    for (int a = 0; a < clang_Cursor_getNumArguments(p); a++)
+      if (clang_equalCursors(clang_Cursor_getArgument(p, a), child))
+        i = a;
+    if (i >= nparams)
+      return ad_printf("passed to '%s' as a variadic argument",
+                       cxstr(clang_getCursorSpelling(fn)));
+    return NULL;
+  }
+  case CXCursor_CStyleCastExpr: {
+    CXType t = clang_getCanonicalType(clang_getCursorType(p));
+    if (t.kind == CXType_Pointer &&
+        pointee_struct(s, clang_getPointeeType(t)) >= 0)
+      return NULL;
+    return ad_printf("cast to '%s'", cxstr(clang_getTypeSpelling(t)));
+  }
+  default:
+    return NULL;
+  }
 }
 
 static void unary_operator(scan_t *s, CXCursor c) {
@@ -875,13 +1040,24 @@ static void unary_operator(scan_t *s, CXCursor c) {
     if (clang_getCursorKind(fd) == CXCursor_FieldDecl) {
       long long n;
       int flex;
-      CXType e = strip_arrays(clang_getCursorType(fd), &n, &flex);
+      CXType ft = clang_getCanonicalType(clang_getCursorType(fd));
+      CXType e = strip_arrays(ft, &n, &flex);
       int x = pointee_struct(s, e);
-      if (x >= 0) {
+      const char *name = cxstr(clang_getCursorSpelling(fd));
+      if (x >= 0 && clang_getCursorKind(sub) != CXCursor_ArraySubscriptExpr &&
+          ft.kind == CXType_ConstantArray) {
         block(s, x, AD_B_AddressOfField, cursor_loc(c),
-              ad_printf("the address of pointer field '%s' (a '%s *') is "
-                        "taken",
-                        cxstr(clang_getCursorSpelling(fd)), rname(s, x)));
+              ad_printf("the address of pointer array field '%s' (of '%s *') "
+                        "is taken",
+                        name, rname(s, x)));
+        return;
+      }
+      if (x >= 0) {
+        const char *where = slot_escape(s, c);
+        if (where)
+          block(s, x, AD_B_SlotEscape, cursor_loc(c),
+                ad_printf("the address of pointer field '%s' (a '%s *') is %s",
+                          name, rname(s, x), where));
         return;
       }
     }
@@ -994,6 +1170,36 @@ static const char *byte_array_root(scan_t *s, CXCursor e, const char **what) {
   return cxstr(clang_getCursorSpelling(d));
 }
 
+/** Record a begins with a value of record b (its first field,
+ *  recursively). */
+static int begins_with(scan_t *s, int a, int b) {
+  for (int depth = 0; a >= 0 && depth < 64; depth++) {
+    const ad_record_t *r = &s->m->records[a];
+    if (!r->nfields || r->fields[0].kind != AD_FIELD_STRUCT ||
+        r->fields[0].count != 1)
+      return 0;
+    a = r->fields[0].target;
+    if (a == b)
+      return 1;
+  }
+  return 0;
+}
+
+/** A cast between pointers to records a and b is valid in compact layout
+ *  as in C: they share a common initial sequence (the plugin places it at
+ *  the same offsets in both), or one begins with the other. */
+static int shares_prefix(scan_t *s, int a, int b) {
+  if (begins_with(s, a, b) || begins_with(s, b, a))
+    return 1;
+  const ad_record_t *ra = &s->m->records[a], *rb = &s->m->records[b];
+  if (!ra->nfields || !rb->nfields)
+    return 0;
+  const ad_field_t *fa = &ra->fields[0], *fb = &rb->fields[0];
+  return fa->kind == fb->kind && fa->target == fb->target &&
+         fa->size == fb->size && fa->align == fb->align &&
+         fa->count == fb->count && !fa->bitfield && !fb->bitfield;
+}
+
 static void cast_expr(scan_t *s, CXCursor c) {
   CXCursor sub = last_expr_kid(c);
   if (clang_Cursor_isNull(sub))
@@ -1028,6 +1234,19 @@ static void cast_expr(scan_t *s, CXCursor c) {
           ad_printf("memory of %s array '%s' is used as a '%s' object; "
                     "compact objects must be allocated with malloc",
                     what, arr, rname(s, tx)));
+    return;
+  }
+  if (fx >= 0 && tx >= 0 && shares_prefix(s, fx, tx)) {
+    /* Fine once both are compact; while one is not, the object is in
+     * compact layout for the other's code. */
+    block_unless(s, fx, tx, AD_B_IncompatibleCast, l,
+                 ad_printf("a '%s *' is cast to '%s', which shares its first "
+                           "fields but is not compact",
+                           rname(s, fx), type_text(clang_getCursorType(c))));
+    block_unless(s, tx, fx, AD_B_IncompatibleCast, l,
+                 ad_printf("a '%s' is cast to a '%s *', which shares its first "
+                           "fields but is not compact",
+                           type_text(clang_getCursorType(sub)), rname(s, tx)));
     return;
   }
   if (fx >= 0 && tp.kind == CXType_Record) {

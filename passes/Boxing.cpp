@@ -1,0 +1,426 @@
+//===- Boxing.cpp - variables of compact type placed in the compact heap -===//
+//
+// In:  the Model (compact types, function classes) and the AST.
+// Out: Model::Boxed: the variables of a compact struct type that live in
+//      the compact heap behind their own name ("boxed"); their
+//      declarations rewritten, the getters and initializer functions of
+//      the ones with static storage.  The printers print every use of a
+//      boxed variable V as the heap object (`(*cp__box_V)`), so `V.f`,
+//      `&V`, `V = v` and `sizeof V` are what they are for any heap object.
+//
+// Why: a compact pointer holds the address of a heap object (in compact
+//      mode a handle is stored for it), so `&V` of a value in wide layout
+//      cannot be one.  C programs take such addresses all the time: a
+//      global list or cache struct passed to functions by address, a
+//      sentinel node (`#define NIL (&sentinel)`) stored into the nodes'
+//      fields, a local header node whose address enters the heap.
+//
+// Which variables: a variable of compact struct type (not an array, not a
+//      parameter, not thread-local) whose address is used as a compact
+//      pointer in this translation unit -- `&V`, `&V.member`, a member
+//      array of V decayed -- other than as a byte address (a cast to
+//      `void *` or `char *`, as memset and memcpy take it); and every
+//      global of compact struct type with external linkage, so that every
+//      translation unit agrees on where it lives without seeing the
+//      others' uses.
+//
+// How:
+//   - an automatic local: `T *cp__box_V __attribute__((cleanup(...))) =
+//     <allocated, initialized>`: allocated where it is declared, freed when
+//     its block ends; in a checked function its pointer is a frame root;
+//   - static storage: `T *cp__box_V` (a root) replaces the declarator; a
+//     getter `cp__box_get_V()` returns it, allocating and initializing the
+//     object at its first use (cp__box_init_V, at the end of the file
+//     that defines V: the pointer is set before the initializer is stored,
+//     so an initializer may take V's own address or another boxed
+//     variable's).  External linkage keeps both symbols external, so every
+//     translation unit uses the same object.
+// Refused (errors at the user's text): a boxed variable's address in a
+// static initializer of another variable (run-time memory has no
+// constant address), a declaration the rewrite cannot place (produced by
+// a macro together with other declarators), an initializer of a boxed
+// local that may reach a safepoint (in a checked function).
+//
+// Tests: test/rewrite/boxed-variable.c, test/diagnostics/boxed-variable.c,
+//        test/idioms/globals.test.
+//
+//===----------------------------------------------------------------------===//
+#include "Printer.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include <functional>
+
+using namespace clang;
+
+namespace compactptr {
+
+const BoxedVar *boxedVar(const Model &M, const Expr *E) {
+  if (M.Boxed.empty())
+    return nullptr;
+  const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParens());
+  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  if (!VD)
+    return nullptr;
+  auto It = M.Boxed.find(VD->getCanonicalDecl());
+  return It == M.Boxed.end() ? nullptr : &It->second;
+}
+
+std::string boxUseText(const BoxedVar &B) {
+  return B.Static ? "(*" + B.Getter + "())" : "(*" + B.Ptr + ")";
+}
+
+namespace {
+
+/// The variable a member chain is rooted in: V for `V`, `V.a.b`,
+/// `V.arr[i]`; else null.
+const VarDecl *rootVar(const Expr *E) {
+  for (;;) {
+    E = E->IgnoreParens();
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (ME->isArrow())
+        return nullptr;
+      E = ME->getBase();
+      continue;
+    }
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+      const auto *IC = dyn_cast<ImplicitCastExpr>(AS->getBase()->IgnoreParens());
+      if (!IC || IC->getCastKind() != CK_ArrayToPointerDecay)
+        return nullptr;
+      E = IC->getSubExpr();
+      continue;
+    }
+    const auto *DR = dyn_cast<DeclRefExpr>(E);
+    return DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  }
+}
+
+/// V can live in the heap behind its name.
+bool boxable(Session &S, const VarDecl *VD) {
+  return !isa<ParmVarDecl>(VD) && VD->getIdentifier() &&
+         VD->getTLSKind() == VarDecl::TLS_None && !VD->getType()->isArrayType() &&
+         S.M.recordOf(VD->getType()) && !S.isIgnoredLoc(VD->getLocation()) &&
+         !VD->isStaticLocal();
+}
+
+/// Finds the variables whose address is used as a compact pointer.
+class Finder : public RecursiveASTVisitor<Finder> {
+public:
+  explicit Finder(Session &S) : S(S), M(S.M) {}
+  std::set<const VarDecl *> Found;
+
+  bool VisitUnaryOperator(UnaryOperator *E) {
+    if (E->getOpcode() == UO_AddrOf && M.elementOf(E->getSubExpr()->getType()))
+      consider(E, E->getSubExpr());
+    return true;
+  }
+  bool VisitImplicitCastExpr(ImplicitCastExpr *E) {
+    if (E->getCastKind() == CK_ArrayToPointerDecay &&
+        M.recordOf(E->getType()->getPointeeType()) && !isSubscriptBase(E))
+      consider(E, E->getSubExpr());
+    return true;
+  }
+
+private:
+  Session &S;
+  const Model &M;
+
+  const Expr *parentExpr(const Expr *E) {
+    for (;;) {
+      auto Ps = S.Ctx.getParents(*E);
+      const Expr *P = Ps.empty() ? nullptr : Ps[0].get<Expr>();
+      if (!P || !isa<ParenExpr>(P))
+        return P;
+      E = P;
+    }
+  }
+  bool isSubscriptBase(const Expr *Decay) {
+    const auto *AS = dyn_cast_or_null<ArraySubscriptExpr>(parentExpr(Decay));
+    return AS && AS->getBase()->IgnoreParens() == Decay;
+  }
+  void consider(const Expr *Addr, const Expr *Sub) {
+    const VarDecl *VD = rootVar(Sub);
+    if (!VD || !boxable(S, VD))
+      return;
+    // A byte address (memset, memcpy, printf("%p")) needs no box.
+    if (const auto *CE = dyn_cast_or_null<CastExpr>(parentExpr(Addr)))
+      if (CE->getType()->isPointerType() && !M.pointeeOf(CE->getType()))
+        return;
+    Found.insert(VD->getCanonicalDecl());
+  }
+};
+
+/// Function bodies that declare a boxed local (they allocate).
+class LocalUses : public RecursiveASTVisitor<LocalUses> {
+public:
+  explicit LocalUses(const Model &M) : M(M) {}
+  bool Declares = false;
+  bool VisitVarDecl(VarDecl *VD) {
+    if (VD->hasLocalStorage() && M.Boxed.count(VD->getCanonicalDecl()))
+      Declares = true;
+    return true;
+  }
+
+private:
+  const Model &M;
+};
+
+/// Static initializers that take a boxed variable's address: refused.
+class StaticInits : public RecursiveASTVisitor<StaticInits> {
+public:
+  StaticInits(Session &S, const VarDecl *Owner) : S(S), Owner(Owner) {}
+  bool VisitDeclRefExpr(DeclRefExpr *DR) {
+    const BoxedVar *B = boxedVar(S.M, DR);
+    if (!B)
+      return true;
+    S.report(Diag::BoxedAddress, DR->getExprLoc(),
+             "'" + DR->getDecl()->getName().str() +
+                 "' lives in the compact heap (its address is used as a "
+                 "compact pointer), so the static initializer of '" +
+                 Owner->getName().str() +
+                 "' cannot refer to it; assign it at run time",
+             {CharSourceRange::getTokenRange(DR->getSourceRange())});
+    return true;
+  }
+
+private:
+  Session &S;
+  const VarDecl *Owner;
+};
+
+} // namespace
+
+void runBoxing(Session &S) {
+  Model &M = S.M;
+  Finder F(S);
+  F.TraverseDecl(S.Ctx.getTranslationUnitDecl());
+  std::set<const VarDecl *> Vars = F.Found;
+  // Globals with external linkage: boxed whatever this TU does with them.
+  for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls())
+    if (const auto *VD = dyn_cast<VarDecl>(D))
+      if (VD->hasExternalStorage() || VD->isExternallyVisible())
+        if (boxable(S, VD))
+          Vars.insert(VD->getCanonicalDecl());
+  for (const VarDecl *VD : Vars) {
+    BoxedVar B;
+    B.T = M.recordOf(VD->getType());
+    B.Static = VD->hasGlobalStorage();
+    std::string N = VD->getName().str();
+    B.Ptr = "cp__box_" + N;
+    B.Getter = "cp__box_get_" + N;
+    B.Init = "cp__box_init_" + N;
+    M.Boxed[VD] = B;
+  }
+  if (M.Boxed.empty())
+    return;
+  for (auto &[FD, Cls] : M.Functions) {
+    const FunctionDecl *Def = FD->getDefinition();
+    if (!Def)
+      continue;
+    LocalUses U(M);
+    U.TraverseStmt(Def->getBody());
+    if (U.Declares)
+      Cls |= FC_LayoutDependent;
+  }
+}
+
+// ---- rewriting --------------------------------------------------------------
+
+namespace {
+
+/// Blank lines that keep the line count of Text's replacement.
+std::string newlinesOf(StringRef Text) {
+  return std::string(Text.count('\n'), '\n');
+}
+
+/// Replace V's declarator (the name up to the end of its initializer) by
+/// Text; if that range is not in the file (a macro produced the
+/// declaration) and V is alone in its declaration, the whole declaration
+/// is printed instead: `<storage> T` + Text.  False after an error.
+bool replaceDeclarator(Session &S, EditSet &Out, const VarDecl *VD,
+                       const std::string &Text) {
+  const SourceManager &SM = S.SM;
+  CharSourceRange R = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(VD->getLocation(), VD->getEndLoc()), SM, S.LO);
+  if (R.isValid() && Out.replace(SM, R, Text + newlinesOf(Lexer::getSourceText(R, SM, S.LO))))
+    return true;
+  // The whole declaration, if V is its only declarator.
+  CharSourceRange All = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(VD->getOuterLocStart(), VD->getEndLoc()), SM, S.LO);
+  const Decl *Next = VD->getNextDeclInContext();
+  bool Alone = !Next || Next->getBeginLoc() != VD->getBeginLoc();
+  if (All.isValid() && Alone) {
+    std::string Storage = VD->getStorageClass() == SC_Static   ? "static "
+                          : VD->getStorageClass() == SC_Extern ? "extern "
+                                                               : "";
+    std::string T = Storage + S.typeText(VD->getType()) + " " + Text;
+    if (Out.replace(SM, All, T + newlinesOf(Lexer::getSourceText(All, SM, S.LO))))
+      return true;
+  }
+  S.report(Diag::MacroBody, VD->getLocation(),
+           "cannot place '" + VD->getName().str() +
+               "' in the compact heap: its declaration comes from a macro "
+               "together with other declarators; declare it on its own",
+           {CharSourceRange::getTokenRange(VD->getSourceRange())});
+  return false;
+}
+
+/// The initializer of V as a value of V's type, printed by P.
+std::string initValue(Printer &P, const VarDecl *VD) {
+  const Expr *Init = VD->getInit();
+  std::string T = P.text(Init);
+  if (isa<InitListExpr>(Init->IgnoreParens()))
+    return "(" + P.ty(VD->getType().getUnqualifiedType()) + ")" + T;
+  return T;
+}
+
+/// Stores V's initializer into the new object `cp__b`, in P's form.
+std::string storeInit(Printer &P, const VarDecl *VD, const BoxedVar &B) {
+  std::string V = initValue(P, VD);
+  if (P.form() == Form::Compact)
+    return "cp__store_" + B.T->Name + "((" + B.T->compactSpelling() +
+           " *)(void *)cp__b, " + V + ")";
+  return "*cp__b = " + V;
+}
+
+} // namespace
+
+std::string boxLocalText(Session &S, const VarDecl *VD, Printer *C, Printer *W) {
+  const BoxedVar &B = S.M.Boxed.find(VD->getCanonicalDecl())->second;
+  std::string T = S.typeText(VD->getType().getUnqualifiedType());
+  std::string Alloc = "(" + T + " *)cp_alloc(&" + B.T->DescName + ")";
+  std::string Value = Alloc;
+  if (VD->getInit()) {
+    std::string Store;
+    if (C && W)
+      Store = "if (cp_is_compact()) " + storeInit(*C, VD, B) + "; else " +
+              storeInit(*W, VD, B) + ";";
+    else
+      Store = storeInit(C ? *C : *W, VD, B) + ";";
+    Value = "({ " + T + " *cp__b = " + Alloc + "; " + Store + " cp__b; })";
+  }
+  return "*" + B.Ptr + " __attribute__((cleanup(cp__box_free))) = " + Value;
+}
+
+bool rewriteBoxedLocal(Session &S, EditSet &Out, const VarDecl *VD,
+                       const std::string &Text) {
+  return replaceDeclarator(S, Out, VD, Text);
+}
+
+namespace {
+/// Static locals whose initializer names a boxed variable: refused too.
+class StaticLocalInits : public RecursiveASTVisitor<StaticLocalInits> {
+public:
+  explicit StaticLocalInits(Session &S) : S(S) {}
+  bool VisitVarDecl(VarDecl *VD) {
+    if (VD->isStaticLocal() && VD->getInit() && !S.isIgnoredLoc(VD->getLocation()))
+      StaticInits(S, VD).TraverseStmt(VD->getInit());
+    return true;
+  }
+
+private:
+  Session &S;
+};
+} // namespace
+
+void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
+  const SourceManager &SM = S.SM;
+  if (!S.M.Boxed.empty())
+    StaticLocalInits(S).TraverseDecl(S.Ctx.getTranslationUnitDecl());
+  std::set<const VarDecl *> GetterDone, InitDone;
+  FileID Main = SM.getMainFileID();
+  StringRef MainBuf = SM.getBufferData(Main);
+  for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
+    const auto *VD = dyn_cast<VarDecl>(D);
+    if (!VD || S.isIgnoredLoc(VD->getLocation()))
+      continue;
+    auto It = S.M.Boxed.find(VD->getCanonicalDecl());
+    if (It == S.M.Boxed.end()) {
+      if (VD->getInit())
+        StaticInits(S, VD).TraverseStmt(const_cast<Expr *>(VD->getInit()));
+      continue;
+    }
+    const BoxedVar &B = It->second;
+    bool Internal = !VD->isExternallyVisible();
+    std::string T = S.typeText(VD->getType().getUnqualifiedType());
+    std::string Link = Internal ? "static " : "";
+    // The declarator: a pointer (a root) instead of the object.
+    if (!replaceDeclarator(S, S.Edits, VD, "*" + B.Ptr))
+      continue;
+    // The getter, once per translation unit, after the first declaration.
+    if (GetterDone.insert(VD->getCanonicalDecl()).second) {
+      // After the `;` that ends the declaration (the last declarator of
+      // its group: declarators of one group share their start).
+      const Decl *Last = VD;
+      for (const Decl *N = VD->getNextDeclInContext();
+           N && N->getBeginLoc() == VD->getBeginLoc(); N = N->getNextDeclInContext())
+        Last = N;
+      SourceLocation End = SM.getExpansionRange(Last->getEndLoc()).getEnd();
+      SourceLocation After = Lexer::findLocationAfterToken(End, tok::semi, SM, S.LO, false);
+      if (After.isInvalid()) {
+        S.report(Diag::MacroBody, VD->getLocation(),
+                 "cannot place '" + VD->getName().str() +
+                     "' in the compact heap: the end of its declaration is "
+                     "not in the file");
+        continue;
+      }
+      auto [FID, Off] = SM.getDecomposedLoc(After);
+      std::string PT = "__typeof__(" + B.Ptr + ")";
+      S.Edits.insert(FID, Off,
+                     " " + Link + PT + " " + B.Init + "(void); static __inline__ "
+                     "__attribute__((unused)) " + PT + " " + B.Getter +
+                         "(void) { " + PT + " cp__p = " + B.Ptr +
+                         "; return __builtin_expect(cp__p != 0, 1) ? cp__p : " +
+                         B.Init + "(); }");
+    }
+    // The initializer function, where V is defined.
+    if (VD->isThisDeclarationADefinition() == VarDecl::DeclarationOnly ||
+        !InitDone.insert(VD->getCanonicalDecl()).second)
+      continue;
+    if (SM.getFileID(SM.getExpansionLoc(VD->getLocation())) != Main) {
+      S.report(Diag::BoxedAddress, VD->getLocation(),
+               "cannot place '" + VD->getName().str() +
+                   "' in the compact heap: it is defined in a header; define "
+                   "it in one source file and declare it extern in the header");
+      continue;
+    }
+    // Only addresses of static objects appear in a static initializer, so
+    // storing it after the pointer is set is safe even when it takes V's
+    // own address; in switchable mode a boxed variable it names is
+    // allocated first, so nothing allocates between V's allocation and
+    // the store (the mode tested for the store is the mode it runs in).
+    std::string Pre, Store;
+    if (const Expr *Init = VD->getInit()) {
+      std::set<std::string> Named;
+      std::function<void(const Stmt *)> Scan = [&](const Stmt *X) {
+        if (!X)
+          return;
+        if (const auto *E = dyn_cast<Expr>(X))
+          if (const BoxedVar *O = boxedVar(S.M, E); O && O != &B)
+            if (Named.insert(O->Getter).second)
+              Pre += " (void)" + O->Getter + "();";
+        for (const Stmt *C : X->children())
+          Scan(C);
+      };
+      Scan(Init);
+      unsigned Before = S.Errors;
+      if (S.Opts.switchable())
+        Store = " if (cp_is_compact()) " + storeInit(Compact, VD, B) + "; else " +
+                storeInit(Wide, VD, B) + ";";
+      else
+        Store = " " + storeInit(S.Opts.compactOnly() ? Compact : Wide, VD, B) + ";";
+      if (S.Errors != Before)
+        continue;
+    }
+    PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(VD->getLocation()), false);
+    std::string Where = PL.isValid() ? lineDirective(PL.getLine(), PL.getFilename()) : "";
+    S.Edits.insert(Main, MainBuf.size(),
+                   "\n/* compactptr: '" + VD->getName().str() +
+                       "' lives in the compact heap, allocated at its first use */\n" +
+                       Where + Link + "__typeof__(" + B.Ptr + ") " + B.Init +
+                       "(void) {" + Pre + " " + T +
+                       " *cp__b = (" + T + " *)cp_alloc(&" + B.T->DescName + "); " +
+                       B.Ptr + " = cp__b;" + Store + " return cp__b; }\n");
+  }
+}
+
+} // namespace compactptr

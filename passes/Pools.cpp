@@ -1,0 +1,306 @@
+//===- Pools.cpp - a program's own allocators: pools and wrappers ---------===//
+//
+// In:  a conversion of a byte pointer (`void *`, `char *`) to a compact
+//      pointer, and the bodies of this translation unit's functions.
+// Out: an error (unannotated-allocator) where the plugin can see that the
+//      memory is not a compact allocation: it comes from libc's malloc
+//      through a wrapper, or is carved out of a buffer by a bump pointer
+//      (`(struct ent *)localmalloc(sizeof *e)` where localmalloc hands out
+//      pieces of one malloc(32768)), with a fix-it that declares the
+//      function CP_ALLOCATOR (the rewrite then allocates the compact
+//      objects through the runtime, Allocation.cpp).
+//
+// Why: an object outside the arena has no handle; storing its address into
+//      a compact field stores a handle that names something else, and the
+//      switch would not move it.  The runtime stops at such a store, but
+//      only when it happens; the plugin can often tell at compile time.
+//
+// How the memory is traced (flow-insensitive, through the function that
+// makes the conversion and, for calls, the callee's returns, a few levels
+// deep): a libc allocation whose result the rewrite does not route (its
+// destination is not a compact type), pointer arithmetic on a byte
+// pointer, an array, or a global byte pointer that the translation unit
+// moves (`+=`, `++`) or sets from malloc: a bump pointer.  Arithmetic
+// from a struct pointer by an offsetof (container_of) is not a buffer: it
+// steps to the object around a member.  A call of a
+// CP_ALLOCATOR function, of the runtime, or of a function whose body is not
+// here is not traced (the foreign-object warning covers `void *` results
+// of the latter).
+//
+// Not in wide mode, where objects and pointers stay native.
+//
+// Tests: test/diagnostics/unannotated-allocator.c, test/idioms/pools.test.
+//
+//===----------------------------------------------------------------------===//
+#include "Engine.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+
+namespace compactptr {
+namespace {
+
+bool isBytePointer(QualType T) {
+  const auto *PT = T.getCanonicalType()->getAs<PointerType>();
+  if (!PT)
+    return false;
+  QualType P = PT->getPointeeType();
+  return P->isVoidType() || P->isCharType();
+}
+
+/// Calls F for every node of St.
+template <typename Fn> void forEach(const Stmt *St, Fn F) {
+  if (!St)
+    return;
+  F(St);
+  for (const Stmt *C : St->children())
+    forEach(C, F);
+}
+
+/// Arithmetic that steps from one object to the object around it
+/// (container_of: `(char *)p - offsetof(T, f)`, p a pointer to a struct):
+/// the result is the object that holds *p, not a piece of a buffer.
+bool derivedFromObject(const BinaryOperator *BO) {
+  bool Offsetof = false;
+  forEach(BO->getRHS(), [&](const Stmt *St) { Offsetof |= isa<OffsetOfExpr>(St); });
+  const Expr *Base = BO->getLHS()->IgnoreParens();
+  const auto *C = dyn_cast<ExplicitCastExpr>(Base);
+  if (!Offsetof || !C)
+    return false;
+  const auto *PT = C->getSubExpr()->getType().getCanonicalType()->getAs<PointerType>();
+  return PT && PT->getPointeeType()->isRecordType();
+}
+
+const VarDecl *varOf(const Expr *E) {
+  const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  return DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+}
+
+class Tracer {
+public:
+  explicit Tracer(Session &S) : S(S) {}
+
+  /// Why the memory E points at is not a compact allocation, or "".
+  std::string origin(const Expr *E, const FunctionDecl *FD, unsigned Depth = 0) {
+    if (!E || Depth > 6)
+      return "";
+    const Expr *X = E->IgnoreParenCasts();
+    if (const auto *CE = dyn_cast<CallExpr>(X))
+      return callOrigin(CE, Depth);
+    if (const auto *BO = dyn_cast<BinaryOperator>(X)) {
+      if (BO->isAdditiveOp() && isBytePointer(BO->getType()))
+        return derivedFromObject(BO) ? "" : "a pointer moved through a buffer";
+      if (BO->getOpcode() == BO_Assign || BO->getOpcode() == BO_Comma)
+        return origin(BO->getRHS(), FD, Depth + 1);
+      return "";
+    }
+    if (const auto *CO = dyn_cast<ConditionalOperator>(X)) {
+      std::string T = origin(CO->getTrueExpr(), FD, Depth + 1);
+      return T.empty() ? origin(CO->getFalseExpr(), FD, Depth + 1) : T;
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(X)) {
+      if (UO->getOpcode() == UO_AddrOf)
+        if (const auto *AS = dyn_cast<ArraySubscriptExpr>(UO->getSubExpr()->IgnoreParens()))
+          if (const VarDecl *V = varOf(AS->getBase()); V && V->getType()->isArrayType())
+            return "an element of array '" + V->getName().str() + "'";
+      if (UO->isIncrementDecrementOp() && isBytePointer(UO->getType()))
+        return "a pointer moved through a buffer";
+      return "";
+    }
+    if (const auto *DR = dyn_cast<DeclRefExpr>(X)) {
+      const auto *V = dyn_cast<VarDecl>(DR->getDecl());
+      if (!V)
+        return "";
+      if (V->getType()->isArrayType())
+        return "array '" + V->getName().str() + "'";
+      if (V->hasLocalStorage())
+        return localOrigin(V, FD, Depth);
+      if (isBytePointer(V->getType()) && bumped(V))
+        return "the bump pointer '" + V->getName().str() + "'";
+      return "";
+    }
+    return "";
+  }
+
+private:
+  Session &S;
+  std::set<const VarDecl *> Visiting;
+  std::map<const VarDecl *, bool> Bumped;
+  std::set<const FunctionDecl *> InCall;
+
+  std::string callOrigin(const CallExpr *CE, unsigned Depth) {
+    switch (allocFunction(CE)) {
+    case AllocFn::Malloc:
+    case AllocFn::Calloc:
+    case AllocFn::Realloc: {
+      // The rewrite routes an allocation converted to the compact type right
+      // there, or sized by sizeof of one (Allocation.cpp).
+      if (Depth == 0 || sizesCompact(CE))
+        return "";
+      return "a block from '" + CE->getDirectCallee()->getNameAsString() + "'";
+    }
+    case AllocFn::None:
+      break;
+    default:
+      return "";
+    }
+    const FunctionDecl *G = CE->getDirectCallee();
+    if (!G || isRuntimeFunction(G))
+      return "";
+    const FunctionDecl *Def = G->getDefinition();
+    if (!Def || S.isIgnoredLoc(Def->getLocation()) || !InCall.insert(Def).second)
+      return "";
+    std::string Why;
+    forEach(Def->getBody(), [&](const Stmt *St) {
+      if (!Why.empty())
+        return;
+      if (const auto *RS = dyn_cast<ReturnStmt>(St))
+        Why = origin(RS->getRetValue(), Def, Depth + 1);
+    });
+    InCall.erase(Def);
+    if (Why.empty())
+      return "";
+    return "memory from '" + G->getNameAsString() + "' (" + Why + ")";
+  }
+
+  /// An argument of CE is sizeof of a compact type (or of an array of
+  /// compact pointers' element).
+  bool sizesCompact(const CallExpr *CE) {
+    bool Yes = false;
+    for (const Expr *A : CE->arguments())
+      forEach(A, [&](const Stmt *St) {
+        if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(St))
+          if (U->getKind() == UETT_SizeOf) {
+            QualType T = U->getTypeOfArgument();
+            Yes |= S.M.elementOf(T) || S.M.pointeeOf(T);
+          }
+      });
+    return Yes;
+  }
+
+  /// A local: its initializer and what is assigned to it in FD.
+  std::string localOrigin(const VarDecl *V, const FunctionDecl *FD, unsigned Depth) {
+    if (!FD || !Visiting.insert(V).second)
+      return "";
+    std::string Why = origin(V->getInit(), FD, Depth + 1);
+    forEach(FD->getBody(), [&](const Stmt *St) {
+      if (!Why.empty())
+        return;
+      if (const auto *BO = dyn_cast<BinaryOperator>(St)) {
+        if (varOf(BO->getLHS()) != V)
+          return;
+        if (BO->getOpcode() == BO_Assign)
+          Why = origin(BO->getRHS(), FD, Depth + 1);
+        else if ((BO->getOpcode() == BO_AddAssign || BO->getOpcode() == BO_SubAssign) &&
+                 isBytePointer(V->getType()))
+          Why = "a pointer moved through a buffer";
+      } else if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
+        if (UO->isIncrementDecrementOp() && varOf(UO->getSubExpr()) == V &&
+            isBytePointer(V->getType()))
+          Why = "a pointer moved through a buffer";
+      }
+    });
+    Visiting.erase(V);
+    return Why;
+  }
+
+  /// A global byte pointer that the translation unit moves or sets from
+  /// malloc: a bump pointer.
+  bool bumped(const VarDecl *V) {
+    auto It = Bumped.find(V);
+    if (It != Bumped.end())
+      return It->second;
+    bool B = false;
+    for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
+      const auto *FD = dyn_cast<FunctionDecl>(D);
+      if (!FD || !FD->doesThisDeclarationHaveABody() || B)
+        continue;
+      forEach(FD->getBody(), [&](const Stmt *St) {
+        if (const auto *BO = dyn_cast<BinaryOperator>(St)) {
+          if (varOf(BO->getLHS()) != V)
+            return;
+          if (BO->getOpcode() == BO_AddAssign || BO->getOpcode() == BO_SubAssign)
+            B = true;
+          else if (BO->getOpcode() == BO_Assign) {
+            const Expr *R = BO->getRHS()->IgnoreParenCasts();
+            if (const auto *CE = dyn_cast<CallExpr>(R))
+              B |= allocFunction(CE) == AllocFn::Malloc ||
+                   allocFunction(CE) == AllocFn::Calloc ||
+                   allocFunction(CE) == AllocFn::Realloc;
+            if (const auto *A = dyn_cast<BinaryOperator>(R))
+              B |= A->isAdditiveOp();
+          }
+        } else if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
+          B |= UO->isIncrementDecrementOp() && varOf(UO->getSubExpr()) == V;
+        }
+      });
+    }
+    Bumped[V] = B;
+    return B;
+  }
+};
+
+/// The function whose body holds E, or null.
+const FunctionDecl *enclosingFunction(ASTContext &Ctx, const Stmt *E) {
+  DynTypedNode N = DynTypedNode::create(*E);
+  for (unsigned Guard = 0; Guard < 4096; ++Guard) {
+    auto Ps = Ctx.getParents(N);
+    if (Ps.empty())
+      return nullptr;
+    if (const auto *FD = Ps[0].get<FunctionDecl>())
+      return FD;
+    N = Ps[0];
+  }
+  return nullptr;
+}
+
+} // namespace
+
+bool checkPoolConversion(Session &S, const CastExpr *E) {
+  // In wide mode every object keeps its native layout and every pointer is
+  // native: memory from a pool is as good an object as it is natively.
+  if (!S.Opts.compactBodies())
+    return false;
+  CompactType *T = S.M.pointeeOf(E->getType());
+  if (!T || !isBytePointer(E->getSubExpr()->getType()))
+    return false;
+  Tracer Tr(S);
+  const FunctionDecl *FD = enclosingFunction(S.Ctx, E);
+  std::string Why = Tr.origin(E->getSubExpr(), FD);
+  if (Why.empty())
+    return false;
+  const auto *CE = dyn_cast<CallExpr>(E->getSubExpr()->IgnoreParenCasts());
+  const FunctionDecl *G = CE ? CE->getDirectCallee() : nullptr;
+  auto R = CharSourceRange::getTokenRange(E->getSourceRange());
+  if (G && G->getDefinition()) {
+    // A function of this TU hands the memory out: the fix is to declare it
+    // an allocator, on its first declaration.
+    const FunctionDecl *First = G->getFirstDecl();
+    std::vector<FixItHint> Fix;
+    SourceLocation At = First->getOuterLocStart();
+    if (At.isFileID())
+      Fix.push_back(FixItHint::CreateInsertion(At, "CP_ALLOCATOR "));
+    S.report(Diag::UnannotatedAllocator, E->getExprLoc(),
+             "the " + std::string(E->getSubExpr()->getType()->getPointeeType()->isVoidType()
+                                      ? "'void *'"
+                                      : "'char *'") +
+                 " returned by '" + G->getNameAsString() + "' becomes a compact pointer to '" +
+                 T->WideSpelling + "', but it is not a compact allocation: " + Why +
+                 "; declare '" + G->getNameAsString() +
+                 "' CP_ALLOCATOR, and the plugin allocates compact objects through "
+                 "the runtime instead",
+             {R}, Fix);
+    return true;
+  }
+  S.report(Diag::UnannotatedAllocator, E->getExprLoc(),
+           "a compact pointer to '" + T->WideSpelling + "' is made from " + Why +
+               ", which is not a compact allocation; allocate compact objects "
+               "with malloc(sizeof(" + T->WideSpelling +
+               ")), or move the pool into a function declared CP_ALLOCATOR",
+           {R});
+  return true;
+}
+
+} // namespace compactptr

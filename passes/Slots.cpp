@@ -1,0 +1,341 @@
+//===- Slots.cpp - pointers to handle slots -------------------------------===//
+//
+// In:  the Model (compact types, function classes) and every function body.
+// Out: Model::SlotVars and Model::SlotReturns: the `T **` locals,
+//      parameters and function results (T a compact type) that may hold
+//      the address of a handle slot -- a compact-pointer field of a heap
+//      object, `&(*pp)->left`, `&p->kids[i]` -- rather than of a native
+//      slot (a local, a global, a root array).  Functions that dereference
+//      such a pointer become layout-dependent.  Errors where such an
+//      address goes where the analysis cannot follow it.
+//
+// Why: in compact layout a handle slot holds 4 bytes, a native slot 8.  A
+//      load or store through a `T **` that may point at either picks the
+//      width by the address (inside the compact arena: a handle), which
+//      costs a compare and a branch; every other `T **` keeps its plain
+//      8-byte access.  So the set must hold every `T **` that can see a
+//      handle slot's address, and nothing else (docs/plugin.md, section 4b).
+//
+// The analysis is flow-insensitive and runs to a fixed point over the
+// translation unit.  An expression may point at a handle slot if it is
+// `&h` of a handle lvalue h, a variable of SlotVars, a call of a function
+// of SlotReturns, or a conditional, comma, assignment or same-type cast of
+// one.  Such a value makes a slot pointer of the local or parameter it is
+// assigned to, of the parameter of a function defined in this TU it is
+// passed to, and of the result of the function that returns it.
+//
+// Refused (one error each, at the user's text): such a value stored
+// anywhere else (a global, a static local, a field, an array element,
+// through another pointer), passed to a function not defined in this TU
+// or through a function pointer or as a variadic argument, returned from a
+// function other translation units can call (they would not know), cast
+// to another type, moved by pointer arithmetic or subscripted (the stride
+// differs: 4 bytes between handles), or its variable's address taken.
+//
+// Tests: test/rewrite/slot-pointer.c, test/diagnostics/slot-pointer-escape.c,
+//        test/plugin/run-slot-pointers.c, test/switchable/slot-pointer-switch.c.
+//
+//===----------------------------------------------------------------------===//
+#include "Engine.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+using namespace clang;
+
+namespace compactptr {
+
+/// `T **` with T a compact type (qualifiers at either level allowed).
+static bool isSlotPointerType(const Model &M, QualType T) {
+  const auto *PT = T.getCanonicalType()->getAs<PointerType>();
+  return PT && M.pointeeOf(PT->getPointeeType());
+}
+
+/// The local or parameter E names, or null.
+static const VarDecl *localVar(const Expr *E) {
+  const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParens());
+  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  return VD && VD->hasLocalStorage() ? VD : nullptr;
+}
+
+/// The handle lvalue whose address E takes (`&p->next`), or null.
+static const Expr *handleAddressOf(const Model &M, const Expr *E) {
+  const auto *UO = dyn_cast<UnaryOperator>(E->IgnoreParens());
+  if (!UO || UO->getOpcode() != UO_AddrOf)
+    return nullptr;
+  const Expr *Sub = UO->getSubExpr()->IgnoreParens();
+  return isHandleLValue(M, Sub) ? Sub : nullptr;
+}
+
+bool isSlotPointer(const Model &M, const Expr *E) {
+  if (!E || !isSlotPointerType(M, E->getType()))
+    return false;
+  E = E->IgnoreParens();
+  if (const auto *C = dyn_cast<CastExpr>(E)) {
+    switch (C->getCastKind()) {
+    case CK_NoOp:
+    case CK_LValueToRValue:
+    case CK_BitCast:
+      return isSlotPointerType(M, C->getSubExpr()->getType()) &&
+             isSlotPointer(M, C->getSubExpr());
+    default:
+      return false;
+    }
+  }
+  if (handleAddressOf(M, E))
+    return true;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    // &*pp is pp.
+    if (UO->getOpcode() == UO_AddrOf)
+      if (const auto *D = dyn_cast<UnaryOperator>(UO->getSubExpr()->IgnoreParens());
+          D && D->getOpcode() == UO_Deref)
+        return isSlotPointer(M, D->getSubExpr());
+    return false;
+  }
+  if (const VarDecl *VD = localVar(E))
+    return M.SlotVars.count(VD);
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    return FD && M.SlotReturns.count(FD->getCanonicalDecl());
+  }
+  if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E))
+    return isSlotPointer(M, CO->getTrueExpr()) || isSlotPointer(M, CO->getFalseExpr());
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    if (BO->getOpcode() == BO_Comma)
+      return isSlotPointer(M, BO->getRHS());
+    if (BO->getOpcode() == BO_Assign)
+      return isSlotPointer(M, BO->getRHS());
+  }
+  return false;
+}
+
+bool isSlotDeref(const Model &M, const Expr *E) {
+  const auto *UO = dyn_cast<UnaryOperator>(E->IgnoreParens());
+  return UO && UO->getOpcode() == UO_Deref && isSlotPointer(M, UO->getSubExpr());
+}
+
+namespace {
+
+/// The definition of the function CE calls, if it is in this TU.
+const FunctionDecl *localDefinition(Session &S, const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || !isa<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
+    return nullptr;
+  const FunctionDecl *Def = FD->getDefinition();
+  if (!Def || !Def->doesThisDeclarationHaveABody() || S.isIgnoredLoc(Def->getLocation()))
+    return nullptr;
+  return Def;
+}
+
+/// One pass over a body: adds what flows (Grow), or reports what escapes
+/// (Check).
+class Flow : public RecursiveASTVisitor<Flow> {
+public:
+  Flow(Session &S, const FunctionDecl *FD, bool Check)
+      : S(S), M(S.M), FD(FD), Check(Check) {}
+  bool Changed = false;
+  bool Derefs = false; ///< the body dereferences a slot pointer
+
+  bool VisitVarDecl(VarDecl *VD) {
+    const Expr *Init = VD->getInit();
+    if (!Init || !isSlotPointer(M, Init))
+      return true;
+    if (VD->hasLocalStorage() && isSlotPointerType(M, VD->getType()))
+      add(VD);
+    else
+      escape(Init, "stored into " + what(VD));
+    return true;
+  }
+
+  bool VisitBinaryOperator(BinaryOperator *BO) {
+    const Expr *L = BO->getLHS(), *R = BO->getRHS();
+    if (BO->getOpcode() == BO_Assign && isSlotPointer(M, R)) {
+      if (const VarDecl *VD = localVar(L); VD && isSlotPointerType(M, VD->getType()))
+        add(VD);
+      else
+        escape(R, "stored into " + lvalueText(L));
+      return true;
+    }
+    if (!Check)
+      return true;
+    if ((BO->isAdditiveOp() || BO->getOpcode() == BO_AddAssign ||
+         BO->getOpcode() == BO_SubAssign) &&
+        (isSlotPointer(M, L) || isSlotPointer(M, R)))
+      refuse(BO, "moved by pointer arithmetic");
+    return true;
+  }
+
+  bool VisitUnaryOperator(UnaryOperator *UO) {
+    const Expr *Sub = UO->getSubExpr();
+    if (UO->getOpcode() == UO_Deref && isSlotPointer(M, Sub))
+      Derefs = true;
+    if (!Check)
+      return true;
+    if (UO->isIncrementDecrementOp() && isSlotPointer(M, Sub))
+      refuse(UO, "moved by pointer arithmetic");
+    if (UO->getOpcode() == UO_AddrOf)
+      if (const VarDecl *VD = localVar(Sub); VD && M.SlotVars.count(VD))
+        refuse(UO, "kept in '" + VD->getName().str() +
+                       "', whose address is taken here");
+    return true;
+  }
+
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *AS) {
+    if (Check && isSlotPointer(M, AS->getBase()))
+      refuse(AS, "subscripted (write *p for the slot itself)");
+    return true;
+  }
+
+  bool VisitCastExpr(CastExpr *C) {
+    if (!Check)
+      return true;
+    switch (C->getCastKind()) {
+    case CK_NoOp:
+    case CK_LValueToRValue:
+      return true;
+    case CK_BitCast:
+      if (isSlotPointerType(M, C->getType()))
+        return true;
+      break;
+    default:
+      break;
+    }
+    if (isSlotPointer(M, C->getSubExpr()))
+      refuse(C, "converted to '" + S.typeText(C->getType()) + "'");
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr *CE) {
+    const FunctionDecl *Def = localDefinition(S, CE);
+    for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
+      const Expr *A = CE->getArg(I);
+      if (!isSlotPointer(M, A))
+        continue;
+      if (Def && I < Def->getNumParams()) {
+        add(Def->getParamDecl(I));
+        continue;
+      }
+      const FunctionDecl *Callee = CE->getDirectCallee();
+      std::string Who = Callee ? "'" + Callee->getNameAsString() + "'" : "a function pointer";
+      escape(A, !Callee    ? "passed through a function pointer"
+                : Def      ? "passed to " + Who + " as a variadic argument"
+                           : "passed to " + Who +
+                                 ", which is not defined in this translation unit");
+    }
+    return true;
+  }
+
+  bool VisitReturnStmt(ReturnStmt *RS) {
+    const Expr *R = RS->getRetValue();
+    if (!R || !isSlotPointer(M, R))
+      return true;
+    if (FD->isExternallyVisible()) {
+      escape(R, "returned from '" + FD->getNameAsString() +
+                    "', which other translation units can call; declare it static");
+      return true;
+    }
+    if (M.SlotReturns.insert(FD->getCanonicalDecl()).second)
+      Changed = true;
+    return true;
+  }
+
+private:
+  Session &S;
+  Model &M;
+  const FunctionDecl *FD;
+  const bool Check;
+
+  void add(const VarDecl *VD) {
+    if (M.SlotVars.insert(VD).second)
+      Changed = true;
+  }
+
+  static std::string what(const VarDecl *VD) {
+    return std::string(VD->isStaticLocal() ? "static local '" : "global '") +
+           VD->getName().str() + "'";
+  }
+
+  std::string lvalueText(const Expr *L) {
+    L = L->IgnoreParenImpCasts();
+    if (const auto *DR = dyn_cast<DeclRefExpr>(L))
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+        return VD->hasLocalStorage() ? "'" + VD->getName().str() + "'" : what(VD);
+    if (const FieldDecl *F = memberField(L))
+      return "field '" + F->getName().str() + "'";
+    return "memory";
+  }
+
+  /// Where the value E points: "the address of handle field 'left'" or
+  /// "'pp', which may point at a handle field".
+  std::string origin(const Expr *E) {
+    if (const Expr *H = handleAddressOf(M, E->IgnoreParenCasts())) {
+      const Expr *X = H->IgnoreParens();
+      while (const auto *AS = dyn_cast<ArraySubscriptExpr>(X))
+        X = AS->getBase()->IgnoreParenImpCasts();
+      if (const FieldDecl *F = memberField(X))
+        return "the address of handle field '" + F->getName().str() + "'";
+      return "the address of a handle field";
+    }
+    if (const VarDecl *VD = localVar(E->IgnoreParenCasts()))
+      return "'" + VD->getName().str() + "', which may point at a handle field,";
+    return "a pointer that may point at a handle field";
+  }
+
+  void escape(const Expr *E, const std::string &Where) {
+    if (!Check)
+      return;
+    S.report(Diag::SlotEscape, E->getExprLoc(),
+             origin(E) + " is " + Where +
+                 "; a pointer to a handle field can only be kept in local "
+                 "variables and parameters, passed to functions of this "
+                 "translation unit and dereferenced",
+             {CharSourceRange::getTokenRange(E->getSourceRange())});
+  }
+
+  void refuse(const Expr *E, const std::string &How) {
+    const Expr *Sub = E;
+    if (const auto *UO = dyn_cast<UnaryOperator>(E))
+      Sub = UO->getSubExpr();
+    else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+      Sub = AS->getBase();
+    else if (const auto *C = dyn_cast<CastExpr>(E))
+      Sub = C->getSubExpr();
+    else if (const auto *BO = dyn_cast<BinaryOperator>(E))
+      Sub = isSlotPointer(M, BO->getLHS()) ? BO->getLHS() : BO->getRHS();
+    S.report(Diag::SlotEscape, E->getExprLoc(),
+             origin(Sub) + " is " + How +
+                 "; a pointer to a handle field points at a 32-bit handle in "
+                 "compact layout, so it can only be dereferenced, assigned "
+                 "and compared",
+             {CharSourceRange::getTokenRange(E->getSourceRange())});
+  }
+};
+
+} // namespace
+
+void runSlots(Session &S) {
+  std::vector<const FunctionDecl *> Fns;
+  for (const auto &[FD, Cls] : S.M.Functions)
+    if (const FunctionDecl *Def = FD->getDefinition())
+      Fns.push_back(Def);
+  // Deterministic order: the messages and the fixed point do not depend on
+  // the map's.
+  std::sort(Fns.begin(), Fns.end(), [&](const FunctionDecl *A, const FunctionDecl *B) {
+    return S.SM.isBeforeInTranslationUnit(A->getLocation(), B->getLocation());
+  });
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (const FunctionDecl *FD : Fns) {
+      Flow F(S, FD, /*Check=*/false);
+      F.TraverseStmt(FD->getBody());
+      Changed |= F.Changed;
+    }
+  }
+  for (const FunctionDecl *FD : Fns) {
+    Flow F(S, FD, /*Check=*/true);
+    F.TraverseStmt(FD->getBody());
+    if (F.Derefs)
+      S.M.Functions[FD->getCanonicalDecl()] |= FC_LayoutDependent;
+  }
+}
+
+} // namespace compactptr

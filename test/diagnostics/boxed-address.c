@@ -1,0 +1,19 @@
+// A variable of compact type whose address is used as a compact pointer
+// lives in the compact heap (allocated at its first use, for one with
+// static storage), so no static initializer can hold its address.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
+#include <compactptr.h>
+
+struct CP_COMPACT node { int key; struct node *next; };
+
+static struct node sentinel = {0, &sentinel}; // its own address: fine (stored at its first use)
+#define NIL (&sentinel)
+
+static struct node *first = NIL; // expected-error {{'sentinel' lives in the compact heap (its address is used as a compact pointer), so the static initializer of 'first' cannot refer to it; assign it at run time}}
+
+struct node *last(void) {
+  static struct node *cached = &sentinel; // expected-error {{so the static initializer of 'cached' cannot refer to it}}
+  struct node *p = NIL; // at run time: fine
+  return cached ? cached : p;
+}

@@ -1,0 +1,72 @@
+// A pointer to a handle field (`&p->next`) is followed through locals,
+// parameters of this translation unit's functions and the results of its
+// static functions; wherever it goes beyond that, or is used other than by
+// dereferencing, assigning and comparing it, it is refused: in compact
+// layout it points at a 4-byte handle, which no other code could tell from
+// an 8-byte native slot.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
+// RUN: not %rewrite %s -- %cflags 2>&1 | FileCheck %s
+#include <compactptr.h>
+#include <stdio.h>
+
+struct CP_COMPACT node {
+  int key;
+  struct node *next;
+  struct node *kids[4];
+};
+
+struct holder { struct node **at; };
+struct node **g_slot;
+void elsewhere(struct node **pp);
+
+struct node **exported(struct node *p) {
+  return &p->next; // expected-error {{the address of handle field 'next' is returned from 'exported', which other translation units can call; declare it static}}
+}
+
+void stores(struct node *p, struct holder *h, struct node ***ppp) {
+  static struct node **kept;
+  g_slot = &p->next; // expected-error {{the address of handle field 'next' is stored into global 'g_slot'; a pointer to a handle field can only be kept in local variables and parameters, passed to functions of this translation unit and dereferenced}}
+  h->at = &p->kids[1]; // expected-error {{the address of handle field 'kids' is stored into field 'at'}}
+  *ppp = &p->next; // expected-error {{the address of handle field 'next' is stored into memory}}
+  kept = &p->next; // expected-error {{is stored into static local 'kept'}}
+  elsewhere(&p->next); // expected-error {{the address of handle field 'next' is passed to 'elsewhere', which is not defined in this translation unit}}
+}
+
+static void variadic(int n, ...) { (void)n; }
+
+void calls(struct node *p, void (*f)(struct node **)) {
+  f(&p->next); // expected-error {{the address of handle field 'next' is passed through a function pointer}}
+  variadic(1, &p->next); // expected-error {{is passed to 'variadic' as a variadic argument}}
+}
+
+void uses(struct node *p) {
+  struct node **pp = &p->kids[0];
+  pp++; // expected-error {{'pp', which may point at a handle field, is moved by pointer arithmetic; a pointer to a handle field points at a 32-bit handle in compact layout, so it can only be dereferenced, assigned and compared}}
+  p->next = pp[1]; // expected-error {{'pp', which may point at a handle field, is subscripted (write *p for the slot itself)}}
+  printf("%p\n", (void *)pp); // expected-error {{'pp', which may point at a handle field, is converted to 'void *'}}
+  struct node ***a = &pp; // expected-error {{is kept in 'pp', whose address is taken here}}
+  (void)a;
+}
+
+void whole_array(struct node *p) {
+  struct node *(*k)[4] = &p->kids; // expected-error {{'kids' is a handle array field; its address cannot be taken (the address of one element, &p->kids[i], can)}}
+  (void)k;
+}
+
+// Fine: kept in locals and parameters, passed to a function of this
+// translation unit, returned from a static function, dereferenced,
+// assigned and compared.
+static struct node **last_slot(struct node **pp) {
+  while (*pp)
+    pp = &(*pp)->next;
+  return pp;
+}
+
+void append(struct node **head, struct node *n) {
+  struct node **end = last_slot(head);
+  if (end != head && *end == NULL)
+    *end = n;
+}
+
+// CHECK: slot-pointer-escape.c:24:10: error: the address of handle field 'next' is returned from 'exported'

@@ -1,0 +1,60 @@
+// A compact pointer made from memory the plugin can see is not a compact
+// allocation is an error: a wrapper that returns a block from malloc, a
+// pool that carves objects out of a malloc'd buffer with a bump pointer, a
+// bump pointer moved by hand.  The fix-it declares the function
+// CP_ALLOCATOR (allocations of compact objects then go to the runtime).
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
+// RUN: not %clang %cflags -fplugin=%plugin -fsyntax-only -fdiagnostics-parseable-fixits %s 2>&1 | FileCheck %s
+#include <compactptr.h>
+#include <stdlib.h>
+
+struct CP_COMPACT ent { unsigned key; struct ent *next; };
+
+static int remaining;
+static char *temp;
+
+static char *localmalloc(int size) {
+  char *blah;
+  if (size > remaining) {
+    temp = malloc(32768);
+    remaining = 32768;
+  }
+  blah = temp;
+  temp += size;
+  remaining -= size;
+  return blah;
+}
+// CHECK: fix-it:"{{.*}}unannotated-allocator.c":{17:1-17:1}:"CP_ALLOCATOR "
+
+static void *wrap(size_t n) {
+  void *p = calloc(1, n);
+  return p;
+}
+
+struct ent *from_pool(void) {
+  return (struct ent *)localmalloc(sizeof(struct ent)); // expected-error {{the 'char *' returned by 'localmalloc' becomes a compact pointer to 'struct ent', but it is not a compact allocation: memory from 'localmalloc' (the bump pointer 'temp'); declare 'localmalloc' CP_ALLOCATOR, and the plugin allocates compact objects through the runtime instead}}
+}
+
+struct ent *from_wrapper(void) {
+  struct ent *e = wrap(sizeof *e); // expected-error {{the 'void *' returned by 'wrap' becomes a compact pointer to 'struct ent', but it is not a compact allocation: memory from 'wrap' (a block from 'calloc')}}
+  return e;
+}
+
+static char *bump;
+struct ent *by_hand(void) {
+  struct ent *e = (struct ent *)bump; // expected-error {{a compact pointer to 'struct ent' is made from the bump pointer 'bump', which is not a compact allocation; allocate compact objects with malloc(sizeof(struct ent)), or move the pool into a function declared CP_ALLOCATOR}}
+  bump += sizeof *e;
+  return e;
+}
+
+// Fine: an allocator declared CP_ALLOCATOR, malloc where the type is known,
+// a byte pointer from malloc sized for the type (the rewrite allocates it
+// through the runtime).
+static CP_ALLOCATOR void *pool_alloc(size_t n) { return localmalloc((int)n); }
+struct ent *annotated(void) { return pool_alloc(sizeof(struct ent)); }
+struct ent *direct(void) { return (struct ent *)malloc(sizeof(struct ent)); }
+struct ent *through_bytes(void) {
+  char *raw = malloc(sizeof(struct ent));
+  return (struct ent *)raw;
+}
