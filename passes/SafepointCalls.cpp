@@ -172,19 +172,25 @@ CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
 
 /// `Slot = V` and `V = Slot` for a compact-pointer variable: plain
 /// assignments (void * converts both ways), or byte copies where the
-/// pointee is qualified (no cast may drop a qualifier).
-static void saveRestore(const VarDecl *V, const std::string &Slot, std::string &Save,
-                        std::string &Restore) {
+/// pointee is qualified (no cast may drop a qualifier).  A slot of the
+/// function's frame is cleared once read back (Clear): it stays registered
+/// while the variable is dead or changes, and a stale value there would be
+/// a root into freed memory at a later safepoint (the switch would follow
+/// it, COMPACTPTR_VERIFY stop on it).
+static void saveRestore(const VarDecl *V, const std::string &Slot, bool Clear,
+                        std::string &Save, std::string &Restore) {
   std::string N = V->getName().str();
   QualType P = V->getType()->getPointeeType();
   if (P.isConstQualified() || P.isVolatileQualified()) {
     Save += (Save.empty() ? "" : ", ") + std::string("__builtin_memcpy(&") + Slot +
             ", &" + N + ", sizeof " + N + ")";
     Restore += "__builtin_memcpy(&" + N + ", &" + Slot + ", sizeof " + N + "); ";
-    return;
+  } else {
+    Save += (Save.empty() ? "" : ", ") + Slot + " = " + N;
+    Restore += N + " = " + Slot + "; ";
   }
-  Save += (Save.empty() ? "" : ", ") + Slot + " = " + N;
-  Restore += N + " = " + Slot + "; ";
+  if (Clear)
+    Restore += Slot + " = 0; ";
 }
 
 /// The text that saves the roots live across a call and reads them back:
@@ -202,7 +208,7 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
     Sp.Saved.push_back(R->VD);
   if (SlotFrame) {
     for (const SlotRoot *R : Live)
-      saveRestore(R->VD, "cp__slots[" + std::to_string(R->Index) + "]", Sp.Save,
+      saveRestore(R->VD, "cp__slots[" + std::to_string(R->Index) + "]", true, Sp.Save,
                   Sp.Restore);
     return Sp;
   }
@@ -214,7 +220,7 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
     Sp.Decls += "cp__root(&cp__lr[" + std::to_string(I) + "], (void *)&" + Slot +
                 ", CP_ROOT_POINTER, 1, &" + M.pointeeOf(Live[I]->VD->getType())->DescName +
                 ", \"" + Live[I]->VD->getName().str() + "\"), ";
-    saveRestore(Live[I]->VD, Slot, Sp.Save, Sp.Restore);
+    saveRestore(Live[I]->VD, Slot, false, Sp.Save, Sp.Restore);
   }
   Sp.Decls += "cp__frame(&cp__lf, " + K + ", cp__lr));";
   Sp.Restore += "cp_frame_pop(&cp__lf);";

@@ -1046,7 +1046,10 @@ class Gen:
             if t.heap_pool:
                 e("  free(hp%d);" % t.idx)
             if t.has_arr:
+                # Cleared: with --threads the other threads go on and may
+                # switch, and COMPACTPTR_VERIFY stops on a dangling root.
                 e("  free(arr%d);" % t.idx)
+                e("  arr%d = arrend%d = NULL;" % (t.idx, t.idx))
         e("  printf(\"allocs %lu frees %lu\\n\", allocs, frees);")
         e("  return allocs == frees ? 0 : 4;")
         e("}")

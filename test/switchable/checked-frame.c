@@ -68,10 +68,10 @@ int main(void) {
 // the top of its body.  The call goes first (its arguments picking their
 // layout by mode), then the store.
 // CHECK: {{^}}static void link(struct node *p, int k) {void *cp__slots[1]; cp_root_desc_t cp__slotroots[1]; cp_frame_t cp__slotframe __attribute__((cleanup(cp_frame_pop))); int cp__slotin __attribute__((unused)) = (cp__slots[0] = 0, cp__root(&cp__slotroots[0], (void *)&cp__slots[0], CP_ROOT_POINTER, 1, &cp__desc_node, "p"), cp__frame(&cp__slotframe, 1, cp__slotroots));
-// CHECK-NEXT: {{^}}  __extension__({ struct node *[[H:cp__h[0-9]+]]; [[H]] = (cp_is_compact() ? (__extension__({ __auto_type [[R:cp__r[0-9]+]] = (cp__slots[0] = p, grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k)); p = cp__slots[0]; [[R]]; })) : (__extension__({ __auto_type [[R]] = (cp__slots[0] = p, grow(p->next, k)); p = cp__slots[0]; [[R]]; }))); (cp_is_compact() ? (void)(cp__sth(&(((struct cp__c_node *)(p))->next), [[H]])) : (void)(p->next = [[H]])); });
+// CHECK-NEXT: {{^}}  __extension__({ struct node *[[H:cp__h[0-9]+]]; [[H]] = (cp_is_compact() ? (__extension__({ __auto_type [[R:cp__r[0-9]+]] = (cp__slots[0] = p, grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k)); p = cp__slots[0]; cp__slots[0] = 0; [[R]]; })) : (__extension__({ __auto_type [[R]] = (cp__slots[0] = p, grow(p->next, k)); p = cp__slots[0]; cp__slots[0] = 0; [[R]]; }))); (cp_is_compact() ? (void)(cp__sth(&(((struct cp__c_node *)(p))->next), [[H]])) : (void)(p->next = [[H]])); });
 // main's last loop cannot allocate: one poll in front of it (head saved on
 // its slow path), then the loop keeps one mode and is versioned whole.
-// CHECK: {{^}}  { if (cp__safepoint_due()) { (void)(cp__slots[0] = head); cp_safepoint_slow(); head = cp__slots[0]; } if (cp_is_compact()) { {{.*}} for (struct node *p = ((struct node *)cp_decode((((struct cp__c_node *)(head))->next))); p; {{.*}})
+// CHECK: {{^}}  { if (cp__safepoint_due()) { (void)(cp__slots[0] = head); cp_safepoint_slow(); head = cp__slots[0]; cp__slots[0] = 0; } if (cp_is_compact()) { {{.*}} for (struct node *p = ((struct node *)cp_decode((((struct cp__c_node *)(head))->next))); p; {{.*}})
 // CHECK-NEXT: {{^}}    s += (((struct cp__c_node *)(p))->key); _Pragma("clang diagnostic pop") } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 41 "{{.*}}checked-frame.c"
 // CHECK-NEXT: {{^}}  for (struct node *p = head->next; p; p = p->next)

@@ -106,7 +106,7 @@ int main(void) {
 // main's locals are saved only on the allocation's slow path.
 // CHECK-LABEL: int main(void) {
 // CHECK: cp__frame(&cp__slotframe, 3, cp__slotroots)); for (i = 0; i < 10000; i++) {{[{]$}}
-// CHECK-NEXT: {{^}}    struct node *q = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { (void)(cp__slots[0] = head, cp__slots[1] = copy, cp__slots[2] = p); [[A]] = cp__alloc_slow(&cp__desc_node); head = cp__slots[0]; copy = cp__slots[1]; p = cp__slots[2]; } [[A]]; });{{$}}
+// CHECK-NEXT: {{^}}    struct node *q = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { (void)(cp__slots[0] = head, cp__slots[1] = copy, cp__slots[2] = p); [[A]] = cp__alloc_slow(&cp__desc_node); head = cp__slots[0]; cp__slots[0] = 0; copy = cp__slots[1]; cp__slots[1] = 0; p = cp__slots[2]; cp__slots[2] = 0; } [[A]]; });{{$}}
 // CHECK-NEXT: {{^}}    { if (cp_is_compact()) { _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Weverything\"") (((struct cp__c_node *)(q))->key) = i;{{$}}
 // CHECK-NEXT: {{^}}    cp__sth(&(((struct cp__c_node *)(q))->next), head);{{$}}
 // CHECK-NEXT: {{^}}    head = q; _Pragma("clang diagnostic pop") } else {{[{]$}}
@@ -178,7 +178,7 @@ int main(void) {
 // A call that may reach a safepoint (push allocates: no poll needed):
 // per-expression tests.
 // CHECK-NEXT: {{^}}  for (i = 0; i < 1000; i++) {{[{]$}}
-// CHECK-NEXT: {{^}}    (void)(head = __extension__({ __auto_type [[R:cp__r[0-9]+]] = (cp__slots[0] = head, push(head, -i)); head = cp__slots[0]; [[R]]; }));
+// CHECK-NEXT: {{^}}    (void)(head = __extension__({ __auto_type [[R:cp__r[0-9]+]] = (cp__slots[0] = head, push(head, -i)); head = cp__slots[0]; cp__slots[0] = 0; [[R]]; }));
 // CHECK-NEXT: {{^}}    (cp_is_compact() ? (void)(u += {{.*}}) : (void)(u += head->next->key));
 // CHECK-NEXT: {{^}}  }
 // A case label of the enclosing switch cannot be copied; the loop cannot
