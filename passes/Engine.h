@@ -299,6 +299,9 @@ struct Session {
   std::string PlanText; ///< the plans, when Options::DumpPlan
   /// File ranges (expansion offsets) of the errors reported so far.
   std::vector<std::pair<clang::FileID, std::pair<unsigned, unsigned>>> ErrorRanges;
+  /// Functions already offered the CP_ALLOCATOR fix-it (Pools.cpp): one
+  /// insertion each, however many of their calls are refused.
+  std::set<const clang::FunctionDecl *> AllocatorFixIts;
 
   Session(clang::ASTContext &C, const Options &O, DiagSink &S)
       : Ctx(C), SM(C.getSourceManager()), LO(C.getLangOpts()), Opts(O), Sink(S) {}

@@ -280,7 +280,7 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
     const FunctionDecl *First = G->getFirstDecl();
     std::vector<FixItHint> Fix;
     SourceLocation At = First->getOuterLocStart();
-    if (At.isFileID())
+    if (At.isFileID() && S.AllocatorFixIts.insert(First).second)
       Fix.push_back(FixItHint::CreateInsertion(At, "CP_ALLOCATOR "));
     S.report(Diag::UnannotatedAllocator, E->getExprLoc(),
              "the " + std::string(E->getSubExpr()->getType()->getPointeeType()->isVoidType()

@@ -190,9 +190,54 @@ public:
       }
       return true;
     }
-    if (!checkCast(E) && !checkPoolConversion(S, E))
+    if (!checkCast(E) && !checkPoolConversion(S, E)) {
       checkForeignObject(E);
+      checkVoidEscape(E);
+    }
     return true;
+  }
+
+  /// Switchable: a compact pointer handed to a function of the program as
+  /// `void *` (`vec_push(&v, node)`) or stored into memory as one
+  /// (`slots[i] = node`).  A generic container keeps it where the switch
+  /// cannot see it: after the switch it points into the released arena.
+  /// Calls to libc, the runtime and system headers, locals of type
+  /// `void *`, and explicit casts (which say the code knows) are not
+  /// flagged.
+  void checkVoidEscape(const ImplicitCastExpr *E) {
+    if (!S.Opts.switchable() || E->getCastKind() != CK_BitCast ||
+        !E->getType()->isVoidPointerType() || !M.pointeeOf(E->getSubExpr()->getType()))
+      return;
+    const Expr *Cur = E;
+    const Expr *P = parentSkippingParens(S.Ctx, E, &Cur);
+    std::string Where;
+    if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
+      const FunctionDecl *FD = CE->getDirectCallee();
+      if (CE->getCallee()->IgnoreParenImpCasts() == Cur)
+        return;
+      if (FD && (FD->getBuiltinID() || isRuntimeFunction(FD) ||
+                 allocFunction(CE) != AllocFn::None ||
+                 S.Ctx.getSourceManager().isInSystemHeader(FD->getLocation())))
+        return;
+      Where = "is passed as 'void *' to " +
+              (FD && FD->getIdentifier() ? quoted(FD->getName()) : std::string("this call"));
+    } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P)) {
+      if (BO->getOpcode() != BO_Assign || BO->getRHS()->IgnoreParens() != Cur)
+        return;
+      if (const auto *DR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens()))
+        if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()); VD && VD->hasLocalStorage())
+          return;
+      Where = "is stored into memory as 'void *'";
+    } else {
+      return;
+    }
+    CompactType *T = M.pointeeOf(E->getSubExpr()->getType());
+    S.report(Diag::VoidEscape, E->getExprLoc(),
+             "a compact pointer to " + quoted(T->WideSpelling) + " " + Where +
+                 "; kept there, it is no root, and after the switch it points "
+                 "into the released arena (keep it in a field or a root array "
+                 "of its own type, or cast explicitly if it is not kept)",
+             {tokRange(E->getSourceRange())});
   }
 
   /// `struct node *p = mk();` where mk returns `void *`: if mk allocated

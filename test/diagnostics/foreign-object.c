@@ -9,8 +9,9 @@
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify %s
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only %s 2>&1 | FileCheck --check-prefix=SW %s
 // SW-COUNT-3: warning: the 'void *' returned by
+// SW: warning: a compact pointer to 'struct node' is stored into memory as 'void *'; kept there, it is no root, and after the switch it points into the released arena {{.*}} [-Wcompactptr-void-escape]
 // SW-NOT: warning:
-// SW: 3 warnings generated.
+// SW: 4 warnings generated.
 #include <compactptr.h>
 #include <stdlib.h>
 
@@ -25,7 +26,7 @@ void use(void *(*fp)(void)) {
   struct node *b;
   b = aligned_alloc(16, sizeof(struct node)); // expected-warning {{the 'void *' returned by 'aligned_alloc' becomes a compact pointer}}
   a->next = fp(); // expected-warning {{the 'void *' returned by this call becomes a compact pointer}}
-  stash[0] = b;
+  stash[0] = b; // switchable: kept as 'void *', no root (void-escape)
   b = (struct node *)get(0); // explicit: an arena object stored as void *
   b = malloc(sizeof *b);     // rewritten allocations are fine
   b = realloc(b, sizeof(struct node));

@@ -58,3 +58,11 @@ struct ent *through_bytes(void) {
   char *raw = malloc(sizeof(struct ent));
   return (struct ent *)raw;
 }
+
+// Another call of the same pool: refused too, but the fix-it that declares
+// 'localmalloc' an allocator is offered once (applied twice it would write
+// the annotation twice).
+struct ent *from_pool_again(void) {
+  return (struct ent *)localmalloc(sizeof(struct ent)); // expected-error {{the 'char *' returned by 'localmalloc' becomes a compact pointer to 'struct ent'}}
+}
+// CHECK-NOT: fix-it:"{{.*}}unannotated-allocator.c":{17:1-17:1}
