@@ -215,9 +215,13 @@ public:
       const FunctionDecl *FD = CE->getDirectCallee();
       if (CE->getCallee()->IgnoreParenImpCasts() == Cur)
         return;
+      // Any declaration in a system header counts: compactptr.h redeclares
+      // pthread_create, whose argument the runtime keeps as a root.
       if (FD && (FD->getBuiltinID() || isRuntimeFunction(FD) ||
                  allocFunction(CE) != AllocFn::None ||
-                 S.Ctx.getSourceManager().isInSystemHeader(FD->getLocation())))
+                 llvm::any_of(FD->redecls(), [&](const FunctionDecl *R) {
+                   return S.Ctx.getSourceManager().isInSystemHeader(R->getLocation());
+                 })))
         return;
       Where = "is passed as 'void *' to " +
               (FD && FD->getIdentifier() ? quoted(FD->getName()) : std::string("this call"));
