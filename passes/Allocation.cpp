@@ -319,7 +319,8 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
         return "cp_alloc" + SP + Desc + ")";
       return "__extension__({ void *" + A + " = cp__alloc_fast(" + Desc +
              "); if (__builtin_expect(!" + A + ", 0)) { " + Sp->block() + " " + A +
-             " = cp__alloc_slow(" + Desc + "); " + Sp->Restore + " } " + A + "; })";
+             " = " + Sp->slow("0", Desc, "0", "cp__alloc_slow(" + Desc + ")") + "; " +
+             Sp->Restore + " } " + A + "; })";
     }
     if (!Sp)
       return "cp_alloc_array" + SP + Desc + ", " + countText(Sh, CE) + ")";
@@ -327,8 +328,8 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
     return "__extension__({ unsigned long " + N + " = " + countText(Sh, CE) +
            "; void *" + A + " = cp__alloc_array_fast(" + Desc + ", " + N +
            "); if (__builtin_expect(!" + A + ", 0)) { " + Sp->block() + " " + A +
-           " = cp__alloc_array_slow(" + Desc + ", " + N + "); " + Sp->Restore +
-           " } " + A + "; })";
+           " = " + Sp->slow("1", Desc, N, "cp__alloc_array_slow(" + Desc + ", " + N + ")") +
+           "; " + Sp->Restore + " } " + A + "; })";
   }
   if (SR) {
     if (F == AllocFn::Realloc)

@@ -436,15 +436,24 @@ bool CheckedWalker::walkBlock(const CompoundStmt *CS) {
   size_t I = 0;
   while (I < Body.size()) {
     Run R = Pl.run(FD, Body, I);
-    ArrayRef<const Stmt *> Sts = ArrayRef<const Stmt *>(Body).slice(I, R.End - I);
-    if (R.Versioned && versionByMode(Sts, "{ ", " }")) {
-      Pl.note(FD, Sts.front()->getBeginLoc(),
-              "run of " + std::to_string(Sts.size()) + " statements versioned",
-              "no safepoint can run between them");
+    ArrayRef<const Stmt *> All(Body);
+    if (R.Versioned) {
+      for (const Stmt *St : All.slice(R.Begin, R.VBegin - R.Begin))
+        walk(St);
+      ArrayRef<const Stmt *> Sts = All.slice(R.VBegin, R.VEnd - R.VBegin);
+      if (versionByMode(Sts, "{ ", " }"))
+        Pl.note(FD, Sts.front()->getBeginLoc(),
+                "run of " + std::to_string(Sts.size()) + " statements versioned",
+                "no safepoint can run between them");
+      else
+        for (const Stmt *St : Sts)
+          walk(St);
+      for (const Stmt *St : All.slice(R.VEnd, R.End - R.VEnd))
+        walk(St);
       I = R.End;
       continue;
     }
-    for (const Stmt *St : Sts)
+    for (const Stmt *St : All.slice(R.Begin, R.End - R.Begin))
       walk(St);
     if (R.End < Body.size())
       walk(Body[R.End]);

@@ -272,10 +272,24 @@ Run Planner::run(const FunctionDecl *FD, ArrayRef<const Stmt *> Body, size_t I) 
       J = K;
       break;
     }
-  unsigned NAffected = 0;
+  // The versioned part: from the first to the last layout-dependent
+  // statement, and again short of a declaration used after it.
+  size_t VB = I, VE = I;
   for (size_t K = I; K < J; ++K)
+    if (Compact.affected(Body[K])) {
+      if (VE == VB)
+        VB = K;
+      VE = K + 1;
+    }
+  for (size_t K = VB; K < VE; ++K)
+    if (declUsedAfter(Body[K], Body.drop_front(VE))) {
+      VE = K;
+      break;
+    }
+  unsigned NAffected = 0;
+  for (size_t K = VB; K < VE; ++K)
     NAffected += Compact.affected(Body[K]);
-  return {I, J, NAffected >= 2};
+  return {I, J, VB, VE, NAffected >= 2};
 }
 
 std::string Planner::dump() const {

@@ -41,10 +41,14 @@ struct FunctionPlan {
   std::vector<Decision> Decisions;
 };
 
-/// A run of consecutive statements of a block [Begin, End) and whether it
-/// is versioned by mode as a whole.
+/// A run of consecutive statements of a block [Begin, End) in which no
+/// safepoint can run, and the part of it versioned by mode as a whole:
+/// [VBegin, VEnd), from its first to its last layout-dependent statement
+/// (the statements around them run once in either mode, so they are not
+/// copied: smaller code, which the optimizer inlines more readily).
 struct Run {
   size_t Begin = 0, End = 0;
+  size_t VBegin = 0, VEnd = 0;
   bool Versioned = false;
 };
 
@@ -77,7 +81,9 @@ public:
   /// safepoint or cannot be copied (in main: before a loop, whose polls the
   /// copies would lose), and before a declaration whose variable is used
   /// after the run (the copies are blocks of their own).  Versioned if two
-  /// or more of its statements depend on a layout.
+  /// or more of its statements depend on a layout; the versioned part
+  /// leaves out the statements before the first and after the last of
+  /// them.
   Run run(const clang::FunctionDecl *FD, llvm::ArrayRef<const clang::Stmt *> Body,
           size_t I);
   /// Record a decision taken by the rewrite itself (frames, polls).

@@ -353,8 +353,8 @@ std::string Printer::spilledCall(const CallExpr *CE, const Spill &Sp) {
     return allocText(CE, &Sp);
   const FunctionDecl *FD = CE->getDirectCallee();
   if (FD && FD->getName() == "cp_safepoint" && CE->getNumArgs() == 0)
-    return "__extension__({ if (cp__safepoint_due()) { " + Sp.block() +
-           " cp_safepoint_slow(); " + Sp.Restore + " } })";
+    return "__extension__({ if (cp__safepoint_due()) { " + Sp.block() + " " +
+           Sp.slow("2", "0", "0", "cp_safepoint_slow()") + "; " + Sp.Restore + " } })";
   std::string Pre, Call;
   if (Sp.ArgTemps) {
     Call = text(CE->getCallee()) + "(";

@@ -115,8 +115,22 @@ public:
     bool ArgTemps = false;
     std::vector<const clang::VarDecl *> Saved; ///< the variables saved
     bool empty() const { return Saved.empty(); }
+    /// The slots, counts, types and names for cp__saved_slow, where a
+    /// slow path registers its roots out of line (empty: the roots are in
+    /// a frame already).
+    std::string Helper;
     /// Declarations, then the saving, to open a `{ }` block with (C89).
     std::string block() const { return Decls + " (void)(" + Save + ");"; }
+    /// The slow call of an allocation (What "0": of one object of Desc,
+    /// "1": of N of them) or a poll ("2"): Direct, or the out-of-line
+    /// helper that registers the saved roots around it.
+    std::string slow(const char *What, const std::string &Desc, const std::string &N,
+                     const std::string &Direct) const {
+      if (Helper.empty())
+        return Direct;
+      return std::string(What[0] == '2' ? "(void)" : "") + "cp__saved_slow(" + What + ", " +
+             Desc + ", " + N + ", " + Helper + ")";
+    }
   };
   using NameMap = llvm::DenseMap<const clang::Stmt *, std::string>;
   using SpillMap = llvm::DenseMap<const clang::CallExpr *, Spill>;

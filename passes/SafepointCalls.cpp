@@ -11,8 +11,10 @@
 //      used after the call.  Allocation sites and polls save only on their
 //      slow path (a switch pending, or an arena that cannot serve the
 //      allocation), so the common case costs a load and a branch.  The
-//      frame is pushed before the first statement of the body that may
-//      reach a safepoint, so paths that return before it pay nothing.
+//      frame is pushed before the first statement of the body that saves
+//      a root, so paths that return before it pay nothing; slow paths in
+//      a function without one register their roots out of line
+//      (cp__saved_slow).
 //      (2) For each full expression, the calls that go first: a call with
 //      something around it that the switch would leave stale is evaluated
 //      into a temporary before the rest of the expression (see below), and
@@ -193,12 +195,17 @@ static void saveRestore(const VarDecl *V, const std::string &Slot, bool Clear,
     Restore += Slot + " = 0; ";
 }
 
+/// The most roots cp__saved_slow registers (CP__SAVED_MAX, Emit.cpp).
+static constexpr size_t SavedMax = 16;
+
 /// The text that saves the roots live across a call and reads them back:
 /// into the function's frame of slots, or, where the function has none
-/// (it saves roots only on slow paths), into a frame of its own that lives
-/// as long as the slow path.
+/// (it saves roots only on slow paths), into slots that the slow path
+/// registers out of line (cp__saved_slow: the fast path stays small
+/// enough to inline), or into a frame of its own that lives as long as
+/// the call.
 Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
-                                      unsigned EE, const Stmt *At) {
+                                      unsigned EE, const Stmt *At, bool SlowPath) {
   Printer::Spill Sp;
   bool Ok;
   std::vector<const SlotRoot *> Live = liveAt(CB, CE, EB, EE, At, Ok);
@@ -213,6 +220,21 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
     return Sp;
   }
   std::string K = std::to_string(Live.size());
+  if (SlowPath && Live.size() <= SavedMax) {
+    // Types and names are constants; the helper fills the descriptors.
+    std::string Types, Names;
+    for (size_t I = 0; I < Live.size(); ++I) {
+      Types += std::string(I ? ", " : "") + "&" + M.pointeeOf(Live[I]->VD->getType())->DescName;
+      Names += std::string(I ? ", " : "") + "\"" + Live[I]->VD->getName().str() + "\"";
+      saveRestore(Live[I]->VD, "cp__ls[" + std::to_string(I) + "]", false, Sp.Save,
+                  Sp.Restore);
+    }
+    Sp.Decls = "void *cp__ls[" + K + "]; static cp_type_desc_t *const cp__lt[" + K +
+               "] = {" + Types + "}; static const char *const cp__ln[" + K + "] = {" +
+               Names + "};";
+    Sp.Helper = "cp__ls, " + K + ", cp__lt, cp__ln";
+    return Sp;
+  }
   Sp.Decls = "void *cp__ls[" + K + "]; cp_root_desc_t cp__lr[" + K +
              "]; cp_frame_t cp__lf; int cp__li __attribute__((unused)) = (";
   for (size_t I = 0; I < Live.size(); ++I) {
@@ -230,24 +252,27 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
 /// A poll at offset Pos: `cp_safepoint();`, or with the live roots saved
 /// on its slow path.
 std::string CheckedWalker::pollText(unsigned Pos, const Stmt *At) {
-  Printer::Spill Sp = spillAt(Pos, Pos, 1, 0, At);
+  Printer::Spill Sp = spillAt(Pos, Pos, 1, 0, At, true);
   if (Sp.empty())
     return "cp_safepoint();";
-  return "if (cp__safepoint_due()) { " + Sp.block() + " cp_safepoint_slow(); " +
-         Sp.Restore + "}";
+  return "if (cp__safepoint_due()) { " + Sp.block() + " " +
+         Sp.slow("2", "0", "0", "cp_safepoint_slow()") + "; " + Sp.Restore + "}";
 }
 
 /// The function's frame of slots, when a call saves roots on every path
 /// (a call to a function that may reach a safepoint, not an allocation or
-/// a poll): before the first statement of the body that may reach a
-/// safepoint (at the top of the body if a label could jump past it).
-/// Without one, slow paths push frames of their own.
+/// a poll): before the first statement of the body that saves a root
+/// there (at the top of the body if a label could jump past it), so a
+/// path that returns before it (a recursion's base case, even one that
+/// allocates) pays nothing for the frame.  Without one, slow paths
+/// register their roots themselves.
 void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
   if (Slots.empty())
     return;
   std::vector<const CallExpr *> Calls;
   mayReachCalls(Pl, Body, Calls);
   std::set<const VarDecl *> Needed;
+  std::vector<unsigned> Saves; // offsets of the calls and polls that save
   bool Unconditional = false;
   for (const CallExpr *CE : Calls) {
     unsigned CB = offsetOf(CE->getBeginLoc()), CEnd = offsetOf(CE->getEndLoc());
@@ -255,6 +280,7 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
     for (const SlotRoot *R : liveAt(CB, CEnd, 0, ~0u, CE, Ok)) {
       Needed.insert(R->VD);
       Unconditional |= !slowPathSite(CE);
+      Saves.push_back(CB);
     }
   }
   if (!Unconditional)
@@ -262,15 +288,26 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
   if (polls())
     for (auto [LB, LE] : Loops) {
       bool Ok;
-      for (const SlotRoot *R : liveAt(LB, LB, 1, 0, Body, Ok))
+      for (const SlotRoot *R : liveAt(LB, LB, 1, 0, Body, Ok)) {
         Needed.insert(R->VD);
+        Saves.push_back(LB);
+      }
     }
+  auto savesRoot = [&](const Stmt *St) {
+    unsigned SB = offsetOf(St->getBeginLoc()), SE = offsetOf(St->getEndLoc());
+    if (SB == ~0u || SE == ~0u)
+      return true;
+    for (unsigned X : Saves)
+      if (SB <= X && X <= SE)
+        return true;
+    return false;
+  };
   // At the top of the body if a label could jump past it or nothing comes
-  // before; else before the first statement that may reach a safepoint.
+  // before; else before the first statement that saves a root.
   SourceLocation At;
-  bool AtStart = AllLive;
+  bool AtStart = AllLive || llvm::is_contained(Saves, ~0u);
   for (const Stmt *St : Body->body())
-    if (!AtStart && (Pl.firstMayReachCall(St) || (polls() && Planner::hasLoop(St)))) {
+    if (!AtStart && savesRoot(St)) {
       At = SM.getExpansionLoc(St->getBeginLoc());
       AtStart = St == Body->body_front();
       break;
@@ -474,13 +511,17 @@ static bool assignsAny(const CallExpr *CE, const std::vector<const VarDecl *> &V
 }
 
 /// The checked text of E, by mode where it depends on one, with the nodes
-/// of Names printed as their temporaries.  False: E needs no change.
+/// of Names printed as their temporaries.  False: E needs no change.  The
+/// compact side calls the compact bodies of closed dual functions
+/// directly (`g__cp(...)`, which the optimizer may inline, as in a
+/// compact-only build): the mode is tested here, and nothing they call
+/// can switch, so their dispatch would only test it again.
 bool CheckedWalker::modeText(const Expr *E, bool BoolCtx, const Printer::NameMap &Names,
                              const Printer::SpillMap &Spills, std::string &Text) {
-  Printer::Context SC(C, Names, Spills), SW(W, Names, Spills);
-  if (!C.affected(E))
+  Printer::Context SC(Direct, Names, Spills), SW(W, Names, Spills);
+  if (!Direct.affected(E))
     return false;
-  std::string TC = BoolCtx ? C.boolText(E) : C.text(E);
+  std::string TC = BoolCtx ? Direct.boolText(E) : Direct.text(E);
   std::string TW = W.affected(E) ? (BoolCtx ? W.boolText(E) : W.text(E)) : W.original(E);
   if (TC == TW && !Spills.empty() && isDiscarded(E))
     Text = "(void)(" + TC + ")"; // a call between Save and Restore yields a value
@@ -583,7 +624,7 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
   unsigned Before = S.Errors;
   for (const CallExpr *CE : Calls) {
     Printer::Spill Sp = spillAt(offsetOf(CE->getBeginLoc()), offsetOf(CE->getEndLoc()),
-                                EB, EE, CE);
+                                EB, EE, CE, slowPathSite(CE));
     if (Sp.Save.empty())
       continue;
     Sp.ArgTemps = assignsAny(CE, Sp.Saved);

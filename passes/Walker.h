@@ -148,7 +148,7 @@ private:
   std::vector<const SlotRoot *> liveAt(unsigned CB, unsigned CE, unsigned EB,
                                        unsigned EE, const clang::Stmt *At, bool &Ok);
   Printer::Spill spillAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
-                         const clang::Stmt *At);
+                         const clang::Stmt *At, bool SlowPath);
   std::string pollText(unsigned Pos, const clang::Stmt *At);
   bool checkedText(const clang::Expr *E, bool BoolCtx, std::string &Out);
   void fail(const clang::Stmt *E, const std::string &Msg,

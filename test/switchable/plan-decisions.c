@@ -43,7 +43,9 @@ int main(void) {
 // An allocation is a safepoint: push is checked.  It saves h and n only on
 // the slow paths of its allocation and poll (no frame of slots).
 // CHECK-NEXT: plan: push (line 15): checked: allocates a compact object (an allocation is a safepoint)
-// CHECK-NEXT: plan:   line 18: run of 3 statements versioned: no safepoint can run between them
+// The run after the poll is versioned up to its last layout-dependent
+// statement: `return n;` runs once, after it.
+// CHECK-NEXT: plan:   line 18: run of 2 statements versioned: no safepoint can run between them
 // CHECK-NEXT: plan: counted (line 22): checked: cannot be dual: static local
 // CHECK-NEXT: plan: main (line 28): checked: main
 // main saves h around each call to push: a frame of slots.

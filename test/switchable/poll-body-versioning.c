@@ -102,18 +102,18 @@ int main(void) {
   return 0;
 }
 // A body that allocates: the allocation is a safepoint itself, so the loop
-// gets no poll; the run of statements after the allocation is versioned.
+// gets no poll; the run of statements after the allocation is versioned
+// up to its last layout-dependent statement.
 // main's locals are saved only on the allocation's slow path.
 // CHECK-LABEL: int main(void) {
 // CHECK: cp__frame(&cp__slotframe, 3, cp__slotroots)); for (i = 0; i < 10000; i++) {{[{]$}}
 // CHECK-NEXT: {{^}}    struct node *q = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { (void)(cp__slots[0] = head, cp__slots[1] = copy, cp__slots[2] = p); [[A]] = cp__alloc_slow(&cp__desc_node); head = cp__slots[0]; cp__slots[0] = 0; copy = cp__slots[1]; cp__slots[1] = 0; p = cp__slots[2]; cp__slots[2] = 0; } [[A]]; });{{$}}
 // CHECK-NEXT: {{^}}    { if (cp_is_compact()) { _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Weverything\"") (((struct cp__c_node *)(q))->key) = i;{{$}}
-// CHECK-NEXT: {{^}}    cp__sth(&(((struct cp__c_node *)(q))->next), head);{{$}}
-// CHECK-NEXT: {{^}}    head = q; _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}    cp__sth(&(((struct cp__c_node *)(q))->next), head); _Pragma("clang diagnostic pop") } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 43 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}    q->key = i;{{$}}
-// CHECK-NEXT: {{^}}    q->next = head;{{$}}
-// CHECK-NEXT: {{^}}    head = q; } }{{$}}
+// CHECK-NEXT: {{^}}    q->next = head; } }{{$}}
+// CHECK-NEXT: {{^}}    head = q;{{$}}
 // CHECK-NEXT: {{^}}  }{{$}}
 // The condition and increment keep the per-expression test.
 // CHECK-NEXT: {{^}}  for (p = head; p; (cp_is_compact() ? (void)(p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)))) : (void)(p = p->next))) {{[{]$}}
@@ -121,7 +121,8 @@ int main(void) {
 // CHECK-NEXT: {{^}}    { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(c))->key) = (((struct cp__c_node *)(p))->key) + 10000;{{$}}
 // CHECK: {{^}}#line 49 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}    c->key = p->key + 10000;{{$}}
-// CHECK: {{^}}    copy = c; } }{{$}}
+// CHECK: {{^}}    c->next = copy; } }{{$}}
+// CHECK-NEXT: {{^}}    copy = c;{{$}}
 // CHECK-NEXT: {{^}}  }{{$}}
 // Loops that cannot allocate (no call but builtins, free and the system
 // headers) need one poll in front, not one per iteration: they are
