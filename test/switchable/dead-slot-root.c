@@ -44,7 +44,7 @@ static long once(void) {
   return k;
 }
 // CHECK-LABEL: static long once(void) {
-// CHECK: {{^}}  (void)(__extension__({ {{.*}}grow(1)); p = cp__slots[0]; cp__slots[0] = 0; }));
+// CHECK: {{^}}  { void *cp__slots[1]; {{.*}} (void)(__extension__({ {{.*}}grow(1)); p = cp__slots[0]; cp__slots[0] = 0; }));
 
 int main(void) {
   long k = once();
