@@ -183,8 +183,20 @@ std::string rootDescText(const Session &S, const clang::VarDecl *VD,
 
 void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
   SourceManager &SM = S.SM;
-  // Generated declarations after each compact struct.
-  for (const auto &T : S.M.Types) {
+  // Generated declarations after each compact struct, in the order the
+  // structs are completed (their closing braces): a struct defined inside
+  // another is complete first, and the enclosing struct's compact layout
+  // and converters use its own, inserted at the same place.
+  std::vector<const CompactType *> ByEnd;
+  for (const auto &T : S.M.Types)
+    ByEnd.push_back(T.get());
+  std::stable_sort(ByEnd.begin(), ByEnd.end(),
+                   [&](const CompactType *A, const CompactType *B) {
+                     return SM.isBeforeInTranslationUnit(
+                         SM.getExpansionLoc(A->RD->getBraceRange().getEnd()),
+                         SM.getExpansionLoc(B->RD->getBraceRange().getEnd()));
+                   });
+  for (const CompactType *T : ByEnd) {
     // A struct defined inside another (C gives it file scope): after the
     // outermost one, where C code may next declare things.
     const RecordDecl *Outer = T->RD;

@@ -30,15 +30,6 @@ QualType elementType(QualType T) {
   return stripArrays(T).Element.getCanonicalType();
 }
 
-/// A tag type without a name (anonymous struct, union or enum).
-bool isUnnamedTag(QualType T) {
-  const auto *TT = elementType(T)->getAs<TagType>();
-  if (!TT)
-    return false;
-  const TagDecl *TD = TT->getDecl();
-  return !TD->getIdentifier() && !TD->getTypedefNameForAnonDecl();
-}
-
 /// Type-level refusals, per record.
 void checkRecord(Session &S, const RecordDecl *RD) {
   const Model &M = S.M;
@@ -59,7 +50,9 @@ void checkRecord(Session &S, const RecordDecl *RD) {
       else if (CompactType *T = M.recordOf(E))
         S.report(Diag::Union, FD->getLocation(),
                 "union member " + quoted(FD->getName()) +
-                    " holds compact type " + quoted(T->WideSpelling) +
+                    " holds " +
+                    (T->Name.empty() ? std::string("a struct with compact pointers")
+                                     : "compact type " + quoted(T->WideSpelling)) +
                     "; compact types cannot live in unions",
                 {tokRange(FD->getSourceRange())});
     }
@@ -92,7 +85,13 @@ void checkRecord(Session &S, const RecordDecl *RD) {
     S.report(Diag::LocalType, RD->getLocation(),
             "compact type " + Who +
                 " is defined inside a function; define it at file scope");
-  if (RD->getBraceRange().getEnd().isMacroID())
+  // Its declarations go after the outermost enclosing struct (Emit.cpp):
+  // that one's closing brace must be the user's text.  A struct a macro
+  // defines inside it (<sys/queue.h>'s TAILQ_ENTRY) is fine.
+  const RecordDecl *Outer = RD;
+  while (const auto *P = dyn_cast<RecordDecl>(Outer->getLexicalDeclContext()))
+    Outer = P;
+  if (Outer->getBraceRange().getEnd().isMacroID())
     S.report(Diag::MacroBody, RD->getLocation(), "compact type " + Who +
                                    " is defined by a macro expansion; the "
                                    "rewrite cannot place its compact layout");
@@ -124,10 +123,13 @@ void checkRecord(Session &S, const RecordDecl *RD) {
               {FR});
       continue;
     }
-    if (FD->getName().empty() || isUnnamedTag(FD->getType())) {
+    // A named field of unnamed type is fine: Layout spells its type
+    // through the field and Analysis names a nested compact struct after
+    // it.  An anonymous member has no name to spell it by.
+    if (FD->getName().empty()) {
       S.report(Diag::UnnamedFieldType, FD->getLocation(),
-              "field of unnamed struct, union or enum type in compact type " +
-                  Who + " is not supported; give the type a tag",
+              "anonymous struct or union member in compact type " + Who +
+                  " is not supported; give the member a name",
               {FR});
       continue;
     }
