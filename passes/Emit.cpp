@@ -202,8 +202,10 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
     const RecordDecl *Outer = T->RD;
     while (const auto *P = dyn_cast<RecordDecl>(Outer->getLexicalDeclContext()))
       Outer = P;
+    // A struct a macro defines ends with the macro (Safety.cpp): scan from
+    // the expansion's last token.
     SourceLocation RB = Outer->getBraceRange().getEnd();
-    auto [FID, Off] = SM.getDecomposedLoc(SM.getExpansionLoc(RB));
+    auto [FID, Off] = SM.getDecomposedLoc(SM.getExpansionRange(RB).getEnd());
     unsigned At = endOfDeclaration(SM.getBufferData(FID), Off);
     if (At == ~0u) {
       S.report(Diag::MacroBody, T->RD->getLocation(), "cannot find the end of the declaration of "

@@ -85,16 +85,21 @@ void checkRecord(Session &S, const RecordDecl *RD) {
     S.report(Diag::LocalType, RD->getLocation(),
             "compact type " + Who +
                 " is defined inside a function; define it at file scope");
-  // Its declarations go after the outermost enclosing struct (Emit.cpp):
-  // that one's closing brace must be the user's text.  A struct a macro
-  // defines inside it (<sys/queue.h>'s TAILQ_ENTRY) is fine.
+  // Its declarations go after the declaration that ends the outermost
+  // enclosing struct (Emit.cpp).  A struct a macro defines is fine where
+  // its closing brace is the macro's last token (<sys/queue.h>'s
+  // TAILQ_HEAD(name, type); inside a struct, TAILQ_ENTRY(type) field;):
+  // the declaration ends after the expansion, in the user's text.  A macro
+  // that goes on after the struct may use it before its compact layout.
   const RecordDecl *Outer = RD;
   while (const auto *P = dyn_cast<RecordDecl>(Outer->getLexicalDeclContext()))
     Outer = P;
-  if (Outer->getBraceRange().getEnd().isMacroID())
+  SourceLocation OuterEnd = Outer->getBraceRange().getEnd();
+  if (OuterEnd.isMacroID() && !Lexer::isAtEndOfMacroExpansion(OuterEnd, S.SM, S.LO))
     S.report(Diag::MacroBody, RD->getLocation(), "compact type " + Who +
-                                   " is defined by a macro expansion; the "
-                                   "rewrite cannot place its compact layout");
+                                   " is defined by a macro that goes on after "
+                                   "the struct; the rewrite cannot place its "
+                                   "compact layout");
   for (const FieldDecl *FD : RD->fields()) {
     auto FR = tokRange(FD->getSourceRange());
     QualType E = elementType(FD->getType());
