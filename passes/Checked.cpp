@@ -205,6 +205,14 @@ unsigned CheckedWalker::afterDeclarator(const VarDecl *VD) const {
   return SM.getFileOffset(Lexer::getLocForEndOfToken(L, 0, SM, S.LO));
 }
 
+/// Text holds a preprocessor directive: a line whose first token is `#`.
+static bool hasDirective(StringRef Text) {
+  for (size_t I = Text.find('\n'); I != StringRef::npos; I = Text.find('\n', I + 1))
+    if (Text.drop_front(I + 1).ltrim(" \t").starts_with("#"))
+      return true;
+  return false;
+}
+
 /// Where statement St's text starts in a file: its first token, or the
 /// start of the macro expansion that opens it (`FOREACH(x, h) body`);
 /// invalid if it starts inside a macro's expansion.
@@ -475,6 +483,11 @@ bool CheckedWalker::versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open,
   if (BL.isInvalid() || E == ~0u)
     return false;
   auto [FID, B] = SM.getDecomposedLoc(BL);
+  // A preprocessor directive in the region (`#ifdef` ... `#endif` around
+  // a statement) would be copied into both versions, or cut in two by
+  // the region's end: such code keeps the per-expression checked form.
+  if (hasDirective(SM.getBufferData(FID).slice(B, E)))
+    return false;
   unsigned Before = S.Errors;
   std::string TC = formText(Sts, Direct, FID, B, E);
   std::string TW = formText(Sts, W, FID, B, E);
