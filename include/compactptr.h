@@ -132,7 +132,7 @@ extern "C" {
 /** Bytes of address space one arena reaches: 2^32 granules. */
 #define CP_ARENA_REACH ((size_t)1 << (32 + CP_GRANULE_SHIFT))
 /** Version of the descriptor structures below; bumped on any change. */
-#define CP_ABI_VERSION 1u
+#define CP_ABI_VERSION 2u
 
 /** A handle: 32-bit count of granules from address 0 (the address divided
  *  by CP_GRANULE: handles are zero-based); 0 is NULL. */
@@ -194,6 +194,11 @@ typedef struct cp_type_desc {
   const cp_field_desc_t *fields; /**< in compact-layout order */
   cp_module_t *module;           /**< the module this descriptor lives in */
   struct cp_type *rt;            /**< runtime-owned; NULL until resolved */
+  /** Sites ("file:line") in this translation unit that cast a pointer to
+   *  this type to an integer or back (the plugin's integer-cast warning):
+   *  named after a switch, which such integers do not follow. */
+  uint32_t ncasts;
+  const char *const *casts;
 } cp_type_desc_t;
 
 /* ------------------------------------------------------------------------
@@ -355,6 +360,18 @@ CP_API void **cp_root_array_alloc(size_t n);
 CP_API void **cp_try_root_array_alloc(size_t n);
 CP_API void **cp_root_array_realloc(void **p, size_t n);
 CP_API void cp_root_array_free(void **p);
+
+/** free(3) and realloc(3) for a pointer of any static type (`void *`,
+ *  `char *`, a struct holding it as a generic item): a root array is freed
+ *  or resized as one (a size in bytes, rounded up to whole slots), a
+ *  compact object is freed with cp_free, anything else goes to libc.  A
+ *  compact object cannot be resized this way (its size in elements is not
+ *  known): that realloc stops the program with one line naming the type.
+ *  C code built against this header calls them wherever it calls free and
+ *  realloc (see below).  The check costs a range compare, and one load
+ *  while the process has root arrays. */
+CP_API void cp_free_any(void *p);
+CP_API void *cp_realloc_any(void *p, size_t size);
 
 /** Register `count` native slots at `slot`, each holding a compact pointer
  *  (or NULL), as roots until unregistered.  Returns 0, or -1 with errno
@@ -537,6 +554,15 @@ CP_API int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
 extern int pthread_create(pthread_t *__restrict, const pthread_attr_t *__restrict,
                           void *(*)(void *), void *__restrict)
     __asm__("cp_thread_create");
+#endif
+/* In the same way free and realloc link to cp_free_any and cp_realloc_any:
+ * a root array or a compact object handed to code that holds it as a
+ * `void *` (a generic vector's items) is freed by a plain free(v->items).
+ * The plugin still routes the frees it can type to cp_free and
+ * cp_root_array_free directly. */
+#ifndef CP__RUNTIME_ITSELF
+extern void free(void *) __asm__("cp_free_any");
+extern void *realloc(void *, size_t) __asm__("cp_realloc_any");
 #endif
 #endif
 

@@ -271,3 +271,39 @@ cp_type_t *cp__type_resolve(cp_type_desc_t *d) {
   cp__unlock();
   return t;
 }
+
+/* After the switch: one line per type whose pointers some translation unit
+ * casts to an integer or back (the plugin records the sites in the
+ * descriptors), since such an integer still holds the compact address. */
+void cp__report_integer_casts(void) {
+  enum { SHOWN = 6 };
+  for (uint32_t k = 0; k < cp__ntypes; k++) {
+    const cp_type_t *t = cp__types[k];
+    char sites[512];
+    size_t len = 0;
+    uint64_t n = 0;
+    sites[0] = 0;
+    for (const cp_module_t *m = cp__modules; m; m = m->next)
+      for (cp_type_desc_t *const *p = m->types_begin; p && p < m->types_end;
+           p++) {
+        const cp_type_desc_t *d = *p;
+        if (!d || d->rt != t || !d->ncasts)
+          continue;
+        for (uint32_t i = 0; i < d->ncasts; i++, n++)
+          if (n < SHOWN && len < sizeof sites) {
+            int w = snprintf(sites + len, sizeof sites - len, "%s%s",
+                             n ? ", " : "", d->casts[i]);
+            len += w > 0 ? (size_t)w : 0;
+          }
+      }
+    if (!n)
+      continue;
+    fprintf(stderr,
+            "compactptr: warning: pointers to '%s' are cast to integers or "
+            "back at %llu site%s (%s%s): an integer taken before the switch "
+            "still holds the object's compact address, which names nothing "
+            "now (warned at compile time: -Wcompactptr-integer-cast)\n",
+            t->desc->name, (unsigned long long)n, n == 1 ? "" : "s", sites,
+            n > SHOWN ? ", ..." : "");
+  }
+}

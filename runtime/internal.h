@@ -228,6 +228,9 @@ extern cp_type_t **cp__types;
 extern uint32_t cp__ntypes;
 cp_type_t *cp__type_resolve(cp_type_desc_t *d);
 void cp__module_register(cp_module_t *m);
+/* Names the integer casts of compact pointers the plugin recorded (after
+ * the switch, under COMPACTPTR_STATS or COMPACTPTR_VERIFY). */
+void cp__report_integer_casts(void);
 extern cp_module_t *cp__modules;
 /* The type of a descriptor, or NULL before its first use: d->rt is written
  * once, under the heap lock, and read by every thread's fast paths. */
