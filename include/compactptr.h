@@ -172,6 +172,7 @@ typedef struct cp_field_desc {
 typedef struct cp_module {
   struct cp_type_desc *const *types_begin, *const *types_end;
   const struct cp_root_desc *const *roots_begin, *const *roots_end;
+  const struct cp_cast_site *casts_begin, *casts_end;
   struct cp_module *next; /**< runtime-owned */
   uint32_t registered;    /**< runtime-owned */
 } cp_module_t;
@@ -194,12 +195,16 @@ typedef struct cp_type_desc {
   const cp_field_desc_t *fields; /**< in compact-layout order */
   cp_module_t *module;           /**< the module this descriptor lives in */
   struct cp_type *rt;            /**< runtime-owned; NULL until resolved */
-  /** Sites ("file:line") in this translation unit that cast a pointer to
-   *  this type to an integer or back (the plugin's integer-cast warning):
-   *  named after a switch, which such integers do not follow. */
-  uint32_t ncasts;
-  const char *const *casts;
 } cp_type_desc_t;
+
+/** A place in the program that casts a pointer to a compact type to an
+ *  integer or back (the plugin's integer-cast warning), in the section
+ *  `compactptr_casts`: the runtime names them after a switch, which such
+ *  integers do not follow. */
+typedef struct cp_cast_site {
+  struct cp_type_desc *type; /**< the compact type */
+  const char *where;         /**< "file:line" */
+} cp_cast_site_t;
 
 /* ------------------------------------------------------------------------
  * Roots: native memory that holds compact pointers (always native
@@ -606,6 +611,10 @@ extern const cp_root_desc_t *const __start_compactptr_roots[]
     __attribute__((weak, visibility("hidden")));
 extern const cp_root_desc_t *const __stop_compactptr_roots[]
     __attribute__((weak, visibility("hidden")));
+extern const cp_cast_site_t __start_compactptr_casts[]
+    __attribute__((weak, visibility("hidden")));
+extern const cp_cast_site_t __stop_compactptr_casts[]
+    __attribute__((weak, visibility("hidden")));
 
 /** This module's record; every translation unit that emits descriptors
  *  defines it with CP_DEFINE_MODULE() and the linker keeps one. */
@@ -615,7 +624,8 @@ extern cp_module_t cp__module __attribute__((weak, visibility("hidden")));
 #define CP_DEFINE_MODULE()                                                     \
   __attribute__((weak, visibility("hidden"))) cp_module_t cp__module = {      \
       __start_compactptr_types, __stop_compactptr_types,                      \
-      __start_compactptr_roots, __stop_compactptr_roots, 0, 0}
+      __start_compactptr_roots, __stop_compactptr_roots,                      \
+      __start_compactptr_casts, __stop_compactptr_casts, 0, 0}
 
 /** Places a descriptor (or root descriptor) in its section. */
 #define CP_REGISTER_TYPE(desc)                                                 \

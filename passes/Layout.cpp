@@ -239,27 +239,27 @@ std::string descriptorText(const Session &S, const CompactType &T) {
     }
   }
   Out += "};\n";
-  std::string Casts = "0, 0";
+  Out += "static cp_type_desc_t " + T.DescName + " = {CP_ABI_VERSION, "
+         "CP_GRANULE_SHIFT, " + std::string(S.Opts.buildFlag()) + ", \"" +
+         T.Name + "\", sizeof(" + CT + "), __alignof__(" + CT + "), sizeof(" + W +
+         "), __alignof__(" + W + "), " + std::to_string(T.Fields.size()) +
+         ", cp__fields_" + T.Name + ", &cp__module, 0};\n";
+  Out += "CP_REGISTER_TYPE(" + T.DescName + ");\n";
   if (!T.IntegerCastSites.empty()) {
-    Out += "static const char *const cp__casts_" + T.Name + "[] = {";
+    // The records themselves go in the section (a pair of pointers each).
+    Out += "static const cp_cast_site_t cp__casts_" + T.Name +
+           "[] __attribute__((section(\"compactptr_casts\"), used, aligned(8))) = {";
     for (const std::string &Site : T.IntegerCastSites) {
-      Out += "\"";
+      Out += "{&" + T.DescName + ", \"";
       for (char C : Site) {
         if (C == '"' || C == '\\')
           Out += '\\';
         Out += C;
       }
-      Out += "\", ";
+      Out += "\"}, ";
     }
     Out += "};\n";
-    Casts = std::to_string(T.IntegerCastSites.size()) + ", cp__casts_" + T.Name;
   }
-  Out += "static cp_type_desc_t " + T.DescName + " = {CP_ABI_VERSION, "
-         "CP_GRANULE_SHIFT, " + std::string(S.Opts.buildFlag()) + ", \"" +
-         T.Name + "\", sizeof(" + CT + "), __alignof__(" + CT + "), sizeof(" + W +
-         "), __alignof__(" + W + "), " + std::to_string(T.Fields.size()) +
-         ", cp__fields_" + T.Name + ", &cp__module, 0, " + Casts + "};\n";
-  Out += "CP_REGISTER_TYPE(" + T.DescName + ");\n";
   return Out;
 }
 

@@ -273,8 +273,9 @@ cp_type_t *cp__type_resolve(cp_type_desc_t *d) {
 }
 
 /* After the switch: one line per type whose pointers some translation unit
- * casts to an integer or back (the plugin records the sites in the
- * descriptors), since such an integer still holds the compact address. */
+ * casts to an integer or back (the plugin records the sites in the section
+ * compactptr_casts), since such an integer still holds the object's
+ * compact address. */
 void cp__report_integer_casts(void) {
   enum { SHOWN = 6 };
   for (uint32_t k = 0; k < cp__ntypes; k++) {
@@ -284,17 +285,15 @@ void cp__report_integer_casts(void) {
     uint64_t n = 0;
     sites[0] = 0;
     for (const cp_module_t *m = cp__modules; m; m = m->next)
-      for (cp_type_desc_t *const *p = m->types_begin; p && p < m->types_end;
-           p++) {
-        const cp_type_desc_t *d = *p;
-        if (!d || d->rt != t || !d->ncasts)
+      for (const cp_cast_site_t *c = m->casts_begin; c && c < m->casts_end;
+           c++) {
+        if (!c->type || !c->where || strcmp(c->type->name, t->desc->name))
           continue;
-        for (uint32_t i = 0; i < d->ncasts; i++, n++)
-          if (n < SHOWN && len < sizeof sites) {
-            int w = snprintf(sites + len, sizeof sites - len, "%s%s",
-                             n ? ", " : "", d->casts[i]);
-            len += w > 0 ? (size_t)w : 0;
-          }
+        if (n++ < SHOWN && len < sizeof sites) {
+          int w = snprintf(sites + len, sizeof sites - len, "%s%s",
+                           n > 1 ? ", " : "", c->where);
+          len += w > 0 ? (size_t)w : 0;
+        }
       }
     if (!n)
       continue;

@@ -674,6 +674,10 @@ void cp__roots_each(cp_root_visit_fn fn, void *ctx);
  * thread-local storage).  Heap lock held. */
 void cp__roots_forget_range(const char *lo, const char *hi);
 extern uint64_t cp__root_arrays, cp__root_array_bytes;
+/* rootarray.c: every slot of every live root array; is p in the region
+ * root arrays are carved from (one range compare, no lock)? */
+void cp__root_arrays_each(cp_root_visit_fn fn, void *ctx);
+bool cp__is_root_array_memory(const void *p);
 
 /* ---- handles (handle.c) ------------------------------------------------- */
 /* Translates a compact-mode native address (start of, or interior to, a live
