@@ -219,7 +219,10 @@ void cp__root_arrays_each(cp_root_visit_fn fn, void *ctx) {
 
 /* What free and realloc link to in code built against compactptr.h. */
 void cp_free_any(void *p) {
-  if (CP_UNLIKELY(cp__arena_contains(cp__current_arena(), p)))
+  /* The arena of the current mode, as cp_free reads it (one line). */
+  if (CP_UNLIKELY((uint64_t)((uintptr_t)p -
+                             (uintptr_t)CP_OWN_GET(cp__fast.base)) <
+                  CP_OWN_GET(cp__fast.span)))
     return cp_free(p);
   if (CP_UNLIKELY(cp__is_root_array_memory(p)))
     return cp_root_array_free(p);
