@@ -86,14 +86,26 @@ static bool region_reserve(void) {
   return false;
 }
 
+/* The whole pages inside a block of `size` bytes at h: a large freed
+ * block gives them back, and they read as zero when it is taken again. */
+static void inner_pages(cp_root_array_t *h, size_t size, char **lo, char **hi) {
+  uintptr_t page = (uintptr_t)1 << CP_PAGE_SHIFT;
+  *lo = (char *)(((uintptr_t)h + page - 1) & ~(page - 1));
+  *hi = (char *)(((uintptr_t)h + size) & ~(page - 1));
+}
+
 /* A zeroed block of `size` bytes of class c, or NULL.  Heap lock held. */
 static cp_root_array_t *block_take(unsigned c, size_t size, size_t used) {
   cp_root_array_t *h = free_blocks[c];
   if (h) {
     free_blocks[c] = h->next;
-    /* A large block's pages were given back (they read as zero but for
-     * the link); a small one is cleared as far as it is used. */
-    memset(h, 0, size >= DECOMMIT_BYTES ? sizeof *h : used);
+    char *start = (char *)h, *end = start + used, *lo = end, *hi = end;
+    if (size >= DECOMMIT_BYTES)
+      inner_pages(h, size, &lo, &hi);
+    /* Cleared as far as it is used, but for the pages given back. */
+    memset(start, 0, (size_t)((lo < end ? lo : end) - start));
+    if (hi < end)
+      memset(hi, 0, (size_t)(end - hi));
     return h;
   }
   if (!region && !region_reserve())
@@ -117,8 +129,11 @@ static cp_root_array_t *block_take(unsigned c, size_t size, size_t used) {
 static void block_give(cp_root_array_t *h) {
   size_t size;
   unsigned c = size_class(sizeof *h + h->n * sizeof(void *), &size);
-  if (size >= DECOMMIT_BYTES)
-    cp__os_decommit(h, size);
+  if (size >= DECOMMIT_BYTES) {
+    char *lo, *hi;
+    inner_pages(h, size, &lo, &hi);
+    cp__os_decommit(lo, (size_t)(hi - lo));
+  }
   h->next = free_blocks[c];
   free_blocks[c] = h;
 }
