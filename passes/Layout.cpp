@@ -250,6 +250,21 @@ std::string descriptorText(const Session &S, const CompactType &T) {
          "), __alignof__(" + W + "), " + std::to_string(T.Fields.size()) +
          ", cp__fields_" + T.Name + ", &cp__module, 0};\n";
   Out += "CP_REGISTER_TYPE(" + T.DescName + ");\n";
+  if (!T.IntegerCastSites.empty()) {
+    // The records themselves go in the section (a pair of pointers each).
+    Out += "static const cp_cast_site_t cp__casts_" + T.Name +
+           "[] __attribute__((section(\"compactptr_casts\"), used, aligned(8))) = {";
+    for (const std::string &Site : T.IntegerCastSites) {
+      Out += "{&" + T.DescName + ", \"";
+      for (char C : Site) {
+        if (C == '"' || C == '\\')
+          Out += '\\';
+        Out += C;
+      }
+      Out += "\"}, ";
+    }
+    Out += "};\n";
+  }
   return Out;
 }
 

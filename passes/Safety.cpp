@@ -15,6 +15,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
+#include <algorithm>
 
 using namespace clang;
 
@@ -594,6 +595,20 @@ private:
            ") and neither begins with the other";
   }
 
+  /// Notes the site of a cast between a pointer to T and an integer for
+  /// T's descriptor (whether or not the warning is shown): the runtime names
+  /// these sites after a switch.
+  void recordIntegerCast(CompactType *T, SourceLocation Loc) {
+    const SourceManager &SM = S.Ctx.getSourceManager();
+    PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+    if (P.isInvalid())
+      return;
+    std::string Site = std::string(P.getFilename()) + ":" + std::to_string(P.getLine());
+    if (std::find(T->IntegerCastSites.begin(), T->IntegerCastSites.end(), Site) ==
+        T->IntegerCastSites.end())
+      T->IntegerCastSites.push_back(Site);
+  }
+
   /// True if a diagnostic was reported.
   bool checkCast(const CastExpr *E) {
     QualType To = E->getType(), From = E->getSubExpr()->getType();
@@ -613,6 +628,8 @@ private:
     switch (E->getCastKind()) {
     case CK_PointerToIntegral:
       if (FromT)
+        recordIntegerCast(FromT, E->getExprLoc());
+      if (FromT)
         S.report(Diag::IntegerCast, E->getExprLoc(),
                   "compact pointer to " + quoted(FromT->WideSpelling) +
                       " cast to an integer; the value does not survive the "
@@ -622,6 +639,7 @@ private:
     case CK_IntegralToPointer:
       if (ToT && !E->getSubExpr()->isNullPointerConstant(
                      S.Ctx, Expr::NPC_ValueDependentIsNotNull)) {
+        recordIntegerCast(ToT, E->getExprLoc());
         S.report(Diag::IntegerCast, E->getExprLoc(),
                   "integer cast to a compact pointer to " +
                       quoted(ToT->WideSpelling) +

@@ -234,6 +234,9 @@ extern cp_type_t **cp__types;
 extern uint32_t cp__ntypes;
 cp_type_t *cp__type_resolve(cp_type_desc_t *d);
 void cp__module_register(cp_module_t *m);
+/* Names the integer casts of compact pointers the plugin recorded (after
+ * the switch, under COMPACTPTR_STATS or COMPACTPTR_VERIFY). */
+void cp__report_integer_casts(void);
 extern cp_module_t *cp__modules;
 /* The type of a descriptor, or NULL before its first use: d->rt is written
  * once, under the heap lock, and read by every thread's fast paths. */
@@ -677,6 +680,10 @@ void cp__roots_each(cp_root_visit_fn fn, void *ctx);
  * thread-local storage).  Heap lock held. */
 void cp__roots_forget_range(const char *lo, const char *hi);
 extern uint64_t cp__root_arrays, cp__root_array_bytes;
+/* rootarray.c: every slot of every live root array; is p in the region
+ * root arrays are carved from (one range compare, no lock)? */
+void cp__root_arrays_each(cp_root_visit_fn fn, void *ctx);
+bool cp__is_root_array_memory(const void *p);
 
 /* ---- handles (handle.c) ------------------------------------------------- */
 /* Translates a compact-mode native address (start of, or interior to, a live

@@ -460,5 +460,7 @@ void cp__switch_run(const char *why) {
             cp__switch_phase[0] * 1e3, cp__switch_phase[1] * 1e3,
             cp__switch_phase[2] * 1e3, threads, verify ? ", verified" : "");
   }
+  if (verify || cp__option(CP_OPT_STATS))
+    cp__report_integer_casts();
   cp__unlock();
 }
