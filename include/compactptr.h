@@ -564,8 +564,10 @@ extern int pthread_create(pthread_t *__restrict, const pthread_attr_t *__restric
  * a root array or a compact object handed to code that holds it as a
  * `void *` (a generic vector's items) is freed by a plain free(v->items).
  * The plugin still routes the frees it can type to cp_free and
- * cp_root_array_free directly. */
-#ifndef CP__RUNTIME_ITSELF
+ * cp_root_array_free directly.  -DCOMPACTPTR_NO_FREE_HOOK keeps free and
+ * realloc as they are (code that frees only libc memory, and benchmarks
+ * of libc's allocator). */
+#if !defined(COMPACTPTR_NO_FREE_HOOK) && !defined(CP__RUNTIME_ITSELF)
 extern void free(void *) __asm__("cp_free_any");
 extern void *realloc(void *, size_t) __asm__("cp_realloc_any");
 #endif
