@@ -82,6 +82,14 @@ static long rss_now_kib(void) {
   return res * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+/* CPU time of the process (every thread, user and system), in seconds. */
+static double cpu_seconds(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
 /* The kernel's peak resident set (VmHWM), in KiB; -1 if unknown. */
 static long peak_rss_kib(void) {
   FILE *f = fopen("/proc/self/status", "r");
@@ -153,9 +161,9 @@ static int child(uint64_t bytes) {
   /* The peak across the switch alone: the kernel's high-water mark, reset
    * just before it (else the peak of the whole run, from getrusage). */
   int exact = reset_peak_rss() == 0;
-  double t0 = now();
+  double c0 = cpu_seconds(), t0 = now();
   cp_switch_to_wide();
-  double t = now() - t0;
+  double t = now() - t0, cpu = cpu_seconds() - c0;
   long peak = exact ? peak_rss_kib() : -1;
   if (peak < 0) {
     struct rusage ru;
@@ -167,13 +175,14 @@ static int child(uint64_t bytes) {
   printf("{\"compact_bytes\": %llu, \"wide_bytes\": %llu, \"objects\": %llu, "
          "\"seconds\": %.6f, \"gib_per_second\": %.3f, "
          "\"seconds_per_gib\": %.4f, \"rss_before_kib\": %ld, "
-         "\"peak_rss_kib\": %ld, \"wide_heap_kib\": %llu}\n",
+         "\"peak_rss_kib\": %ld, \"wide_heap_kib\": %llu, "
+         "\"cpu_seconds\": %.6f}\n",
          (unsigned long long)st.switch_bytes_compact,
          (unsigned long long)st.switch_bytes_wide,
          (unsigned long long)st.switch_objects, t,
          (double)st.switch_bytes_compact / t / (1u << 30),
          t / ((double)st.switch_bytes_compact / (1u << 30)), rss_before,
-         peak, (unsigned long long)(st.arena_used >> 10));
+         peak, (unsigned long long)(st.arena_used >> 10), cpu);
   return 0;
 }
 
@@ -254,7 +263,9 @@ int main(int argc, char **argv) {
              "Builds a mixed compact heap of each SIZE (bytes, K/M/G suffix;\n"
              "default 64M 256M 1G) in a fresh process, switches it to wide\n"
              "mode, and reports seconds, GiB of compact heap per second,\n"
-             "seconds per GiB (linear growth means a flat column) and the\n"
+             "seconds per GiB (linear growth means a flat column), the CPU\n"
+             "time of the switch (every thread, user and system: on a busy\n"
+             "machine, what it cost rather than how long it waited) and the\n"
              "peak resident memory during the switch (VmHWM, reset just\n"
              "before it) against the wide heap's size.\n"
              "--threads N,M  copy threads (COMPACTPTR_SWITCH_THREADS) to\n"
@@ -301,13 +312,15 @@ int main(int argc, char **argv) {
   if (sl <= 0)
     return 1;
   self[sl] = 0;
-  static double gibs[MAXSIZES][MAXTHREADS][MAXRUNS], peaks[MAXSIZES][MAXTHREADS][MAXRUNS];
+  static double gibs[MAXSIZES][MAXTHREADS][MAXRUNS], peaks[MAXSIZES][MAXTHREADS][MAXRUNS],
+      cpus[MAXSIZES][MAXTHREADS][MAXRUNS];
   int got[MAXSIZES][MAXTHREADS] = {{0}};
   if (json)
     printf("{\"runs\": [\n");
   else
-    printf("%4s %6s %7s %10s %8s %7s %7s %9s %13s\n", "run", "heap", "threads",
-           "objects", "switch s", "GiB/s", "s/GiB", "wide MiB", "peak RSS/wide");
+    printf("%4s %6s %7s %10s %8s %7s %7s %7s %9s %9s %13s\n", "run", "heap",
+           "threads", "objects", "switch s", "GiB/s", "s/GiB", "CPU s",
+           "GiB/CPU-s", "wide MiB", "peak RSS/wide");
   int failed = 0, first = 1;
   for (int r = 0; r < runs; r++)
     for (int i = 0; i < nsizes; i++)
@@ -319,13 +332,14 @@ int main(int argc, char **argv) {
           continue;
         }
         unsigned long long cb, wb, obj, wk;
-        double sec, gs, spg;
+        double sec, gs, spg, cpu;
         long rb, pk;
         if (sscanf(buf, "{\"compact_bytes\": %llu, \"wide_bytes\": %llu, \"objects\": "
                    "%llu, \"seconds\": %lf, \"gib_per_second\": %lf, "
                    "\"seconds_per_gib\": %lf, \"rss_before_kib\": %ld, "
-                   "\"peak_rss_kib\": %ld, \"wide_heap_kib\": %llu}",
-                   &cb, &wb, &obj, &sec, &gs, &spg, &rb, &pk, &wk) != 9) {
+                   "\"peak_rss_kib\": %ld, \"wide_heap_kib\": %llu, "
+                   "\"cpu_seconds\": %lf}",
+                   &cb, &wb, &obj, &sec, &gs, &spg, &rb, &pk, &wk, &cpu) != 10) {
           fprintf(stderr, "compactptr-switchbench: the %s run printed '%s'\n",
                   sizes[i], buf);
           failed = 1;
@@ -333,6 +347,7 @@ int main(int argc, char **argv) {
         }
         gibs[i][k][r] = gs;
         peaks[i][k][r] = (double)pk / (double)wk;
+        cpus[i][k][r] = (double)cb / cpu / (1u << 30);
         got[i][k]++;
         if (json) {
           printf("%s  {\"run\": %d, \"heap\": \"%s\", \"threads\": %d, \"result\": %s}",
@@ -343,8 +358,9 @@ int main(int argc, char **argv) {
         char tn[8] = "default";
         if (threads[k])
           snprintf(tn, sizeof tn, "%d", threads[k]);
-        printf("%4d %6s %7s %10llu %8.4f %7.2f %7.3f %9.1f %12.2fx\n", r + 1,
-               sizes[i], tn, obj, sec, gs, spg, (double)wk / 1024,
+        printf("%4d %6s %7s %10llu %8.4f %7.2f %7.3f %7.3f %9.2f %9.1f %12.2fx\n",
+               r + 1, sizes[i], tn, obj, sec, gs, spg, cpu,
+               (double)cb / cpu / (1u << 30), (double)wk / 1024,
                peaks[i][k][r]);
         fflush(stdout);
       }
@@ -358,12 +374,13 @@ int main(int argc, char **argv) {
       for (int k = 0; k < nthreads; k++) {
         if (got[i][k] != runs)
           continue;
-        double g[MAXRUNS], p[MAXRUNS], ratio[MAXRUNS];
+        double g[MAXRUNS], p[MAXRUNS], c[MAXRUNS], ratio[MAXRUNS];
         memcpy(g, gibs[i][k], sizeof g);
         memcpy(p, peaks[i][k], sizeof p);
-        printf("  %6s threads %-7d %6.2f GiB/s (min %.2f, max %.2f), peak RSS/wide %.2fx (max %.2fx)",
+        memcpy(c, cpus[i][k], sizeof c);
+        printf("  %6s threads %-7d %6.2f GiB/s (min %.2f, max %.2f), %.2f GiB/CPU-s, peak RSS/wide %.2fx (max %.2fx)",
                sizes[i], threads[k], median(g, runs), g[0], g[runs - 1],
-               median(p, runs), p[runs - 1]);
+               median(c, runs), median(p, runs), p[runs - 1]);
         if (k > 0 && got[i][0] == runs) {
           for (int r = 0; r < runs; r++)
             ratio[r] = gibs[i][k][r] / gibs[i][0][r];
