@@ -111,6 +111,7 @@ void cp__os_release(void *p, size_t bytes);
 void *cp__os_alloc_zeroed(size_t bytes);      /* metadata; NULL on failure */
 void cp__os_free(void *p, size_t bytes);
 double cp__now(void);                         /* seconds, CLOCK_MONOTONIC */
+double cp__thread_cpu_now(void);              /* the calling thread's CPU time */
 
 /* ---- arena and buddy (arena.c, buddy.c) --------------------------------- */
 struct cp_slab;
@@ -717,7 +718,7 @@ extern uint64_t cp__arena_limit_seen, cp__arena_peak_seen;
  * roots, and release (free lists, heaps, the compact arena). */
 #define CP_SWITCH_PHASES 4
 extern double cp__switch_phase[CP_SWITCH_PHASES];
-/* Thread-seconds of the copy, summed over its threads: backing wide pages,
+/* CPU seconds of the copy, summed over its threads: backing wide pages,
  * copying objects, giving compact chunks back. */
 #define CP_COPY_PARTS 3
 extern double cp__switch_copy_time[CP_COPY_PARTS];

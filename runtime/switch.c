@@ -604,15 +604,15 @@ static void copy_items(copy_job_t *j) {
         xlate_refill(&c, s);
         warm = true;
       }
-      double t0 = cp__now();
+      double t0 = cp__thread_cpu_now();
       back_counterpart(w);
-      double t1 = cp__now();
+      double t1 = cp__thread_cpu_now();
       copy_slab(s->type, s, &c);
-      double t2 = cp__now();
+      double t2 = cp__thread_cpu_now();
       source_done(s);
       spent[0] += t1 - t0;
       spent[1] += t2 - t1;
-      spent[2] += cp__now() - t2;
+      spent[2] += cp__thread_cpu_now() - t2;
       uint64_t objs =
           s->kind == CP_BLOCK ? s->count : (uint64_t)s->used * s->elems;
       __atomic_fetch_add(&s->type->switch_objects, objs, __ATOMIC_RELAXED);
@@ -830,7 +830,7 @@ void cp__switch_run(const char *why) {
             verify ? ", verified" : "");
     fprintf(stderr,
             "compactptr: switch copy: %llu compact chunks of 2 MiB moved "
-            "into the wide heap, %llu returned to the kernel; thread time "
+            "into the wide heap, %llu returned to the kernel; CPU time "
             "%.3f ms backing wide pages, %.3f ms copying objects, %.3f ms "
             "giving chunks back\n",
             (unsigned long long)cp__switch_chunks_moved,
