@@ -286,13 +286,14 @@ static void copy_slab(const cp_type_t *t, const cp_slab_t *s, xlate_cache_t *c) 
  * machine); 4 KiB pages cost a fault each (1-3 GiB/s) either way.  So the
  * copy watches what fresh huge pages cost: below FRESH_HUGE_MIN bytes per
  * second it backs the next fresh chunks with 4 KiB pages, and tries huge
- * pages again every FRESH_REPROBE bytes.  Chunks backed with 4 KiB pages
- * are advised for huge pages again after the copy, for khugepaged. */
+ * pages again after FRESH_REPROBE bytes, twice as many after each try.
+ * Chunks backed with 4 KiB pages are advised for huge pages again after
+ * the copy, for khugepaged. */
 enum { W_UNTOUCHED, W_BACKING, W_FRESH, W_FRESH_SMALL, W_MOVED };
 enum { POOL_MAX = 8 };
 #define FRESH_HUGE_MIN ((uint64_t)3 << 30)   /* bytes per second */
 #define FRESH_PROBE ((uint64_t)8 << 20)      /* bytes to judge huge pages by */
-#define FRESH_REPROBE ((uint64_t)128 << 20)  /* small-page bytes between tries */
+#define FRESH_REPROBE ((uint64_t)128 << 20)  /* small-page bytes before a try */
 
 static struct {
   uint32_t *cref;        /* per compact chunk: runs not yet copied */
@@ -307,6 +308,8 @@ static struct {
   /* Fresh pages (atomic): huge pages or not, and what they cost. */
   int small;             /* back fresh chunks with 4 KiB pages */
   uint64_t huge_bytes, huge_ns, small_bytes;
+  uint64_t reprobe;      /* small-page bytes before huge pages are tried
+                            again: FRESH_REPROBE, doubled at each try */
 } mem = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static uint64_t run_bytes(const cp_slab_t *s) {
@@ -332,6 +335,7 @@ static void mem_init(const cp_arena_t *c, const cp_arena_t *w) {
   mem.npool = 0;
   mem.small = 0;
   mem.huge_bytes = mem.huge_ns = mem.small_bytes = 0;
+  mem.reprobe = FRESH_REPROBE;
 }
 
 /* Wide chunks backed with small pages are advised for huge pages again
@@ -392,7 +396,9 @@ static uint8_t fresh_chunk(uintptr_t lo) {
   if (!__atomic_load_n(&mem.small, __ATOMIC_RELAXED))
     return W_FRESH;
   uint64_t n = __atomic_add_fetch(&mem.small_bytes, CHUNK_BYTES, __ATOMIC_RELAXED);
-  if (n >= FRESH_REPROBE) { /* time to try huge pages again */
+  uint64_t every = __atomic_load_n(&mem.reprobe, __ATOMIC_RELAXED);
+  if (n >= every) { /* time to try huge pages again; later next time */
+    __atomic_store_n(&mem.reprobe, every * 2, __ATOMIC_RELAXED);
     __atomic_store_n(&mem.small_bytes, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&mem.huge_bytes, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&mem.huge_ns, 0, __ATOMIC_RELAXED);
