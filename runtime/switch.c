@@ -168,7 +168,6 @@ static void *xlate_slow(xlate_cache_t *c, char *p) {
   return rem == 0 ? q : q + cp__map_offset(c->slab->type, rem);
 }
 
-
 /* A handle's wide address.  The common case reads one table entry, with
  * nothing carried from one handle to the next, so the misses of
  * consecutive handles overlap. */
