@@ -177,6 +177,8 @@ public:
     }
     if (M.elementOf(Sub->getType()) && !isCompactLocated(M, Sub))
       checkNonHeapAddress(E, Sub);
+    else if (!M.elementOf(Sub->getType()) && insideCompactObject(Sub))
+      checkInteriorEscape(E, Sub);
     return true;
   }
 
@@ -203,6 +205,71 @@ public:
       checkVoidEscape(E);
     }
     return true;
+  }
+
+  /// E (an lvalue of a type that is not compact) lies inside a heap object
+  /// of compact type: `p->value`, `p->pos.x`, `p->vals[i]`.
+  bool insideCompactObject(const Expr *E) const {
+    for (;;) {
+      E = E->IgnoreParens();
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+        const Expr *B = AS->getBase()->IgnoreParenImpCasts();
+        if (!B->getType()->isArrayType())
+          return false;
+        E = B;
+        continue;
+      }
+      const auto *ME = dyn_cast<MemberExpr>(E);
+      if (!ME || !isa<FieldDecl>(ME->getMemberDecl()))
+        return false;
+      if (ME->isArrow())
+        return M.pointeeOf(ME->getBase()->getType()) != nullptr;
+      if (isCompactLocated(M, ME->getBase()))
+        return true;
+      E = ME->getBase();
+    }
+  }
+
+  /// Switchable: the address of plain data inside a compact object
+  /// (`&n->value`) stored into memory -- a field, an array element, a
+  /// global: em3d's `n->from[i] = &m->value`.  There it is no root, and
+  /// the switch, which moves the object, leaves it pointing into the
+  /// released arena.  Locals are fine (frames keep them as roots).
+  void checkInteriorEscape(const UnaryOperator *E, const Expr *Sub) {
+    if (!S.Opts.switchable())
+      return;
+    const Expr *Cur = E;
+    const Stmt *P = nullptr;
+    for (;;) {
+      auto Ps = S.Ctx.getParents(*Cur);
+      P = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+      if (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
+        Cur = cast<Expr>(P);
+        continue;
+      }
+      break;
+    }
+    const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+    if (!BO || BO->getOpcode() != BO_Assign || BO->getRHS() != Cur)
+      return;
+    if (const auto *DR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens()))
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()); VD && VD->hasLocalStorage())
+        return;
+    const Expr *X = Sub->IgnoreParens();
+    bool Element = false;
+    while (const auto *AS = dyn_cast<ArraySubscriptExpr>(X)) {
+      X = AS->getBase()->IgnoreParenImpCasts();
+      Element = true;
+    }
+    const FieldDecl *F = memberField(X);
+    S.report(Diag::InteriorEscape, E->getExprLoc(),
+             "the address of " + std::string(Element ? "an element of " : "") +
+                 (F ? "field " + quoted(F->getName()) : std::string("data")) +
+                 " inside a compact object is stored into memory; kept there, "
+                 "it is no root, and after the switch it points into the "
+                 "released arena (keep a compact pointer to the object and "
+                 "take the address where it is used)",
+             {tokRange(E->getSourceRange())});
   }
 
   /// Switchable: a compact pointer handed to a function of the program as
