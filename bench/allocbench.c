@@ -20,6 +20,9 @@
  */
 #define _GNU_SOURCE
 #define COMPACTPTR_RUNTIME 1
+/* The other allocators' free must be theirs, not the runtime's
+ * any-pointer free in front of it. */
+#define COMPACTPTR_NO_FREE_HOOK 1
 #include <compactptr.h>
 
 #include <errno.h>

@@ -132,7 +132,7 @@ extern "C" {
 /** Bytes of address space one arena reaches: 2^32 granules. */
 #define CP_ARENA_REACH ((size_t)1 << (32 + CP_GRANULE_SHIFT))
 /** Version of the descriptor structures below; bumped on any change. */
-#define CP_ABI_VERSION 1u
+#define CP_ABI_VERSION 2u
 
 /** A handle: 32-bit count of granules from address 0 (the address divided
  *  by CP_GRANULE: handles are zero-based); 0 is NULL. */
@@ -172,6 +172,7 @@ typedef struct cp_field_desc {
 typedef struct cp_module {
   struct cp_type_desc *const *types_begin, *const *types_end;
   const struct cp_root_desc *const *roots_begin, *const *roots_end;
+  const struct cp_cast_site *casts_begin, *casts_end;
   struct cp_module *next; /**< runtime-owned */
   uint32_t registered;    /**< runtime-owned */
 } cp_module_t;
@@ -195,6 +196,15 @@ typedef struct cp_type_desc {
   cp_module_t *module;           /**< the module this descriptor lives in */
   struct cp_type *rt;            /**< runtime-owned; NULL until resolved */
 } cp_type_desc_t;
+
+/** A place in the program that casts a pointer to a compact type to an
+ *  integer or back (the plugin's integer-cast warning), in the section
+ *  `compactptr_casts`: the runtime names them after a switch, which such
+ *  integers do not follow. */
+typedef struct cp_cast_site {
+  struct cp_type_desc *type; /**< the compact type */
+  const char *where;         /**< "file:line" */
+} cp_cast_site_t;
 
 /* ------------------------------------------------------------------------
  * Roots: native memory that holds compact pointers (always native
@@ -355,6 +365,18 @@ CP_API void **cp_root_array_alloc(size_t n);
 CP_API void **cp_try_root_array_alloc(size_t n);
 CP_API void **cp_root_array_realloc(void **p, size_t n);
 CP_API void cp_root_array_free(void **p);
+
+/** free(3) and realloc(3) for a pointer of any static type (`void *`,
+ *  `char *`, a struct holding it as a generic item): a root array is freed
+ *  or resized as one (a size in bytes, rounded up to whole slots), a
+ *  compact object is freed with cp_free, anything else goes to libc.  A
+ *  compact object cannot be resized this way (its size in elements is not
+ *  known): that realloc stops the program with one line naming the type.
+ *  C code built against this header calls them wherever it calls free and
+ *  realloc (see below).  The check costs a range compare, and one load
+ *  while the process has root arrays. */
+CP_API void cp_free_any(void *p);
+CP_API void *cp_realloc_any(void *p, size_t size);
 
 /** Register `count` native slots at `slot`, each holding a compact pointer
  *  (or NULL), as roots until unregistered.  Returns 0, or -1 with errno
@@ -538,6 +560,17 @@ extern int pthread_create(pthread_t *__restrict, const pthread_attr_t *__restric
                           void *(*)(void *), void *__restrict)
     __asm__("cp_thread_create");
 #endif
+/* In the same way free and realloc link to cp_free_any and cp_realloc_any:
+ * a root array or a compact object handed to code that holds it as a
+ * `void *` (a generic vector's items) is freed by a plain free(v->items).
+ * The plugin still routes the frees it can type to cp_free and
+ * cp_root_array_free directly.  -DCOMPACTPTR_NO_FREE_HOOK keeps free and
+ * realloc as they are (code that frees only libc memory, and benchmarks
+ * of libc's allocator). */
+#if !defined(COMPACTPTR_NO_FREE_HOOK) && !defined(CP__RUNTIME_ITSELF)
+extern void free(void *) __asm__("cp_free_any");
+extern void *realloc(void *, size_t) __asm__("cp_realloc_any");
+#endif
 #endif
 
 /* ------------------------------------------------------------------------
@@ -580,6 +613,10 @@ extern const cp_root_desc_t *const __start_compactptr_roots[]
     __attribute__((weak, visibility("hidden")));
 extern const cp_root_desc_t *const __stop_compactptr_roots[]
     __attribute__((weak, visibility("hidden")));
+extern const cp_cast_site_t __start_compactptr_casts[]
+    __attribute__((weak, visibility("hidden")));
+extern const cp_cast_site_t __stop_compactptr_casts[]
+    __attribute__((weak, visibility("hidden")));
 
 /** This module's record; every translation unit that emits descriptors
  *  defines it with CP_DEFINE_MODULE() and the linker keeps one. */
@@ -589,7 +626,8 @@ extern cp_module_t cp__module __attribute__((weak, visibility("hidden")));
 #define CP_DEFINE_MODULE()                                                     \
   __attribute__((weak, visibility("hidden"))) cp_module_t cp__module = {      \
       __start_compactptr_types, __stop_compactptr_types,                      \
-      __start_compactptr_roots, __stop_compactptr_roots, 0, 0}
+      __start_compactptr_roots, __stop_compactptr_roots,                      \
+      __start_compactptr_casts, __stop_compactptr_casts, 0, 0}
 
 /** Places a descriptor (or root descriptor) in its section. */
 #define CP_REGISTER_TYPE(desc)                                                 \

@@ -124,6 +124,10 @@ struct CompactType {
   unsigned CompactAlign = 1;
   uint64_t CompactSize = 0;
   bool LayoutDone = false;
+  /// "file:line" of each cast between a pointer to this type and an
+  /// integer (the integer-cast warning), recorded in the descriptor so the
+  /// runtime can say after the switch that such values did not follow.
+  std::vector<std::string> IntegerCastSites;
   std::string compactSpelling() const { return "struct " + CompactTag; }
 };
 

@@ -145,7 +145,12 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
       Out += " " + typeOf(S, F.Target).compactSpelling() + " " + Name + Dims + ";";
       break;
     case FieldInfo::Bytes:
-      Out += " " + declText(S, F.FD->getType(), Name);
+      // A field of unnamed type (`enum { LEAF, INNER } kind;`) has no
+      // spelling of its own: take it from the wide type's field.
+      if (isUnnamedTag(F.FD->getType()))
+        Out += " __typeof__(((" + T.WideSpelling + " *)0)->" + Name + ") " + Name;
+      else
+        Out += " " + declText(S, F.FD->getType(), Name);
       if (F.FD->hasAttr<AlignedAttr>())
         Out += " __attribute__((aligned(" + std::to_string(F.CompactAlign) + ")))";
       Out += ";";
@@ -245,6 +250,21 @@ std::string descriptorText(const Session &S, const CompactType &T) {
          "), __alignof__(" + W + "), " + std::to_string(T.Fields.size()) +
          ", cp__fields_" + T.Name + ", &cp__module, 0};\n";
   Out += "CP_REGISTER_TYPE(" + T.DescName + ");\n";
+  if (!T.IntegerCastSites.empty()) {
+    // The records themselves go in the section (a pair of pointers each).
+    Out += "static const cp_cast_site_t cp__casts_" + T.Name +
+           "[] __attribute__((section(\"compactptr_casts\"), used, aligned(8))) = {";
+    for (const std::string &Site : T.IntegerCastSites) {
+      Out += "{&" + T.DescName + ", \"";
+      for (char C : Site) {
+        if (C == '"' || C == '\\')
+          Out += '\\';
+        Out += C;
+      }
+      Out += "\"}, ";
+    }
+    Out += "};\n";
+  }
   return Out;
 }
 

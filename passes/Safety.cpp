@@ -15,6 +15,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
+#include <algorithm>
 
 using namespace clang;
 
@@ -28,15 +29,6 @@ std::string quoted(llvm::StringRef S) { return "'" + S.str() + "'"; }
 /// Strip arrays from a type (canonical).
 QualType elementType(QualType T) {
   return stripArrays(T).Element.getCanonicalType();
-}
-
-/// A tag type without a name (anonymous struct, union or enum).
-bool isUnnamedTag(QualType T) {
-  const auto *TT = elementType(T)->getAs<TagType>();
-  if (!TT)
-    return false;
-  const TagDecl *TD = TT->getDecl();
-  return !TD->getIdentifier() && !TD->getTypedefNameForAnonDecl();
 }
 
 /// Type-level refusals, per record.
@@ -59,7 +51,9 @@ void checkRecord(Session &S, const RecordDecl *RD) {
       else if (CompactType *T = M.recordOf(E))
         S.report(Diag::Union, FD->getLocation(),
                 "union member " + quoted(FD->getName()) +
-                    " holds compact type " + quoted(T->WideSpelling) +
+                    " holds " +
+                    (T->Name.empty() ? std::string("a struct with compact pointers")
+                                     : "compact type " + quoted(T->WideSpelling)) +
                     "; compact types cannot live in unions",
                 {tokRange(FD->getSourceRange())});
     }
@@ -92,10 +86,21 @@ void checkRecord(Session &S, const RecordDecl *RD) {
     S.report(Diag::LocalType, RD->getLocation(),
             "compact type " + Who +
                 " is defined inside a function; define it at file scope");
-  if (RD->getBraceRange().getEnd().isMacroID())
+  // Its declarations go after the declaration that ends the outermost
+  // enclosing struct (Emit.cpp).  A struct a macro defines is fine where
+  // its closing brace is the macro's last token (<sys/queue.h>'s
+  // TAILQ_HEAD(name, type); inside a struct, TAILQ_ENTRY(type) field;):
+  // the declaration ends after the expansion, in the user's text.  A macro
+  // that goes on after the struct may use it before its compact layout.
+  const RecordDecl *Outer = RD;
+  while (const auto *P = dyn_cast<RecordDecl>(Outer->getLexicalDeclContext()))
+    Outer = P;
+  SourceLocation OuterEnd = Outer->getBraceRange().getEnd();
+  if (OuterEnd.isMacroID() && !Lexer::isAtEndOfMacroExpansion(OuterEnd, S.SM, S.LO))
     S.report(Diag::MacroBody, RD->getLocation(), "compact type " + Who +
-                                   " is defined by a macro expansion; the "
-                                   "rewrite cannot place its compact layout");
+                                   " is defined by a macro that goes on after "
+                                   "the struct; the rewrite cannot place its "
+                                   "compact layout");
   for (const FieldDecl *FD : RD->fields()) {
     auto FR = tokRange(FD->getSourceRange());
     QualType E = elementType(FD->getType());
@@ -124,10 +129,13 @@ void checkRecord(Session &S, const RecordDecl *RD) {
               {FR});
       continue;
     }
-    if (FD->getName().empty() || isUnnamedTag(FD->getType())) {
+    // A named field of unnamed type is fine: Layout spells its type
+    // through the field and Analysis names a nested compact struct after
+    // it.  An anonymous member has no name to spell it by.
+    if (FD->getName().empty()) {
       S.report(Diag::UnnamedFieldType, FD->getLocation(),
-              "field of unnamed struct, union or enum type in compact type " +
-                  Who + " is not supported; give the type a tag",
+              "anonymous struct or union member in compact type " + Who +
+                  " is not supported; give the member a name",
               {FR});
       continue;
     }
@@ -169,6 +177,8 @@ public:
     }
     if (M.elementOf(Sub->getType()) && !isCompactLocated(M, Sub))
       checkNonHeapAddress(E, Sub);
+    else if (!M.elementOf(Sub->getType()) && insideCompactObject(Sub))
+      checkInteriorEscape(E, Sub);
     return true;
   }
 
@@ -195,6 +205,71 @@ public:
       checkVoidEscape(E);
     }
     return true;
+  }
+
+  /// E (an lvalue of a type that is not compact) lies inside a heap object
+  /// of compact type: `p->value`, `p->pos.x`, `p->vals[i]`.
+  bool insideCompactObject(const Expr *E) const {
+    for (;;) {
+      E = E->IgnoreParens();
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+        const Expr *B = AS->getBase()->IgnoreParenImpCasts();
+        if (!B->getType()->isArrayType())
+          return false;
+        E = B;
+        continue;
+      }
+      const auto *ME = dyn_cast<MemberExpr>(E);
+      if (!ME || !isa<FieldDecl>(ME->getMemberDecl()))
+        return false;
+      if (ME->isArrow())
+        return M.pointeeOf(ME->getBase()->getType()) != nullptr;
+      if (isCompactLocated(M, ME->getBase()))
+        return true;
+      E = ME->getBase();
+    }
+  }
+
+  /// Switchable: the address of plain data inside a compact object
+  /// (`&n->value`) stored into memory -- a field, an array element, a
+  /// global: em3d's `n->from[i] = &m->value`.  There it is no root, and
+  /// the switch, which moves the object, leaves it pointing into the
+  /// released arena.  Locals are fine (frames keep them as roots).
+  void checkInteriorEscape(const UnaryOperator *E, const Expr *Sub) {
+    if (!S.Opts.switchable())
+      return;
+    const Expr *Cur = E;
+    const Stmt *P = nullptr;
+    for (;;) {
+      auto Ps = S.Ctx.getParents(*Cur);
+      P = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+      if (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
+        Cur = cast<Expr>(P);
+        continue;
+      }
+      break;
+    }
+    const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+    if (!BO || BO->getOpcode() != BO_Assign || BO->getRHS() != Cur)
+      return;
+    if (const auto *DR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens()))
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()); VD && VD->hasLocalStorage())
+        return;
+    const Expr *X = Sub->IgnoreParens();
+    bool Element = false;
+    while (const auto *AS = dyn_cast<ArraySubscriptExpr>(X)) {
+      X = AS->getBase()->IgnoreParenImpCasts();
+      Element = true;
+    }
+    const FieldDecl *F = memberField(X);
+    S.report(Diag::InteriorEscape, E->getExprLoc(),
+             "the address of " + std::string(Element ? "an element of " : "") +
+                 (F ? "field " + quoted(F->getName()) : std::string("data")) +
+                 " inside a compact object is stored into memory; kept there, "
+                 "it is no root, and after the switch it points into the "
+                 "released arena (keep a compact pointer to the object and "
+                 "take the address where it is used)",
+             {tokRange(E->getSourceRange())});
   }
 
   /// Switchable: a compact pointer handed to a function of the program as
@@ -587,6 +662,20 @@ private:
            ") and neither begins with the other";
   }
 
+  /// Notes the site of a cast between a pointer to T and an integer for
+  /// T's descriptor (whether or not the warning is shown): the runtime names
+  /// these sites after a switch.
+  void recordIntegerCast(CompactType *T, SourceLocation Loc) {
+    const SourceManager &SM = S.Ctx.getSourceManager();
+    PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+    if (P.isInvalid())
+      return;
+    std::string Site = std::string(P.getFilename()) + ":" + std::to_string(P.getLine());
+    if (std::find(T->IntegerCastSites.begin(), T->IntegerCastSites.end(), Site) ==
+        T->IntegerCastSites.end())
+      T->IntegerCastSites.push_back(Site);
+  }
+
   /// True if a diagnostic was reported.
   bool checkCast(const CastExpr *E) {
     QualType To = E->getType(), From = E->getSubExpr()->getType();
@@ -606,6 +695,8 @@ private:
     switch (E->getCastKind()) {
     case CK_PointerToIntegral:
       if (FromT)
+        recordIntegerCast(FromT, E->getExprLoc());
+      if (FromT)
         S.report(Diag::IntegerCast, E->getExprLoc(),
                   "compact pointer to " + quoted(FromT->WideSpelling) +
                       " cast to an integer; the value does not survive the "
@@ -615,6 +706,7 @@ private:
     case CK_IntegralToPointer:
       if (ToT && !E->getSubExpr()->isNullPointerConstant(
                      S.Ctx, Expr::NPC_ValueDependentIsNotNull)) {
+        recordIntegerCast(ToT, E->getExprLoc());
         S.report(Diag::IntegerCast, E->getExprLoc(),
                   "integer cast to a compact pointer to " +
                       quoted(ToT->WideSpelling) +

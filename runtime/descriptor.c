@@ -271,3 +271,38 @@ cp_type_t *cp__type_resolve(cp_type_desc_t *d) {
   cp__unlock();
   return t;
 }
+
+/* After the switch: one line per type whose pointers some translation unit
+ * casts to an integer or back (the plugin records the sites in the section
+ * compactptr_casts), since such an integer still holds the object's
+ * compact address. */
+void cp__report_integer_casts(void) {
+  enum { SHOWN = 6 };
+  for (uint32_t k = 0; k < cp__ntypes; k++) {
+    const cp_type_t *t = cp__types[k];
+    char sites[512];
+    size_t len = 0;
+    uint64_t n = 0;
+    sites[0] = 0;
+    for (const cp_module_t *m = cp__modules; m; m = m->next)
+      for (const cp_cast_site_t *c = m->casts_begin; c && c < m->casts_end;
+           c++) {
+        if (!c->type || !c->where || strcmp(c->type->name, t->desc->name))
+          continue;
+        if (n++ < SHOWN && len < sizeof sites) {
+          int w = snprintf(sites + len, sizeof sites - len, "%s%s",
+                           n > 1 ? ", " : "", c->where);
+          len += w > 0 ? (size_t)w : 0;
+        }
+      }
+    if (!n)
+      continue;
+    fprintf(stderr,
+            "compactptr: warning: pointers to '%s' are cast to integers or "
+            "back at %llu site%s (%s%s): an integer taken before the switch "
+            "still holds the object's compact address, which names nothing "
+            "now (warned at compile time: -Wcompactptr-integer-cast)\n",
+            t->desc->name, (unsigned long long)n, n == 1 ? "" : "s", sites,
+            n > SHOWN ? ", ..." : "");
+  }
+}

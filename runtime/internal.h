@@ -68,6 +68,7 @@ typedef enum cp_option_id {
   CP_OPT_DEBUG,        /* checked decode, free validation messages */
   CP_OPT_WIDE_RESERVE, /* bytes of address space reserved for wide mode */
   CP_OPT_SAFEPOINT_TIMEOUT, /* ms the switch waits for a thread to stop */
+  CP_OPT_SWITCH_THREADS, /* threads that copy at the switch; 0: per processor */
   CP_OPT_COUNT
 } cp_option_id_t;
 
@@ -99,10 +100,18 @@ bool cp__os_commit(void *p, size_t bytes);    /* make read/write */
  * (MADV_NOHUGEPAGE); advice, never an error. */
 void cp__os_advise_pages(void *p, size_t bytes, bool huge);
 void cp__os_decommit(void *p, size_t bytes);  /* drop contents, keep access */
+/* Faults in a committed range for writing in one call; false if the
+ * kernel cannot (then the first writes do it). */
+bool cp__os_populate(void *p, size_t bytes);
+/* Moves the pages of [from, from + bytes) to `to` (replacing what was
+ * mapped there) without copying them, and reserves `from` again,
+ * inaccessible; false if the kernel refuses (nothing moved). */
+bool cp__os_move(void *from, size_t bytes, void *to);
 void cp__os_release(void *p, size_t bytes);
 void *cp__os_alloc_zeroed(size_t bytes);      /* metadata; NULL on failure */
 void cp__os_free(void *p, size_t bytes);
 double cp__now(void);                         /* seconds, CLOCK_MONOTONIC */
+double cp__thread_cpu_now(void);              /* the calling thread's CPU time */
 
 /* ---- arena and buddy (arena.c, buddy.c) --------------------------------- */
 struct cp_slab;
@@ -188,6 +197,12 @@ void cp__wide_arena_reserve(cp_arena_t *a);
 /* " (…)" naming the address-space limit that shrank arena a, or "":
  * appended to exhaustion messages. */
 const char *cp__arena_limit_note(const cp_arena_t *a);
+/* What would give the compact arena more room, as "raise …" advice for
+ * exhaustion messages: the address-space limit or the free gap when one of
+ * them shrank the arena (raising COMPACTPTR_ARENA_LIMIT would not help
+ * then), COMPACTPTR_ARENA_LIMIT when it is below the reach, else NULL (the
+ * arena already spans all that handles reach). */
+const char *cp__compact_arena_advice(void);
 /* One STATS line: where the compact arena is and why there. */
 void cp__arena_describe(FILE *f);
 /* Returns the first page of a free run of 2^order pages, committed, or
@@ -228,6 +243,9 @@ extern cp_type_t **cp__types;
 extern uint32_t cp__ntypes;
 cp_type_t *cp__type_resolve(cp_type_desc_t *d);
 void cp__module_register(cp_module_t *m);
+/* Names the integer casts of compact pointers the plugin recorded (after
+ * the switch, under COMPACTPTR_STATS or COMPACTPTR_VERIFY). */
+void cp__report_integer_casts(void);
 extern cp_module_t *cp__modules;
 /* The type of a descriptor, or NULL before its first use: d->rt is written
  * once, under the heap lock, and read by every thread's fast paths. */
@@ -671,6 +689,10 @@ void cp__roots_each(cp_root_visit_fn fn, void *ctx);
  * thread-local storage).  Heap lock held. */
 void cp__roots_forget_range(const char *lo, const char *hi);
 extern uint64_t cp__root_arrays, cp__root_array_bytes;
+/* rootarray.c: every slot of every live root array; is p in the region
+ * root arrays are carved from (one range compare, no lock)? */
+void cp__root_arrays_each(cp_root_visit_fn fn, void *ctx);
+bool cp__is_root_array_memory(const void *p);
 
 /* ---- handles (handle.c) ------------------------------------------------- */
 /* Translates a compact-mode native address (start of, or interior to, a live
@@ -705,8 +727,17 @@ extern uint32_t cp__switch_helpers; /* threads that helped copy */
 extern uint64_t cp__switch_parallel_bytes;
 /* The compact arena's limit and peak use, kept after it is released. */
 extern uint64_t cp__arena_limit_seen, cp__arena_peak_seen;
-/* Seconds in: wide slabs, copy, roots and release. */
-extern double cp__switch_phase[3];
+/* Seconds in: wide slabs (counterparts and the translation table), copy,
+ * roots, and release (free lists, heaps, the compact arena). */
+#define CP_SWITCH_PHASES 4
+extern double cp__switch_phase[CP_SWITCH_PHASES];
+/* CPU seconds of the copy, summed over its threads: backing wide pages,
+ * copying objects, giving compact chunks back. */
+#define CP_COPY_PARTS 3
+extern double cp__switch_copy_time[CP_COPY_PARTS];
+/* 2 MiB compact chunks moved into the wide heap, and returned to the
+ * kernel, during the last switch. */
+extern uint64_t cp__switch_chunks_moved, cp__switch_chunks_returned;
 
 /* ---- verification (verify.c) -------------------------------------------- */
 typedef struct cp_digest {

@@ -17,7 +17,8 @@ typedef enum {
   CP_KIND_SIZE,
   CP_KIND_PERCENT,
   CP_KIND_BOOL,
-  CP_KIND_MS
+  CP_KIND_MS,
+  CP_KIND_COUNT
 } cp_option_kind_t;
 
 typedef struct cp_option {
@@ -42,6 +43,9 @@ static cp_option_t options[] = {
     /* How long the switch waits for every other thread to stop at a
      * safepoint before it gives up, naming the thread, in milliseconds. */
     [CP_OPT_SAFEPOINT_TIMEOUT] = {"SAFEPOINT_TIMEOUT", CP_KIND_MS, 10000},
+    /* Threads that copy the heap at the switch (the one running it
+     * included); 0, the default, is one per processor, up to 8. */
+    [CP_OPT_SWITCH_THREADS] = {"SWITCH_THREADS", CP_KIND_COUNT, 0},
 };
 _Static_assert(sizeof options / sizeof options[0] == CP_OPT_COUNT,
                "option table and cp_option_id_t disagree");
@@ -111,6 +115,16 @@ static void parse_one(cp_option_t *o) {
       cp__fatal("%s='%s' is not a duration (examples: 500, 500ms, 10s)", var,
                 s);
     v = (uint64_t)n * scale;
+    break;
+  }
+  case CP_KIND_COUNT: {
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(s, &end, 10);
+    if (errno || end == s || *end || *s == '-' || *s == '+' || n < 1 ||
+        n > 64)
+      cp__fatal("%s='%s' is not a thread count from 1 to 64", var, s);
+    v = (uint64_t)n;
     break;
   }
   case CP_KIND_BOOL:

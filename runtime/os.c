@@ -173,6 +173,30 @@ void cp__os_decommit(void *p, size_t bytes) {
   (void)madvise(p, bytes, MADV_DONTNEED);
 }
 
+bool cp__os_populate(void *p, size_t bytes) {
+  /* One call faults in the whole range (Linux 5.14); an older kernel says
+   * EINVAL and the first writes fault the pages in instead. */
+#ifdef MADV_POPULATE_WRITE
+  return madvise(p, bytes, MADV_POPULATE_WRITE) == 0;
+#else
+  (void)p, (void)bytes;
+  return false;
+#endif
+}
+
+bool cp__os_move(void *from, size_t bytes, void *to) {
+  /* mremap moves the page-table entries (whole page-middle entries for
+   * huge pages): the pages change address without being copied, zeroed or
+   * faulted in again.  The range at `to` is replaced; `from` becomes a
+   * hole, reserved again at once so nothing else is mapped into a range
+   * the runtime still owns. */
+  void *r = mremap(from, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+  if (r == MAP_FAILED)
+    return false;
+  (void)cp__os_reserve_at((uintptr_t)from, bytes);
+  return true;
+}
+
 void cp__os_release(void *p, size_t bytes) {
   if (p)
     munmap(p, bytes);
@@ -192,5 +216,11 @@ void cp__os_free(void *p, size_t bytes) {
 double cp__now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double cp__thread_cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

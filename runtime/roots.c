@@ -6,9 +6,7 @@
  *   - static root tables: globals and statics, described by the plugin in
  *     the section `compactptr_roots` of each registered module;
  *   - registered slots (cp_root_register), for hand-written code;
- *   - root arrays: heap arrays of compact pointers, which the plugin routes
- *     here from malloc(n * sizeof(struct T *)); each carries a header that
- *     links it into a list;
+ *   - root arrays: heap arrays of compact pointers (rootarray.c);
  *   - shadow-stack frames of checked functions: every known thread's
  *     chain (thread.c), read while the thread is stopped, and the start
  *     argument of a thread created by cp_thread_create that has not yet
@@ -23,94 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROOT_ARRAY_MAGIC 0x43505241u /* "CPRA" */
-
-typedef struct cp_root_array {
-  struct cp_root_array *next, *prev;
-  size_t n;
-  uint32_t magic;
-  uint32_t pad;
-} cp_root_array_t;
-_Static_assert(sizeof(cp_root_array_t) % 16 == 0, "keep slots 16-aligned");
-
-static cp_root_array_t *arrays;
-uint64_t cp__root_arrays, cp__root_array_bytes;
-
 static cp_root_desc_t *registered;
 static size_t nregistered, registered_cap;
-
-static void **root_array_new(size_t n, bool try_only) {
-  if (n > (SIZE_MAX - sizeof(cp_root_array_t)) / sizeof(void *)) {
-    if (try_only)
-      return NULL;
-    cp__fatal("root array of %zu pointers: size overflows", n);
-  }
-  cp_root_array_t *h = calloc(1, sizeof *h + n * sizeof(void *));
-  if (!h) {
-    if (try_only)
-      return NULL;
-    cp__fatal("out of memory for a root array of %zu pointers", n);
-  }
-  h->n = n;
-  h->magic = ROOT_ARRAY_MAGIC;
-  cp__lock();
-  h->next = arrays;
-  if (arrays)
-    arrays->prev = h;
-  arrays = h;
-  cp__root_arrays++;
-  cp__root_array_bytes += n * sizeof(void *);
-  cp__unlock();
-  return (void **)(h + 1);
-}
-
-void **cp_root_array_alloc(size_t n) { return root_array_new(n, false); }
-void **cp_try_root_array_alloc(size_t n) { return root_array_new(n, true); }
-
-static cp_root_array_t *header_of(void **p) {
-  cp_root_array_t *h = (cp_root_array_t *)p - 1;
-  if (h->magic != ROOT_ARRAY_MAGIC)
-    cp__fatal("%p is not a root array from cp_root_array_alloc", (void *)p);
-  return h;
-}
-
-static void unlink_array(cp_root_array_t *h) {
-  if (h->prev)
-    h->prev->next = h->next;
-  else
-    arrays = h->next;
-  if (h->next)
-    h->next->prev = h->prev;
-  cp__root_arrays--;
-  cp__root_array_bytes -= h->n * sizeof(void *);
-}
-
-void cp_root_array_free(void **p) {
-  if (!p)
-    return;
-  cp__lock();
-  cp_root_array_t *h = header_of(p);
-  unlink_array(h);
-  h->magic = 0;
-  cp__unlock();
-  free(h);
-}
-
-void **cp_root_array_realloc(void **p, size_t n) {
-  if (!p)
-    return cp_root_array_alloc(n);
-  if (n == 0) {
-    cp_root_array_free(p);
-    return NULL;
-  }
-  void **q = cp_root_array_alloc(n);
-  cp__lock();
-  cp_root_array_t *h = header_of(p);
-  memcpy(q, p, (h->n < n ? h->n : n) * sizeof(void *));
-  cp__unlock();
-  cp_root_array_free(p);
-  return q;
-}
 
 static int add_registered(void *addr, uint32_t kind, size_t count,
                           cp_type_desc_t *type) {
@@ -199,11 +111,7 @@ void cp__roots_each(cp_root_visit_fn fn, void *ctx) {
           visit_desc(*r, fn, ctx);
   for (size_t i = 0; i < nregistered; i++)
     visit_desc(&registered[i], fn, ctx);
-  for (cp_root_array_t *h = arrays; h; h = h->next) {
-    void **slots = (void **)(h + 1);
-    for (size_t i = 0; i < h->n; i++)
-      fn(&slots[i], NULL, ctx);
-  }
+  cp__root_arrays_each(fn, ctx);
   for (cp_thread_t *t = cp__threads_list; t; t = t->next) {
     if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == CP_TS_STARTING) {
       fn(&t->start_arg, NULL, ctx);

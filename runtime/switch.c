@@ -4,12 +4,20 @@
  * Steps (docs/switch.md), with every other thread stopped (safepoint.c):
  *   0. Bring every slab up to date: remote frees onto the free lists, and
  *      the live bitmap and `used` from bump and the free lists.
- *   1. For every compact slab and block, allocate a wide counterpart in the
- *      wide arena with the same number of slots, so every old slot has a
- *      known new address (cp__translate).
- *   2. Copy every live object field by field with its type's copy program,
- *      translating each handle to a native pointer; slabs are independent,
- *      so for a large heap helper threads take some of them.
+ *   1. Assign: every compact slab and block, in address order, gets a wide
+ *      counterpart in the wide arena with the same number of slots, so
+ *      every old slot has a known new address from slab sizes alone.  The
+ *      translation table records them: per 64 KiB region of the compact
+ *      arena, the class-0 slab there and its counterpart (below).
+ *   2. Copy, slab by slab in address order: back the counterpart's pages
+ *      (pages of compact chunks already copied, moved over, or fresh
+ *      ones), copy every live object field by field with its type's copy
+ *      program, translating each handle through the table, and give the
+ *      source's memory back as soon as every slab of its 2 MiB chunk has
+ *      been copied.  Translation reads metadata only (the table, the page
+ *      map, slab headers), never a source object, so a chunk can go the
+ *      moment its own slabs are done.  Slabs are independent: for a large
+ *      heap helper threads take some of them.
  *   3. Translate every root: static root tables, registered slots, root
  *      arrays, every known thread's shadow-stack frames and the start
  *      arguments of threads not yet running.
@@ -19,7 +27,9 @@
  *      orphans).
  *   5. Release the compact arena and its metadata.
  *   6. Flip the mode.
- * Work is linear in slabs plus live objects plus roots.
+ * Work is linear in slabs plus live objects plus roots; resident memory
+ * stays near the wide heap's size, as compact chunks go while wide ones
+ * fill.
  *
  * When: cp_switch_to_wide() runs it at once; crossing the high-water mark
  * makes it pending and the next legal safepoint runs it.  A safepoint is
@@ -30,24 +40,83 @@
 #include "internal.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 uint64_t cp__switch_count_objects, cp__switch_bytes_compact,
     cp__switch_bytes_wide, cp__switch_roots;
 double cp__switch_seconds, cp__switch_at;
 uint64_t cp__arena_limit_seen, cp__arena_peak_seen;
-double cp__switch_phase[3];
+double cp__switch_phase[CP_SWITCH_PHASES];
+double cp__switch_copy_time[CP_COPY_PARTS];
+uint64_t cp__switch_chunks_moved, cp__switch_chunks_returned;
 uint32_t cp__switch_threads, cp__switch_helpers;
 static uint64_t switch_alloc_count;
 /* Per type: its compact slabs while the wide ones are made. */
 static cp_slab_t **compact_all;
 
-/* The slab a handle was last translated through: handles mostly point into
- * the slab of the object being copied or of the previous target, so one
- * cached slab saves most page-map lookups. */
+#define CHUNK_SHIFT CP_COMMIT_SHIFT
+#define CHUNK_BYTES ((size_t)1 << CHUNK_SHIFT)
+
+/* ---- the translation table ----------------------------------------------
+ *
+ * Dense, indexed by 64 KiB region of the compact arena: slabs are
+ * buddy-aligned runs of 64 KiB or more, so a region holds at most one, and
+ * its entry says everything a handle into a class-0 slab (single objects,
+ * the bulk of every heap) needs: one load of a 32-byte entry, a multiply
+ * by the slot size's reciprocal, and the counterpart's start plus the slot
+ * index times the wide slot size.  No per-object table, no hash.  Entries
+ * of regions without such a slab are zero and send the handle to the slow
+ * path (arrays, blocks, interior pointers, a slab's first byte). */
+typedef struct xl_entry {
+  char *wstart;    /* the counterpart's start; NULL: no class-0 slab */
+  uint64_t magic;  /* 2^64 / cslot + 1 */
+  uint32_t cslot, wslot;
+  uint32_t span;   /* bytes of the slab's slots (nslots * cslot) */
+  uint32_t shift;  /* log2 of the run's bytes: its start is the address
+                      rounded down (runs are aligned to their size) */
+} xl_entry_t;
+_Static_assert(sizeof(xl_entry_t) == 32, "two entries per cache line");
+
+static struct {
+  xl_entry_t *tab;
+  size_t bytes;    /* of the mapping */
+  uintptr_t base;  /* the compact arena's page 0 */
+  uint64_t limit;  /* bytes the table covers */
+} xl;
+
+static void xl_init(const cp_arena_t *a) {
+  xl.base = (uintptr_t)a->base;
+  xl.limit = (uint64_t)a->npages << CP_PAGE_SHIFT;
+  size_t n = (size_t)(xl.limit >> CP_SLAB_MIN_SHIFT) + 1;
+  xl.bytes = (n * sizeof(xl_entry_t) + CP_PAGE_SIZE - 1) & ~(CP_PAGE_SIZE - 1);
+  /* Zero-filled and touched only where slabs are: 0.05% of the heap. */
+  xl.tab = cp__os_alloc_zeroed(xl.bytes);
+  if (!xl.tab)
+    cp__fatal("cannot map %zu bytes for the switch's translation table",
+              xl.bytes);
+}
+
+static void xl_add(const cp_slab_t *s, const cp_slab_t *w) {
+  if (s->kind != CP_SLAB || s->elems != 1)
+    return;
+  uint32_t shift = s->order + CP_PAGE_SHIFT;
+  xl_entry_t e = {w->start, s->magic, s->slot, w->slot,
+                  (uint32_t)((uint64_t)s->nslots * s->slot), shift};
+  uint64_t first = ((uintptr_t)s->start - xl.base) >> CP_SLAB_MIN_SHIFT;
+  for (uint64_t r = 0; r < ((uint64_t)1 << shift) >> CP_SLAB_MIN_SHIFT; r++)
+    xl.tab[first + r] = e;
+}
+
+static void xl_drop(void) {
+  cp__os_free(xl.tab, xl.bytes);
+  memset(&xl, 0, sizeof xl);
+}
+
+/* The slab a handle was last translated through on the slow path: those
+ * handles mostly point into the same array or block as the one before. */
 typedef struct xlate_cache {
   char *cstart;     /* compact slab start */
   uint64_t cspan;   /* bytes of its run */
@@ -99,24 +168,20 @@ static void *xlate_slow(xlate_cache_t *c, char *p) {
   return rem == 0 ? q : q + cp__map_offset(c->slab->type, rem);
 }
 
+/* A handle's wide address.  The common case reads one table entry, with
+ * nothing carried from one handle to the next, so the misses of
+ * consecutive handles overlap. */
 static inline void *xlate(xlate_cache_t *c, cp_handle_t h) {
   if (!h)
     return NULL;
   char *p = cp_decode(h);
-  /* The common case reads the page map and the first line of one slab
-   * header, with nothing carried from one handle to the next, so the
-   * misses of consecutive handles overlap. */
-  const cp_arena_t *a = &cp__compact_arena;
-  uint64_t pg = ((uintptr_t)p - (uintptr_t)a->base) >> CP_PAGE_SHIFT;
-  if (CP_LIKELY(pg < a->npages)) {
-    const cp_slab_t *s = a->pagemap[pg];
-    if (CP_LIKELY(s && s->kind == CP_SLAB && s->elems == 1 && p != s->start &&
-                  s->wide_start)) {
-      uint64_t off = (uint64_t)(p - s->start);
-      uint64_t i = (uint64_t)(((unsigned __int128)off * s->magic) >> 64);
-      if (CP_LIKELY(off == i * s->slot && i < s->nslots))
-        return s->wide_start + i * s->wide_slot;
-    }
+  uint64_t off = (uint64_t)((uintptr_t)p - xl.base);
+  if (CP_LIKELY(off < xl.limit)) {
+    const xl_entry_t *e = &xl.tab[off >> CP_SLAB_MIN_SHIFT];
+    uint64_t so = off & (((uint64_t)1 << e->shift) - 1);
+    uint64_t i = (uint64_t)(((unsigned __int128)so * e->magic) >> 64);
+    if (CP_LIKELY(so == i * e->cslot && so != 0 && so < e->span))
+      return e->wstart + i * e->wslot;
   }
   return xlate_slow(c, p);
 }
@@ -197,66 +262,362 @@ static void copy_slab(const cp_type_t *t, const cp_slab_t *s, xlate_cache_t *c) 
   }
 }
 
-/* Faults in the wide runs up front: one call per run instead of a page
- * fault per page during the copy (MADV_POPULATE_WRITE, Linux 5.14). */
-static void populate(const cp_slab_t *w, uint64_t bytes) {
-#ifdef MADV_POPULATE_WRITE
-  (void)madvise(w->start, (bytes + CP_PAGE_SIZE - 1) & ~(CP_PAGE_SIZE - 1),
-                MADV_POPULATE_WRITE);
-#else
-  (void)w, (void)bytes;
-#endif
+/* ---- memory: compact chunks out, wide chunks in ---------------------------
+ *
+ * The compact arena and the wide arena are both made of 2 MiB commit
+ * chunks, backed by huge pages where THP allows.  Each compact chunk
+ * counts the slabs and blocks whose runs overlap it and that are not yet
+ * copied; when the count reaches zero nothing will read the chunk again
+ * and it goes (chunk_gone).  A wide chunk is backed once, by the first
+ * copy that needs it (back_chunk): with the pages of a compact chunk that
+ * has gone, moved over by the kernel (no zeroing, no page faults, no huge
+ * page to find), or, when none is waiting, with fresh pages.  Moved pages
+ * hold old compact data, so a slab in one is cleared before its objects
+ * are copied in (padding must read as zero, as on fresh pages); the slots
+ * past its bump, and the chunk's unused runs, are cleared by the
+ * allocation that hands them out, as every allocation does.
+ *
+ * Fresh pages.  The wide heap is larger than the compact one (twice, for
+ * nodes of pointers), so about half its chunks need fresh memory.  A fresh
+ * huge page is the cheapest when the kernel has one at hand (~10 GiB/s of
+ * zeroing) and by far the dearest when it must compact memory or, in a
+ * virtual machine, have the host back it (0.4 GiB/s measured on the build
+ * machine); 4 KiB pages cost a fault each (1-3 GiB/s) either way.  So the
+ * copy watches what fresh huge pages cost: below FRESH_HUGE_MIN bytes per
+ * second it backs the next fresh chunks with 4 KiB pages, and tries huge
+ * pages again after FRESH_REPROBE bytes, twice as many after each try.
+ * Chunks backed with 4 KiB pages are advised for huge pages again after
+ * the copy, for khugepaged. */
+enum { W_UNTOUCHED, W_BACKING, W_FRESH, W_FRESH_SMALL, W_MOVED };
+enum { POOL_MAX = 8 };
+#define FRESH_HUGE_MIN ((uint64_t)3 << 30)   /* bytes per second */
+#define FRESH_PROBE ((uint64_t)8 << 20)      /* bytes to judge huge pages by */
+#define FRESH_REPROBE ((uint64_t)128 << 20)  /* small-page bytes before a try */
+
+static struct {
+  uint32_t *cref;        /* per compact chunk: runs not yet copied */
+  size_t cref_bytes;
+  uint8_t *wstate;       /* per wide chunk: W_* (atomic) */
+  size_t wstate_bytes;
+  uint64_t wchunks;      /* entries of wstate */
+  bool move;             /* the wide arena was empty: chunks may be moved in */
+  pthread_mutex_t lock;  /* the pool */
+  char *pool[POOL_MAX];  /* compact chunks that have gone, not yet moved */
+  int npool;
+  /* Fresh pages (atomic): huge pages or not, and what they cost. */
+  int small;             /* back fresh chunks with 4 KiB pages */
+  uint64_t huge_bytes, huge_ns, small_bytes;
+  uint64_t reprobe;      /* small-page bytes before huge pages are tried
+                            again: FRESH_REPROBE, doubled at each try */
+} mem = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static uint64_t run_bytes(const cp_slab_t *s) {
+  return (uint64_t)1 << (s->order + CP_PAGE_SHIFT);
 }
 
-static void make_counterparts(cp_type_t *t) {
-  for (cp_slab_t *s = compact_all[t->id]; s; s = s->next_all) {
-    cp_slab_t *w;
-    if (s->kind == CP_SLAB) {
-      w = cp__slab_new(&cp__wide_arena, t, s->cls, t->wide_slot, s->nslots,
-                       false);
-      w->bump = s->bump;
-      w->used = s->used;
-      w->nslots = s->nslots;
-      populate(w, (uint64_t)w->bump * w->slot);
-      memcpy(w->live, s->live, ((size_t)s->nslots + 63) / 64 * sizeof(uint64_t));
-    } else {
-      w = cp__block_new(&cp__wide_arena, t, t->wide_slot, s->count, false);
-      populate(w, (uint64_t)w->count * w->slot);
+/* Bytes of s that hold slots ever handed out (or elements). */
+static uint64_t used_bytes(const cp_slab_t *s) {
+  return s->kind == CP_BLOCK ? s->count * s->elem : (uint64_t)s->bump * s->slot;
+}
+
+static void mem_init(const cp_arena_t *c, const cp_arena_t *w) {
+  mem.cref_bytes = ((((size_t)c->npages << CP_PAGE_SHIFT) >> CHUNK_SHIFT) + 1) *
+                   sizeof(uint32_t);
+  mem.wchunks = (((uint64_t)w->npages << CP_PAGE_SHIFT) >> CHUNK_SHIFT) + 1;
+  mem.wstate_bytes = (size_t)mem.wchunks;
+  mem.cref = cp__os_alloc_zeroed(mem.cref_bytes);
+  mem.wstate = cp__os_alloc_zeroed(mem.wstate_bytes);
+  if (!mem.cref || !mem.wstate)
+    cp__fatal("cannot map the switch's chunk tables (%zu bytes)",
+              mem.cref_bytes + mem.wstate_bytes);
+  mem.move = w->used_pages == 0;
+  mem.npool = 0;
+  mem.small = 0;
+  mem.huge_bytes = mem.huge_ns = mem.small_bytes = 0;
+  mem.reprobe = FRESH_REPROBE;
+}
+
+/* Wide chunks backed with small pages are advised for huge pages again
+ * (khugepaged may collapse them later), and the tables go. */
+static void mem_drop(void) {
+  cp_arena_t *w = &cp__wide_arena;
+  for (uint64_t k = 0; k < mem.wchunks; k++)
+    if (mem.wstate[k] == W_FRESH_SMALL)
+      cp__os_advise_pages(w->base + ((uintptr_t)k << CHUNK_SHIFT), CHUNK_BYTES,
+                          true);
+  cp__os_free(mem.cref, mem.cref_bytes);
+  cp__os_free(mem.wstate, mem.wstate_bytes);
+  mem.cref = NULL;
+  mem.wstate = NULL;
+}
+
+static void chunks_of(const cp_arena_t *a, const void *p, uint64_t bytes,
+                      uint64_t *first, uint64_t *last) {
+  uintptr_t off = (uintptr_t)p - (uintptr_t)a->base;
+  *first = off >> CHUNK_SHIFT;
+  *last = (off + (bytes ? bytes : 1) - 1) >> CHUNK_SHIFT;
+}
+
+/* Compact chunk k will not be read again: into the pool, or back to the
+ * kernel.  Only whole chunks of the managed range are moved. */
+static void chunk_gone(uint64_t k) {
+  cp_arena_t *a = &cp__compact_arena;
+  uintptr_t lo = (uintptr_t)a->base + ((uintptr_t)k << CHUNK_SHIFT);
+  uintptr_t hi = lo + CHUNK_BYTES, top = a->start + a->span;
+  if (mem.move && lo >= a->start && hi <= top) {
+    pthread_mutex_lock(&mem.lock);
+    if (mem.npool < POOL_MAX) {
+      mem.pool[mem.npool++] = (char *)lo;
+      pthread_mutex_unlock(&mem.lock);
+      return;
     }
-    w->seq = s->seq;
-    s->counterpart = w;
-    s->wide_start = w->start;
-    s->wide_slot = w->slot;
-    s->wide_elem = w->elem;
+    pthread_mutex_unlock(&mem.lock);
+  }
+  if (lo < a->start)
+    lo = a->start;
+  if (hi > top)
+    hi = top;
+  cp__os_decommit((void *)lo, hi - lo);
+  __atomic_fetch_add(&cp__switch_chunks_returned, 1, __ATOMIC_RELAXED);
+}
+
+/* Source s has been copied: its chunks lose a reader. */
+static void source_done(const cp_slab_t *s) {
+  uint64_t k0, k1;
+  chunks_of(&cp__compact_arena, s->start, run_bytes(s), &k0, &k1);
+  for (uint64_t k = k0; k <= k1; k++)
+    if (__atomic_sub_fetch(&mem.cref[k], 1, __ATOMIC_ACQ_REL) == 0)
+      chunk_gone(k);
+}
+
+/* Fresh pages for wide chunk k at lo: huge or small (see above). */
+static uint8_t fresh_chunk(uintptr_t lo) {
+  if (!__atomic_load_n(&mem.small, __ATOMIC_RELAXED))
+    return W_FRESH;
+  uint64_t n = __atomic_add_fetch(&mem.small_bytes, CHUNK_BYTES, __ATOMIC_RELAXED);
+  uint64_t every = __atomic_load_n(&mem.reprobe, __ATOMIC_RELAXED);
+  if (n >= every) { /* time to try huge pages again; later next time */
+    __atomic_store_n(&mem.reprobe, every * 2, __ATOMIC_RELAXED);
+    __atomic_store_n(&mem.small_bytes, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&mem.huge_bytes, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&mem.huge_ns, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&mem.small, 0, __ATOMIC_RELAXED);
+    return W_FRESH;
+  }
+  cp__os_advise_pages((void *)lo, CHUNK_BYTES, false);
+  return W_FRESH_SMALL;
+}
+
+/* Backs wide chunk k; returns W_FRESH, W_FRESH_SMALL or W_MOVED. */
+static uint8_t back_chunk(uint64_t k) {
+  cp_arena_t *w = &cp__wide_arena;
+  uintptr_t lo = (uintptr_t)w->base + ((uintptr_t)k << CHUNK_SHIFT);
+  if (lo < w->start || lo + CHUNK_BYTES > w->start + w->span)
+    return W_FRESH; /* the first chunk holds page 0: left as it is */
+  char *from = NULL;
+  if (mem.move) {
+    pthread_mutex_lock(&mem.lock);
+    from = mem.npool ? mem.pool[--mem.npool] : NULL;
+    pthread_mutex_unlock(&mem.lock);
+  }
+  if (!from)
+    return fresh_chunk(lo);
+  if (cp__os_move(from, CHUNK_BYTES, (void *)lo)) {
+    __atomic_fetch_add(&cp__switch_chunks_moved, 1, __ATOMIC_RELAXED);
+    return W_MOVED;
+  }
+  cp__os_decommit(from, CHUNK_BYTES); /* the kernel refused: it just goes */
+  __atomic_fetch_add(&cp__switch_chunks_returned, 1, __ATOMIC_RELAXED);
+  return fresh_chunk(lo);
+}
+
+/* Faults in fresh pages for [p, p + bytes); on huge pages, counts what
+ * they cost and turns to small pages when that is too much. */
+static void populate(char *p, uint64_t bytes, bool huge) {
+  bytes = (bytes + CP_PAGE_SIZE - 1) & ~(uint64_t)(CP_PAGE_SIZE - 1);
+  double t0 = huge ? cp__now() : 0;
+  (void)cp__os_populate(p, bytes);
+  if (!huge)
+    return;
+  uint64_t ns = (uint64_t)((cp__now() - t0) * 1e9);
+  uint64_t b = __atomic_add_fetch(&mem.huge_bytes, bytes, __ATOMIC_RELAXED);
+  uint64_t t = __atomic_add_fetch(&mem.huge_ns, ns, __ATOMIC_RELAXED);
+  if (b >= FRESH_PROBE && (double)b / ((double)t * 1e-9 + 1e-12) <
+                              (double)FRESH_HUGE_MIN)
+    __atomic_store_n(&mem.small, 1, __ATOMIC_RELAXED);
+}
+
+/* Makes the used part of counterpart w writable memory holding zeros. */
+static void back_counterpart(const cp_slab_t *w) {
+  uint64_t bytes = used_bytes(w);
+  if (!bytes)
+    return;
+  uint64_t k0, k1;
+  chunks_of(&cp__wide_arena, w->start, bytes, &k0, &k1);
+  bool moved = false, fresh = false, small = false;
+  for (uint64_t k = k0; k <= k1; k++) {
+    uint8_t st = __atomic_load_n(&mem.wstate[k], __ATOMIC_ACQUIRE);
+    while (st < W_FRESH) {
+      uint8_t expect = W_UNTOUCHED;
+      if (st == W_UNTOUCHED &&
+          __atomic_compare_exchange_n(&mem.wstate[k], &expect, W_BACKING,
+                                      false, __ATOMIC_ACQ_REL,
+                                      __ATOMIC_ACQUIRE)) {
+        st = back_chunk(k);
+        __atomic_store_n(&mem.wstate[k], st, __ATOMIC_RELEASE);
+        break;
+      }
+      sched_yield(); /* another copier is backing it: one system call */
+      st = __atomic_load_n(&mem.wstate[k], __ATOMIC_ACQUIRE);
+    }
+    moved |= st == W_MOVED;
+    fresh |= st == W_FRESH;
+    small |= st == W_FRESH_SMALL;
+  }
+  if (moved)
+    memset(w->start, 0, bytes); /* old compact data: cleared, in cache */
+  else
+    populate(w->start, bytes, fresh && !small);
+}
+
+/* ---- step 1: assign ------------------------------------------------------ */
+
+static int by_address(const void *a, const void *b) {
+  const cp_slab_t *x = *(cp_slab_t *const *)a, *y = *(cp_slab_t *const *)b;
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Every compact slab and block, in address order: the copy goes through
+ * the compact arena from bottom to top, so its chunks go in order, and the
+ * counterparts are allocated in that order too (the buddy hands out low
+ * runs first), so the wide heap fills from its bottom as the copy
+ * advances. */
+static cp_slab_t **sorted_items(size_t *np) {
+  size_t n = 0;
+  for (uint32_t k = 0; k < cp__ntypes; k++)
+    for (cp_slab_t *s = compact_all[k]; s; s = s->next_all)
+      n++;
+  cp_slab_t **items = malloc((n ? n : 1) * sizeof *items);
+  if (!items)
+    cp__fatal("out of memory starting the switch");
+  n = 0;
+  for (uint32_t k = 0; k < cp__ntypes; k++)
+    for (cp_slab_t *s = compact_all[k]; s; s = s->next_all)
+      items[n++] = s;
+  qsort(items, n, sizeof *items, by_address);
+  *np = n;
+  return items;
+}
+
+static void make_counterpart(cp_slab_t *s) {
+  cp_type_t *t = s->type;
+  cp_slab_t *w;
+  if (s->kind == CP_SLAB) {
+    w = cp__slab_new(&cp__wide_arena, t, s->cls, t->wide_slot, s->nslots,
+                     false);
+    w->bump = s->bump;
+    w->used = s->used;
+    w->nslots = s->nslots;
+    memcpy(w->live, s->live, ((size_t)s->nslots + 63) / 64 * sizeof(uint64_t));
+  } else {
+    w = cp__block_new(&cp__wide_arena, t, t->wide_slot, s->count, false);
+  }
+  w->seq = s->seq;
+  s->counterpart = w;
+  s->wide_start = w->start;
+  s->wide_slot = w->slot;
+  s->wide_elem = w->elem;
+}
+
+/* Counterparts, the translation table and the chunk counts.  Compact
+ * chunks that hold no slab (their slabs were freed before the switch) go
+ * at once. */
+static void assign(cp_slab_t **items, size_t n) {
+  xl_init(&cp__compact_arena);
+  mem_init(&cp__compact_arena, &cp__wide_arena);
+  for (size_t i = 0; i < n; i++) {
+    cp_slab_t *s = items[i];
+    make_counterpart(s);
+    xl_add(s, s->counterpart);
+    uint64_t k0, k1;
+    chunks_of(&cp__compact_arena, s->start, run_bytes(s), &k0, &k1);
+    for (uint64_t k = k0; k <= k1; k++)
+      mem.cref[k]++;
+  }
+  const cp_arena_t *a = &cp__compact_arena;
+  uint64_t nchunks = (((uint64_t)a->npages << CP_PAGE_SHIFT) + CHUNK_BYTES - 1) >>
+                     CHUNK_SHIFT;
+  for (uint64_t k = 0; k < nchunks; k++)
+    if (a->committed[k] && mem.cref[k] == 0)
+      chunk_gone(k);
+}
+
+/* COMPACTPTR_VERIFY: the table agrees with the page map's translation for
+ * the start and the second granule of every live object of every class-0
+ * slab, and for every granule of the first live object of each. */
+static void xl_check(cp_slab_t **items, size_t n) {
+  xlate_cache_t c;
+  if (n)
+    xlate_refill(&c, items[0]);
+  for (size_t k = 0; k < n; k++) {
+    cp_slab_t *s = items[k];
+    if (s->kind != CP_SLAB || s->elems != 1)
+      continue;
+    bool first = true;
+    FOR_EACH_LIVE(s, i, {
+      char *p = s->start + (size_t)i * s->slot;
+      uint32_t upto = first ? s->type->desc->compact_size : 2 * CP_GRANULE;
+      first = false;
+      for (uint32_t g = 0; g < upto && g < s->type->desc->compact_size;
+           g += CP_GRANULE) {
+        void *want = cp__translate(p + g);
+        void *got = xlate(&c, (cp_handle_t)((uintptr_t)(p + g) >> CP_GRANULE_SHIFT));
+        if (got != want)
+          cp__fatal("verify: the switch's translation table maps %p (a '%s' "
+                    "object) to %p, the page map to %p", (void *)(p + g),
+                    s->type->desc->name, got, want);
+      }
+    })
   }
 }
 
-/* The copy, parallel by slab: every compact slab or block is one item,
- * taken in order (slabs of a type together, so a worker's translation
- * cache stays warm) by the leader and, for a large heap, helper threads.
- * Items write disjoint wide slabs and only read the compact heap. */
+/* ---- step 2: the copy ----------------------------------------------------
+ *
+ * Parallel by slab: every compact slab or block is one item, taken in
+ * address order in groups of COPY_GROUP from a shared counter by the
+ * thread running the switch and its helpers.  Items write disjoint wide
+ * slabs and read only their own source and the translation metadata. */
 typedef struct copy_job {
   cp_slab_t **items;
   size_t n;
   size_t next; /* atomic */
 } copy_job_t;
 
-enum { COPY_CHUNK = 8 };
+enum { COPY_GROUP = 4 };
 
 static void copy_items(copy_job_t *j) {
   xlate_cache_t c;
   bool warm = false;
   uint64_t bc = 0, bw = 0;
+  double spent[CP_COPY_PARTS] = {0};
   size_t i;
-  while ((i = __atomic_fetch_add(&j->next, COPY_CHUNK, __ATOMIC_RELAXED)) < j->n) {
-    for (size_t k = i; k < i + COPY_CHUNK && k < j->n; k++) {
+  while ((i = __atomic_fetch_add(&j->next, COPY_GROUP, __ATOMIC_RELAXED)) < j->n) {
+    for (size_t k = i; k < i + COPY_GROUP && k < j->n; k++) {
       cp_slab_t *s = j->items[k];
       const cp_slab_t *w = s->counterpart;
       if (!warm) {
         xlate_refill(&c, s);
         warm = true;
       }
+      double t0 = cp__thread_cpu_now();
+      back_counterpart(w);
+      double t1 = cp__thread_cpu_now();
       copy_slab(s->type, s, &c);
+      double t2 = cp__thread_cpu_now();
+      source_done(s);
+      spent[0] += t1 - t0;
+      spent[1] += t2 - t1;
+      spent[2] += cp__thread_cpu_now() - t2;
       uint64_t objs =
           s->kind == CP_BLOCK ? s->count : (uint64_t)s->used * s->elems;
       __atomic_fetch_add(&s->type->switch_objects, objs, __ATOMIC_RELAXED);
@@ -266,6 +627,10 @@ static void copy_items(copy_job_t *j) {
   }
   __atomic_fetch_add(&cp__switch_bytes_compact, bc, __ATOMIC_RELAXED);
   __atomic_fetch_add(&cp__switch_bytes_wide, bw, __ATOMIC_RELAXED);
+  pthread_mutex_lock(&mem.lock);
+  for (int p = 0; p < CP_COPY_PARTS; p++)
+    cp__switch_copy_time[p] += spent[p];
+  pthread_mutex_unlock(&mem.lock);
 }
 
 static void *copy_helper(void *arg) {
@@ -273,38 +638,36 @@ static void *copy_helper(void *arg) {
   return NULL;
 }
 
-/* Copies every object; returns how many.  Helpers (threads of the
- * runtime's own, unknown to it, touching nothing but the two heaps) join
- * in when the compact heap holds more than cp__switch_parallel_bytes and
- * the machine has more than one processor. */
+/* Threads that copy: COMPACTPTR_SWITCH_THREADS, or one per processor up
+ * to 8; one for a heap of cp__switch_parallel_bytes or less, where
+ * starting threads costs more than it saves. */
 uint64_t cp__switch_parallel_bytes = (uint64_t)32 << 20;
-static uint64_t copy_all(void) {
-  size_t n = 0;
-  for (uint32_t k = 0; k < cp__ntypes; k++) {
-    cp__types[k]->switch_objects = 0;
-    for (cp_slab_t *s = compact_all[k]; s; s = s->next_all)
-      n++;
-  }
-  copy_job_t j = {malloc((n ? n : 1) * sizeof(cp_slab_t *)), n, 0};
-  if (!j.items)
-    cp__fatal("out of memory starting the switch");
-  n = 0;
-  for (uint32_t k = 0; k < cp__ntypes; k++)
-    for (cp_slab_t *s = compact_all[k]; s; s = s->next_all)
-      j.items[n++] = s;
-  pthread_t helpers[7];
-  int nh = 0;
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  if (((uint64_t)cp__compact_arena.used_pages << CP_PAGE_SHIFT) >
+static int copy_threads(void) {
+  if (((uint64_t)cp__compact_arena.used_pages << CP_PAGE_SHIFT) <=
       cp__switch_parallel_bytes)
-    while (nh < 7 && nh + 1 < cpus &&
-           pthread_create(&helpers[nh], NULL, copy_helper, &j) == 0)
-      nh++;
+    return 1;
+  uint64_t knob = cp__option(CP_OPT_SWITCH_THREADS);
+  if (knob)
+    return (int)knob;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus < 1 ? 1 : cpus > 8 ? 8 : (int)cpus;
+}
+
+/* Copies every object; returns how many.  Helpers are threads of the
+ * runtime's own, unknown to it, touching nothing but the two heaps. */
+static uint64_t copy_all(cp_slab_t **items, size_t n) {
+  for (uint32_t k = 0; k < cp__ntypes; k++)
+    cp__types[k]->switch_objects = 0;
+  memset(cp__switch_copy_time, 0, sizeof cp__switch_copy_time);
+  copy_job_t j = {items, n, 0};
+  pthread_t helpers[63];
+  int nh = 0, want = copy_threads() - 1;
+  while (nh < want && pthread_create(&helpers[nh], NULL, copy_helper, &j) == 0)
+    nh++;
   copy_items(&j);
   for (int h = 0; h < nh; h++)
     pthread_join(helpers[h], NULL);
   cp__switch_helpers = (uint32_t)nh;
-  free(j.items);
   uint64_t objects = 0;
   for (uint32_t k = 0; k < cp__ntypes; k++)
     objects += cp__types[k]->switch_objects;
@@ -400,19 +763,28 @@ void cp__switch_run(const char *why) {
     compact_all[k] = cp__types[k]->all;
     cp__types[k]->all = NULL;
   }
-  for (uint32_t k = 0; k < cp__ntypes; k++)
-    make_counterparts(cp__types[k]);
-  double t_alloc = cp__now();
-  uint64_t objects = copy_all();
+  size_t n;
+  cp_slab_t **items = sorted_items(&n);
+  bool have_arena = cp__arena_is_reserved(&cp__compact_arena);
+  if (have_arena)
+    assign(items, n);
+  if (verify && have_arena)
+    xl_check(items, n);
+  double t_assign = cp__now();
+  uint64_t objects = copy_all(items, n);
+  free(items);
   double t_copy = cp__now();
   uint64_t roots = 0;
   cp__roots_each(translate_root, &roots);
+  double t_roots = cp__now();
   cp__heaps_forget_slabs();
   for (uint32_t k = 0; k < cp__ntypes; k++)
     adopt_counterparts(cp__types[k]);
   free(compact_all);
   compact_all = NULL;
-  if (cp__arena_is_reserved(&cp__compact_arena)) {
+  if (have_arena) {
+    xl_drop();
+    mem_drop();
     cp__arena_limit_seen = cp__compact_arena.span;
     cp__arena_peak_seen = cp__compact_arena.peak_pages << CP_PAGE_SHIFT;
     cp__slabmap_drop(&cp__compact_arena);
@@ -422,9 +794,10 @@ void cp__switch_run(const char *why) {
   cp__fast_update();
   cp__set_pending(0);
   double t2 = cp__now();
-  cp__switch_phase[0] = t_alloc - t1;
-  cp__switch_phase[1] = t_copy - t_alloc;
-  cp__switch_phase[2] = t2 - t_copy;
+  cp__switch_phase[0] = t_assign - t1;
+  cp__switch_phase[1] = t_copy - t_assign;
+  cp__switch_phase[2] = t_roots - t_copy;
+  cp__switch_phase[3] = t2 - t_roots;
 
   cp__switch_count_objects = objects;
   cp__switch_roots = roots;
@@ -450,7 +823,7 @@ void cp__switch_run(const char *why) {
             "compactptr: switch to wide mode (%s) after %llu allocations: "
             "moved %llu objects, %llu bytes compact -> %llu bytes wide, "
             "%llu roots, %.3f ms (%.2f GiB/s of compact heap; wide slabs "
-            "%.3f ms, copy %.3f ms, roots and release %.3f ms)%s%s\n",
+            "%.3f ms, copy %.3f ms, roots %.3f ms, release %.3f ms)%s%s\n",
             why, (unsigned long long)switch_alloc_count,
             (unsigned long long)objects,
             (unsigned long long)cp__switch_bytes_compact,
@@ -458,7 +831,19 @@ void cp__switch_run(const char *why) {
             (unsigned long long)roots, s * 1e3,
             (double)cp__switch_bytes_compact / s / (1u << 30),
             cp__switch_phase[0] * 1e3, cp__switch_phase[1] * 1e3,
-            cp__switch_phase[2] * 1e3, threads, verify ? ", verified" : "");
+            cp__switch_phase[2] * 1e3, cp__switch_phase[3] * 1e3, threads,
+            verify ? ", verified" : "");
+    fprintf(stderr,
+            "compactptr: switch copy: %llu compact chunks of 2 MiB moved "
+            "into the wide heap, %llu returned to the kernel; CPU time "
+            "%.3f ms backing wide pages, %.3f ms copying objects, %.3f ms "
+            "giving chunks back\n",
+            (unsigned long long)cp__switch_chunks_moved,
+            (unsigned long long)cp__switch_chunks_returned,
+            cp__switch_copy_time[0] * 1e3, cp__switch_copy_time[1] * 1e3,
+            cp__switch_copy_time[2] * 1e3);
   }
+  if (verify || cp__option(CP_OPT_STATS))
+    cp__report_integer_casts();
   cp__unlock();
 }

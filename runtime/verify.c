@@ -3,10 +3,18 @@
  *
  * Every live object of every type is visited; every compact pointer in it
  * (handle in compact mode, native pointer in wide mode) must name the start
- * or a field of a live object of the field's declared type (or of a type
- * that begins with it or shares its first fields, as C allows).  Roots may name
- * freed objects (a local often outlives the object it pointed to) but never
- * the wrong type.  The digest hashes object contents and links in a form
+ * or a field of a live object of the field's declared type: an object of
+ * that type, of a type that begins with it or shares its first fields (C
+ * allows both), or a value of it embedded in another object at any depth
+ * (`&village->hosp.waiting`, the member an intrusive list links through).
+ * A pointer the verifier cannot accept stops the program, with one
+ * exception C itself makes: holding a pointer to freed memory is legal
+ * until it is used (a field still naming an array that realloc moved, a
+ * link not yet cleared after a free), so fields naming freed memory are
+ * reported, not stopped on; the switch leaves them naming the same place
+ * (a freed slot's counterpart, or the address of a released run), and the
+ * digest names them the same way on both sides.  Roots may name freed
+ * objects too, but never the wrong type.  The digest hashes object contents and links in a form
  * that does not depend on the layout: an object is named by (type, slab
  * position, slot index) and a pointer by its target's name plus the
  * compact-layout offset it points at.  The switch compares the digests taken
@@ -81,17 +89,66 @@ static bool same_field(const cp_field_desc_t *a, const cp_field_desc_t *b) {
  * members (a common initial sequence: the "base struct" idiom); the plugin
  * accepts such casts and places the shared part at the same offsets in
  * both compact layouts.  Such an object is what the pointer may name. */
-static bool may_name(const cp_type_t *obj, const cp_type_t *expect) {
-  const cp_field_desc_t *a = first_field(obj->desc);
+static bool may_name(const cp_type_desc_t *obj, const cp_type_t *expect) {
+  const cp_field_desc_t *a = first_field(obj);
   const cp_field_desc_t *b = first_field(expect->desc);
   if (a && b && same_field(a, b))
     return true;
-  for (const cp_type_desc_t *d = obj->desc;
+  for (const cp_type_desc_t *d = obj;
        (a = first_field(d)) && a->kind == CP_FIELD_STRUCT && a->target;
        d = a->target)
     if (strcmp(a->target->name, expect->desc->name) == 0)
       return true;
   return false;
+}
+
+/* A value of compact type `expect` starts at byte off of an object of type
+ * d (in the current layout): d itself or a type it may stand for at offset
+ * 0, or a struct field (an element of it, recursively) holding one.  This is
+ * how a pointer to a list header embedded in a bigger object is told from a
+ * pointer to the wrong type. */
+static bool embeds(const cp_type_desc_t *d, uint64_t off,
+                   const cp_type_t *expect, int depth) {
+  if (off == 0 && (d == expect->desc || strcmp(d->name, expect->desc->name) == 0))
+    return true;
+  if (depth > 16) /* a by-value nesting this deep is no real struct */
+    return false;
+  bool wide = cp__wide;
+  for (uint32_t k = 0; k < d->nfields; k++) {
+    const cp_field_desc_t *f = &d->fields[k];
+    if (f->kind != CP_FIELD_STRUCT || !f->target)
+      continue;
+    uint64_t at = wide ? f->wide_offset : f->compact_offset;
+    uint64_t size = wide ? f->target->wide_size : f->target->compact_size;
+    if (size == 0 || off < at || off >= at + (uint64_t)f->count * size)
+      continue;
+    uint64_t in = (off - at) % size;
+    if (in == 0 && may_name(f->target, expect))
+      return true;
+    if (embeds(f->target, in, expect, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+/* Fields naming freed memory, reported at the end of a walk. */
+enum { DANGLING_SHOWN = 5 };
+static uint64_t dangling_fields;
+
+static void report_dangling(const where_t *w, const void *p, const char *what) {
+  if (dangling_fields++ >= DANGLING_SHOWN)
+    return;
+  const char *field = "?";
+  const cp_type_desc_t *d = w->type->desc;
+  for (uint32_t k = 0; k < d->nfields; k++)
+    if (d->fields[k].kind == CP_FIELD_HANDLE &&
+        d->fields[k].compact_offset == w->from)
+      field = d->fields[k].name;
+  fprintf(stderr,
+          "compactptr: verify (%s): field '%s' of the '%s' object at %p "
+          "holds %p, %s: reported, not an error (C allows holding a pointer "
+          "to freed memory until it is used)\n",
+          w->when, field, d->name, w->at, p, what);
 }
 
 /* Layout-independent name of the place p points at. */
@@ -106,9 +163,10 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
   if (!s) {
     /* A dangling root: the switch leaves it as is, so its address is its
      * name on both sides. */
-    if (is_root)
-      return mix(1, (uint64_t)(uintptr_t)p);
-    bad(w, p, "which is inside the arena but in no slab (dangling)");
+    if (!is_root)
+      report_dangling(w, p, "which is inside the arena but in no slab "
+                            "(memory freed and given back)");
+    return mix(1, (uint64_t)(uintptr_t)p);
   }
   cp_place_t pl = cp__slab_locate(s, (uint64_t)((const char *)p - s->start));
   uint64_t i = pl.slot, rem = pl.rem;
@@ -124,8 +182,10 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
     pl.elem = s->elems;
   }
   if (!live && !is_root)
-    bad(w, p, "which is not a live object (freed, or never allocated)");
-  if (expect && s->type != expect && !may_name(s->type, expect)) {
+    report_dangling(w, p, "which is not a live object (freed, or never "
+                          "allocated)");
+  if (expect && s->type != expect && !may_name(s->type->desc, expect) &&
+      !(live && embeds(s->type->desc, rem, expect, 0))) {
     static char why[160];
     snprintf(why, sizeof why, "a '%s' object, where a '%s' is expected",
              s->type->desc->name, expect->desc->name);
@@ -177,6 +237,7 @@ static uint64_t digest_object(const cp_type_t *t, const char *obj,
 
 void cp__verify_heap(cp_digest_t *d, const char *when) {
   memset(d, 0, sizeof *d);
+  dangling_fields = 0;
   for (uint32_t k = 0; k < cp__ntypes; k++) {
     cp_type_t *t = cp__types[k];
     uint64_t count = 0;
@@ -208,4 +269,10 @@ void cp__verify_heap(cp_digest_t *d, const char *when) {
   }
   root_ctx_t c = {d, when};
   cp__roots_each(visit_root, &c);
+  if (dangling_fields > DANGLING_SHOWN)
+    fprintf(stderr,
+            "compactptr: verify (%s): %llu fields name freed memory in all "
+            "(%llu more not listed); the switch leaves them as they are\n",
+            when, (unsigned long long)dangling_fields,
+            (unsigned long long)(dangling_fields - DANGLING_SHOWN));
 }

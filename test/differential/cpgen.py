@@ -14,8 +14,10 @@ random mix of fields: links to any type, arrays of links, unsigned and
 signed integers of every width, `_Bool`, `float`, `double`, `char` arrays,
 a `const char *` (not a compact pointer), a plain by-value struct and a
 by-value struct that holds a compact pointer (inferred compact), or an
-array of those.  Every type has a pool of slots (a global array, or a heap
-root array from calloc that is also realloc'ed); a slot holds NULL or a
+array of those (named, or of unnamed type, `struct { ... } ls[2]`).  Every
+type has a pool of slots (a global array, or a heap root array from calloc
+that is also realloc'ed, and for some types realloc'ed and freed through a
+`void *`); a slot holds NULL or a
 *head*, and every head owns a chain through `next`.  Some types have a
 heap array of structs (with a one-past-the-end pointer in a global) and a
 global struct value.  Step functions apply operations chosen here with
@@ -84,6 +86,7 @@ class Field:
         self.ctype = ctype
         self.target = target  # type index for ptr/arr/link/links
         self.n = n            # array length for arr/chars/links
+        self.anon = False     # links: declared with an unnamed struct type
 
 
 class CType:
@@ -205,7 +208,12 @@ class Gen:
             if r.random() < 0.2:
                 tg = r.randrange(nt)
                 fs.append(Field("links", "ls", target=tg, n=2))
-                self.link_targets.add(tg)
+                # Half of them of unnamed type (`struct { ... } ls[2]`, as
+                # queue.h's _ENTRY macros declare members); a PRNG of its
+                # own, so the rest of each seed's program is unchanged.
+                fs[-1].anon = random.Random(self.seed * 7919 + t.idx).random() < 0.5
+                if not fs[-1].anon:
+                    self.link_targets.add(tg)
             head, rest = fs[:1], fs[1:]
             r.shuffle(rest)
             t.fields = rest[:1] + head + rest[1:] if r.random() < 0.5 else head + rest
@@ -260,6 +268,8 @@ class Gen:
                     e("  struct pt %s;" % f.name)
                 elif f.kind == "link":
                     e("  struct lk%d %s;" % (f.target, f.name))
+                elif f.kind == "links" and f.anon:
+                    e("  struct { struct T%d *to; unsigned w; } %s[%d]; /* unnamed type */" % (f.target, f.name, f.n))
                 elif f.kind == "links":
                     e("  struct lk%d %s[%d];" % (f.target, f.name, f.n))
             e("};")
@@ -759,6 +769,13 @@ class Gen:
                     "}",
                     "acc += %s;" % read], 0
         if k == "regrow":
+            if t.pool_n in (8, 32):
+                # Through a `void *` and a size in bytes the plugin cannot
+                # type: realloc links to cp_realloc_any, which knows the
+                # root array by its address.  (Chosen without a draw, so
+                # the other programs of every seed stay as they were.)
+                return ["{ void *v = hp%d; size_t bytes = %d * sizeof(struct %s *);" % (x, t.pool_n, n),
+                        "  v = realloc(v, bytes); if (!v) exit(3); hp%d = v; }" % x], 0
             return ["hp%d = realloc(hp%d, %d * sizeof(struct %s *));" % (x, x, t.pool_n, n),
                     "if (!hp%d) exit(3);" % x], 0
         if k == "callback":
@@ -1043,7 +1060,9 @@ class Gen:
             e("    %s = NULL;" % self.pool(t, "i"))
             e("  }")
         for t in self.types:
-            if t.heap_pool:
+            if t.heap_pool and t.idx % 2:
+                e("  { void *v = hp%d; free(v); } /* a root array freed as void * */" % t.idx)
+            elif t.heap_pool:
                 e("  free(hp%d);" % t.idx)
             if t.has_arr:
                 # Cleared: with --threads the other threads go on and may

@@ -31,6 +31,81 @@ static void test_root_arrays(void **state) {
   assert_null(cp_try_root_array_alloc(SIZE_MAX / 4));
 }
 
+/* free and realloc of any pointer type (what compactptr.h links them to):
+ * root arrays, compact objects and libc memory each go where they belong,
+ * and blocks of the root-array region are reused, zeroed. */
+static void test_free_any(void **state) {
+  (void)state;
+  void **a = cp_root_array_alloc(5);
+  assert_true(cp__is_root_array_memory(a));
+  a[4] = cp_alloc(&node_desc);
+  uint64_t arrays = cp__root_arrays;
+  void *grown = cp_realloc_any(a, 50 * sizeof(void *) + 3); /* rounds up */
+  assert_true(cp__is_root_array_memory(grown));
+  assert_non_null(((void **)grown)[4]);
+  assert_null(((void **)grown)[50]);
+  assert_int_equal(cp__root_arrays, arrays);
+  cp_free_any(((void **)grown)[4]); /* a compact object */
+  cp_free_any(grown);
+  assert_int_equal(cp__root_arrays, arrays - 1);
+  /* The block comes back for the same size class, zeroed. */
+  void **b = cp_root_array_alloc(50);
+  assert_ptr_equal(b, grown);
+  for (int i = 0; i < 51; i++)
+    assert_null(b[i]);
+  assert_null(cp_realloc_any(b, 0));
+  /* A large block gives its pages back and is reused zeroed. */
+  void **big = cp_root_array_alloc(100000);
+  for (int i = 0; i < 100000; i++)
+    big[i] = (void *)(uintptr_t)(i + 1);
+  cp_root_array_free(big);
+  void **big2 = cp_root_array_alloc(100000);
+  assert_ptr_equal(big2, big);
+  for (int i = 0; i < 100000; i++)
+    assert_null(big2[i]);
+  cp_free_any(big2);
+  /* libc memory. */
+  char *m = malloc(16);
+  assert_false(cp__is_root_array_memory(m));
+  m = cp_realloc_any(m, 4096);
+  m[4095] = 1;
+  cp_free_any(m);
+  cp_free_any(NULL);
+  char *fresh = cp_realloc_any(NULL, 8);
+  assert_non_null(fresh);
+  cp_free_any(fresh);
+}
+
+static void free_root_array_twice(void *arg) {
+  (void)arg;
+  void **a = cp_root_array_alloc(3);
+  cp_free_any(a);
+  cp_free_any(a);
+}
+
+static void free_root_array_inside(void *arg) {
+  (void)arg;
+  void **a = cp_root_array_alloc(3);
+  cp_free_any(a + 1);
+}
+
+static void realloc_object_untyped(void *arg) {
+  (void)arg;
+  void *p = cp_alloc(&node_desc);
+  cp_realloc_any(p, 64);
+}
+
+static void test_free_any_errors(void **state) {
+  (void)state;
+  expect_fatal(free_root_array_twice, NULL,
+               "is not a root array from cp_root_array_alloc (freed twice, "
+               "or not the start of one)");
+  expect_fatal(free_root_array_inside, NULL, "is not a root array");
+  expect_fatal(realloc_object_untyped, NULL,
+               "a 'node' object, through a pointer the plugin cannot see is "
+               "one");
+}
+
 static void test_registered(void **state) {
   (void)state;
   static void *g1, *g2[3];
@@ -68,6 +143,8 @@ static void test_bad_root_array(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_root_arrays),
+      cmocka_unit_test(test_free_any),
+      cmocka_unit_test(test_free_any_errors),
       cmocka_unit_test(test_registered),
       cmocka_unit_test(test_bad_root_array),
   };

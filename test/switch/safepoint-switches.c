@@ -3,7 +3,7 @@
 // RUN: %clang %cflags -I%srcroot/test/runtime %s %runtime -o %t
 // RUN: env COMPACTPTR_ARENA_LIMIT=1M COMPACTPTR_STATS=1 COMPACTPTR_VERIFY=1 %t 2>&1 | FileCheck %s
 // CHECK: before: compact
-// CHECK: compactptr: switch to wide mode (high-water mark) after [[N:[0-9]+]] allocations: moved [[N]] objects, {{[0-9]+}} bytes compact -> {{[0-9]+}} bytes wide, 1 roots, {{.*}} ms ({{.*}} GiB/s of compact heap; wide slabs {{.*}} ms, copy {{.*}} ms, roots and release {{.*}} ms), verified
+// CHECK: compactptr: switch to wide mode (high-water mark) after [[N:[0-9]+]] allocations: moved [[N]] objects, {{[0-9]+}} bytes compact -> {{[0-9]+}} bytes wide, 1 roots, {{.*}} ms ({{.*}} GiB/s of compact heap; wide slabs {{.*}} ms, copy {{.*}} ms, roots {{.*}} ms, release {{.*}} ms), verified
 // CHECK: after: wide sum=4999950000
 // CHECK: compactptr: mode wide; arena 1024 KiB reach
 // CHECK: compactptr: node 12 24 100000 100000 100000 2400000

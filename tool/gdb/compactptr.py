@@ -19,7 +19,7 @@
 # (gdb asks for `set auto-load safe-path`), or by hand:
 #   (gdb) source <prefix>/share/compactptr/gdb/compactptr.py
 #
-# The descriptors are read as raw memory (layout version CP_ABI_VERSION 1,
+# The descriptors are read as raw memory (layout version CP_ABI_VERSION 2,
 # include/compactptr.h), so neither the runtime nor the program needs
 # debug information for them; the program needs -g for its own types.
 import re
@@ -28,15 +28,16 @@ import struct
 import gdb
 import gdb.printing
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 FIELD_BYTES, FIELD_HANDLE, FIELD_STRUCT = 0, 1, 2
 # cp_type_desc_t: abi, granule_shift, build, name, compact_size,
 # compact_align, wide_size, wide_align, nfields, fields, module, rt.
 TYPE_DESC = struct.Struct("<III4xQIIIII4xQQQ")
 # cp_field_desc_t: name, compact_offset, wide_offset, kind, count, size, target.
 FIELD_DESC = struct.Struct("<QIIIII4xQ")
-# cp_module_t: types_begin, types_end, roots_begin, roots_end, next, registered.
-MODULE = struct.Struct("<QQQQQI")
+# cp_module_t: types_begin, types_end, roots_begin, roots_end, casts_begin,
+# casts_end, next, registered.
+MODULE = struct.Struct("<QQQQQQQI")
 
 
 class Field(object):
@@ -82,7 +83,7 @@ class Runtime(object):
         seen = []
         m = _symbol_value("(unsigned long)cp__modules")
         while m:
-            begin, end, _, _, nxt, _ = MODULE.unpack(_read(m, MODULE.size))
+            begin, end, _, _, _, _, nxt, _ = MODULE.unpack(_read(m, MODULE.size))
             for p in range(begin, end, 8):
                 seen.append(struct.unpack("<Q", _read(p, 8))[0])
             m = nxt

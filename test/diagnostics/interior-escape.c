@@ -1,0 +1,51 @@
+// Switchable mode warns where the address of plain data inside a compact
+// object (`&n->value`, `&n->pos.y`, `&n->vals[i]`) is stored into memory
+// -- a field, an element of a malloc'd array, a global -- as em3d keeps
+// `&m->value` in its nodes' `from` arrays: kept there it is no root, and
+// the switch leaves it pointing into the released arena.  A local holding
+// it is fine (a frame keeps it), and so is the address of a compact struct
+// embedded in the object (a compact pointer) or of a handle field (a slot
+// pointer, followed by its own analysis).  Compact-only and wide builds
+// never switch: no warning.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only %s 2>&1 | FileCheck %s
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Werror %s
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -fplugin-arg-compactptr-Wno-compactptr-interior-escape -Werror %s
+#include <compactptr.h>
+#include <stdlib.h>
+
+struct point { int x, y; };
+struct CP_COMPACT item { long v; struct item *back; };
+struct CP_COMPACT node {
+  double value;
+  struct point pos;
+  int vals[4];
+  struct item head;
+  struct node *next;
+  double **from;
+  int *cursor;
+};
+
+static int *last_val;
+
+int main(void) {
+  struct node *n = malloc(sizeof *n), *m = malloc(sizeof *m);
+  n->next = m;
+  n->from = malloc(2 * sizeof(double *));
+  n->from[0] = &m->value;
+  // CHECK: interior-escape.c:[[@LINE-1]]:16: warning: the address of field 'value' inside a compact object is stored into memory; kept there, it is no root, and after the switch it points into the released arena (keep a compact pointer to the object and take the address where it is used) [-Wcompactptr-interior-escape]
+  n->cursor = &n->vals[2];
+  // CHECK: interior-escape.c:[[@LINE-1]]:15: warning: the address of an element of field 'vals' inside a compact object
+  last_val = (&m->pos.y);
+  // CHECK: interior-escape.c:[[@LINE-1]]:15: warning: the address of field 'y' inside a compact object
+  double *local = &n->value;      /* a local: kept in a frame */
+  struct item *it = &n->head;     /* a compact pointer */
+  struct node **slot = &n->next;  /* a slot pointer */
+  *slot = m;
+  m->head.back = &n->head;        /* a compact pointer stored in a handle field */
+  *local = *n->from[0];
+  (void)it;
+  return 0;
+}
+// CHECK-NOT: warning:
+// CHECK: 3 warnings generated.

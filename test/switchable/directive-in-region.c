@@ -1,0 +1,44 @@
+// Code the planner would version by mode (a run of statements, a loop
+// body) but that holds a preprocessor directive (`#ifdef` ... `#endif`
+// around a statement) keeps the per-expression checked form: copied into
+// both versions, the directive would be duplicated or cut in two by the
+// region's end ("unterminated conditional directive").  Built with and
+// without the macro the directive tests; the switch happens mid-run and
+// the output matches the native build.
+// REQUIRES: plugin
+// RUN: %clang %cflags -O1 %s -o %t.native && %t.native > %t.native.out
+// RUN: %clang %cflags -O1 -Werror -fplugin=%plugin %s %runtime -o %t
+// RUN: env COMPACTPTR_ARENA_LIMIT=256K COMPACTPTR_STATS=1 COMPACTPTR_VERIFY=1 %t > %t.out 2> %t.err
+// RUN: diff %t.native.out %t.out && FileCheck %s < %t.err
+// RUN: %clang %cflags -O1 -DNO_EXTRA %s -o %t.native2 && %t.native2 > %t.native2.out
+// RUN: %clang %cflags -O1 -Werror -DNO_EXTRA -fplugin=%plugin %s %runtime -o %t2
+// RUN: env COMPACTPTR_ARENA_LIMIT=256K %t2 > %t2.out && diff %t.native2.out %t2.out
+// CHECK: compactptr: switch to wide mode
+#include <compactptr.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct CP_COMPACT node { long key; struct node *next; };
+
+int main(void) {
+  struct node *head = NULL;
+  long h = 0;
+  for (int i = 0; i < 30000; i++) {
+    struct node *n = malloc(sizeof *n);
+    n->key = i;
+    n->next = head;
+    head = n;
+#ifndef NO_EXTRA
+    h += head->key % 7;
+#endif
+  }
+  for (struct node *p = head; p; p = p->next) {
+#ifdef NO_EXTRA
+    h -= p->key;
+#else
+    h += p->next ? p->next->key & 1 : 0;
+#endif
+  }
+  printf("%ld %ld\n", head->key, h);
+  return 0;
+}
