@@ -77,6 +77,20 @@ bool declUsedAfter(const Stmt *St, ArrayRef<const Stmt *> Later) {
   return false;
 }
 
+/// Moves End back until no declaration in [Begin, End) is used at or after
+/// End (each cut can leave an earlier declaration's uses behind it).
+void trimAtLiveDecl(ArrayRef<const Stmt *> Body, size_t Begin, size_t &End) {
+  for (bool Cut = true; Cut;) {
+    Cut = false;
+    for (size_t K = Begin; K < End; ++K)
+      if (declUsedAfter(Body[K], Body.drop_front(End))) {
+        End = K;
+        Cut = true;
+        break;
+      }
+  }
+}
+
 const char *formName(FunctionForm F) {
   switch (F) {
   case FunctionForm::Compact:
@@ -266,12 +280,10 @@ Run Planner::run(const FunctionDecl *FD, ArrayRef<const Stmt *> Body, size_t I) 
   while (J < Body.size() && copyable(Body[J]) &&
          !(pollsLoops(FD) && hasLoop(Body[J])))
     ++J;
-  // Trim the run at the first declaration still needed after it.
-  for (size_t K = I; K < J; ++K)
-    if (declUsedAfter(Body[K], Body.drop_front(J))) {
-      J = K;
-      break;
-    }
+  // Trim the run at the first declaration still needed after it, until
+  // none is: a trim moves statements out of the run, and a declaration
+  // before the cut may be used by them.
+  trimAtLiveDecl(Body, I, J);
   // The versioned part: from the first to the last layout-dependent
   // statement, and again short of a declaration used after it.
   size_t VB = I, VE = I;
@@ -281,11 +293,7 @@ Run Planner::run(const FunctionDecl *FD, ArrayRef<const Stmt *> Body, size_t I) 
         VB = K;
       VE = K + 1;
     }
-  for (size_t K = VB; K < VE; ++K)
-    if (declUsedAfter(Body[K], Body.drop_front(VE))) {
-      VE = K;
-      break;
-    }
+  trimAtLiveDecl(Body, VB, VE);
   unsigned NAffected = 0;
   for (size_t K = VB; K < VE; ++K)
     NAffected += Compact.affected(Body[K]);
