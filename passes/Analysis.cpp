@@ -64,6 +64,42 @@ void addType(Session &S, const RecordDecl *RD, bool Annotated) {
   S.M.Types.push_back(std::move(T));
 }
 
+/// An unnamed struct that is the type of a named field of another compact
+/// type (`struct { struct job *next, **prev; } link;`, as <sys/queue.h>'s
+/// _ENTRY macros write it) is named after that field, "job__link", and
+/// spelled in C through the field, `__typeof__(((struct job *)0)->link)`,
+/// so the converters and descriptors can name it.  Any other unnamed
+/// compact type keeps an empty name and Safety refuses it.
+void nameNestedType(Session &S, CompactType &T) {
+  if (!T.Name.empty())
+    return;
+  const auto *Parent = dyn_cast<RecordDecl>(T.RD->getParent());
+  CompactType *PT =
+      Parent ? S.M.ByDecl.lookup(cast<RecordDecl>(Parent->getCanonicalDecl())) : nullptr;
+  if (!PT)
+    return;
+  nameNestedType(S, *PT);
+  if (PT->Name.empty())
+    return;
+  for (const FieldDecl *FD : Parent->fields()) {
+    ArrayShape A = stripArrays(FD->getType());
+    const auto *RT = A.Element->getAs<RecordType>();
+    if (FD->getName().empty() || !RT ||
+        RT->getDecl()->getCanonicalDecl() != T.RD->getCanonicalDecl())
+      continue;
+    std::string Elem;
+    for (const ArrayType *AT = FD->getType()->getAsArrayTypeUnsafe(); AT;
+         AT = AT->getElementType()->getAsArrayTypeUnsafe())
+      Elem += "[0]";
+    T.Name = PT->Name + "__" + FD->getName().str();
+    T.WideSpelling = "__typeof__(((" + PT->WideSpelling + " *)0)->" +
+                     FD->getName().str() + Elem + ")";
+    T.CompactTag = "cp__c_" + T.Name;
+    T.DescName = "cp__desc_" + T.Name;
+    return;
+  }
+}
+
 /// The field makes its struct compact: it points to, or holds, a compact
 /// type (through arrays).
 bool fieldIsCompact(const Model &M, const FieldDecl *FD) {
@@ -172,6 +208,8 @@ void runAnalysis(Session &S) {
         }
     }
   }
+  for (auto &T : S.M.Types)
+    nameNestedType(S, *T);
   // Keep definition order (inferred types were appended late).
   std::stable_sort(S.M.Types.begin(), S.M.Types.end(),
                    [&](const std::unique_ptr<CompactType> &A,

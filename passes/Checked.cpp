@@ -205,6 +205,16 @@ unsigned CheckedWalker::afterDeclarator(const VarDecl *VD) const {
   return SM.getFileOffset(Lexer::getLocForEndOfToken(L, 0, SM, S.LO));
 }
 
+/// Where statement St's text starts in a file: its first token, or the
+/// start of the macro expansion that opens it (`FOREACH(x, h) body`);
+/// invalid if it starts inside a macro's expansion.
+SourceLocation CheckedWalker::startOf(const Stmt *St) const {
+  SourceLocation B = St->getBeginLoc(), Start;
+  if (B.isMacroID() && Lexer::isAtStartOfMacroExpansion(B, SM, S.LO, &Start))
+    B = Start;
+  return B.isFileID() ? B : SourceLocation();
+}
+
 /// Offset just after statement St (its `;` or `}` included), or ~0u.
 unsigned CheckedWalker::endAfter(const Stmt *St) const {
   if (const auto *CS = dyn_cast<CompoundStmt>(St)) {
@@ -403,9 +413,9 @@ bool CheckedWalker::walkLoop(const Stmt *St) {
     // A loop of main that cannot allocate, and is not versioned: one poll
     // in front of it too, and none inside (no switch can become pending
     // there).
-    SourceLocation B = St->getBeginLoc();
+    SourceLocation B = startOf(St);
     unsigned E = endAfter(St);
-    if (!B.isFileID() || E == ~0u)
+    if (B.isInvalid() || E == ~0u)
       return false;
     auto [FID, Off] = SM.getDecomposedLoc(B);
     Out.insert(FID, Off, "{ " + pollText(Off, St) + " ");
@@ -460,9 +470,9 @@ bool CheckedWalker::walkBlock(const CompoundStmt *CS) {
 /// reports them once).  False if St is left to the caller.
 bool CheckedWalker::versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open,
                                   StringRef Close) {
-  SourceLocation BL = Sts.front()->getBeginLoc();
+  SourceLocation BL = startOf(Sts.front());
   unsigned E = endAfter(Sts.back());
-  if (!BL.isFileID() || E == ~0u)
+  if (BL.isInvalid() || E == ~0u)
     return false;
   auto [FID, B] = SM.getDecomposedLoc(BL);
   unsigned Before = S.Errors;

@@ -192,15 +192,29 @@ std::string rootDescText(const Session &S, const clang::VarDecl *VD,
 
 void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
   SourceManager &SM = S.SM;
-  // Generated declarations after each compact struct.
-  for (const auto &T : S.M.Types) {
+  // Generated declarations after each compact struct, in the order the
+  // structs are completed (their closing braces): a struct defined inside
+  // another is complete first, and the enclosing struct's compact layout
+  // and converters use its own, inserted at the same place.
+  std::vector<const CompactType *> ByEnd;
+  for (const auto &T : S.M.Types)
+    ByEnd.push_back(T.get());
+  std::stable_sort(ByEnd.begin(), ByEnd.end(),
+                   [&](const CompactType *A, const CompactType *B) {
+                     return SM.isBeforeInTranslationUnit(
+                         SM.getExpansionLoc(A->RD->getBraceRange().getEnd()),
+                         SM.getExpansionLoc(B->RD->getBraceRange().getEnd()));
+                   });
+  for (const CompactType *T : ByEnd) {
     // A struct defined inside another (C gives it file scope): after the
     // outermost one, where C code may next declare things.
     const RecordDecl *Outer = T->RD;
     while (const auto *P = dyn_cast<RecordDecl>(Outer->getLexicalDeclContext()))
       Outer = P;
+    // A struct a macro defines ends with the macro (Safety.cpp): scan from
+    // the expansion's last token.
     SourceLocation RB = Outer->getBraceRange().getEnd();
-    auto [FID, Off] = SM.getDecomposedLoc(SM.getExpansionLoc(RB));
+    auto [FID, Off] = SM.getDecomposedLoc(SM.getExpansionRange(RB).getEnd());
     unsigned At = endOfDeclaration(SM.getBufferData(FID), Off);
     if (At == ~0u) {
       S.report(Diag::MacroBody, T->RD->getLocation(), "cannot find the end of the declaration of "

@@ -83,33 +83,26 @@ private:
   const SourceManager &SM;
 };
 
-} // namespace
+using Ranges = std::vector<std::pair<unsigned, unsigned>>;
 
-std::string Printer::printed(const Stmt *St,
-                             const llvm::DenseMap<const Stmt *, std::string> *Pending,
-                             const EditSet *Inner, bool *AllPlaced) {
+/// St printed (see Printer::printed) on one line per line of the content
+/// copied into it; Lines counts those line breaks, Copied gets the file
+/// ranges copied.
+std::string printOneLine(const Stmt *St, Printer &P, const Session &S,
+                         const llvm::DenseMap<const Stmt *, std::string> *Pending,
+                         const EditSet *Inner, Ranges &Copied, unsigned &Lines) {
   PrintingPolicy Pol(S.LO);
   Pol.SuppressTagKeyword = false;
   Pol.Bool = false;
   std::string Raw;
   llvm::raw_string_ostream OS(Raw);
-  Helper H(St, *this, Pending, Inner, SM);
+  Helper H(St, P, Pending, Inner, S.SM);
   St->printPretty(OS, &H, Pol, 0, "\n", &S.Ctx);
   OS.flush();
-  if (AllPlaced && Inner) {
-    *AllPlaced = true;
-    for (const auto &[F, V] : Inner->files())
-      for (const Edit &X : V) {
-        bool In = false;
-        for (auto [B, E] : H.Copied)
-          In |= X.Offset >= B && X.end() <= E;
-        *AllPlaced &= In;
-      }
-  }
+  Copied.insert(Copied.end(), H.Copied.begin(), H.Copied.end());
   while (!Raw.empty() && (Raw.back() == '\n' || Raw.back() == ' '))
     Raw.pop_back();
   std::string Out;
-  unsigned Lines = 0;
   for (char C : Raw) {
     if (C == '\n')
       Out += ' ';
@@ -119,6 +112,40 @@ std::string Printer::printed(const Stmt *St,
     } else
       Out += C;
   }
+  return Out;
+}
+
+/// Every edit of Inner lies in one of the copied ranges.
+bool allPlaced(const EditSet &Inner, const Ranges &Copied) {
+  for (const auto &[F, V] : Inner.files())
+    for (const Edit &X : V) {
+      bool In = false;
+      for (auto [B, E] : Copied)
+        In |= X.Offset >= B && X.end() <= E;
+      if (!In)
+        return false;
+    }
+  return true;
+}
+
+/// Pad Out with line breaks to as many lines as the file range R holds.
+void keepLines(std::string &Out, unsigned Lines, CharSourceRange R,
+               const SourceManager &SM, const LangOptions &LO) {
+  StringRef Orig = Lexer::getSourceText(R, SM, LO);
+  for (unsigned N = Orig.count('\n'); Lines < N; ++Lines)
+    Out += '\n';
+}
+
+} // namespace
+
+std::string Printer::printed(const Stmt *St,
+                             const llvm::DenseMap<const Stmt *, std::string> *Pending,
+                             const EditSet *Inner, bool *AllPlaced) {
+  Ranges Copied;
+  unsigned Lines = 0;
+  std::string Out = printOneLine(St, *this, S, Pending, Inner, Copied, Lines);
+  if (AllPlaced && Inner)
+    *AllPlaced = allPlaced(*Inner, Copied);
   // As many lines as the text it replaces, and no `;` the user wrote
   // after it (`do { } while (0)` is printed with one).
   CharSourceRange R = fileRange(St);
@@ -126,12 +153,52 @@ std::string Printer::printed(const Stmt *St,
     StringRef Orig = Lexer::getSourceText(R, SM, S.LO);
     if (!Out.empty() && Out.back() == ';' && !Orig.rtrim().ends_with(";"))
       Out.pop_back();
-    for (unsigned N = Orig.count('\n'); Lines < N; ++Lines)
-      Out += '\n';
+    keepLines(Out, Lines, R, SM, S.LO);
   }
   // An expression printed in place of another keeps its own parentheses.
   if (isa<Expr>(St))
     return "(" + Out + ")";
+  return Out;
+}
+
+CharSourceRange Printer::headerExpansion(const Stmt *Loop) const {
+  const auto *F = dyn_cast<ForStmt>(Loop);
+  if (!F || !F->getBody())
+    return {};
+  SourceLocation B = F->getBeginLoc(), RP = F->getRParenLoc(), Start, End;
+  if (!B.isMacroID() || !RP.isMacroID() ||
+      !Lexer::isAtStartOfMacroExpansion(B, SM, S.LO, &Start) ||
+      !Lexer::isAtEndOfMacroExpansion(RP, SM, S.LO, &End) || !Start.isFileID() ||
+      !End.isFileID() || SM.getExpansionRange(B).getBegin() != SM.getExpansionRange(RP).getBegin())
+    return {};
+  // The body is the user's text after the expansion.
+  CharSourceRange Body = fileRange(F->getBody());
+  if (Body.isInvalid() || !SM.isBeforeInTranslationUnit(End, Body.getBegin()))
+    return {};
+  return CharSourceRange::getTokenRange(Start, End);
+}
+
+std::string Printer::printedHeader(const ForStmt *F,
+                                   const llvm::DenseMap<const Stmt *, std::string> *Pending,
+                                   const EditSet *Inner, bool *AllPlaced) {
+  Ranges Copied;
+  unsigned Lines = 0;
+  auto part = [&](const Stmt *X) -> std::string {
+    if (!X)
+      return "";
+    if (Pending)
+      if (auto It = Pending->find(X); It != Pending->end())
+        return It->second;
+    std::string T = printOneLine(X, *this, S, Pending, Inner, Copied, Lines);
+    return isa<Expr>(X) ? "(" + T + ")" : T;
+  };
+  std::string Init = part(F->getInit());
+  if (Init.empty() || Init.back() != ';')
+    Init += ";";
+  std::string Out = "for (" + Init + " " + part(F->getCond()) + "; " + part(F->getInc()) + ")";
+  if (AllPlaced && Inner)
+    *AllPlaced = allPlaced(*Inner, Copied);
+  keepLines(Out, Lines, Lexer::makeFileCharRange(headerExpansion(F), SM, S.LO), SM, S.LO);
   return Out;
 }
 

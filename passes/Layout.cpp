@@ -145,7 +145,12 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
       Out += " " + typeOf(S, F.Target).compactSpelling() + " " + Name + Dims + ";";
       break;
     case FieldInfo::Bytes:
-      Out += " " + declText(S, F.FD->getType(), Name);
+      // A field of unnamed type (`enum { LEAF, INNER } kind;`) has no
+      // spelling of its own: take it from the wide type's field.
+      if (isUnnamedTag(F.FD->getType()))
+        Out += " __typeof__(((" + T.WideSpelling + " *)0)->" + Name + ") " + Name;
+      else
+        Out += " " + declText(S, F.FD->getType(), Name);
       if (F.FD->hasAttr<AlignedAttr>())
         Out += " __attribute__((aligned(" + std::to_string(F.CompactAlign) + ")))";
       Out += ";";

@@ -87,6 +87,17 @@ public:
   std::string printed(const clang::Stmt *St,
                       const llvm::DenseMap<const clang::Stmt *, std::string> *Pending = nullptr,
                       const EditSet *Inner = nullptr, bool *AllPlaced = nullptr);
+  /// Expansion.cpp: the file range of a for loop's header where the header
+  /// alone is one macro expansion and the body the user's text after it
+  /// (`FOREACH(x, head) body`, the expansion `for (init; cond; inc)`);
+  /// else an invalid range.  Such a header is printed on its own, so the
+  /// body keeps its text and its in-place edits (frames, polls, versions).
+  clang::CharSourceRange headerExpansion(const clang::Stmt *Loop) const;
+  /// Expansion.cpp: that header printed, `for (init; cond; inc)`, as
+  /// printed() prints a statement.
+  std::string printedHeader(const clang::ForStmt *F,
+                            const llvm::DenseMap<const clang::Stmt *, std::string> *Pending,
+                            const EditSet *Inner, bool *AllPlaced);
   /// The outermost macro at E's use site (the name written in the file).
   std::string macroName(const clang::Stmt *E) const;
   /// Expansion.cpp: the node whose text in the file replaces E's when E

@@ -3,9 +3,9 @@
 // In:  the Model from Analysis (compact types, records that hold them).
 // Out: diagnostics only: an error for every type the rewrite cannot lay
 //      out (unions holding compact pointers or values, unnamed, empty,
-//      packed, local or macro-defined compact types; bit-fields, flexible
-//      and variable-length array fields, fields of unnamed types, volatile
-//      or _Atomic compact pointers).  Errors here stop the pipeline before
+//      packed or local compact types, or ones a macro defines and goes on
+//      after; bit-fields, flexible and variable-length array fields,
+//      anonymous members, volatile or _Atomic compact pointers).  Errors here stop the pipeline before
 //      any use is checked (Session::TypeErrors).  The uses of compact types
 //      in function bodies are checked in Safety.cpp.
 // Tests: test/diagnostics/*.c (one file per reason).
@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 #include "clang/AST/Attr.h"
+#include "clang/Lex/Lexer.h"
 
 using namespace clang;
 
@@ -26,15 +27,6 @@ std::string quoted(llvm::StringRef S) { return "'" + S.str() + "'"; }
 /// Strip arrays from a type (canonical).
 QualType elementType(QualType T) {
   return stripArrays(T).Element.getCanonicalType();
-}
-
-/// A tag type without a name (anonymous struct, union or enum).
-bool isUnnamedTag(QualType T) {
-  const auto *TT = elementType(T)->getAs<TagType>();
-  if (!TT)
-    return false;
-  const TagDecl *TD = TT->getDecl();
-  return !TD->getIdentifier() && !TD->getTypedefNameForAnonDecl();
 }
 
 /// Type-level refusals, per record.
@@ -57,7 +49,9 @@ void checkRecord(Session &S, const RecordDecl *RD) {
       else if (CompactType *T = M.recordOf(E))
         S.report(Diag::Union, FD->getLocation(),
                 "union member " + quoted(FD->getName()) +
-                    " holds compact type " + quoted(T->WideSpelling) +
+                    " holds " +
+                    (T->Name.empty() ? std::string("a struct with compact pointers")
+                                     : "compact type " + quoted(T->WideSpelling)) +
                     "; compact types cannot live in unions",
                 {tokRange(FD->getSourceRange())});
     }
@@ -90,10 +84,21 @@ void checkRecord(Session &S, const RecordDecl *RD) {
     S.report(Diag::LocalType, RD->getLocation(),
             "compact type " + Who +
                 " is defined inside a function; define it at file scope");
-  if (RD->getBraceRange().getEnd().isMacroID())
+  // Its declarations go after the declaration that ends the outermost
+  // enclosing struct (Emit.cpp).  A struct a macro defines is fine where
+  // its closing brace is the macro's last token (<sys/queue.h>'s
+  // TAILQ_HEAD(name, type); inside a struct, TAILQ_ENTRY(type) field;):
+  // the declaration ends after the expansion, in the user's text.  A macro
+  // that goes on after the struct may use it before its compact layout.
+  const RecordDecl *Outer = RD;
+  while (const auto *P = dyn_cast<RecordDecl>(Outer->getLexicalDeclContext()))
+    Outer = P;
+  SourceLocation OuterEnd = Outer->getBraceRange().getEnd();
+  if (OuterEnd.isMacroID() && !Lexer::isAtEndOfMacroExpansion(OuterEnd, S.SM, S.LO))
     S.report(Diag::MacroBody, RD->getLocation(), "compact type " + Who +
-                                   " is defined by a macro expansion; the "
-                                   "rewrite cannot place its compact layout");
+                                   " is defined by a macro that goes on after "
+                                   "the struct; the rewrite cannot place its "
+                                   "compact layout");
   for (const FieldDecl *FD : RD->fields()) {
     auto FR = tokRange(FD->getSourceRange());
     QualType E = elementType(FD->getType());
@@ -122,10 +127,13 @@ void checkRecord(Session &S, const RecordDecl *RD) {
               {FR});
       continue;
     }
-    if (FD->getName().empty() || isUnnamedTag(FD->getType())) {
+    // A named field of unnamed type is fine: Layout spells its type
+    // through the field and Analysis names a nested compact struct after
+    // it.  An anonymous member has no name to spell it by.
+    if (FD->getName().empty()) {
       S.report(Diag::UnnamedFieldType, FD->getLocation(),
-              "field of unnamed struct, union or enum type in compact type " +
-                  Who + " is not supported; give the type a tag",
+              "anonymous struct or union member in compact type " + Who +
+                  " is not supported; give the member a name",
               {FR});
       continue;
     }

@@ -92,4 +92,10 @@ ArrayShape stripArrays(QualType T) {
   return S;
 }
 
+bool isUnnamedTag(QualType T) {
+  const auto *TT = stripArrays(T).Element->getAs<TagType>();
+  return TT && !TT->getDecl()->getIdentifier() &&
+         !TT->getDecl()->getTypedefNameForAnonDecl();
+}
+
 } // namespace compactptr

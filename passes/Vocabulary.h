@@ -63,6 +63,9 @@ struct ArrayShape {
 };
 /// Strip every array layer of T (constant, incomplete or variable).
 ArrayShape stripArrays(clang::QualType T);
+/// T, through arrays, is a struct, union or enum with neither a tag nor a
+/// typedef name: C code cannot spell it.
+bool isUnnamedTag(clang::QualType T);
 
 } // namespace compactptr
 

@@ -127,16 +127,21 @@ void Walker::place(const Expr *E, std::string T) {
 
 void Walker::resolve() {
   // Outermost first: an expansion inside another is printed with it.
+  // A loop whose header alone is the expansion (`FOREACH(x, h) body`)
+  // has only its header printed: the body keeps its text.
   struct Item {
     const Stmt *A;
     FileID FID;
     unsigned B, E;
+    bool Header;
   };
   std::vector<Item> Items;
   for (const Stmt *A : Expansions) {
-    CharSourceRange R = P.fileRange(A);
+    CharSourceRange H = P.headerExpansion(A);
+    CharSourceRange R =
+        H.isValid() ? Lexer::makeFileCharRange(H, SM, S.LO) : P.fileRange(A);
     auto [FID, B] = SM.getDecomposedLoc(R.getBegin());
-    Items.push_back({A, FID, B, SM.getFileOffset(R.getEnd())});
+    Items.push_back({A, FID, B, SM.getFileOffset(R.getEnd()), H.isValid()});
   }
   Expansions.clear();
   std::stable_sort(Items.begin(), Items.end(), [](const Item &X, const Item &Y) {
@@ -151,7 +156,8 @@ void Walker::resolve() {
     // a text in the file) are rendered into those children's copies.
     EditSet Inner = Out.take(I.FID, I.B, I.E);
     bool AllPlaced = true;
-    std::string T = P.printed(I.A, &Pending, &Inner, &AllPlaced);
+    std::string T = I.Header ? P.printedHeader(cast<ForStmt>(I.A), &Pending, &Inner, &AllPlaced)
+                             : P.printed(I.A, &Pending, &Inner, &AllPlaced);
     if (!AllPlaced) {
       P.fail(I.A, "cannot rewrite the expansion of macro '" + P.macroName(I.A) +
                       "': code the rewrite changes in place (a frame, a poll, a "

@@ -103,6 +103,7 @@ private:
   bool checkVLA(const clang::VarDecl *VD);
   unsigned afterDeclarator(const clang::VarDecl *VD) const;
   unsigned endAfter(const clang::Stmt *St) const;
+  clang::SourceLocation startOf(const clang::Stmt *St) const;
   bool versionByMode(llvm::ArrayRef<const clang::Stmt *> Sts, llvm::StringRef Open,
                      llvm::StringRef Close);
   std::string formText(llvm::ArrayRef<const clang::Stmt *> Sts, Printer &F,

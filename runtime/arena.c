@@ -270,6 +270,18 @@ const char *cp__arena_limit_note(const cp_arena_t *a) {
   return note;
 }
 
+const char *cp__compact_arena_advice(void) {
+  const cp_reservation_t *r = &cp__reservation;
+  if (r->shrunk_as)
+    return "raise the address-space limit (ulimit -v, prlimit --as)";
+  if (r->shrunk_gap)
+    return "free the address range below the handles' reach (link the "
+           "program as a position-independent executable)";
+  if (r->limit < CP_ARENA_REACH - CP_LOW_START)
+    return "raise COMPACTPTR_ARENA_LIMIT";
+  return NULL;
+}
+
 void cp__arena_describe(FILE *f) {
   const cp_reservation_t *r = &cp__reservation;
   if (!r->done)

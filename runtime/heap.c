@@ -983,14 +983,15 @@ _Noreturn void cp__exhausted(cp_arena_t *a, size_t request) {
     cp__fatal("the wide heap is exhausted: %zu bytes reserved "
               "(COMPACTPTR_WIDE_RESERVE)%s; it needed a new run of %zu bytes",
               reach, cp__arena_limit_note(a), request);
+  const char *advice = cp__compact_arena_advice();
   if (cp__build == CP_BUILD_COMPACT_ONLY)
     cp__fatal("the compact arena is exhausted: %zu bytes in use of %zu%s "
               "(it needed a new run of %zu bytes); this program was built compact-only, "
               "so it cannot switch to wide mode (rebuild with "
-              "-fplugin-arg-compactptr-mode=switchable or raise "
-              "COMPACTPTR_ARENA_LIMIT)",
+              "-fplugin-arg-compactptr-mode=switchable%s%s)",
               (size_t)a->used_pages << CP_PAGE_SHIFT, reach,
-              cp__arena_limit_note(a), request);
+              cp__arena_limit_note(a), request, advice ? " or " : "",
+              advice ? advice : "");
   if (cp__pending()) {
     if (__atomic_load_n(&cp__stopping, __ATOMIC_ACQUIRE))
       cp__fatal("the compact arena is exhausted (%zu bytes%s) while a switch "
@@ -1011,7 +1012,7 @@ _Noreturn void cp__exhausted(cp_arena_t *a, size_t request) {
   cp__fatal("the compact arena is exhausted (%zu bytes%s; it needed a new run "
             "of %zu bytes, more than is left) before a switch to wide mode "
             "became pending; add a cp_safepoint() call before this "
-            "allocation, lower COMPACTPTR_HIGH_WATER, or raise "
-            "COMPACTPTR_ARENA_LIMIT",
-            reach, cp__arena_limit_note(a), request);
+            "allocation, lower COMPACTPTR_HIGH_WATER%s%s",
+            reach, cp__arena_limit_note(a), request, advice ? ", or " : "",
+            advice ? advice : "");
 }

@@ -188,6 +188,12 @@ void cp__wide_arena_reserve(cp_arena_t *a);
 /* " (…)" naming the address-space limit that shrank arena a, or "":
  * appended to exhaustion messages. */
 const char *cp__arena_limit_note(const cp_arena_t *a);
+/* What would give the compact arena more room, as "raise …" advice for
+ * exhaustion messages: the address-space limit or the free gap when one of
+ * them shrank the arena (raising COMPACTPTR_ARENA_LIMIT would not help
+ * then), COMPACTPTR_ARENA_LIMIT when it is below the reach, else NULL (the
+ * arena already spans all that handles reach). */
+const char *cp__compact_arena_advice(void);
 /* One STATS line: where the compact arena is and why there. */
 void cp__arena_describe(FILE *f);
 /* Returns the first page of a free run of 2^order pages, committed, or

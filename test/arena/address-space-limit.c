@@ -1,7 +1,8 @@
 // Under an address-space limit (prlimit --as, ulimit -v) the compact arena
 // takes at most a fifth of the address space free at start-up: the arena
 // shrinks and the switch comes earlier, and the wide heap gets room beside
-// it.  A compact-only build stops with one line naming the limit.
+// it.  A compact-only build stops with one line naming the limit, and its
+// advice is to raise that limit (COMPACTPTR_ARENA_LIMIT would not help).
 // REQUIRES: plugin
 // RUN: %clang %cflags -O2 %s -o %t.native && %t.native 4000000 > %t.expected
 // RUN: %clang %cflags -O2 -fplugin=%plugin %s %runtime -o %t.sw
@@ -20,7 +21,9 @@
 // EARLY: (the address-space limit RLIMIT_AS of 134217728 bytes shrank the arena
 // RUN: %clang %cflags -O2 -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only %s %runtime -o %t.co
 // RUN: not prlimit --as=134217728 %t.co 4000000 2>&1 | FileCheck --check-prefix=CO %s
-// CO: compactptr: the compact arena is exhausted: {{[0-9]+}} bytes in use of {{[0-9]+}} (the address-space limit RLIMIT_AS of 134217728 bytes shrank the arena from {{[0-9]+}} bytes: a fifth of the {{[0-9]+}} bytes free at start-up) (it needed a new run of {{[0-9]+}} bytes); this program was built compact-only
+// CO: compactptr: the compact arena is exhausted: {{[0-9]+}} bytes in use of {{[0-9]+}} (the address-space limit RLIMIT_AS of 134217728 bytes shrank the arena from {{[0-9]+}} bytes: a fifth of the {{[0-9]+}} bytes free at start-up) (it needed a new run of {{[0-9]+}} bytes); this program was built compact-only, so it cannot switch to wide mode (rebuild with -fplugin-arg-compactptr-mode=switchable or raise the address-space limit (ulimit -v, prlimit --as)){{$}}
+// RUN: env COMPACTPTR_ARENA_LIMIT=4M not %t.co 4000000 2>&1 | FileCheck --check-prefix=KNOB %s
+// KNOB: this program was built compact-only, so it cannot switch to wide mode (rebuild with -fplugin-arg-compactptr-mode=switchable or raise COMPACTPTR_ARENA_LIMIT){{$}}
 #include <compactptr.h>
 #include <stdio.h>
 #include <stdlib.h>

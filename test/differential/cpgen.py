@@ -14,7 +14,7 @@ random mix of fields: links to any type, arrays of links, unsigned and
 signed integers of every width, `_Bool`, `float`, `double`, `char` arrays,
 a `const char *` (not a compact pointer), a plain by-value struct and a
 by-value struct that holds a compact pointer (inferred compact), or an
-array of those.  Every type has a pool of slots (a global array, or a heap
+array of those (named, or of unnamed type, `struct { ... } ls[2]`).  Every type has a pool of slots (a global array, or a heap
 root array from calloc that is also realloc'ed); a slot holds NULL or a
 *head*, and every head owns a chain through `next`.  Some types have a
 heap array of structs (with a one-past-the-end pointer in a global) and a
@@ -84,6 +84,7 @@ class Field:
         self.ctype = ctype
         self.target = target  # type index for ptr/arr/link/links
         self.n = n            # array length for arr/chars/links
+        self.anon = False     # links: declared with an unnamed struct type
 
 
 class CType:
@@ -205,7 +206,12 @@ class Gen:
             if r.random() < 0.2:
                 tg = r.randrange(nt)
                 fs.append(Field("links", "ls", target=tg, n=2))
-                self.link_targets.add(tg)
+                # Half of them of unnamed type (`struct { ... } ls[2]`, as
+                # queue.h's _ENTRY macros declare members); a PRNG of its
+                # own, so the rest of each seed's program is unchanged.
+                fs[-1].anon = random.Random(self.seed * 7919 + t.idx).random() < 0.5
+                if not fs[-1].anon:
+                    self.link_targets.add(tg)
             head, rest = fs[:1], fs[1:]
             r.shuffle(rest)
             t.fields = rest[:1] + head + rest[1:] if r.random() < 0.5 else head + rest
@@ -260,6 +266,8 @@ class Gen:
                     e("  struct pt %s;" % f.name)
                 elif f.kind == "link":
                     e("  struct lk%d %s;" % (f.target, f.name))
+                elif f.kind == "links" and f.anon:
+                    e("  struct { struct T%d *to; unsigned w; } %s[%d]; /* unnamed type */" % (f.target, f.name, f.n))
                 elif f.kind == "links":
                     e("  struct lk%d %s[%d];" % (f.target, f.name, f.n))
             e("};")

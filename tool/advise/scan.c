@@ -351,12 +351,9 @@ static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
   f.align = clang_Type_getAlignOf(ft);
   if (f.align < 1)
     f.align = clang_Type_getAlignOf(e) > 0 ? clang_Type_getAlignOf(e) : 1;
-  int anon_type = 0;
   if (e.kind == CXType_Pointer && (f.target = pointee_struct(s, e)) >= 0) {
     f.kind = AD_FIELD_POINTER;
   } else if ((f.target = record_of(s, e)) >= 0) {
-    CXCursor d2 = clang_getTypeDeclaration(e);
-    anon_type = clang_Cursor_isAnonymous(d2) != 0;
     if (s->m->records[f.target].is_union)
       f.target = -1, f.kind = AD_FIELD_BYTES;
     else
@@ -364,8 +361,6 @@ static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
   } else {
     f.target = -1;
     f.kind = AD_FIELD_BYTES;
-    if (e.kind == CXType_Enum)
-      anon_type = clang_Cursor_isAnonymous(clang_getTypeDeclaration(e)) != 0;
   }
   if (fc->rec >= 0) {
     r = &s->m->records[fc->rec];
@@ -377,10 +372,9 @@ static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
       else if (f.flexible)
         block(s, fc->rec, AD_B_FlexibleArray, f.loc,
               ad_printf("flexible array member '%s' in '%s'", f.name, who));
-      else if (!*f.name || anon_type)
+      else if (!*f.name) /* a member of unnamed type is fine, if named */
         block(s, fc->rec, AD_B_UnnamedFieldType, f.loc,
-              ad_printf("field of unnamed struct, union or enum type in '%s'",
-                        who));
+              ad_printf("anonymous struct or union member in '%s'", who));
       long long off = clang_Cursor_getOffsetOfField(c);
       if (!f.bitfield && off >= 0 && f.align > 0 && (off / 8) % f.align != 0 &&
           !r->packed) {
@@ -1387,6 +1381,17 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
   case CXCursor_UnionDecl:
     if (clang_isCursorDefinition(c))
       record_def(s, c);
+    if (clang_Cursor_isAnonymousRecordDecl(c)) {
+      /* A C11 anonymous member: libclang does not visit its implicit
+       * field, so the enclosing struct is blocked here. */
+      CXCursor up = clang_getCursorSemanticParent(c);
+      const char *key = clang_getCursorKind(up) == CXCursor_StructDecl ? record_key(up) : "";
+      if (*key) {
+        int i = ad_record_index(s->m, key);
+        block(s, i, AD_B_UnnamedFieldType, cursor_loc(c),
+              ad_printf("anonymous struct or union member in '%s'", s->m->records[i].name));
+      }
+    }
     break;
   case CXCursor_TypedefDecl:
     typedef_decl(s, c);
