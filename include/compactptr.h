@@ -114,7 +114,15 @@ static void cp__check_plain_unit(void) {
 
 #else /* COMPACTPTR_RUNTIME */
 
+/* pthread_t and pthread_attr_t, for cp_thread_create below.  glibc's
+ * <bits/pthreadtypes.h> is the part of <pthread.h> that defines them; the
+ * whole header would cost every rewritten translation unit (parsed twice by
+ * the plugin) as much as <stdio.h> does.  Elsewhere, <pthread.h>. */
+#if defined(__has_include) && __has_include(<bits/pthreadtypes.h>)
+#include <bits/pthreadtypes.h>
+#else
 #include <pthread.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {

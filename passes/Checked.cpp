@@ -508,9 +508,8 @@ bool CheckedWalker::versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open,
   std::string Pad(PL.getColumn() > 1 ? PL.getColumn() - 1 : 0, ' ');
   std::string T =
       Open.str() +
-      "if (cp_is_compact()) { _Pragma(\"clang diagnostic push\") "
-      "_Pragma(\"clang diagnostic ignored \\\"-Weverything\\\"\") " +
-      TC + " _Pragma(\"clang diagnostic pop\") } else {\n" +
+      "if (cp_is_compact()) { " + QuietBegin + " " + TC + " " + QuietEnd +
+      " } else {\n" +
       lineDirective(PL.getLine(), PL.getFilename()) + Pad + TW + " }" +
       Close.str();
   Out.replace(FID, B, E, T);

@@ -137,12 +137,11 @@ void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
   }
   S.Edits.insert(FID, End,
                  "\n/* compactptr: compact body of " + Name +
-                     " (its warnings are reported once, on the wide body) */\n"
-                     "#pragma clang diagnostic push\n"
-                     "#pragma clang diagnostic ignored \"-Weverything\"\n" +
+                     " (its warnings are reported once, on the wide body) */\n" +
+                     QuietBegin + "\n" +
                      laterCalleePrototypes(S, FD, CS, CompactClone) +
                      lineDirective(PL.getLine(), PL.getFilename()) + Text +
-                     "\n#pragma clang diagnostic pop\n" +
+                     "\n" + QuietEnd + "\n" +
                      lineDirective(PE.getLine(), PE.getFilename()));
 }
 

@@ -338,8 +338,11 @@ void runBoxing(Session &S);
 /// Slots.cpp: which `T **` may point at handle slots (Model::SlotVars,
 /// SlotReturns); errors where such a pointer escapes the analysis.
 void runSlots(Session &S);
-/// Safety.cpp: type-level refusals (unions, bit-fields, packed, ...).
+/// Safety.cpp: the safety gate: the type-level refusals (runTypeChecks),
+/// then the refusals and hazards in function bodies.
 void runSafety(Session &S);
+/// TypeChecks.cpp: type-level refusals (unions, bit-fields, packed, ...).
+void runTypeChecks(Session &S);
 /// Layout.cpp: field order, sizes and alignments of every compact layout.
 void runLayout(Session &S);
 /// Layout.cpp: `struct cp__c_T {...};` plus converters, for one type.
@@ -365,6 +368,18 @@ int attributesAnchor();
 
 /// Text between the generated preamble and the user's first line.
 std::string lineDirective(unsigned Line, llvm::StringRef File);
+
+/// Around generated code whose warnings the user must not see (compact
+/// clones, versioned regions, printed macro expansions): the preamble's
+/// macros for `#pragma clang diagnostic push/ignored "-Weverything"/pop`.
+/// The plugin's own compile of the rewritten text ignores every warning
+/// already, and there they expand to nothing: each `-Weverything` pragma
+/// sets the severity of every diagnostic clang has, a large part of the
+/// whole parse where a file has many regions.
+inline constexpr const char *QuietBegin = "CP__QUIET_BEGIN";
+inline constexpr const char *QuietEnd = "CP__QUIET_END";
+/// Defined by the plugin in its compile of the rewritten text.
+inline constexpr const char *WarningsIgnoredMacro = "CP__WARNINGS_IGNORED";
 
 } // namespace compactptr
 

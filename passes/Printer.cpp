@@ -11,7 +11,8 @@
 //   - copies between heap objects and wide values through the generated
 //     converters cp__load_T / cp__store_T;
 //   - sizeof, _Alignof, offsetof of compact types and heap objects.
-// Both forms rewrite allocation (Allocation.cpp).  A node whose own text
+// Operators (unary, binary, pointer arithmetic) are printed in
+// Operators.cpp.  Both forms rewrite allocation (Allocation.cpp).  A node whose own text
 // is unchanged is spliced: the user's text with its rewritten children
 // put in.
 // Invariants: never half an expression: a node it cannot print is a
@@ -477,149 +478,6 @@ std::string Printer::boxedOnly(const Stmt *St) {
     return printed(St);
   Rendered Out = Parts.render(FID, SM.getBufferData(FID), Begin, End);
   return Out.Ok ? Out.Text : printed(St);
-}
-
-/// The slot address of a slot dereference `*pp`: the text of pp.
-std::string Printer::slotAddr(const Expr *Deref) {
-  const auto *UO = cast<UnaryOperator>(Deref->IgnoreParens());
-  return text(UO->getSubExpr());
-}
-
-std::string Printer::unaryText(const UnaryOperator *UO) {
-  const Expr *Sub = UO->getSubExpr();
-  switch (UO->getOpcode()) {
-  case UO_Deref:
-    if (compact() && M.pointeeOf(Sub->getType())) {
-      fail(UO, "this use of a heap object of compact type cannot be "
-               "rewritten; copy it into a local first");
-      return "";
-    }
-    if (compact() && isSlotPointer(M, Sub)) {
-      fail(UO, "this use of a slot that may be a handle field cannot be "
-               "rewritten; read it into a local first");
-      return "";
-    }
-    break;
-  case UO_AddrOf:
-    if (compact() && isCompactLocated(M, Sub))
-      return "((" + ty(UO->getType()) + ")" + caddr(Sub) + ")";
-    if (compact() && isHandleLValue(M, Sub))
-      // A pointer to the handle slot itself (Slots.cpp follows it).
-      return "((" + ty(UO->getType()) + ")" + caddr(Sub) + ")";
-    if (compact() && isSlotDeref(M, Sub))
-      return "(" + slotAddr(Sub) + ")";
-    if (compact() && isHandleArray(M, Sub)) {
-      fail(UO, "the address of a handle array field cannot be taken");
-      return "";
-    }
-    break;
-  case UO_LNot:
-    return "(!" + boolText(Sub) + ")";
-  case UO_PreInc:
-  case UO_PreDec:
-  case UO_PostInc:
-  case UO_PostDec:
-    if (CompactType *T = compact() ? M.pointeeOf(UO->getType()) : nullptr) {
-      bool Post = UO->isPostfix();
-      std::string D = UO->isIncrementOp() ? "" : "-";
-      std::string Call =
-          isHandleLValue(M, Sub)
-              ? "cp__hadd(&" + clv(Sub) + ", "
-              : "cp__padd(&(" + text(Sub) + "), ";
-      Call += D + "(long)sizeof(" + ct(T) + "), " + (Post ? "1" : "0") + ")";
-      if (isStatementLevel(UO))
-        return Call;
-      return "((" + ty(UO->getType()) + ")" + Call + ")";
-    }
-    break;
-  default:
-    break;
-  }
-  return splice(UO);
-}
-
-std::string Printer::binaryText(const BinaryOperator *BO) {
-  const Expr *L = BO->getLHS(), *R = BO->getRHS();
-  if (!compact())
-    return splice(BO);
-  switch (BO->getOpcode()) {
-  case BO_Assign:
-    if (isSlotDeref(M, L)) {
-      std::string Call = "cp__slot_store(" + slotAddr(L) + ", " + text(R) + ")";
-      if (isStatementLevel(BO))
-        return Call;
-      return "((" + ty(L->getType()) + ")" + Call + ")";
-    }
-    if (isHandleLValue(M, L)) {
-      if (isStatementLevel(BO))
-        return "cp__sth(&" + clv(L) + ", " + text(R) + ")";
-      return "((" + ty(L->getType()) + ")cp__sth(&" + clv(L) + ", " + text(R) + "))";
-    }
-    if (CompactType *T = M.recordOf(L->getType()); T && isCompactLocated(M, L)) {
-      // Heap object = heap object of the same type: copy the compact bytes.
-      if (CompactType *RT = M.recordOf(R->getType()); RT == T) {
-        const Expr *RX = R->IgnoreParens();
-        if (const auto *IC = dyn_cast<ImplicitCastExpr>(RX))
-          if (IC->getCastKind() == CK_LValueToRValue &&
-              isCompactLocated(M, IC->getSubExpr()) && isStatementLevel(BO))
-            return "(void)(" + clv(L) + " = " + clv(IC->getSubExpr()) + ")";
-      }
-      return "cp__store_" + T->Name + "(" + caddr(L) + ", " + text(R) + ")";
-    }
-    break;
-  case BO_AddAssign:
-  case BO_SubAssign:
-    if (CompactType *T = M.pointeeOf(L->getType())) {
-      std::string D = BO->getOpcode() == BO_AddAssign ? "" : "-";
-      std::string Call = isHandleLValue(M, L) ? "cp__hadd(&" + clv(L) + ", "
-                                              : "cp__padd(&(" + text(L) + "), ";
-      Call += D + "(long)(" + text(R) + ") * (long)sizeof(" + ct(T) + "), 0)";
-      if (isStatementLevel(BO))
-        return Call;
-      return "((" + ty(L->getType()) + ")" + Call + ")";
-    }
-    break;
-  case BO_Add:
-  case BO_Sub: {
-    CompactType *LT = M.pointeeOf(L->getType()), *RT = M.pointeeOf(R->getType());
-    if (LT && RT)
-      return "((" + cptr(LT, L) + ")(" + text(L) + ") - (" + cptr(RT, R) + ")(" +
-             text(R) + "))";
-    if (LT)
-      return "((" + ty(BO->getType()) + ")((" + cptr(LT, L) + ")(" + text(L) +
-             ") " + (BO->getOpcode() == BO_Add ? "+" : "-") + " (" + text(R) + ")))";
-    if (RT)
-      return "((" + ty(BO->getType()) + ")((" + text(L) + ") + (" + cptr(RT, R) +
-             ")(" + text(R) + ")))";
-    break;
-  }
-  case BO_EQ:
-  case BO_NE: {
-    std::string Op = BO->getOpcode() == BO_EQ ? " == " : " != ";
-    const Expr *HL = handleRead(L), *HR = handleRead(R);
-    auto isNull = [&](const Expr *X) {
-      return X->isNullPointerConstant(S.Ctx, Expr::NPC_ValueDependentIsNotNull) !=
-             Expr::NPCK_NotNull;
-    };
-    // Directly inside if (...) / while (...): no extra parentheses, which
-    // -Wparentheses-equality would flag.
-    std::string O = isStatementLevel(BO) ? "" : "(", C = O.empty() ? "" : ")";
-    if (HL && HR)
-      return O + clv(HL) + Op + clv(HR) + C;
-    if (HL && isNull(R))
-      return O + clv(HL) + Op + "0" + C;
-    if (HR && isNull(L))
-      return O + "0" + Op + clv(HR) + C;
-    break;
-  }
-  case BO_LAnd:
-  case BO_LOr:
-    return "(" + boolText(L) + (BO->getOpcode() == BO_LAnd ? " && " : " || ") +
-           boolText(R) + ")";
-  default:
-    break;
-  }
-  return splice(BO);
 }
 
 /// E is a full expression whose value is discarded or only tested

@@ -4,7 +4,8 @@
 // Out: diagnostics only.  An error for every construct the rewrite cannot
 //      handle (one reason per check, each with its own message and test);
 //      a warning for hazards it cannot rule out.  Errors stop the pipeline
-//      before anything is rewritten.
+//      before anything is rewritten.  The type-level refusals come first,
+//      from TypeChecks.cpp; this file checks the uses in function bodies.
 // Invariants: the checks do not depend on the build mode, so a program that
 //      builds in one mode builds in all of them.
 // Tests: test/diagnostics/*.c (one file per reason).
@@ -25,132 +26,6 @@ namespace {
 CharSourceRange tokRange(SourceRange R) { return CharSourceRange::getTokenRange(R); }
 
 std::string quoted(llvm::StringRef S) { return "'" + S.str() + "'"; }
-
-/// Strip arrays from a type (canonical).
-QualType elementType(QualType T) {
-  return stripArrays(T).Element.getCanonicalType();
-}
-
-/// Type-level refusals, per record.
-void checkRecord(Session &S, const RecordDecl *RD) {
-  const Model &M = S.M;
-  if (RD->isUnion()) {
-    for (const Decl *D : RD->redecls())
-      for (const auto *A : D->specific_attrs<AnnotateAttr>())
-        if (A->getAnnotation() == annotationOf("compact"))
-          S.report(Diag::Union, A->getLocation(), "'compact' applies to structs, not unions",
-                  {tokRange(A->getRange())});
-    for (const FieldDecl *FD : RD->fields()) {
-      QualType E = elementType(FD->getType());
-      if (CompactType *T = M.pointeeOf(E))
-        S.report(Diag::Union, FD->getLocation(),
-                "union member " + quoted(FD->getName()) +
-                    " holds a compact pointer to " + quoted(T->WideSpelling) +
-                    "; compact pointers cannot live in unions",
-                {tokRange(FD->getSourceRange())});
-      else if (CompactType *T = M.recordOf(E))
-        S.report(Diag::Union, FD->getLocation(),
-                "union member " + quoted(FD->getName()) +
-                    " holds " +
-                    (T->Name.empty() ? std::string("a struct with compact pointers")
-                                     : "compact type " + quoted(T->WideSpelling)) +
-                    "; compact types cannot live in unions",
-                {tokRange(FD->getSourceRange())});
-    }
-    return;
-  }
-  CompactType *T = M.ByDecl.lookup(cast<RecordDecl>(RD->getCanonicalDecl()));
-  if (!T)
-    return;
-  std::string Who = T->Name.empty() ? std::string("anonymous struct")
-                                    : quoted(T->WideSpelling);
-  if (T->Name.empty()) {
-    S.report(Diag::UnsupportedType, RD->getLocation(),
-            "compact type needs a name: give the struct a tag or a typedef");
-    return;
-  }
-  if (RD->field_empty()) {
-    S.report(Diag::UnsupportedType, RD->getLocation(), "compact type " + Who + " has no fields");
-    return;
-  }
-  if (RD->hasAttr<PackedAttr>() || RD->hasAttr<MaxFieldAlignmentAttr>())
-    S.report(Diag::Packed, RD->getLocation(),
-            "compact type " + Who +
-                " is packed; compact types cannot be packed (remove "
-                "__attribute__((packed)) or #pragma pack)",
-            {tokRange(RD->getSourceRange())});
-  const DeclContext *DC = RD->getLexicalDeclContext();
-  // A struct defined inside another struct has file scope in C; its
-  // declarations go after the outermost enclosing struct (Emit.cpp).
-  if (DC->isFunctionOrMethod())
-    S.report(Diag::LocalType, RD->getLocation(),
-            "compact type " + Who +
-                " is defined inside a function; define it at file scope");
-  // Its declarations go after the declaration that ends the outermost
-  // enclosing struct (Emit.cpp).  A struct a macro defines is fine where
-  // its closing brace is the macro's last token (<sys/queue.h>'s
-  // TAILQ_HEAD(name, type); inside a struct, TAILQ_ENTRY(type) field;):
-  // the declaration ends after the expansion, in the user's text.  A macro
-  // that goes on after the struct may use it before its compact layout.
-  const RecordDecl *Outer = RD;
-  while (const auto *P = dyn_cast<RecordDecl>(Outer->getLexicalDeclContext()))
-    Outer = P;
-  SourceLocation OuterEnd = Outer->getBraceRange().getEnd();
-  if (OuterEnd.isMacroID() && !Lexer::isAtEndOfMacroExpansion(OuterEnd, S.SM, S.LO))
-    S.report(Diag::MacroBody, RD->getLocation(), "compact type " + Who +
-                                   " is defined by a macro that goes on after "
-                                   "the struct; the rewrite cannot place its "
-                                   "compact layout");
-  for (const FieldDecl *FD : RD->fields()) {
-    auto FR = tokRange(FD->getSourceRange());
-    QualType E = elementType(FD->getType());
-    if (FD->isBitField()) {
-      S.report(Diag::BitField, FD->getLocation(),
-              "bit-field " + quoted(FD->getName()) + " in compact type " + Who +
-                  " is not supported; use a plain integer field",
-              {FR});
-      continue;
-    }
-    if (FD->hasAttr<PackedAttr>())
-      S.report(Diag::Packed, FD->getLocation(),
-              "packed field " + quoted(FD->getName()) + " in compact type " +
-                  Who + " is not supported",
-              {FR});
-    if (FD->getType()->isIncompleteArrayType()) {
-      S.report(Diag::FlexibleArray, FD->getLocation(),
-              "flexible array member " + quoted(FD->getName()) +
-                  " in compact type " + Who + " is not supported",
-              {FR});
-      continue;
-    }
-    if (FD->getType()->isVariableArrayType()) {
-      S.report(Diag::UnsupportedType, FD->getLocation(), "variable-length array field " +
-                                     quoted(FD->getName()) + " is not supported",
-              {FR});
-      continue;
-    }
-    // A named field of unnamed type is fine: Layout spells its type
-    // through the field and Analysis names a nested compact struct after
-    // it.  An anonymous member has no name to spell it by.
-    if (FD->getName().empty()) {
-      S.report(Diag::UnnamedFieldType, FD->getLocation(),
-              "anonymous struct or union member in compact type " + Who +
-                  " is not supported; give the member a name",
-              {FR});
-      continue;
-    }
-    if (M.pointeeOf(E) && (E.isVolatileQualified() || E->isAtomicType()))
-      S.report(Diag::UnsupportedType, FD->getLocation(),
-              "volatile or _Atomic compact pointer " + quoted(FD->getName()) +
-                  " is not supported",
-              {FR});
-    if (E->isAtomicType() && M.pointeeOf(E->getAs<AtomicType>()->getValueType()))
-      S.report(Diag::UnsupportedType, FD->getLocation(),
-              "_Atomic compact pointer " + quoted(FD->getName()) +
-                  " is not supported",
-              {FR});
-  }
-}
 
 /// Expression-level refusals and hazards in function bodies.
 class ExprChecks : public RecursiveASTVisitor<ExprChecks> {
@@ -772,8 +647,7 @@ private:
 } // namespace
 
 void runSafety(Session &S) {
-  for (const RecordDecl *RD : S.M.Records)
-    checkRecord(S, RD);
+  runTypeChecks(S);
   S.TypeErrors = S.Errors;
   if (S.M.Types.empty())
     return; // nothing compact: no expression can be wrong

@@ -169,9 +169,7 @@ void Walker::resolve() {
     // Warnings clang keeps quiet inside a macro expansion stay quiet in
     // its printed form.
     Out.replace(I.FID, I.B, I.E,
-                "_Pragma(\"clang diagnostic push\") _Pragma(\"clang diagnostic "
-                "ignored \\\"-Weverything\\\"\") " +
-                    T + " _Pragma(\"clang diagnostic pop\")");
+                std::string(QuietBegin) + " " + T + " " + QuietEnd);
     CoveredFID = I.FID;
     Covered = I.E;
   }

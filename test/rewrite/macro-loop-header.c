@@ -23,11 +23,11 @@ int main(void) {
   }
   int s = 0;
   FOREACH(x, head) s = s * 10 + x->v;
-  // CHECK: {{.*}}for (((x) = (head)); ((x)); ((x) = ((struct node *)cp_decode((((struct cp__c_node *)(((x))))->next))))) _Pragma("clang diagnostic pop") s = s * 10 + (((struct cp__c_node *)(x))->v);
+  // CHECK: {{.*}}for (((x) = (head)); ((x)); ((x) = ((struct node *)cp_decode((((struct cp__c_node *)(((x))))->next))))) CP__QUIET_END s = s * 10 + (((struct cp__c_node *)(x))->v);
   FOREACH(x, head) {
     x->v *= 2;
   }
-  // CHECK: {{.*}}for (((x) = (head)); ((x)); ((x) = ((struct node *)cp_decode((((struct cp__c_node *)(((x))))->next))))) _Pragma("clang diagnostic pop") {
+  // CHECK: {{.*}}for (((x) = (head)); ((x)); ((x) = ((struct node *)cp_decode((((struct cp__c_node *)(((x))))->next))))) CP__QUIET_END {
   // CHECK-NEXT: (((struct cp__c_node *)(x))->v) *= 2;
   printf("%d %d\n", s, head->v);
   // OUT: 4321 8

@@ -59,7 +59,7 @@ int main(void) {
 // CHECK-NEXT: {{^}}  { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(n))->key) = k;
 // CHECK-NEXT: {{^}}  cp__sth(&(((struct cp__c_node *)(n))->next), head);
 // CHECK-NEXT: {{^}}  spare = n;
-// CHECK-NEXT: {{^}}  copy = cp__load_node((&(*(struct cp__c_node *)(spare)))); _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}  copy = cp__load_node((&(*(struct cp__c_node *)(spare)))); CP__QUIET_END } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 22 "{{.*}}checked-frame.c"
 // CHECK-NEXT: {{^}}  n->key = k;
 // CHECK-NEXT: {{^}}  n->next = head;
@@ -74,7 +74,7 @@ int main(void) {
 // main's last loop cannot allocate: one poll in front of it (head saved on
 // its slow path), then the loop keeps one mode and is versioned whole.
 // CHECK: {{^}}  { if (cp__safepoint_due()) { (void)(cp__slots[0] = head); cp_safepoint_slow(); head = cp__slots[0]; cp__slots[0] = 0; } if (cp_is_compact()) { {{.*}} for (struct node *p = ((struct node *)cp_decode((((struct cp__c_node *)(head))->next))); p; {{.*}})
-// CHECK-NEXT: {{^}}    s += (((struct cp__c_node *)(p))->key); _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}    s += (((struct cp__c_node *)(p))->key); CP__QUIET_END } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 41 "{{.*}}checked-frame.c"
 // CHECK-NEXT: {{^}}  for (struct node *p = head->next; p; p = p->next)
 // CHECK-NEXT: {{^}}    s += p->key; } }{{$}}

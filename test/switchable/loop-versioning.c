@@ -83,13 +83,13 @@ int main(void) {
 // last layout-dependent statement (`head = q;` runs once, after it).
 // CHECK: {{^}}  for (int i = 0; i < n; i++) {
 // CHECK-NEXT: {{^}}    struct node *q = cp_alloc_safepoint(&cp__desc_node);
-// CHECK-NEXT: {{^}}    { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(q))->key) = i; cp__sth(&(((struct cp__c_node *)(q))->next), head); _Pragma("clang diagnostic pop") } else {
+// CHECK-NEXT: {{^}}    { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(q))->key) = i; cp__sth(&(((struct cp__c_node *)(q))->next), head); CP__QUIET_END } else {
 // CHECK-NEXT: {{^}}#line 24 "{{.*}}loop-versioning.c"
 // CHECK-NEXT: {{^}}    q->key = i; q->next = head; } } head = q;
 // CHECK-NEXT: {{^}}  }
 // CHECK-NEXT: {{^}}  cp_safepoint();
 // CHECK-NEXT: {{^}}  { if (cp_is_compact()) {{.*}} for (struct node *p = head; p; p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next))))
-// CHECK-NEXT: {{^}}    s += (((struct cp__c_node *)(p))->key); _Pragma("clang diagnostic pop") } else {
+// CHECK-NEXT: {{^}}    s += (((struct cp__c_node *)(p))->key); CP__QUIET_END } else {
 // CHECK-NEXT: {{^}}#line 27 "{{.*}}loop-versioning.c"
 // CHECK-NEXT: {{^}}  for (struct node *p = head; p; p = p->next)
 // CHECK-NEXT: {{^}}    s += p->key; } }

@@ -108,8 +108,8 @@ int main(void) {
 // CHECK-LABEL: int main(void) {
 // CHECK: cp__frame(&cp__slotframe, 3, cp__slotroots)); for (i = 0; i < 10000; i++) {{[{]$}}
 // CHECK-NEXT: {{^}}    struct node *q = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { (void)(cp__slots[0] = head, cp__slots[1] = copy, cp__slots[2] = p); [[A]] = cp__alloc_slow(&cp__desc_node); head = cp__slots[0]; cp__slots[0] = 0; copy = cp__slots[1]; cp__slots[1] = 0; p = cp__slots[2]; cp__slots[2] = 0; } [[A]]; });{{$}}
-// CHECK-NEXT: {{^}}    { if (cp_is_compact()) { _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Weverything\"") (((struct cp__c_node *)(q))->key) = i;{{$}}
-// CHECK-NEXT: {{^}}    cp__sth(&(((struct cp__c_node *)(q))->next), head); _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}    { if (cp_is_compact()) { CP__QUIET_BEGIN (((struct cp__c_node *)(q))->key) = i;{{$}}
+// CHECK-NEXT: {{^}}    cp__sth(&(((struct cp__c_node *)(q))->next), head); CP__QUIET_END } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 43 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}    q->key = i;{{$}}
 // CHECK-NEXT: {{^}}    q->next = head; } }{{$}}
@@ -128,14 +128,14 @@ int main(void) {
 // headers) need one poll in front, not one per iteration: they are
 // versioned whole (loop-versioning.c), continue and break included.
 // CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) {{.*}} for (p = copy; ((((struct cp__c_node *)(p))->next) != 0); {{.*}})
-// CHECK-NEXT: {{^}}    ; _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}    ; CP__QUIET_END } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 53 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}  for (p = copy; p->next; p = p->next)
 // CHECK-NEXT: {{^}}    ; } }{{$}}
 // CHECK-NEXT: {{^}}  (cp_is_compact() ? (void)(cp__sth(
 // CHECK-NEXT: {{^}}  head = copy;
 // CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) {{.*}} for (struct node *x = head; x; {{.*}})
-// CHECK-NEXT: {{^}}    s += (((struct cp__c_node *)(x))->key); _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}    s += (((struct cp__c_node *)(x))->key); CP__QUIET_END } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 57 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}  for (struct node *x = head; x; x = x->next)
 // CHECK-NEXT: {{^}}    s += x->key; } }{{$}}
@@ -144,7 +144,7 @@ int main(void) {
 // CHECK-NEXT: {{^}}    if ((((struct cp__c_node *)(p))->key) % 3 == 0) {
 // CHECK-NEXT: {{^}}      p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)));
 // CHECK-NEXT: {{^}}      continue;
-// CHECK: {{^}}  } _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK: {{^}}  } CP__QUIET_END } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 60 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}  while (p) {
 // CHECK-NEXT: {{^}}    if (p->key % 3 == 0) {
@@ -155,7 +155,7 @@ int main(void) {
 // CHECK-NEXT: {{^}}      break;
 // CHECK: {{^}}  } } }{{$}}
 // CHECK-NEXT: {{^}}  p = head;
-// CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) {{.*}} while ((((struct cp__c_node *)(p))->key) > 20000) p = {{.*}}; _Pragma("clang diagnostic pop") } else {{[{]$}}
+// CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) {{.*}} while ((((struct cp__c_node *)(p))->key) > 20000) p = {{.*}}; CP__QUIET_END } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 71 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}  while (p->key > 20000) p = p->next; } }{{$}}
 // CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) {{.*}} do{{$}}

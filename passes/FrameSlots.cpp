@@ -1,0 +1,346 @@
+//===- FrameSlots.cpp - the checked form's roots: frames of slots ---------===//
+//
+// In:  a function in the checked form (Checked.cpp) and the Planner's
+//      answer to "may this call reach a safepoint" (an allocation of a
+//      compact object, cp_safepoint(), a function of the TU that reaches
+//      one, code the engine cannot see).
+// Out: the function's frame of slots.  Every scalar compact-pointer local
+//      and parameter has a slot; it stays an ordinary variable (a register,
+//      most of the time) and is saved into its slot before a call that may
+//      reach a safepoint and read back after it, when it may be used after
+//      the call.  Allocation sites and polls save only on their slow path
+//      (a switch pending, or an arena that cannot serve the allocation), so
+//      the common case costs a load and a branch.  The frame is pushed
+//      before the first statement of the body that saves a root, so paths
+//      that return before it pay nothing; slow paths in a function without
+//      one register their roots out of line (cp__saved_slow).  Which calls go first
+//      inside a full expression: SafepointCalls.cpp.
+// Invariants: a variable is saved only where it is in scope and named by
+//      itself (no inner declaration hides it); its slot is read back before
+//      any later use.  Liveness is approximated from the source: a use
+//      after the call, in the same full expression, or anywhere in a loop
+//      around the call (every variable in scope, if the function has
+//      labels).
+// Tests: test/switchable/allocation-safepoint.c, test/switchable/slot-roots.c,
+//        test/switchable/builders.test.
+//
+//===----------------------------------------------------------------------===//
+#include "Walker.h"
+#include "clang/AST/ParentMapContext.h"
+#include <functional>
+
+using namespace clang;
+
+namespace compactptr {
+
+// ---- frame slots --------------------------------------------------------
+
+bool CheckedWalker::isSlotRoot(const VarDecl *VD) const {
+  // A variable whose address is taken may be written through it while a
+  // call runs: it is registered by address instead.
+  if (!VD->hasLocalStorage() || !VD->getIdentifier() || AddrTaken.count(VD))
+    return false;
+  QualType T = VD->getType();
+  return T->isPointerType() && M.pointeeOf(T) && !T.isConstQualified() &&
+         !T.isVolatileQualified();
+}
+
+unsigned CheckedWalker::offsetOf(SourceLocation L) const {
+  SourceLocation E = SM.getExpansionLoc(L);
+  return SM.getFileID(E) == BodyFID ? SM.getFileOffset(E) : ~0u;
+}
+
+/// The statement a declaration in DS is scoped to: the block, or the for,
+/// if, while or switch statement that declares it.
+static const Stmt *scopeOf(ASTContext &Ctx, const DeclStmt *DS, const Stmt *Body) {
+  auto Ps = Ctx.getParents(*DS);
+  const Stmt *P = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+  return P ? P : Body;
+}
+
+void CheckedWalker::collectSlots(const CompoundStmt *Body) {
+  BodyFID = SM.getFileID(SM.getExpansionLoc(Body->getBeginLoc()));
+  std::function<void(const Stmt *)> Addr = [&](const Stmt *St) {
+    if (!St)
+      return;
+    if (const auto *UO = dyn_cast<UnaryOperator>(St); UO && UO->getOpcode() == UO_AddrOf)
+      if (const auto *DR = dyn_cast<DeclRefExpr>(UO->getSubExpr()->IgnoreParens()))
+        if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+          AddrTaken.insert(VD);
+    for (const Stmt *C : St->children())
+      Addr(C);
+  };
+  Addr(Body);
+  unsigned BB = offsetOf(Body->getBeginLoc()), BE = offsetOf(Body->getEndLoc());
+  llvm::DenseMap<const VarDecl *, size_t> Index;
+  auto add = [&](const VarDecl *VD, unsigned DeclEnd, unsigned SB, unsigned SE) {
+    Locals.push_back({VD, DeclEnd, SB, SE});
+    if (!isSlotRoot(VD))
+      return;
+    Index[VD] = Slots.size();
+    Slots.push_back({VD, (unsigned)Slots.size(), DeclEnd, SB, SE, {}});
+  };
+  for (const ParmVarDecl *P : FD->parameters())
+    if (P->getIdentifier())
+      add(P, 0, BB, BE);
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
+    if (!St)
+      return;
+    if (const auto *DS = dyn_cast<DeclStmt>(St)) {
+      const Stmt *Scope = scopeOf(S.Ctx, DS, Body);
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getIdentifier() &&
+                                                   VD->isLocalVarDecl())
+          add(VD, offsetOf(VD->getEndLoc()) + 1, offsetOf(Scope->getBeginLoc()),
+              offsetOf(Scope->getEndLoc()));
+    } else if (const auto *DR = dyn_cast<DeclRefExpr>(St)) {
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+        if (auto It = Index.find(VD); It != Index.end())
+          Slots[It->second].Refs.push_back(offsetOf(DR->getLocation()));
+    } else if (isa<WhileStmt>(St) || isa<DoStmt>(St) || isa<ForStmt>(St)) {
+      Loops.push_back({offsetOf(St->getBeginLoc()), offsetOf(St->getEndLoc())});
+    } else if (isa<LabelStmt>(St) || isa<AddrLabelExpr>(St) ||
+               isa<IndirectGotoStmt>(St)) {
+      AllLive = true; // a goto may jump back: every variable in scope is live
+    }
+    for (const Stmt *C : St->children())
+      Walk(C);
+  };
+  Walk(Body);
+}
+
+/// A site whose roots are saved only on its slow path: an allocation of
+/// compact objects (malloc, calloc) or cp_safepoint().
+bool CheckedWalker::slowPathSite(const CallExpr *CE) const {
+  if (allocatesObject(S, CE))
+    return allocFunction(CE) != AllocFn::Realloc;
+  const FunctionDecl *G = CE->getDirectCallee();
+  return G && G->getName() == "cp_safepoint" && CE->getNumArgs() == 0;
+}
+
+/// The slot roots live across a call at [CB, CE] of full expression
+/// [EB, EE] (a poll: CB == CE, EB > EE): in scope there, and used after it,
+/// in the same full expression, or in a loop around it.  Ok is false after
+/// an error (a variable hidden by an inner one of the same name).
+std::vector<const CheckedWalker::SlotRoot *>
+CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
+                      const Stmt *At, bool &Ok) {
+  std::vector<const SlotRoot *> Out;
+  Ok = true;
+  auto inScope = [&](unsigned DeclEnd, unsigned SB, unsigned SE) {
+    return DeclEnd <= CB && SB <= CB && CE <= SE;
+  };
+  for (const SlotRoot &R : Slots) {
+    if (!inScope(R.DeclEnd, R.ScopeB, R.ScopeE))
+      continue;
+    bool Live = AllLive;
+    for (unsigned X : R.Refs) {
+      if (Live)
+        break;
+      if (X > CE || (X >= EB && X <= EE)) {
+        Live = true;
+        break;
+      }
+      for (auto [LB, LE] : Loops)
+        if (LB <= CB && CE <= LE && R.ScopeB <= LB && X >= LB && X <= LE) {
+          Live = true;
+          break;
+        }
+    }
+    if (!Live)
+      continue;
+    // An inner declaration of the same name hides it here.
+    for (const LocalVar &L : Locals)
+      if (L.VD != R.VD && L.VD->getName() == R.VD->getName() &&
+          inScope(L.DeclEnd, L.ScopeB, L.ScopeE) && L.ScopeB >= R.ScopeB &&
+          L.DeclEnd > R.DeclEnd) {
+        S.report(Diag::Unrewritable, At->getBeginLoc(),
+                 "'" + R.VD->getName().str() +
+                     "' holds a compact pointer across this call, which may "
+                     "reach a safepoint, but an inner declaration of the same "
+                     "name hides it here; rename one of them",
+                 {CharSourceRange::getTokenRange(At->getSourceRange())});
+        Ok = false;
+        return {};
+      }
+    Out.push_back(&R);
+  }
+  return Out;
+}
+
+/// `Slot = V` and `V = Slot` for a compact-pointer variable: plain
+/// assignments (void * converts both ways), or byte copies where the
+/// pointee is qualified (no cast may drop a qualifier).  A slot of the
+/// function's frame is cleared once read back (Clear): it stays registered
+/// while the variable is dead or changes, and a stale value there would be
+/// a root into freed memory at a later safepoint (the switch would follow
+/// it, COMPACTPTR_VERIFY stop on it).
+static void saveRestore(const VarDecl *V, const std::string &Slot, bool Clear,
+                        std::string &Save, std::string &Restore) {
+  std::string N = V->getName().str();
+  QualType P = V->getType()->getPointeeType();
+  if (P.isConstQualified() || P.isVolatileQualified()) {
+    Save += (Save.empty() ? "" : ", ") + std::string("__builtin_memcpy(&") + Slot +
+            ", &" + N + ", sizeof " + N + ")";
+    Restore += "__builtin_memcpy(&" + N + ", &" + Slot + ", sizeof " + N + "); ";
+  } else {
+    Save += (Save.empty() ? "" : ", ") + Slot + " = " + N;
+    Restore += N + " = " + Slot + "; ";
+  }
+  if (Clear)
+    Restore += Slot + " = 0; ";
+}
+
+/// The most roots cp__saved_slow registers (CP__SAVED_MAX, Emit.cpp).
+static constexpr size_t SavedMax = 16;
+
+/// The text that saves the roots live across a call and reads them back:
+/// into the function's frame of slots, or, where the function has none
+/// (it saves roots only on slow paths), into slots that the slow path
+/// registers out of line (cp__saved_slow: the fast path stays small
+/// enough to inline), or into a frame of its own that lives as long as
+/// the call.
+Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
+                                      unsigned EE, const Stmt *At, bool SlowPath) {
+  Printer::Spill Sp;
+  bool Ok;
+  std::vector<const SlotRoot *> Live = liveAt(CB, CE, EB, EE, At, Ok);
+  if (!Ok || Live.empty())
+    return Sp;
+  for (const SlotRoot *R : Live)
+    Sp.Saved.push_back(R->VD);
+  if (SlotFrame) {
+    for (const SlotRoot *R : Live)
+      saveRestore(R->VD, "cp__slots[" + std::to_string(R->Index) + "]", true, Sp.Save,
+                  Sp.Restore);
+    return Sp;
+  }
+  std::string K = std::to_string(Live.size());
+  if (SlowPath && Live.size() <= SavedMax) {
+    // Types and names are constants; the helper fills the descriptors.
+    std::string Types, Names;
+    for (size_t I = 0; I < Live.size(); ++I) {
+      Types += std::string(I ? ", " : "") + "&" + M.pointeeOf(Live[I]->VD->getType())->DescName;
+      Names += std::string(I ? ", " : "") + "\"" + Live[I]->VD->getName().str() + "\"";
+      saveRestore(Live[I]->VD, "cp__ls[" + std::to_string(I) + "]", false, Sp.Save,
+                  Sp.Restore);
+    }
+    Sp.Decls = "void *cp__ls[" + K + "]; static cp_type_desc_t *const cp__lt[" + K +
+               "] = {" + Types + "}; static const char *const cp__ln[" + K + "] = {" +
+               Names + "};";
+    Sp.Helper = "cp__ls, " + K + ", cp__lt, cp__ln";
+    return Sp;
+  }
+  Sp.Decls = "void *cp__ls[" + K + "]; cp_root_desc_t cp__lr[" + K +
+             "]; cp_frame_t cp__lf; int cp__li __attribute__((unused)) = (";
+  for (size_t I = 0; I < Live.size(); ++I) {
+    std::string Slot = "cp__ls[" + std::to_string(I) + "]";
+    Sp.Decls += "cp__root(&cp__lr[" + std::to_string(I) + "], (void *)&" + Slot +
+                ", CP_ROOT_POINTER, 1, &" + M.pointeeOf(Live[I]->VD->getType())->DescName +
+                ", \"" + Live[I]->VD->getName().str() + "\"), ";
+    saveRestore(Live[I]->VD, Slot, false, Sp.Save, Sp.Restore);
+  }
+  Sp.Decls += "cp__frame(&cp__lf, " + K + ", cp__lr));";
+  Sp.Restore += "cp_frame_pop(&cp__lf);";
+  return Sp;
+}
+
+/// A poll at offset Pos: `cp_safepoint();`, or with the live roots saved
+/// on its slow path.
+std::string CheckedWalker::pollText(unsigned Pos, const Stmt *At) {
+  Printer::Spill Sp = spillAt(Pos, Pos, 1, 0, At, true);
+  if (Sp.empty())
+    return "cp_safepoint();";
+  return "if (cp__safepoint_due()) { " + Sp.block() + " " +
+         Sp.slow("2", "0", "0", "cp_safepoint_slow()") + "; " + Sp.Restore + "}";
+}
+
+/// The function's frame of slots, when a call saves roots on every path
+/// (a call to a function that may reach a safepoint, not an allocation or
+/// a poll): before the first statement of the body that saves a root
+/// there (at the top of the body if a label could jump past it), so a
+/// path that returns before it (a recursion's base case, even one that
+/// allocates) pays nothing for the frame.  Without one, slow paths
+/// register their roots themselves.
+void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
+  if (Slots.empty())
+    return;
+  std::vector<const CallExpr *> Calls;
+  mayReachCalls(Pl, Body, Calls);
+  std::set<const VarDecl *> Needed;
+  std::vector<unsigned> Saves; // offsets of the calls and polls that save
+  bool Unconditional = false;
+  for (const CallExpr *CE : Calls) {
+    unsigned CB = offsetOf(CE->getBeginLoc()), CEnd = offsetOf(CE->getEndLoc());
+    bool Ok;
+    for (const SlotRoot *R : liveAt(CB, CEnd, 0, ~0u, CE, Ok)) {
+      Needed.insert(R->VD);
+      Unconditional |= !slowPathSite(CE);
+      Saves.push_back(CB);
+    }
+  }
+  if (!Unconditional)
+    return;
+  if (polls())
+    for (auto [LB, LE] : Loops) {
+      bool Ok;
+      for (const SlotRoot *R : liveAt(LB, LB, 1, 0, Body, Ok)) {
+        Needed.insert(R->VD);
+        Saves.push_back(LB);
+      }
+    }
+  auto savesRoot = [&](const Stmt *St) {
+    unsigned SB = offsetOf(St->getBeginLoc()), SE = offsetOf(St->getEndLoc());
+    if (SB == ~0u || SE == ~0u)
+      return true;
+    for (unsigned X : Saves)
+      if (SB <= X && X <= SE)
+        return true;
+    return false;
+  };
+  // At the top of the body if a label could jump past it or nothing comes
+  // before; else before the first statement that saves a root.
+  SourceLocation At;
+  bool AtStart = AllLive || llvm::is_contained(Saves, ~0u);
+  for (const Stmt *St : Body->body())
+    if (!AtStart && savesRoot(St)) {
+      At = SM.getExpansionLoc(St->getBeginLoc());
+      AtStart = St == Body->body_front();
+      break;
+    }
+  if (AtStart)
+    At = Body->getLBracLoc().getLocWithOffset(1);
+  if (At.isInvalid() || !At.isFileID() || SM.getFileID(At) != BodyFID ||
+      (!AtStart && !Body->getRBracLoc().isFileID()))
+    return;
+  SlotFrame = true;
+  unsigned K = 0;
+  for (SlotRoot &R : Slots)
+    R.Index = Needed.count(R.VD) ? K++ : ~0u;
+  // Slots of variables no call saves are left out (spillAt never names
+  // them: liveAt finds the same variables here and at each call).
+  llvm::erase_if(Slots, [](const SlotRoot &R) { return R.Index == ~0u; });
+  // Declarations only (C89): a block of its own when it follows a
+  // statement; the slots are zeroed and the frame pushed by an initializer.
+  std::string N = std::to_string(K), Names;
+  std::string T = std::string(AtStart ? "" : "{ ") + "void *cp__slots[" + N +
+                  "]; cp_root_desc_t cp__slotroots[" + N +
+                  "]; cp_frame_t cp__slotframe __attribute__((cleanup(cp_frame_pop))); "
+                  "int cp__slotin __attribute__((unused)) = (";
+  for (const SlotRoot &R : Slots) {
+    std::string Nm = R.VD->getName().str(), I = std::to_string(R.Index);
+    T += "cp__slots[" + I + "] = 0, cp__root(&cp__slotroots[" + I + "], (void *)&cp__slots[" +
+         I + "], CP_ROOT_POINTER, 1, &" + M.pointeeOf(R.VD->getType())->DescName +
+         ", \"" + Nm + "\"), ";
+    Names += (Names.empty() ? "" : ", ") + Nm;
+  }
+  T += "cp__frame(&cp__slotframe, " + N + ", cp__slotroots)); ";
+  Out.insert(BodyFID, SM.getFileOffset(At), T);
+  if (!AtStart)
+    Out.insert(BodyFID, SM.getFileOffset(Body->getRBracLoc()), "} ");
+  Pl.note(FD, At, "frame slots: " + Names,
+          "compact pointers live across a call that may reach a safepoint are "
+          "saved before it and read back after it");
+}
+
+} // namespace compactptr
