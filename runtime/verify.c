@@ -53,17 +53,22 @@ typedef struct where {
   uint32_t from;        /* compact offset of the handle run */
 } where_t;
 
+/* The name of the handle field w reads from, or "?". */
+static const char *field_name(const where_t *w) {
+  const cp_type_desc_t *d = w->type->desc;
+  for (uint32_t k = 0; k < d->nfields; k++)
+    if (d->fields[k].kind == CP_FIELD_HANDLE && d->fields[k].compact_offset == w->from)
+      return d->fields[k].name;
+  return "?";
+}
+
 static _Noreturn void bad(const where_t *w, const void *p, const char *why) {
   if (!w->type)
     cp__fatal("verify (%s): root slot %p holds %p, %s", w->when, w->at, p,
               why);
   /* Only the failure path names the field. */
-  const char *field = "?";
   const cp_type_desc_t *d = w->type->desc;
-  for (uint32_t k = 0; k < d->nfields; k++)
-    if (d->fields[k].kind == CP_FIELD_HANDLE &&
-        d->fields[k].compact_offset == w->from)
-      field = d->fields[k].name;
+  const char *field = field_name(w);
   cp__fatal("verify (%s): field '%s' of the '%s' object at %p holds %p, %s",
             w->when, field, d->name, w->at, p, why);
 }
@@ -138,12 +143,8 @@ static uint64_t dangling_fields;
 static void report_dangling(const where_t *w, const void *p, const char *what) {
   if (dangling_fields++ >= DANGLING_SHOWN)
     return;
-  const char *field = "?";
   const cp_type_desc_t *d = w->type->desc;
-  for (uint32_t k = 0; k < d->nfields; k++)
-    if (d->fields[k].kind == CP_FIELD_HANDLE &&
-        d->fields[k].compact_offset == w->from)
-      field = d->fields[k].name;
+  const char *field = field_name(w);
   fprintf(stderr,
           "compactptr: verify (%s): field '%s' of the '%s' object at %p "
           "holds %p, %s: reported, not an error (C allows holding a pointer "
