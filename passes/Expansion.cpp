@@ -36,14 +36,14 @@ class Helper : public PrinterHelper {
 public:
   Helper(const Stmt *Root, Printer &P,
          const llvm::DenseMap<const Stmt *, std::string> *Pending,
-         const EditSet *Inner, const SourceManager &SM)
-      : Root(Root), P(P), Pending(Pending), Inner(Inner), SM(SM) {}
+         const EditSet *Inner, const SourceManager &SM, const PrintingPolicy &Pol)
+      : Root(Root), P(P), Pending(Pending), Inner(Inner), SM(SM), Pol(Pol) {}
   /// File ranges copied (with Inner's edits inside them).
   std::vector<std::pair<unsigned, unsigned>> Copied;
 
   bool handledStmt(Stmt *X, raw_ostream &OS) override {
     if (X == Root)
-      return false;
+      return printOwn(X, OS);
     std::string T;
     if (Pending) {
       auto It = Pending->find(X);
@@ -61,6 +61,8 @@ public:
       T = Rd.Text;
       Copied.push_back({B, E});
     }
+    if (T.empty() && R.isInvalid() && printOwn(X, OS))
+      return true;
     if (T.empty() && P.affected(X))
       T = P.text(X);
     if (T.empty() && R.isValid()) {
@@ -76,11 +78,90 @@ public:
   }
 
 private:
+  /// Statements clang's printer would print without this helper: it
+  /// prints declarations through its declaration printer, which takes no
+  /// helper, so an initializer would keep its unrewritten text (a macro's
+  /// `int t = (p)->a;` read through the wide layout).  A declaration, and
+  /// a for loop whose init is one, are printed here, every expression in
+  /// them through this helper.  False: let clang print X.
+  bool printOwn(Stmt *X, raw_ostream &OS) {
+    if (auto *DS = dyn_cast<DeclStmt>(X)) {
+      std::string T;
+      if (!declText(DS, /*ForInit=*/false, T))
+        return false;
+      OS << T;
+      return true;
+    }
+    auto *F = dyn_cast<ForStmt>(X);
+    auto *DS = F ? dyn_cast_or_null<DeclStmt>(F->getInit()) : nullptr;
+    if (!DS)
+      return false;
+    std::string Init;
+    if (!declText(DS, /*ForInit=*/true, Init))
+      return false;
+    OS << "for (" << Init << " ";
+    if (F->getCond())
+      F->getCond()->printPretty(OS, this, Pol);
+    OS << "; ";
+    if (F->getInc())
+      F->getInc()->printPretty(OS, this, Pol);
+    OS << ") ";
+    F->getBody()->printPretty(OS, this, Pol);
+    if (isa<Expr>(F->getBody())) // printed as an expression: no `;` of its own
+      OS << ";";
+    return true;
+  }
+
+  /// DS as C text ending in `;`, initializers printed through this
+  /// helper.  One declaration per variable, or, in a for loop's init
+  /// (one declaration only), one list where the variables share a type.
+  /// False where that cannot be said in C text (a declaration of a type,
+  /// attributes): then clang prints it, and the caller checks the result.
+  bool declText(const DeclStmt *DS, bool ForInit, std::string &Out) {
+    llvm::raw_string_ostream OS(Out);
+    const VarDecl *First = nullptr;
+    for (const Decl *D : DS->decls()) {
+      const auto *VD = dyn_cast<VarDecl>(D);
+      if (!VD || VD->hasAttrs() || !VD->getIdentifier())
+        return false;
+      if (ForInit && First && VD->getType() != First->getType())
+        return false;
+      if (!First || !ForInit) {
+        if (First)
+          OS << " ";
+        if (VD->getStorageClass() == SC_Static)
+          OS << "static ";
+        else if (VD->getStorageClass() == SC_Register)
+          OS << "register ";
+        else if (VD->getStorageClass() != SC_None)
+          return false;
+        OS << P.declText(VD->getType(), VD->getName());
+      } else {
+        // The same type: the declarator is the name (no array or
+        // function-pointer syntax, whose declarator wraps the name).
+        if (VD->getType()->isArrayType() || VD->getType()->isFunctionPointerType())
+          return false;
+        OS << ", " << VD->getName();
+      }
+      if (const Expr *Init = VD->getInit()) {
+        OS << " = ";
+        Init->printPretty(OS, this, Pol);
+      }
+      if (!ForInit)
+        OS << ";";
+      First = VD;
+    }
+    if (ForInit)
+      OS << ";";
+    return First != nullptr;
+  }
+
   const Stmt *Root;
   Printer &P;
   const llvm::DenseMap<const Stmt *, std::string> *Pending;
   const EditSet *Inner;
   const SourceManager &SM;
+  PrintingPolicy Pol;
 };
 
 using Ranges = std::vector<std::pair<unsigned, unsigned>>;
@@ -96,7 +177,7 @@ std::string printOneLine(const Stmt *St, Printer &P, const Session &S,
   Pol.Bool = false;
   std::string Raw;
   llvm::raw_string_ostream OS(Raw);
-  Helper H(St, P, Pending, Inner, S.SM);
+  Helper H(St, P, Pending, Inner, S.SM, Pol);
   St->printPretty(OS, &H, Pol, 0, "\n", &S.Ctx);
   OS.flush();
   Copied.insert(Copied.end(), H.Copied.begin(), H.Copied.end());
