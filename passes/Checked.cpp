@@ -59,7 +59,7 @@ bool CheckedWalker::isFrameRoot(const VarDecl *VD) const {
   return VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) && VD->getIdentifier() &&
          !isSlotRoot(VD) &&
          (rootShape(M, VD->getType()).Kind || M.SlotVars.count(VD) ||
-          M.Boxed.count(VD));
+          M.InteriorVars.count(VD) || M.Boxed.count(VD));
 }
 /// The frame of Vs as declarations: `cp__rtN` (descriptors), `cp__frN`, and
 /// `cp__inN`, whose initializer fills the descriptors and pushes the frame.
@@ -73,10 +73,10 @@ std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
       // A local in the heap: its pointer is the root.
       Rs.push_back({Nm, B->second.Ptr, "CP_ROOT_POINTER", "1",
                     "&" + B->second.T->DescName});
-    else if (M.SlotVars.count(VD))
-      // A pointer to a handle slot: the switch moves it with the object it
-      // points into (the runtime maps the handle's offset to the wide
-      // field's).
+    else if (M.SlotVars.count(VD) || M.InteriorVars.count(VD))
+      // A pointer to a handle slot or to plain data inside an object: the
+      // switch moves it with the object it points into (the runtime maps
+      // the field's compact offset to its wide one).
       Rs.push_back({Nm, Nm, "CP_ROOT_POINTER", "1", "0"});
     else
       Rs.push_back(frameRoot(Nm, VD->getType()));

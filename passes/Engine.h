@@ -182,6 +182,11 @@ struct Model {
   /// Slots.cpp: `T **` locals and parameters, and functions (canonical)
   /// whose result, that may hold the address of a handle slot.
   llvm::DenseSet<const clang::VarDecl *> SlotVars;
+  /// Safety.cpp (switchable): locals that hold an address inside a compact
+  /// object's plain data (`int *w = &c->value;`): a checked function's
+  /// frame registers them untyped, so the switch moves them with the
+  /// object, as it does slot pointers.
+  llvm::DenseSet<const clang::VarDecl *> InteriorVars;
   llvm::DenseSet<const clang::FunctionDecl *> SlotReturns;
   /// Boxing.cpp: variables (canonical) placed in the compact heap.
   std::map<const clang::VarDecl *, BoxedVar> Boxed;

@@ -109,7 +109,8 @@ public:
   /// (`&n->value`) stored into memory -- a field, an array element, a
   /// global: em3d's `n->from[i] = &m->value`.  There it is no root, and
   /// the switch, which moves the object, leaves it pointing into the
-  /// released arena.  Locals are fine (frames keep them as roots).
+  /// released arena.  Locals are fine: recorded in Model::InteriorVars,
+  /// a checked function's frame keeps them as roots.
   void checkInteriorEscape(const UnaryOperator *E, const Expr *Sub) {
     if (!S.Opts.switchable())
       return;
@@ -124,12 +125,26 @@ public:
       }
       break;
     }
-    const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+    auto Local = [](const VarDecl *VD) {
+      return VD && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) &&
+             VD->getType()->isPointerType();
+    };
+    if (!P) { // a declaration's initializer
+      auto Ps = S.Ctx.getParents(*Cur);
+      const auto *VD = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
+      if (Local(VD))
+        S.M.InteriorVars.insert(VD);
+      return;
+    }
+    const auto *BO = dyn_cast<BinaryOperator>(P);
     if (!BO || BO->getOpcode() != BO_Assign || BO->getRHS() != Cur)
       return;
     if (const auto *DR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens()))
-      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()); VD && VD->hasLocalStorage())
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()); VD && VD->hasLocalStorage()) {
+        if (Local(VD))
+          S.M.InteriorVars.insert(VD);
         return;
+      }
     const Expr *X = Sub->IgnoreParens();
     bool Element = false;
     while (const auto *AS = dyn_cast<ArraySubscriptExpr>(X)) {
