@@ -119,7 +119,11 @@ public:
     for (;;) {
       auto Ps = S.Ctx.getParents(*Cur);
       P = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
-      if (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P))) {
+      // Through parentheses, conversions and either arm of a conditional
+      // (`c->peer = h ? &h->value : NULL`).
+      const auto *CO = dyn_cast_or_null<ConditionalOperator>(P);
+      if (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<CStyleCastExpr>(P) ||
+                (CO && CO->getCond() != Cur))) {
         Cur = cast<Expr>(P);
         continue;
       }

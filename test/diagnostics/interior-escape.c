@@ -38,6 +38,8 @@ int main(void) {
   // CHECK: interior-escape.c:[[@LINE-1]]:15: warning: the address of an element of field 'vals' inside a compact object
   last_val = (&m->pos.y);
   // CHECK: interior-escape.c:[[@LINE-1]]:15: warning: the address of field 'y' inside a compact object
+  n->cursor = m->next ? &m->vals[0] : (int *)0;
+  // CHECK: interior-escape.c:[[@LINE-1]]:25: warning: the address of an element of field 'vals' inside a compact object
   double *local = &n->value;      /* a local: kept in a frame */
   struct item *it = &n->head;     /* a compact pointer */
   struct node **slot = &n->next;  /* a slot pointer */
@@ -48,4 +50,4 @@ int main(void) {
   return 0;
 }
 // CHECK-NOT: warning:
-// CHECK: 3 warnings generated.
+// CHECK: 4 warnings generated.
