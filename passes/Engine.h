@@ -210,6 +210,26 @@ struct RootShape {
 };
 RootShape rootShape(const Model &M, clang::QualType T);
 
+/// `'name'`, as diagnostics quote the user's names.
+inline std::string quoted(llvm::StringRef S) { return "'" + S.str() + "'"; }
+/// The token range of R, as diagnostics underline it.
+inline clang::CharSourceRange tokRange(clang::SourceRange R) {
+  return clang::CharSourceRange::getTokenRange(R);
+}
+
+/// Escapes.cpp: the hazards of switchable mode, warned where Safety.cpp's
+/// walk finds them.  E (an lvalue not of compact type) lies inside a heap
+/// object of compact type: `p->value`, `p->pos.x`, `p->vals[i]`.
+bool insideCompactObject(const Model &M, const clang::Expr *E);
+/// `&n->value` (E, with Sub its operand) stored into memory: warned; kept
+/// in a local: the local becomes a frame root (Model::InteriorVars).
+void checkInteriorEscape(Session &S, const clang::UnaryOperator *E, const clang::Expr *Sub);
+/// A compact pointer converted to `void *` and kept (void-escape).
+void checkVoidEscape(Session &S, const clang::ImplicitCastExpr *E);
+/// A `void *` from a call that is not an allocation of the type becoming
+/// a compact pointer (foreign-object).
+void checkForeignObject(Session &S, const clang::ImplicitCastExpr *E);
+
 /// Analysis.cpp: expression classes the later passes share.
 /// A glvalue of compact record (or array-of-record) type that lives in a
 /// heap object, so in compact layout: `*p`, `p[i]`, `p->s`, `x.s` of such.

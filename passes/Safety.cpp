@@ -5,7 +5,8 @@
 //      handle (one reason per check, each with its own message and test);
 //      a warning for hazards it cannot rule out.  Errors stop the pipeline
 //      before anything is rewritten.  The type-level refusals come first,
-//      from TypeChecks.cpp; this file checks the uses in function bodies.
+//      from TypeChecks.cpp; this file checks the uses in function bodies,
+//      and Escapes.cpp has the hazards of switchable mode.
 // Invariants: the checks do not depend on the build mode, so a program that
 //      builds in one mode builds in all of them.
 // Tests: test/diagnostics/*.c (one file per reason).
@@ -22,10 +23,6 @@ using namespace clang;
 
 namespace compactptr {
 namespace {
-
-CharSourceRange tokRange(SourceRange R) { return CharSourceRange::getTokenRange(R); }
-
-std::string quoted(llvm::StringRef S) { return "'" + S.str() + "'"; }
 
 /// Expression-level refusals and hazards in function bodies.
 class ExprChecks : public RecursiveASTVisitor<ExprChecks> {
@@ -52,8 +49,8 @@ public:
     }
     if (M.elementOf(Sub->getType()) && !isCompactLocated(M, Sub))
       checkNonHeapAddress(E, Sub);
-    else if (!M.elementOf(Sub->getType()) && insideCompactObject(Sub))
-      checkInteriorEscape(E, Sub);
+    else if (!M.elementOf(Sub->getType()) && insideCompactObject(M, Sub))
+      checkInteriorEscape(S, E, Sub);
     return true;
   }
 
@@ -76,174 +73,10 @@ public:
       return true;
     }
     if (!checkCast(E) && !checkPoolConversion(S, E)) {
-      checkForeignObject(E);
-      checkVoidEscape(E);
+      checkForeignObject(S, E);
+      checkVoidEscape(S, E);
     }
     return true;
-  }
-
-  /// E (an lvalue of a type that is not compact) lies inside a heap object
-  /// of compact type: `p->value`, `p->pos.x`, `p->vals[i]`.
-  bool insideCompactObject(const Expr *E) const {
-    for (;;) {
-      E = E->IgnoreParens();
-      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
-        const Expr *B = AS->getBase()->IgnoreParenImpCasts();
-        if (!B->getType()->isArrayType())
-          return false;
-        E = B;
-        continue;
-      }
-      const auto *ME = dyn_cast<MemberExpr>(E);
-      if (!ME || !isa<FieldDecl>(ME->getMemberDecl()))
-        return false;
-      if (ME->isArrow())
-        return M.pointeeOf(ME->getBase()->getType()) != nullptr;
-      if (isCompactLocated(M, ME->getBase()))
-        return true;
-      E = ME->getBase();
-    }
-  }
-
-  /// Switchable: the address of plain data inside a compact object
-  /// (`&n->value`) stored into memory -- a field, an array element, a
-  /// global: em3d's `n->from[i] = &m->value`.  There it is no root, and
-  /// the switch, which moves the object, leaves it pointing into the
-  /// released arena.  Locals are fine: recorded in Model::InteriorVars,
-  /// a checked function's frame keeps them as roots.
-  void checkInteriorEscape(const UnaryOperator *E, const Expr *Sub) {
-    if (!S.Opts.switchable())
-      return;
-    const Expr *Cur = E;
-    const Stmt *P = nullptr;
-    for (;;) {
-      auto Ps = S.Ctx.getParents(*Cur);
-      P = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
-      // Through parentheses, conversions and either arm of a conditional
-      // (`c->peer = h ? &h->value : NULL`).
-      const auto *CO = dyn_cast_or_null<ConditionalOperator>(P);
-      if (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<CStyleCastExpr>(P) ||
-                (CO && CO->getCond() != Cur))) {
-        Cur = cast<Expr>(P);
-        continue;
-      }
-      break;
-    }
-    auto Local = [](const VarDecl *VD) {
-      return VD && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) &&
-             VD->getType()->isPointerType();
-    };
-    if (!P) { // a declaration's initializer
-      auto Ps = S.Ctx.getParents(*Cur);
-      const auto *VD = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
-      if (Local(VD))
-        S.M.InteriorVars.insert(VD);
-      return;
-    }
-    const auto *BO = dyn_cast<BinaryOperator>(P);
-    if (!BO || BO->getOpcode() != BO_Assign || BO->getRHS() != Cur)
-      return;
-    if (const auto *DR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens()))
-      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()); VD && VD->hasLocalStorage()) {
-        if (Local(VD))
-          S.M.InteriorVars.insert(VD);
-        return;
-      }
-    const Expr *X = Sub->IgnoreParens();
-    bool Element = false;
-    while (const auto *AS = dyn_cast<ArraySubscriptExpr>(X)) {
-      X = AS->getBase()->IgnoreParenImpCasts();
-      Element = true;
-    }
-    const FieldDecl *F = memberField(X);
-    S.report(Diag::InteriorEscape, E->getExprLoc(),
-             "the address of " + std::string(Element ? "an element of " : "") +
-                 (F ? "field " + quoted(F->getName()) : std::string("data")) +
-                 " inside a compact object is stored into memory; kept there, "
-                 "it is no root, and after the switch it points into the "
-                 "released arena (keep a compact pointer to the object and "
-                 "take the address where it is used)",
-             {tokRange(E->getSourceRange())});
-  }
-
-  /// Switchable: a compact pointer handed to a function of the program as
-  /// `void *` (`vec_push(&v, node)`) or stored into memory as one
-  /// (`slots[i] = node`).  A generic container keeps it where the switch
-  /// cannot see it: after the switch it points into the released arena.
-  /// Calls to libc, the runtime and system headers, locals of type
-  /// `void *`, and explicit casts (which say the code knows) are not
-  /// flagged.
-  void checkVoidEscape(const ImplicitCastExpr *E) {
-    if (!S.Opts.switchable() || E->getCastKind() != CK_BitCast ||
-        !E->getType()->isVoidPointerType() || !M.pointeeOf(E->getSubExpr()->getType()))
-      return;
-    const Expr *Cur = E;
-    const Expr *P = parentSkippingParens(S.Ctx, E, &Cur);
-    std::string Where;
-    if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
-      const FunctionDecl *FD = CE->getDirectCallee();
-      if (CE->getCallee()->IgnoreParenImpCasts() == Cur)
-        return;
-      // Any declaration in a system header counts: compactptr.h redeclares
-      // pthread_create, whose argument the runtime keeps as a root.
-      if (FD && (FD->getBuiltinID() || isRuntimeFunction(FD) ||
-                 allocFunction(CE) != AllocFn::None ||
-                 llvm::any_of(FD->redecls(), [&](const FunctionDecl *R) {
-                   return S.Ctx.getSourceManager().isInSystemHeader(R->getLocation());
-                 })))
-        return;
-      Where = "is passed as 'void *' to " +
-              (FD && FD->getIdentifier() ? quoted(FD->getName()) : std::string("this call"));
-    } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P)) {
-      if (BO->getOpcode() != BO_Assign || BO->getRHS()->IgnoreParens() != Cur)
-        return;
-      if (const auto *DR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens()))
-        if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()); VD && VD->hasLocalStorage())
-          return;
-      Where = "is stored into memory as 'void *'";
-    } else {
-      return;
-    }
-    CompactType *T = M.pointeeOf(E->getSubExpr()->getType());
-    S.report(Diag::VoidEscape, E->getExprLoc(),
-             "a compact pointer to " + quoted(T->WideSpelling) + " " + Where +
-                 "; kept there, it is no root, and after the switch it points "
-                 "into the released arena (keep it in a field or a root array "
-                 "of its own type, or cast explicitly if it is not kept)",
-             {tokRange(E->getSourceRange())});
-  }
-
-  /// `struct node *p = mk();` where mk returns `void *`: if mk allocated
-  /// the object itself (`return calloc(1, 64);`) it lives in libc's heap,
-  /// not the arena, and the first compact access corrupts memory.  Only
-  /// malloc/calloc/realloc written where the compact type is known are
-  /// rewritten, so any other call's `void *` becoming a compact pointer is
-  /// suspect; an explicit cast says the object came from the arena.
-  void checkForeignObject(const ImplicitCastExpr *E) {
-    if (E->getCastKind() != CK_BitCast)
-      return;
-    CompactType *ToT = M.pointeeOf(E->getType());
-    QualType From = E->getSubExpr()->getType();
-    if (!ToT || !From->isPointerType() ||
-        !From->getPointeeType()->isVoidType())
-      return;
-    const auto *CE = dyn_cast<CallExpr>(E->getSubExpr()->IgnoreParens());
-    if (!CE)
-      return;
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (allocFunction(CE) != AllocFn::None || isRuntimeFunction(FD))
-      return;
-    StringRef N = FD && FD->getIdentifier() ? FD->getName() : "";
-    std::string Who = N.empty() ? "this call" : quoted(N);
-    S.report(Diag::ForeignObject, E->getExprLoc(),
-              "the 'void *' returned by " + Who +
-                  " becomes a compact pointer to " + quoted(ToT->WideSpelling) +
-                  "; an object allocated inside " + Who +
-                  " is not in the compact arena (allocate it with "
-                  "malloc(sizeof(" + ToT->WideSpelling +
-                  ")) where the type is known, or cast the result if it is an "
-                  "arena object stored as 'void *')",
-              {tokRange(CE->getSourceRange())});
   }
 
   /// `offsetof(struct node, next)` of a compact-pointer field: in the

@@ -20,10 +20,6 @@ using namespace clang;
 namespace compactptr {
 namespace {
 
-CharSourceRange tokRange(SourceRange R) { return CharSourceRange::getTokenRange(R); }
-
-std::string quoted(llvm::StringRef S) { return "'" + S.str() + "'"; }
-
 /// Strip arrays from a type (canonical).
 QualType elementType(QualType T) {
   return stripArrays(T).Element.getCanonicalType();
