@@ -88,7 +88,7 @@ private:
     if (auto *DS = dyn_cast<DeclStmt>(X)) {
       std::string T;
       if (!declText(DS, /*ForInit=*/false, T))
-        return false;
+        return refuse(DS);
       OS << T;
       return true;
     }
@@ -98,7 +98,7 @@ private:
       return false;
     std::string Init;
     if (!declText(DS, /*ForInit=*/true, Init))
-      return false;
+      return refuse(DS);
     OS << "for (" << Init << " ";
     if (F->getCond())
       F->getCond()->printPretty(OS, this, Pol);
@@ -112,11 +112,26 @@ private:
     return true;
   }
 
+  /// A declaration declText cannot say: clang may print it only if
+  /// nothing in it is rewritten; otherwise a refusal naming the macro
+  /// (never the unrewritten text).  False: let clang print it.
+  bool refuse(const DeclStmt *DS) {
+    if (P.affected(DS))
+      P.fail(DS,
+             "cannot rewrite the expansion of macro '" + P.macroName(DS) +
+                 "': a declaration it makes (with attributes, a storage class "
+                 "other than static or register, or several types in a for "
+                 "loop's init) cannot be printed rewritten; declare it outside "
+                 "the macro",
+             Diag::MacroStatement);
+    return false;
+  }
+
   /// DS as C text ending in `;`, initializers printed through this
   /// helper.  One declaration per variable, or, in a for loop's init
   /// (one declaration only), one list where the variables share a type.
   /// False where that cannot be said in C text (a declaration of a type,
-  /// attributes): then clang prints it, and the caller checks the result.
+  /// attributes): see refuse().
   bool declText(const DeclStmt *DS, bool ForInit, std::string &Out) {
     llvm::raw_string_ostream OS(Out);
     const VarDecl *First = nullptr;

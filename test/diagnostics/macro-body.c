@@ -21,3 +21,12 @@ GETTER(next_key, next) // expected-error {{cannot rewrite this use of a compact 
 int f(struct node *p) {
   return NEXT_KEY(p) * 2; // rewritten: the expansion is one expression
 }
+
+// A declaration a macro makes is printed by the engine (clang's declaration
+// printer would leave its initializer unrewritten); one it cannot print --
+// here with an attribute -- is refused rather than printed unrewritten.
+#define PEEK(p) do { __attribute__((unused)) int k_ = (p)->key; } while (0)
+int g(struct node *p) {
+  PEEK(p); // expected-error {{cannot rewrite the expansion of macro 'PEEK': a declaration it makes (with attributes, a storage class other than static or register, or several types in a for loop's init) cannot be printed rewritten; declare it outside the macro}}
+  return 0;
+}
