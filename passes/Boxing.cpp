@@ -15,16 +15,21 @@
 //      sentinel node (`#define NIL (&sentinel)`) stored into the nodes'
 //      fields, a local header node whose address enters the heap.
 //
-// Which variables: a variable of compact struct type (not an array, not a
-//      parameter, not thread-local) whose address is used as a compact
-//      pointer in this translation unit -- `&V`, `&V.member`, a member
-//      array of V decayed -- other than as a byte address (a cast to
+// Which variables: a variable of compact struct type, or an array of them
+//      with constant dimensions (not a parameter, not thread-local, not a
+//      static local), whose address is used as a compact pointer in this
+//      translation unit -- `&V`, `&V.member`, `&V[i]`, V or a member array
+//      of V decayed -- other than as a byte address (a cast to
 //      `void *` or `char *`, as memset and memcpy take it); and every
 //      global of compact struct type with external linkage, so that every
 //      translation unit agrees on where it lives without seeing the
 //      others' uses.
 //
 // How:
+//   - an array is one heap array (cp_alloc_array) behind a pointer to the
+//     array, `T (*cp__box_V)[N]`: `(*cp__box_V)[i]` indexes it, and in
+//     compact layout it is read through `struct cp__c_T (*)[N]`, so sizeof
+//     of the array and of an element agree in each layout;
 //   - an automatic local: `T *cp__box_V __attribute__((cleanup(...))) =
 //     <allocated, initialized>`: allocated where it is declared, freed when
 //     its block ends; in a checked function its pointer is a frame root;
@@ -41,8 +46,10 @@
 // a macro together with other declarators), an initializer of a boxed
 // local that may reach a safepoint (in a checked function).
 //
-// Tests: test/rewrite/boxed-variable.c, test/diagnostics/boxed-variable.c,
-//        test/idioms/globals.test.
+// Tests: test/rewrite/boxed-array.c, test/rewrite/root-descriptors.c,
+//        test/diagnostics/store-address-of-local.c, boxed-address.c,
+//        test/idioms/globals.test,
+//        test/idioms/global-arrays.test.
 //
 //===----------------------------------------------------------------------===//
 #include "Printer.h"
@@ -94,11 +101,31 @@ const VarDecl *rootVar(const Expr *E) {
   }
 }
 
-/// V can live in the heap behind its name.
+/// The dimensions of an array V can live in the heap with: constant
+/// dimensions, the outermost one possibly unknown in a declaration
+/// (`extern struct bucket table[];`).  False for a variable-length array.
+bool boxedDims(const VarDecl *VD, std::string &Dims, uint64_t &Count) {
+  QualType T = VD->getType().getCanonicalType();
+  const auto *IA = dyn_cast<IncompleteArrayType>(T.getTypePtr());
+  if (IA && !VD->isThisDeclarationADefinition())
+    T = IA->getElementType().getCanonicalType();
+  ArrayShape A = stripArrays(T);
+  if (A.Variable)
+    return false;
+  Dims = (IA ? "[]" : "") + A.Dims;
+  Count = IA ? 0 : A.Count;
+  return true;
+}
+
+/// V can live in the heap behind its name: one object of compact struct
+/// type, or an array of them with constant dimensions.
 bool boxable(Session &S, const VarDecl *VD) {
+  std::string Dims;
+  uint64_t Count;
   return !isa<ParmVarDecl>(VD) && VD->getIdentifier() &&
-         VD->getTLSKind() == VarDecl::TLS_None && !VD->getType()->isArrayType() &&
-         S.M.recordOf(VD->getType()) && !S.isIgnoredLoc(VD->getLocation()) &&
+         VD->getTLSKind() == VarDecl::TLS_None &&
+         S.M.recordOf(stripArrays(VD->getType()).Element) &&
+         boxedDims(VD, Dims, Count) && !S.isIgnoredLoc(VD->getLocation()) &&
          !VD->isStaticLocal();
 }
 
@@ -202,7 +229,14 @@ void runBoxing(Session &S) {
           Vars.insert(VD->getCanonicalDecl());
   for (const VarDecl *VD : Vars) {
     BoxedVar B;
-    B.T = M.recordOf(VD->getType());
+    B.T = M.recordOf(stripArrays(VD->getType()).Element);
+    // The dimensions of a declaration of V that has them (an earlier
+    // `extern T V[];` has none).
+    const VarDecl *Sized = VD;
+    for (const VarDecl *R : VD->redecls())
+      if (!isa<IncompleteArrayType>(R->getType().getCanonicalType().getTypePtr()))
+        Sized = R;
+    boxedDims(Sized, B.Dims, B.Count);
     B.Static = VD->hasGlobalStorage();
     std::string N = VD->getName().str();
     B.Ptr = "cp__box_" + N;
@@ -226,6 +260,20 @@ void runBoxing(Session &S) {
 // ---- rewriting --------------------------------------------------------------
 
 namespace {
+
+/// The declarator that replaces V's: the pointer (a root) to the heap
+/// object, `*cp__box_V`, or `(*cp__box_V)[8]` for an array.
+std::string declaratorText(const VarDecl *VD, const BoxedVar &B) {
+  (void)VD;
+  return B.Dims.empty() ? "*" + B.Ptr : "(*" + B.Ptr + ")" + B.Dims;
+}
+
+/// The allocation of V's heap object: zeroed, in the current mode's layout.
+std::string allocText(const BoxedVar &B) {
+  if (B.Dims.empty())
+    return "cp_alloc(&" + B.T->DescName + ")";
+  return "cp_alloc_array(&" + B.T->DescName + ", " + std::to_string(B.Count) + ")";
+}
 
 /// Blank lines that keep the line count of Text's replacement.
 std::string newlinesOf(StringRef Text) {
@@ -252,7 +300,7 @@ bool replaceDeclarator(Session &S, EditSet &Out, const VarDecl *VD,
     std::string Storage = VD->getStorageClass() == SC_Static   ? "static "
                           : VD->getStorageClass() == SC_Extern ? "extern "
                                                                : "";
-    std::string T = Storage + S.typeText(VD->getType()) + " " + Text;
+    std::string T = Storage + S.typeText(stripArrays(VD->getType()).Element) + " " + Text;
     if (Out.replace(SM, All, T + newlinesOf(Lexer::getSourceText(All, SM, S.LO))))
       return true;
   }
@@ -274,7 +322,50 @@ std::string initValue(Printer &P, const VarDecl *VD) {
 }
 
 /// Stores V's initializer into the new object `cp__b`, in P's form.
+/// Stores the elements of an array's initializer list that are not zero
+/// (the heap array is allocated zeroed) into `cp__b`, element by element
+/// at their flat index, in P's form.
+void storeElements(Printer &P, const BoxedVar &B, const Expr *E, QualType T,
+                   uint64_t &Index, std::string &Out) {
+  E = E ? E->IgnoreParens() : nullptr;
+  const auto *AT = dyn_cast<ConstantArrayType>(T.getCanonicalType().getTypePtr());
+  uint64_t Leaves = AT ? stripArrays(T).Count : 1;
+  if (!E || isa<ImplicitValueInitExpr>(E)) {
+    Index += Leaves;
+    return;
+  }
+  if (AT) {
+    const auto *IL = dyn_cast<InitListExpr>(E);
+    if (!IL) {
+      P.fail(E, "cannot place this array in the compact heap: its "
+                "initializer is not a list of its elements");
+      return;
+    }
+    QualType ElemT = AT->getElementType();
+    uint64_t N = AT->getSize().getZExtValue();
+    for (uint64_t I = 0; I < N; ++I)
+      storeElements(P, B, I < IL->getNumInits() ? IL->getInit(I) : IL->getArrayFiller(),
+                    ElemT, Index, Out);
+    return;
+  }
+  std::string V = P.text(E);
+  if (isa<InitListExpr>(E))
+    V = "(" + P.ty(T.getUnqualifiedType()) + ")" + V;
+  std::string I = std::to_string(Index++);
+  if (P.form() == Form::Compact)
+    Out += " cp__store_" + B.T->Name + "(&((" + B.T->compactSpelling() +
+           " *)(void *)cp__b)[" + I + "], " + V + ");";
+  else
+    Out += " ((" + P.ty(T.getUnqualifiedType()) + " *)(void *)cp__b)[" + I + "] = " + V + ";";
+}
+
 std::string storeInit(Printer &P, const VarDecl *VD, const BoxedVar &B) {
+  if (!B.Dims.empty()) {
+    std::string Out;
+    uint64_t Index = 0;
+    storeElements(P, B, VD->getInit(), VD->getType(), Index, Out);
+    return "__extension__({" + Out + " (void)0; })";
+  }
   std::string V = initValue(P, VD);
   if (P.form() == Form::Compact)
     return "cp__store_" + B.T->Name + "((" + B.T->compactSpelling() +
@@ -286,8 +377,9 @@ std::string storeInit(Printer &P, const VarDecl *VD, const BoxedVar &B) {
 
 std::string boxLocalText(Session &S, const VarDecl *VD, Printer *C, Printer *W) {
   const BoxedVar &B = S.M.Boxed.find(VD->getCanonicalDecl())->second;
-  std::string T = S.typeText(VD->getType().getUnqualifiedType());
-  std::string Alloc = "(" + T + " *)cp_alloc(&" + B.T->DescName + ")";
+  std::string T = B.pointerType(
+      S.typeText(stripArrays(VD->getType().getUnqualifiedType()).Element));
+  std::string Alloc = "(" + T + ")" + allocText(B);
   std::string Value = Alloc;
   if (VD->getInit()) {
     std::string Store;
@@ -296,9 +388,9 @@ std::string boxLocalText(Session &S, const VarDecl *VD, Printer *C, Printer *W) 
               storeInit(*W, VD, B) + ";";
     else
       Store = storeInit(C ? *C : *W, VD, B) + ";";
-    Value = "({ " + T + " *cp__b = " + Alloc + "; " + Store + " cp__b; })";
+    Value = "({ " + T + " cp__b = " + Alloc + "; " + Store + " cp__b; })";
   }
-  return "*" + B.Ptr + " __attribute__((cleanup(cp__box_free))) = " + Value;
+  return declaratorText(VD, B) + " __attribute__((cleanup(cp__box_free))) = " + Value;
 }
 
 bool rewriteBoxedLocal(Session &S, EditSet &Out, const VarDecl *VD,
@@ -341,10 +433,10 @@ void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
     }
     const BoxedVar &B = It->second;
     bool Internal = !VD->isExternallyVisible();
-    std::string T = S.typeText(VD->getType().getUnqualifiedType());
+    std::string T = S.typeText(stripArrays(VD->getType().getUnqualifiedType()).Element);
     std::string Link = Internal ? "static " : "";
     // The declarator: a pointer (a root) instead of the object.
-    if (!replaceDeclarator(S, S.Edits, VD, "*" + B.Ptr))
+    if (!replaceDeclarator(S, S.Edits, VD, declaratorText(VD, B)))
       continue;
     // The getter, once per translation unit, after the first declaration.
     if (GetterDone.insert(VD->getCanonicalDecl()).second) {
@@ -417,8 +509,8 @@ void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
                    "\n/* compactptr: '" + VD->getName().str() +
                        "' lives in the compact heap, allocated at its first use */\n" +
                        Where + Link + "__typeof__(" + B.Ptr + ") " + B.Init +
-                       "(void) {" + Pre + " " + T +
-                       " *cp__b = (" + T + " *)cp_alloc(&" + B.T->DescName + "); " +
+                       "(void) {" + Pre + " " + B.pointerType(T) +
+                       " cp__b = (" + B.pointerType(T) + ")" + allocText(B) + "; " +
                        B.Ptr + " = cp__b;" + Store + " return cp__b; }\n");
   }
 }

@@ -170,6 +170,17 @@ struct BoxedVar {
   std::string Ptr;      ///< "cp__box_V": the pointer to the heap object
   std::string Getter;   ///< "cp__box_get_V" (static storage)
   std::string Init;     ///< "cp__box_init_V" (static storage)
+  /// An array of T: its dimensions as declared ("[8]", "[4][2]", "[]" for
+  /// an extern declaration of unknown size) and its element count (0 when
+  /// unknown); the heap object is one array, `T (*cp__box_V)[8]` points
+  /// to it.  Empty and 1 for a single object.
+  std::string Dims;
+  uint64_t Count = 1;
+  /// `T *` for one object, `__typeof__(T (*)[8])` for an array (usable
+  /// in a declaration as in a cast), with T's spelling.
+  std::string pointerType(const std::string &T) const {
+    return Dims.empty() ? T + " *" : "__typeof__(" + T + " (*)" + Dims + ")";
+  }
 };
 
 /// The engine's view of a translation unit.

@@ -251,8 +251,9 @@ std::string Printer::printed(const Stmt *St,
       Out.pop_back();
     keepLines(Out, Lines, R, SM, S.LO);
   }
-  // An expression printed in place of another keeps its own parentheses.
-  if (isa<Expr>(St))
+  // An expression printed in place of another keeps its own parentheses
+  // (not an initializer list: `({...})` would be a statement expression).
+  if (isa<Expr>(St) && !isa<InitListExpr>(St))
     return "(" + Out + ")";
   return Out;
 }

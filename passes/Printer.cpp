@@ -269,6 +269,13 @@ std::string Printer::text(const Stmt *St) {
   if (!E)
     return splice(St);
 
+  // An array in compact layout under a sizeof or _Alignof that is not
+  // printed itself (a macro's body: `sizeof(a) / sizeof((a)[0])`): its
+  // compact lvalue, so the trait measures what it measures outside macros.
+  if (compact() && E->getType()->isArrayType() && isCompactLocated(M, E))
+    if (isa_and_nonnull<UnaryExprOrTypeTraitExpr>(parentSkippingParens(S.Ctx, E, nullptr)))
+      return clv(E);
+
   if (const auto *IC = dyn_cast<ImplicitCastExpr>(E)) {
     const Expr *Sub = IC->getSubExpr();
     if (compact() && IC->getCastKind() == CK_LValueToRValue) {
@@ -416,7 +423,7 @@ std::string Printer::clv(const Expr *E) {
            text(AS->getIdx()) + "])";
   }
   if (const BoxedVar *B = boxedVar(M, E))
-    return "(*(" + ct(B->T) + " *)(" +
+    return "(*(" + B->pointerType(ct(B->T)) + ")(" +
            (B->Static ? B->Getter + "()" : B->Ptr) + "))";
   if (const auto *ME = dyn_cast<MemberExpr>(E)) {
     if (!ME->isArrow() && !isCompactLocated(M, ME->getBase())) {

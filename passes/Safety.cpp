@@ -278,9 +278,9 @@ private:
     if (isa<ParmVarDecl>(VD))
       return " (a parameter passed by value stays in wide layout; copy it "
              "into a local, which then lives in the compact heap)";
-    if (VD->getType()->isArrayType())
-      return " (an array of compact structs stays in wide layout; allocate "
-             "it with malloc(n * sizeof(...)))";
+    if (VD->getType()->isVariablyModifiedType())
+      return " (a variable-length array of compact structs stays in wide "
+             "layout; allocate it with malloc(n * sizeof(...)))";
     if (VD->getTLSKind() != VarDecl::TLS_None)
       return " (a thread-local variable stays in wide layout; allocate it "
              "with malloc)";

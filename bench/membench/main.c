@@ -187,6 +187,7 @@ void mb_json_common(mb_json_t *j, const mb_ctx_t *c) {
   mb_json_bool(j, "hypervisor", c->clock.hypervisor);
   mb_json_number(j, "tsc_hz", c->clock.tsc_hz);
   mb_json_bool(j, "invariant_tsc", c->clock.invariant_tsc);
+  mb_json_bool(j, "rdtscp", c->clock.rdtscp);
   mb_json_string(j, "tsc_calibration", "CLOCK_MONOTONIC");
   mb_json_number(j, "tsc_calibration_spread", c->clock.calib_spread);
   mb_json_number(j, "tsc_resolution_ticks", c->clock.resolution);

@@ -35,11 +35,21 @@ static inline uint64_t mb_tsc_begin(void) {
   __asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
   return ((uint64_t)hi << 32) | lo;
 }
+/** Set by mb_clock_init: the CPU has rdtscp (some hypervisors hide it). */
+extern int mb_have_rdtscp;
 /** Serialised TSC read at the end of a timed region: `rdtscp; lfence`.
- *  rdtscp waits for earlier loads; the lfence keeps later code out. */
+ *  rdtscp waits for earlier loads; the lfence keeps later code out.
+ *  Without rdtscp, `lfence; rdtsc; lfence`: the first lfence waits for
+ *  every earlier instruction to complete locally (on AMD once the kernel
+ *  makes lfence dispatch-serialising, as Linux does), which is what
+ *  rdtscp's wait gives. */
 static inline uint64_t mb_tsc_end(void) {
   uint32_t lo, hi, aux;
-  __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux)::"memory");
+  if (__builtin_expect(mb_have_rdtscp, 1)) {
+    __asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux)::"memory");
+  } else {
+    __asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi)::"memory");
+  }
   return ((uint64_t)hi << 32) | lo;
 }
 

@@ -1,9 +1,9 @@
 // Storing the address of a value that cannot live in the compact heap into
 // a struct pointer blocks the struct: compact pointers can only point into
 // the arena.  Locals and globals of the struct type are placed there by the
-// plugin when their address is used (not blockers); parameters passed by
-// value and arrays of structs are not.  Taking the address as bytes
-// (memset) is fine.
+// plugin when their address is used (not blockers), arrays of them too;
+// parameters passed by value and variable-length arrays are not.  Taking
+// the address as bytes (memset) is fine.
 // RUN: compactptr-advise %s -- %cflags | FileCheck %s
 #include <compactptr.h>
 #include <stdlib.h>
@@ -33,6 +33,13 @@ void link_param(struct node *n, struct node v) {
 struct node *first(void) {
   struct node local;
   memset(&local, 0, sizeof local); // a byte address: fine
-  return pool; // expected-error {{the address of global 'pool' cannot be used as a compact pointer}}
-  // CHECK-NEXT: blocker-non-heap-address.c:[[@LINE-1]]: the address of global 'pool' is used as a 'struct node *'; 'struct node' objects must be on the heap [non-heap-address, plugin: error]
+  return pool; // placed in the compact heap: fine
+}
+
+struct node *row(int n) {
+  struct node vla[n];
+  vla[0].key = n;
+  struct node *last = &vla[n - 1]; // expected-error {{the address of local 'vla' cannot be used as a compact pointer}}
+  // CHECK-NEXT: blocker-non-heap-address.c:[[@LINE-1]]: the address of local 'vla' is used as a 'struct node *'; 'struct node' objects must be on the heap [non-heap-address, plugin: error]
+  return last->next;
 }

@@ -2,7 +2,9 @@
 // variable of a compact type whose address is used as a compact pointer is
 // placed in the compact heap (test/idioms/globals.test); the variables
 // that cannot be are refused, saying why: parameters passed by value,
-// arrays of compact structs, static locals, thread-local variables.
+// variable-length arrays, static locals, thread-local variables.  Arrays
+// of compact structs with constant dimensions are placed in the heap too
+// (test/idioms/global-arrays.test).
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 #include <compactptr.h>
@@ -23,8 +25,14 @@ void link_param(struct node *p, struct node byval) {
 
 struct node *escape(void) {
   static struct node pool[4];
-  struct node *q = &pool[1]; // expected-error {{the address of static local 'pool' cannot be used as a compact pointer; compact pointers must point to heap objects (an array of compact structs stays in wide layout; allocate it with malloc(n * sizeof(...)))}}
+  struct node *q = &pool[1]; // expected-error {{the address of static local 'pool' cannot be used as a compact pointer; compact pointers must point to heap objects (a static local stays in wide layout; declare it at file scope, where it lives in the compact heap)}}
   return q;
+}
+
+struct node *variable(int n) {
+  struct node row[n];
+  row[0].next = &row[n - 1]; // expected-error {{the address of local 'row' cannot be used as a compact pointer; compact pointers must point to heap objects (a variable-length array of compact structs stays in wide layout; allocate it with malloc(n * sizeof(...)))}}
+  return row[0].next;
 }
 
 struct node *cached(void) {

@@ -843,11 +843,17 @@ static CXCursor value_root_decl(CXCursor e) {
 
 /** The plugin places this variable in the compact heap when its address is
  *  used as a compact pointer (passes/Boxing.cpp): a local or global of
- *  struct type, not a parameter, an array, a static local or thread-local. */
+ *  struct type or an array of them with constant dimensions (the outermost
+ *  one may be unknown in an extern declaration), not a parameter, a
+ *  variable-length array, a static local or thread-local. */
 static int boxable_var(CXCursor d) {
   if (clang_getCursorKind(d) != CXCursor_VarDecl)
     return 0;
   CXType t = clang_getCanonicalType(clang_getCursorType(d));
+  if (t.kind == CXType_IncompleteArray)
+    t = clang_getCanonicalType(clang_getArrayElementType(t));
+  while (t.kind == CXType_ConstantArray)
+    t = clang_getCanonicalType(clang_getArrayElementType(t));
   int local = clang_getCursorKind(clang_getCursorSemanticParent(d)) ==
               CXCursor_FunctionDecl;
   return t.kind == CXType_Record &&
