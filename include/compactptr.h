@@ -238,9 +238,14 @@ typedef struct cp_root_desc {
  *  plugin uses __attribute__((cleanup(cp_frame_pop)))). */
 typedef struct cp_frame {
   struct cp_frame *prev;
-  uint32_t count;
+  uint32_t count;              /**< roots; may carry CP_FRAME_RELATIVE */
   const cp_root_desc_t *roots;
 } cp_frame_t;
+/** In a frame's count: each root's `addr` is a byte offset from the frame
+ *  itself.  The plugin's frames of slots (the frame followed by its slots
+ *  in one struct) use it, so their descriptors are static constants and a
+ *  push stores two words instead of filling a descriptor per slot. */
+#define CP_FRAME_RELATIVE 0x80000000u
 
 /* ------------------------------------------------------------------------
  * Runtime state read by inline code.  Do not write these.
@@ -484,14 +489,20 @@ CP_API CP__NATIVE_ATTR void cp_native_leave(void);
 static __inline__ int cp__safepoint_due(void) {
   return __builtin_expect(__atomic_load_n(&cp__switch_pending, __ATOMIC_RELAXED), 0) != 0;
 }
+/** cp_try_alloc and cp_try_alloc_array, and NULL while a switch is
+ *  pending. */
+CP_API void *cp__try_alloc_at_safepoint(cp_type_desc_t *type);
+CP_API void *cp__try_alloc_array_at_safepoint(cp_type_desc_t *type, size_t n);
 /** The fast path of an allocation at a safepoint: NULL when the slow path
  *  must run (a switch is pending, or the compact arena cannot serve it);
- *  generated code saves its roots only around the slow path. */
+ *  generated code saves its roots only around the slow path.  One call:
+ *  the runtime tests for a pending switch (the test inline cost the
+ *  caller register moves around the call). */
 static __inline__ void *cp__alloc_fast(cp_type_desc_t *type) {
-  return cp__safepoint_due() ? (void *)0 : cp_try_alloc(type);
+  return cp__try_alloc_at_safepoint(type);
 }
 static __inline__ void *cp__alloc_array_fast(cp_type_desc_t *type, size_t n) {
-  return cp__safepoint_due() ? (void *)0 : cp_try_alloc_array(type, n);
+  return cp__try_alloc_array_at_safepoint(type, n);
 }
 __attribute__((cold, noinline, unused)) static void *
 cp__alloc_slow(cp_type_desc_t *type) {

@@ -211,8 +211,8 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
     Sp.Saved.push_back(R->VD);
   if (SlotFrame) {
     for (const SlotRoot *R : Live)
-      saveRestore(R->VD, "cp__slots[" + std::to_string(R->Index) + "]", true, Sp.Save,
-                  Sp.Restore);
+      saveRestore(R->VD, "cp__slotframe.s[" + std::to_string(R->Index) + "]", true,
+                  Sp.Save, Sp.Restore);
     return Sp;
   }
   std::string K = std::to_string(Live.size());
@@ -321,20 +321,28 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
   // them: liveAt finds the same variables here and at each call).
   llvm::erase_if(Slots, [](const SlotRoot &R) { return R.Index == ~0u; });
   // Declarations only (C89): a block of its own when it follows a
-  // statement; the slots are zeroed and the frame pushed by an initializer.
-  std::string N = std::to_string(K), Names;
-  std::string T = std::string(AtStart ? "" : "{ ") + "void *cp__slots[" + N +
-                  "]; cp_root_desc_t cp__slotroots[" + N +
-                  "]; cp_frame_t cp__slotframe __attribute__((cleanup(cp_frame_pop))); "
-                  "int cp__slotin __attribute__((unused)) = (";
+  // statement.  The frame and its slots are one struct, so the roots'
+  // descriptors are static constants (each addr the slot's offset from
+  // the frame, CP_FRAME_RELATIVE): the initializer zeroes the slots,
+  // stores the count and the descriptors' address, and pushes the frame
+  // (filling a descriptor per slot took five stores each).
+  std::string N = std::to_string(K), Names, Descs;
   for (const SlotRoot &R : Slots) {
     std::string Nm = R.VD->getName().str(), I = std::to_string(R.Index);
-    T += "cp__slots[" + I + "] = 0, cp__root(&cp__slotroots[" + I + "], (void *)&cp__slots[" +
-         I + "], CP_ROOT_POINTER, 1, &" + M.pointeeOf(R.VD->getType())->DescName +
-         ", \"" + Nm + "\"), ";
+    Descs += std::string(Descs.empty() ? "" : ", ") +
+             "{(void *)__builtin_offsetof(struct cp__slotframe_s, s[" + I +
+             "]), CP_ROOT_POINTER, 1, &" + M.pointeeOf(R.VD->getType())->DescName + ", \"" +
+             Nm + "\"}";
     Names += (Names.empty() ? "" : ", ") + Nm;
   }
-  T += "cp__frame(&cp__slotframe, " + N + ", cp__slotroots)); ";
+  std::string T = std::string(AtStart ? "" : "{ ") +
+                  "struct cp__slotframe_s { cp_frame_t f; void *s[" + N +
+                  "]; } cp__slotframe __attribute__((cleanup(cp__frame_pop_slots))); "
+                  "static const cp_root_desc_t cp__slotroots[" + N + "] = {" + Descs +
+                  "}; int cp__slotin __attribute__((unused)) = (";
+  for (const SlotRoot &R : Slots)
+    T += "cp__slotframe.s[" + std::to_string(R.Index) + "] = 0, ";
+  T += "cp__frame(&cp__slotframe.f, " + N + " | CP_FRAME_RELATIVE, cp__slotroots)); ";
   Out.insert(BodyFID, SM.getFileOffset(At), T);
   if (!AtStart)
     Out.insert(BodyFID, SM.getFileOffset(Body->getRBracLoc()), "} ");

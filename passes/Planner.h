@@ -54,8 +54,10 @@ struct Run {
 
 class Planner {
 public:
-  /// Compact: the compact printer of checked code, asked whether a region
-  /// depends on a layout.
+  /// Compact: the printer of the compact copies of versioned regions,
+  /// asked whether a region depends on a layout; a call to a closed dual
+  /// function counts (the copy calls its compact body directly, where
+  /// each call outside a region tests the mode).
   /// Duals and Closed receive the dual functions, and those of them that
   /// can reach no safepoint at all (nothing they call allocates or is code
   /// the engine cannot see): their compact bodies need no depth count.

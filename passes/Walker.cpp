@@ -188,7 +188,7 @@ void runRewrite(Session &S) {
   Printer Wide(S, R, Form::Wide, Duals), Compact(S, R, Form::Compact, Duals),
       Clone(S, R, Form::Compact, Duals, /*CompactBodies=*/true),
       Direct(S, R, Form::Compact, Closed, /*CompactBodies=*/true);
-  Planner Pl(S, Compact, Duals, Closed);
+  Planner Pl(S, Direct, Duals, Closed);
   Pl.planForms(Fns);
   // Static initializers cannot test the mode: switchable builds keep them
   // in the wide form (allocation calls are not constant anyway).

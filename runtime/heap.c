@@ -602,6 +602,17 @@ alloc_one(cp_type_desc_t *d, bool try_only) {
 
 void *cp_alloc(cp_type_desc_t *d) { return alloc_one(d, false); }
 void *cp_try_alloc(cp_type_desc_t *d) { return alloc_one(d, true); }
+/* The fast path of an allocation at a safepoint (cp__alloc_fast): NULL
+ * when a switch is pending too, so the caller's slow path saves its roots
+ * and runs it.  Tested here rather than in the caller: one load and branch
+ * either way, but a caller whose fast path is one call keeps its values in
+ * callee-saved registers (with the test inline, clang moved eight of
+ * them in and out of caller-saved ones around the call). */
+void *cp__try_alloc_at_safepoint(cp_type_desc_t *d) {
+  if (CP_UNLIKELY(__atomic_load_n(&cp__switch_pending, __ATOMIC_RELAXED)))
+    return NULL;
+  return alloc_one(d, true);
+}
 
 static void *alloc_array(cp_type_desc_t *d, size_t n, bool try_only) {
   if (n == 0)
@@ -626,6 +637,11 @@ void *cp_alloc_array(cp_type_desc_t *d, size_t n) {
   return alloc_array(d, n, false);
 }
 void *cp_try_alloc_array(cp_type_desc_t *d, size_t n) {
+  return alloc_array(d, n, true);
+}
+void *cp__try_alloc_array_at_safepoint(cp_type_desc_t *d, size_t n) {
+  if (CP_UNLIKELY(__atomic_load_n(&cp__switch_pending, __ATOMIC_RELAXED)))
+    return NULL;
   return alloc_array(d, n, true);
 }
 

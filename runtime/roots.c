@@ -119,9 +119,15 @@ void cp__roots_each(cp_root_visit_fn fn, void *ctx) {
     }
     if (!t->frames)
       continue;
-    for (cp_frame_t *f = *t->frames; f; f = f->prev)
-      for (uint32_t i = 0; i < f->count; i++)
-        visit_desc(&f->roots[i], fn, ctx);
+    for (cp_frame_t *f = *t->frames; f; f = f->prev) {
+      uint32_t n = f->count & ~CP_FRAME_RELATIVE;
+      for (uint32_t i = 0; i < n; i++) {
+        cp_root_desc_t d = f->roots[i];
+        if (f->count & CP_FRAME_RELATIVE)
+          d.addr = (char *)f + (uintptr_t)d.addr;
+        visit_desc(&d, fn, ctx);
+      }
+    }
   }
 }
 

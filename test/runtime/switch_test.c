@@ -288,6 +288,47 @@ static void case_root_arrays_and_frames(void **state) {
   cp_root_array_free(ra);
 }
 
+/* A frame of slots as the plugin emits it: the frame and its slots in one
+ * struct, static descriptors whose addr is each slot's offset from the
+ * frame (CP_FRAME_RELATIVE), pushed under an absolute frame. */
+static void case_relative_frame(void **state) {
+  (void)state;
+  void *a = cp_alloc(&node_desc), *b = cp_alloc(&node_desc);
+  void *c = cp_alloc(&node_desc);
+  NODE_KEY(a) = 11;
+  NODE_KEY(b) = 22;
+  NODE_KEY(c) = 33;
+  struct slotframe {
+    cp_frame_t f;
+    void *s[3];
+  } sf;
+  static const cp_root_desc_t descs[3] = {
+      {(void *)__builtin_offsetof(struct slotframe, s[0]), CP_ROOT_POINTER, 1,
+       &node_desc, "a"},
+      {(void *)__builtin_offsetof(struct slotframe, s[1]), CP_ROOT_POINTER, 1,
+       &node_desc, "b"},
+      {(void *)__builtin_offsetof(struct slotframe, s[2]), CP_ROOT_POINTER, 1,
+       &node_desc, "none"}};
+  void *outer = c;
+  cp_root_desc_t outer_root = {&outer, CP_ROOT_POINTER, 1, &node_desc, "outer"};
+  cp_frame_t outer_frame = {NULL, 1, &outer_root};
+  cp_frame_push(&outer_frame);
+  sf.s[0] = a;
+  sf.s[1] = b;
+  sf.s[2] = NULL;
+  sf.f.count = 3 | CP_FRAME_RELATIVE;
+  sf.f.roots = descs;
+  cp_frame_push(&sf.f);
+  cp_switch_to_wide();
+  cp_frame_pop(&sf.f);
+  cp_frame_pop(&outer_frame);
+  assert_true(sf.s[0] != a && sf.s[1] != b && outer != c);
+  assert_int_equal(NODE_KEY(sf.s[0]), 11);
+  assert_int_equal(NODE_KEY(sf.s[1]), 22);
+  assert_int_equal(NODE_KEY(outer), 33);
+  assert_null(sf.s[2]);
+}
+
 /* ---- freed slots are reused after the switch ---------------------------- */
 static void case_freed_slots_reused(void **state) {
   (void)state;
@@ -410,7 +451,7 @@ static const struct {
 } cases[] = {
     CASE(list), CASE(dlist_cycle), CASE(tree_parent), CASE(graph),
     CASE(holder_nested), CASE(heap_array_interior), CASE(heap_block_interior),
-    CASE(root_arrays_and_frames), CASE(freed_slots_reused), CASE(empty_heap),
+    CASE(root_arrays_and_frames), CASE(relative_frame), CASE(freed_slots_reused), CASE(empty_heap),
     CASE(registered_empty_heap), CASE(high_water_exact),
     CASE(deferred_under_compact_body), CASE(forced_twice), CASE(refusals),
 };

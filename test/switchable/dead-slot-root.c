@@ -44,7 +44,7 @@ static long once(void) {
   return k;
 }
 // CHECK-LABEL: static long once(void) {
-// CHECK: {{^}}  { void *cp__slots[1]; {{.*}} (void)(__extension__({ {{.*}}grow(1)); p = cp__slots[0]; cp__slots[0] = 0; }));
+// CHECK: {{^}}  { struct cp__slotframe_s { cp_frame_t f; void *s[1]; } {{.*}} (void)(__extension__({ {{.*}}grow(1)); p = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; }));
 
 int main(void) {
   long k = once();

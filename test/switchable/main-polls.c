@@ -56,21 +56,21 @@ int main(void) {
 // Loops outside main get no poll.
 // CHECK: {{^}}  while (i-- > 0)
 // CHECK-NEXT: {{^}}    ;
-// CHECK: {{^}}  { void *cp__slots[1]; {{.*}} cp__frame(&cp__slotframe, 1, cp__slotroots)); for (i = 0; i < 10; i++) { if (cp__safepoint_due()) { (void)(cp__slots[0] = h); cp_safepoint_slow(); h = cp__slots[0]; cp__slots[0] = 0; }
+// CHECK: {{^}}  { struct cp__slotframe_s { cp_frame_t f; void *s[1]; } {{.*}} cp__frame(&cp__slotframe.f, 1 | CP_FRAME_RELATIVE, cp__slotroots)); for (i = 0; i < 10; i++) { if (cp__safepoint_due()) { (void)(cp__slotframe.s[0] = h); cp_safepoint_slow(); h = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; }
 // CHECK-NEXT: {{^}}    for (j = 0; j < 3; j++)
-// CHECK-NEXT: {{^}}      { if (cp__safepoint_due()) { (void)(cp__slots[0] = h); cp_safepoint_slow(); h = cp__slots[0]; cp__slots[0] = 0; } helper(j); }
+// CHECK-NEXT: {{^}}      { if (cp__safepoint_due()) { (void)(cp__slotframe.s[0] = h); cp_safepoint_slow(); h = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; } helper(j); }
 // CHECK-NEXT: {{^}}  }
 // CHECK-NEXT: {{^}}  while (i-- > 0) { if (cp__safepoint_due()) { {{.*}} } helper(i); }
 // These loops cannot allocate (cp_safepoint() is not an allocation): one
 // poll in front; the explicit poll stays.
 // CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } do {{[{]$}}
-// CHECK-NEXT: {{^}}    (void)(__extension__({ if (cp__safepoint_due()) { (void)(cp__slots[0] = h); cp_safepoint_slow(); h = cp__slots[0]; cp__slots[0] = 0; } }));
+// CHECK-NEXT: {{^}}    (void)(__extension__({ if (cp__safepoint_due()) { (void)(cp__slotframe.s[0] = h); cp_safepoint_slow(); h = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; } }));
 // CHECK-NEXT: {{^}}  } while (++i < 3); }
 // CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } for (j = 0; j < 3; j++)
 // CHECK-NEXT: {{^}}    spin(j); }
 // An allocation of checked code is a safepoint itself: no poll.
 // CHECK-NEXT: {{^}}  for (j = 0; j < 3; j++)
-// CHECK-NEXT: {{^}}    (void)(h = __extension__({ __auto_type [[R:cp__r[0-9]+]] = (cp__slots[0] = h, make(j)); h = cp__slots[0]; cp__slots[0] = 0; [[R]]; }));
+// CHECK-NEXT: {{^}}    (void)(h = __extension__({ __auto_type [[R:cp__r[0-9]+]] = (cp__slotframe.s[0] = h, make(j)); h = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; [[R]]; }));
 // With auto-safepoints off, main's loops get no poll (and the frame of
 // slots goes before the first statement that may reach a safepoint).
 // OFF: {{^}}  for (i = 0; i < 10; i++) {{[{]$}}
@@ -78,5 +78,5 @@ int main(void) {
 // OFF-NEXT: {{^}}      helper(j);
 // OFF-NEXT: {{^}}  }
 // OFF-NEXT: {{^}}  while (i-- > 0) helper(i);
-// OFF-NEXT: {{^}}  { void *cp__slots[1]; {{.*}} do {{[{]$}}
-// OFF-NEXT: {{^}}    (void)(__extension__({ if (cp__safepoint_due()) { (void)(cp__slots[0] = h); cp_safepoint_slow(); h = cp__slots[0]; cp__slots[0] = 0; } }));
+// OFF-NEXT: {{^}}  { struct cp__slotframe_s { cp_frame_t f; void *s[1]; } {{.*}} do {{[{]$}}
+// OFF-NEXT: {{^}}    (void)(__extension__({ if (cp__safepoint_due()) { (void)(cp__slotframe.s[0] = h); cp_safepoint_slow(); h = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; } }));

@@ -106,8 +106,8 @@ int main(void) {
 // up to its last layout-dependent statement.
 // main's locals are saved only on the allocation's slow path.
 // CHECK-LABEL: int main(void) {
-// CHECK: cp__frame(&cp__slotframe, 3, cp__slotroots)); for (i = 0; i < 10000; i++) {{[{]$}}
-// CHECK-NEXT: {{^}}    struct node *q = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { (void)(cp__slots[0] = head, cp__slots[1] = copy, cp__slots[2] = p); [[A]] = cp__alloc_slow(&cp__desc_node); head = cp__slots[0]; cp__slots[0] = 0; copy = cp__slots[1]; cp__slots[1] = 0; p = cp__slots[2]; cp__slots[2] = 0; } [[A]]; });{{$}}
+// CHECK: cp__frame(&cp__slotframe.f, 3 | CP_FRAME_RELATIVE, cp__slotroots)); for (i = 0; i < 10000; i++) {{[{]$}}
+// CHECK-NEXT: {{^}}    struct node *q = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { (void)(cp__slotframe.s[0] = head, cp__slotframe.s[1] = copy, cp__slotframe.s[2] = p); [[A]] = cp__alloc_slow(&cp__desc_node); head = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; copy = cp__slotframe.s[1]; cp__slotframe.s[1] = 0; p = cp__slotframe.s[2]; cp__slotframe.s[2] = 0; } [[A]]; });{{$}}
 // CHECK-NEXT: {{^}}    { if (cp_is_compact()) { CP__QUIET_BEGIN (((struct cp__c_node *)(q))->key) = i;{{$}}
 // CHECK-NEXT: {{^}}    cp__sth(&(((struct cp__c_node *)(q))->next), head); CP__QUIET_END } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 43 "{{.*}}poll-body-versioning.c"
@@ -179,7 +179,7 @@ int main(void) {
 // A call that may reach a safepoint (push allocates: no poll needed):
 // per-expression tests.
 // CHECK-NEXT: {{^}}  for (i = 0; i < 1000; i++) {{[{]$}}
-// CHECK-NEXT: {{^}}    (void)(head = __extension__({ __auto_type [[R:cp__r[0-9]+]] = (cp__slots[0] = head, push(head, -i)); head = cp__slots[0]; cp__slots[0] = 0; [[R]]; }));
+// CHECK-NEXT: {{^}}    (void)(head = __extension__({ __auto_type [[R:cp__r[0-9]+]] = (cp__slotframe.s[0] = head, push(head, -i)); head = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; [[R]]; }));
 // CHECK-NEXT: {{^}}    (cp_is_compact() ? (void)(u += {{.*}}) : (void)(u += head->next->key));
 // CHECK-NEXT: {{^}}  }
 // A case label of the enclosing switch cannot be copied; the loop cannot
