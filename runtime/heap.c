@@ -574,14 +574,20 @@ static _Noreturn void bad_free_list(const cp_slab_t *s, const void *p) {
 }
 static inline bool is_free_mark(uint64_t m) { return cp__is_free_mark(m); }
 
+/* bad_free_list, reached by a tail call (the fast path needs no frame). */
+static __attribute__((noinline, cold)) void *bad_pop(const cp_slab_t *s,
+                                                     const void *p) {
+  bad_free_list(s, p);
+}
+
 /* Takes slot p off the free list of s (the current slab of class 0 of
  * tb), checks its free mark and clears it.  Written for one slot size
- * range at a time (`slot` in [16, 32] is the usual node), so the mark test
- * and the clearing share one size dispatch. */
+ * range at a time (16 to 32 bytes, the usual node, then 33 to 64), so the
+ * mark test and the clearing share one size dispatch. */
 static inline __attribute__((always_inline)) void *
 pop_zeroed(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
   if (cp__slot_marked(slot) && CP_UNLIKELY(!is_free_mark(cp__mark_of(p))))
-    bad_free_list(s, p);
+    return bad_pop(s, p);
   s->free = *(uint32_t *)p;
   s->used++;
   count_alloc(tb, 1);
@@ -616,6 +622,11 @@ alloc_one(cp_type_desc_t *d, bool try_only) {
       if (CP_LIKELY(slot - 16 <= 16)) {
         /* 16 to 32 bytes: marked, and cleared by two 16-byte stores. */
         __builtin_assume(slot >= 16 && slot <= 32);
+        return pop_zeroed(tb, s, p, slot);
+      }
+      if (CP_LIKELY(slot - 33 <= 31)) {
+        /* 33 to 64 bytes: four 16-byte stores. */
+        __builtin_assume(slot >= 33 && slot <= 64);
         return pop_zeroed(tb, s, p, slot);
       }
       return pop_other_size(tb, s, p, slot);

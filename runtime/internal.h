@@ -483,7 +483,8 @@ bool cp__is_object_start(const cp_slab_t *s, const void *p);
 /* memset(p, 0, n) for a slot: n is a multiple of 4.  Small slots are
  * cleared with two possibly overlapping stores instead of a call; 16 to 32
  * bytes (the usual node) is tested first, with one compare. */
-static inline void cp__zero_slot(char *p, uint32_t n) {
+static inline __attribute__((always_inline)) void cp__zero_slot(char *p,
+                                                              uint32_t n) {
   static const char z[32] = {0};
   if (CP_LIKELY(n - 16 <= 16)) {
     __builtin_memcpy(p, z, 16);
