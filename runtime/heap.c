@@ -574,7 +574,8 @@ static _Noreturn void bad_free_list(const cp_slab_t *s, const void *p) {
 }
 static inline bool is_free_mark(uint64_t m) { return cp__is_free_mark(m); }
 
-/* bad_free_list, reached by a tail call (the fast path needs no frame). */
+/* bad_free_list, out of line and cold: the report stays off the fast
+ * path. */
 static __attribute__((noinline, cold)) void *bad_pop(const cp_slab_t *s,
                                                      const void *p) {
   bad_free_list(s, p);
@@ -606,6 +607,14 @@ pop_other_size(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
   return r;
 }
 
+/* Tells the compiler what the branch just tested, so the size dispatch
+ * inside pop_zeroed folds away. */
+#if defined(__clang__)
+#define CP_ASSUME(c) __builtin_assume(c)
+#else
+#define CP_ASSUME(c) ((c) ? (void)0 : __builtin_unreachable())
+#endif
+
 static inline __attribute__((always_inline)) void *
 alloc_one(cp_type_desc_t *d, bool try_only) {
   cp_type_t *t = cp__type_peek(d);
@@ -621,12 +630,12 @@ alloc_one(cp_type_desc_t *d, bool try_only) {
       uint32_t slot = s->slot;
       if (CP_LIKELY(slot - 16 <= 16)) {
         /* 16 to 32 bytes: marked, and cleared by two 16-byte stores. */
-        __builtin_assume(slot >= 16 && slot <= 32);
+        CP_ASSUME(slot >= 16 && slot <= 32);
         return pop_zeroed(tb, s, p, slot);
       }
       if (CP_LIKELY(slot - 33 <= 31)) {
         /* 33 to 64 bytes: four 16-byte stores. */
-        __builtin_assume(slot >= 33 && slot <= 64);
+        CP_ASSUME(slot >= 33 && slot <= 64);
         return pop_zeroed(tb, s, p, slot);
       }
       return pop_other_size(tb, s, p, slot);
