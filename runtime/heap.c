@@ -135,22 +135,21 @@ static inline cp_type_t *type_of(cp_type_desc_t *d) {
 
 /* ---- counters ------------------------------------------------------------ */
 
+/* The peak is raised by the allocation that takes the live count past
+ * it (room below zero), so it is exact without a look on every free. */
 static inline void count_alloc(cp_tbin_t *tb, int64_t n) {
   CP_OWN_ADD(tb->allocs, (uint64_t)n);
-  CP_OWN_ADD(tb->live, n);
+  CP_OWN_ADD(tb->room, -n);
+  if (CP_UNLIKELY(CP_OWN_GET(tb->room) < 0)) {
+    CP_OWN_SET(tb->peak, CP_OWN_GET(tb->peak) - CP_OWN_GET(tb->room));
+    CP_OWN_SET(tb->room, 0);
+  }
 }
-static inline void count_peak(cp_tbin_t *tb) {
-  int64_t l = CP_OWN_GET(tb->live);
-  if (l > CP_OWN_GET(tb->peak))
-    CP_OWN_SET(tb->peak, l);
-}
-/* The peak is the largest live count, reached just before a free (or
- * now): it is noted there, not on every allocation. */
 static inline void count_free(cp_tbin_t *tb, int64_t n) {
-  int64_t l = CP_OWN_GET(tb->live);
-  if (CP_UNLIKELY(l > CP_OWN_GET(tb->peak)))
-    CP_OWN_SET(tb->peak, l);
-  CP_OWN_SET(tb->live, l - n);
+  CP_OWN_ADD(tb->room, n);
+}
+static inline int64_t tbin_live(const cp_tbin_t *tb) {
+  return CP_OWN_GET(tb->peak) - CP_OWN_GET(tb->room);
 }
 
 void cp__type_counts(const cp_type_t *t, uint64_t *allocs, int64_t *live) {
@@ -160,7 +159,7 @@ void cp__type_counts(const cp_type_t *t, uint64_t *allocs, int64_t *live) {
     if (t->id < CP_OWN_GET(h->ntb)) {
       const cp_tbin_t *tb = &h->tb[t->id];
       a += CP_OWN_GET(tb->allocs);
-      l += CP_OWN_GET(tb->live);
+      l += tbin_live(tb);
     }
   *allocs = a;
   *live = l;
@@ -539,7 +538,6 @@ static void *alloc_block(cp_heap_t *h, cp_type_t *t, uint64_t n,
   note_peak(t);
   cp__unlock();
   count_alloc(tb, (int64_t)n);
-  count_peak(tb);
   /* Fresh runs from the buddy are zero only the first time. */
   memset(s->start, 0, (size_t)s->slot * n);
   return s->start;
@@ -558,7 +556,6 @@ void *cp__heap_alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only) {
     return NULL;
   char *p = slab_pop(s);
   count_alloc(tb, s->elems);
-  count_peak(tb);
   cp__zero_slot(p, s->slot);
   return p;
 }
@@ -577,6 +574,47 @@ static _Noreturn void bad_free_list(const cp_slab_t *s, const void *p) {
 }
 static inline bool is_free_mark(uint64_t m) { return cp__is_free_mark(m); }
 
+/* bad_free_list, out of line and cold: the report stays off the fast
+ * path. */
+static __attribute__((noinline, cold)) void *bad_pop(const cp_slab_t *s,
+                                                     const void *p) {
+  bad_free_list(s, p);
+}
+
+/* Takes slot p off the free list of s (the current slab of class 0 of
+ * tb), checks its free mark and clears it.  Written for one slot size
+ * range at a time (16 to 32 bytes, the usual node, then 33 to 64), so the
+ * mark test and the clearing share one size dispatch. */
+static inline __attribute__((always_inline)) void *
+pop_zeroed(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
+  if (cp__slot_marked(slot) && CP_UNLIKELY(!is_free_mark(cp__mark_of(p))))
+    return bad_pop(s, p);
+  s->free = *(uint32_t *)p;
+  s->used++;
+  count_alloc(tb, 1);
+  cp__zero_slot(p, slot);
+  return p;
+}
+
+/* Other slot sizes, out of line (a tail call), so the fast path keeps no
+ * register of its own. */
+static __attribute__((noinline)) void *
+pop_other_size(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
+  void *r = pop_zeroed(tb, s, p, slot);
+  /* Opaque, so the caller does not keep p alive across the call to return
+   * it itself (which would cost the tail call and a saved register). */
+  __asm__("" : "+r"(r));
+  return r;
+}
+
+/* Tells the compiler what the branch just tested, so the size dispatch
+ * inside pop_zeroed folds away. */
+#if defined(__clang__)
+#define CP_ASSUME(c) __builtin_assume(c)
+#else
+#define CP_ASSUME(c) ((c) ? (void)0 : __builtin_unreachable())
+#endif
+
 static inline __attribute__((always_inline)) void *
 alloc_one(cp_type_desc_t *d, bool try_only) {
   cp_type_t *t = cp__type_peek(d);
@@ -585,16 +623,22 @@ alloc_one(cp_type_desc_t *d, bool try_only) {
     cp_tbin_t *tb = &h->tb[t->id];
     cp_slab_t *s = tb->bins[0].cur;
     uint32_t off = s->free;
-    if (CP_LIKELY(off != CP_NONE)) {
+    /* CP_NONE is the only offset with the sign bit set: slabs are far
+     * smaller than 2 GiB. */
+    if (CP_LIKELY((int32_t)off >= 0)) {
       char *p = s->start + off;
       uint32_t slot = s->slot;
-      if (cp__slot_marked(slot) && CP_UNLIKELY(!is_free_mark(cp__mark_of(p))))
-        bad_free_list(s, p);
-      s->free = *(uint32_t *)p;
-      s->used++;
-      count_alloc(tb, 1);
-      cp__zero_slot(p, slot);
-      return p;
+      if (CP_LIKELY(slot - 16 <= 16)) {
+        /* 16 to 32 bytes: marked, and cleared by two 16-byte stores. */
+        CP_ASSUME(slot >= 16 && slot <= 32);
+        return pop_zeroed(tb, s, p, slot);
+      }
+      if (CP_LIKELY(slot - 33 <= 31)) {
+        /* 33 to 64 bytes: four 16-byte stores. */
+        CP_ASSUME(slot >= 33 && slot <= 64);
+        return pop_zeroed(tb, s, p, slot);
+      }
+      return pop_other_size(tb, s, p, slot);
     }
   }
   return cp__heap_alloc_slow(d, 0, try_only);
@@ -736,14 +780,14 @@ void cp_free(void *p) {
   if (CP_UNLIKELY(!s))
     return free_other(p); /* a block, or nothing */
   /* The owner's free checks that p is a slot handed out from this slab (a
-   * multiply, on the header's first line); whether the slot is still live
-   * is checked when it comes off the free list again (alloc_one), so the
-   * object itself is only written, never read. */
-  uint64_t so = (uint64_t)((char *)p - s->start);
-  uint64_t i = cp__slot_index(s, so);
+   * multiply and two compares, on the header's first line); whether the
+   * slot is still live is checked when it comes off the free list again
+   * (alloc_one), so the object itself is only written, never read. */
+  uint64_t so = (uint64_t)((char *)p - s->start), i;
+  bool start = cp__slot_start(s, so, &i);
   if (CP_UNLIKELY(__atomic_load_n(&s->owner, __ATOMIC_RELAXED) !=
                       (uintptr_t)cp__heap ||
-                  i * s->slot != so || i >= cp__bump(s)))
+                  !start || i >= cp__bump(s)))
     return cp__free_slow(s, p);
   if (cp__slot_marked(s->slot))
     cp__mark_set(p, cp__mark_freed);
@@ -855,7 +899,7 @@ static void heap_forget(cp_heap_t *h) {
     cp_type_t *t = cp__types[k];
     note_peak(t);
     t->gone_allocs += h->tb[k].allocs;
-    t->gone_live += h->tb[k].live;
+    t->gone_live += tbin_live(&h->tb[k]);
     if (h->tb[k].peak > t->peak_seen && t->gone_allocs == h->tb[k].allocs)
       t->peak_seen = h->tb[k].peak; /* the first heap to end: its own */
   }

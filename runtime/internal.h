@@ -336,6 +336,18 @@ static inline uint64_t cp__slot_magic(uint32_t slot) {
 static inline uint64_t cp__slot_index(const cp_slab_t *s, uint64_t off) {
   return (uint64_t)(((unsigned __int128)off * s->magic) >> 64);
 }
+/* Is offset off (below 2^32) the start of a slot of s?  The low half of
+ * the product cp__slot_index takes the high half of is below the
+ * multiplier exactly when the slot size divides off (Lemire, Kaser and
+ * Kurz, "Faster remainder by direct computation", 2019), so the check
+ * costs one compare after the multiply, not a second multiply; *i is the
+ * slot index. */
+static inline bool cp__slot_start(const cp_slab_t *s, uint64_t off,
+                                  uint64_t *i) {
+  unsigned __int128 m = (unsigned __int128)off * s->magic;
+  *i = (uint64_t)(m >> 64);
+  return (uint64_t)m < s->magic;
+}
 static inline bool cp__slot_is_live(const cp_slab_t *s, uint32_t i) {
   return (__atomic_load_n(&s->live[i >> 6], __ATOMIC_RELAXED) >> (i & 63)) & 1;
 }
@@ -433,7 +445,8 @@ void cp__slab_rebuild_free_list(cp_slab_t *s);
  * when a slot is freed, another when it is put on the free list without
  * ever having been handed out.  Random per process; they differ in bit 0
  * only (freed: 0), so "either" is one compare. */
-extern uint64_t cp__mark_freed, cp__mark_fresh;
+extern __attribute__((visibility("hidden"))) uint64_t cp__mark_freed,
+    cp__mark_fresh;
 static inline bool cp__is_free_mark(uint64_t m) {
   return (m | 1) == cp__mark_fresh;
 }
@@ -468,20 +481,22 @@ _Noreturn void cp__bad_pointer(const char *op, const cp_slab_t *s,
 bool cp__is_object_start(const cp_slab_t *s, const void *p);
 
 /* memset(p, 0, n) for a slot: n is a multiple of 4.  Small slots are
- * cleared with a few possibly overlapping stores instead of a call. */
-static inline void cp__zero_slot(char *p, uint32_t n) {
+ * cleared with two possibly overlapping stores instead of a call; 16 to 32
+ * bytes (the usual node) is tested first, with one compare. */
+static inline __attribute__((always_inline)) void cp__zero_slot(char *p,
+                                                              uint32_t n) {
   static const char z[32] = {0};
-  if (CP_LIKELY(n - 9 < 24)) { /* 12 to 32 bytes: the usual node */
-    if (n <= 16) {
+  if (CP_LIKELY(n - 16 <= 16)) {
+    __builtin_memcpy(p, z, 16);
+    __builtin_memcpy(p + n - 16, z, 16);
+  } else if (n < 16) {
+    if (n >= 8) {
       __builtin_memcpy(p, z, 8);
       __builtin_memcpy(p + n - 8, z, 8);
     } else {
-      __builtin_memcpy(p, z, 16);
-      __builtin_memcpy(p + n - 16, z, 16);
+      __builtin_memcpy(p, z, 4);
+      __builtin_memcpy(p + n - 4, z, 4);
     }
-  } else if (n <= 8) {
-    __builtin_memcpy(p, z, 4);
-    __builtin_memcpy(p + n - 4, z, 4);
   } else if (n <= 64) {
     __builtin_memcpy(p, z, 32);
     __builtin_memcpy(p + n - 32, z, 32);
@@ -506,11 +521,16 @@ typedef struct cp_bin {
  * is a shift. */
 typedef struct cp_tbin {
   cp_bin_t bins[CP_NCLASSES];
-  uint64_t allocs;       /* owner-written (CP_OWN_*), read by statistics */
-  int64_t live;          /* allocations minus frees made by this heap's
-                            thread (frees of other heaps' objects count
-                            here: the sum over heaps is exact) */
-  int64_t peak;
+  /* Counters (elements), owner-written (CP_OWN_*), read by statistics.
+   * The live count (allocations minus frees made by this heap's thread;
+   * frees of other heaps' objects count here, so the sum over heaps is
+   * exact) is kept as peak - room: an allocation decrements room and only
+   * when it goes below zero raises the peak, a free increments room.  So
+   * the peak stays exact at one decrement and a sign test per allocation,
+   * and a free adds to one counter. */
+  uint64_t allocs;
+  int64_t room;          /* peak - live; negative only inside count_alloc */
+  int64_t peak;          /* the largest live count this heap has had */
   char pad[512 - CP_NCLASSES * sizeof(cp_bin_t) - 24];
 } cp_tbin_t;
 _Static_assert(sizeof(cp_tbin_t) == 512, "a tbin is 512 bytes");

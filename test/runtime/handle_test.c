@@ -69,9 +69,30 @@ static void test_slot_index_exhaustive(void **state) {
     s.slot = slot;
     s.magic = cp__slot_magic(slot);
     uint64_t limit = (uint64_t)1 << 20; /* largest slab offsets */
-    for (uint64_t off = 0; off < limit; off += (slot < 64 ? 1 : 7))
-      if (cp__slot_index(&s, off) != off / slot)
+    for (uint64_t off = 0; off < limit; off += (slot < 64 ? 1 : 7)) {
+      uint64_t i;
+      bool start = cp__slot_start(&s, off, &i);
+      if (cp__slot_index(&s, off) != off / slot || i != off / slot)
         fail_msg("slot %u offset %llu", slot, (unsigned long long)off);
+      /* cp_free's interior-pointer check: the low half of the product */
+      if (start != (off % slot == 0))
+        fail_msg("slot %u offset %llu: start %d", slot,
+                 (unsigned long long)off, start);
+    }
+  }
+  /* The top of the range the check holds for (offsets below 2^32; slab
+   * offsets are far smaller), with slots up to 1 MiB. */
+  uint32_t big[] = {12, 24, 65540, 1u << 20};
+  for (unsigned k = 0; k < sizeof big / sizeof big[0]; k++) {
+    s.slot = big[k];
+    s.magic = cp__slot_magic(big[k]);
+    for (uint64_t off = ((uint64_t)1 << 32) - 3000000; off < ((uint64_t)1 << 32);
+         off++) {
+      uint64_t i;
+      if (cp__slot_start(&s, off, &i) != (off % big[k] == 0) ||
+          i != off / big[k])
+        fail_msg("slot %u offset %llu", big[k], (unsigned long long)off);
+    }
   }
   /* Block offsets can be huge. */
   uint32_t sizes[] = {12, 24, 40, 48, 100, 65540};
