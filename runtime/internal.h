@@ -111,7 +111,6 @@ void cp__os_release(void *p, size_t bytes);
 void *cp__os_alloc_zeroed(size_t bytes);      /* metadata; NULL on failure */
 void cp__os_free(void *p, size_t bytes);
 double cp__now(void);                         /* seconds, CLOCK_MONOTONIC */
-double cp__thread_cpu_now(void);              /* the calling thread's CPU time */
 
 /* ---- arena and buddy (arena.c, buddy.c) --------------------------------- */
 struct cp_slab;
@@ -751,13 +750,19 @@ extern uint64_t cp__arena_limit_seen, cp__arena_peak_seen;
  * roots, and release (free lists, heaps, the compact arena). */
 #define CP_SWITCH_PHASES 4
 extern double cp__switch_phase[CP_SWITCH_PHASES];
-/* CPU seconds of the copy, summed over its threads: backing wide pages,
+/* Seconds of the copy, summed over its threads: backing wide pages,
  * copying objects, giving compact chunks back. */
 #define CP_COPY_PARTS 3
 extern double cp__switch_copy_time[CP_COPY_PARTS];
 /* 2 MiB compact chunks moved into the wide heap, and returned to the
- * kernel, during the last switch. */
+ * kernel, during the last switch; wide chunks backed with fresh pages, and
+ * how many of those with 4 KiB pages. */
 extern uint64_t cp__switch_chunks_moved, cp__switch_chunks_returned;
+extern uint64_t cp__switch_chunks_fresh, cp__switch_chunks_small;
+/* Fresh huge pages that come at fewer bytes per second than this are
+ * weighed against 4 KiB pages (switch.c; tests raise it to make the copy
+ * use both kinds). */
+extern uint64_t cp__switch_fresh_huge_min;
 
 /* ---- verification (verify.c) -------------------------------------------- */
 typedef struct cp_digest {

@@ -11,7 +11,10 @@
  * hundreds of thousands.  A quarter of the objects are freed before the
  * switch, so slabs have holes and some go back whole.  Every handle names
  * an object of its field's type, an element of an array, or a field
- * inside one (an interior pointer), or is NULL.  After the switch every
+ * inside one (an interior pointer), or is NULL; in an array whose type
+ * links to itself, a third of the handles name an element of the same
+ * array (a list threaded through it, which the copy translates without
+ * the table: its first element, the one after, or a field inside one).  After the switch every
  * live object is checked in its wide layout: every byte of plain data,
  * every pointer (to the wide address of the object, element or field the
  * handle named), and every padding byte (zero).  Contents and links are
@@ -23,9 +26,12 @@
  * slab after its chunk went would fault or see the wrong data, and every
  * check here would catch it.
  *
- *   usage: switch_model_test [--seed=N] [--mb=N]
+ *   usage: switch_model_test [--seed=N] [--mb=N] [--both-page-kinds]
  *   COMPACTPTR_SWITCH_THREADS=2 copies with two threads (this program lets
- *   helpers copy however small the heap).
+ *   helpers copy however small the heap).  --both-page-kinds counts every
+ *   fresh huge page as slow, so the copy backs wide chunks with 4 KiB
+ *   pages too (checked: it did), and they are weighed against huge pages
+ *   as the copy goes.
  */
 #include "internal.h"
 #include "testutil.h"
@@ -151,7 +157,11 @@ static link_t link_of(uint32_t o, uint32_t e, int f, uint32_t j) {
     return l;
   l.null = false;
   l.obj = live_of[t][(h >> 3) % nlive_of[t]];
+  if (t == objs[o].type && objs[o].n > 1 && (h >> 40) % 3 == 0)
+    l.obj = o; /* live: only survivors are filled */
   l.elem = (uint32_t)((h >> 29) % objs[l.obj].n);
+  if (l.obj == o && (h >> 44) % 2 == 0)
+    l.elem = (e + 1) % objs[o].n; /* the next element; the last names the first */
   /* One in four: a field inside the element, where a handle can name it
    * (a granule boundary). */
   const gtype_t *tg = &types[t];
@@ -230,16 +240,21 @@ static uint64_t check_wide(uint32_t o) {
 
 int main(int argc, char **argv) {
   uint64_t seed = 1, mb = 12;
+  bool both_kinds = false;
   for (int i = 1; i < argc; i++) {
-    if (!strncmp(argv[i], "--seed=", 7))
+    if (!strcmp(argv[i], "--both-page-kinds"))
+      both_kinds = true;
+    else if (!strncmp(argv[i], "--seed=", 7))
       seed = strtoull(argv[i] + 7, NULL, 10);
     else if (!strncmp(argv[i], "--mb=", 5))
       mb = strtoull(argv[i] + 5, NULL, 10);
     else
-      fail_msg("usage: switch_model_test [--seed=N] [--mb=N]");
+      fail_msg("usage: switch_model_test [--seed=N] [--mb=N] [--both-page-kinds]");
   }
   rs = seed * 0x9E3779B97F4A7C15ull + 1;
   cp__switch_parallel_bytes = 0; /* helpers (COMPACTPTR_SWITCH_THREADS) too */
+  if (both_kinds)
+    cp__switch_fresh_huge_min = UINT64_MAX;
   for (int k = 0; k < NTYPES; k++)
     make_type(k);
   double wsum = 0;
@@ -301,17 +316,25 @@ int main(int argc, char **argv) {
   check(gone + 8 >= chunks,
         "%llu of about %llu compact chunks went during the switch",
         (unsigned long long)gone, (unsigned long long)chunks);
+  /* After the first 8 MiB probe of fresh huge pages, judged slow, the copy
+   * must have tried 4 KiB pages. */
+  if (both_kinds)
+    check(cp__switch_chunks_small > 0,
+          "no wide chunk was backed with 4 KiB pages (%llu fresh chunks)",
+          (unsigned long long)cp__switch_chunks_fresh);
   const char *want = getenv("COMPACTPTR_SWITCH_THREADS");
   if (want)
     check(cp__switch_helpers + 1 == (uint32_t)atoi(want),
           "%u threads copied, COMPACTPTR_SWITCH_THREADS=%s",
           cp__switch_helpers + 1, want);
   printf("seed %llu: %u types, %llu live objects of %u, %llu fields checked, "
-         "%llu MiB compact; %llu chunks moved, %llu returned, %u threads\n",
+         "%llu MiB compact; %llu chunks moved, %llu returned, %llu fresh "
+         "(%llu of 4 KiB pages), %u threads\n",
          (unsigned long long)seed, NTYPES, (unsigned long long)live, nobjs,
          (unsigned long long)fields, (unsigned long long)(bytes >> 20),
          (unsigned long long)cp__switch_chunks_moved,
          (unsigned long long)cp__switch_chunks_returned,
-         cp__switch_helpers + 1);
+         (unsigned long long)cp__switch_chunks_fresh,
+         (unsigned long long)cp__switch_chunks_small, cp__switch_helpers + 1);
   return 0;
 }
