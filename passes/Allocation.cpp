@@ -77,11 +77,13 @@ static QualType destinationType(ASTContext &Ctx, const Expr *Call) {
   return T;
 }
 
-/// A compact pointer to pointer: `struct node **`.
+/// A pointer to compact pointers: `struct node **`, or to constant arrays
+/// of them, `struct node *(*)[2]` (a table of head/tail pairs).
 static CompactType *rootPointee(const Model &M, QualType T) {
   if (!T->isPointerType())
     return nullptr;
-  return M.pointeeOf(T->getPointeeType());
+  ArrayShape A = stripArrays(T->getPointeeType());
+  return A.Variable ? nullptr : M.pointeeOf(A.Element);
 }
 
 /// The object a free function frees: free's argument, or the first
@@ -104,6 +106,21 @@ static const Expr *allocatorSizeArg(const CallExpr *CE) {
   return CE->getNumArgs() ? CE->getArg(0) : nullptr;
 }
 
+/// calloc's (N, Size), either way round: one of them sizeof(T).
+static SizeShape countAndSize(const Expr *N, const Expr *Size) {
+  SizeShape A = sizeShape(Size);
+  if (A.Ok && !A.Count) {
+    A.Count = N;
+    return A;
+  }
+  SizeShape B = sizeShape(N);
+  if (B.Ok && !B.Count) {
+    B.Count = Size;
+    return B;
+  }
+  return SizeShape();
+}
+
 static SizeShape sizeFor(const CallExpr *CE) {
   switch (allocFunction(CE)) {
   case AllocFn::Allocator: {
@@ -113,20 +130,11 @@ static SizeShape sizeFor(const CallExpr *CE) {
   case AllocFn::Malloc:
     return sizeShape(CE->getArg(0));
   case AllocFn::Realloc:
-    return sizeShape(CE->getArg(1));
-  case AllocFn::Calloc: {
-    SizeShape A = sizeShape(CE->getArg(1));
-    if (A.Ok && !A.Count) {
-      A.Count = CE->getArg(0);
-      return A;
-    }
-    SizeShape B = sizeShape(CE->getArg(0));
-    if (B.Ok && !B.Count) {
-      B.Count = CE->getArg(1);
-      return B;
-    }
-    return SizeShape();
-  }
+    // reallocarray(p, n, size): the count and size as calloc takes them.
+    return CE->getNumArgs() == 3 ? countAndSize(CE->getArg(1), CE->getArg(2))
+                                 : sizeShape(CE->getArg(1));
+  case AllocFn::Calloc:
+    return countAndSize(CE->getArg(0), CE->getArg(1));
   default:
     return SizeShape();
   }
@@ -256,11 +264,18 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
     DR = rootPointee(M, A);
   }
   CompactType *ST = Sh.Ok ? M.recordOf(Sh.Elem) : nullptr;
-  CompactType *SR = Sh.Ok && Sh.Elem->isPointerType() ? M.pointeeOf(Sh.Elem) : nullptr;
+  // A root array's element may be an array of compact pointers itself
+  // (`calloc(n, sizeof *b)` into a `struct node *(*b)[2]`): PerElem
+  // pointers each.
+  ArrayShape RE = Sh.Ok ? stripArrays(Sh.Elem) : ArrayShape();
+  CompactType *SR = Sh.Ok && !RE.Variable && RE.Element->isPointerType()
+                        ? M.pointeeOf(RE.Element)
+                        : nullptr;
+  uint64_t PerElem = RE.Count;
   const Expr *SizeArg = F == AllocFn::Allocator ? allocatorSizeArg(CE)
                                                  : CE->getArg(F == AllocFn::Realloc ? 1 : 0);
-  if (F == AllocFn::Calloc && !Sh.Ok)
-    SizeArg = CE->getArg(1);
+  if ((F == AllocFn::Calloc || CE->getNumArgs() == 3) && !Sh.Ok)
+    SizeArg = CE->getArg(F == AllocFn::Calloc ? 1 : 2);
   if (!SizeArg) {
     fail(CE, "'" + CE->getDirectCallee()->getNameAsString() +
                  "' is declared CP_ALLOCATOR but takes no size: an allocator "
@@ -332,10 +347,13 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
            "; " + Sp->Restore + " } " + A + "; })";
   }
   if (SR) {
+    std::string N = countText(Sh, CE);
+    if (PerElem != 1)
+      N += " * " + std::to_string(PerElem);
     if (F == AllocFn::Realloc)
       return "((void *)cp_root_array_realloc((void **)(" + text(CE->getArg(0)) +
-             "), " + countText(Sh, CE) + "))";
-    return "((void *)cp_root_array_alloc(" + countText(Sh, CE) + "))";
+             "), " + N + "))";
+    return "((void *)cp_root_array_alloc(" + N + "))";
   }
   return splice(CE);
 }

@@ -32,6 +32,7 @@ AllocFn allocFunction(const CallExpr *CE) {
 #define CP_ALLOC_FN(Kind, Name, NArgs)                                         \
   if (N == Name && Args == NArgs)                                              \
     return AllocFn::Kind;
+#define CP_ALLOC_ALIAS CP_ALLOC_FN
 #include "Vocabulary.def"
   return AllocFn::None;
 }

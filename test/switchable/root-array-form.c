@@ -1,7 +1,10 @@
 // Memory from libc that holds compact pointers but is not allocated as a
-// root array (a pointer to arrays of pointers, reallocarray) would not be
-// translated by the switch: refused in switchable mode.  Without a switch
-// (compact-only) it holds native addresses that stay valid: accepted.
+// root array would not be translated by the switch: refused in switchable
+// mode.  A root array is malloc, calloc, realloc or reallocarray of n
+// compact pointers, or of n constant arrays of them (`struct rec
+// *(*b)[2]`: switchable/root-array-shapes.c runs those).  Without a
+// switch (compact-only) such memory holds native addresses that stay
+// valid: accepted.
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify=ok %s
 // ok-no-diagnostics
@@ -19,10 +22,14 @@ struct rec **recognised(unsigned long n) {
 }
 
 void *pairs(void) {
-  struct rec *(*bucket)[2] = calloc(256, sizeof *bucket); // expected-error {{this 'calloc' allocates memory that holds pointers to compact type 'struct rec', in a form that is not a root array: the switch would not translate them}}
+  struct rec *(*bucket)[2] = calloc(256, sizeof *bucket); // a root array of 512
   return bucket;
 }
 
 struct rec **grow(struct rec **v, size_t n) {
-  return reallocarray(v, n, sizeof *v); // expected-error {{this 'reallocarray' allocates memory that holds pointers to compact type 'struct rec'}}
+  return reallocarray(v, n, sizeof *v); // realloc of a root array
+}
+
+struct rec **aligned(size_t n) {
+  return aligned_alloc(64, n * sizeof(struct rec *)); // expected-error {{this 'aligned_alloc' allocates memory that holds pointers to compact type 'struct rec', in a form that is not a root array: the switch would not translate them}}
 }
