@@ -63,8 +63,30 @@ public:
     }
     if (T.empty() && R.isInvalid() && printOwn(X, OS))
       return true;
-    if (T.empty() && P.affected(X))
+    if (T.empty() && P.affected(X)) {
+      // A statement is printed by clang, its children through this
+      // helper: the walker's texts for its full expressions are in
+      // Pending (the checked form's pick the layout by mode; this
+      // printer's own text would be one layout only).
+      if (!isa<Expr>(X))
+        return false;
+      if (Pending) {
+        // Every full expression the walker rewrites has its text in
+        // Pending: above it, clang prints; a node rewritten on its own
+        // that is not below one was not walked, and is never printed in
+        // one form by guess.
+        if (!P.own(X))
+          return false;
+        P.fail(X,
+               "cannot rewrite the expansion of macro '" + P.macroName(X) +
+                   "': this use of a compact type inside it is not in a "
+                   "statement or expression the rewrite can print; write it "
+                   "outside the macro",
+               Diag::MacroStatement);
+        return false;
+      }
       T = P.text(X);
+    }
     if (T.empty() && R.isValid()) {
       auto [FID, B] = SM.getDecomposedLoc(R.getBegin());
       unsigned E = SM.getFileOffset(R.getEnd());
