@@ -124,10 +124,34 @@ static std::string zeroInit(const VarDecl *VD) {
 bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
   std::vector<const VarDecl *> Frame;
   const VarDecl *Held = nullptr; // a root initialized earlier in DS
+  // A declaration a macro makes has no text of its own: no frame, zeroing
+  // or save can be placed by offset there (every token of the expansion
+  // sits at its use site).  Its variables need none where no safepoint
+  // can run in their scope (no call in it may reach one; no poll goes
+  // inside an expansion); else they are refused.
+  bool InMacro = P.fileRange(DS).isInvalid();
+  const CallExpr *Reach = nullptr;
+  if (InMacro) {
+    auto Ps = S.Ctx.getParents(*DS);
+    const Stmt *Scope = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+    Reach = Pl.firstMayReachCall(Scope ? Scope : DS);
+  }
   for (const Decl *D : DS->decls()) {
     const auto *VD = dyn_cast<VarDecl>(D);
     if (!VD)
       continue;
+    if (InMacro && (isSlotRoot(VD) || isFrameRoot(VD))) {
+      if (!Reach)
+        continue;
+      const FunctionDecl *G = Reach->getDirectCallee();
+      fail(DS,
+           "cannot register '" + VD->getName().str() + "' as a root: it is declared by macro '" +
+               P.macroName(DS) + "' and holds a compact pointer where " +
+               (G ? "'" + G->getNameAsString() + "'" : std::string("a call")) +
+               ", which may reach a safepoint, runs; declare it outside the macro",
+           Diag::MacroStatement);
+      return false;
+    }
     if (Held && VD->getInit() && Pl.firstMayReachCall(VD->getInit())) {
       S.report(Diag::SafepointInExpression, VD->getLocation(),
                "'" + VD->getName().str() + "' is initialized by a call that may "
@@ -217,6 +241,8 @@ static bool hasDirective(StringRef Text) {
 /// start of the macro expansion that opens it (`FOREACH(x, h) body`);
 /// invalid if it starts inside a macro's expansion.
 SourceLocation CheckedWalker::startOf(const Stmt *St) const {
+  if (CharSourceRange R = P.placeRange(St); R.isValid())
+    return R.getBegin(); // its tokens in the file (a macro argument's too)
   SourceLocation B = St->getBeginLoc(), Start;
   if (B.isMacroID() && Lexer::isAtStartOfMacroExpansion(B, SM, S.LO, &Start))
     B = Start;
@@ -225,6 +251,17 @@ SourceLocation CheckedWalker::startOf(const Stmt *St) const {
 
 /// Offset just after statement St (its `;` or `}` included), or ~0u.
 unsigned CheckedWalker::endAfter(const Stmt *St) const {
+  auto semiAfter = [&](CharSourceRange R) {
+    auto [FID, Off] = SM.getDecomposedLoc(R.getEnd());
+    StringRef After = SM.getBufferData(FID).substr(Off);
+    size_t Semi = After.size() - After.ltrim().size();
+    return After.ltrim().starts_with(";") ? Off + Semi + 1 : ~0u;
+  };
+  // A statement that is a whole expansion ending in an argument
+  // (`EACH(x, h, if (c) n++;);`): the `;` after the expansion.
+  if (P.fileRange(St).isInvalid())
+    if (CharSourceRange R = P.placeRange(St); R.isValid())
+      return semiAfter(R);
   if (const auto *CS = dyn_cast<CompoundStmt>(St)) {
     SourceLocation L = CS->getRBracLoc();
     return L.isFileID() ? SM.getFileOffset(L) + 1 : ~0u;
@@ -249,6 +286,8 @@ unsigned CheckedWalker::endAfter(const Stmt *St) const {
     SourceLocation L = DS->getEndLoc();
     return L.isFileID() ? SM.getFileOffset(L) + 1 : ~0u;
   }
+  if (CharSourceRange R = P.fileRange(St); R.isValid())
+    return semiAfter(R); // its tokens in the file (a macro argument's too)
   SourceLocation E = St->getEndLoc();
   if (E.isMacroID())
     E = SM.getExpansionRange(E).getEnd();
@@ -284,7 +323,7 @@ void CheckedWalker::loopBody(const Stmt *Body) {
   unsigned Open, Close = ~0u;
   std::string OpenText = " " + Poll, CloseText = "} ";
   const auto *CS = dyn_cast<CompoundStmt>(Body);
-  SourceLocation B = CS ? CS->getLBracLoc() : Body->getBeginLoc();
+  SourceLocation B = CS ? CS->getLBracLoc() : startOf(Body);
   if (CS) {
     if (!CS->body_empty() && isa<DeclStmt>(CS->body_front()) &&
         CS->getRBracLoc().isFileID()) {
@@ -296,10 +335,16 @@ void CheckedWalker::loopBody(const Stmt *Body) {
     CloseText = " }";
     Close = endAfter(Body);
   }
-  if (!B.isFileID() || (!CS && Close == ~0u)) {
+  if (B.isInvalid() || !B.isFileID() || (!CS && Close == ~0u)) {
     fail(Body,
          "cannot insert a safepoint poll in this loop of main: its body "
-         "comes from a macro",
+         "comes from macro '" + P.macroName(Body) +
+             "' (a loop that calls code the plugin cannot see, or a function "
+             "that allocates under a compact body, needs a poll in each "
+             "iteration; a loop that cannot allocate inside an expansion that "
+             "can needs one in front of it: neither has a place in the macro's "
+             "text); write the loop outside the macro, or turn auto-safepoints "
+             "off and call cp_safepoint() in it",
          Diag::MacroStatement);
     return;
   }
@@ -421,13 +466,34 @@ bool CheckedWalker::walkLoop(const Stmt *St) {
     // A loop of main that cannot allocate, and is not versioned: one poll
     // in front of it too, and none inside (no switch can become pending
     // there).
+    const Stmt *Front = St;
     SourceLocation B = startOf(St);
     unsigned E = endAfter(St);
-    if (B.isInvalid() || E == ~0u)
-      return false;
+    if (B.isInvalid() || E == ~0u) {
+      // A loop inside a macro expansion (a statement macro's search loop):
+      // the poll goes in front of the statement the expansion is, when
+      // that cannot allocate either -- nothing between the two can make
+      // a switch pending.  One poll serves every such loop in it.
+      Front = P.placeable(St, Top);
+      if (!Front || isa<Expr>(Front) || Pl.mayAllocate(Front))
+        return false;
+      B = startOf(Front);
+      E = endAfter(Front);
+      if (B.isInvalid() || E == ~0u)
+        return false;
+      if (!PolledFronts.insert(Front).second) {
+        llvm::SaveAndRestore Free(PollFree, true);
+        llvm::SaveAndRestore Plain(PlainLoop, St);
+        walk(St);
+        return true;
+      }
+    }
     auto [FID, Off] = SM.getDecomposedLoc(B);
-    Out.insert(FID, Off, "{ " + pollText(Off, St) + " ");
-    Pl.note(FD, B, "one poll in front of the loop, none inside",
+    Out.insert(FID, Off, "{ " + pollText(Off, Front) + " ");
+    Pl.note(FD, B,
+            Front == St ? "one poll in front of the loop, none inside"
+                        : "one poll in front of the expansion of macro '" +
+                              P.macroName(Front) + "', none in its loops",
             "a loop of main that cannot allocate");
     llvm::SaveAndRestore Free(PollFree, true);
     llvm::SaveAndRestore Plain(PlainLoop, St);
@@ -490,6 +556,10 @@ bool CheckedWalker::versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open,
   SourceLocation BL = startOf(Sts.front());
   unsigned E = endAfter(Sts.back());
   if (BL.isInvalid() || E == ~0u)
+    return false;
+  // Inside a macro's argument (`STMT(while (c) p = p->next;)`) the wide
+  // copy's #line would be a directive among the arguments.
+  if (SM.isMacroArgExpansion(Sts.front()->getBeginLoc()))
     return false;
   auto [FID, B] = SM.getDecomposedLoc(BL);
   // A preprocessor directive in the region (`#ifdef` ... `#endif` around

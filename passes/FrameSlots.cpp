@@ -46,7 +46,10 @@ bool CheckedWalker::isSlotRoot(const VarDecl *VD) const {
 }
 
 unsigned CheckedWalker::offsetOf(SourceLocation L) const {
-  SourceLocation E = SM.getExpansionLoc(L);
+  // A macro argument's tokens where the user wrote them (a loop in
+  // `STMT(while (c) p = p->next;)` has a poll in front of it, and p is
+  // used after it); a macro body's at its use site.
+  SourceLocation E = SM.getFileLoc(L);
   return SM.getFileID(E) == BodyFID ? SM.getFileOffset(E) : ~0u;
 }
 
@@ -137,7 +140,10 @@ CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
     for (unsigned X : R.Refs) {
       if (Live)
         break;
-      if (X > CE || (X >= EB && X <= EE)) {
+      // At CE itself: a use in the same macro expansion as the call
+      // (every token of a macro body is at its use site), or the first
+      // token after a poll placed at CB == CE.
+      if (X >= CE || (X >= EB && X <= EE)) {
         Live = true;
         break;
       }

@@ -78,7 +78,18 @@ void Walker::walk(const Stmt *St) {
       return;
     // Root descriptors and frames follow their declaration, on its line.
     SourceLocation End = DS->getEndLoc();
-    if (!Roots.empty() && End.isFileID()) {
+    if (!Roots.empty() && !End.isFileID()) {
+      // A static local a macro declares: its root descriptor has no line
+      // to go on (it would be left out: a root the switch never sees).
+      P.fail(DS,
+             "cannot rewrite the expansion of macro '" + P.macroName(DS) +
+                 "': a static local it declares holds compact pointers and "
+                 "needs a root descriptor after its declaration; declare it "
+                 "outside the macro",
+             Diag::MacroStatement);
+      return;
+    }
+    if (!Roots.empty()) {
       auto [FID, Off] = SM.getDecomposedLoc(End);
       Out.insert(FID, Off + 1, " " + Roots);
     }
@@ -139,7 +150,11 @@ void Walker::resolve() {
   for (const Stmt *A : Expansions) {
     CharSourceRange H = P.headerExpansion(A);
     CharSourceRange R =
-        H.isValid() ? Lexer::makeFileCharRange(H, SM, S.LO) : P.fileRange(A);
+        H.isValid() ? Lexer::makeFileCharRange(H, SM, S.LO) : P.placeRange(A);
+    if (R.isInvalid()) { // placeable() found it: never expected
+      P.fail(A, P.macroMessage(A), Diag::MacroBody);
+      continue;
+    }
     auto [FID, B] = SM.getDecomposedLoc(R.getBegin());
     Items.push_back({A, FID, B, SM.getFileOffset(R.getEnd()), H.isValid()});
   }
