@@ -132,9 +132,26 @@ bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
   bool InMacro = P.fileRange(DS).isInvalid();
   const CallExpr *Reach = nullptr;
   if (InMacro) {
+    // After the declaration (its own initializers run before its
+    // variables hold anything): the rest of its block, or all of the
+    // statement it is scoped to.
     auto Ps = S.Ctx.getParents(*DS);
     const Stmt *Scope = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
-    Reach = Pl.firstMayReachCall(Scope ? Scope : DS);
+    if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Scope)) {
+      bool After = false;
+      for (const Stmt *X : CS->body()) {
+        if (After && !Reach)
+          Reach = Pl.firstMayReachCall(X);
+        After |= X == DS;
+      }
+    } else {
+      Reach = Pl.firstMayReachCall(Scope ? Scope : DS);
+    }
+    // A later declarator's initializer runs while an earlier one's
+    // variable holds its value.
+    for (auto I = DS->decl_begin(), E = DS->decl_end(); !Reach && I != E; ++I)
+      if (const auto *VD = dyn_cast<VarDecl>(*I); VD && I != DS->decl_begin())
+        Reach = Pl.firstMayReachCall(VD->getInit());
   }
   for (const Decl *D : DS->decls()) {
     const auto *VD = dyn_cast<VarDecl>(D);

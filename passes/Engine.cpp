@@ -268,4 +268,35 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
   return true;
 }
 
+bool structEndsExpansion(const SourceManager &SM, const LangOptions &LO,
+                         SourceLocation RBrace, bool &Semi) {
+  Semi = false;
+  if (Lexer::isAtEndOfMacroExpansion(RBrace, SM, LO))
+    return true;
+  // The next token of the macro's body: a `;` ending the expansion.
+  // Tokens of one macro body expansion lie at the offsets they have in
+  // the #define.
+  SourceLocation Sp = SM.getSpellingLoc(RBrace);
+  auto [FID, Off] = SM.getDecomposedLoc(Sp);
+  StringRef After = SM.getBufferData(FID).substr(Off + 1);
+  size_t Skip = 0;
+  while (Skip < After.size()) {
+    if (After[Skip] == ' ' || After[Skip] == '\t')
+      ++Skip;
+    else if (After.substr(Skip).starts_with("\\\n"))
+      Skip += 2;
+    else
+      break;
+  }
+  if (Skip >= After.size() || After[Skip] != ';')
+    return false;
+  SourceLocation SemiLoc = RBrace.getLocWithOffset(Skip + 1);
+  if (SM.getFileID(SemiLoc) != SM.getFileID(RBrace) ||
+      SM.getSpellingLoc(SemiLoc) != Sp.getLocWithOffset(Skip + 1) ||
+      !Lexer::isAtEndOfMacroExpansion(SemiLoc, SM, LO))
+    return false;
+  Semi = true;
+  return true;
+}
+
 } // namespace compactptr

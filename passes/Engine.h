@@ -228,6 +228,14 @@ inline clang::CharSourceRange tokRange(clang::SourceRange R) {
   return clang::CharSourceRange::getTokenRange(R);
 }
 
+/// Where a struct whose closing brace RBrace a macro produced ends: true
+/// if the brace is the expansion's last token, or is followed there only
+/// by the `;` that ends the declaration (`#define DECL_HEAD(n, t) struct
+/// n { struct t *first; };`, used without a `;` of its own: Semi is set).
+/// False: the macro goes on after the struct.
+bool structEndsExpansion(const clang::SourceManager &SM, const clang::LangOptions &LO,
+                         clang::SourceLocation RBrace, bool &Semi);
+
 /// Escapes.cpp: the hazards of switchable mode, warned where Safety.cpp's
 /// walk finds them.  E (an lvalue not of compact type) lies inside a heap
 /// object of compact type: `p->value`, `p->pos.x`, `p->vals[i]`.
