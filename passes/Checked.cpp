@@ -281,7 +281,13 @@ unsigned CheckedWalker::endAfter(const Stmt *St) const {
       return semiAfter(R);
   if (const auto *CS = dyn_cast<CompoundStmt>(St)) {
     SourceLocation L = CS->getRBracLoc();
-    return L.isFileID() ? SM.getFileOffset(L) + 1 : ~0u;
+    if (L.isFileID())
+      return SM.getFileOffset(L) + 1;
+    // A block that is a whole expansion (`#define CLRV(v) { ... }` used as
+    // `CLRV(cm);`): it ends where the expansion does; the `;` after it is
+    // a statement of its own.
+    CharSourceRange R = P.fileRange(St);
+    return R.isValid() ? SM.getFileOffset(R.getEnd()) : ~0u;
   }
   if (const auto *NS = dyn_cast<NullStmt>(St)) {
     SourceLocation L = NS->getSemiLoc();

@@ -145,6 +145,7 @@ private:
   clang::FileID BodyFID;
   bool isSlotRoot(const clang::VarDecl *VD) const;
   unsigned offsetOf(clang::SourceLocation L) const;
+  unsigned endOffsetOf(clang::SourceLocation L) const;
   void collectSlots(const clang::CompoundStmt *Body);
   void placeSlotFrame(const clang::CompoundStmt *Body);
   bool slowPathSite(const clang::CallExpr *CE) const;

@@ -6,7 +6,8 @@
  * is a macro argument ending in an if without braces (`if (c) x; else
  * y;`), a loop written inside a STMT() argument, an iterator that opens
  * its body with `if (dead) continue; else`, and a head type declared by a
- * macro that ends with the declaration's own `;`.
+ * macro that ends with the declaration's own `;`, and a block macro with a
+ * loop over a local array used in main (`{ int i_; for (...) ...; }`).
  * Usage: statements [n] (default 3000).  Prints checksums. */
 #include <compactptr.h>
 #include <stdio.h>
@@ -40,6 +41,7 @@ struct lst all;
   } while (0)
 #define EACH(x, h, body) for (x = (h)->first; x; x = x->next) body
 #define STMT(s) do { s } while (0)
+#define CLEAR(v) { int i_; for (i_ = 0; i_ < 4; i_++) (v)[i_] = 0; }
 #define FOREACH_LIVE(x, h) for (x = (h)->first; x; x = x->next) if ((x)->dead) continue; else
 
 static void push(struct lst *h, int v) {
@@ -74,6 +76,7 @@ int main(int argc, char **argv) {
   long s = 0, dead = 0, live = 0, s2 = 0;
   struct it *x, *b = NULL;
   struct lst copy = {NULL};
+  long acc[4] = {1, 2, 3, 4};
   for (i = 0; i < n; i++) {
     push(&all, i);
     if (i == n / 2)
@@ -100,7 +103,10 @@ int main(int argc, char **argv) {
     s2 += x->v;
   copy_live(&all, &copy);
   SUM(&copy, s2);
-  printf("sum %ld, dead %ld, live %ld, first kept %d, live twice %ld\n", s, dead, live,
-         all.first->v, s2);
+  CLEAR(acc);
+  for (x = copy.first; x; x = x->next)
+    acc[x->v & 3] += x->v;
+  printf("sum %ld, dead %ld, live %ld, first kept %d, live twice %ld, by class %ld %ld\n", s,
+         dead, live, all.first->v, s2, acc[0], acc[2]);
   return 0;
 }
