@@ -205,6 +205,49 @@ bool Session::isIgnoredLoc(SourceLocation Loc) const {
   return SM.getFileID(E).isInvalid() || !SM.getFileEntryRefForID(SM.getFileID(E));
 }
 
+unsigned Session::nextTokenOffset(FileID FID, unsigned Off) const {
+  StringRef T = SM.getBufferData(FID);
+  bool LineStart = false; // only blanks since the last newline
+  while (Off < T.size()) {
+    char C = T[Off];
+    if (C == '\n') {
+      LineStart = true;
+      ++Off;
+    } else if (C == ' ' || C == '\t' || C == '\r' || C == '\f' || C == '\v') {
+      ++Off;
+    } else if (T.substr(Off).starts_with("//")) {
+      Off = std::min(T.size(), T.find('\n', Off));
+    } else if (T.substr(Off).starts_with("/*")) {
+      size_t E = T.find("*/", Off + 2);
+      Off = E == StringRef::npos ? T.size() : E + 2;
+    } else if (C == '#' && LineStart) {
+      // A directive, continued lines included.
+      while (Off < T.size() && T[Off] != '\n')
+        Off += T[Off] == '\\' && Off + 1 < T.size() && T[Off + 1] == '\n' ? 2 : 1;
+    } else {
+      // The text of a skipped block is not a token of the program.
+      auto In = llvm::find_if(Skipped, [&](SourceRange R) {
+        auto [BF, B] = SM.getDecomposedLoc(R.getBegin());
+        auto [EF, E] = SM.getDecomposedLoc(R.getEnd());
+        return BF == FID && EF == FID && B <= Off && Off < E;
+      });
+      if (In == Skipped.end())
+        return Off;
+      Off = SM.getFileOffset(In->getEnd());
+      LineStart = false;
+    }
+  }
+  return Off;
+}
+
+bool Session::hasDirective(FileID FID, unsigned B, unsigned E) const {
+  StringRef Text = SM.getBufferData(FID).slice(B, E);
+  for (size_t I = Text.find('\n'); I != StringRef::npos; I = Text.find('\n', I + 1))
+    if (Text.drop_front(I + 1).ltrim(" \t").starts_with("#"))
+      return true;
+  return false;
+}
+
 std::string Session::typeText(QualType T) const {
   PrintingPolicy P(LO);
   P.SuppressTagKeyword = false;
@@ -224,7 +267,8 @@ std::string lineDirective(unsigned Line, StringRef File) {
 }
 
 bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
-               std::vector<RewrittenFile> &Out, std::string *Plan) {
+               ArrayRef<SourceRange> Skipped, std::vector<RewrittenFile> &Out,
+               std::string *Plan) {
   Out.clear();
   Options Opts = O;
   Opts.DumpPlan = Plan != nullptr;
@@ -238,7 +282,7 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
         Opts.WarningsAsErrors = false;
     }
   }
-  Session S(Ctx, Opts, Sink);
+  Session S(Ctx, Opts, Sink, Skipped);
   runAnalysis(S);
   if (!S.M.Types.empty())
     runBoxing(S);

@@ -123,8 +123,57 @@ void Walker::run(const Stmt *St) {
   resolve();
 }
 
+/// The preprocessor directives in Text, one trimmed line each.
+static std::vector<StringRef> directives(StringRef Text) {
+  std::vector<StringRef> Out;
+  for (size_t I = 0; I < Text.size();) {
+    size_t N = Text.find('\n', I);
+    StringRef Line = Text.slice(I, N == StringRef::npos ? Text.size() : N).trim();
+    if (Line.starts_with("#") && I > 0)
+      Out.push_back(Line);
+    I = N == StringRef::npos ? Text.size() : N + 1;
+  }
+  return Out;
+}
+
+/// Ds are conditional directives only, each group closed within them.
+static bool closedConditionals(ArrayRef<StringRef> Ds) {
+  int Depth = 0;
+  for (StringRef D : Ds) {
+    StringRef W = D.drop_front().ltrim();
+    if (W.starts_with("if"))
+      ++Depth;
+    else if (W.starts_with("endif"))
+      --Depth;
+    else if (!W.starts_with("el"))
+      return false; // #define, #undef, #pragma...: must stay where they are
+    if (Depth < 0)
+      return false;
+  }
+  return Depth == 0;
+}
+
 void Walker::place(const Expr *E, std::string T) {
-  if (Out.replace(SM, P.fileRange(E), T))
+  CharSourceRange R = P.fileRange(E);
+  if (R.isValid()) {
+    // The printed text keeps the directives between E's tokens when it
+    // copies their text once; printed from the AST or twice (once per
+    // layout) it keeps none or two copies, which only whole conditional
+    // groups survive (`a = b +` `#ifdef X` `1;` `#else` ... would lose
+    // its `#ifdef`, or double it, and keep one `#else`).
+    auto [FID, B] = SM.getDecomposedLoc(R.getBegin());
+    std::vector<StringRef> Was =
+        directives(SM.getBufferData(FID).slice(B, SM.getFileOffset(R.getEnd())));
+    if (!Was.empty() && directives(T) != Was && !closedConditionals(Was)) {
+      P.fail(E,
+             "cannot rewrite this expression: a preprocessor directive lies "
+             "inside it, and its rewritten text is printed once per layout; "
+             "put the directive around the whole statement",
+             Diag::DirectiveInExpression);
+      return;
+    }
+  }
+  if (Out.replace(SM, R, T))
     return;
   const Stmt *A = P.placeable(E, Top);
   if (!A) {
