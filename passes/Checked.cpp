@@ -8,12 +8,13 @@
 //      a store whose value may reach a safepoint evaluates it first.
 //      Parameters and locals holding compact pointers are pushed in
 //      shadow-stack frames, popped by a cleanup attribute.  main's loops
-//      get cp_safepoint() polls.  The regions the Planner versions (loops
+//      get cp_safepoint() polls (LoopPolls.cpp).  The regions the Planner versions (loops
 //      in which no safepoint can run, main's innermost polled bodies after
 //      their poll, runs of statements between safepoints) are printed by
 //      both printers: `if (cp_is_compact()) { <compact> } else { <wide> }`.
 // Invariants: a versioned region is rendered from its own edit sets by
 //      the edit layer, the wide copy behind #line at the user's lines.
+// Loops and their polls: LoopPolls.cpp.
 // Tests: test/switchable/*.c.
 //
 //===----------------------------------------------------------------------===//
@@ -124,10 +125,51 @@ static std::string zeroInit(const VarDecl *VD) {
 bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
   std::vector<const VarDecl *> Frame;
   const VarDecl *Held = nullptr; // a root initialized earlier in DS
+  // A declaration a macro makes has no text of its own: no frame, zeroing
+  // or save can be placed by offset there (every token of the expansion
+  // sits at its use site).  Its variables need none where no safepoint
+  // can run in their scope (no call in it may reach one; no poll goes
+  // inside an expansion); else they are refused.
+  bool InMacro = P.fileRange(DS).isInvalid();
+  const CallExpr *Reach = nullptr;
+  if (InMacro) {
+    // After the declaration (its own initializers run before its
+    // variables hold anything): the rest of its block, or all of the
+    // statement it is scoped to.
+    auto Ps = S.Ctx.getParents(*DS);
+    const Stmt *Scope = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+    if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Scope)) {
+      bool After = false;
+      for (const Stmt *X : CS->body()) {
+        if (After && !Reach)
+          Reach = Pl.firstMayReachCall(X);
+        After |= X == DS;
+      }
+    } else {
+      Reach = Pl.firstMayReachCall(Scope ? Scope : DS);
+    }
+    // A later declarator's initializer runs while an earlier one's
+    // variable holds its value.
+    for (auto I = DS->decl_begin(), E = DS->decl_end(); !Reach && I != E; ++I)
+      if (const auto *VD = dyn_cast<VarDecl>(*I); VD && I != DS->decl_begin())
+        Reach = Pl.firstMayReachCall(VD->getInit());
+  }
   for (const Decl *D : DS->decls()) {
     const auto *VD = dyn_cast<VarDecl>(D);
     if (!VD)
       continue;
+    if (InMacro && (isSlotRoot(VD) || isFrameRoot(VD))) {
+      if (!Reach)
+        continue;
+      const FunctionDecl *G = Reach->getDirectCallee();
+      fail(DS,
+           "cannot register '" + VD->getName().str() + "' as a root: it is declared by macro '" +
+               P.macroName(DS) + "' and holds a compact pointer where " +
+               (G ? "'" + G->getNameAsString() + "'" : std::string("a call")) +
+               ", which may reach a safepoint, runs; declare it outside the macro",
+           Diag::MacroStatement);
+      return false;
+    }
     if (Held && VD->getInit() && Pl.firstMayReachCall(VD->getInit())) {
       S.report(Diag::SafepointInExpression, VD->getLocation(),
                "'" + VD->getName().str() + "' is initialized by a call that may "
@@ -205,112 +247,6 @@ unsigned CheckedWalker::afterDeclarator(const VarDecl *VD) const {
   return SM.getFileOffset(Lexer::getLocForEndOfToken(L, 0, SM, S.LO));
 }
 
-/// Text holds a preprocessor directive: a line whose first token is `#`.
-static bool hasDirective(StringRef Text) {
-  for (size_t I = Text.find('\n'); I != StringRef::npos; I = Text.find('\n', I + 1))
-    if (Text.drop_front(I + 1).ltrim(" \t").starts_with("#"))
-      return true;
-  return false;
-}
-
-/// Where statement St's text starts in a file: its first token, or the
-/// start of the macro expansion that opens it (`FOREACH(x, h) body`);
-/// invalid if it starts inside a macro's expansion.
-SourceLocation CheckedWalker::startOf(const Stmt *St) const {
-  SourceLocation B = St->getBeginLoc(), Start;
-  if (B.isMacroID() && Lexer::isAtStartOfMacroExpansion(B, SM, S.LO, &Start))
-    B = Start;
-  return B.isFileID() ? B : SourceLocation();
-}
-
-/// Offset just after statement St (its `;` or `}` included), or ~0u.
-unsigned CheckedWalker::endAfter(const Stmt *St) const {
-  if (const auto *CS = dyn_cast<CompoundStmt>(St)) {
-    SourceLocation L = CS->getRBracLoc();
-    return L.isFileID() ? SM.getFileOffset(L) + 1 : ~0u;
-  }
-  if (const auto *NS = dyn_cast<NullStmt>(St)) {
-    SourceLocation L = NS->getSemiLoc();
-    return L.isFileID() ? SM.getFileOffset(L) + 1 : ~0u;
-  }
-  if (const auto *I = dyn_cast<IfStmt>(St))
-    return endAfter(I->getElse() ? I->getElse() : I->getThen());
-  if (const auto *W = dyn_cast<WhileStmt>(St))
-    return endAfter(W->getBody());
-  if (const auto *F = dyn_cast<ForStmt>(St))
-    return endAfter(F->getBody());
-  if (const auto *Sw = dyn_cast<SwitchStmt>(St))
-    return endAfter(Sw->getBody());
-  if (const auto *L = dyn_cast<LabelStmt>(St))
-    return endAfter(L->getSubStmt());
-  if (const auto *C = dyn_cast<SwitchCase>(St))
-    return endAfter(C->getSubStmt());
-  if (const auto *DS = dyn_cast<DeclStmt>(St)) {
-    SourceLocation L = DS->getEndLoc();
-    return L.isFileID() ? SM.getFileOffset(L) + 1 : ~0u;
-  }
-  SourceLocation E = St->getEndLoc();
-  if (E.isMacroID())
-    E = SM.getExpansionRange(E).getEnd();
-  if (!E.isFileID())
-    return ~0u;
-  SourceLocation A = Lexer::findLocationAfterToken(E, tok::semi, SM, S.LO, false);
-  return A.isValid() && A.isFileID() ? SM.getFileOffset(A) : ~0u;
-}
-/// Walk a loop body, with a poll at its start in main.  An innermost
-/// body in which nothing past the poll can reach a safepoint keeps one
-/// mode for the whole iteration: it is versioned by mode after the poll,
-/// `{ cp_safepoint(); if (cp_is_compact()) { <compact body> } else {
-/// <wide body> } }`, so compact mode pays one test per iteration, not one
-/// per access.  A body that holds a loop is not versioned: that loop's
-/// polls could switch in the middle of the copy.  Cond and inc keep the
-/// checked form, since the poll may switch between them and the body.
-void CheckedWalker::loopBody(const Stmt *Body) {
-  if (!Body || !polls()) {
-    walk(Body);
-    return;
-  }
-  std::string Poll = pollText(offsetOf(Body->getBeginLoc()), Body);
-  if (Pl.versionBody(FD, Body) && versionByMode(Body, "{ " + Poll + " ", " }")) {
-    Pl.note(FD, Body->getBeginLoc(), "loop body versioned after its poll",
-            "nothing past the poll can reach a safepoint");
-    return;
-  }
-  // Where the poll goes: after the `{` of a compound body (a body that
-  // opens with declarations becomes a block of its own after it: C89
-  // allows no statement before a declaration), or in braces around any
-  // other body.
-  FileID FID;
-  unsigned Open, Close = ~0u;
-  std::string OpenText = " " + Poll, CloseText = "} ";
-  const auto *CS = dyn_cast<CompoundStmt>(Body);
-  SourceLocation B = CS ? CS->getLBracLoc() : Body->getBeginLoc();
-  if (CS) {
-    if (!CS->body_empty() && isa<DeclStmt>(CS->body_front()) &&
-        CS->getRBracLoc().isFileID()) {
-      OpenText += " {";
-      Close = SM.getFileOffset(CS->getRBracLoc());
-    }
-  } else {
-    OpenText = "{ " + Poll + " ";
-    CloseText = " }";
-    Close = endAfter(Body);
-  }
-  if (!B.isFileID() || (!CS && Close == ~0u)) {
-    fail(Body,
-         "cannot insert a safepoint poll in this loop of main: its body "
-         "comes from a macro",
-         Diag::MacroStatement);
-    return;
-  }
-  std::tie(FID, Open) = SM.getDecomposedLoc(B);
-  Out.insert(FID, CS ? Open + 1 : Open, OpenText);
-  Pl.note(FD, Body->getBeginLoc(), "poll at the start of the loop body",
-          "a loop of main that may allocate or reach a safepoint");
-  walk(Body);
-  if (Close != ~0u)
-    Out.insert(FID, Close, CloseText);
-}
 
 /// A for statement of a checked function whose init declares frame
 /// roots: `{ <decl> <frame> for (; cond; inc) body }`.
@@ -386,62 +322,6 @@ bool CheckedWalker::walkFor(const ForStmt *F) {
 }
 
 
-/// A loop of a checked function in which no safepoint can run (no poll,
-/// no call that may reach one, no call through a function pointer; an
-/// external function that reaches one must be declared CP_SAFEPOINT)
-/// keeps one mode from entry to exit: it is versioned,
-/// `{ if (cp_is_compact()) { <compact loop> } else { <wide loop> } }`, so
-/// compact mode pays no per-access mode test.  In main, a loop that
-/// cannot allocate is versioned too, with its one poll in front.  False
-/// if St is not versioned.
-bool CheckedWalker::walkLoop(const Stmt *St) {
-  if (Pl.runsOnce(St)) { // a statement macro's do { } while (0): no poll
-    const auto *D = cast<DoStmt>(St);
-    walk(D->getBody());
-    top(D->getCond(), true);
-    return true;
-  }
-  if (St == PlainLoop)
-    return false;
-  if (polls() && Pl.mayAllocate(St) && !Pl.needsPolls(St)) {
-    // Every allocation in it is a safepoint itself: no polls.
-    Pl.note(FD, St->getBeginLoc(), "no poll in the loop",
-            "every allocation it reaches is a safepoint of checked code");
-    llvm::SaveAndRestore Free(PollFree, true);
-    llvm::SaveAndRestore Plain(PlainLoop, St);
-    walk(St);
-    return true;
-  }
-  if (!Pl.versionLoop(FD, St) ||
-      !versionByMode(St, polls() ? "{ " + pollText(offsetOf(St->getBeginLoc()), St) + " "
-                                 : std::string("{ "),
-                     " }")) {
-    if (!polls() || Pl.mayAllocate(St))
-      return false;
-    // A loop of main that cannot allocate, and is not versioned: one poll
-    // in front of it too, and none inside (no switch can become pending
-    // there).
-    SourceLocation B = startOf(St);
-    unsigned E = endAfter(St);
-    if (B.isInvalid() || E == ~0u)
-      return false;
-    auto [FID, Off] = SM.getDecomposedLoc(B);
-    Out.insert(FID, Off, "{ " + pollText(Off, St) + " ");
-    Pl.note(FD, B, "one poll in front of the loop, none inside",
-            "a loop of main that cannot allocate");
-    llvm::SaveAndRestore Free(PollFree, true);
-    llvm::SaveAndRestore Plain(PlainLoop, St);
-    walk(St);
-    Out.insert(FID, E, " }");
-    return true;
-  }
-  Pl.note(FD, St->getBeginLoc(),
-          polls() ? "loop versioned whole, one poll in front" : "loop versioned whole",
-          polls() ? "a loop of main that cannot allocate"
-                  : "no safepoint can run inside it");
-  return true;
-}
-
 /// A block of a checked function: each run of statements between
 /// safepoint-reaching ones keeps one mode from its start to its end, so a
 /// run with two or more layout-dependent statements is versioned by
@@ -491,11 +371,15 @@ bool CheckedWalker::versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open,
   unsigned E = endAfter(Sts.back());
   if (BL.isInvalid() || E == ~0u)
     return false;
+  // Inside a macro's argument (`STMT(while (c) p = p->next;)`) the wide
+  // copy's #line would be a directive among the arguments.
+  if (SM.isMacroArgExpansion(Sts.front()->getBeginLoc()))
+    return false;
   auto [FID, B] = SM.getDecomposedLoc(BL);
   // A preprocessor directive in the region (`#ifdef` ... `#endif` around
   // a statement) would be copied into both versions, or cut in two by
   // the region's end: such code keeps the per-expression checked form.
-  if (hasDirective(SM.getBufferData(FID).slice(B, E)))
+  if (S.hasDirective(FID, B, E))
     return false;
   unsigned Before = S.Errors;
   std::string TC = formText(Sts, Direct, FID, B, E);

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 #include "clang/Basic/FileEntry.h"
+#include "clang/Lex/Lexer.h"
 #include <set>
 
 using namespace clang;
@@ -243,7 +244,13 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
     // the expansion's last token.
     SourceLocation RB = Outer->getBraceRange().getEnd();
     auto [FID, Off] = SM.getDecomposedLoc(SM.getExpansionRange(RB).getEnd());
-    unsigned At = endOfDeclaration(SM.getBufferData(FID), Off);
+    bool Semi = false;
+    // A macro that ends with the declaration's `;`: right after the
+    // expansion's last token.
+    unsigned At = RB.isMacroID() && structEndsExpansion(SM, S.LO, RB, Semi) && Semi
+                      ? SM.getFileOffset(Lexer::getLocForEndOfToken(
+                            SM.getExpansionRange(RB).getEnd(), 0, SM, S.LO))
+                      : endOfDeclaration(SM.getBufferData(FID), Off);
     if (At == ~0u) {
       S.report(Diag::MacroBody, T->RD->getLocation(), "cannot find the end of the declaration of "
                                     "compact type '" + T->WideSpelling + "'");

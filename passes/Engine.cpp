@@ -205,6 +205,49 @@ bool Session::isIgnoredLoc(SourceLocation Loc) const {
   return SM.getFileID(E).isInvalid() || !SM.getFileEntryRefForID(SM.getFileID(E));
 }
 
+unsigned Session::nextTokenOffset(FileID FID, unsigned Off) const {
+  StringRef T = SM.getBufferData(FID);
+  bool LineStart = false; // only blanks since the last newline
+  while (Off < T.size()) {
+    char C = T[Off];
+    if (C == '\n') {
+      LineStart = true;
+      ++Off;
+    } else if (C == ' ' || C == '\t' || C == '\r' || C == '\f' || C == '\v') {
+      ++Off;
+    } else if (T.substr(Off).starts_with("//")) {
+      Off = std::min(T.size(), T.find('\n', Off));
+    } else if (T.substr(Off).starts_with("/*")) {
+      size_t E = T.find("*/", Off + 2);
+      Off = E == StringRef::npos ? T.size() : E + 2;
+    } else if (C == '#' && LineStart) {
+      // A directive, continued lines included.
+      while (Off < T.size() && T[Off] != '\n')
+        Off += T[Off] == '\\' && Off + 1 < T.size() && T[Off + 1] == '\n' ? 2 : 1;
+    } else {
+      // The text of a skipped block is not a token of the program.
+      auto In = llvm::find_if(Skipped, [&](SourceRange R) {
+        auto [BF, B] = SM.getDecomposedLoc(R.getBegin());
+        auto [EF, E] = SM.getDecomposedLoc(R.getEnd());
+        return BF == FID && EF == FID && B <= Off && Off < E;
+      });
+      if (In == Skipped.end())
+        return Off;
+      Off = SM.getFileOffset(In->getEnd());
+      LineStart = false;
+    }
+  }
+  return Off;
+}
+
+bool Session::hasDirective(FileID FID, unsigned B, unsigned E) const {
+  StringRef Text = SM.getBufferData(FID).slice(B, E);
+  for (size_t I = Text.find('\n'); I != StringRef::npos; I = Text.find('\n', I + 1))
+    if (Text.drop_front(I + 1).ltrim(" \t").starts_with("#"))
+      return true;
+  return false;
+}
+
 std::string Session::typeText(QualType T) const {
   PrintingPolicy P(LO);
   P.SuppressTagKeyword = false;
@@ -224,7 +267,8 @@ std::string lineDirective(unsigned Line, StringRef File) {
 }
 
 bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
-               std::vector<RewrittenFile> &Out, std::string *Plan) {
+               ArrayRef<SourceRange> Skipped, std::vector<RewrittenFile> &Out,
+               std::string *Plan) {
   Out.clear();
   Options Opts = O;
   Opts.DumpPlan = Plan != nullptr;
@@ -238,7 +282,7 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
         Opts.WarningsAsErrors = false;
     }
   }
-  Session S(Ctx, Opts, Sink);
+  Session S(Ctx, Opts, Sink, Skipped);
   runAnalysis(S);
   if (!S.M.Types.empty())
     runBoxing(S);
@@ -265,6 +309,37 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
     Out.clear();
     return false;
   }
+  return true;
+}
+
+bool structEndsExpansion(const SourceManager &SM, const LangOptions &LO,
+                         SourceLocation RBrace, bool &Semi) {
+  Semi = false;
+  if (Lexer::isAtEndOfMacroExpansion(RBrace, SM, LO))
+    return true;
+  // The next token of the macro's body: a `;` ending the expansion.
+  // Tokens of one macro body expansion lie at the offsets they have in
+  // the #define.
+  SourceLocation Sp = SM.getSpellingLoc(RBrace);
+  auto [FID, Off] = SM.getDecomposedLoc(Sp);
+  StringRef After = SM.getBufferData(FID).substr(Off + 1);
+  size_t Skip = 0;
+  while (Skip < After.size()) {
+    if (After[Skip] == ' ' || After[Skip] == '\t')
+      ++Skip;
+    else if (After.substr(Skip).starts_with("\\\n"))
+      Skip += 2;
+    else
+      break;
+  }
+  if (Skip >= After.size() || After[Skip] != ';')
+    return false;
+  SourceLocation SemiLoc = RBrace.getLocWithOffset(Skip + 1);
+  if (SM.getFileID(SemiLoc) != SM.getFileID(RBrace) ||
+      SM.getSpellingLoc(SemiLoc) != Sp.getLocWithOffset(Skip + 1) ||
+      !Lexer::isAtEndOfMacroExpansion(SemiLoc, SM, LO))
+    return false;
+  Semi = true;
   return true;
 }
 

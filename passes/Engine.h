@@ -24,6 +24,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/PPCallbacks.h"
 #include "Edits.h"
 #include "Vocabulary.h"
 #include "llvm/ADT/DenseMap.h"
@@ -228,6 +229,14 @@ inline clang::CharSourceRange tokRange(clang::SourceRange R) {
   return clang::CharSourceRange::getTokenRange(R);
 }
 
+/// Where a struct whose closing brace RBrace a macro produced ends: true
+/// if the brace is the expansion's last token, or is followed there only
+/// by the `;` that ends the declaration (`#define DECL_HEAD(n, t) struct
+/// n { struct t *first; };`, used without a `;` of its own: Semi is set).
+/// False: the macro goes on after the struct.
+bool structEndsExpansion(const clang::SourceManager &SM, const clang::LangOptions &LO,
+                         clang::SourceLocation RBrace, bool &Semi);
+
 /// Escapes.cpp: the hazards of switchable mode, warned where Safety.cpp's
 /// walk finds them.  E (an lvalue not of compact type) lies inside a heap
 /// object of compact type: `p->value`, `p->pos.x`, `p->vals[i]`.
@@ -342,9 +351,22 @@ struct Session {
   /// Functions already offered the CP_ALLOCATOR fix-it (Pools.cpp): one
   /// insertion each, however many of their calls are refused.
   std::set<const clang::FunctionDecl *> AllocatorFixIts;
+  /// The text the preprocessor skipped (SkippedText).
+  llvm::ArrayRef<clang::SourceRange> Skipped;
 
-  Session(clang::ASTContext &C, const Options &O, DiagSink &S)
-      : Ctx(C), SM(C.getSourceManager()), LO(C.getLangOpts()), Opts(O), Sink(S) {}
+  Session(clang::ASTContext &C, const Options &O, DiagSink &S,
+          llvm::ArrayRef<clang::SourceRange> Skipped)
+      : Ctx(C), SM(C.getSourceManager()), LO(C.getLangOpts()), Opts(O), Sink(S),
+        Skipped(Skipped) {}
+
+  /// The offset in FID of the first token at or after Off, stepping over
+  /// blanks, comments, preprocessor directives and the text of conditional
+  /// blocks the preprocessor skipped (`s += p->key\n#ifdef X\n * 2\n#endif\n;`:
+  /// the `;` that ends the statement).  Raw text: no macro expansion.
+  unsigned nextTokenOffset(clang::FileID FID, unsigned Off) const;
+  /// The text from offset B to E of FID holds a preprocessor directive
+  /// (a line whose first token is `#`).
+  bool hasDirective(clang::FileID FID, unsigned B, unsigned E) const;
 
   /// Report diagnostic D (its level from Diagnostics.def and the user's
   /// flags): an error is a refusal, and the run produces no rewrite.  A
@@ -397,7 +419,28 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out);
 /// Engine.cpp: the pipeline.  Returns false if any error was reported (and
 /// then Out is empty).  With no compact type in the TU, Out is empty too.
 bool runEngine(clang::ASTContext &Ctx, const Options &O, DiagSink &Sink,
+               llvm::ArrayRef<clang::SourceRange> Skipped,
                std::vector<RewrittenFile> &Out, std::string *Plan = nullptr);
+
+/// Records the ranges of conditional blocks the preprocessor skips (the
+/// branch of `#ifdef X ... #else ... #endif` not taken), for runEngine:
+/// add one to the parse's preprocessor before it runs.
+class SkippedText : public clang::PPCallbacks {
+public:
+  explicit SkippedText(std::vector<clang::SourceRange> &Out) : Out(Out) {}
+  void SourceRangeSkipped(clang::SourceRange R, clang::SourceLocation) override {
+    Out.push_back(R);
+  }
+  /// The one hook clang defines out of line: overridden, so the vtable
+  /// names no symbol of clang's own whose signature changed between
+  /// versions (loaded into another clang, compactptr.so must get as far
+  /// as saying which version it needs; toolchain/wrong-clang.test).
+  void HasInclude(clang::SourceLocation, llvm::StringRef, bool, clang::OptionalFileEntryRef,
+                  clang::SrcMgr::CharacteristicKind) override {}
+
+private:
+  std::vector<clang::SourceRange> &Out;
+};
 
 /// Attributes.cpp: referenced by the front ends so the attributes register.
 int attributesAnchor();

@@ -60,11 +60,41 @@ public:
         return false;
       T = Rd.Text;
       Copied.push_back({B, E});
+      // A statement's range stops before the `;` that ends it (`if (c) x
+      // = y;`, `return x;`, `do { } while (0);`): copied where clang's
+      // printer prints the statement, which adds a `;` only after an
+      // expression, it keeps the user's.
+      if (!isa<Expr>(X) && !StringRef(T).rtrim().ends_with(";") &&
+          !StringRef(T).rtrim().ends_with("}") &&
+          SM.getBufferData(FID).substr(E).ltrim().starts_with(";"))
+        T += ";";
     }
     if (T.empty() && R.isInvalid() && printOwn(X, OS))
       return true;
-    if (T.empty() && P.affected(X))
+    if (T.empty() && P.affected(X)) {
+      // A statement is printed by clang, its children through this
+      // helper: the walker's texts for its full expressions are in
+      // Pending (the checked form's pick the layout by mode; this
+      // printer's own text would be one layout only).
+      if (!isa<Expr>(X))
+        return false;
+      if (Pending) {
+        // Every full expression the walker rewrites has its text in
+        // Pending: above it, clang prints; a node rewritten on its own
+        // that is not below one was not walked, and is never printed in
+        // one form by guess.
+        if (!P.own(X))
+          return false;
+        P.fail(X,
+               "cannot rewrite the expansion of macro '" + P.macroName(X) +
+                   "': this use of a compact type inside it is not in a "
+                   "statement or expression the rewrite can print; write it "
+                   "outside the macro",
+               Diag::MacroStatement);
+        return false;
+      }
       T = P.text(X);
+    }
     if (T.empty() && R.isValid()) {
       auto [FID, B] = SM.getDecomposedLoc(R.getBegin());
       unsigned E = SM.getFileOffset(R.getEnd());
@@ -81,9 +111,13 @@ private:
   /// Statements clang's printer would print without this helper: it
   /// prints declarations through its declaration printer, which takes no
   /// helper, so an initializer would keep its unrewritten text (a macro's
-  /// `int t = (p)->a;` read through the wide layout).  A declaration, and
-  /// a for loop whose init is one, are printed here, every expression in
-  /// them through this helper.  False: let clang print X.
+  /// `int t = (p)->a;` read through the wide layout); and it prints a
+  /// compound body of an if, for or do statement raw, so the body itself
+  /// never reaches the helper (a body written in the file, `FOREACH_LIVE(x,
+  /// h) { ... }` ending in `else`, is then not copied with its in-place
+  /// edits: a run versioned by mode across its statements).  Those are
+  /// printed here, every child through this helper.  False: let clang
+  /// print X.
   bool printOwn(Stmt *X, raw_ostream &OS) {
     if (auto *DS = dyn_cast<DeclStmt>(X)) {
       std::string T;
@@ -92,13 +126,41 @@ private:
       OS << T;
       return true;
     }
+    if (auto *I = dyn_cast<IfStmt>(X)) {
+      if (I->getInit() || I->getConditionVariableDeclStmt() || I->isConsteval())
+        return false;
+      OS << "if (";
+      I->getCond()->printPretty(OS, this, Pol);
+      OS << ") ";
+      sub(I->getThen(), OS);
+      if (I->getElse()) {
+        OS << " else ";
+        sub(I->getElse(), OS);
+      }
+      return true;
+    }
+    if (auto *D = dyn_cast<DoStmt>(X)) {
+      OS << "do ";
+      sub(D->getBody(), OS);
+      OS << " while (";
+      D->getCond()->printPretty(OS, this, Pol);
+      OS << ");";
+      return true;
+    }
     auto *F = dyn_cast<ForStmt>(X);
-    auto *DS = F ? dyn_cast_or_null<DeclStmt>(F->getInit()) : nullptr;
-    if (!DS)
+    if (!F || F->getConditionVariableDeclStmt())
       return false;
     std::string Init;
-    if (!declText(DS, /*ForInit=*/true, Init))
-      return refuse(DS);
+    if (auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit())) {
+      if (!declText(DS, /*ForInit=*/true, Init))
+        return refuse(DS);
+    } else if (F->getInit()) {
+      llvm::raw_string_ostream IS(Init);
+      F->getInit()->printPretty(IS, this, Pol);
+      IS << ";";
+    } else {
+      Init = ";";
+    }
     OS << "for (" << Init << " ";
     if (F->getCond())
       F->getCond()->printPretty(OS, this, Pol);
@@ -106,10 +168,15 @@ private:
     if (F->getInc())
       F->getInc()->printPretty(OS, this, Pol);
     OS << ") ";
-    F->getBody()->printPretty(OS, this, Pol);
-    if (isa<Expr>(F->getBody())) // printed as an expression: no `;` of its own
-      OS << ";";
+    sub(F->getBody(), OS);
     return true;
+  }
+
+  /// A sub-statement, through this helper; an expression gets its `;`.
+  void sub(Stmt *St, raw_ostream &OS) {
+    St->printPretty(OS, this, Pol);
+    if (isa<Expr>(St)) // printed as an expression: no `;` of its own
+      OS << ";";
   }
 
   /// A declaration declText cannot say: clang may print it only if
@@ -244,7 +311,7 @@ std::string Printer::printed(const Stmt *St,
     *AllPlaced = allPlaced(*Inner, Copied);
   // As many lines as the text it replaces, and no `;` the user wrote
   // after it (`do { } while (0)` is printed with one).
-  CharSourceRange R = fileRange(St);
+  CharSourceRange R = placeRange(St);
   if (R.isValid()) {
     StringRef Orig = Lexer::getSourceText(R, SM, S.LO);
     if (!Out.empty() && Out.back() == ';' && !Orig.rtrim().ends_with(";"))
@@ -272,7 +339,13 @@ CharSourceRange Printer::headerExpansion(const Stmt *Loop) const {
   CharSourceRange Body = fileRange(F->getBody());
   if (Body.isInvalid() || !SM.isBeforeInTranslationUnit(End, Body.getBegin()))
     return {};
-  return CharSourceRange::getTokenRange(Start, End);
+  // The header's tokens end where the body's start, both in one
+  // expansion (`EACH(x, h, body)`): then the header is no range of its
+  // own.
+  CharSourceRange H = CharSourceRange::getTokenRange(Start, End);
+  if (Lexer::makeFileCharRange(H, SM, S.LO).isInvalid())
+    return {};
+  return H;
 }
 
 std::string Printer::printedHeader(const ForStmt *F,
@@ -304,11 +377,35 @@ std::string Printer::macroName(const Stmt *E) const {
   return Lexer::getSourceText(CharSourceRange::getTokenRange(L, L), SM, S.LO).str();
 }
 
+CharSourceRange Printer::placeRange(const Stmt *St) const {
+  CharSourceRange R = fileRange(St);
+  if (R.isValid() || isa<Expr>(St))
+    return R;
+  // A statement that is a whole macro expansion but ends inside one of
+  // its arguments (`EACH(x, h, if (c) n++;)`, the `for` ending at `n++`):
+  // it starts the expansion, ends in it, and no other statement of its
+  // block starts in it.
+  SourceLocation B = St->getBeginLoc(), E = St->getEndLoc(), Start;
+  if (!B.isMacroID() || !E.isMacroID() ||
+      !Lexer::isAtStartOfMacroExpansion(B, SM, S.LO, &Start) || !Start.isFileID())
+    return {};
+  CharSourceRange X = SM.getExpansionRange(B);
+  if (SM.getExpansionRange(E).getAsRange() != X.getAsRange() || X.getBegin() != Start)
+    return {};
+  auto Ps = S.Ctx.getParents(*St);
+  if (const auto *CS = Ps.empty() ? nullptr : Ps[0].get<CompoundStmt>())
+    for (const Stmt *Sib : CS->body())
+      if (Sib != St && Sib->getBeginLoc().isMacroID() &&
+          SM.getExpansionRange(Sib->getBeginLoc()).getAsRange() == X.getAsRange())
+        return {};
+  return Lexer::makeFileCharRange(X, SM, S.LO);
+}
+
 const Stmt *Printer::placeable(const Stmt *E, const Stmt *Top) {
   DynTypedNode N = DynTypedNode::create(*E);
   for (;;) {
     if (const Stmt *X = N.get<Stmt>()) {
-      if (fileRange(X).isValid())
+      if (placeRange(X).isValid())
         return X;
       if (X == Top)
         return nullptr;

@@ -46,8 +46,22 @@ bool CheckedWalker::isSlotRoot(const VarDecl *VD) const {
 }
 
 unsigned CheckedWalker::offsetOf(SourceLocation L) const {
-  SourceLocation E = SM.getExpansionLoc(L);
+  // A macro argument's tokens where the user wrote them (a loop in
+  // `STMT(while (c) p = p->next;)` has a poll in front of it, and p is
+  // used after it); a macro body's at the start of its expansion.
+  SourceLocation E = SM.getFileLoc(L);
   return SM.getFileID(E) == BodyFID ? SM.getFileOffset(E) : ~0u;
+}
+
+unsigned CheckedWalker::endOffsetOf(SourceLocation L) const {
+  // As offsetOf, but a macro body's token is at the END of its expansion,
+  // so that a range ending in a macro body covers the arguments written
+  // before that end: `STMT(nn = alloc(c);)` is a statement from `STMT`
+  // to its `)`, and the call in its argument lies inside it.
+  while (L.isMacroID())
+    L = SM.isMacroArgExpansion(L) ? SM.getImmediateSpellingLoc(L)
+                                  : SM.getImmediateExpansionRange(L).getEnd();
+  return SM.getFileID(L) == BodyFID ? SM.getFileOffset(L) : ~0u;
 }
 
 /// The statement a declaration in DS is scoped to: the block, or the for,
@@ -71,7 +85,7 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
       Addr(C);
   };
   Addr(Body);
-  unsigned BB = offsetOf(Body->getBeginLoc()), BE = offsetOf(Body->getEndLoc());
+  unsigned BB = offsetOf(Body->getBeginLoc()), BE = endOffsetOf(Body->getEndLoc());
   llvm::DenseMap<const VarDecl *, size_t> Index;
   auto add = [&](const VarDecl *VD, unsigned DeclEnd, unsigned SB, unsigned SE) {
     Locals.push_back({VD, DeclEnd, SB, SE});
@@ -92,13 +106,13 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
         if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getIdentifier() &&
                                                    VD->isLocalVarDecl())
           add(VD, offsetOf(VD->getEndLoc()) + 1, offsetOf(Scope->getBeginLoc()),
-              offsetOf(Scope->getEndLoc()));
+              endOffsetOf(Scope->getEndLoc()));
     } else if (const auto *DR = dyn_cast<DeclRefExpr>(St)) {
       if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
         if (auto It = Index.find(VD); It != Index.end())
           Slots[It->second].Refs.push_back(offsetOf(DR->getLocation()));
     } else if (isa<WhileStmt>(St) || isa<DoStmt>(St) || isa<ForStmt>(St)) {
-      Loops.push_back({offsetOf(St->getBeginLoc()), offsetOf(St->getEndLoc())});
+      Loops.push_back({offsetOf(St->getBeginLoc()), endOffsetOf(St->getEndLoc())});
     } else if (isa<LabelStmt>(St) || isa<AddrLabelExpr>(St) ||
                isa<IndirectGotoStmt>(St)) {
       AllLive = true; // a goto may jump back: every variable in scope is live
@@ -137,7 +151,10 @@ CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
     for (unsigned X : R.Refs) {
       if (Live)
         break;
-      if (X > CE || (X >= EB && X <= EE)) {
+      // At CE itself: a use in the same macro expansion as the call
+      // (every token of a macro body is at its use site), or the first
+      // token after a poll placed at CB == CE.
+      if (X >= CE || (X >= EB && X <= EE)) {
         Live = true;
         break;
       }
@@ -271,7 +288,7 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
   std::vector<unsigned> Saves; // offsets of the calls and polls that save
   bool Unconditional = false;
   for (const CallExpr *CE : Calls) {
-    unsigned CB = offsetOf(CE->getBeginLoc()), CEnd = offsetOf(CE->getEndLoc());
+    unsigned CB = offsetOf(CE->getBeginLoc()), CEnd = endOffsetOf(CE->getEndLoc());
     bool Ok;
     for (const SlotRoot *R : liveAt(CB, CEnd, 0, ~0u, CE, Ok)) {
       Needed.insert(R->VD);
@@ -290,7 +307,7 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
       }
     }
   auto savesRoot = [&](const Stmt *St) {
-    unsigned SB = offsetOf(St->getBeginLoc()), SE = offsetOf(St->getEndLoc());
+    unsigned SB = offsetOf(St->getBeginLoc()), SE = endOffsetOf(St->getEndLoc());
     if (SB == ~0u || SE == ~0u)
       return true;
     for (unsigned X : Saves)

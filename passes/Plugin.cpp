@@ -139,6 +139,7 @@ struct NestedResult {
   std::vector<RewrittenFile> Files;
   bool WantPlan = false;
   std::string Plan;
+  std::vector<SourceRange> Skipped; ///< recorded by SkippedText
 };
 
 class EngineConsumer : public ASTConsumer {
@@ -150,7 +151,7 @@ public:
       return; // the outer parse reports the program's own errors
     Sink.SM = &Ctx.getSourceManager();
     R.Ran = true;
-    R.Ok = runEngine(Ctx, O, Sink, R.Files, R.WantPlan ? &R.Plan : nullptr);
+    R.Ok = runEngine(Ctx, O, Sink, R.Skipped, R.Files, R.WantPlan ? &R.Plan : nullptr);
   }
 
 private:
@@ -185,8 +186,9 @@ class NestedAction : public ASTFrontendAction {
 public:
   NestedAction(const Options &O, RecordingSink &Sink, NestedResult &R)
       : O(O), Sink(Sink), R(R) {}
-  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef) override {
+    CI.getPreprocessor().addPPCallbacks(std::make_unique<SkippedText>(R.Skipped));
     return std::make_unique<EngineConsumer>(O, Sink, R);
   }
 

@@ -98,6 +98,10 @@ public:
   std::string printedHeader(const clang::ForStmt *F,
                             const llvm::DenseMap<const clang::Stmt *, std::string> *Pending,
                             const EditSet *Inner, bool *AllPlaced);
+  /// Expansion.cpp: the file range a printed St replaces: its tokens as a
+  /// range of one file, or, for a statement that is a whole macro
+  /// expansion ending inside one of its arguments, that expansion.
+  clang::CharSourceRange placeRange(const clang::Stmt *St) const;
   /// The outermost macro at E's use site (the name written in the file).
   std::string macroName(const clang::Stmt *E) const;
   /// Expansion.cpp: the node whose text in the file replaces E's when E

@@ -294,10 +294,10 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
   mayReachCalls(Pl, E, Calls);
   // The roots to save around each call.
   Spills.clear();
-  unsigned EB = offsetOf(E->getBeginLoc()), EE = offsetOf(E->getEndLoc());
+  unsigned EB = offsetOf(E->getBeginLoc()), EE = endOffsetOf(E->getEndLoc());
   unsigned Before = S.Errors;
   for (const CallExpr *CE : Calls) {
-    Printer::Spill Sp = spillAt(offsetOf(CE->getBeginLoc()), offsetOf(CE->getEndLoc()),
+    Printer::Spill Sp = spillAt(offsetOf(CE->getBeginLoc()), endOffsetOf(CE->getEndLoc()),
                                 EB, EE, CE, slowPathSite(CE));
     if (Sp.Save.empty())
       continue;

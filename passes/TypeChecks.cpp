@@ -84,13 +84,15 @@ void checkRecord(Session &S, const RecordDecl *RD) {
   // enclosing struct (Emit.cpp).  A struct a macro defines is fine where
   // its closing brace is the macro's last token (<sys/queue.h>'s
   // TAILQ_HEAD(name, type); inside a struct, TAILQ_ENTRY(type) field;):
-  // the declaration ends after the expansion, in the user's text.  A macro
+  // the declaration ends after the expansion, in the user's text; or the
+  // last but one, before the `;` that ends the declaration.  A macro
   // that goes on after the struct may use it before its compact layout.
   const RecordDecl *Outer = RD;
   while (const auto *P = dyn_cast<RecordDecl>(Outer->getLexicalDeclContext()))
     Outer = P;
   SourceLocation OuterEnd = Outer->getBraceRange().getEnd();
-  if (OuterEnd.isMacroID() && !Lexer::isAtEndOfMacroExpansion(OuterEnd, S.SM, S.LO))
+  bool Semi;
+  if (OuterEnd.isMacroID() && !structEndsExpansion(S.SM, S.LO, OuterEnd, Semi))
     S.report(Diag::MacroBody, RD->getLocation(), "compact type " + Who +
                                    " is defined by a macro that goes on after "
                                    "the struct; the rewrite cannot place its "

@@ -78,7 +78,18 @@ void Walker::walk(const Stmt *St) {
       return;
     // Root descriptors and frames follow their declaration, on its line.
     SourceLocation End = DS->getEndLoc();
-    if (!Roots.empty() && End.isFileID()) {
+    if (!Roots.empty() && !End.isFileID()) {
+      // A static local a macro declares: its root descriptor has no line
+      // to go on (it would be left out: a root the switch never sees).
+      P.fail(DS,
+             "cannot rewrite the expansion of macro '" + P.macroName(DS) +
+                 "': a static local it declares holds compact pointers and "
+                 "needs a root descriptor after its declaration; declare it "
+                 "outside the macro",
+             Diag::MacroStatement);
+      return;
+    }
+    if (!Roots.empty()) {
       auto [FID, Off] = SM.getDecomposedLoc(End);
       Out.insert(FID, Off + 1, " " + Roots);
     }
@@ -112,8 +123,57 @@ void Walker::run(const Stmt *St) {
   resolve();
 }
 
+/// The preprocessor directives in Text, one trimmed line each.
+static std::vector<StringRef> directives(StringRef Text) {
+  std::vector<StringRef> Out;
+  for (size_t I = 0; I < Text.size();) {
+    size_t N = Text.find('\n', I);
+    StringRef Line = Text.slice(I, N == StringRef::npos ? Text.size() : N).trim();
+    if (Line.starts_with("#") && I > 0)
+      Out.push_back(Line);
+    I = N == StringRef::npos ? Text.size() : N + 1;
+  }
+  return Out;
+}
+
+/// Ds are conditional directives only, each group closed within them.
+static bool closedConditionals(ArrayRef<StringRef> Ds) {
+  int Depth = 0;
+  for (StringRef D : Ds) {
+    StringRef W = D.drop_front().ltrim();
+    if (W.starts_with("if"))
+      ++Depth;
+    else if (W.starts_with("endif"))
+      --Depth;
+    else if (!W.starts_with("el"))
+      return false; // #define, #undef, #pragma...: must stay where they are
+    if (Depth < 0)
+      return false;
+  }
+  return Depth == 0;
+}
+
 void Walker::place(const Expr *E, std::string T) {
-  if (Out.replace(SM, P.fileRange(E), T))
+  CharSourceRange R = P.fileRange(E);
+  if (R.isValid()) {
+    // The printed text keeps the directives between E's tokens when it
+    // copies their text once; printed from the AST or twice (once per
+    // layout) it keeps none or two copies, which only whole conditional
+    // groups survive (`a = b +` `#ifdef X` `1;` `#else` ... would lose
+    // its `#ifdef`, or double it, and keep one `#else`).
+    auto [FID, B] = SM.getDecomposedLoc(R.getBegin());
+    std::vector<StringRef> Was =
+        directives(SM.getBufferData(FID).slice(B, SM.getFileOffset(R.getEnd())));
+    if (!Was.empty() && directives(T) != Was && !closedConditionals(Was)) {
+      P.fail(E,
+             "cannot rewrite this expression: a preprocessor directive lies "
+             "inside it, and its rewritten text is printed once per layout; "
+             "put the directive around the whole statement",
+             Diag::DirectiveInExpression);
+      return;
+    }
+  }
+  if (Out.replace(SM, R, T))
     return;
   const Stmt *A = P.placeable(E, Top);
   if (!A) {
@@ -139,7 +199,11 @@ void Walker::resolve() {
   for (const Stmt *A : Expansions) {
     CharSourceRange H = P.headerExpansion(A);
     CharSourceRange R =
-        H.isValid() ? Lexer::makeFileCharRange(H, SM, S.LO) : P.fileRange(A);
+        H.isValid() ? Lexer::makeFileCharRange(H, SM, S.LO) : P.placeRange(A);
+    if (R.isInvalid()) { // placeable() found it: never expected
+      P.fail(A, P.macroMessage(A), Diag::MacroBody);
+      continue;
+    }
     auto [FID, B] = SM.getDecomposedLoc(R.getBegin());
     Items.push_back({A, FID, B, SM.getFileOffset(R.getEnd()), H.isValid()});
   }

@@ -91,6 +91,8 @@ private:
   bool polls() const { return Pl.pollsLoops(FD) && !PollFree; }
   bool PollFree = false;                  ///< inside a loop that cannot allocate
   const clang::Stmt *PlainLoop = nullptr; ///< being walked without walkLoop
+  /// Macro expansions with a poll in front for the loops inside them.
+  std::set<const clang::Stmt *> PolledFronts;
   /// One entry of a frame: what cp__root registers for it.
   struct FrameRoot {
     std::string Name, Addr, Kind, Count, Desc;
@@ -143,6 +145,7 @@ private:
   clang::FileID BodyFID;
   bool isSlotRoot(const clang::VarDecl *VD) const;
   unsigned offsetOf(clang::SourceLocation L) const;
+  unsigned endOffsetOf(clang::SourceLocation L) const;
   void collectSlots(const clang::CompoundStmt *Body);
   void placeSlotFrame(const clang::CompoundStmt *Body);
   bool slowPathSite(const clang::CallExpr *CE) const;

@@ -10,6 +10,7 @@
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
+#include "clang/Lex/Preprocessor.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/Tooling.h"
@@ -182,7 +183,7 @@ public:
     EngineDiagSink Sink(Ctx.getDiagnostics());
     std::vector<RewrittenFile> Out;
     std::string Plan;
-    bool Ok = runEngine(Ctx, TUOptions, Sink, Out, PlanOpt ? &Plan : nullptr);
+    bool Ok = runEngine(Ctx, TUOptions, Sink, Skipped, Out, PlanOpt ? &Plan : nullptr);
     if (PlanOpt)
       llvm::outs() << Plan;
     if (!Ok) {
@@ -205,6 +206,8 @@ public:
     }
   }
 
+  std::vector<SourceRange> Skipped; ///< recorded by SkippedText
+
 private:
   Options O;
   Collected &C;
@@ -214,9 +217,11 @@ private:
 class RewriteAction : public ASTFrontendAction {
 public:
   RewriteAction(const Options &O, Collected &C) : O(O), C(C) {}
-  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef InFile) override {
-    return std::make_unique<ToolConsumer>(O, C, InFile);
+    auto Consumer = std::make_unique<ToolConsumer>(O, C, InFile);
+    CI.getPreprocessor().addPPCallbacks(std::make_unique<SkippedText>(Consumer->Skipped));
+    return Consumer;
   }
 
 private:

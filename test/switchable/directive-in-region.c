@@ -2,7 +2,12 @@
 // body) but that holds a preprocessor directive (`#ifdef` ... `#endif`
 // around a statement) keeps the per-expression checked form: copied into
 // both versions, the directive would be duplicated or cut in two by the
-// region's end ("unterminated conditional directive").  Built with and
+// region's end ("unterminated conditional directive").  A loop body
+// without braces whose `;` follows directives gets its poll around the
+// whole statement; an expression that holds a whole conditional group
+// is printed once per layout with the group in each (one that a group
+// ends outside of is refused: diagnostics/directive-in-expression.c).
+// Built with and
 // without the macro the directive tests; the switch happens mid-run and
 // the output matches the native build.
 // REQUIRES: plugin
@@ -39,6 +44,29 @@ int main(void) {
     h += p->next ? p->next->key & 1 : 0;
 #endif
   }
-  printf("%ld %ld\n", head->key, h);
+  // Bodies without braces whose `;` comes after a comment or after
+  // directives: the poll in front of the loop needs the statement's end,
+  // found past them and past the text the preprocessor skipped.
+  for (struct node *p = head; p; p = p->next)
+    h += p->key // the ';' is on the next line
+        ;
+  // A whole conditional group inside an expression survives its copy
+  // per layout.
+  for (struct node *p = head; p; p = p->next)
+    h += (p->key
+#ifndef NO_EXTRA
+          * 3
+#endif
+         );
+  struct node *q = head;
+  while (q && q->key > 10)
+    q = q->next
+#ifdef NO_EXTRA
+        /* the same step with NO_EXTRA */
+#else
+        /* and without */
+#endif
+        ;
+  printf("%ld %ld %ld\n", head->key, h, q->key);
   return 0;
 }

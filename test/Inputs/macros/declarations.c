@@ -20,8 +20,9 @@ struct CP_COMPACT node {
 #define EACH(x, head) for (struct node *x = (head); x; x = x->next)
 #define COUNT(head, out) do { int c_ = 0; for (struct node *q_ = (head); q_; q_ = q_->next) c_++; (out) = c_; } while (0)
 
-/* In main, a loop a macro produces is refused in switchable mode (its
- * poll has no place): COUNT is used here. */
+/* COUNT's loop cannot allocate: in main it would get one poll in front
+ * of the expansion (test/Inputs/macros/statements.c); here, in a
+ * function of the dual form, none. */
 static int count_all(struct node *h) {
   int n;
   COUNT(h, n);

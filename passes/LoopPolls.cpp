@@ -1,0 +1,227 @@
+//===- LoopPolls.cpp - the checked form's loops: polls and versioning ----===//
+//
+// In:  a loop of a function of the checked form.
+// Out: in main, a cp_safepoint() poll where a switch may be pending: at
+//      the start of each iteration of a loop that may allocate under a
+//      compact body or call code the engine cannot see, else one poll in
+//      front of the loop (or of the macro expansion that holds it); a loop
+//      in which no safepoint can run is versioned by mode as a whole, an
+//      innermost polled body after its poll.
+// Invariants: a poll is inserted only where the user's text has a place
+//      for it (a statement's first token and the offset after its end, a
+//      macro expansion taken whole); else the loop is refused, naming the
+//      macro.
+// Tests: test/switchable/main-polls.c, loop-versioning.c,
+//      poll-body-versioning.c, macro-statement-frame.c.
+//
+//===----------------------------------------------------------------------===//
+#include "Walker.h"
+#include "llvm/Support/SaveAndRestore.h"
+
+using namespace clang;
+
+namespace compactptr {
+
+/// Where statement St's text starts in a file: its first token, or the
+/// start of the macro expansion that opens it (`FOREACH(x, h) body`);
+/// invalid if it starts inside a macro's expansion.
+SourceLocation CheckedWalker::startOf(const Stmt *St) const {
+  if (CharSourceRange R = P.placeRange(St); R.isValid())
+    return R.getBegin(); // its tokens in the file (a macro argument's too)
+  SourceLocation B = St->getBeginLoc(), Start;
+  if (B.isMacroID() && Lexer::isAtStartOfMacroExpansion(B, SM, S.LO, &Start))
+    B = Start;
+  return B.isFileID() ? B : SourceLocation();
+}
+
+/// Offset just after statement St (its `;` or `}` included), or ~0u.
+unsigned CheckedWalker::endAfter(const Stmt *St) const {
+  auto semiAfter = [&](CharSourceRange R) {
+    auto [FID, Off] = SM.getDecomposedLoc(R.getEnd());
+    unsigned Semi = S.nextTokenOffset(FID, Off);
+    return SM.getBufferData(FID).substr(Semi).starts_with(";") ? Semi + 1 : ~0u;
+  };
+  // A statement that is a whole expansion ending in an argument
+  // (`EACH(x, h, if (c) n++;);`): the `;` after the expansion.
+  if (P.fileRange(St).isInvalid())
+    if (CharSourceRange R = P.placeRange(St); R.isValid())
+      return semiAfter(R);
+  if (const auto *CS = dyn_cast<CompoundStmt>(St)) {
+    SourceLocation L = CS->getRBracLoc();
+    if (L.isFileID())
+      return SM.getFileOffset(L) + 1;
+    // A block that is a whole expansion (`#define CLRV(v) { ... }` used as
+    // `CLRV(cm);`): it ends where the expansion does; the `;` after it is
+    // a statement of its own.
+    CharSourceRange R = P.fileRange(St);
+    return R.isValid() ? SM.getFileOffset(R.getEnd()) : ~0u;
+  }
+  if (const auto *NS = dyn_cast<NullStmt>(St)) {
+    SourceLocation L = NS->getSemiLoc();
+    return L.isFileID() ? SM.getFileOffset(L) + 1 : ~0u;
+  }
+  if (const auto *I = dyn_cast<IfStmt>(St))
+    return endAfter(I->getElse() ? I->getElse() : I->getThen());
+  if (const auto *W = dyn_cast<WhileStmt>(St))
+    return endAfter(W->getBody());
+  if (const auto *F = dyn_cast<ForStmt>(St))
+    return endAfter(F->getBody());
+  if (const auto *Sw = dyn_cast<SwitchStmt>(St))
+    return endAfter(Sw->getBody());
+  if (const auto *L = dyn_cast<LabelStmt>(St))
+    return endAfter(L->getSubStmt());
+  if (const auto *C = dyn_cast<SwitchCase>(St))
+    return endAfter(C->getSubStmt());
+  if (const auto *DS = dyn_cast<DeclStmt>(St)) {
+    SourceLocation L = DS->getEndLoc();
+    return L.isFileID() ? SM.getFileOffset(L) + 1 : ~0u;
+  }
+  if (CharSourceRange R = P.fileRange(St); R.isValid())
+    return semiAfter(R); // its tokens in the file (a macro argument's too)
+  SourceLocation E = St->getEndLoc();
+  if (E.isMacroID())
+    E = SM.getExpansionRange(E).getEnd();
+  if (!E.isFileID())
+    return ~0u;
+  SourceLocation A = Lexer::findLocationAfterToken(E, tok::semi, SM, S.LO, false);
+  return A.isValid() && A.isFileID() ? SM.getFileOffset(A) : ~0u;
+}
+/// Walk a loop body, with a poll at its start in main.  An innermost
+/// body in which nothing past the poll can reach a safepoint keeps one
+/// mode for the whole iteration: it is versioned by mode after the poll,
+/// `{ cp_safepoint(); if (cp_is_compact()) { <compact body> } else {
+/// <wide body> } }`, so compact mode pays one test per iteration, not one
+/// per access.  A body that holds a loop is not versioned: that loop's
+/// polls could switch in the middle of the copy.  Cond and inc keep the
+/// checked form, since the poll may switch between them and the body.
+void CheckedWalker::loopBody(const Stmt *Body) {
+  if (!Body || !polls()) {
+    walk(Body);
+    return;
+  }
+  std::string Poll = pollText(offsetOf(Body->getBeginLoc()), Body);
+  if (Pl.versionBody(FD, Body) && versionByMode(Body, "{ " + Poll + " ", " }")) {
+    Pl.note(FD, Body->getBeginLoc(), "loop body versioned after its poll",
+            "nothing past the poll can reach a safepoint");
+    return;
+  }
+  // Where the poll goes: after the `{` of a compound body (a body that
+  // opens with declarations becomes a block of its own after it: C89
+  // allows no statement before a declaration), or in braces around any
+  // other body.
+  FileID FID;
+  unsigned Open, Close = ~0u;
+  std::string OpenText = " " + Poll, CloseText = "} ";
+  const auto *CS = dyn_cast<CompoundStmt>(Body);
+  SourceLocation B = CS ? CS->getLBracLoc() : startOf(Body);
+  if (CS) {
+    if (!CS->body_empty() && isa<DeclStmt>(CS->body_front()) &&
+        CS->getRBracLoc().isFileID()) {
+      OpenText += " {";
+      Close = SM.getFileOffset(CS->getRBracLoc());
+    }
+  } else {
+    OpenText = "{ " + Poll + " ";
+    CloseText = " }";
+    Close = endAfter(Body);
+  }
+  if (B.isInvalid() || !B.isFileID() || (!CS && Close == ~0u)) {
+    fail(Body,
+         "cannot insert a safepoint poll in this loop of main: its body "
+         "comes from macro '" + P.macroName(Body) +
+             "' (a loop that calls code the plugin cannot see, or a function "
+             "that allocates under a compact body, needs a poll in each "
+             "iteration; a loop that cannot allocate inside an expansion that "
+             "can needs one in front of it: neither has a place in the macro's "
+             "text); write the loop outside the macro, or turn auto-safepoints "
+             "off and call cp_safepoint() in it",
+         Diag::MacroStatement);
+    return;
+  }
+  std::tie(FID, Open) = SM.getDecomposedLoc(B);
+  Out.insert(FID, CS ? Open + 1 : Open, OpenText);
+  Pl.note(FD, Body->getBeginLoc(), "poll at the start of the loop body",
+          "a loop of main that may allocate or reach a safepoint");
+  walk(Body);
+  if (Close != ~0u)
+    Out.insert(FID, Close, CloseText);
+}
+
+/// A loop of a checked function in which no safepoint can run (no poll,
+/// no call that may reach one, no call through a function pointer; an
+/// external function that reaches one must be declared CP_SAFEPOINT)
+/// keeps one mode from entry to exit: it is versioned,
+/// `{ if (cp_is_compact()) { <compact loop> } else { <wide loop> } }`, so
+/// compact mode pays no per-access mode test.  In main, a loop that
+/// cannot allocate is versioned too, with its one poll in front.  False
+/// if St is not versioned.
+bool CheckedWalker::walkLoop(const Stmt *St) {
+  if (Pl.runsOnce(St)) { // a statement macro's do { } while (0): no poll
+    const auto *D = cast<DoStmt>(St);
+    walk(D->getBody());
+    top(D->getCond(), true);
+    return true;
+  }
+  if (St == PlainLoop)
+    return false;
+  if (polls() && Pl.mayAllocate(St) && !Pl.needsPolls(St)) {
+    // Every allocation in it is a safepoint itself: no polls.
+    Pl.note(FD, St->getBeginLoc(), "no poll in the loop",
+            "every allocation it reaches is a safepoint of checked code");
+    llvm::SaveAndRestore Free(PollFree, true);
+    llvm::SaveAndRestore Plain(PlainLoop, St);
+    walk(St);
+    return true;
+  }
+  if (!Pl.versionLoop(FD, St) ||
+      !versionByMode(St, polls() ? "{ " + pollText(offsetOf(St->getBeginLoc()), St) + " "
+                                 : std::string("{ "),
+                     " }")) {
+    if (!polls() || Pl.mayAllocate(St))
+      return false;
+    // A loop of main that cannot allocate, and is not versioned: one poll
+    // in front of it too, and none inside (no switch can become pending
+    // there).
+    const Stmt *Front = St;
+    SourceLocation B = startOf(St);
+    unsigned E = endAfter(St);
+    if (B.isInvalid() || E == ~0u) {
+      // A loop inside a macro expansion (a statement macro's search loop):
+      // the poll goes in front of the statement the expansion is, when
+      // that cannot allocate either -- nothing between the two can make
+      // a switch pending.  One poll serves every such loop in it.
+      Front = P.placeable(St, Top);
+      if (!Front || isa<Expr>(Front) || Pl.mayAllocate(Front))
+        return false;
+      B = startOf(Front);
+      E = endAfter(Front);
+      if (B.isInvalid() || E == ~0u)
+        return false;
+      if (!PolledFronts.insert(Front).second) {
+        llvm::SaveAndRestore Free(PollFree, true);
+        llvm::SaveAndRestore Plain(PlainLoop, St);
+        walk(St);
+        return true;
+      }
+    }
+    auto [FID, Off] = SM.getDecomposedLoc(B);
+    Out.insert(FID, Off, "{ " + pollText(Off, Front) + " ");
+    Pl.note(FD, B,
+            Front == St ? "one poll in front of the loop, none inside"
+                        : "one poll in front of the expansion of macro '" +
+                              P.macroName(Front) + "', none in its loops",
+            "a loop of main that cannot allocate");
+    llvm::SaveAndRestore Free(PollFree, true);
+    llvm::SaveAndRestore Plain(PlainLoop, St);
+    walk(St);
+    Out.insert(FID, E, " }");
+    return true;
+  }
+  Pl.note(FD, St->getBeginLoc(),
+          polls() ? "loop versioned whole, one poll in front" : "loop versioned whole",
+          polls() ? "a loop of main that cannot allocate"
+                  : "no safepoint can run inside it");
+  return true;
+}
+
+} // namespace compactptr

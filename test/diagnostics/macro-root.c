@@ -1,0 +1,38 @@
+// Switchable mode: a compact-pointer local a macro declares has no text
+// of its own for its frame slot's zeroing or saves.  It needs none where
+// no safepoint can run while it holds its value (the cursor of a search
+// or sum loop: test/Inputs/macros/statements.c); one that is live across
+// a call that may reach a safepoint is refused, with the macro's name.
+// A loop of main whose body a macro produces and that needs a poll in
+// each iteration is refused too.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=switchable -fsyntax-only -Xclang -verify %s
+#include <compactptr.h>
+#include <stdlib.h>
+
+struct CP_COMPACT node { int key; struct node *next; };
+
+#define DUP_FIRST(h) do { struct node *f_ = (h); struct node *n_ = malloc(sizeof *n_); n_->key = f_->key; n_->next = (h); (h) = n_; } while (0)
+#define PUSH(h) do { struct node *n_ = malloc(sizeof *n_); n_->key = 0; n_->next = (h); (h) = n_; } while (0)
+#define COUNT(h, c) do { struct node *q_; for (q_ = (h); q_; q_ = q_->next) (c)++; } while (0)
+
+static void grow(struct node **hp) {
+  struct node *h = *hp;
+  DUP_FIRST(h); // expected-error {{cannot register 'f_' as a root: it is declared by macro 'DUP_FIRST' and holds a compact pointer where 'malloc', which may reach a safepoint, runs; declare it outside the macro}}
+  PUSH(h);      // fine: n_ holds nothing yet when malloc runs
+  *hp = h;
+}
+
+extern void opaque(void);
+#define SPIN(h) do { struct node *s_ = (h); while (s_) { opaque(); s_ = s_->next; } } while (0)
+#define SPIN_ON(p) do { while ((p)->key < 3) { opaque(); (p)->key++; } } while (0)
+
+int main(void) {
+  struct node *h = NULL;
+  int c = 0;
+  grow(&h);
+  COUNT(h, c); // fine: no safepoint runs in the loop; one poll in front
+  SPIN(h); // expected-error {{cannot register 's_' as a root: it is declared by macro 'SPIN' and holds a compact pointer where 'opaque', which may reach a safepoint, runs; declare it outside the macro}}
+  SPIN_ON(h); // expected-error {{cannot insert a safepoint poll in this loop of main: its body comes from macro 'SPIN_ON'}}
+  return c;
+}
