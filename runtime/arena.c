@@ -46,6 +46,9 @@
  */
 #include "internal.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <string.h>
 
 /* The low placement: the arena starts one commit chunk above address 0,
@@ -241,6 +244,61 @@ void cp__compact_reserve_release(void) {
   if (r->ok)
     cp__os_release(r->lo, r->bytes);
   r->ok = false;
+}
+
+/* ---- the retired compact arena ------------------------------------------ */
+
+static uintptr_t retired_lo, retired_hi;
+static struct sigaction retired_prev;
+
+/* SIGSEGV: a fault in the retired arena is a compact pointer the switch
+ * did not translate; any other fault goes where it went before. */
+static void retired_fault(int sig, siginfo_t *si, void *uc) {
+  uintptr_t a = (uintptr_t)si->si_addr;
+  if (a >= retired_lo && a < retired_hi) {
+    /* Async-signal-safe: no stdio, the address formatted by hand. */
+    char msg[400] = "compactptr: a compact pointer was used after the switch to "
+                    "wide mode (an access at 0x";
+    size_t n = strlen(msg);
+    for (int sh = 60; sh >= 0; sh -= 4)
+      if (a >> sh || sh == 0)
+        msg[n++] = "0123456789abcdef"[(a >> sh) & 15];
+    static const char rest[] =
+        ", in the released compact arena): it was kept where the switch could "
+        "not translate it ('void *' in memory the runtime does not know, an "
+        "integer, a union; the plugin's -Wcompactptr-void-escape, "
+        "-foreign-object and -integer-cast warnings say where)\n";
+    memcpy(msg + n, rest, sizeof rest - 1);
+    n += sizeof rest - 1;
+    (void)!write(2, msg, n);
+    _exit(70);
+  }
+  if (retired_prev.sa_flags & SA_SIGINFO) {
+    retired_prev.sa_sigaction(sig, si, uc);
+  } else if (retired_prev.sa_handler == SIG_DFL || retired_prev.sa_handler == SIG_IGN) {
+    /* The faulting access runs again under the action that was there. */
+    sigaction(SIGSEGV, &retired_prev, NULL);
+  } else {
+    retired_prev.sa_handler(sig);
+  }
+}
+
+void cp__compact_arena_retire(cp_arena_t *a) {
+  if (cp__reservation.as_limit) {
+    cp__arena_destroy(a);
+    return;
+  }
+  retired_lo = (uintptr_t)a->base;
+  retired_hi = retired_lo + a->reserved;
+  cp__os_guard(a->base, a->reserved);
+  cp__os_free(a->meta, a->meta_bytes);
+  memset(a, 0, sizeof *a);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = retired_fault;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, &retired_prev);
 }
 
 const char *cp__arena_limit_note(const cp_arena_t *a) {

@@ -108,6 +108,7 @@ bool cp__os_populate(void *p, size_t bytes);
  * inaccessible; false if the kernel refuses (nothing moved). */
 bool cp__os_move(void *from, size_t bytes, void *to);
 void cp__os_release(void *p, size_t bytes);
+void cp__os_guard(void *p, size_t bytes);     /* owned range -> inaccessible, memory freed */
 void *cp__os_alloc_zeroed(size_t bytes);      /* metadata; NULL on failure */
 void cp__os_free(void *p, size_t bytes);
 double cp__now(void);                         /* seconds, CLOCK_MONOTONIC */
@@ -189,6 +190,14 @@ bool cp__compact_arena_adopt(cp_arena_t *a);
 _Noreturn void cp__compact_arena_missing(void);
 /* Gives the reservation back (a wide build never uses it). */
 void cp__compact_reserve_release(void);
+/* The end of the compact arena, at the switch: its memory goes back to the
+ * kernel but its range stays reserved and inaccessible, so a compact
+ * pointer the switch could not see (kept as 'void *' in libc memory, an
+ * integer, a union) faults there -- never reads memory mapped there since
+ * -- and the fault is reported in one line (exit 70) instead of a bare
+ * SIGSEGV.  Under an address-space limit the range is unmapped instead
+ * (address space is what the limit rations). */
+void cp__compact_arena_retire(cp_arena_t *a);
 /* Reserves the wide arena: COMPACTPTR_WIDE_RESERVE, or less where the
  * address-space limit or the environment (valgrind) allows less, but at
  * least room for what the compact arena holds; fatal otherwise. */

@@ -202,6 +202,15 @@ void cp__os_release(void *p, size_t bytes) {
     munmap(p, bytes);
 }
 
+void cp__os_guard(void *p, size_t bytes) {
+  /* MAP_FIXED replaces the caller's own mapping in one step: its pages
+   * are freed and no other mapping can take the range in between. */
+  if (p && mmap(p, bytes, PROT_NONE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
+                0) == MAP_FAILED)
+    munmap(p, bytes);
+}
+
 void *cp__os_alloc_zeroed(size_t bytes) {
   void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -893,7 +893,7 @@ void cp__switch_run(const char *why) {
     cp__arena_limit_seen = cp__compact_arena.span;
     cp__arena_peak_seen = cp__compact_arena.peak_pages << CP_PAGE_SHIFT;
     cp__slabmap_drop(&cp__compact_arena);
-    cp__arena_destroy(&cp__compact_arena);
+    cp__compact_arena_retire(&cp__compact_arena);
   }
   cp__wide = 1;
   cp__fast_update();
