@@ -274,8 +274,8 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
   uint64_t PerElem = RE.Count;
   const Expr *SizeArg = F == AllocFn::Allocator ? allocatorSizeArg(CE)
                                                  : CE->getArg(F == AllocFn::Realloc ? 1 : 0);
-  if ((F == AllocFn::Calloc || CE->getNumArgs() == 3) && !Sh.Ok)
-    SizeArg = CE->getArg(F == AllocFn::Calloc ? 1 : 2);
+  if (!Sh.Ok && (F == AllocFn::Calloc || F == AllocFn::Realloc))
+    SizeArg = CE->getArg(CE->getNumArgs() - 1); // calloc's, reallocarray's size
   if (!SizeArg) {
     fail(CE, "'" + CE->getDirectCallee()->getNameAsString() +
                  "' is declared CP_ALLOCATOR but takes no size: an allocator "

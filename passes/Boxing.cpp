@@ -263,8 +263,7 @@ namespace {
 
 /// The declarator that replaces V's: the pointer (a root) to the heap
 /// object, `*cp__box_V`, or `(*cp__box_V)[8]` for an array.
-std::string declaratorText(const VarDecl *VD, const BoxedVar &B) {
-  (void)VD;
+std::string declaratorText(const BoxedVar &B) {
   return B.Dims.empty() ? "*" + B.Ptr : "(*" + B.Ptr + ")" + B.Dims;
 }
 
@@ -390,7 +389,7 @@ std::string boxLocalText(Session &S, const VarDecl *VD, Printer *C, Printer *W) 
       Store = storeInit(C ? *C : *W, VD, B) + ";";
     Value = "({ " + T + " cp__b = " + Alloc + "; " + Store + " cp__b; })";
   }
-  return declaratorText(VD, B) + " __attribute__((cleanup(cp__box_free))) = " + Value;
+  return declaratorText(B) + " __attribute__((cleanup(cp__box_free))) = " + Value;
 }
 
 bool rewriteBoxedLocal(Session &S, EditSet &Out, const VarDecl *VD,
@@ -436,7 +435,7 @@ void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
     std::string T = S.typeText(stripArrays(VD->getType().getUnqualifiedType()).Element);
     std::string Link = Internal ? "static " : "";
     // The declarator: a pointer (a root) instead of the object.
-    if (!replaceDeclarator(S, S.Edits, VD, declaratorText(VD, B)))
+    if (!replaceDeclarator(S, S.Edits, VD, declaratorText(B)))
       continue;
     // The getter, once per translation unit, after the first declaration.
     if (GetterDone.insert(VD->getCanonicalDecl()).second) {

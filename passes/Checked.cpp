@@ -379,7 +379,7 @@ bool CheckedWalker::versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open,
   // A preprocessor directive in the region (`#ifdef` ... `#endif` around
   // a statement) would be copied into both versions, or cut in two by
   // the region's end: such code keeps the per-expression checked form.
-  if (S.hasDirective(FID, B, E))
+  if (!directiveLines(SM.getBufferData(FID).slice(B, E)).empty())
     return false;
   unsigned Before = S.Errors;
   std::string TC = formText(Sts, Direct, FID, B, E);

@@ -240,12 +240,14 @@ unsigned Session::nextTokenOffset(FileID FID, unsigned Off) const {
   return Off;
 }
 
-bool Session::hasDirective(FileID FID, unsigned B, unsigned E) const {
-  StringRef Text = SM.getBufferData(FID).slice(B, E);
-  for (size_t I = Text.find('\n'); I != StringRef::npos; I = Text.find('\n', I + 1))
-    if (Text.drop_front(I + 1).ltrim(" \t").starts_with("#"))
-      return true;
-  return false;
+std::vector<StringRef> directiveLines(StringRef Text) {
+  std::vector<StringRef> Out;
+  for (size_t I = Text.find('\n'); I != StringRef::npos; I = Text.find('\n', I + 1)) {
+    StringRef Line = Text.drop_front(I + 1).split('\n').first.trim();
+    if (Line.starts_with("#"))
+      Out.push_back(Line);
+  }
+  return Out;
 }
 
 std::string Session::typeText(QualType T) const {

@@ -237,6 +237,10 @@ inline clang::CharSourceRange tokRange(clang::SourceRange R) {
 bool structEndsExpansion(const clang::SourceManager &SM, const clang::LangOptions &LO,
                          clang::SourceLocation RBrace, bool &Semi);
 
+/// The preprocessor directives in Text, one trimmed line each: the lines
+/// after its first whose first token is `#` (Text starts inside a line).
+std::vector<llvm::StringRef> directiveLines(llvm::StringRef Text);
+
 /// Escapes.cpp: the hazards of switchable mode, warned where Safety.cpp's
 /// walk finds them.  E (an lvalue not of compact type) lies inside a heap
 /// object of compact type: `p->value`, `p->pos.x`, `p->vals[i]`.
@@ -364,9 +368,6 @@ struct Session {
   /// blocks the preprocessor skipped (`s += p->key\n#ifdef X\n * 2\n#endif\n;`:
   /// the `;` that ends the statement).  Raw text: no macro expansion.
   unsigned nextTokenOffset(clang::FileID FID, unsigned Off) const;
-  /// The text from offset B to E of FID holds a preprocessor directive
-  /// (a line whose first token is `#`).
-  bool hasDirective(clang::FileID FID, unsigned B, unsigned E) const;
 
   /// Report diagnostic D (its level from Diagnostics.def and the user's
   /// flags): an error is a refusal, and the run produces no rewrite.  A

@@ -151,9 +151,9 @@ CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
     for (unsigned X : R.Refs) {
       if (Live)
         break;
-      // At CE itself: a use in the same macro expansion as the call
-      // (every token of a macro body is at its use site), or the first
-      // token after a poll placed at CB == CE.
+      // At CE itself: the first token after a poll placed at CB == CE.
+      // (A use in the macro expansion the call is in counts at the
+      // expansion's start, inside [EB, EE] of the full expression.)
       if (X >= CE || (X >= EB && X <= EE)) {
         Live = true;
         break;

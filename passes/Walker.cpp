@@ -123,19 +123,6 @@ void Walker::run(const Stmt *St) {
   resolve();
 }
 
-/// The preprocessor directives in Text, one trimmed line each.
-static std::vector<StringRef> directives(StringRef Text) {
-  std::vector<StringRef> Out;
-  for (size_t I = 0; I < Text.size();) {
-    size_t N = Text.find('\n', I);
-    StringRef Line = Text.slice(I, N == StringRef::npos ? Text.size() : N).trim();
-    if (Line.starts_with("#") && I > 0)
-      Out.push_back(Line);
-    I = N == StringRef::npos ? Text.size() : N + 1;
-  }
-  return Out;
-}
-
 /// Ds are conditional directives only, each group closed within them.
 static bool closedConditionals(ArrayRef<StringRef> Ds) {
   int Depth = 0;
@@ -163,8 +150,8 @@ void Walker::place(const Expr *E, std::string T) {
     // its `#ifdef`, or double it, and keep one `#else`).
     auto [FID, B] = SM.getDecomposedLoc(R.getBegin());
     std::vector<StringRef> Was =
-        directives(SM.getBufferData(FID).slice(B, SM.getFileOffset(R.getEnd())));
-    if (!Was.empty() && directives(T) != Was && !closedConditionals(Was)) {
+        directiveLines(SM.getBufferData(FID).slice(B, SM.getFileOffset(R.getEnd())));
+    if (!Was.empty() && directiveLines(T) != Was && !closedConditionals(Was)) {
       P.fail(E,
              "cannot rewrite this expression: a preprocessor directive lies "
              "inside it, and its rewritten text is printed once per layout; "

@@ -284,21 +284,19 @@ static void retired_fault(int sig, siginfo_t *si, void *uc) {
 }
 
 void cp__compact_arena_retire(cp_arena_t *a) {
-  if (cp__reservation.as_limit) {
-    cp__arena_destroy(a);
-    return;
+  if (!cp__reservation.as_limit) {
+    retired_lo = (uintptr_t)a->base;
+    retired_hi = retired_lo + a->reserved;
+    cp__os_guard(a->base, a->reserved);
+    a->base = NULL; /* still reserved: nothing for cp__arena_destroy to unmap */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = retired_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &retired_prev);
   }
-  retired_lo = (uintptr_t)a->base;
-  retired_hi = retired_lo + a->reserved;
-  cp__os_guard(a->base, a->reserved);
-  cp__os_free(a->meta, a->meta_bytes);
-  memset(a, 0, sizeof *a);
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = retired_fault;
-  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGSEGV, &sa, &retired_prev);
+  cp__arena_destroy(a);
 }
 
 const char *cp__arena_limit_note(const cp_arena_t *a) {
