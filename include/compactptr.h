@@ -90,6 +90,8 @@
  * spelling every mode of gcc and clang accepts). */
 static __inline__ void cp_safepoint(void) {}
 static __inline__ void cp_switch_to_wide(void) {}
+static __inline__ void cp_native_enter(void) {}
+static __inline__ void cp_native_leave(void) {}
 #define CP_NATIVE(stmt) do { stmt; } while (0)
 
 #ifndef COMPACTPTR_OPAQUE
@@ -261,7 +263,12 @@ extern CP_API uintptr_t cp__debug_arena_start, cp__debug_arena_end;
 #define CP__TLS __attribute__((tls_model("initial-exec")))
 /* __thread, not _Thread_local: the header stays C89 (a GNU keyword that
  * every mode of gcc and clang accepts, like __inline__ below). */
+/** The top of the thread's chain of shadow-stack frames.  A thread the
+ *  runtime knows has at least cp__frame_bottom (an empty frame) there, so
+ *  NULL means "not known yet". */
 extern CP_API __thread cp_frame_t *cp__frame_top CP__TLS;
+/** The empty frame every known thread's chain ends with.  Never written. */
+extern CP_API cp_frame_t cp__frame_bottom;
 extern CP_API __thread unsigned cp__compact_depth CP__TLS; /**< active compact bodies */
 struct cp_thread;
 /** The calling thread's runtime record; NULL until the runtime knows it. */
@@ -402,11 +409,15 @@ CP_API int cp_root_register_value(void *value, cp_type_desc_t *type, size_t coun
 CP_API int cp_root_unregister(void *slot);
 
 static __inline__ void cp_frame_push(cp_frame_t *f) {
+  cp_frame_t *top = cp__frame_top;
   /* A thread's first frame makes it known, so a switch run by another
-   * thread translates its roots (a load and a branch). */
-  if (__builtin_expect(cp__self == 0, 0))
+   * thread translates its roots.  The test reuses the load of the top:
+   * a known thread's chain is never empty (cp__frame_bottom). */
+  if (__builtin_expect(top == 0, 0)) {
     cp__thread_attach();
-  f->prev = cp__frame_top;
+    top = cp__frame_top;
+  }
+  f->prev = top;
   cp__frame_top = f;
 }
 static __inline__ void cp_frame_pop(cp_frame_t *f) { cp__frame_top = f->prev; }
@@ -463,14 +474,15 @@ CP_API void cp_request_switch(void);
 #endif
 CP_API CP__NATIVE_ATTR void cp_native_enter(void);
 CP_API CP__NATIVE_ATTR void cp_native_leave(void);
-/* A statement expression, not do/while: the plugin puts safepoint polls in
- * main's loops, and would find one here whose body comes from a macro. */
+/* The two calls are statements of one block: the plugin keeps the
+ * compact-pointer locals in their slots from the one to the other (a
+ * statement expression's calls would be out of its reach). */
 #define CP_NATIVE(stmt)                                                        \
-  __extension__({                                                              \
+  do {                                                                         \
     cp_native_enter();                                                         \
     stmt;                                                                      \
     cp_native_leave();                                                         \
-  })
+  } while (0)
 
 
 /* ------------------------------------------------------------------------
@@ -636,6 +648,17 @@ extern const cp_cast_site_t __start_compactptr_casts[]
     __attribute__((weak, visibility("hidden")));
 extern const cp_cast_site_t __stop_compactptr_casts[]
     __attribute__((weak, visibility("hidden")));
+
+#ifndef CP__RUNTIME_ITSELF
+/* The mixed-build check of units compiled without the plugin (above) calls
+ * cp__plain_unit through a weak reference, which does not pull the member
+ * defining it out of a static runtime library: every unit built against
+ * the runtime refers to it, so a static link keeps it (even where no unit
+ * allocates). */
+CP_API void cp__plain_unit(const char *source);
+static void (*const cp__keep_plain_unit)(const char *)
+    __attribute__((used, unused)) = cp__plain_unit;
+#endif
 
 /** This module's record; every translation unit that emits descriptors
  *  defines it with CP_DEFINE_MODULE() and the linker keeps one. */

@@ -32,6 +32,7 @@ void CheckedWalker::rewrite() {
     return;
   collectSlots(CS);
   placeSlotFrame(CS);
+  collectNativeRegions(CS);
   // Parameters that are not slots (by-value structs) are registered by
   // address.
   std::vector<const VarDecl *> Params;

@@ -71,9 +71,15 @@ CompactType *Model::elementOf(QualType T) const {
 
 RootShape rootShape(const Model &M, QualType T) {
   RootShape R;
+  if (T.isNull())
+    return R;
   ArrayShape A = stripArrays(T);
   R.Count = A.Count;
   R.VLA = A.Variable;
+  // `_Atomic(struct node *) top;` (a lock-free stack's head): the switch
+  // rewrites it while every thread is stopped, as any other root.
+  if (const auto *AT = A.Element->getAs<AtomicType>())
+    A.Element = AT->getValueType().getCanonicalType();
   if ((R.T = M.pointeeOf(A.Element)))
     R.Kind = "CP_ROOT_POINTER";
   else if ((R.T = M.recordOf(A.Element)))

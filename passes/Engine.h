@@ -247,7 +247,7 @@ std::vector<llvm::StringRef> directiveLines(llvm::StringRef Text);
 bool insideCompactObject(const Model &M, const clang::Expr *E);
 /// `&n->value` (E, with Sub its operand) stored into memory: warned; kept
 /// in a local: the local becomes a frame root (Model::InteriorVars).
-void checkInteriorEscape(Session &S, const clang::UnaryOperator *E, const clang::Expr *Sub);
+void checkInteriorEscape(Session &S, const clang::Expr *E, const clang::Expr *Sub);
 /// A compact pointer converted to `void *` and kept (void-escape).
 void checkVoidEscape(Session &S, const clang::ImplicitCastExpr *E);
 /// A `void *` from a call that is not an allocation of the type becoming

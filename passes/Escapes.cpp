@@ -45,12 +45,13 @@ bool insideCompactObject(const Model &M, const Expr *E) {
 }
 
 /// Switchable: the address of plain data inside a compact object
-/// (`&n->value`) stored into memory -- a field, an array element, a
-/// global: em3d's `n->from[i] = &m->value`.  There it is no root, and
+/// (`&n->value`, or an array member decayed: `n->name`) stored into
+/// memory -- a field, an array element, a global: em3d's
+/// `n->from[i] = &m->value`.  There it is no root, and
 /// the switch, which moves the object, leaves it pointing into the
 /// released arena.  Locals are fine: recorded in Model::InteriorVars,
 /// a checked function's frame keeps them as roots.
-void checkInteriorEscape(Session &S, const UnaryOperator *E, const Expr *Sub) {
+void checkInteriorEscape(Session &S, const Expr *E, const Expr *Sub) {
   if (!S.Opts.switchable())
     return;
   const Expr *Cur = E;

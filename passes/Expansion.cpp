@@ -63,10 +63,13 @@ public:
       // A statement's range stops before the `;` that ends it (`if (c) x
       // = y;`, `return x;`, `do { } while (0);`): copied where clang's
       // printer prints the statement, which adds a `;` only after an
-      // expression, it keeps the user's.
+      // expression, it keeps the user's -- or the macro body's, for a
+      // statement passed as an argument (`CP_NATIVE(while (c) wait())`
+      // is `...; stmt; ...`).
       if (!isa<Expr>(X) && !StringRef(T).rtrim().ends_with(";") &&
           !StringRef(T).rtrim().ends_with("}") &&
-          SM.getBufferData(FID).substr(E).ltrim().starts_with(";"))
+          (SM.getBufferData(FID).substr(E).ltrim().starts_with(";") ||
+           SM.isMacroArgExpansion(X->getBeginLoc())))
         T += ";";
     }
     if (T.empty() && R.isInvalid() && printOwn(X, OS))

@@ -192,18 +192,22 @@ CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
 /// while the variable is dead or changes, and a stale value there would be
 /// a root into freed memory at a later safepoint (the switch would follow
 /// it, COMPACTPTR_VERIFY stop on it).
+/// DoSave or DoRestore false: one half only (a native region, whose entry
+/// saves and whose exit reads back).
 static void saveRestore(const VarDecl *V, const std::string &Slot, bool Clear,
-                        std::string &Save, std::string &Restore) {
+                        std::string &Save, std::string &Restore, bool DoSave = true,
+                        bool DoRestore = true) {
   std::string N = V->getName().str();
   QualType P = V->getType()->getPointeeType();
-  if (P.isConstQualified() || P.isVolatileQualified()) {
-    Save += (Save.empty() ? "" : ", ") + std::string("__builtin_memcpy(&") + Slot +
-            ", &" + N + ", sizeof " + N + ")";
-    Restore += "__builtin_memcpy(&" + N + ", &" + Slot + ", sizeof " + N + "); ";
-  } else {
-    Save += (Save.empty() ? "" : ", ") + Slot + " = " + N;
-    Restore += N + " = " + Slot + "; ";
-  }
+  bool Bytes = P.isConstQualified() || P.isVolatileQualified();
+  if (DoSave)
+    Save += (Save.empty() ? "" : ", ") +
+            (Bytes ? "__builtin_memcpy(&" + Slot + ", &" + N + ", sizeof " + N + ")"
+                   : Slot + " = " + N);
+  if (!DoRestore)
+    return;
+  Restore += Bytes ? "__builtin_memcpy(&" + N + ", &" + Slot + ", sizeof " + N + "); "
+                   : N + " = " + Slot + "; ";
   if (Clear)
     Restore += Slot + " = 0; ";
 }
@@ -218,8 +222,11 @@ static constexpr size_t SavedMax = 16;
 /// enough to inline), or into a frame of its own that lives as long as
 /// the call.
 Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
-                                      unsigned EE, const Stmt *At, bool SlowPath) {
+                                      unsigned EE, const Stmt *At, bool SlowPath,
+                                      NativeRegion *Region) {
   Printer::Spill Sp;
+  if (InRegion.count(At))
+    return Sp; // the roots are in their slots until the region's exit
   bool Ok;
   std::vector<const SlotRoot *> Live = liveAt(CB, CE, EB, EE, At, Ok);
   if (!Ok || Live.empty())
@@ -227,10 +234,32 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
   for (const SlotRoot *R : Live)
     Sp.Saved.push_back(R->VD);
   if (SlotFrame) {
-    for (const SlotRoot *R : Live)
+    // In a native region the roots stay in their slots from the entry to
+    // the exit (NativeRegions.cpp).
+    bool Entry = Region && Region->Enter == At, Exit = Region && Region->Leave == At;
+    for (const SlotRoot *R : Live) {
+      if (Entry)
+        Region->InSlots.insert(R->VD);
+      if (Exit && (!Region->InSlots.count(R->VD) || Region->Written.count(R->VD))) {
+        S.report(Diag::SafepointInExpression, Region->Enter->getBeginLoc(),
+                 "'" + R->VD->getName().str() + "' holds a compact pointer that "
+                     "this native region assigns or declares: at its exit only "
+                     "the value from before the switch is known; assign it "
+                     "before or after the region",
+                 {CharSourceRange::getTokenRange(Region->Enter->getSourceRange())});
+        return {};
+      }
       saveRestore(R->VD, "cp__slotframe.s[" + std::to_string(R->Index) + "]", true,
-                  Sp.Save, Sp.Restore);
+                  Sp.Save, Sp.Restore, !Exit, !Entry);
+    }
     return Sp;
+  }
+  if (Region) {
+    S.report(Diag::Unrewritable, At->getBeginLoc(),
+             "cannot keep the compact pointers live across this native region "
+             "in roots: the function has no frame of slots",
+             {CharSourceRange::getTokenRange(At->getSourceRange())});
+    return {};
   }
   std::string K = std::to_string(Live.size());
   if (SlowPath && Live.size() <= SavedMax) {

@@ -42,10 +42,10 @@ std::string Printer::unaryText(const UnaryOperator *UO) {
     break;
   case UO_AddrOf:
     if (compact() && isCompactLocated(M, Sub))
-      return "((" + ty(UO->getType()) + ")" + caddr(Sub) + ")";
+      return "((" + ty(UO->getType(), UO) + ")" + caddr(Sub) + ")";
     if (compact() && isHandleLValue(M, Sub))
       // A pointer to the handle slot itself (Slots.cpp follows it).
-      return "((" + ty(UO->getType()) + ")" + caddr(Sub) + ")";
+      return "((" + ty(UO->getType(), UO) + ")" + caddr(Sub) + ")";
     if (compact() && isSlotDeref(M, Sub))
       return "(" + slotAddr(Sub) + ")";
     if (compact() && isHandleArray(M, Sub)) {
@@ -69,7 +69,7 @@ std::string Printer::unaryText(const UnaryOperator *UO) {
       Call += D + "(long)sizeof(" + ct(T) + "), " + (Post ? "1" : "0") + ")";
       if (isStatementLevel(UO))
         return Call;
-      return "((" + ty(UO->getType()) + ")" + Call + ")";
+      return "((" + ty(UO->getType(), UO) + ")" + Call + ")";
     }
     break;
   default:
@@ -88,12 +88,12 @@ std::string Printer::binaryText(const BinaryOperator *BO) {
       std::string Call = "cp__slot_store(" + slotAddr(L) + ", " + text(R) + ")";
       if (isStatementLevel(BO))
         return Call;
-      return "((" + ty(L->getType()) + ")" + Call + ")";
+      return "((" + ty(L->getType(), L) + ")" + Call + ")";
     }
     if (isHandleLValue(M, L)) {
       if (isStatementLevel(BO))
         return "cp__sth(&" + clv(L) + ", " + text(R) + ")";
-      return "((" + ty(L->getType()) + ")cp__sth(&" + clv(L) + ", " + text(R) + "))";
+      return "((" + ty(L->getType(), L) + ")cp__sth(&" + clv(L) + ", " + text(R) + "))";
     }
     if (CompactType *T = M.recordOf(L->getType()); T && isCompactLocated(M, L)) {
       // Heap object = heap object of the same type: copy the compact bytes.
@@ -116,7 +116,7 @@ std::string Printer::binaryText(const BinaryOperator *BO) {
       Call += D + "(long)(" + text(R) + ") * (long)sizeof(" + ct(T) + "), 0)";
       if (isStatementLevel(BO))
         return Call;
-      return "((" + ty(L->getType()) + ")" + Call + ")";
+      return "((" + ty(L->getType(), L) + ")" + Call + ")";
     }
     break;
   case BO_Add:
@@ -126,10 +126,10 @@ std::string Printer::binaryText(const BinaryOperator *BO) {
       return "((" + cptr(LT, L) + ")(" + text(L) + ") - (" + cptr(RT, R) + ")(" +
              text(R) + "))";
     if (LT)
-      return "((" + ty(BO->getType()) + ")((" + cptr(LT, L) + ")(" + text(L) +
+      return "((" + ty(BO->getType(), BO) + ")((" + cptr(LT, L) + ")(" + text(L) +
              ") " + (BO->getOpcode() == BO_Add ? "+" : "-") + " (" + text(R) + ")))";
     if (RT)
-      return "((" + ty(BO->getType()) + ")((" + text(L) + ") + (" + cptr(RT, R) +
+      return "((" + ty(BO->getType(), BO) + ")((" + text(L) + ") + (" + cptr(RT, R) +
              ")(" + text(R) + ")))";
     break;
   }

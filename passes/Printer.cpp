@@ -248,7 +248,29 @@ std::string Printer::ct(const CompactType *T) {
   }
   return T->compactSpelling();
 }
-std::string Printer::ty(QualType T) { return S.typeText(T); }
+/// The struct, union or enum without a name under T's pointers and arrays.
+static const TagDecl *unnamedTag(QualType T) {
+  while (!T.isNull()) {
+    if (const auto *PT = T->getAs<PointerType>())
+      T = PT->getPointeeType();
+    else if (const ArrayType *AT = T->getAsArrayTypeUnsafe())
+      T = AT->getElementType();
+    else
+      break;
+  }
+  const TagDecl *TD = T.isNull() ? nullptr : T->getAsTagDecl();
+  return TD && !TD->getIdentifier() && !TD->getTypedefNameForAnonDecl() ? TD : nullptr;
+}
+
+std::string Printer::ty(QualType T, const Stmt *At) {
+  if (At && unnamedTag(T))
+    fail(At,
+         "cannot rewrite this use of a compact object's member of unnamed type: "
+         "the rewritten code must name the type '" + S.typeText(T) +
+             "'; give the struct a tag (struct link { ... } link;)",
+         Diag::UnnamedFieldType);
+  return S.typeText(T);
+}
 std::string Printer::declText(QualType T, StringRef Name) {
   PrintingPolicy P(S.LO);
   P.SuppressTagKeyword = false;
@@ -280,15 +302,15 @@ std::string Printer::text(const Stmt *St) {
     const Expr *Sub = IC->getSubExpr();
     if (compact() && IC->getCastKind() == CK_LValueToRValue) {
       if (isHandleLValue(M, Sub))
-        return "((" + ty(IC->getType()) + ")cp_decode(" + clv(Sub) + "))";
+        return "((" + ty(IC->getType(), IC) + ")cp_decode(" + clv(Sub) + "))";
       if (CompactType *T = M.recordOf(Sub->getType()); T && isCompactLocated(M, Sub))
         return "cp__load_" + T->Name + "(" + caddr(Sub) + ")";
       if (isSlotDeref(M, Sub))
-        return "((" + ty(IC->getType()) + ")cp__slot_load(" + slotAddr(Sub) + "))";
+        return "((" + ty(IC->getType(), IC) + ")cp__slot_load(" + slotAddr(Sub) + "))";
     }
     if (compact() && IC->getCastKind() == CK_ArrayToPointerDecay &&
         isCompactLocated(M, Sub))
-      return "((" + ty(IC->getType()) + ")" + clv(Sub) + ")";
+      return "((" + ty(IC->getType(), IC) + ")" + clv(Sub) + ")";
     return text(Sub);
   }
 
@@ -376,12 +398,15 @@ std::string Printer::spilledCall(const CallExpr *CE, const Spill &Sp) {
     Call = callText(CE);
   }
   // Declarations first (C89); the saving is part of the call's expression.
+  // (Nothing to save at the exit of a native region: the roots are in
+  // their slots already.)
+  std::string Saving = Sp.Save.empty() ? "" : Sp.Save + ", ";
   if (CE->getType()->isVoidType())
-    return "__extension__({ " + Pre + Sp.Decls + " (void)(" + Sp.Save + ", " + Call +
-           "); " + Sp.Restore + " })";
+    return "__extension__({ " + Pre + Sp.Decls + " (void)(" + Saving + Call + "); " +
+           Sp.Restore + " })";
   std::string R = "cp__r" + Id;
-  return "__extension__({ " + Pre + Sp.Decls + " __auto_type " + R + " = (" + Sp.Save +
-         ", " + Call + "); " + Sp.Restore + " " + R + "; })";
+  return "__extension__({ " + Pre + Sp.Decls + " __auto_type " + R + " = (" + Saving +
+         Call + "); " + Sp.Restore + " " + R + "; })";
 }
 
 /// Text of E in a truth-value context: handles compare without decode.

@@ -112,7 +112,10 @@ public:
   /// E's value is discarded or only tested (expression statement,
   /// for-increment, condition).
   bool isStatementLevel(const clang::Expr *E);
-  std::string ty(clang::QualType T);
+  /// How C names T in the output.  A struct, union or enum without a tag
+  /// or typedef name has no name that compiles (clang spells it "(unnamed
+  /// struct at f.c:7:3)"): the use At is refused (when given).
+  std::string ty(clang::QualType T, const clang::Stmt *At = nullptr);
   /// `T Name` in declarator syntax (`struct node *cp__h1`, `int (*f)(void)`).
   std::string declText(clang::QualType T, llvm::StringRef Name);
 

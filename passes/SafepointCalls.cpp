@@ -285,22 +285,78 @@ bool CheckedWalker::unitsOf(const Stmt *St, const Expr *E,
   return true;
 }
 
+/// The calls under St that may reach a safepoint inside a statement
+/// expression (`({ ... })`, the body of many allocation and error-check
+/// macros), each with the outermost statement expression it is in.
+static void callsInStmtExprs(const Planner &Pl, const Stmt *St, const StmtExpr *Outer,
+                             std::vector<std::pair<const CallExpr *, const StmtExpr *>> &Out) {
+  if (!St || isa<UnaryExprOrTypeTraitExpr>(St))
+    return;
+  if (const auto *SE = dyn_cast<StmtExpr>(St); SE && !Outer)
+    Outer = SE;
+  if (const auto *CE = dyn_cast<CallExpr>(St); CE && Outer && Pl.mayReach(CE))
+    Out.push_back({CE, Outer});
+  for (const Stmt *C : St->children())
+    callsInStmtExprs(Pl, C, Outer, Out);
+}
+
 /// Checked form: the text of the full expression E choosing its layout by
 /// mode, with the calls that may reach a safepoint saving the live roots
 /// around them and evaluated first where something around them would go
 /// stale.  False if E needs no change (or an error was reported).
 bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) {
+  // The statements of a statement expression are not the walker's: the
+  // expression is printed whole, by mode, so a switch inside it would
+  // leave the layout it picked, and the roots around it, stale.
+  std::vector<std::pair<const CallExpr *, const StmtExpr *>> Inner;
+  callsInStmtExprs(Pl, E, nullptr, Inner);
+  unsigned EB = offsetOf(E->getBeginLoc()), EE = endOffsetOf(E->getEndLoc());
+  for (auto [In, SE] : Inner) {
+    // Harmless where nothing around the call depends on the layout and no
+    // compact pointer is live across it (`CHECK(write(fd, ...))`).
+    bool Ok;
+    if (!C.affected(E) && !W.affected(E) &&
+        liveAt(offsetOf(In->getBeginLoc()), endOffsetOf(In->getEndLoc()), EB, EE, In, Ok)
+            .empty() &&
+        Ok)
+      continue;
+    std::string From = SE->getBeginLoc().isMacroID()
+                           ? " (from macro '" + W.macroName(SE) + "')"
+                           : std::string();
+    S.report(Diag::SafepointInExpression, SE->getBeginLoc(),
+             "this statement expression" + From +
+                 " calls a function that may reach a safepoint (the switch "
+                 "can happen in the middle of it: the layout picked before "
+                 "and the compact pointers held across it would be stale); "
+                 "write it as a function (a static inline function that "
+                 "allocates is rewritten), or as a statement",
+             {CharSourceRange::getTokenRange(SE->getSourceRange()),
+              CharSourceRange::getTokenRange(In->getSourceRange())});
+    return false;
+  }
   std::vector<const CallExpr *> Calls;
   mayReachCalls(Pl, E, Calls);
   // The roots to save around each call.
   Spills.clear();
-  unsigned EB = offsetOf(E->getBeginLoc()), EE = endOffsetOf(E->getEndLoc());
   unsigned Before = S.Errors;
   for (const CallExpr *CE : Calls) {
+    NativeRegion *Region = isNativeTransition(CE) ? regionOf(CE) : nullptr;
     Printer::Spill Sp = spillAt(offsetOf(CE->getBeginLoc()), endOffsetOf(CE->getEndLoc()),
-                                EB, EE, CE, slowPathSite(CE));
-    if (Sp.Save.empty())
+                                EB, EE, CE, slowPathSite(CE), Region);
+    if (Sp.empty())
       continue;
+    if (isNativeTransition(CE) && !Region) {
+      // Saved and read back here, a root would be read back at the entry
+      // and saved again at the exit, over the value the switch translated.
+      S.report(Diag::SafepointInExpression, CE->getExprLoc(),
+               "this native region holds compact pointers ('" +
+                   Sp.Saved.front()->getName().str() +
+                   "'...) across it: write cp_native_enter(); and "
+                   "cp_native_leave(); as statements of one block, or use "
+                   "CP_NATIVE(stmt)",
+               {CharSourceRange::getTokenRange(CE->getSourceRange())});
+      return false;
+    }
     Sp.ArgTemps = assignsAny(CE, Sp.Saved);
     Sp.Id = ++FrameCounter;
     Spills[CE] = std::move(Sp);

@@ -69,6 +69,10 @@ public:
                  M.elementOf(Sub->getType()) && !isCompactLocated(M, Sub) &&
                  !isSubscriptBase(E)) {
         checkNonHeapAddress(E, Sub);
+      } else if (!M.elementOf(Sub->getType()) && !isSubscriptBase(E) &&
+                 insideCompactObject(M, Sub)) {
+        // `const char *s = n->name;` is `&n->name[0]`.
+        checkInteriorEscape(S, E, Sub);
       }
       return true;
     }
@@ -107,10 +111,59 @@ public:
     return true;
   }
 
+  /// sizeof, _Alignof or offsetof of a compact struct under St (the first
+  /// such node), other than the sizeof of a value (an array of structs in
+  /// the wide layout, whose size is what it says).  The compact layout is
+  /// not computed yet: that the two values may differ is enough.
+  const Expr *layoutDependent(const Stmt *St) {
+    if (!St)
+      return nullptr;
+    if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(St)) {
+      if (!M.recordOf(stripArrays(U->getTypeOfArgument()).Element))
+        return nullptr;
+      return U->isArgumentType() || isCompactLocated(M, U->getArgumentExpr()) ? U : nullptr;
+    }
+    if (const auto *O = dyn_cast<OffsetOfExpr>(St))
+      return M.recordOf(O->getTypeSourceInfo()->getType()) ? O : nullptr;
+    for (const Stmt *C : St->children())
+      if (const Expr *E = layoutDependent(C))
+        return E;
+    return nullptr;
+  }
+
+  /// A layout-dependent constant the rewrite cannot give its compact
+  /// value: an enumerator's (it is the program's text, not an object's),
+  /// or a static initializer's in switchable mode (the layout is known
+  /// only at run time).  Kept wide, it would size a memset or a copy of a
+  /// compact object wrongly.
+  void checkLayoutConstant(const Expr *Init, const char *What) {
+    const Expr *E = layoutDependent(Init);
+    if (!E || S.isIgnoredLoc(E->getExprLoc()))
+      return;
+    S.report(Diag::LayoutConstant, E->getExprLoc(),
+             "this " + std::string(isa<OffsetOfExpr>(E) ? "offsetof" : "sizeof") +
+                 " of a compact type in " + What + " keeps its value in the "
+                 "wide layout, which is not the layout of the objects " +
+                 (S.Opts.switchable() ? "until the switch (the layout is known only at "
+                                        "run time)"
+                                      : "in the compact heap") +
+                 "; take it where it is used, in a function (sizeof *p)",
+             {tokRange(E->getSourceRange())});
+  }
+
+  bool VisitEnumConstantDecl(EnumConstantDecl *D) {
+    if (!S.Opts.switchable() && !S.Opts.compactOnly())
+      return true;
+    checkLayoutConstant(D->getInitExpr(), "an enumerator");
+    return true;
+  }
+
   /// A thread-local (`_Thread_local`, `__thread`) holding compact pointers
   /// is not a root: the switch would leave it pointing into the released
   /// arena (switchable mode only).
   bool VisitVarDecl(VarDecl *VD) {
+    if (S.Opts.switchable() && VD->hasGlobalStorage() && VD->getInit())
+      checkLayoutConstant(VD->getInit(), "a static initializer");
     if (!S.Opts.switchable() || VD->getTLSKind() == VarDecl::TLS_None ||
         S.isIgnoredLoc(VD->getLocation()))
       return true;
@@ -185,8 +238,10 @@ public:
           V = T;
         else
           H = T;
-      } else if (M.elementOf(A->getType()) && !isCompactLocated(M, A)) {
-        V = M.elementOf(A->getType());
+      } else if (CompactType *T = M.elementOf(A->getType())) {
+        // An array: of heap objects where it is compact-located (a
+        // global or local in the compact heap), of values otherwise.
+        (isCompactLocated(M, A) ? H : V) = T;
       }
     }
     if (H && V)
@@ -255,13 +310,13 @@ private:
             {tokRange(Addr->getSourceRange())});
   }
 
-  /// Why the variable under E was not placed in the compact heap (as a
-  /// variable of compact type whose address is used is, Boxing.cpp), and
-  /// the way out.
-  static std::string whyNotBoxed(const Expr *E) {
+  /// The object whose member or element E names: E with every `.field`
+  /// and `[i]` taken off (and `->field` too when ThroughArrow).
+  static const Expr *enclosingObject(const Expr *E, bool ThroughArrow) {
     E = E->IgnoreParens();
     for (;;) {
-      if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow()) {
+      if (const auto *ME = dyn_cast<MemberExpr>(E);
+          ME && (ThroughArrow || !ME->isArrow())) {
         E = ME->getBase()->IgnoreParens();
         continue;
       }
@@ -269,8 +324,15 @@ private:
         E = AS->getBase()->IgnoreParenImpCasts();
         continue;
       }
-      break;
+      return E;
     }
+  }
+
+  /// Why the variable under E was not placed in the compact heap (as a
+  /// variable of compact type whose address is used is, Boxing.cpp), and
+  /// the way out.
+  static std::string whyNotBoxed(const Expr *E) {
+    E = enclosingObject(E, /*ThroughArrow=*/false);
     const auto *DR = dyn_cast<DeclRefExpr>(E);
     const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
     if (!VD)
@@ -291,18 +353,7 @@ private:
   }
 
   static std::string describe(const Expr *E) {
-    E = E->IgnoreParens();
-    while (true) {
-      if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-        E = ME->getBase()->IgnoreParens();
-        continue;
-      }
-      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
-        E = AS->getBase()->IgnoreParenImpCasts();
-        continue;
-      }
-      break;
-    }
+    E = enclosingObject(E, /*ThroughArrow=*/true);
     if (const auto *DR = dyn_cast<DeclRefExpr>(E))
       if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
         return std::string(!VD->hasGlobalStorage() ? "local "
@@ -426,8 +477,13 @@ private:
       if (FromT)
         S.report(Diag::IntegerCast, E->getExprLoc(),
                   "compact pointer to " + quoted(FromT->WideSpelling) +
-                      " cast to an integer; the value does not survive the "
-                      "switch to wide mode",
+                      " cast to an integer; " +
+                      (S.Opts.switchable() ? "the value does not survive the "
+                                             "switch to wide mode, and "
+                                           : "") +
+                      "compact objects are aligned to the granule (4 or 8 "
+                      "bytes), not to malloc's 16: no low bit beyond those "
+                      "is free for a tag",
                   {R});
       return FromT != nullptr;
     case CK_IntegralToPointer:

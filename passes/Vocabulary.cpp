@@ -76,6 +76,8 @@ bool isSafepointFunction(const FunctionDecl *FD) {
 
 ArrayShape stripArrays(QualType T) {
   ArrayShape S;
+  if (T.isNull()) // e.g. the message of a _Static_assert in a function
+    return S;
   QualType C = T.getCanonicalType();
   while (const auto *AT = dyn_cast<ArrayType>(C.getTypePtr())) {
     S.Array = true;

@@ -123,6 +123,21 @@ private:
   bool modeText(const clang::Expr *E, bool BoolCtx, const Printer::NameMap &Names,
                 const Printer::SpillMap &Spills, std::string &Text);
 
+  // NativeRegions.cpp: cp_native_enter(); ... cp_native_leave(); in a block.
+  struct NativeRegion {
+    const clang::CallExpr *Enter, *Leave;
+    std::set<const clang::VarDecl *> Written; ///< assigned inside
+    std::set<const clang::VarDecl *> InSlots; ///< saved at the entry
+  };
+  std::vector<NativeRegion> Regions;
+  /// Every node between the entry and the exit of a region: calls there
+  /// neither save nor read back (the roots are in their slots, and the
+  /// thread is native).
+  llvm::DenseSet<const clang::Stmt *> InRegion;
+  void collectNativeRegions(const clang::Stmt *St);
+  NativeRegion *regionOf(const clang::CallExpr *CE);
+  static bool isNativeTransition(const clang::CallExpr *CE);
+
   // SafepointCalls.cpp: the frame of slots and the roots saved around calls.
   /// A scalar compact-pointer local or parameter, kept in a frame slot.
   struct SlotRoot {
@@ -152,8 +167,10 @@ private:
   std::vector<const SlotRoot *> liveAt(unsigned CB, unsigned CE, unsigned EB,
                                        unsigned EE, const clang::Stmt *At, bool &Ok);
   Printer::Spill spillAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
-                         const clang::Stmt *At, bool SlowPath);
+                         const clang::Stmt *At, bool SlowPath,
+                         NativeRegion *Region = nullptr);
   std::string pollText(unsigned Pos, const clang::Stmt *At);
+
   bool checkedText(const clang::Expr *E, bool BoolCtx, std::string &Out);
   void fail(const clang::Stmt *E, const std::string &Msg,
             Diag D = Diag::Unrewritable) {

@@ -266,8 +266,10 @@ static void retired_fault(int sig, siginfo_t *si, void *uc) {
     static const char rest[] =
         ", in the released compact arena): it was kept where the switch could "
         "not translate it ('void *' in memory the runtime does not know, an "
-        "integer, a union; the plugin's -Wcompactptr-void-escape, "
-        "-foreign-object and -integer-cast warnings say where)\n";
+        "integer, a union, a pointer into an object returned by a function "
+        "or passed to one; the plugin's -Wcompactptr-void-escape, "
+        "-interior-escape, -foreign-object and -integer-cast warnings say "
+        "where they can see it)\n";
     memcpy(msg + n, rest, sizeof rest - 1);
     n += sizeof rest - 1;
     (void)!write(2, msg, n);

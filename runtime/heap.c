@@ -27,6 +27,7 @@ int cp__wide;
 int cp__debug;
 int cp__switch_pending;
 _Thread_local cp_frame_t *cp__frame_top CP__TLS;
+cp_frame_t cp__frame_bottom;
 _Thread_local unsigned cp__compact_depth CP__TLS;
 _Thread_local cp_heap_t *cp__heap CP__TLS = &cp__heap_empty;
 
@@ -1061,6 +1062,19 @@ _Noreturn void cp__exhausted(cp_arena_t *a, size_t request) {
                 "add cp_safepoint() calls to the threads' allocating loops, "
                 "or lower COMPACTPTR_HIGH_WATER to leave more headroom",
                 reach, cp__arena_limit_note(a));
+    uint64_t deferred = __atomic_load_n(&cp__safepoints_deferred, __ATOMIC_RELAXED);
+    if (deferred)
+      cp__fatal("the compact arena is exhausted (%zu bytes%s) while a switch to "
+                "wide mode is pending: the switch became pending %llu "
+                "allocations ago, and the %llu safepoints reached since were "
+                "deferred because a compact body was active on the stack (a "
+                "function that reaches no safepoint is running: a walk whose "
+                "callback allocates, or one a longjmp left); declare that "
+                "function CP_SAFEPOINT, so it is compiled in the checked form, "
+                "or lower COMPACTPTR_HIGH_WATER to leave more headroom",
+                reach, cp__arena_limit_note(a),
+                (unsigned long long)(cp__allocs_so_far() - cp__pending_since),
+                (unsigned long long)deferred);
     cp__fatal("the compact arena is exhausted (%zu bytes%s) while a switch to "
               "wide mode is pending: the switch became pending %llu "
               "allocations ago and no safepoint was reached since; add a "

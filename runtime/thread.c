@@ -87,6 +87,10 @@ static void stack_range(cp_thread_t *t) {
 static void bind_self(cp_thread_t *t) {
   t->tid = gettid_now();
   t->frames = &cp__frame_top;
+  /* Known threads' chains end at the bottom frame, so that cp_frame_push
+   * tells an unknown thread by its top alone (NULL). */
+  if (!cp__frame_top)
+    cp__frame_top = &cp__frame_bottom;
   cp__self = t;
   cp__heap = t->heap;
   stack_range(t);
@@ -150,6 +154,7 @@ static void on_thread_exit(void *arg) {
     cp__park(t);
   forget(t);
   cp__self = NULL;
+  cp__frame_top = NULL; /* a later frame (another key's destructor) re-attaches */
   cp__heap = &cp__heap_empty;
   cp__reg_unlock();
 }

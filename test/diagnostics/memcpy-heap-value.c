@@ -15,3 +15,16 @@ void f(struct node *p, struct node *q) {
   struct node w;
   memcpy(&w, &v, sizeof w); // value to value: both wide, fine
 }
+
+// An array whose elements' addresses are taken lives in the compact heap
+// (a boxed local or global); an array that is only copied stays a value.
+struct node table[4];
+void g(void) {
+  struct node arr[4], copy[4], again[4];
+  struct node *second = &arr[1];
+  second->key = 1;
+  table[0].next = &table[1];
+  memcpy(copy, arr, sizeof arr); // expected-error {{'memcpy' between a heap object of compact type 'struct node'}}
+  memcpy(copy, table, sizeof table); // expected-error {{'memcpy' between a heap object of compact type 'struct node'}}
+  memcpy(again, copy, sizeof copy); // value to value: both wide, fine
+}

@@ -1,0 +1,61 @@
+// Switchable mode: a statement expression is printed whole, by mode, so a
+// call in it that may reach a safepoint (an allocation in a `({ ... })`
+// allocation macro) would switch after its layout was picked and with the
+// roots around it unsaved: refused, at the user's macro or text.  A native
+// region that holds compact pointers must be two statements of one block.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=switchable -fsyntax-only -Xclang -verify %s
+#include <compactptr.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct CP_COMPACT node { long key; struct node *next; };
+
+#define NEW_ZEROED(T) __extension__({ T *p_ = malloc(sizeof *p_); memset(p_, 0, sizeof *p_); p_; })
+
+struct node *push(struct node *head, long key) {
+  struct node *n = NEW_ZEROED(struct node); // expected-error {{this statement expression (from macro 'NEW_ZEROED') calls a function that may reach a safepoint}}
+  n->key = key;
+  n->next = head;
+  return n;
+}
+
+long poll_inside(struct node *n) {
+  long v = ({ cp_safepoint(); 4; }); // expected-error {{this statement expression calls a function that may reach a safepoint}}
+  return n->key + v;
+}
+
+static void enter(void) { cp_native_enter(); }
+
+long unpaired(struct node *n) {
+  enter();
+  cp_native_leave(); // expected-error {{this native region holds compact pointers ('n'...) across it}}
+  return n->key;
+}
+
+// No statement expression, and the region is one block: accepted.
+long fine(struct node *n) {
+  CP_NATIVE((void)0);
+  return n->key;
+}
+
+// Nothing compact around the call, and no compact pointer live across it:
+// an error-check macro stays as it is.
+int do_io(int fd);
+#define CHECK(x) __extension__({ int r_ = (x); if (r_ < 0) abort(); r_; })
+long setup(int fd) {
+  int r = CHECK(do_io(fd));
+  struct node *n = malloc(sizeof *n);
+  n->key = r;
+  return n->key;
+}
+
+// A compact-pointer local the region assigns has at its exit only the
+// value from before a switch.
+long assigns(struct node *a) {
+  struct node *b = 0;
+  cp_native_enter(); // expected-error {{'b' holds a compact pointer that this native region assigns or declares}}
+  b = a;
+  cp_native_leave();
+  return b->key;
+}
