@@ -238,9 +238,7 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
     // the exit (NativeRegions.cpp).
     bool Entry = Region && Region->Enter == At, Exit = Region && Region->Leave == At;
     for (const SlotRoot *R : Live) {
-      if (Entry)
-        Region->InSlots.insert(R->VD);
-      if (Exit && (!Region->InSlots.count(R->VD) || Region->Written.count(R->VD))) {
+      if (Exit && Region->Written.count(R->VD)) {
         S.report(Diag::SafepointInExpression, Region->Enter->getBeginLoc(),
                  "'" + R->VD->getName().str() + "' holds a compact pointer that "
                      "this native region assigns or declares: at its exit only "

@@ -46,16 +46,8 @@ static void assigned(const Stmt *St, std::set<const VarDecl *> &Out,
     for (const Decl *D : DS->decls())
       if (const auto *VD = dyn_cast<VarDecl>(D))
         Out.insert(VD);
-  const Expr *Target = nullptr;
-  if (const auto *BO = dyn_cast<BinaryOperator>(St); BO && BO->isAssignmentOp())
-    Target = BO->getLHS();
-  if (const auto *UO = dyn_cast<UnaryOperator>(St);
-      UO && (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf))
-    Target = UO->getSubExpr();
-  if (Target)
-    if (const auto *DR = dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()))
-      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
-        Out.insert(VD);
+  if (const VarDecl *VD = assignedVariable(St, /*AddressToo=*/true))
+    Out.insert(VD);
   for (const Stmt *C : St->children())
     assigned(C, Out, Nodes);
 }
@@ -73,7 +65,7 @@ void CheckedWalker::collectNativeRegions(const Stmt *St) {
         Written.clear();
         Nodes.clear();
       } else if (const CallExpr *L = statementCall(X, "cp_native_leave"); L && Open) {
-        Regions.push_back({Open, L, Written, {}});
+        Regions.push_back({Open, L, Written});
         InRegion.insert(Nodes.begin(), Nodes.end());
         Open = nullptr;
       } else if (Open) {

@@ -157,22 +157,26 @@ const Expr *CheckedWalker::hoistedNode(const Expr *U, const Expr *E) {
   return N;
 }
 
+const VarDecl *assignedVariable(const Stmt *St, bool AddressToo) {
+  const Expr *Target = nullptr;
+  if (const auto *BO = dyn_cast<BinaryOperator>(St); BO && BO->isAssignmentOp())
+    Target = BO->getLHS();
+  if (const auto *UO = dyn_cast<UnaryOperator>(St);
+      UO && (UO->isIncrementDecrementOp() || (AddressToo && UO->getOpcode() == UO_AddrOf)))
+    Target = UO->getSubExpr();
+  const auto *DR = Target ? dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()) : nullptr;
+  return DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+}
+
 /// Some argument of CE assigns (or increments) one of Vs: Restore after
 /// the call would undo it, so the arguments go into temporaries first.
 static bool assignsAny(const CallExpr *CE, const std::vector<const VarDecl *> &Vs) {
   std::function<bool(const Stmt *)> Any = [&](const Stmt *St) {
     if (!St)
       return false;
-    const Expr *Target = nullptr;
-    if (const auto *BO = dyn_cast<BinaryOperator>(St); BO && BO->isAssignmentOp())
-      Target = BO->getLHS();
-    if (const auto *UO = dyn_cast<UnaryOperator>(St); UO && UO->isIncrementDecrementOp())
-      Target = UO->getSubExpr();
-    if (Target)
-      if (const auto *DR = dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts()))
-        for (const VarDecl *V : Vs)
-          if (DR->getDecl() == V)
-            return true;
+    if (const VarDecl *V = assignedVariable(St, /*AddressToo=*/false);
+        V && llvm::is_contained(Vs, V))
+      return true;
     for (const Stmt *C : St->children())
       if (Any(C))
         return true;
@@ -311,11 +315,12 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
   std::vector<std::pair<const CallExpr *, const StmtExpr *>> Inner;
   callsInStmtExprs(Pl, E, nullptr, Inner);
   unsigned EB = offsetOf(E->getBeginLoc()), EE = endOffsetOf(E->getEndLoc());
+  bool Layout = !Inner.empty() && (C.affected(E) || W.affected(E));
   for (auto [In, SE] : Inner) {
     // Harmless where nothing around the call depends on the layout and no
     // compact pointer is live across it (`CHECK(write(fd, ...))`).
     bool Ok;
-    if (!C.affected(E) && !W.affected(E) &&
+    if (!Layout &&
         liveAt(offsetOf(In->getBeginLoc()), endOffsetOf(In->getEndLoc()), EB, EE, In, Ok)
             .empty() &&
         Ok)

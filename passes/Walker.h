@@ -126,8 +126,10 @@ private:
   // NativeRegions.cpp: cp_native_enter(); ... cp_native_leave(); in a block.
   struct NativeRegion {
     const clang::CallExpr *Enter, *Leave;
-    std::set<const clang::VarDecl *> Written; ///< assigned inside
-    std::set<const clang::VarDecl *> InSlots; ///< saved at the entry
+    /// Assigned or declared inside.  Every other compact-pointer local
+    /// live at the exit was in scope, and so live, at the entry: in its
+    /// slot.
+    std::set<const clang::VarDecl *> Written;
   };
   std::vector<NativeRegion> Regions;
   /// Every node between the entry and the exit of a region: calls there
@@ -177,6 +179,10 @@ private:
     P.fail(E, Msg, D);
   }
 };
+
+/// SafepointCalls.cpp: the variable St (one node) assigns -- the target of
+/// an assignment or of ++/-- (AddressToo: or of `&`) -- or null.
+const clang::VarDecl *assignedVariable(const clang::Stmt *St, bool AddressToo);
 
 /// SafepointCalls.cpp: the calls of St that may reach a safepoint, in
 /// evaluation order (post-order, left to right), outside unevaluated
