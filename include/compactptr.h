@@ -408,6 +408,27 @@ CP_API int cp_root_register_value(void *value, cp_type_desc_t *type, size_t coun
 /** Unregister a slot registered above; returns 0, or -1 if unknown. */
 CP_API int cp_root_unregister(void *slot);
 
+/** A thread-local variable that holds compact pointers (`_Thread_local
+ *  struct node *free_list;`): the plugin describes each one defined at file
+ *  scope in a switchable translation unit, and registers the table from a
+ *  constructor.  `addr` returns the calling thread's copy; the other
+ *  fields are a cp_root_desc_t's. */
+typedef struct cp_tls_root {
+  void *(*addr)(void);
+  uint32_t kind;             /**< a cp_root_kind_t */
+  uint32_t count;            /**< number of slots or values */
+  cp_type_desc_t *type;
+  const char *name;
+} cp_tls_root_t;
+/** Registers `n` thread-local roots: the calling thread's copies at once
+ *  if the runtime knows the thread, and every other thread's when it
+ *  becomes known (as by cp_root_register, in that thread); a thread's
+ *  copies are dropped when it exits.  Threads already known other than the
+ *  caller are not covered, so call it before starting threads (the
+ *  plugin calls it from a constructor).  Aborts with a message if out of
+ *  memory. */
+CP_API void cp_tls_roots_register(const cp_tls_root_t *r, size_t n);
+
 static __inline__ void cp_frame_push(cp_frame_t *f) {
   cp_frame_t *top = cp__frame_top;
   /* A thread's first frame makes it known, so a switch run by another

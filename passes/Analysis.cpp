@@ -156,7 +156,10 @@ public:
       return true;
     }
     const FunctionDecl *FD = E->getDirectCallee();
-    if (isSafepointFunction(FD))
+    // A blocking call is a safepoint in switchable mode: the thread is
+    // native while it blocks (SafepointCalls.cpp), so the switch can run
+    // meanwhile, and the function must keep its roots in a frame.
+    if (isSafepointFunction(FD) || (S.Opts.switchable() && isBlockingFunction(FD)))
       Safepoint = true;
     if (allocFunction(E) != AllocFn::None)
       for (const Expr *A : E->arguments())

@@ -20,6 +20,8 @@
 //===----------------------------------------------------------------------===//
 #include "Walker.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/Builtins.h"
 #include "llvm/Support/SaveAndRestore.h"
 
 using namespace clang;
@@ -33,12 +35,13 @@ void CheckedWalker::rewrite() {
   collectSlots(CS);
   placeSlotFrame(CS);
   collectNativeRegions(CS);
-  // Parameters that are not slots (by-value structs) are registered by
-  // address.
+  // Parameters that are not slots (by-value structs, pointers to handle
+  // fields or inside compact objects) are registered by address.
   std::vector<const VarDecl *> Params;
   for (const ParmVarDecl *P : FD->parameters())
     if (P->getIdentifier() && !isSlotRoot(P) &&
-        (rootShape(M, P->getType()).Kind || M.SlotVars.count(P)))
+        (rootShape(M, P->getType()).Kind || M.SlotVars.count(P) ||
+         M.InteriorVars.count(P)))
       Params.push_back(P);
   if (!Params.empty()) {
     SourceLocation LB = CS->getLBracLoc();
@@ -51,6 +54,7 @@ void CheckedWalker::rewrite() {
     auto [FID, Off] = SM.getDecomposedLoc(LB);
     Out.insert(FID, Off + 1, " " + frameText(Params));
   }
+  checkStackArrays(CS);
   run(CS);
 }
 
@@ -217,6 +221,66 @@ bool CheckedWalker::checkVLA(const VarDecl *VD) {
           {CharSourceRange::getTokenRange(VD->getSourceRange())});
   return false;
 }
+/// Stack memory holding compact pointers that no frame can register: an
+/// array compound literal (`chain((struct node *[]){a, b, c}, 3)`) and
+/// `alloca` memory.  The function reaches a safepoint, so a switch can
+/// happen while they live, and would leave what they hold pointing into
+/// the released arena; a named array or a root array is registered.
+void CheckedWalker::checkStackArrays(const Stmt *Body) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    CheckedWalker &W;
+    explicit Finder(CheckedWalker &W) : W(W) {}
+    void refuse(const Expr *E, const CompactType *T, const std::string &What,
+                const std::string &Instead) {
+      W.S.report(Diag::RootArrayForm, E->getExprLoc(),
+                 What + " holds pointers to compact type " + quoted(T->WideSpelling) +
+                     " in a function that reaches a safepoint; no frame can "
+                     "register it as a root, so the switch would not "
+                     "translate them (" + Instead + ")",
+                 {tokRange(E->getSourceRange())});
+    }
+    bool VisitCompoundLiteralExpr(CompoundLiteralExpr *E) {
+      RootShape R = rootShape(W.M, E->getType());
+      if (R.Kind && E->getType()->isArrayType() && !W.S.isIgnoredLoc(E->getExprLoc()))
+        refuse(E, R.T, "this compound literal",
+               "declare it as a named local array");
+      return true;
+    }
+    bool VisitCallExpr(CallExpr *E) {
+      switch (E->getBuiltinCallee()) {
+      case Builtin::BI__builtin_alloca:
+      case Builtin::BI__builtin_alloca_uninitialized:
+      case Builtin::BI__builtin_alloca_with_align:
+      case Builtin::BI__builtin_alloca_with_align_uninitialized:
+      case Builtin::BIalloca:
+        break;
+      default:
+        return true;
+      }
+      if (W.S.isIgnoredLoc(E->getExprLoc()))
+        return true;
+      // The pointer type the memory is used as, through casts.
+      QualType T = E->getType();
+      const Expr *Cur = E;
+      while (const Expr *P = parentSkippingParens(W.S.Ctx, Cur, &Cur)) {
+        const auto *C = dyn_cast<CastExpr>(P);
+        if (!C || !C->getType()->isPointerType())
+          break;
+        T = C->getType();
+        Cur = P;
+      }
+      if (!T->isPointerType())
+        return true;
+      if (CompactType *CT = W.M.pointeeOf(stripArrays(T->getPointeeType()).Element))
+        refuse(E, CT, "this alloca memory",
+               "use a named local array, or a root array: malloc(n * sizeof(" +
+                   CT->WideSpelling + " *))");
+      return true;
+    }
+  };
+  Finder(*this).TraverseStmt(const_cast<Stmt *>(Body));
+}
+
 /// A boxed local of a checked function: stored in the layout of the mode
 /// it was allocated in.  The initializer runs after the allocation, so it
 /// must not reach a safepoint (the mode could change between the two).

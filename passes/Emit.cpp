@@ -179,9 +179,14 @@ const char *Preamble =
     "}\n"
     "#endif\n";
 
-/// Root descriptors for this TU's global and file-static variables.
+/// Root descriptors for this TU's global and file-static variables, and
+/// (switchable) the table of its thread-local ones: a function per
+/// variable returns the calling thread's copy, and a constructor registers
+/// the table, so every thread registers its copies when the runtime first
+/// knows it (the switch translates them like any registered root).
 std::string rootsText(Session &S) {
-  std::string Out;
+  std::string Out, Tls, Getters;
+  unsigned NTls = 0;
   std::set<const VarDecl *> Seen;
   for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
     const auto *VD = dyn_cast<VarDecl>(D);
@@ -191,7 +196,20 @@ std::string rootsText(Session &S) {
     if (!Seen.insert(VD->getCanonicalDecl()).second)
       continue;
     Out += rootDescText(S, VD, "\n");
+    RootShape R = rootShape(S.M, VD->getType());
+    if (!S.Opts.switchable() || VD->getTLSKind() == VarDecl::TLS_None || !R.Kind ||
+        !VD->getIdentifier())
+      continue;
+    std::string N = VD->getName().str();
+    Getters += "static void *cp__tls_" + N + "(void) { return (void *)&" + N + "; }\n";
+    Tls += "{cp__tls_" + N + ", " + R.Kind + ", " + std::to_string(R.Count) + ", &" +
+           R.T->DescName + ", \"" + N + "\"}, ";
+    ++NTls;
   }
+  if (NTls)
+    Out += Getters + "static const cp_tls_root_t cp__tls_roots[] = {" + Tls +
+           "};\n__attribute__((constructor)) static void cp__tls_roots_init(void) { "
+           "cp_tls_roots_register(cp__tls_roots, " + std::to_string(NTls) + "); }\n";
   return Out;
 }
 

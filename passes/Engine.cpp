@@ -302,6 +302,7 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
   if (S.M.Types.empty())
     return S.Errors == 0;
   runSlots(S);
+  runInterior(S);
   runLayout(S);
   if (S.TypeErrors)
     return false;

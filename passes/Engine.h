@@ -194,12 +194,14 @@ struct Model {
   /// Slots.cpp: `T **` locals and parameters, and functions (canonical)
   /// whose result, that may hold the address of a handle slot.
   llvm::DenseSet<const clang::VarDecl *> SlotVars;
-  /// Safety.cpp (switchable): locals that hold an address inside a compact
-  /// object's plain data (`int *w = &c->value;`): a checked function's
-  /// frame registers them untyped, so the switch moves them with the
-  /// object, as it does slot pointers.
-  llvm::DenseSet<const clang::VarDecl *> InteriorVars;
   llvm::DenseSet<const clang::FunctionDecl *> SlotReturns;
+  /// Interior.cpp (switchable): locals and parameters that may hold an
+  /// address inside a compact object's plain data (`int *w = &c->value;`):
+  /// a checked function's frame registers them untyped, so the switch
+  /// moves them with the object, as it does slot pointers; and functions
+  /// (canonical) whose result may.
+  llvm::DenseSet<const clang::VarDecl *> InteriorVars;
+  llvm::DenseSet<const clang::FunctionDecl *> InteriorReturns;
   /// Boxing.cpp: variables (canonical) placed in the compact heap.
   std::map<const clang::VarDecl *, BoxedVar> Boxed;
 
@@ -245,9 +247,6 @@ std::vector<llvm::StringRef> directiveLines(llvm::StringRef Text);
 /// walk finds them.  E (an lvalue not of compact type) lies inside a heap
 /// object of compact type: `p->value`, `p->pos.x`, `p->vals[i]`.
 bool insideCompactObject(const Model &M, const clang::Expr *E);
-/// `&n->value` (E, with Sub its operand) stored into memory: warned; kept
-/// in a local: the local becomes a frame root (Model::InteriorVars).
-void checkInteriorEscape(Session &S, const clang::Expr *E, const clang::Expr *Sub);
 /// A compact pointer converted to `void *` and kept (void-escape).
 void checkVoidEscape(Session &S, const clang::ImplicitCastExpr *E);
 /// A `void *` from a call that is not an allocation of the type becoming
@@ -278,6 +277,11 @@ std::string boxUseText(const BoxedVar &B);
 bool isSlotPointer(const Model &M, const clang::Expr *E);
 /// `*E` where E may hold the address of a handle slot.
 bool isSlotDeref(const Model &M, const clang::Expr *E);
+/// Interior.cpp: E (a plain pointer) may hold an address inside a compact
+/// object's plain data: `&n->value`, `n->name`, a variable of
+/// Model::InteriorVars, a call of a function of InteriorReturns, or
+/// pointer arithmetic, casts and conditionals of those.
+bool isInteriorPointer(const Model &M, const clang::Expr *E);
 
 /// Allocation.cpp: what a call to a libc allocation function allocates or
 /// frees: compact objects (the typed runtime calls), a root array (a heap
@@ -397,6 +401,10 @@ void runBoxing(Session &S);
 /// Slots.cpp: which `T **` may point at handle slots (Model::SlotVars,
 /// SlotReturns); errors where such a pointer escapes the analysis.
 void runSlots(Session &S);
+/// Interior.cpp (switchable): which pointers may point inside a compact
+/// object's plain data (Model::InteriorVars, InteriorReturns); warnings
+/// where such a pointer is stored into memory.
+void runInterior(Session &S);
 /// Safety.cpp: the safety gate: the type-level refusals (runTypeChecks),
 /// then the refusals and hazards in function bodies.
 void runSafety(Session &S);

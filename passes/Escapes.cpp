@@ -5,13 +5,10 @@
 //      and translates every root; a pointer into the compact heap kept
 //      anywhere else dangles after it.  These checks warn where the
 //      plugin sees such a pointer made: a compact pointer kept as `void *`
-//      (void-escape), the address of a compact object's plain data stored
-//      into memory (interior-escape; a local holding it becomes a frame
-//      root instead), and a `void *` from an unknown call turned into a
+//      (void-escape) and a `void *` from an unknown call turned into a
 //      compact pointer (foreign-object: an object that is not in the
-//      arena at all).
-// Tests: test/diagnostics/foreign-object.c, test/diagnostics/interior-escape.c,
-//        test/switchable/interior-local.c.
+//      arena at all).  Addresses inside compact objects are Interior.cpp's.
+// Tests: test/diagnostics/foreign-object.c, test/diagnostics/void-escape.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
@@ -42,68 +39,6 @@ bool insideCompactObject(const Model &M, const Expr *E) {
       return true;
     E = ME->getBase();
   }
-}
-
-/// Switchable: the address of plain data inside a compact object
-/// (`&n->value`, or an array member decayed: `n->name`) stored into
-/// memory -- a field, an array element, a global: em3d's
-/// `n->from[i] = &m->value`.  There it is no root, and
-/// the switch, which moves the object, leaves it pointing into the
-/// released arena.  Locals are fine: recorded in Model::InteriorVars,
-/// a checked function's frame keeps them as roots.
-void checkInteriorEscape(Session &S, const Expr *E, const Expr *Sub) {
-  if (!S.Opts.switchable())
-    return;
-  const Expr *Cur = E;
-  const Stmt *P = nullptr;
-  for (;;) {
-    auto Ps = S.Ctx.getParents(*Cur);
-    P = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
-    // Through parentheses, conversions and either arm of a conditional
-    // (`c->peer = h ? &h->value : NULL`).
-    const auto *CO = dyn_cast_or_null<ConditionalOperator>(P);
-    if (P && (isa<ParenExpr>(P) || isa<ImplicitCastExpr>(P) || isa<CStyleCastExpr>(P) ||
-              (CO && CO->getCond() != Cur))) {
-      Cur = cast<Expr>(P);
-      continue;
-    }
-    break;
-  }
-  auto Local = [](const VarDecl *VD) {
-    return VD && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) &&
-           VD->getType()->isPointerType();
-  };
-  if (!P) { // a declaration's initializer
-    auto Ps = S.Ctx.getParents(*Cur);
-    const auto *VD = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
-    if (Local(VD))
-      S.M.InteriorVars.insert(VD);
-    return;
-  }
-  const auto *BO = dyn_cast<BinaryOperator>(P);
-  if (!BO || BO->getOpcode() != BO_Assign || BO->getRHS() != Cur)
-    return;
-  if (const auto *DR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens()))
-    if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()); VD && VD->hasLocalStorage()) {
-      if (Local(VD))
-        S.M.InteriorVars.insert(VD);
-      return;
-    }
-  const Expr *X = Sub->IgnoreParens();
-  bool Element = false;
-  while (const auto *AS = dyn_cast<ArraySubscriptExpr>(X)) {
-    X = AS->getBase()->IgnoreParenImpCasts();
-    Element = true;
-  }
-  const FieldDecl *F = memberField(X);
-  S.report(Diag::InteriorEscape, E->getExprLoc(),
-           "the address of " + std::string(Element ? "an element of " : "") +
-               (F ? "field " + quoted(F->getName()) : std::string("data")) +
-               " inside a compact object is stored into memory; kept there, "
-               "it is no root, and after the switch it points into the "
-               "released arena (keep a compact pointer to the object and "
-               "take the address where it is used)",
-           {tokRange(E->getSourceRange())});
 }
 
 /// Switchable: a compact pointer handed to a function of the program as
@@ -173,7 +108,8 @@ void checkForeignObject(Session &S, const ImplicitCastExpr *E) {
   if (!CE)
     return;
   const FunctionDecl *FD = CE->getDirectCallee();
-  if (allocFunction(CE) != AllocFn::None || isRuntimeFunction(FD))
+  // libc's aligned allocators are refused for compact objects (Safety.cpp).
+  if (allocFunction(CE) != AllocFn::None || isRuntimeFunction(FD) || isAlignedAllocator(FD))
     return;
   StringRef N = FD && FD->getIdentifier() ? FD->getName() : "";
   std::string Who = N.empty() ? "this call" : quoted(N);

@@ -198,11 +198,15 @@ bool Planner::mayReach(const CallExpr *CE) const {
   if (isOpaqueCall(S, CE) || allocatesObject(S, CE))
     return true;
   const FunctionDecl *FD = CE->getDirectCallee();
-  if (isSafepointFunction(FD))
+  if (isSafepointFunction(FD) || isNativeCall(CE))
     return true;
   unsigned Cls = classOf(FD);
   return (Cls & FC_Safepoint) ||
          ((Cls & FC_Opaque) && !Duals.count(FD->getCanonicalDecl()));
+}
+
+bool Planner::isNativeCall(const CallExpr *CE) const {
+  return S.Opts.switchable() && isBlockingFunction(CE->getDirectCallee());
 }
 
 const CallExpr *Planner::firstMayReachCall(const Stmt *St) const {

@@ -98,6 +98,10 @@ public:
   /// compact body holds off -- a function of the TU that calls such code
   /// and is not dual.
   bool mayReach(const clang::CallExpr *CE) const;
+  /// Switchable: CE calls a libc function that may block for long
+  /// (Vocabulary.def); the checked form calls it in a native region, where
+  /// the switch can run while the thread blocks.
+  bool isNativeCall(const clang::CallExpr *CE) const;
   /// The first call in St that may reach a safepoint, or null (unevaluated
   /// operands excluded).
   const clang::CallExpr *firstMayReachCall(const clang::Stmt *St) const;

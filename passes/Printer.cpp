@@ -381,16 +381,23 @@ std::string Printer::spilledCall(const CallExpr *CE, const Spill &Sp) {
   std::string Id = std::to_string(Sp.Id);
   if (allocFunction(CE) != AllocFn::None && allocShape(CE))
     return allocText(CE, &Sp);
-  const FunctionDecl *FD = CE->getDirectCallee();
-  if (FD && FD->getName() == "cp_safepoint" && CE->getNumArgs() == 0)
+  if (const FunctionDecl *G = CE->getDirectCallee();
+      G && G->getName() == "cp_safepoint" && CE->getNumArgs() == 0)
     return "__extension__({ if (cp__safepoint_due()) { " + Sp.block() + " " +
            Sp.slow("2", "0", "0", "cp_safepoint_slow()") + "; " + Sp.Restore + " } })";
   std::string Pre, Call;
   if (Sp.ArgTemps) {
     Call = text(CE->getCallee()) + "(";
+    const FunctionDecl *FD = CE->getDirectCallee();
     for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
       std::string A = "cp__a" + Id + "_" + std::to_string(I);
-      Pre += "__auto_type " + A + " = " + text(CE->getArg(I)) + "; ";
+      // A libc function's parameter type keeps a null pointer constant
+      // (`pthread_join(t, 0)`) a pointer; the program's own functions take
+      // compact pointers, whose type the mode's printer spells.
+      if (Sp.Native && FD && I < FD->getNumParams())
+        Pre += declText(FD->getParamDecl(I)->getType(), A) + " = " + text(CE->getArg(I)) + "; ";
+      else
+        Pre += "__auto_type " + A + " = " + text(CE->getArg(I)) + "; ";
       Call += (I ? ", " : "") + A;
     }
     Call += ")";
@@ -401,12 +408,19 @@ std::string Printer::spilledCall(const CallExpr *CE, const Spill &Sp) {
   // (Nothing to save at the exit of a native region: the roots are in
   // their slots already.)
   std::string Saving = Sp.Save.empty() ? "" : Sp.Save + ", ";
+  // A blocking call runs in a native region: the switch may run while it
+  // blocks, and cp_native_leave waits for it to finish.
+  std::string Leave;
+  if (Sp.Native) {
+    Saving += "cp_native_enter(), ";
+    Leave = "cp_native_leave(); ";
+  }
   if (CE->getType()->isVoidType())
-    return "__extension__({ " + Pre + Sp.Decls + " (void)(" + Saving + Call + "); " +
+    return "__extension__({ " + Pre + Sp.Decls + " (void)(" + Saving + Call + "); " + Leave +
            Sp.Restore + " })";
   std::string R = "cp__r" + Id;
   return "__extension__({ " + Pre + Sp.Decls + " __auto_type " + R + " = (" + Saving +
-         Call + "); " + Sp.Restore + " " + R + "; })";
+         Call + "); " + Leave + Sp.Restore + " " + R + "; })";
 }
 
 /// Text of E in a truth-value context: handles compare without decode.

@@ -131,8 +131,12 @@ public:
     std::string Decls, Save, Restore;
     unsigned Id = 0;
     bool ArgTemps = false;
+    /// A blocking call: called in a native region, after its arguments
+    /// are evaluated and the roots saved; the roots are read back after
+    /// the region (the switch may have run while the thread blocked).
+    bool Native = false;
     std::vector<const clang::VarDecl *> Saved; ///< the variables saved
-    bool empty() const { return Saved.empty(); }
+    bool empty() const { return Saved.empty() && !Native; }
     /// The slots, counts, types and names for cp__saved_slow, where a
     /// slow path registers its roots out of line (empty: the roots are in
     /// a frame already).

@@ -348,6 +348,14 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
     NativeRegion *Region = isNativeTransition(CE) ? regionOf(CE) : nullptr;
     Printer::Spill Sp = spillAt(offsetOf(CE->getBeginLoc()), endOffsetOf(CE->getEndLoc()),
                                 EB, EE, CE, slowPathSite(CE), Region);
+    // A blocking call outside a native region of the program's own gets
+    // one (even with no root live across it: the thread must count as
+    // stopped while it blocks), its arguments evaluated before it, where
+    // they may still read compact objects.
+    if (Pl.isNativeCall(CE) && !InRegion.count(CE) && S.Errors == Before) {
+      Sp.Native = true;
+      Sp.ArgTemps = true;
+    }
     if (Sp.empty())
       continue;
     if (isNativeTransition(CE) && !Region) {
@@ -362,7 +370,7 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
                {CharSourceRange::getTokenRange(CE->getSourceRange())});
       return false;
     }
-    Sp.ArgTemps = assignsAny(CE, Sp.Saved);
+    Sp.ArgTemps |= assignsAny(CE, Sp.Saved);
     Sp.Id = ++FrameCounter;
     Spills[CE] = std::move(Sp);
   }

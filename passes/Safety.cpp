@@ -49,8 +49,6 @@ public:
     }
     if (M.elementOf(Sub->getType()) && !isCompactLocated(M, Sub))
       checkNonHeapAddress(E, Sub);
-    else if (!M.elementOf(Sub->getType()) && insideCompactObject(M, Sub))
-      checkInteriorEscape(S, E, Sub);
     return true;
   }
 
@@ -69,10 +67,6 @@ public:
                  M.elementOf(Sub->getType()) && !isCompactLocated(M, Sub) &&
                  !isSubscriptBase(E)) {
         checkNonHeapAddress(E, Sub);
-      } else if (!M.elementOf(Sub->getType()) && !isSubscriptBase(E) &&
-                 insideCompactObject(M, Sub)) {
-        // `const char *s = n->name;` is `&n->name[0]`.
-        checkInteriorEscape(S, E, Sub);
       }
       return true;
     }
@@ -159,52 +153,78 @@ public:
   }
 
   /// A thread-local (`_Thread_local`, `__thread`) holding compact pointers
-  /// is not a root: the switch would leave it pointing into the released
+  /// at file scope is a root of every thread (Emit.cpp registers each
+  /// thread's copy); a static local one cannot be described outside its
+  /// function, so the switch would leave it pointing into the released
   /// arena (switchable mode only).
   bool VisitVarDecl(VarDecl *VD) {
     if (S.Opts.switchable() && VD->hasGlobalStorage() && VD->getInit())
       checkLayoutConstant(VD->getInit(), "a static initializer");
     if (!S.Opts.switchable() || VD->getTLSKind() == VarDecl::TLS_None ||
-        S.isIgnoredLoc(VD->getLocation()))
+        !VD->isStaticLocal() || S.isIgnoredLoc(VD->getLocation()))
       return true;
     RootShape R = rootShape(M, VD->getType());
     if (!R.Kind)
       return true;
     S.report(Diag::ThreadLocalRoot, VD->getLocation(),
-             "thread-local " + quoted(VD->getName()) + " holds pointers to compact type " +
-                 quoted(R.T->WideSpelling) +
-                 "; thread-locals are not roots, so the switch would not translate "
-                 "it: make it a global, or register each thread's copy with "
-                 "cp_root_register",
+             "static local thread-local " + quoted(VD->getName()) +
+                 " holds pointers to compact type " + quoted(R.T->WideSpelling) +
+                 "; it is no root, so the switch would not translate it: "
+                 "declare it at file scope (each thread's copy is then a root)",
              {tokRange(VD->getSourceRange())});
     return true;
   }
 
-  /// libc memory that will hold compact pointers but is not allocated in
-  /// a form the rewrite makes a root array (`struct node *(*b)[2] =
-  /// calloc(n, sizeof *b)`, `reallocarray(p, n, sizeof(struct node *))`):
-  /// the switch would not translate what it holds (switchable mode only:
-  /// without a switch such memory holds native addresses that stay valid).
-  void checkUnrecognisedRootArray(const CallExpr *E, const FunctionDecl *FD) {
-    static const char *const Names[] = {"malloc", "calloc", "realloc", "reallocarray",
-                                        "aligned_alloc", "memalign", "valloc"};
-    if (!S.Opts.switchable() || FD->hasBody() ||
-        !llvm::is_contained(Names, FD->getName()) ||
-        allocTarget(S, E) != AllocTarget::None)
+  /// libc memory that will hold compact objects or pointers but is not
+  /// allocated in a form the rewrite makes a compact allocation or a root
+  /// array.  Objects from libc's aligned allocators (`aligned_alloc`,
+  /// `posix_memalign` ...) lie outside the arena in every mode: freeing
+  /// them is fatal, and the switch cannot move them.  Pointer arrays in
+  /// other forms (`struct node *(*b)[2] = calloc(n, sizeof *b)`,
+  /// `aligned_alloc` into a `struct node **`) are no roots, which matters
+  /// in switchable mode only (without a switch they hold native addresses
+  /// that stay valid).
+  void checkLibcAllocation(const CallExpr *E, const FunctionDecl *FD) {
+    bool IsAligned = isAlignedAllocator(FD);
+    AllocFn K = allocFunction(E);
+    bool Plain = K == AllocFn::Malloc || K == AllocFn::Calloc || K == AllocFn::Realloc;
+    if (FD->hasBody() || !(IsAligned || Plain) || allocTarget(S, E) != AllocTarget::None)
       return;
+    // The pointer type the memory is used as: through casts of the result,
+    // or the variable whose address posix_memalign is handed.
     QualType T = E->getType();
-    const Expr *Cur = E;
-    while (const Expr *P = parentSkippingParens(S.Ctx, Cur, &Cur)) {
-      const auto *C = dyn_cast<CastExpr>(P);
-      if (!C || !C->getType()->isPointerType())
-        break;
-      T = C->getType();
-      Cur = P;
+    if (FD->getName() == "posix_memalign") {
+      if (E->getNumArgs() < 1)
+        return;
+      const auto *UO = dyn_cast<UnaryOperator>(E->getArg(0)->IgnoreParenCasts());
+      if (!UO || UO->getOpcode() != UO_AddrOf)
+        return;
+      T = UO->getSubExpr()->getType();
+    } else {
+      const Expr *Cur = E;
+      while (const Expr *P = parentSkippingParens(S.Ctx, Cur, &Cur)) {
+        const auto *C = dyn_cast<CastExpr>(P);
+        if (!C || !C->getType()->isPointerType())
+          break;
+        T = C->getType();
+        Cur = P;
+      }
     }
     if (!T->isPointerType())
       return;
-    CompactType *CT = M.pointeeOf(stripArrays(T->getPointeeType()).Element);
-    if (!CT)
+    QualType Pointee = stripArrays(T->getPointeeType()).Element;
+    if (CompactType *CT = M.recordOf(Pointee); CT && IsAligned) {
+      S.report(Diag::ForeignAllocation, E->getExprLoc(),
+               "this " + quoted(FD->getName()) + " allocates " +
+                   quoted(CT->WideSpelling) + " outside the compact heap: the "
+                   "runtime can neither free such an object nor move it at the "
+                   "switch; allocate it with malloc or calloc (a compact object "
+                   "is aligned to its type, not more)",
+               {tokRange(E->getSourceRange())});
+      return;
+    }
+    CompactType *CT = M.pointeeOf(Pointee);
+    if (!CT || !S.Opts.switchable())
       return;
     S.report(Diag::RootArrayForm, E->getExprLoc(),
              "this " + quoted(FD->getName()) + " allocates memory that holds "
@@ -222,7 +242,7 @@ public:
     const FunctionDecl *FD = E->getDirectCallee();
     if (!FD || !FD->getIdentifier() || S.isIgnoredLoc(E->getExprLoc()))
       return true;
-    checkUnrecognisedRootArray(E, FD);
+    checkLibcAllocation(E, FD);
     if (E->getNumArgs() < 2)
       return true;
     StringRef N = byteCopyFunction(FD);

@@ -61,6 +61,28 @@ bool hasAttribute(const Decl *D, StringRef Name) {
   return false;
 }
 
+bool isBlockingFunction(const FunctionDecl *FD) {
+  if (!FD || FD->hasBody())
+    return false;
+  StringRef N = nameOf(FD);
+#define CP_BLOCKING_FN(Name)                                                   \
+  if (N == Name)                                                               \
+    return true;
+#include "Vocabulary.def"
+  return false;
+}
+
+bool isAlignedAllocator(const FunctionDecl *FD) {
+  if (!FD || FD->hasBody())
+    return false;
+  StringRef N = nameOf(FD);
+#define CP_ALIGNED_ALLOC_FN(Name)                                              \
+  if (N == Name)                                                               \
+    return true;
+#include "Vocabulary.def"
+  return false;
+}
+
 bool isSafepointFunction(const FunctionDecl *FD) {
   if (!FD)
     return false;

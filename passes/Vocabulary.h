@@ -52,6 +52,14 @@ bool hasAttribute(const clang::Decl *D, llvm::StringRef Name);
 /// declarations, or a runtime safepoint function (Vocabulary.def).
 bool isSafepointFunction(const clang::FunctionDecl *FD);
 
+/// FD is a libc function that may block for long (Vocabulary.def):
+/// declared, not defined by the program.
+bool isBlockingFunction(const clang::FunctionDecl *FD);
+
+/// FD is one of libc's aligned allocation functions (Vocabulary.def):
+/// declared by the system, not defined by the program.
+bool isAlignedAllocator(const clang::FunctionDecl *FD);
+
 /// A type with its array layers removed.
 struct ArrayShape {
   clang::QualType Element;  ///< canonical element type (T itself if T is

@@ -103,6 +103,7 @@ private:
   FrameRoot frameRoot(const std::string &Name, clang::QualType T) const;
   bool isFrameRoot(const clang::VarDecl *VD) const;
   bool checkVLA(const clang::VarDecl *VD);
+  void checkStackArrays(const clang::Stmt *Body);
   unsigned afterDeclarator(const clang::VarDecl *VD) const;
   unsigned endAfter(const clang::Stmt *St) const;
   clang::SourceLocation startOf(const clang::Stmt *St) const;

@@ -716,6 +716,9 @@ void cp__roots_each(cp_root_visit_fn fn, void *ctx);
 /* Drops registered roots inside [lo, hi) (an exiting thread's stack and
  * thread-local storage).  Heap lock held. */
 void cp__roots_forget_range(const char *lo, const char *hi);
+/* Registers the calling thread's copies of every thread-local root
+ * (cp_tls_roots_register), when it becomes known.  Takes the heap lock. */
+void cp__tls_roots_attach(void);
 extern uint64_t cp__root_arrays, cp__root_array_bytes;
 /* rootarray.c: every slot of every live root array; is p in the region
  * root arrays are carved from (one range compare, no lock)? */

@@ -13,7 +13,9 @@
  *     run (it may be a compact pointer).
  * The switch rewrites each slot in place; the verifier reads them.  A slot
  * registered inside a thread's stack or thread-local storage is dropped
- * when that thread exits.
+ * when that thread exits.  Thread-local variables the plugin describes
+ * (cp_tls_roots_register) are registered slots too: each thread registers
+ * its own copies when it becomes known (only it can take their address).
  */
 #include "internal.h"
 
@@ -24,6 +26,23 @@
 static cp_root_desc_t *registered;
 static size_t nregistered, registered_cap;
 
+/* Appends a registered slot; heap lock held.  -1 with errno ENOMEM. */
+static int add_locked(void *addr, uint32_t kind, uint32_t count,
+                      cp_type_desc_t *type, const char *name) {
+  if (nregistered == registered_cap) {
+    size_t cap = registered_cap ? registered_cap * 2 : 16;
+    cp_root_desc_t *r = realloc(registered, cap * sizeof *r);
+    if (!r) {
+      errno = ENOMEM;
+      return -1;
+    }
+    registered = r;
+    registered_cap = cap;
+  }
+  registered[nregistered++] = (cp_root_desc_t){addr, kind, count, type, name};
+  return 0;
+}
+
 static int add_registered(void *addr, uint32_t kind, size_t count,
                           cp_type_desc_t *type) {
   /* A root is native memory: a slot inside the compact heap would be
@@ -33,21 +52,9 @@ static int add_registered(void *addr, uint32_t kind, size_t count,
     return -1;
   }
   cp__lock();
-  if (nregistered == registered_cap) {
-    size_t cap = registered_cap ? registered_cap * 2 : 16;
-    cp_root_desc_t *r = realloc(registered, cap * sizeof *r);
-    if (!r) {
-      cp__unlock();
-      errno = ENOMEM;
-      return -1;
-    }
-    registered = r;
-    registered_cap = cap;
-  }
-  registered[nregistered++] =
-      (cp_root_desc_t){addr, kind, (uint32_t)count, type, NULL};
+  int rc = add_locked(addr, kind, (uint32_t)count, type, NULL);
   cp__unlock();
-  return 0;
+  return rc;
 }
 
 int cp_root_register(void **slot, size_t count) {
@@ -129,6 +136,53 @@ void cp__roots_each(cp_root_visit_fn fn, void *ctx) {
       }
     }
   }
+}
+
+/* ---- thread-local roots --------------------------------------------------- */
+
+/* Every table cp_tls_roots_register was given (heap lock). */
+static struct tls_table {
+  const cp_tls_root_t *r;
+  size_t n;
+} *tls_tables;
+static size_t ntls_tables;
+
+/* Registers the calling thread's copies of the n roots at r (thread-local
+ * storage: never in the compact heap).  A copy already registered (a
+ * thread made known again by a late destructor) is not registered twice.
+ * Heap lock held. */
+static void tls_register(const cp_tls_root_t *r, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    void *a = r[i].addr();
+    bool known = false;
+    for (size_t j = 0; j < nregistered && !known; j++)
+      known = registered[j].addr == a;
+    if (!known && add_locked(a, r[i].kind, r[i].count, r[i].type, r[i].name) != 0)
+      cp__fatal("out of memory registering thread-local root '%s'", r[i].name);
+  }
+}
+
+void cp_tls_roots_register(const cp_tls_root_t *r, size_t n) {
+  cp__init();
+  for (size_t i = 0; i < n; i++)
+    if (r[i].type)
+      cp__type_resolve(r[i].type);
+  cp__lock();
+  struct tls_table *t = realloc(tls_tables, (ntls_tables + 1) * sizeof *t);
+  if (!t)
+    cp__fatal("out of memory registering thread-local roots");
+  tls_tables = t;
+  tls_tables[ntls_tables++] = (struct tls_table){r, n};
+  if (cp__self)
+    tls_register(r, n);
+  cp__unlock();
+}
+
+void cp__tls_roots_attach(void) {
+  cp__lock();
+  for (size_t k = 0; k < ntls_tables; k++)
+    tls_register(tls_tables[k].r, tls_tables[k].n);
+  cp__unlock();
 }
 
 void cp__roots_forget_range(const char *lo, const char *hi) {

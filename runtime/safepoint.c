@@ -30,7 +30,9 @@
  * stack, gives held threads back their native state and wakes the parked
  * ones.  No signal is sent to any thread: a blocking call in another thread
  * is never interrupted (no EINTR), and errno is never touched (the native
- * transitions save and restore it).
+ * transitions save and restore it).  The leader and the parked threads
+ * hold asynchronous signals until the resume (hold_signals), so no handler
+ * of theirs sees the heap half moved.
  *
  * A thread that is never safe (a compact body that runs for long, a loop
  * without a poll, a blocking call outside a native region, a native region
@@ -46,6 +48,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -199,18 +202,43 @@ static void resume_world(void) {
   pthread_cond_broadcast(&resume_cond);
 }
 
+/* A signal handler that reads compact objects must not run while the
+ * switch moves them: on the leader, it would see a heap half copied; on a
+ * parked thread, the same.  So the threads that take part in the switch
+ * hold the asynchronous signals from their arrival to the resume (one
+ * that arrives meanwhile is delivered when the mask is restored: a timer
+ * tick comes late, none is lost).  Synchronous signals cannot be held (a
+ * fault while SIGSEGV is blocked kills the process), and the arena's own
+ * fault handler needs SIGSEGV.  A thread in a native region is not
+ * stopped, so its handlers are its own affair (docs/switch.md). */
+static void hold_signals(sigset_t *old) {
+  sigset_t all;
+  sigfillset(&all);
+  sigdelset(&all, SIGSEGV);
+  sigdelset(&all, SIGBUS);
+  sigdelset(&all, SIGFPE);
+  sigdelset(&all, SIGILL);
+  sigdelset(&all, SIGTRAP);
+  sigdelset(&all, SIGABRT);
+  pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
 void cp__safepoint(const char *why) {
   cp_thread_t *self = cp__thread();
   if (self->native_nest)
     return; /* inside a native region: already counted as stopped */
+  sigset_t old;
+  hold_signals(&old);
   cp__reg_lock();
   if (!cp__pending() || cp__wide) {
     cp__reg_unlock();
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return;
   }
   if (leader) {
     cp__park(self);
     cp__reg_unlock();
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return;
   }
   leader = self;
@@ -223,6 +251,7 @@ void cp__safepoint(const char *why) {
   resume_world();
   leader = NULL;
   cp__reg_unlock();
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void cp__safepoint_after_fork(void) {

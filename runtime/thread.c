@@ -10,6 +10,7 @@
  *   - the runtime's constructor, for the thread that loads the runtime;
  *   - its first allocation or free, checked frame (cp_frame_push), compact
  *     body entry (cp_compact_enter), safepoint or native region.
+ * Known, it registers its copies of the thread-local roots (roots.c).
  * A thread is forgotten when it exits, from a pthread key destructor: its
  * heap is abandoned (heap.c: empty slabs go back to the buddy, the others
  * become orphans that later allocations adopt), the roots it registered in
@@ -96,6 +97,7 @@ static void bind_self(cp_thread_t *t) {
   stack_range(t);
   /* A non-NULL value makes glibc call the exit hook. */
   pthread_setspecific(exit_key, t);
+  cp__tls_roots_attach();
 }
 
 static cp_thread_t *record_new(void) {

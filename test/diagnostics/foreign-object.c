@@ -18,13 +18,14 @@
 struct CP_COMPACT node { int key; struct node *next; };
 
 void *mk(void); // a wrapper in another file (a visible one is an error: unannotated-allocator.c)
+void *mk_sized(size_t n); // libc's aligned allocators are an error (foreign-allocation.c)
 static void *stash[4];
 static void *get(int i) { return stash[i]; }
 
 void use(void *(*fp)(void)) {
   struct node *a = mk(); // expected-warning {{the 'void *' returned by 'mk' becomes a compact pointer to 'struct node'; an object allocated inside 'mk' is not in the compact arena (allocate it with malloc(sizeof(struct node)) where the type is known, or cast the result if it is an arena object stored as 'void *')}}
   struct node *b;
-  b = aligned_alloc(16, sizeof(struct node)); // expected-warning {{the 'void *' returned by 'aligned_alloc' becomes a compact pointer}}
+  b = mk_sized(sizeof(struct node)); // expected-warning {{the 'void *' returned by 'mk_sized' becomes a compact pointer}}
   a->next = fp(); // expected-warning {{the 'void *' returned by this call becomes a compact pointer}}
   stash[0] = b; // switchable: kept as 'void *', no root (void-escape)
   b = (struct node *)get(0); // explicit: an arena object stored as void *

@@ -5,7 +5,9 @@
 // the switch leaves it pointing into the released arena.  A local holding
 // it is fine (a frame keeps it), and so is the address of a compact struct
 // embedded in the object (a compact pointer) or of a handle field (a slot
-// pointer, followed by its own analysis).  Compact-only and wide builds
+// pointer, followed by its own analysis).  What is computed from such an
+// address (a local holding it, a function returning it, pointer arithmetic)
+// is warned the same where it is stored.  Compact-only and wide builds
 // never switch: no warning.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only %s 2>&1 | FileCheck %s
@@ -27,6 +29,8 @@ struct CP_COMPACT node {
 };
 
 static int *last_val;
+static double *keep;
+static double *value_of(struct node *p) { return &p->value; }
 
 int main(void) {
   struct node *n = malloc(sizeof *n), *m = malloc(sizeof *m);
@@ -40,7 +44,13 @@ int main(void) {
   // CHECK: interior-escape.c:[[@LINE-1]]:15: warning: the address of field 'y' inside a compact object
   n->cursor = m->next ? &m->vals[0] : (int *)0;
   // CHECK: interior-escape.c:[[@LINE-1]]:25: warning: the address of an element of field 'vals' inside a compact object
+  n->cursor = n->vals + 1;
+  // CHECK: interior-escape.c:[[@LINE-1]]:15: warning: the address of field 'vals' inside a compact object
+  keep = value_of(m);
+  // CHECK: interior-escape.c:[[@LINE-1]]:10: warning: the result of 'value_of', which may point inside a compact object, is stored into memory
   double *local = &n->value;      /* a local: kept in a frame */
+  keep = local + 0;
+  // CHECK: interior-escape.c:[[@LINE-1]]:10: warning: 'local', which may point inside a compact object, is stored into memory
   struct item *it = &n->head;     /* a compact pointer */
   struct node **slot = &n->next;  /* a slot pointer */
   *slot = m;
@@ -50,4 +60,4 @@ int main(void) {
   return 0;
 }
 // CHECK-NOT: warning:
-// CHECK: 4 warnings generated.
+// CHECK: 7 warnings generated.

@@ -4,6 +4,8 @@
 #include "testtypes.h"
 #include "testutil.h"
 
+#include <pthread.h>
+
 static void count_slot(void **slot, cp_type_t *t, void *ctx) {
   (void)t;
   if (*slot)
@@ -129,6 +131,47 @@ static void test_registered(void **state) {
   cp_free(inside);
 }
 
+/* Thread-local roots: each thread's copies are roots from the moment the
+ * runtime knows the thread, and dropped when it exits. */
+static _Thread_local void *tl_pair[2];
+static void *tl_pair_addr(void) { return tl_pair; }
+static const cp_tls_root_t tl_roots[] = {
+    {tl_pair_addr, CP_ROOT_POINTER, 2, &node_desc, "tl_pair"}};
+static pthread_barrier_t tl_bar;
+
+static void *tl_worker(void *arg) {
+  (void)arg;
+  tl_pair[1] = cp_alloc(&node_desc); /* known from here: its copy is a root */
+  pthread_barrier_wait(&tl_bar);     /* the test counts */
+  pthread_barrier_wait(&tl_bar);
+  return NULL;
+}
+
+static int live_roots(void) {
+  int n = 0;
+  cp__roots_each(count_slot, &n);
+  return n;
+}
+
+static void test_thread_local_roots(void **state) {
+  (void)state;
+  int before = live_roots();
+  cp_tls_roots_register(tl_roots, 1);
+  tl_pair[0] = cp_alloc(&node_desc);
+  assert_int_equal(live_roots(), before + 1);
+  pthread_barrier_init(&tl_bar, NULL, 2);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, tl_worker, NULL), 0);
+  pthread_barrier_wait(&tl_bar);
+  assert_int_equal(live_roots(), before + 2); /* the worker's copy too */
+  pthread_barrier_wait(&tl_bar);
+  pthread_join(t, NULL);
+  assert_int_equal(live_roots(), before + 1); /* dropped at its exit */
+  cp_free(tl_pair[0]);
+  tl_pair[0] = NULL;
+  pthread_barrier_destroy(&tl_bar);
+}
+
 static void free_bad_array(void *arg) {
   (void)arg;
   char *buf = calloc(1, 256); /* zeroed: no root-array header before +64 */
@@ -146,6 +189,7 @@ int main(void) {
       cmocka_unit_test(test_free_any),
       cmocka_unit_test(test_free_any_errors),
       cmocka_unit_test(test_registered),
+      cmocka_unit_test(test_thread_local_roots),
       cmocka_unit_test(test_bad_root_array),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,291 @@
+//===- Interior.cpp - pointers into compact objects' plain data ----------===//
+//
+// In:  the Model and every function body (switchable mode only).
+// Out: Model::InteriorVars and Model::InteriorReturns: the locals,
+//      parameters and function results that may hold an address inside a
+//      compact object's plain data -- `&e->val`, `n->name` (an array
+//      member decayed), `&n->vals[i]`, and what is computed from them.
+//      Warnings (interior-escape) where such an address is stored into
+//      memory.
+//
+// Why: the switch moves every object, so a pointer into one must be
+//      translated with it (the runtime maps the field's compact offset to
+//      its wide one).  A checked function's frame registers the locals and
+//      parameters of InteriorVars untyped for that (Checked.cpp); an
+//      address the frame does not hold points into the released arena
+//      after the switch.  Real C hands such addresses around: a map's
+//      `long *get(k)` returns `&e->val` and its caller keeps the counter
+//      across inserts; an interning table returns `u->name`; an
+//      accumulator takes `&total->count` as an out-parameter and
+//      allocates.  So a returned address makes the caller's local a root,
+//      and a passed one the callee's parameter.
+//
+// The analysis is flow-insensitive and runs to a fixed point over the
+// translation unit, as Slots.cpp's does for pointers to handle fields.  An
+// expression may point inside a compact object if it is the address of
+// plain data inside one, a variable of InteriorVars, a call of a function
+// of InteriorReturns, or a conditional, comma, assignment, pointer cast or
+// pointer arithmetic of one.  Such a value makes an interior root of the
+// local or parameter it is assigned to, of the parameter of a function
+// defined in this TU it is passed to, and of the result of the function
+// that returns it.  A root that never points into the arena costs nothing
+// but its frame entry: the switch leaves addresses outside the arena as
+// they are.
+//
+// Not followed (docs/plugin.md, section 6): a function other translation
+// units call, whose callers there keep its result in no frame; a pointer
+// passed to a function of another translation unit that keeps it across
+// a safepoint.
+//
+// Tests: test/diagnostics/interior-escape.c, test/switchable/interior-local.c,
+//        test/switchable/interior-flow.c.
+//
+//===----------------------------------------------------------------------===//
+#include "Engine.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+using namespace clang;
+
+namespace compactptr {
+
+/// A pointer type that is not a compact pointer (those are roots or
+/// handles of their own) nor a pointer to a handle field (Slots.cpp).
+static bool isPlainPointerType(const Model &M, QualType T) {
+  const auto *PT = T.getCanonicalType()->getAs<PointerType>();
+  return PT && !M.pointeeOf(T) && !M.pointeeOf(PT->getPointeeType());
+}
+
+/// The local or parameter E names, or null.
+static const VarDecl *localVar(const Expr *E) {
+  const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParens());
+  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  return VD && VD->hasLocalStorage() ? VD : nullptr;
+}
+
+/// The lvalue inside a compact object whose address E takes (`&n->value`,
+/// or `n->name` decayed), or null.
+static const Expr *interiorAddressOf(const Model &M, const Expr *E) {
+  E = E->IgnoreParens();
+  const Expr *Sub = nullptr;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf)
+    Sub = UO->getSubExpr()->IgnoreParens();
+  else if (const auto *IC = dyn_cast<ImplicitCastExpr>(E);
+           IC && IC->getCastKind() == CK_ArrayToPointerDecay)
+    Sub = IC->getSubExpr()->IgnoreParens();
+  if (!Sub || M.elementOf(Sub->getType()) || isHandleLValue(M, Sub) || isHandleArray(M, Sub))
+    return nullptr;
+  return insideCompactObject(M, Sub) ? Sub : nullptr;
+}
+
+bool isInteriorPointer(const Model &M, const Expr *E) {
+  if (!E || !isPlainPointerType(M, E->getType()))
+    return false;
+  E = E->IgnoreParens();
+  if (interiorAddressOf(M, E))
+    return true;
+  if (const auto *C = dyn_cast<CastExpr>(E)) {
+    switch (C->getCastKind()) {
+    case CK_NoOp:
+    case CK_LValueToRValue:
+    case CK_BitCast:
+      return isInteriorPointer(M, C->getSubExpr());
+    default:
+      return false;
+    }
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    if (UO->isIncrementDecrementOp())
+      return isInteriorPointer(M, UO->getSubExpr());
+    if (UO->getOpcode() != UO_AddrOf)
+      return false;
+    // `&p[i]` and `&*p` are p moved, or p.
+    const Expr *Sub = UO->getSubExpr()->IgnoreParens();
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Sub))
+      return isInteriorPointer(M, AS->getBase());
+    if (const auto *D = dyn_cast<UnaryOperator>(Sub); D && D->getOpcode() == UO_Deref)
+      return isInteriorPointer(M, D->getSubExpr());
+    return false;
+  }
+  if (const VarDecl *VD = localVar(E))
+    return M.InteriorVars.count(VD);
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    return FD && M.InteriorReturns.count(FD->getCanonicalDecl());
+  }
+  if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E))
+    return isInteriorPointer(M, CO->getTrueExpr()) || isInteriorPointer(M, CO->getFalseExpr());
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    switch (BO->getOpcode()) {
+    case BO_Comma:
+    case BO_Assign:
+      return isInteriorPointer(M, BO->getRHS());
+    case BO_Add:
+    case BO_Sub:
+    case BO_AddAssign:
+    case BO_SubAssign:
+      return isInteriorPointer(M, BO->getLHS()) || isInteriorPointer(M, BO->getRHS());
+    default:
+      return false;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+/// The definition of the function CE calls, if it is in this TU.
+const FunctionDecl *localDefinition(Session &S, const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || !isa<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
+    return nullptr;
+  const FunctionDecl *Def = FD->getDefinition();
+  if (!Def || !Def->doesThisDeclarationHaveABody() || S.isIgnoredLoc(Def->getLocation()))
+    return nullptr;
+  return Def;
+}
+
+/// One pass over a body: adds what flows (Grow), or warns where it is
+/// stored into memory (Check).
+class Flow : public RecursiveASTVisitor<Flow> {
+public:
+  Flow(Session &S, const FunctionDecl *FD, bool Check)
+      : S(S), M(S.M), FD(FD), Check(Check) {}
+  bool Changed = false;
+
+  bool VisitVarDecl(VarDecl *VD) {
+    const Expr *Init = VD->getInit();
+    if (!Init || !isInteriorPointer(M, Init))
+      return true;
+    if (VD->hasLocalStorage() && !VD->isStaticLocal())
+      add(VD);
+    else
+      escape(Init);
+    return true;
+  }
+
+  bool VisitBinaryOperator(BinaryOperator *BO) {
+    if (BO->getOpcode() != BO_Assign || !isInteriorPointer(M, BO->getRHS()))
+      return true;
+    if (const VarDecl *VD = localVar(BO->getLHS()))
+      add(VD);
+    else
+      escape(BO->getRHS());
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr *CE) {
+    const FunctionDecl *Def = localDefinition(S, CE);
+    if (!Def)
+      return true;
+    for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I)
+      if (isInteriorPointer(M, CE->getArg(I)))
+        add(Def->getParamDecl(I));
+    return true;
+  }
+
+  bool VisitReturnStmt(ReturnStmt *RS) {
+    if (isInteriorPointer(M, RS->getRetValue()) &&
+        M.InteriorReturns.insert(FD->getCanonicalDecl()).second)
+      Changed = true;
+    return true;
+  }
+
+private:
+  Session &S;
+  Model &M;
+  const FunctionDecl *FD;
+  const bool Check;
+
+  void add(const VarDecl *VD) {
+    if (isPlainPointerType(M, VD->getType()) && M.InteriorVars.insert(VD).second)
+      Changed = true;
+  }
+
+  /// The part of E that makes it an interior pointer: the address taken,
+  /// the variable or the call (through casts, conditionals, commas,
+  /// assignments and pointer arithmetic), where the warning points.
+  const Expr *leaf(const Expr *E) const {
+    E = E->IgnoreParens();
+    if (interiorAddressOf(M, E))
+      return E;
+    if (const auto *C = dyn_cast<CastExpr>(E))
+      return leaf(C->getSubExpr());
+    if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E))
+      return leaf(isInteriorPointer(M, CO->getTrueExpr()) ? CO->getTrueExpr()
+                                                          : CO->getFalseExpr());
+    if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+      if (BO->isAdditiveOp() || BO->isCompoundAssignmentOp())
+        return leaf(isInteriorPointer(M, BO->getLHS()) ? BO->getLHS() : BO->getRHS());
+      return leaf(BO->getRHS());
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->isIncrementDecrementOp())
+      return leaf(UO->getSubExpr());
+    return E;
+  }
+
+  /// Where the value E (a leaf) points: "the address of field 'value'
+  /// inside a compact object" or "'w', which may point inside a compact
+  /// object,".
+  std::string origin(const Expr *E) const {
+    if (const Expr *X = interiorAddressOf(M, E)) {
+      bool Element = false;
+      while (const auto *AS = dyn_cast<ArraySubscriptExpr>(X)) {
+        X = AS->getBase()->IgnoreParenImpCasts();
+        Element = true;
+      }
+      const FieldDecl *F = memberField(X);
+      return "the address of " + std::string(Element ? "an element of " : "") +
+             (F ? "field " + quoted(F->getName()) : std::string("data")) +
+             " inside a compact object";
+    }
+    if (const VarDecl *VD = localVar(E))
+      return quoted(VD->getName()) + ", which may point inside a compact object,";
+    if (const auto *CE = dyn_cast<CallExpr>(E))
+      if (const FunctionDecl *Callee = CE->getDirectCallee())
+        return "the result of " + quoted(Callee->getName()) +
+               ", which may point inside a compact object,";
+    return "a pointer that may point inside a compact object";
+  }
+
+  void escape(const Expr *Value) {
+    const Expr *E = leaf(Value);
+    if (!Check || S.isIgnoredLoc(E->getExprLoc()))
+      return;
+    S.report(Diag::InteriorEscape, E->getExprLoc(),
+             origin(E) + " is stored into memory; kept there, it is no root, "
+                         "and after the switch it points into the released "
+                         "arena (keep a compact pointer to the object and take "
+                         "the address where it is used)",
+             {tokRange(E->getSourceRange())});
+  }
+};
+
+} // namespace
+
+void runInterior(Session &S) {
+  if (!S.Opts.switchable())
+    return;
+  std::vector<const FunctionDecl *> Fns;
+  for (const auto &[FD, Cls] : S.M.Functions)
+    if (const FunctionDecl *Def = FD->getDefinition())
+      Fns.push_back(Def);
+  // Deterministic order: the messages do not depend on the map's.
+  std::sort(Fns.begin(), Fns.end(), [&](const FunctionDecl *A, const FunctionDecl *B) {
+    return S.SM.isBeforeInTranslationUnit(A->getLocation(), B->getLocation());
+  });
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (const FunctionDecl *FD : Fns) {
+      Flow F(S, FD, /*Check=*/false);
+      F.TraverseStmt(FD->getBody());
+      Changed |= F.Changed;
+    }
+  }
+  for (const FunctionDecl *FD : Fns) {
+    Flow F(S, FD, /*Check=*/true);
+    F.TraverseStmt(FD->getBody());
+  }
+}
+
+} // namespace compactptr
