@@ -495,6 +495,17 @@ CP_API void cp_request_switch(void);
 #endif
 CP_API CP__NATIVE_ATTR void cp_native_enter(void);
 CP_API CP__NATIVE_ATTR void cp_native_leave(void);
+/** A signal handler's entry and exit (the plugin writes them into every
+ *  function of type `void (int)` or `void (int, siginfo_t *, void *)`
+ *  whose address the program takes).  A signal that lands on a thread
+ *  blocked inside a native region runs its handler while the switch may
+ *  be moving the heap: cp__signal_enter takes the thread out of the region
+ *  first (waiting, with no lock and no allocation, while a switch runs),
+ *  so the switch waits for the handler instead; cp__signal_leave, given
+ *  what cp__signal_enter returned, puts it back.  Elsewhere both do
+ *  nothing.  Async-signal-safe; both preserve errno. */
+CP_API int cp__signal_enter(void);
+CP_API void cp__signal_leave(int *entered);
 /* The two calls are statements of one block: the plugin keeps the
  * compact-pointer locals in their slots from the one to the other (a
  * statement expression's calls would be out of its reach). */

@@ -102,9 +102,14 @@ void nameNestedType(Session &S, CompactType &T) {
 
 /// The field makes its struct compact: it points to, or holds, a compact
 /// type (through arrays).
-bool fieldIsCompact(const Model &M, const FieldDecl *FD) {
+bool fieldIsCompact(const Session &S, const FieldDecl *FD) {
   QualType E = stripArrays(FD->getType()).Element;
-  return M.pointeeOf(E) || M.recordOf(E);
+  // Switchable: an _Atomic compact pointer makes its struct compact too,
+  // where the type checks refuse it: kept in a plain struct it would be no
+  // root.  Without a switch a plain struct may hold it natively.
+  if (const auto *AT = E->getAs<AtomicType>(); AT && S.Opts.switchable())
+    E = AT->getValueType();
+  return S.M.pointeeOf(E) || S.M.recordOf(E);
 }
 
 /// Layout-dependent uses of compact types in a body, and the calls that
@@ -159,7 +164,7 @@ public:
     // A blocking call is a safepoint in switchable mode: the thread is
     // native while it blocks (SafepointCalls.cpp), so the switch can run
     // meanwhile, and the function must keep its roots in a frame.
-    if (isSafepointFunction(FD) || (S.Opts.switchable() && isBlockingFunction(FD)))
+    if (isSafepointFunction(FD) || isNativeCall(S, E))
       Safepoint = true;
     if (allocFunction(E) != AllocFn::None)
       for (const Expr *A : E->arguments())
@@ -204,7 +209,7 @@ void runAnalysis(Session &S) {
       if (!RD->isStruct() || S.M.ByDecl.count(cast<RecordDecl>(RD->getCanonicalDecl())))
         continue;
       for (const FieldDecl *FD : RD->fields())
-        if (fieldIsCompact(S.M, FD)) {
+        if (fieldIsCompact(S, FD)) {
           addType(S, RD, false);
           Changed = true;
           break;
@@ -276,6 +281,55 @@ void runAnalysis(Session &S) {
       Changed |= Cls != Old;
     }
   }
+}
+
+const VarDecl *localVariable(const Expr *E) {
+  const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParens());
+  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  return VD && VD->hasLocalStorage() ? VD : nullptr;
+}
+
+const FunctionDecl *localDefinition(const Session &S, const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || !isa<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
+    return nullptr;
+  const FunctionDecl *Def = FD->getDefinition();
+  if (!Def || !Def->doesThisDeclarationHaveABody() || S.isIgnoredLoc(Def->getLocation()))
+    return nullptr;
+  return Def;
+}
+
+std::vector<const FunctionDecl *> definitionsInOrder(const Session &S) {
+  std::vector<const FunctionDecl *> Fns;
+  for (const auto &[FD, Cls] : S.M.Functions)
+    if (const FunctionDecl *Def = FD->getDefinition())
+      Fns.push_back(Def);
+  std::sort(Fns.begin(), Fns.end(), [&](const FunctionDecl *A, const FunctionDecl *B) {
+    return S.SM.isBeforeInTranslationUnit(A->getLocation(), B->getLocation());
+  });
+  return Fns;
+}
+
+QualType pointerUse(ASTContext &Ctx, const Expr *E) {
+  QualType T = E->getType();
+  const Expr *Cur = E;
+  while (const Expr *P = parentSkippingParens(Ctx, Cur, &Cur)) {
+    const auto *C = dyn_cast<CastExpr>(P);
+    if (!C || !C->getType()->isPointerType())
+      break;
+    T = C->getType();
+    Cur = P;
+  }
+  return T;
+}
+
+bool isNativeCall(const Session &S, const CallExpr *CE) {
+  if (!S.Opts.switchable() || !isBlockingFunction(CE->getDirectCallee()))
+    return false;
+  for (const Expr *A : CE->arguments())
+    if (touchesCompact(S.M, A))
+      return false;
+  return true;
 }
 
 bool isOpaqueCall(const Session &S, const CallExpr *CE) {

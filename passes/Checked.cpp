@@ -259,16 +259,7 @@ void CheckedWalker::checkStackArrays(const Stmt *Body) {
       }
       if (W.S.isIgnoredLoc(E->getExprLoc()))
         return true;
-      // The pointer type the memory is used as, through casts.
-      QualType T = E->getType();
-      const Expr *Cur = E;
-      while (const Expr *P = parentSkippingParens(W.S.Ctx, Cur, &Cur)) {
-        const auto *C = dyn_cast<CastExpr>(P);
-        if (!C || !C->getType()->isPointerType())
-          break;
-        T = C->getType();
-        Cur = P;
-      }
+      QualType T = pointerUse(W.S.Ctx, E);
       if (!T->isPointerType())
         return true;
       if (CompactType *CT = W.M.pointeeOf(stripArrays(T->getPointeeType()).Element))

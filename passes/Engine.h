@@ -160,6 +160,24 @@ enum FunctionClass : unsigned {
 /// a builtin, a runtime function, `pure` or `const`, or a system-header
 /// function handed a function (qsort's comparator).
 bool isOpaqueCall(const Session &S, const clang::CallExpr *CE);
+/// Analysis.cpp: the local variable or parameter E names, or null.
+const clang::VarDecl *localVariable(const clang::Expr *E);
+/// Analysis.cpp: the definition of the function CE calls directly, if it
+/// is in this TU (not in an ignored file); else null.
+const clang::FunctionDecl *localDefinition(const Session &S, const clang::CallExpr *CE);
+/// Analysis.cpp: the definitions of Model::Functions in source order (so
+/// the fixed points and their messages do not depend on the map's order).
+std::vector<const clang::FunctionDecl *> definitionsInOrder(const Session &S);
+/// Analysis.cpp: the pointer type E's value is used as, through the casts
+/// around it (`(struct node **)alloca(...)`); E's own type if none.
+clang::QualType pointerUse(clang::ASTContext &Ctx, const clang::Expr *E);
+/// Analysis.cpp: switchable, CE calls a libc function that may block for
+/// long (Vocabulary.def) and hands it no memory of the compact heap: the
+/// checked form calls it in a native region (SafepointCalls.cpp), so it is
+/// a safepoint.  With compact memory among its arguments (a buffer or a
+/// mutex inside a node) it is a plain call: the switch cannot move what
+/// the kernel or a waiter holds (blocking-on-object, Interior.cpp).
+bool isNativeCall(const Session &S, const clang::CallExpr *CE);
 /// Analysis.cpp: why FD cannot have the dual form (variadic, main, static
 /// locals, its braces from a macro ...), or "".
 std::string dualBlocker(const clang::SourceManager &SM, const clang::FunctionDecl *FD);
@@ -282,6 +300,10 @@ bool isSlotDeref(const Model &M, const clang::Expr *E);
 /// Model::InteriorVars, a call of a function of InteriorReturns, or
 /// pointer arithmetic, casts and conditionals of those.
 bool isInteriorPointer(const Model &M, const clang::Expr *E);
+/// Interior.cpp: E may hand out memory of the compact heap: something in
+/// it has a compact pointer or record type, or is an interior pointer
+/// (as far as Model::InteriorVars knows yet).
+bool touchesCompact(const Model &M, const clang::Expr *E);
 
 /// Allocation.cpp: what a call to a libc allocation function allocates or
 /// frees: compact objects (the typed runtime calls), a root array (a heap
@@ -405,6 +427,9 @@ void runSlots(Session &S);
 /// object's plain data (Model::InteriorVars, InteriorReturns); warnings
 /// where such a pointer is stored into memory.
 void runInterior(Session &S);
+/// SignalHandlers.cpp (switchable): handler-looking functions whose
+/// address is taken leave a native region at their entry.
+void runSignalHandlers(Session &S);
 /// Safety.cpp: the safety gate: the type-level refusals (runTypeChecks),
 /// then the refusals and hazards in function bodies.
 void runSafety(Session &S);

@@ -111,6 +111,9 @@ void checkForeignObject(Session &S, const ImplicitCastExpr *E) {
   // libc's aligned allocators are refused for compact objects (Safety.cpp).
   if (allocFunction(CE) != AllocFn::None || isRuntimeFunction(FD) || isAlignedAllocator(FD))
     return;
+  // bsearch over an array of compact objects finds one of them.
+  if (const Expr *In = resultArgument(CE); In && M.pointeeOf(In->IgnoreParenImpCasts()->getType()))
+    return;
   StringRef N = FD && FD->getIdentifier() ? FD->getName() : "";
   std::string Who = N.empty() ? "this call" : quoted(N);
   S.report(Diag::ForeignObject, E->getExprLoc(),

@@ -55,13 +55,6 @@ static bool isPlainPointerType(const Model &M, QualType T) {
   return PT && !M.pointeeOf(T) && !M.pointeeOf(PT->getPointeeType());
 }
 
-/// The local or parameter E names, or null.
-static const VarDecl *localVar(const Expr *E) {
-  const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParens());
-  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-  return VD && VD->hasLocalStorage() ? VD : nullptr;
-}
-
 /// The lvalue inside a compact object whose address E takes (`&n->value`,
 /// or `n->name` decayed), or null.
 static const Expr *interiorAddressOf(const Model &M, const Expr *E) {
@@ -106,12 +99,18 @@ bool isInteriorPointer(const Model &M, const Expr *E) {
       return isInteriorPointer(M, D->getSubExpr());
     return false;
   }
-  if (const VarDecl *VD = localVar(E))
+  if (const VarDecl *VD = localVariable(E))
     return M.InteriorVars.count(VD);
   if (const auto *CE = dyn_cast<CallExpr>(E)) {
     const FunctionDecl *FD = CE->getDirectCallee();
+    // strchr(n->name, ':') points into what it searches.
+    if (const Expr *In = resultArgument(CE))
+      return isInteriorPointer(M, In);
     return FD && M.InteriorReturns.count(FD->getCanonicalDecl());
   }
+  // `q ?: r`: the condition's value, once.
+  if (const auto *OV = dyn_cast<OpaqueValueExpr>(E))
+    return isInteriorPointer(M, OV->getSourceExpr());
   if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E))
     return isInteriorPointer(M, CO->getTrueExpr()) || isInteriorPointer(M, CO->getFalseExpr());
   if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
@@ -131,18 +130,19 @@ bool isInteriorPointer(const Model &M, const Expr *E) {
   return false;
 }
 
-namespace {
-
-/// The definition of the function CE calls, if it is in this TU.
-const FunctionDecl *localDefinition(Session &S, const CallExpr *CE) {
-  const FunctionDecl *FD = CE->getDirectCallee();
-  if (!FD || !isa<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
-    return nullptr;
-  const FunctionDecl *Def = FD->getDefinition();
-  if (!Def || !Def->doesThisDeclarationHaveABody() || S.isIgnoredLoc(Def->getLocation()))
-    return nullptr;
-  return Def;
+bool touchesCompact(const Model &M, const Expr *E) {
+  if (!E || isa<UnaryExprOrTypeTraitExpr>(E))
+    return false;
+  QualType T = E->getType();
+  if (M.pointeeOf(T) || M.elementOf(T) || isInteriorPointer(M, E))
+    return true;
+  for (const Stmt *C : E->children())
+    if (const auto *X = dyn_cast_or_null<Expr>(C); X && touchesCompact(M, X))
+      return true;
+  return false;
 }
+
+namespace {
 
 /// One pass over a body: adds what flows (Grow), or warns where it is
 /// stored into memory (Check).
@@ -166,20 +166,36 @@ public:
   bool VisitBinaryOperator(BinaryOperator *BO) {
     if (BO->getOpcode() != BO_Assign || !isInteriorPointer(M, BO->getRHS()))
       return true;
-    if (const VarDecl *VD = localVar(BO->getLHS()))
+    if (const VarDecl *VD = localVariable(BO->getLHS()))
       add(VD);
     else
       escape(BO->getRHS());
     return true;
   }
 
+  /// `struct span s = {e->name, 5};`, `long *vs[] = {&e->val};`: kept
+  /// in an aggregate, the address is no root.
+  bool VisitInitListExpr(InitListExpr *IL) {
+    for (const Expr *Init : IL->inits())
+      if (Init && isInteriorPointer(M, Init))
+        escape(Init);
+    return true;
+  }
+
   bool VisitCallExpr(CallExpr *CE) {
     const FunctionDecl *Def = localDefinition(S, CE);
-    if (!Def)
+    if (Def) {
+      for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I)
+        if (isInteriorPointer(M, CE->getArg(I)))
+          add(Def->getParamDecl(I));
       return true;
-    for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I)
-      if (isInteriorPointer(M, CE->getArg(I)))
-        add(Def->getParamDecl(I));
+    }
+    if (Check && isBlockingFunction(CE->getDirectCallee()))
+      for (const Expr *A : CE->arguments())
+        if (touchesCompact(M, A)) {
+          blockingOnObject(CE, A);
+          break;
+        }
     return true;
   }
 
@@ -238,13 +254,30 @@ private:
              (F ? "field " + quoted(F->getName()) : std::string("data")) +
              " inside a compact object";
     }
-    if (const VarDecl *VD = localVar(E))
+    if (const VarDecl *VD = localVariable(E))
       return quoted(VD->getName()) + ", which may point inside a compact object,";
     if (const auto *CE = dyn_cast<CallExpr>(E))
       if (const FunctionDecl *Callee = CE->getDirectCallee())
         return "the result of " + quoted(Callee->getName()) +
                ", which may point inside a compact object,";
     return "a pointer that may point inside a compact object";
+  }
+
+  /// A blocking call handed memory inside a compact object (a buffer
+  /// `read` fills, a mutex or condition variable in a node) is no native
+  /// region (Planner::isNativeCall): the switch cannot move an object the
+  /// kernel or a waiter holds the address of.
+  void blockingOnObject(const CallExpr *CE, const Expr *A) {
+    if (S.isIgnoredLoc(CE->getExprLoc()))
+      return;
+    S.report(Diag::BlockingOnObject, A->getExprLoc(),
+             quoted(CE->getDirectCallee()->getName()) +
+                 " is handed memory inside a compact object, which the switch "
+                 "would move while the call uses it; so the call is no native "
+                 "region, and a switch while it blocks waits for it (at most "
+                 "COMPACTPTR_SAFEPOINT_TIMEOUT, then the program stops); keep "
+                 "buffers, locks and condition variables outside compact objects",
+             {tokRange(A->getSourceRange())});
   }
 
   void escape(const Expr *Value) {
@@ -265,14 +298,7 @@ private:
 void runInterior(Session &S) {
   if (!S.Opts.switchable())
     return;
-  std::vector<const FunctionDecl *> Fns;
-  for (const auto &[FD, Cls] : S.M.Functions)
-    if (const FunctionDecl *Def = FD->getDefinition())
-      Fns.push_back(Def);
-  // Deterministic order: the messages do not depend on the map's.
-  std::sort(Fns.begin(), Fns.end(), [&](const FunctionDecl *A, const FunctionDecl *B) {
-    return S.SM.isBeforeInTranslationUnit(A->getLocation(), B->getLocation());
-  });
+  std::vector<const FunctionDecl *> Fns = definitionsInOrder(S);
   bool Changed = true;
   while (Changed) {
     Changed = false;

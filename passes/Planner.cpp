@@ -206,7 +206,7 @@ bool Planner::mayReach(const CallExpr *CE) const {
 }
 
 bool Planner::isNativeCall(const CallExpr *CE) const {
-  return S.Opts.switchable() && isBlockingFunction(CE->getDirectCallee());
+  return compactptr::isNativeCall(S, CE);
 }
 
 const CallExpr *Planner::firstMayReachCall(const Stmt *St) const {

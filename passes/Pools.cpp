@@ -27,7 +27,9 @@
 // here is not traced (the foreign-object warning covers `void *` results
 // of the latter).
 //
-// Not in wide mode, where objects and pointers stay native.
+// Not in wide mode, where objects and pointers stay native.  In every mode,
+// a compact pointer made inside a CP_ALLOCATOR function's own body is an
+// error (allocator-body): the body does not run for compact objects.
 //
 // Tests: test/diagnostics/unannotated-allocator.c, test/idioms/pools.test.
 //
@@ -259,15 +261,28 @@ const FunctionDecl *enclosingFunction(ASTContext &Ctx, const Stmt *E) {
 } // namespace
 
 bool checkPoolConversion(Session &S, const CastExpr *E) {
+  CompactType *T = S.M.pointeeOf(E->getType());
+  if (!T || !isBytePointer(E->getSubExpr()->getType()))
+    return false;
+  const FunctionDecl *FD = enclosingFunction(S.Ctx, E);
+  if (FD && hasAttribute(FD, "allocator")) {
+    // In every mode the calls that allocate compact objects go to the
+    // runtime, so this body never runs for them: what it does to the
+    // object (a constructor stamping an id) would be lost.
+    S.report(Diag::AllocatorBody, E->getExprLoc(),
+             "'" + FD->getNameAsString() + "' is declared CP_ALLOCATOR, so its "
+                 "calls that allocate compact objects go to the runtime and "
+                 "this body does not run for them: what it does to the '" +
+                 T->WideSpelling + "' would be lost; initialize the object "
+                 "after the call",
+             {CharSourceRange::getTokenRange(E->getSourceRange())});
+    return true;
+  }
   // In wide mode every object keeps its native layout and every pointer is
   // native: memory from a pool is as good an object as it is natively.
   if (!S.Opts.compactBodies())
     return false;
-  CompactType *T = S.M.pointeeOf(E->getType());
-  if (!T || !isBytePointer(E->getSubExpr()->getType()))
-    return false;
   Tracer Tr(S);
-  const FunctionDecl *FD = enclosingFunction(S.Ctx, E);
   std::string Why = Tr.origin(E->getSubExpr(), FD);
   if (Why.empty())
     return false;

@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Printer.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "llvm/Support/raw_ostream.h"
@@ -375,6 +376,20 @@ std::string Printer::callText(const CallExpr *CE) {
   return splice(CE);
 }
 
+/// The non-blocking form of a lock call (pthread_mutex_lock ->
+/// pthread_mutex_trylock), or "".
+static StringRef tryLockOf(const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || !FD->getIdentifier() || CE->getNumArgs() != 1)
+    return "";
+  return llvm::StringSwitch<StringRef>(FD->getName())
+      .Case("pthread_mutex_lock", "pthread_mutex_trylock")
+      .Case("pthread_rwlock_rdlock", "pthread_rwlock_tryrdlock")
+      .Case("pthread_rwlock_wrlock", "pthread_rwlock_trywrlock")
+      .Case("pthread_spin_lock", "pthread_spin_trylock")
+      .Default("");
+}
+
 /// A call that may reach a safepoint, between the saving and the reading
 /// back of the roots live across it.
 std::string Printer::spilledCall(const CallExpr *CE, const Spill &Sp) {
@@ -391,11 +406,16 @@ std::string Printer::spilledCall(const CallExpr *CE, const Spill &Sp) {
     const FunctionDecl *FD = CE->getDirectCallee();
     for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
       std::string A = "cp__a" + Id + "_" + std::to_string(I);
-      // A libc function's parameter type keeps a null pointer constant
-      // (`pthread_join(t, 0)`) a pointer; the program's own functions take
-      // compact pointers, whose type the mode's printer spells.
-      if (Sp.Native && FD && I < FD->getNumParams())
-        Pre += declText(FD->getParamDecl(I)->getType(), A) + " = " + text(CE->getArg(I)) + "; ";
+      // A null pointer constant (`pthread_join(t, 0)`) takes the libc
+      // parameter's pointer type (as `0` it would be an int); anything
+      // else keeps its own type, converted at the call as before (a
+      // transparent-union parameter, glibc's __SOCKADDR_ARG, converts only
+      // there).
+      const Expr *Arg = CE->getArg(I);
+      QualType PT = FD && I < FD->getNumParams() ? FD->getParamDecl(I)->getType() : QualType();
+      if (Sp.Native && !PT.isNull() && PT->isPointerType() &&
+          Arg->isNullPointerConstant(S.Ctx, Expr::NPC_ValueDependentIsNotNull))
+        Pre += declText(PT, A) + " = " + text(Arg) + "; ";
       else
         Pre += "__auto_type " + A + " = " + text(CE->getArg(I)) + "; ";
       Call += (I ? ", " : "") + A;
@@ -408,6 +428,16 @@ std::string Printer::spilledCall(const CallExpr *CE, const Spill &Sp) {
   // (Nothing to save at the exit of a native region: the roots are in
   // their slots already.)
   std::string Saving = Sp.Save.empty() ? "" : Sp.Save + ", ";
+  std::string R = "cp__r" + Id;
+  // A lock is taken without blocking first: only when it is held does the
+  // thread save its roots and wait in a native region (an uncontended lock
+  // costs a trylock, as natively).
+  if (StringRef Try = tryLockOf(CE); Sp.Native && Sp.ArgTemps && !Try.empty()) {
+    std::string TryCall = Try.str() + Call.substr(Call.find('('));
+    return "__extension__({ " + Pre + "int " + R + " = " + TryCall + "; if (" + R +
+           " != 0) { " + Sp.Decls + " (void)(" + Saving + "cp_native_enter()); " + R + " = " +
+           Call + "; cp_native_leave(); " + Sp.Restore + " } " + R + "; })";
+  }
   // A blocking call runs in a native region: the switch may run while it
   // blocks, and cp_native_leave waits for it to finish.
   std::string Leave;
@@ -418,7 +448,6 @@ std::string Printer::spilledCall(const CallExpr *CE, const Spill &Sp) {
   if (CE->getType()->isVoidType())
     return "__extension__({ " + Pre + Sp.Decls + " (void)(" + Saving + Call + "); " + Leave +
            Sp.Restore + " })";
-  std::string R = "cp__r" + Id;
   return "__extension__({ " + Pre + Sp.Decls + " __auto_type " + R + " = (" + Saving +
          Call + "); " + Leave + Sp.Restore + " " + R + "; })";
 }

@@ -298,7 +298,10 @@ static void callsInStmtExprs(const Planner &Pl, const Stmt *St, const StmtExpr *
     return;
   if (const auto *SE = dyn_cast<StmtExpr>(St); SE && !Outer)
     Outer = SE;
-  if (const auto *CE = dyn_cast<CallExpr>(St); CE && Outer && Pl.mayReach(CE))
+  // A blocking call in a statement expression (TEMP_FAILURE_RETRY) gets
+  // no native region there: it is a plain call, as it was natively.
+  if (const auto *CE = dyn_cast<CallExpr>(St);
+      CE && Outer && Pl.mayReach(CE) && !Pl.isNativeCall(CE))
     Out.push_back({CE, Outer});
   for (const Stmt *C : St->children())
     callsInStmtExprs(Pl, C, Outer, Out);

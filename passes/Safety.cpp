@@ -192,7 +192,7 @@ public:
       return;
     // The pointer type the memory is used as: through casts of the result,
     // or the variable whose address posix_memalign is handed.
-    QualType T = E->getType();
+    QualType T;
     if (FD->getName() == "posix_memalign") {
       if (E->getNumArgs() < 1)
         return;
@@ -201,14 +201,7 @@ public:
         return;
       T = UO->getSubExpr()->getType();
     } else {
-      const Expr *Cur = E;
-      while (const Expr *P = parentSkippingParens(S.Ctx, Cur, &Cur)) {
-        const auto *C = dyn_cast<CastExpr>(P);
-        if (!C || !C->getType()->isPointerType())
-          break;
-        T = C->getType();
-        Cur = P;
-      }
+      T = pointerUse(S.Ctx, E);
     }
     if (!T->isPointerType())
       return;

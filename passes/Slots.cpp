@@ -49,13 +49,6 @@ static bool isSlotPointerType(const Model &M, QualType T) {
   return PT && M.pointeeOf(PT->getPointeeType());
 }
 
-/// The local or parameter E names, or null.
-static const VarDecl *localVar(const Expr *E) {
-  const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParens());
-  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-  return VD && VD->hasLocalStorage() ? VD : nullptr;
-}
-
 /// The handle lvalue whose address E takes (`&p->next`), or null.
 static const Expr *handleAddressOf(const Model &M, const Expr *E) {
   const auto *UO = dyn_cast<UnaryOperator>(E->IgnoreParens());
@@ -90,7 +83,7 @@ bool isSlotPointer(const Model &M, const Expr *E) {
         return isSlotPointer(M, D->getSubExpr());
     return false;
   }
-  if (const VarDecl *VD = localVar(E))
+  if (const VarDecl *VD = localVariable(E))
     return M.SlotVars.count(VD);
   if (const auto *CE = dyn_cast<CallExpr>(E)) {
     const FunctionDecl *FD = CE->getDirectCallee();
@@ -113,17 +106,6 @@ bool isSlotDeref(const Model &M, const Expr *E) {
 }
 
 namespace {
-
-/// The definition of the function CE calls, if it is in this TU.
-const FunctionDecl *localDefinition(Session &S, const CallExpr *CE) {
-  const FunctionDecl *FD = CE->getDirectCallee();
-  if (!FD || !isa<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
-    return nullptr;
-  const FunctionDecl *Def = FD->getDefinition();
-  if (!Def || !Def->doesThisDeclarationHaveABody() || S.isIgnoredLoc(Def->getLocation()))
-    return nullptr;
-  return Def;
-}
 
 /// One pass over a body: adds what flows (Grow), or reports what escapes
 /// (Check).
@@ -148,7 +130,7 @@ public:
   bool VisitBinaryOperator(BinaryOperator *BO) {
     const Expr *L = BO->getLHS(), *R = BO->getRHS();
     if (BO->getOpcode() == BO_Assign && isSlotPointer(M, R)) {
-      if (const VarDecl *VD = localVar(L); VD && isSlotPointerType(M, VD->getType()))
+      if (const VarDecl *VD = localVariable(L); VD && isSlotPointerType(M, VD->getType()))
         add(VD);
       else
         escape(R, "stored into " + lvalueText(L));
@@ -172,7 +154,7 @@ public:
     if (UO->isIncrementDecrementOp() && isSlotPointer(M, Sub))
       refuse(UO, "moved by pointer arithmetic");
     if (UO->getOpcode() == UO_AddrOf)
-      if (const VarDecl *VD = localVar(Sub); VD && M.SlotVars.count(VD))
+      if (const VarDecl *VD = localVariable(Sub); VD && M.SlotVars.count(VD))
         refuse(UO, "kept in '" + VD->getName().str() +
                        "', whose address is taken here");
     return true;
@@ -274,7 +256,7 @@ private:
         return "the address of handle field '" + F->getName().str() + "'";
       return "the address of a handle field";
     }
-    if (const VarDecl *VD = localVar(E->IgnoreParenCasts()))
+    if (const VarDecl *VD = localVariable(E->IgnoreParenCasts()))
       return "'" + VD->getName().str() + "', which may point at a handle field,";
     return "a pointer that may point at a handle field";
   }
@@ -312,15 +294,7 @@ private:
 } // namespace
 
 void runSlots(Session &S) {
-  std::vector<const FunctionDecl *> Fns;
-  for (const auto &[FD, Cls] : S.M.Functions)
-    if (const FunctionDecl *Def = FD->getDefinition())
-      Fns.push_back(Def);
-  // Deterministic order: the messages and the fixed point do not depend on
-  // the map's.
-  std::sort(Fns.begin(), Fns.end(), [&](const FunctionDecl *A, const FunctionDecl *B) {
-    return S.SM.isBeforeInTranslationUnit(A->getLocation(), B->getLocation());
-  });
+  std::vector<const FunctionDecl *> Fns = definitionsInOrder(S);
   bool Changed = true;
   while (Changed) {
     Changed = false;

@@ -61,8 +61,15 @@ bool hasAttribute(const Decl *D, StringRef Name) {
   return false;
 }
 
+/// FD is declared, not defined by the program: no body, or glibc's own
+/// `extern inline` body (`__fortify_function read`, the inline bsearch).
+static bool isLibraryFunction(const FunctionDecl *FD) {
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  return FD && (!Def || Def->hasAttr<GNUInlineAttr>() || Def->isInlineBuiltinDeclaration());
+}
+
 bool isBlockingFunction(const FunctionDecl *FD) {
-  if (!FD || FD->hasBody())
+  if (!isLibraryFunction(FD))
     return false;
   StringRef N = nameOf(FD);
 #define CP_BLOCKING_FN(Name)                                                   \
@@ -70,6 +77,18 @@ bool isBlockingFunction(const FunctionDecl *FD) {
     return true;
 #include "Vocabulary.def"
   return false;
+}
+
+const Expr *resultArgument(const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!isLibraryFunction(FD))
+    return nullptr;
+  StringRef N = nameOf(FD);
+#define CP_RESULT_IN_ARG_FN(Name, Arg)                                         \
+  if (N == Name)                                                               \
+    return CE->getNumArgs() > (Arg) ? CE->getArg(Arg) : nullptr;
+#include "Vocabulary.def"
+  return nullptr;
 }
 
 bool isAlignedAllocator(const FunctionDecl *FD) {

@@ -53,8 +53,14 @@ bool hasAttribute(const clang::Decl *D, llvm::StringRef Name);
 bool isSafepointFunction(const clang::FunctionDecl *FD);
 
 /// FD is a libc function that may block for long (Vocabulary.def):
-/// declared, not defined by the program.
+/// declared, not defined by the program (glibc's own inline definitions,
+/// as _FORTIFY_SOURCE makes them, count as declared).
 bool isBlockingFunction(const clang::FunctionDecl *FD);
+
+/// The argument CE's result points into, if CE calls a libc function
+/// whose result always does (Vocabulary.def: bsearch's array, strchr's
+/// string); else null.
+const clang::Expr *resultArgument(const clang::CallExpr *CE);
 
 /// FD is one of libc's aligned allocation functions (Vocabulary.def):
 /// declared by the system, not defined by the program.

@@ -12,21 +12,34 @@
  */
 #include "internal.h"
 
+/* The compact bytes op covers: [from, end) and its wide counterpart. */
+static uint64_t op_end(const cp_copy_op_t *op) {
+  return (uint64_t)op->from +
+         (op->kind == CP_FIELD_HANDLE ? (uint64_t)op->len * sizeof(cp_handle_t) : op->len);
+}
+static uint64_t op_map(const cp_copy_op_t *op, uint64_t off) {
+  if (op->kind == CP_FIELD_HANDLE)
+    return op->to + (off - op->from) / sizeof(cp_handle_t) * sizeof(void *);
+  return op->to + (off - op->from);
+}
+
 uint64_t cp__map_offset(const cp_type_t *t, uint64_t off) {
   if (off == 0)
     return 0;
   if (off >= t->desc->compact_size)
     return t->desc->wide_size; /* one past the end */
-  for (uint32_t i = 0; i < t->nops; i++) {
-    const cp_copy_op_t *op = &t->ops[i];
-    if (off < op->from)
-      continue;
-    if (op->kind == CP_FIELD_BYTES && off < (uint64_t)op->from + op->len)
-      return op->to + (off - op->from);
-    if (op->kind == CP_FIELD_HANDLE &&
-        off < (uint64_t)op->from + (uint64_t)op->len * sizeof(cp_handle_t))
-      return op->to + (off - op->from) / sizeof(cp_handle_t) * sizeof(void *);
-  }
+  /* Inside a field first (a pointer to a handle field, where plain data
+   * ends right before it, is at the handle's start), then one past the
+   * end of one: `n->name + sizeof n->name`, where padding follows, stays
+   * one past the end in the wide layout. */
+  for (int end = 0; end < 2; end++)
+    for (uint32_t i = 0; i < t->nops; i++) {
+      const cp_copy_op_t *op = &t->ops[i];
+      if ((op->kind != CP_FIELD_BYTES && op->kind != CP_FIELD_HANDLE) || off < op->from)
+        continue;
+      if (end ? off == op_end(op) : off < op_end(op))
+        return op_map(op, off);
+    }
   return t->desc->wide_size;
 }
 
@@ -35,16 +48,17 @@ uint64_t cp__unmap_offset(const cp_type_t *t, uint64_t off) {
     return 0;
   if (off >= t->desc->wide_size)
     return t->desc->compact_size;
-  for (uint32_t i = 0; i < t->nops; i++) {
-    const cp_copy_op_t *op = &t->ops[i];
-    if (off < op->to)
-      continue;
-    if (op->kind == CP_FIELD_BYTES && off < (uint64_t)op->to + op->len)
-      return op->from + (off - op->to);
-    if (op->kind == CP_FIELD_HANDLE &&
-        off < (uint64_t)op->to + (uint64_t)op->len * sizeof(void *))
-      return op->from + (off - op->to) / sizeof(void *) * sizeof(cp_handle_t);
-  }
+  /* The inverse of cp__map_offset, in the same order. */
+  for (int end = 0; end < 2; end++)
+    for (uint32_t i = 0; i < t->nops; i++) {
+      const cp_copy_op_t *op = &t->ops[i];
+      bool h = op->kind == CP_FIELD_HANDLE;
+      if ((op->kind != CP_FIELD_BYTES && !h) || off < op->to)
+        continue;
+      uint64_t wend = (uint64_t)op->to + (h ? (uint64_t)op->len * sizeof(void *) : op->len);
+      if (end ? off == wend : off < wend)
+        return op->from + (h ? (off - op->to) / sizeof(void *) * sizeof(cp_handle_t) : off - op->to);
+    }
   return t->desc->compact_size;
 }
 

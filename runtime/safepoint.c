@@ -68,7 +68,31 @@ static int state_of(const cp_thread_t *t) {
   return __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
 }
 
+/* A signal handler that reads compact objects must not run while the
+ * switch moves them: on the leader, it would see a heap half copied; on a
+ * parked thread, or one waiting at the exit of its native region, the
+ * same.  So these threads hold the asynchronous signals while they wait
+ * (one that arrives meanwhile is delivered when the mask is restored: a
+ * timer tick comes late, none is lost).  Synchronous signals cannot be held (a
+ * fault while SIGSEGV is blocked kills the process), and the arena's own
+ * fault handler needs SIGSEGV.  A thread blocked inside its native region
+ * is not stopped: a handler that runs there while the switch moves the
+ * heap sees it half moved (docs/switch.md says so). */
+static void hold_signals(sigset_t *old) {
+  sigset_t all;
+  sigfillset(&all);
+  sigdelset(&all, SIGSEGV);
+  sigdelset(&all, SIGBUS);
+  sigdelset(&all, SIGFPE);
+  sigdelset(&all, SIGILL);
+  sigdelset(&all, SIGTRAP);
+  sigdelset(&all, SIGABRT);
+  pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
 void cp__park(cp_thread_t *self) {
+  sigset_t old;
+  hold_signals(&old);
   int was = state_of(self);
   __atomic_store_n(&self->state, CP_TS_PARKED, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&arrive_cond);
@@ -76,6 +100,7 @@ void cp__park(cp_thread_t *self) {
   while (epoch == e)
     pthread_cond_wait(&resume_cond, &cp__reg_mutex);
   __atomic_store_n(&self->state, was, __ATOMIC_RELEASE);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* ---- the refusal --------------------------------------------------------- */
@@ -202,27 +227,6 @@ static void resume_world(void) {
   pthread_cond_broadcast(&resume_cond);
 }
 
-/* A signal handler that reads compact objects must not run while the
- * switch moves them: on the leader, it would see a heap half copied; on a
- * parked thread, the same.  So the threads that take part in the switch
- * hold the asynchronous signals from their arrival to the resume (one
- * that arrives meanwhile is delivered when the mask is restored: a timer
- * tick comes late, none is lost).  Synchronous signals cannot be held (a
- * fault while SIGSEGV is blocked kills the process), and the arena's own
- * fault handler needs SIGSEGV.  A thread in a native region is not
- * stopped, so its handlers are its own affair (docs/switch.md). */
-static void hold_signals(sigset_t *old) {
-  sigset_t all;
-  sigfillset(&all);
-  sigdelset(&all, SIGSEGV);
-  sigdelset(&all, SIGBUS);
-  sigdelset(&all, SIGFPE);
-  sigdelset(&all, SIGILL);
-  sigdelset(&all, SIGTRAP);
-  sigdelset(&all, SIGABRT);
-  pthread_sigmask(SIG_BLOCK, &all, old);
-}
-
 void cp__safepoint(const char *why) {
   cp_thread_t *self = cp__thread();
   if (self->native_nest)
@@ -335,6 +339,41 @@ void cp_native_enter(void) {
   errno = e;
 }
 
+int cp__signal_enter(void) {
+  /* By the state, not native_nest: the signal may land between the
+   * count's change and the state's in cp_native_enter or leave. */
+  cp_thread_t *t = cp__self;
+  int now = t ? state_of(t) : CP_TS_RUNNING;
+  if (now != CP_TS_NATIVE && now != CP_TS_HELD)
+    return 0;
+  int e = errno;
+  for (;;) {
+    int s = CP_TS_NATIVE;
+    /* NATIVE -> RUNNING: from here the switch waits for this thread. */
+    if (__atomic_compare_exchange_n(&t->state, &s, CP_TS_RUNNING, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      break;
+    if (s != CP_TS_HELD) { /* NATIVE_UNSAFE: no switch runs meanwhile */
+      errno = e;
+      return 0;
+    }
+    /* HELD: the switch is running.  No lock in a handler: sleep a little
+     * until resume_world hands NATIVE back. */
+    struct timespec ts = {0, 100 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  errno = e;
+  return 1;
+}
+
+void cp__signal_leave(int *entered) {
+  if (!*entered)
+    return;
+  /* Back in the region.  A leader waiting for this thread sees it at its
+   * next timed check (no condition variable in a handler). */
+  __atomic_store_n(&cp__self->state, CP_TS_NATIVE, __ATOMIC_SEQ_CST);
+}
+
 void cp_native_leave(void) {
   int e = errno;
   cp_thread_t *t = cp__self;
@@ -349,11 +388,15 @@ void cp_native_leave(void) {
         __atomic_compare_exchange_n(&t->state, &s, CP_TS_RUNNING, false,
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
       break;
-    /* HELD: the switch is running; wait until it hands NATIVE back. */
+    /* HELD: the switch is running; wait until it hands NATIVE back, with
+     * the asynchronous signals held as a parked thread holds them. */
+    sigset_t old;
+    hold_signals(&old);
     cp__reg_lock();
     while (state_of(t) == CP_TS_HELD)
       pthread_cond_wait(&resume_cond, &cp__reg_mutex);
     cp__reg_unlock();
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
   }
   errno = e;
 }

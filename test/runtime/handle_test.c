@@ -121,6 +121,19 @@ static void test_map_offset(void **state) {
                    offsetof(struct w_holder, tag) + 2);
   assert_int_equal(cp__map_offset(t, sizeof(struct c_holder)),
                    sizeof(struct w_holder));
+  /* One past the end of an array member that padding follows (an end
+   * pointer `h->tag + sizeof h->tag`) stays one past its end, both ways. */
+  assert_int_equal(cp__map_offset(t, offsetof(struct c_holder, tag) + 3),
+                   offsetof(struct w_holder, tag) + 3);
+  assert_int_equal(cp__unmap_offset(t, offsetof(struct w_holder, tag) + 3),
+                   offsetof(struct c_holder, tag) + 3);
+  /* A pointer to a handle field that plain data ends right before (`&n->next`
+   * after `int key`) is at the handle, not one past the plain data. */
+  cp_type_t *n = cp__type_resolve(&node_desc);
+  assert_int_equal(cp__map_offset(n, offsetof(struct c_node, next)),
+                   offsetof(struct w_node, next));
+  assert_int_equal(cp__unmap_offset(n, offsetof(struct w_node, next)),
+                   offsetof(struct c_node, next));
   /* Every byte of every field round-trips through the inverse. */
   for (uint32_t i = 0; i < t->nops; i++) {
     uint32_t n = t->ops[i].kind == CP_FIELD_BYTES ? t->ops[i].len : t->ops[i].len * 8;

@@ -2,8 +2,9 @@
 // that returns `&e->count` (and one that forwards it), an interning
 // table that returns its array member `w->text`, an out-parameter into a
 // node passed to a function that allocates (and passes it on), pointer
-// arithmetic on such an address, and a conditional that may hold one or
-// a stack address.  The caller's local, or the callee's parameter, holds
+// arithmetic on such an address (also one past the end of an array member
+// that padding follows), and a conditional that may hold one or a stack
+// address.  The caller's local, or the callee's parameter, holds
 // the address across allocations; each is a root of its frame, so the
 // switch, which moves the object, moves the address with it.  Before,
 // the first use after the switch stopped the program (the runtime's
@@ -33,6 +34,23 @@ static struct entry *insert(int key) {
   e->next = entries;
   entries = e;
   return e;
+}
+
+/* A label whose end pointer, one past its array member, is kept across
+ * allocations; padding follows the member in both layouts. */
+struct CP_COMPACT label { char text[10]; struct label *next; long uses; };
+static const char *intern(const char *s);
+static long measure(struct label *l, int grow) {
+  const char *b = l->text, *e = l->text + sizeof l->text;
+  char key[12];
+  for (int i = 0; i < grow; i++) {
+    snprintf(key, sizeof key, "m%d", i);
+    intern(key);
+  }
+  long sum = 0;
+  for (const char *p = b; p < e; p++)
+    sum += *p;
+  return (long)(e - b) * 1000 + sum;
 }
 
 /* The address of the counter of key, or NULL. */
@@ -78,6 +96,9 @@ static void add_twice(long *sum, int from, int n) {
 int main(int argc, char **argv) {
   (void)argv;
   long spare = 0;
+  struct label *l = malloc(sizeof *l);
+  snprintf(l->text, sizeof l->text, "%s", "edge");
+  long span = measure(l, 4000); /* the switch happens in here */
   long *hits = counter_or_new(-1);          /* returned, through two functions */
   long *total = &insert(-2)->count;         /* a member of a returned object */
   const char *first = intern("alpha");      /* an array member, returned */
@@ -97,6 +118,6 @@ int main(int argc, char **argv) {
     checksum += e->count;
   printf("hits %ld total %ld checksum %ld first %s tail %s spare %ld\n", *hits, *total,
          checksum, first, tail, spare);
-  printf("alpha hits %u\n", words ? (unsigned)strlen(first) : 0u);
+  printf("alpha hits %u, span %ld\n", words ? (unsigned)strlen(first) : 0u, span);
   return 0;
 }

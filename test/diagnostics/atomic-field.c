@@ -1,0 +1,23 @@
+// An _Atomic compact pointer cannot be a field: a handle cannot be loaded
+// and stored atomically as the pointer it stands for.  In a compact struct
+// it is refused in every mode.  In a plain struct (a lock-free stack's
+// head) it would hold a native pointer where the switch never looks: the
+// struct is compact by inference in switchable mode, so it is refused
+// there too; without a switch the plain struct keeps the pointer natively.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify=both,sw %s
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify=both %s
+#include <compactptr.h>
+#include <stdatomic.h>
+
+struct CP_COMPACT node {
+  int key;
+  _Atomic(struct node *) next; // both-error {{_Atomic compact pointer 'next' is not supported}}
+};
+
+struct stack {
+  _Atomic(struct node *) top; // sw-error {{_Atomic compact pointer 'top' is not supported}}
+  long pushes;
+};
+
+struct stack shared;
