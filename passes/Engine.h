@@ -168,6 +168,28 @@ const clang::FunctionDecl *localDefinition(const Session &S, const clang::CallEx
 /// Analysis.cpp: the definitions of Model::Functions in source order (so
 /// the fixed points and their messages do not depend on the map's order).
 std::vector<const clang::FunctionDecl *> definitionsInOrder(const Session &S);
+/// A flow-insensitive analysis over the translation unit (Slots.cpp,
+/// Interior.cpp): FlowT(S, FD, Check) visits one body, growing the Model
+/// and setting Changed (Check false), or reporting what escapes (Check
+/// true).  Grows to a fixed point over every definition in source order,
+/// then checks each body once, handing each checked visitor to Checked.
+template <class FlowT, class CheckedFn>
+void flowToFixedPoint(Session &S, CheckedFn Checked) {
+  std::vector<const clang::FunctionDecl *> Fns = definitionsInOrder(S);
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (const clang::FunctionDecl *FD : Fns) {
+      FlowT F(S, FD, /*Check=*/false);
+      F.TraverseStmt(FD->getBody());
+      Changed |= F.Changed;
+    }
+  }
+  for (const clang::FunctionDecl *FD : Fns) {
+    FlowT F(S, FD, /*Check=*/true);
+    F.TraverseStmt(FD->getBody());
+    Checked(FD, F);
+  }
+}
 /// Analysis.cpp: the pointer type E's value is used as, through the casts
 /// around it (`(struct node **)alloca(...)`); E's own type if none.
 clang::QualType pointerUse(clang::ASTContext &Ctx, const clang::Expr *E);

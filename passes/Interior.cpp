@@ -296,22 +296,8 @@ private:
 } // namespace
 
 void runInterior(Session &S) {
-  if (!S.Opts.switchable())
-    return;
-  std::vector<const FunctionDecl *> Fns = definitionsInOrder(S);
-  bool Changed = true;
-  while (Changed) {
-    Changed = false;
-    for (const FunctionDecl *FD : Fns) {
-      Flow F(S, FD, /*Check=*/false);
-      F.TraverseStmt(FD->getBody());
-      Changed |= F.Changed;
-    }
-  }
-  for (const FunctionDecl *FD : Fns) {
-    Flow F(S, FD, /*Check=*/true);
-    F.TraverseStmt(FD->getBody());
-  }
+  if (S.Opts.switchable())
+    flowToFixedPoint<Flow>(S, [](const FunctionDecl *, const Flow &) {});
 }
 
 } // namespace compactptr

@@ -294,22 +294,10 @@ private:
 } // namespace
 
 void runSlots(Session &S) {
-  std::vector<const FunctionDecl *> Fns = definitionsInOrder(S);
-  bool Changed = true;
-  while (Changed) {
-    Changed = false;
-    for (const FunctionDecl *FD : Fns) {
-      Flow F(S, FD, /*Check=*/false);
-      F.TraverseStmt(FD->getBody());
-      Changed |= F.Changed;
-    }
-  }
-  for (const FunctionDecl *FD : Fns) {
-    Flow F(S, FD, /*Check=*/true);
-    F.TraverseStmt(FD->getBody());
+  flowToFixedPoint<Flow>(S, [&](const FunctionDecl *FD, const Flow &F) {
     if (F.Derefs)
       S.M.Functions[FD->getCanonicalDecl()] |= FC_LayoutDependent;
-  }
+  });
 }
 
 } // namespace compactptr
