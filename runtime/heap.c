@@ -172,14 +172,11 @@ static int64_t type_live(cp_type_t *t) {
   return live;
 }
 
-void cp__type_counts(cp_type_t *t, uint64_t *allocs, int64_t *live) {
+void cp__type_counts(cp_type_t *t, uint64_t *allocs, int64_t *live,
+                     int64_t *peak) {
   *allocs = type_allocs(t);
   *live = type_live(t);
-}
-
-int64_t cp__type_peak(cp_type_t *t) {
-  type_live(t);
-  return t->peak_seen;
+  *peak = t->peak_seen;
 }
 
 /* A slab or block of t was taken from the buddy: once t has taken an
@@ -567,7 +564,7 @@ void *cp__heap_alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only) {
   return p;
 }
 
-/* A slot popped from a free list must carry a free mark (slots of 12 bytes
+/* A slot popped from a free list must carry a free mark (slots of 8 bytes
  * or more): a slot freed twice comes off the list a second time zeroed or
  * in use, an interior or foreign address never had one, and a write into a
  * freed object overwrote it.  Checked here, where the slot's line is read
@@ -627,26 +624,25 @@ alloc_one(cp_type_desc_t *d, bool try_only) {
   cp_heap_t *h = cp__heap;
   uint64_t at = cp__rt_bin(__atomic_load_n(&d->rt, __ATOMIC_RELAXED));
   if (CP_LIKELY(at < h->nfast)) {
-    cp_tbin_t *tb = (cp_tbin_t *)(h->fast + 2 * at);
+    cp_tbin_t *tb = (cp_tbin_t *)(h->fast + at);
     cp_slab_t *s = tb->bins[0].cur;
     uint32_t off = s->free;
     /* CP_NONE is the only offset with the sign bit set: slabs are far
      * smaller than 2 GiB. */
     if (CP_LIKELY((int32_t)off >= 0)) {
       char *p = s->start + off;
-      uint32_t slot = s->slot;
-      if (CP_LIKELY(slot - 16 <= 16)) {
-        /* 16 to 32 bytes: marked, and cleared by two 16-byte stores. */
-        CP_ASSUME(slot >= 16 && slot <= 32);
+      uint32_t at16 = s->slot16;
+      if (CP_LIKELY(at16 <= 16)) {
+        /* 16 to 32 bytes: two 16-byte stores, at p and p + at16. */
         if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
-          return pop_zeroed(tb, s, p, slot);
-      } else if (CP_LIKELY(slot - 33 <= 31)) {
+          return pop_zeroed(tb, s, p, at16 + 16);
+      } else if (CP_LIKELY(at16 - 17 <= 31)) {
         /* 33 to 64 bytes: four 16-byte stores. */
-        CP_ASSUME(slot >= 33 && slot <= 64);
+        CP_ASSUME(at16 >= 17 && at16 <= 48);
         if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
-          return pop_zeroed(tb, s, p, slot);
+          return pop_zeroed(tb, s, p, at16 + 16);
       } else {
-        return pop_other_size(tb, s, p, slot);
+        return pop_other_size(tb, s, p, at16 + 16);
       }
     }
   }

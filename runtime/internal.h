@@ -253,7 +253,7 @@ typedef struct cp_type {
  * in one mapping, id 0 at cp__type_base + CP_TYPE_STRIDE (descriptor.c).
  * Mapped by cp__types_init, from cp__init: before any thread but the one
  * that loads the runtime, so the fast paths read cp__type_base plainly. */
-#define CP_TYPE_STRIDE 256
+#define CP_TYPE_STRIDE 512
 #define CP_FAST_TYPES 4096
 _Static_assert(sizeof(cp_type_t) <= CP_TYPE_STRIDE, "a type record fits its stride");
 extern __attribute__((visibility("hidden"))) uintptr_t cp__type_base;
@@ -330,7 +330,9 @@ typedef struct cp_slab {
   char *start;
   uint64_t magic;        /* 2^64 / slot + 1: slot index without a divide */
   uintptr_t owner;       /* heap | CP_OWNER_* (atomic) */
-  struct cp_tbin *bin;   /* owner: its counters for this type */
+  uint32_t slot16;       /* slot - 16, wrapping: the allocation fast path's
+                            size test and the offset of its last store */
+  uint32_t pad0;
   char *wide_start;      /* during the switch: the counterpart's start */
   uint32_t slot;         /* SLAB: bytes per slot (elems * elem); BLOCK: elem */
   uint32_t bump;         /* slots ever put on the free list (a prefix);
@@ -346,6 +348,7 @@ typedef struct cp_slab {
   uint64_t elem_magic;   /* 2^64 / elem + 1 */
   uint64_t xfree;        /* remote frees and notification (atomic) */
   cp_type_t *type;
+  struct cp_tbin *bin;   /* owner: its bins of this type */
   uint64_t count;        /* BLOCK: elements; SLAB: 1 */
   uint32_t elem;         /* bytes per element, in this slab's layout */
   uint32_t nslots;       /* SLAB: capacity; BLOCK: 1 */
@@ -494,7 +497,8 @@ void cp__slab_rebuild_free_list(cp_slab_t *s);
 /* Marks written into free slots of 8 bytes or more: bytes 4..7 of a free
  * slot hold cp__mark_free, and bytes 8..11 of one never handed out (slots
  * of 12 bytes or more) cp__mark_fresh too.  Random per process, neither
- * zero.  One 4-byte store per free, one 4-byte compare per allocation. */
+ * zero.  One 4-byte store per free, one 4-byte compare per allocation
+ * (slab.c). */
 extern __attribute__((visibility("hidden"))) uint32_t cp__mark_free,
     cp__mark_fresh;
 static inline bool cp__slot_marked(uint32_t slot) { return slot >= 8; }
@@ -584,11 +588,11 @@ typedef struct cp_tbin {
 } cp_tbin_t;
 _Static_assert(sizeof(cp_tbin_t) == 512, "a tbin is 512 bytes");
 /* Where the tbin of the type a descriptor resolved to is in a heap, in
- * halves of a tbin from its `fast` (so the index is an addressing mode's
- * scale): (id + 1) * CP_TYPE_STRIDE for a type record in the mapping, and
- * an offset at or above every heap's nfast otherwise (NULL, a record past
- * the mapping). */
-_Static_assert(sizeof(cp_tbin_t) == 2 * CP_TYPE_STRIDE, "cp__rt_bin scales by 2");
+ * bytes from its `fast`: (id + 1) * CP_TYPE_STRIDE for a type record in the
+ * mapping, and an offset at or above every heap's nfast otherwise (NULL, a
+ * record past the mapping). */
+_Static_assert(sizeof(cp_tbin_t) == CP_TYPE_STRIDE,
+               "type records and tbins have one stride");
 static inline uint64_t cp__rt_bin(const cp_type_t *t) {
   return (uint64_t)((uintptr_t)t - cp__type_base);
 }
@@ -633,12 +637,11 @@ void cp__heap_after_fork(cp_heap_t *self);
  * with the wide counterparts after it.  World stopped, heap lock held. */
 void cp__heaps_forget_slabs(void);
 void cp__heap_place(cp_heap_t *h, cp_slab_t *w, uint8_t where);
-/* Allocations of t ever and its live count now (which may raise its
- * peak).  Heap lock held. */
-void cp__type_counts(cp_type_t *t, uint64_t *allocs, int64_t *live);
-/* The largest live count of t seen when it was counted: now, at the
- * switch, and as its slabs grew (heap.c's counters).  Heap lock held. */
-int64_t cp__type_peak(cp_type_t *t);
+/* Allocations of t ever, its live count now, and its peak: the largest
+ * live count seen when it was counted (now, at the switch, and as its
+ * slabs grew: heap.c's counters).  Heap lock held. */
+void cp__type_counts(cp_type_t *t, uint64_t *allocs, int64_t *live,
+                     int64_t *peak);
 
 /* ---- process state (heap.c) --------------------------------------------- */
 extern cp_arena_t cp__compact_arena;

@@ -41,11 +41,15 @@
  * process has a single thread, full slabs are not armed; a heap arms them
  * at its first slow path once a second thread exists.
  *
- * Free marks.  A freed slot of 12 bytes or more carries a random mark in
- * bytes 4..11 (another one if it was never handed out).  The allocation
- * that takes a slot off a free list checks it: a slot freed twice is on the
- * list twice and comes off the second time without its mark, so it is
+ * Free marks.  A free slot of 8 bytes or more carries a random 4-byte mark
+ * in bytes 4..7 (and, if it was never handed out and is 12 bytes or more,
+ * another in bytes 8..11).  The allocation that takes a slot off a free
+ * list checks it: a slot freed twice is on the list twice and comes off the
+ * second time without its mark (the first allocation cleared it), so it is
  * caught before it is handed out again, without cp_free reading the object.
+ * Slots of 4 bytes have no room for one: their slabs' owner word sends
+ * frees down the slow path (CP_OWNER_UNMARKED), so cp_free's fast path
+ * writes the mark without a size test.
  * A slab that becomes empty walks its free list before its run goes back
  * (cp__slab_check_empty).  Under COMPACTPTR_DEBUG=1 the live bitmap catches
  * every bad free at the call instead.
@@ -87,7 +91,7 @@
 
 uint32_t cp__mark_free, cp__mark_fresh;
 
-cp_slab_t cp__slab_none = {.free = CP_NONE, .slot = 4, .magic = 0,
+cp_slab_t cp__slab_none = {.free = CP_NONE, .slot = 4, .slot16 = 4u - 16, .magic = 0,
                            .xfree = CP_NONE};
 
 static void all_link(cp_type_t *t, cp_slab_t *s) {
@@ -209,6 +213,7 @@ static cp_slab_t *run_new(cp_arena_t *a, cp_type_t *t, size_t header,
   s->type = t;
   s->start = cp__arena_addr(a, p);
   s->slot = slot;
+  s->slot16 = slot - 16;
   s->magic = cp__slot_magic(slot);
   s->elem = elem;
   s->elem_magic = cp__slot_magic(elem);
