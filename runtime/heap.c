@@ -453,18 +453,33 @@ static void sweep_orphans(void) {
     }
 }
 
+/* Does s (the owner's) have a free slot on its free list, once remote
+ * frees are collected and never-used slots added if need be?  The usual
+ * answers (it has a list; nothing to collect and nothing to add) without
+ * a call: in a heap that frees at random, about one allocation in five
+ * asks this of a slab that has none. */
+static inline bool slab_has_room(cp_slab_t *s) {
+  if (s->free != CP_NONE)
+    return true;
+  if ((__atomic_load_n(&s->xfree, __ATOMIC_RELAXED) & CP_XF_HEAD) != CP_NONE &&
+      cp__slab_collect(s))
+    return true;
+  return cp__bump(s) < s->nslots && cp__slab_extend(s);
+}
+
 /* A slab of bin (t, cls) of h with a free slot on its free list, or NULL
  * (try_only, arena exhausted).  A current slab that runs dry goes to the
  * back of the partial list, not to the full list, while other slabs wait
  * there: frees into it then stay on the fast path, and by the time it is
  * at the front again it has gathered them.  A slab that is still dry when
  * it comes back is full. */
-static cp_slab_t *bin_refill(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t,
-                             uint32_t cls, bool try_only) {
+static __attribute__((noinline)) cp_slab_t *
+bin_refill_slow(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t, uint32_t cls,
+                bool try_only) {
   cp_bin_t *b = &tb->bins[cls];
   cp_slab_t *s = b->cur;
   if (s != &cp__slab_none) {
-    if (s->free != CP_NONE || cp__slab_collect(s) || cp__slab_extend(s))
+    if (slab_has_room(s))
       return s;
     b->cur = &cp__slab_none;
     if (b->partial)
@@ -478,8 +493,7 @@ static cp_slab_t *bin_refill(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t,
   while (b->partial) {
     s = b->partial;
     partial_remove(b, s);
-    if (s->free != CP_NONE || cp__slab_collect(s) || cp__slab_extend(s) ||
-        retire(h, b, s))
+    if (slab_has_room(s) || retire(h, b, s))
       goto use;
   }
   cp__lock();
@@ -507,6 +521,29 @@ use:
   b->cur = s;
   s->where = CP_IN_CUR;
   return s;
+}
+
+/* bin_refill_slow's usual case, inline: the current slab is dry for good
+ * (nothing to collect, nothing left to add), the first partial slab has a
+ * free list, and there is nothing to arm or take in; the current slab goes
+ * to the back of the line and the first one takes its place. */
+static inline cp_slab_t *bin_refill(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t,
+                                    uint32_t cls, bool try_only) {
+  cp_bin_t *b = &tb->bins[cls];
+  cp_slab_t *s = b->cur, *n = b->partial;
+  if (CP_LIKELY(s != &cp__slab_none && n && n->free != CP_NONE &&
+                s->free == CP_NONE && cp__bump(s) >= s->nslots &&
+                (__atomic_load_n(&s->xfree, __ATOMIC_RELAXED) & CP_XF_HEAD) ==
+                    CP_NONE &&
+                !(h->unarmed && several_threads()) &&
+                !__atomic_load_n(&h->notes, __ATOMIC_RELAXED))) {
+    partial_remove(b, n);
+    partial_add(b, s);
+    b->cur = n;
+    n->where = CP_IN_CUR;
+    return n;
+  }
+  return bin_refill_slow(h, tb, t, cls, try_only);
 }
 
 /* Takes the first free slot of s (the owner's). */
