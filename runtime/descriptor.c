@@ -31,22 +31,18 @@ uint32_t cp__ntypes;
 static uint32_t types_cap;
 cp_module_t *cp__modules;
 uintptr_t cp__type_base;
-/* The mapping of type records: a page in front, so no other object lies
- * between cp__type_base and the first record. */
-static char *type_records;
 
 void cp__types_init(void) {
-  size_t bytes = CP_PAGE_SIZE + (size_t)CP_FAST_TYPES * CP_TYPE_STRIDE;
-  char *m = cp__os_alloc_zeroed(bytes);
+  size_t bytes = (size_t)CP_FAST_TYPES * CP_TYPE_STRIDE;
+  void *m = cp__os_alloc_zeroed(bytes);
   if (!m)
     cp__fatal("cannot map %zu bytes for the type registry", bytes);
-  type_records = m + CP_PAGE_SIZE;
-  cp__type_base = (uintptr_t)type_records - CP_TYPE_STRIDE;
+  cp__type_base = (uintptr_t)m;
 }
 
 static cp_type_t *type_record_new(uint32_t id) {
   if (id < CP_FAST_TYPES)
-    return (cp_type_t *)(type_records + (size_t)id * CP_TYPE_STRIDE);
+    return (cp_type_t *)(cp__type_base + (size_t)id * CP_TYPE_STRIDE);
   /* Beyond the mapping: found by the slow paths only. */
   cp_type_t *t = calloc(1, sizeof *t);
   if (!t)

@@ -216,11 +216,6 @@ cp_heap_t *cp__heap_new(void) {
   return h;
 }
 
-static void tbins_free(cp_heap_t *h) {
-  if (h->tb)
-    free(h->tb - 1);
-}
-
 /* Makes room in h for every registered type (the owner, at the first use
  * of a type).  Statistics read tb under the heap lock, so it moves under
  * it. */
@@ -228,12 +223,9 @@ static void heap_grow(cp_heap_t *h) {
   cp__lock();
   uint32_t n = cp__ntypes;
   if (n > h->ntb) {
-    /* One more in front: the tbin unresolved descriptors lead to. */
-    cp_tbin_t *all = malloc((size_t)(n + 1) * sizeof *all);
-    if (!all)
+    cp_tbin_t *tb = malloc((size_t)n * sizeof *tb);
+    if (!tb)
       cp__fatal("out of memory for a thread's heap (%u types)", n);
-    cp_tbin_t *tb = all + 1;
-    tbin_init(&all[0]);
     if (h->ntb)
       memcpy(tb, h->tb, (size_t)h->ntb * sizeof *tb);
     for (uint32_t i = h->ntb; i < n; i++)
@@ -249,12 +241,11 @@ static void heap_grow(cp_heap_t *h) {
         for (cp_slab_t *s = b->full; s; s = s->next)
           CP_OWN_SET(s->bin, &tb[i]);
       }
-    tbins_free(h);
+    free(h->tb);
     h->tb = tb;
-    h->fast = (char *)all;
     CP_OWN_SET(h->ntb, n);
     uint32_t fast = n < CP_FAST_TYPES ? n : CP_FAST_TYPES;
-    h->nfast = cp__debug ? 0 : (uint64_t)(fast + 1) * CP_TYPE_STRIDE;
+    h->nfast = cp__debug ? 0 : (uint64_t)fast * CP_TYPE_STRIDE;
   }
   cp__unlock();
 }
@@ -661,7 +652,7 @@ alloc_one(cp_type_desc_t *d, bool try_only) {
   cp_heap_t *h = cp__heap;
   uint64_t at = cp__rt_bin(__atomic_load_n(&d->rt, __ATOMIC_RELAXED));
   if (CP_LIKELY(at < h->nfast)) {
-    cp_tbin_t *tb = (cp_tbin_t *)(h->fast + at);
+    cp_tbin_t *tb = (cp_tbin_t *)((char *)h->tb + at);
     cp_slab_t *s = tb->bins[0].cur;
     uint32_t off = s->free;
     /* CP_NONE is the only offset with the sign bit set: slabs are far
@@ -976,7 +967,7 @@ void cp__heap_abandon(cp_heap_t *h) {
   each_owned(h, orphan_one, NULL);
   heap_forget(h);
   cp__unlock();
-  tbins_free(h);
+  free(h->tb);
   free(h);
 }
 
@@ -1006,7 +997,7 @@ void cp__heap_after_fork(cp_heap_t *self) {
       continue;
     each_owned(h, orphan_one, (void *)1);
     heap_forget(h);
-    tbins_free(h);
+    free(h->tb);
     free(h);
   }
   for (uint32_t k = 0; k < cp__ntypes; k++)

@@ -250,7 +250,7 @@ typedef struct cp_type {
 } cp_type_t;
 
 /* Type records of ids below CP_FAST_TYPES are CP_TYPE_STRIDE bytes apart
- * in one mapping, id 0 at cp__type_base + CP_TYPE_STRIDE (descriptor.c).
+ * in one mapping, id 0 at cp__type_base (descriptor.c).
  * Mapped by cp__types_init, from cp__init: before any thread but the one
  * that loads the runtime, so the fast paths read cp__type_base plainly. */
 #define CP_TYPE_STRIDE 512
@@ -588,9 +588,9 @@ typedef struct cp_tbin {
 } cp_tbin_t;
 _Static_assert(sizeof(cp_tbin_t) == 512, "a tbin is 512 bytes");
 /* Where the tbin of the type a descriptor resolved to is in a heap, in
- * bytes from its `fast`: (id + 1) * CP_TYPE_STRIDE for a type record in the
- * mapping, and an offset at or above every heap's nfast otherwise (NULL, a
- * record past the mapping). */
+ * bytes from its tb: id * CP_TYPE_STRIDE for a type record in the mapping,
+ * and an offset at or above every heap's nfast otherwise (NULL, a record
+ * past the mapping: below cp__type_base or above its end). */
 _Static_assert(sizeof(cp_tbin_t) == CP_TYPE_STRIDE,
                "type records and tbins have one stride");
 static inline uint64_t cp__rt_bin(const cp_type_t *t) {
@@ -604,8 +604,6 @@ typedef struct cp_heap {
   uint64_t nfast;        /* the allocation fast path takes types whose
                             cp__rt_bin is below: tb's entries (up to
                             CP_FAST_TYPES), or none under COMPACTPTR_DEBUG=1 */
-  char *fast;            /* tb - 1: a tbin that never has a slab (where
-                            descriptors not yet resolved lead), then tb */
   cp_slab_t *notes;      /* notification stack: full slabs that got remote
                             frees (atomic; pushed by freers, emptied by the
                             owner) */
