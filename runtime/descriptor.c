@@ -12,6 +12,11 @@
  * layouts, when they do not.  Nothing is registered by hand and no
  * constructor runs.
  *
+ * Type records sit in one mapping, CP_TYPE_STRIDE bytes apart in id order
+ * (the first CP_FAST_TYPES of them), so that a descriptor's rt alone says
+ * where the type's bins are in a thread's heap (cp__rt_bin): the
+ * allocation fast path reads nothing of the record itself.
+ *
  * A runtime type also gets its copy program: the fields flattened (nested
  * structs expanded, adjacent plain bytes merged) into the list of byte runs
  * and handle runs that the switch and the verifier interpret.
@@ -25,6 +30,25 @@ cp_type_t **cp__types;
 uint32_t cp__ntypes;
 static uint32_t types_cap;
 cp_module_t *cp__modules;
+uintptr_t cp__type_base;
+
+void cp__types_init(void) {
+  size_t bytes = (size_t)CP_FAST_TYPES * CP_TYPE_STRIDE;
+  void *m = cp__os_alloc_zeroed(bytes);
+  if (!m)
+    cp__fatal("cannot map %zu bytes for the type registry", bytes);
+  cp__type_base = (uintptr_t)m;
+}
+
+static cp_type_t *type_record_new(uint32_t id) {
+  if (id < CP_FAST_TYPES)
+    return (cp_type_t *)(cp__type_base + (size_t)id * CP_TYPE_STRIDE);
+  /* Beyond the mapping: found by the slow paths only. */
+  cp_type_t *t = calloc(1, sizeof *t);
+  if (!t)
+    cp__fatal("out of memory registering type %u", id);
+  return t;
+}
 
 static const char *build_name(uint32_t b) {
   switch (b) {
@@ -218,9 +242,7 @@ static cp_type_t *register_desc(cp_type_desc_t *d) {
     __atomic_store_n(&d->rt, t, __ATOMIC_RELEASE);
     return t;
   }
-  t = calloc(1, sizeof *t);
-  if (!t)
-    cp__fatal("out of memory registering type '%s'", d->name);
+  t = type_record_new(cp__ntypes);
   t->desc = d;
   t->id = cp__ntypes;
   t->compact_slot = round_up(d->compact_size, (uint32_t)CP_GRANULE);

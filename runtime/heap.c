@@ -38,13 +38,19 @@ bool cp__build_known;
 uint64_t cp__pending_since;
 
 cp_heap_t cp__heap_empty;
-cp_fast_t cp__fast;
+/* A slab map of one empty entry, until an arena has one: cp_free looks
+ * every address up in it. */
+static cp_slab_t *no_slabs[1];
+cp_fast_t cp__fast = {.slabmap = no_slabs};
 
 void cp__fast_update(void) {
   const cp_arena_t *a = cp__current_arena();
   __atomic_store_n(&cp__fast.base, a->base, __ATOMIC_RELAXED);
   __atomic_store_n(&cp__fast.pagemap, a->pagemap, __ATOMIC_RELAXED);
-  __atomic_store_n(&cp__fast.slabmap, cp__slabmap(a), __ATOMIC_RELAXED);
+  uint64_t mask;
+  cp_slab_t **map = cp__slabmap(a, &mask);
+  __atomic_store_n(&cp__fast.slabmap, map ? map : no_slabs, __ATOMIC_RELAXED);
+  __atomic_store_n(&cp__fast.slabmask, mask, __ATOMIC_RELAXED);
   __atomic_store_n(&cp__fast.span, (uint64_t)a->npages << CP_PAGE_SHIFT,
                    __ATOMIC_RELAXED);
 }
@@ -62,18 +68,17 @@ void cp__unlock(void) { pthread_mutex_unlock(&heap_lock); }
 static void init_once_fn(void) {
   cp__options_init();
   cp__compact_reserve(); /* at load time, before any code asks the mode */
+  cp__types_init();
   cp__debug = cp__option(CP_OPT_DEBUG) != 0;
   cp__safepoint_timeout_ms = cp__option(CP_OPT_SAFEPOINT_TIMEOUT);
   /* Marks of free slots: random, so no program's data matches them by
-   * design; distinct from each other and from zero. */
-  uint64_t r[2] = {0, 0};
-  if (getrandom(r, sizeof r, GRND_NONBLOCK) != sizeof r) {
-    r[0] = (uint64_t)(uintptr_t)&r ^ (uint64_t)(cp__now() * 1e9);
-    r[1] = r[0] * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
-  }
-  (void)r[1];
-  cp__mark_freed = (r[0] | 2) & ~(uint64_t)1;
-  cp__mark_fresh = cp__mark_freed | 1;
+   * design; never zero (what a cleared object holds). */
+  uint64_t r = 0;
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) != sizeof r)
+    r = ((uint64_t)(uintptr_t)&r ^ (uint64_t)(cp__now() * 1e9)) *
+        0x9e3779b97f4a7c15ull;
+  cp__mark_free = (uint32_t)r | 1;
+  cp__mark_fresh = (uint32_t)(r >> 32) | 1;
   if (cp__option(CP_OPT_STATS))
     atexit(cp__stats_at_exit);
   void cp__threads_init(void);
@@ -136,73 +141,57 @@ static inline cp_type_t *type_of(cp_type_desc_t *d) {
 
 /* ---- counters ------------------------------------------------------------ */
 
-/* The peak is raised by the allocation that takes the live count past
- * it (room below zero), so it is exact without a look on every free. */
-static inline void count_alloc(cp_tbin_t *tb, int64_t n) {
-  CP_OWN_ADD(tb->allocs, (uint64_t)n);
-  CP_OWN_ADD(tb->room, -n);
-  if (CP_UNLIKELY(CP_OWN_GET(tb->room) < 0)) {
-    CP_OWN_SET(tb->peak, CP_OWN_GET(tb->peak) - CP_OWN_GET(tb->room));
-    CP_OWN_SET(tb->room, 0);
-  }
-}
-static inline void count_free(cp_tbin_t *tb, int64_t n) {
-  CP_OWN_ADD(tb->room, n);
-}
-static inline int64_t tbin_live(const cp_tbin_t *tb) {
-  return CP_OWN_GET(tb->peak) - CP_OWN_GET(tb->room);
+/* A heap counts its allocations (elements) per type, one add on the fast
+ * path; nothing counts frees.  The live count is read off the slabs when
+ * it is asked for: what each slab's `used` says, less the remote frees
+ * waiting on it (cp__slab_live). */
+static inline void count_alloc(cp_tbin_t *tb, uint64_t n) {
+  CP_OWN_ADD(tb->allocs, n);
 }
 
-void cp__type_counts(const cp_type_t *t, uint64_t *allocs, int64_t *live) {
+/* Allocations of t ever, by every heap, gone ones too.  Heap lock held. */
+static uint64_t type_allocs(const cp_type_t *t) {
   uint64_t a = t->gone_allocs;
-  int64_t l = t->gone_live;
   for (cp_heap_t *h = cp__heaps; h; h = h->next)
-    if (t->id < CP_OWN_GET(h->ntb)) {
-      const cp_tbin_t *tb = &h->tb[t->id];
-      a += CP_OWN_GET(tb->allocs);
-      l += tbin_live(tb);
-    }
-  *allocs = a;
-  *live = l;
+    if (t->id < CP_OWN_GET(h->ntb))
+      a += CP_OWN_GET(h->tb[t->id].allocs);
+  return a;
 }
 
-/* The largest live count of t: exact while one heap has served it; with
- * more, the largest sum seen when a slab was taken or a heap ended, and
- * now.  Heap lock held. */
-int64_t cp__type_peak(cp_type_t *t) {
-  uint64_t allocs;
-  int64_t live, peak = t->peak_seen;
-  cp__type_counts(t, &allocs, &live);
-  int n = 0;
-  int64_t one = 0;
-  for (cp_heap_t *h = cp__heaps; h; h = h->next)
-    if (t->id < CP_OWN_GET(h->ntb) && CP_OWN_GET(h->tb[t->id].allocs)) {
-      n++;
-      one = CP_OWN_GET(h->tb[t->id].peak);
-    }
-  if (n == 1 && t->gone_allocs == 0)
-    return one > live ? one : live;
-  if (live > peak)
-    peak = live;
-  return peak;
-}
-
-static void note_peak(cp_type_t *t) {
-  uint64_t allocs;
-  int64_t live;
-  cp__type_counts(t, &allocs, &live);
+/* The live count of t, from its slabs and blocks; raises the peak seen.
+ * Heap lock held (no slab comes or goes). */
+static int64_t type_live(cp_type_t *t) {
+  int64_t live = 0;
+  uint32_t runs = 0;
+  for (const cp_slab_t *s = t->all; s; s = s->next_all, runs++)
+    live += (int64_t)cp__slab_live(s);
   if (live > t->peak_seen)
     t->peak_seen = live;
+  t->runs_counted = runs;
+  t->runs_new = 0;
+  return live;
+}
+
+void cp__type_counts(cp_type_t *t, uint64_t *allocs, int64_t *live,
+                     int64_t *peak) {
+  *allocs = type_allocs(t);
+  *live = type_live(t);
+  *peak = t->peak_seen;
+}
+
+/* A slab or block of t was taken from the buddy: once t has taken an
+ * eighth as many as it had at the last count, count again (so counting
+ * costs each new run a constant amortized, and the peak seen follows the
+ * heap as it grows).  Heap lock held. */
+static void note_peak(cp_type_t *t) {
+  if (++t->runs_new > t->runs_counted / 8)
+    type_live(t);
 }
 
 uint64_t cp__allocs_so_far(void) {
   uint64_t n = 0;
-  for (uint32_t k = 0; k < cp__ntypes; k++) {
-    uint64_t a;
-    int64_t l;
-    cp__type_counts(cp__types[k], &a, &l);
-    n += a;
-  }
+  for (uint32_t k = 0; k < cp__ntypes; k++)
+    n += type_allocs(cp__types[k]);
   return n;
 }
 
@@ -255,7 +244,8 @@ static void heap_grow(cp_heap_t *h) {
     free(h->tb);
     h->tb = tb;
     CP_OWN_SET(h->ntb, n);
-    h->nfast = cp__debug ? 0 : n;
+    uint32_t fast = n < CP_FAST_TYPES ? n : CP_FAST_TYPES;
+    h->nfast = cp__debug ? 0 : (uint64_t)fast * CP_TYPE_STRIDE;
   }
   cp__unlock();
 }
@@ -302,9 +292,13 @@ static void partial_remove(cp_bin_t *b, cp_slab_t *s) {
   list_remove(&b->partial, s);
 }
 
-static inline uintptr_t owner_word(const cp_heap_t *h, bool full) {
+/* The owner word h puts in s: frees by h's thread take cp_free's fast path
+ * unless a flag is set. */
+static inline uintptr_t owner_word(const cp_heap_t *h, const cp_slab_t *s,
+                                   bool full) {
   return (uintptr_t)h | (full ? CP_OWNER_FULL : 0) |
-         (cp__debug ? CP_OWNER_DEBUG : 0);
+         (cp__debug ? CP_OWNER_DEBUG : 0) |
+         (cp__slot_marked(s->slot) ? 0 : CP_OWNER_UNMARKED);
 }
 static inline void set_owner(cp_slab_t *s, uintptr_t w) {
   __atomic_store_n(&s->owner, w, __ATOMIC_RELEASE);
@@ -314,7 +308,7 @@ static inline void set_owner(cp_slab_t *s, uintptr_t w) {
 static void bin_take(cp_heap_t *h, cp_tbin_t *tb, cp_slab_t *s) {
   CP_OWN_SET(s->bin, tb);
   s->note = CP_NOTE_OFF;
-  set_owner(s, owner_word(h, false));
+  set_owner(s, owner_word(h, s, false));
   cp_bin_t *b = &tb->bins[s->cls];
   if (b->cur != &cp__slab_none)
     partial_add(b, b->cur);
@@ -324,7 +318,7 @@ static void bin_take(cp_heap_t *h, cp_tbin_t *tb, cp_slab_t *s) {
 
 static void bin_to_partial(cp_heap_t *h, cp_bin_t *b, cp_slab_t *s) {
   list_remove(&b->full, s);
-  set_owner(s, owner_word(h, false));
+  set_owner(s, owner_word(h, s, false));
   cp__slab_disarm(s);
   partial_add(b, s);
 }
@@ -400,7 +394,7 @@ static bool retire(cp_heap_t *h, cp_bin_t *b, cp_slab_t *s) {
     return cp__slab_collect(s) != 0; /* keep it: it has room again */
   b->cur = &cp__slab_none;
   s->where = CP_IN_FULL;
-  set_owner(s, owner_word(h, true));
+  set_owner(s, owner_word(h, s, true));
   list_push(&b->full, s);
   return false;
 }
@@ -450,18 +444,33 @@ static void sweep_orphans(void) {
     }
 }
 
+/* Does s (the owner's) have a free slot on its free list, once remote
+ * frees are collected and never-used slots added if need be?  The usual
+ * answers (it has a list; nothing to collect and nothing to add) without
+ * a call: in a heap that frees at random, about one allocation in five
+ * asks this of a slab that has none. */
+static inline bool slab_has_room(cp_slab_t *s) {
+  if (s->free != CP_NONE)
+    return true;
+  if ((__atomic_load_n(&s->xfree, __ATOMIC_RELAXED) & CP_XF_HEAD) != CP_NONE &&
+      cp__slab_collect(s))
+    return true;
+  return cp__bump(s) < s->nslots && cp__slab_extend(s);
+}
+
 /* A slab of bin (t, cls) of h with a free slot on its free list, or NULL
  * (try_only, arena exhausted).  A current slab that runs dry goes to the
  * back of the partial list, not to the full list, while other slabs wait
  * there: frees into it then stay on the fast path, and by the time it is
  * at the front again it has gathered them.  A slab that is still dry when
  * it comes back is full. */
-static cp_slab_t *bin_refill(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t,
-                             uint32_t cls, bool try_only) {
+static __attribute__((noinline)) cp_slab_t *
+bin_refill_slow(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t, uint32_t cls,
+                bool try_only) {
   cp_bin_t *b = &tb->bins[cls];
   cp_slab_t *s = b->cur;
   if (s != &cp__slab_none) {
-    if (s->free != CP_NONE || cp__slab_collect(s) || cp__slab_extend(s))
+    if (slab_has_room(s))
       return s;
     b->cur = &cp__slab_none;
     if (b->partial)
@@ -475,8 +484,7 @@ static cp_slab_t *bin_refill(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t,
   while (b->partial) {
     s = b->partial;
     partial_remove(b, s);
-    if (s->free != CP_NONE || cp__slab_collect(s) || cp__slab_extend(s) ||
-        retire(h, b, s))
+    if (slab_has_room(s) || retire(h, b, s))
       goto use;
   }
   cp__lock();
@@ -506,15 +514,38 @@ use:
   return s;
 }
 
+/* bin_refill_slow's usual case, inline: the current slab is dry for good
+ * (nothing to collect, nothing left to add), the first partial slab has a
+ * free list, and there is nothing to arm or take in; the current slab goes
+ * to the back of the line and the first one takes its place. */
+static inline cp_slab_t *bin_refill(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t,
+                                    uint32_t cls, bool try_only) {
+  cp_bin_t *b = &tb->bins[cls];
+  cp_slab_t *s = b->cur, *n = b->partial;
+  if (CP_LIKELY(s != &cp__slab_none && n && n->free != CP_NONE &&
+                s->free == CP_NONE && cp__bump(s) >= s->nslots &&
+                (__atomic_load_n(&s->xfree, __ATOMIC_RELAXED) & CP_XF_HEAD) ==
+                    CP_NONE &&
+                !(h->unarmed && several_threads()) &&
+                !__atomic_load_n(&h->notes, __ATOMIC_RELAXED))) {
+    partial_remove(b, n);
+    partial_add(b, s);
+    b->cur = n;
+    n->where = CP_IN_CUR;
+    return n;
+  }
+  return bin_refill_slow(h, tb, t, cls, try_only);
+}
+
 /* Takes the first free slot of s (the owner's). */
 static _Noreturn void bad_free_list(const cp_slab_t *s, const void *p);
-static inline bool is_free_mark(uint64_t m);
+static inline bool is_free_mark(uint32_t m);
 static inline void *slab_pop(cp_slab_t *s) {
   char *p = s->start + s->free;
   if (cp__slot_marked(s->slot) && !cp__debug && !is_free_mark(cp__mark_of(p)))
     bad_free_list(s, p);
   s->free = *(uint32_t *)p;
-  s->used++;
+  CP_OWN_ADD(s->used, 1);
   if (CP_UNLIKELY(cp__debug)) {
     uint64_t i = cp__slot_index(s, (uint64_t)(p - s->start));
     __atomic_fetch_or(&s->live[i >> 6], (uint64_t)1 << (i & 63),
@@ -538,7 +569,7 @@ static void *alloc_block(cp_heap_t *h, cp_type_t *t, uint64_t n,
     cp__watch_high_water();
   note_peak(t);
   cp__unlock();
-  count_alloc(tb, (int64_t)n);
+  count_alloc(tb, n);
   /* Fresh runs from the buddy are zero only the first time. */
   memset(s->start, 0, (size_t)s->slot * n);
   return s->start;
@@ -561,7 +592,7 @@ void *cp__heap_alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only) {
   return p;
 }
 
-/* A slot popped from a free list must carry a free mark (slots of 12 bytes
+/* A slot popped from a free list must carry a free mark (slots of 8 bytes
  * or more): a slot freed twice comes off the list a second time zeroed or
  * in use, an interior or foreign address never had one, and a write into a
  * freed object overwrote it.  Checked here, where the slot's line is read
@@ -573,25 +604,16 @@ static _Noreturn void bad_free_list(const cp_slab_t *s, const void *p) {
             "written to (run with COMPACTPTR_DEBUG=1 to stop at the bad "
             "free itself)", s->type->desc->name, p);
 }
-static inline bool is_free_mark(uint64_t m) { return cp__is_free_mark(m); }
-
-/* bad_free_list, out of line and cold: the report stays off the fast
- * path. */
-static __attribute__((noinline, cold)) void *bad_pop(const cp_slab_t *s,
-                                                     const void *p) {
-  bad_free_list(s, p);
-}
+static inline bool is_free_mark(uint32_t m) { return cp__is_free_mark(m); }
 
 /* Takes slot p off the free list of s (the current slab of class 0 of
- * tb), checks its free mark and clears it.  Written for one slot size
+ * tb; its free mark checked) and clears it.  Written for one slot size
  * range at a time (16 to 32 bytes, the usual node, then 33 to 64), so the
- * mark test and the clearing share one size dispatch. */
+ * clearing folds to a few stores. */
 static inline __attribute__((always_inline)) void *
 pop_zeroed(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
-  if (cp__slot_marked(slot) && CP_UNLIKELY(!is_free_mark(cp__mark_of(p))))
-    return bad_pop(s, p);
   s->free = *(uint32_t *)p;
-  s->used++;
+  CP_OWN_ADD(s->used, 1);
   count_alloc(tb, 1);
   cp__zero_slot(p, slot);
   return p;
@@ -601,6 +623,8 @@ pop_zeroed(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
  * register of its own. */
 static __attribute__((noinline)) void *
 pop_other_size(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
+  if (cp__slot_marked(slot) && !is_free_mark(cp__mark_of(p)))
+    bad_free_list(s, p);
   void *r = pop_zeroed(tb, s, p, slot);
   /* Opaque, so the caller does not keep p alive across the call to return
    * it itself (which would cost the tail call and a saved register). */
@@ -616,30 +640,38 @@ pop_other_size(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
 #define CP_ASSUME(c) ((c) ? (void)0 : __builtin_unreachable())
 #endif
 
+/* The allocation fast path: the descriptor's rt leads straight to the
+ * calling thread's bins of the type (a subtraction, cp__rt_bin, and one
+ * compare with the heap's bound, which a descriptor not yet resolved and a
+ * heap without room for the type fail), then the current slab's free
+ * list.  A slot whose free mark is
+ * wrong goes down the slow path, which pops it again and reports it; every
+ * other way out is a tail call too, so the path needs no stack frame. */
 static inline __attribute__((always_inline)) void *
 alloc_one(cp_type_desc_t *d, bool try_only) {
-  cp_type_t *t = cp__type_peek(d);
   cp_heap_t *h = cp__heap;
-  if (CP_LIKELY(t != NULL && t->id < h->nfast)) {
-    cp_tbin_t *tb = &h->tb[t->id];
+  uint64_t at = cp__rt_bin(__atomic_load_n(&d->rt, __ATOMIC_RELAXED));
+  if (CP_LIKELY(at < h->nfast)) {
+    cp_tbin_t *tb = (cp_tbin_t *)((char *)h->tb + at);
     cp_slab_t *s = tb->bins[0].cur;
     uint32_t off = s->free;
     /* CP_NONE is the only offset with the sign bit set: slabs are far
      * smaller than 2 GiB. */
     if (CP_LIKELY((int32_t)off >= 0)) {
       char *p = s->start + off;
-      uint32_t slot = s->slot;
-      if (CP_LIKELY(slot - 16 <= 16)) {
-        /* 16 to 32 bytes: marked, and cleared by two 16-byte stores. */
-        CP_ASSUME(slot >= 16 && slot <= 32);
-        return pop_zeroed(tb, s, p, slot);
-      }
-      if (CP_LIKELY(slot - 33 <= 31)) {
+      uint32_t at16 = s->slot16;
+      if (CP_LIKELY(at16 <= 16)) {
+        /* 16 to 32 bytes: two 16-byte stores, at p and p + at16. */
+        if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
+          return pop_zeroed(tb, s, p, at16 + 16);
+      } else if (CP_LIKELY(at16 - 17 <= 31)) {
         /* 33 to 64 bytes: four 16-byte stores. */
-        CP_ASSUME(slot >= 33 && slot <= 64);
-        return pop_zeroed(tb, s, p, slot);
+        CP_ASSUME(at16 >= 17 && at16 <= 48);
+        if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
+          return pop_zeroed(tb, s, p, at16 + 16);
+      } else {
+        return pop_other_size(tb, s, p, at16 + 16);
       }
-      return pop_other_size(tb, s, p, slot);
     }
   }
   return cp__heap_alloc_slow(d, 0, try_only);
@@ -712,15 +744,13 @@ static void free_local(cp_heap_t *h, cp_slab_t *s, void *p, uintptr_t o) {
   cp_bin_t *b = &CP_OWN_GET(s->bin)->bins[s->cls];
   if (o & CP_OWNER_FULL)
     bin_to_partial(h, b, s);
-  if (--s->used == 0)
+  if (cp__own_dec_is_zero(&s->used))
     maybe_release(b, s);
 }
 
 static void free_block(cp_slab_t *s, void *p) {
   if ((char *)p != s->start)
     cp__bad_pointer("free", s, p);
-  cp_heap_t *h = cp__my_heap();
-  count_free(tbin_of(h, s->type), (int64_t)s->count);
   cp__lock();
   cp__slab_release(cp__current_arena(), s);
   cp__unlock();
@@ -741,14 +771,12 @@ void cp__free_slow(cp_slab_t *s, void *p) {
     if (!(__atomic_fetch_and(&s->live[i >> 6], ~bit, __ATOMIC_RELAXED) & bit))
       cp__bad_pointer("free", s, p);
   } else if (cp__slot_marked(s->slot)) {
-    uint64_t m = cp__mark_of(p);
-    if (cp__is_free_mark(m))
+    if (cp__is_free_mark(cp__mark_of(p)))
       cp__bad_pointer("free", s, p);
   }
   if (cp__slot_marked(s->slot))
-    cp__mark_set(p, cp__mark_freed);
+    cp__mark_set(p);
   cp_heap_t *h = cp__my_heap();
-  count_free(tbin_of(h, s->type), s->elems);
   if ((o & ~CP_OWNER_FLAGS) == (uintptr_t)h) {
     free_local(h, s, p, o);
     return;
@@ -772,30 +800,40 @@ static __attribute__((noinline)) void free_other(void *p) {
   cp__free_slow(s, p);
 }
 
+/* cp_free missed its fast path on slab s, found by p's region: the slow
+ * path if p is in s, else the full look-up (p is elsewhere: a block, or an
+ * address in a region of another arena that the slab map's index folds
+ * onto s's). */
+static __attribute__((noinline)) void free_miss(cp_slab_t *s, void *p) {
+  if ((uint64_t)((char *)p - s->start) < cp__span_of(s))
+    cp__free_slow(s, p);
+  else
+    free_other(p);
+}
+
 void cp_free(void *p) {
-  uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)CP_OWN_GET(cp__fast.base));
-  if (CP_UNLIKELY(off >= CP_OWN_GET(cp__fast.span)))
-    return free_other(p);
   cp_slab_t *s = __atomic_load_n(
-      &CP_OWN_GET(cp__fast.slabmap)[off >> CP_SLAB_MIN_SHIFT], __ATOMIC_RELAXED);
+      &CP_OWN_GET(cp__fast.slabmap)[((uintptr_t)p >> CP_SLAB_MIN_SHIFT) &
+                                    CP_OWN_GET(cp__fast.slabmask)],
+      __ATOMIC_RELAXED);
   if (CP_UNLIKELY(!s))
-    return free_other(p); /* a block, or nothing */
+    return free_other(p); /* NULL, a block, or nothing */
   /* The owner's free checks that p is a slot handed out from this slab (a
-   * multiply and two compares, on the header's first line); whether the
-   * slot is still live is checked when it comes off the free list again
-   * (alloc_one), so the object itself is only written, never read. */
+   * multiply and two compares, on the header's first line: the slot index
+   * below bump bounds the offset, so an address outside s fails too);
+   * whether the slot is still live is checked when it comes off the free
+   * list again (alloc_one), so the object itself is only written, never
+   * read. */
   uint64_t so = (uint64_t)((char *)p - s->start), i;
   bool start = cp__slot_start(s, so, &i);
   if (CP_UNLIKELY(__atomic_load_n(&s->owner, __ATOMIC_RELAXED) !=
                       (uintptr_t)cp__heap ||
                   !start || i >= cp__bump(s)))
-    return cp__free_slow(s, p);
-  if (cp__slot_marked(s->slot))
-    cp__mark_set(p, cp__mark_freed);
+    return free_miss(s, p);
+  cp__mark_set(p);
   *(uint32_t *)p = s->free;
   s->free = (uint32_t)so;
-  count_free(CP_OWN_GET(s->bin), s->elems);
-  if (CP_UNLIKELY(--s->used == 0))
+  if (CP_UNLIKELY(cp__own_dec_is_zero(&s->used)))
     return maybe_release(&CP_OWN_GET(s->bin)->bins[s->cls], s);
 }
 
@@ -894,15 +932,11 @@ static void orphan_one(cp_heap_t *h, cp_slab_t *s, void *ctx) {
   list_push(&s->type->orphans[s->cls], s);
 }
 
-/* Unlinks h and moves its counters to the types.  Heap lock held. */
+/* Unlinks h and moves its allocation counts to the types.  Heap lock
+ * held. */
 static void heap_forget(cp_heap_t *h) {
   for (uint32_t k = 0; k < h->ntb && k < cp__ntypes; k++) {
-    cp_type_t *t = cp__types[k];
-    note_peak(t);
-    t->gone_allocs += h->tb[k].allocs;
-    t->gone_live += tbin_live(&h->tb[k]);
-    if (h->tb[k].peak > t->peak_seen && t->gone_allocs == h->tb[k].allocs)
-      t->peak_seen = h->tb[k].peak; /* the first heap to end: its own */
+    cp__types[k]->gone_allocs += h->tb[k].allocs;
   }
   if (h->prev)
     h->prev->next = h->next;
@@ -1001,14 +1035,14 @@ void cp__heap_place(cp_heap_t *h, cp_slab_t *w, uint8_t where) {
   CP_OWN_SET(w->bin, tb);
   bool room = w->free != CP_NONE || w->bump < w->nslots;
   if (where == CP_IN_CUR && room && b->cur == &cp__slab_none) {
-    set_owner(w, owner_word(h, false));
+    set_owner(w, owner_word(h, w, false));
     b->cur = w;
     w->where = CP_IN_CUR;
   } else if (room) {
-    set_owner(w, owner_word(h, false));
+    set_owner(w, owner_word(h, w, false));
     partial_add(b, w);
   } else {
-    set_owner(w, owner_word(h, true));
+    set_owner(w, owner_word(h, w, true));
     w->where = CP_IN_FULL;
     list_push(&b->full, w);
     cp__slab_arm(w);

@@ -239,13 +239,25 @@ typedef struct cp_type {
   /* flattened field program for the switch and verification */
   cp_copy_op_t *ops;
   uint32_t nops;
-  /* Statistics (heap lock): counts of heaps that are gone, and the largest
-   * live count seen; the live heaps keep their own (cp_tbin_t). */
+  /* Statistics (heap lock): allocations by heaps that are gone (the live
+   * heaps count their own, cp_tbin_t), the largest live count seen when
+   * it was counted (heap.c), the runs (slabs and blocks) it was counted
+   * over, and runs taken from the buddy since. */
   uint64_t gone_allocs;
-  int64_t gone_live;
   int64_t peak_seen;
+  uint32_t runs_counted, runs_new;
   uint64_t switch_objects;
 } cp_type_t;
+
+/* Type records of ids below CP_FAST_TYPES are CP_TYPE_STRIDE bytes apart
+ * in one mapping, id 0 at cp__type_base (descriptor.c).
+ * Mapped by cp__types_init, from cp__init: before any thread but the one
+ * that loads the runtime, so the fast paths read cp__type_base plainly. */
+#define CP_TYPE_STRIDE 512
+#define CP_FAST_TYPES 4096
+_Static_assert(sizeof(cp_type_t) <= CP_TYPE_STRIDE, "a type record fits its stride");
+extern __attribute__((visibility("hidden"))) uintptr_t cp__type_base;
+void cp__types_init(void);
 
 extern cp_type_t **cp__types;
 extern uint32_t cp__ntypes;
@@ -266,6 +278,21 @@ static inline cp_type_t *cp__type_peek(cp_type_desc_t *d) {
 #define CP_OWN_GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CP_OWN_SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define CP_OWN_ADD(x, n) CP_OWN_SET(x, CP_OWN_GET(x) + (n))
+/* CP_OWN_ADD(*p, -1) == 0, with the test on the decrement's own flags: the
+ * compiler loads the field again after an atomic store (two instructions
+ * more on cp_free's fast path).  One instruction, so a reader on another
+ * thread sees the old value or the new one, as with the relaxed atomics. */
+static inline __attribute__((always_inline)) bool cp__own_dec_is_zero(uint32_t *p) {
+#if defined(__x86_64__) || defined(__i386__)
+  bool zero;
+  __asm__("decl %0" : "+m"(*p), "=@ccz"(zero));
+  return zero;
+#else
+  uint32_t v = CP_OWN_GET(*p) - 1;
+  CP_OWN_SET(*p, v);
+  return v == 0;
+#endif
+}
 
 /* ---- slabs and blocks (slab.c) ------------------------------------------ */
 typedef enum { CP_SLAB = 0, CP_BLOCK = 1 } cp_slab_kind_t;
@@ -276,7 +303,8 @@ typedef enum { CP_SLAB = 0, CP_BLOCK = 1 } cp_slab_kind_t;
 #define CP_OWNER_FULL ((uintptr_t)1)  /* on its bin's full list */
 #define CP_OWNER_DEBUG ((uintptr_t)2) /* COMPACTPTR_DEBUG: the live bitmap */
 #define CP_OWNER_BLOCK ((uintptr_t)4) /* a block: no heap owns it */
-#define CP_OWNER_FLAGS ((uintptr_t)7)
+#define CP_OWNER_UNMARKED ((uintptr_t)8) /* slots too small for a mark */
+#define CP_OWNER_FLAGS ((uintptr_t)15)
 
 /* The remote-free word: the head of the list of slots other threads freed
  * (a byte offset, CP_NONE when empty) in the low 32 bits, and two flags of
@@ -284,6 +312,10 @@ typedef enum { CP_SLAB = 0, CP_BLOCK = 1 } cp_slab_kind_t;
 #define CP_XF_HEAD ((uint64_t)UINT32_MAX)
 #define CP_XF_NOTIFY ((uint64_t)1 << 32)    /* owner: tell me of a free */
 #define CP_XF_NOTIFYING ((uint64_t)1 << 33) /* a freer is telling it */
+/* The upper 30 bits count the slots on the list (statistics read them). */
+#define CP_XF_COUNT_SHIFT 34
+#define CP_XF_ONE ((uint64_t)1 << CP_XF_COUNT_SHIFT)
+#define CP_XF_COUNT (~(uint64_t)0 << CP_XF_COUNT_SHIFT)
 
 /* Where a slab is in its owner's bin (owner-only). */
 enum { CP_IN_NONE, CP_IN_CUR, CP_IN_PARTIAL, CP_IN_FULL, CP_IN_ORPHANS };
@@ -298,7 +330,9 @@ typedef struct cp_slab {
   char *start;
   uint64_t magic;        /* 2^64 / slot + 1: slot index without a divide */
   uintptr_t owner;       /* heap | CP_OWNER_* (atomic) */
-  struct cp_tbin *bin;   /* owner: its counters for this type */
+  uint32_t slot16;       /* slot - 16, wrapping: the allocation fast path's
+                            size test and the offset of its last store */
+  uint32_t pad0;
   char *wide_start;      /* during the switch: the counterpart's start */
   uint32_t slot;         /* SLAB: bytes per slot (elems * elem); BLOCK: elem */
   uint32_t bump;         /* slots ever put on the free list (a prefix);
@@ -314,6 +348,7 @@ typedef struct cp_slab {
   uint64_t elem_magic;   /* 2^64 / elem + 1 */
   uint64_t xfree;        /* remote frees and notification (atomic) */
   cp_type_t *type;
+  struct cp_tbin *bin;   /* owner: its bins of this type */
   uint64_t count;        /* BLOCK: elements; SLAB: 1 */
   uint32_t elem;         /* bytes per element, in this slab's layout */
   uint32_t nslots;       /* SLAB: capacity; BLOCK: 1 */
@@ -413,6 +448,16 @@ static inline cp_slab_t *cp__slab_of(const cp_arena_t *a, const void *p) {
   return a->pagemap[cp__arena_page(a, p)];
 }
 bool cp__slab_is_valid(const cp_slab_t *s);
+/* Live elements of slab or block s: slots handed out less the remote frees
+ * waiting on its list, times the elements per slot.  Any thread (a
+ * snapshot while the owner runs). */
+static inline uint64_t cp__slab_live(const cp_slab_t *s) {
+  if (s->kind == CP_BLOCK)
+    return s->count;
+  uint64_t waiting =
+      __atomic_load_n(&s->xfree, __ATOMIC_RELAXED) >> CP_XF_COUNT_SHIFT;
+  return (CP_OWN_GET(s->used) - waiting) * s->elems;
+}
 /* Bytes from s->start to one past its last slot or element. */
 static inline uint64_t cp__span_of(const cp_slab_t *s) {
   return s->kind == CP_BLOCK ? s->count * s->elem
@@ -449,27 +494,33 @@ void cp__slab_sync(cp_slab_t *s);
 /* Rebuilds the free list (and marks) from the live bitmap.  World stopped. */
 void cp__slab_rebuild_free_list(cp_slab_t *s);
 
-/* Marks written into free slots of 12 bytes or more (bytes 4..11): one
- * when a slot is freed, another when it is put on the free list without
- * ever having been handed out.  Random per process; they differ in bit 0
- * only (freed: 0), so "either" is one compare. */
-extern __attribute__((visibility("hidden"))) uint64_t cp__mark_freed,
+/* Marks written into free slots of 8 bytes or more: bytes 4..7 of a free
+ * slot hold cp__mark_free, and bytes 8..11 of one never handed out (slots
+ * of 12 bytes or more) cp__mark_fresh too.  Random per process, neither
+ * zero.  One 4-byte store per free, one 4-byte compare per allocation
+ * (slab.c). */
+extern __attribute__((visibility("hidden"))) uint32_t cp__mark_free,
     cp__mark_fresh;
-static inline bool cp__is_free_mark(uint64_t m) {
-  return (m | 1) == cp__mark_fresh;
-}
-static inline bool cp__slot_marked(uint32_t slot) { return slot >= 12; }
-static inline uint64_t cp__mark_of(const void *p) {
-  uint64_t m;
-  __builtin_memcpy(&m, (const char *)p + 4, 8);
+static inline bool cp__slot_marked(uint32_t slot) { return slot >= 8; }
+static inline uint32_t cp__mark_of(const void *p) {
+  uint32_t m;
+  __builtin_memcpy(&m, (const char *)p + 4, 4);
   return m;
 }
-static inline void cp__mark_set(void *p, uint64_t m) {
-  __builtin_memcpy((char *)p + 4, &m, 8);
+static inline bool cp__is_free_mark(uint32_t m) { return m == cp__mark_free; }
+static inline void cp__mark_set(void *p) {
+  __builtin_memcpy((char *)p + 4, &cp__mark_free, 4);
+}
+/* Was free slot p (of slot bytes) never handed out?  Slots under 12 bytes
+ * do not say. */
+static inline bool cp__mark_is_fresh(const void *p, uint32_t slot) {
+  uint32_t m;
+  __builtin_memcpy(&m, (const char *)p + 8, 4);
+  return slot >= 12 && m == cp__mark_fresh;
 }
 
 /* Is slot i of s live?  The live bitmap under COMPACTPTR_DEBUG=1; otherwise
- * the marks for slots of 12 bytes or more, and "yes" for smaller ones.  (The
+ * the marks for slots of 8 bytes or more, and "yes" for smaller ones.  (The
  * switch and the verifier read the bitmap after cp__slab_sync.) */
 static inline bool cp__slot_live_now(const cp_slab_t *s, uint32_t i) {
   if (i >= cp__bump(s))
@@ -485,7 +536,7 @@ _Noreturn void cp__bad_pointer(const char *op, const cp_slab_t *s,
                                const void *p);
 /* Is p the start of a live slot of slab s (or the start of block s)?  Exact
  * under COMPACTPTR_DEBUG=1 and with the world stopped; otherwise the marks
- * decide for slots of 12 bytes or more. */
+ * decide for slots of 8 bytes or more. */
 bool cp__is_object_start(const cp_slab_t *s, const void *p);
 
 /* memset(p, 0, n) for a slot: n is a multiple of 4.  Small slots are
@@ -529,26 +580,30 @@ typedef struct cp_bin {
  * is a shift. */
 typedef struct cp_tbin {
   cp_bin_t bins[CP_NCLASSES];
-  /* Counters (elements), owner-written (CP_OWN_*), read by statistics.
-   * The live count (allocations minus frees made by this heap's thread;
-   * frees of other heaps' objects count here, so the sum over heaps is
-   * exact) is kept as peak - room: an allocation decrements room and only
-   * when it goes below zero raises the peak, a free increments room.  So
-   * the peak stays exact at one decrement and a sign test per allocation,
-   * and a free adds to one counter. */
+  /* Allocations (elements) by this heap's thread, owner-written
+   * (CP_OWN_*), read by statistics.  Frees are not counted: the live
+   * count comes from the slabs (heap.c). */
   uint64_t allocs;
-  int64_t room;          /* peak - live; negative only inside count_alloc */
-  int64_t peak;          /* the largest live count this heap has had */
-  char pad[512 - CP_NCLASSES * sizeof(cp_bin_t) - 24];
+  char pad[512 - CP_NCLASSES * sizeof(cp_bin_t) - 8];
 } cp_tbin_t;
 _Static_assert(sizeof(cp_tbin_t) == 512, "a tbin is 512 bytes");
+/* Where the tbin of the type a descriptor resolved to is in a heap, in
+ * bytes from its tb: id * CP_TYPE_STRIDE for a type record in the mapping,
+ * and an offset at or above every heap's nfast otherwise (NULL, a record
+ * past the mapping: below cp__type_base or above its end). */
+_Static_assert(sizeof(cp_tbin_t) == CP_TYPE_STRIDE,
+               "type records and tbins have one stride");
+static inline uint64_t cp__rt_bin(const cp_type_t *t) {
+  return (uint64_t)((uintptr_t)t - cp__type_base);
+}
 
 typedef struct cp_heap {
   cp_tbin_t *tb;         /* per type id; grown by the owner under the heap
                             lock, read by statistics under it */
   uint32_t ntb;          /* entries of tb */
-  uint32_t nfast;        /* type ids below take the inline fast paths: ntb,
-                            or 0 under COMPACTPTR_DEBUG=1 */
+  uint64_t nfast;        /* the allocation fast path takes types whose
+                            cp__rt_bin is below: tb's entries (up to
+                            CP_FAST_TYPES), or none under COMPACTPTR_DEBUG=1 */
   cp_slab_t *notes;      /* notification stack: full slabs that got remote
                             frees (atomic; pushed by freers, emptied by the
                             owner) */
@@ -580,10 +635,11 @@ void cp__heap_after_fork(cp_heap_t *self);
  * with the wide counterparts after it.  World stopped, heap lock held. */
 void cp__heaps_forget_slabs(void);
 void cp__heap_place(cp_heap_t *h, cp_slab_t *w, uint8_t where);
-/* Totals over heaps and gone heaps.  Heap lock held. */
-void cp__type_counts(const cp_type_t *t, uint64_t *allocs, int64_t *live);
-/* The largest live count of t (exact while one heap has served it). */
-int64_t cp__type_peak(cp_type_t *t);
+/* Allocations of t ever, its live count now, and its peak: the largest
+ * live count seen when it was counted (now, at the switch, and as its
+ * slabs grew: heap.c's counters).  Heap lock held. */
+void cp__type_counts(cp_type_t *t, uint64_t *allocs, int64_t *live,
+                     int64_t *peak);
 
 /* ---- process state (heap.c) --------------------------------------------- */
 extern cp_arena_t cp__compact_arena;
@@ -617,9 +673,11 @@ typedef struct cp_fast {
   uint64_t span;          /* bytes the page map covers */
   cp_slab_t **pagemap;
   cp_slab_t **slabmap;    /* per 64 KiB region: its slab (slab.c) */
+  uint64_t slabmask;      /* the slab map's entries - 1 */
 } cp_fast_t;
-/* The slab map of arena a (made on first use), and its end. */
-cp_slab_t **cp__slabmap(const cp_arena_t *a);
+/* The slab map of arena a (made on first use), with its mask, and its
+ * end.  Entry (address >> 16) & mask. */
+cp_slab_t **cp__slabmap(const cp_arena_t *a, uint64_t *mask);
 void cp__slabmap_drop(const cp_arena_t *a);
 extern cp_fast_t cp__fast;
 void cp__fast_update(void); /* from cp__current_arena(); heap lock held */

@@ -41,11 +41,15 @@
  * process has a single thread, full slabs are not armed; a heap arms them
  * at its first slow path once a second thread exists.
  *
- * Free marks.  A freed slot of 12 bytes or more carries a random mark in
- * bytes 4..11 (another one if it was never handed out).  The allocation
- * that takes a slot off a free list checks it: a slot freed twice is on the
- * list twice and comes off the second time without its mark, so it is
+ * Free marks.  A free slot of 8 bytes or more carries a random 4-byte mark
+ * in bytes 4..7 (and, if it was never handed out and is 12 bytes or more,
+ * another in bytes 8..11).  The allocation that takes a slot off a free
+ * list checks it: a slot freed twice is on the list twice and comes off the
+ * second time without its mark (the first allocation cleared it), so it is
  * caught before it is handed out again, without cp_free reading the object.
+ * Slots of 4 bytes have no room for one: their slabs' owner word sends
+ * frees down the slow path (CP_OWNER_UNMARKED), so cp_free's fast path
+ * writes the mark without a size test.
  * A slab that becomes empty walks its free list before its run goes back
  * (cp__slab_check_empty).  Under COMPACTPTR_DEBUG=1 the live bitmap catches
  * every bad free at the call instead.
@@ -85,9 +89,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t cp__mark_freed, cp__mark_fresh;
+uint32_t cp__mark_free, cp__mark_fresh;
 
-cp_slab_t cp__slab_none = {.free = CP_NONE, .slot = 4, .magic = 0,
+cp_slab_t cp__slab_none = {.free = CP_NONE, .slot = 4, .slot16 = 4u - 16, .magic = 0,
                            .xfree = CP_NONE};
 
 static void all_link(cp_type_t *t, cp_slab_t *s) {
@@ -110,26 +114,44 @@ static void all_remove(cp_type_t *t, cp_slab_t *s) {
 /* The slab map: per arena, one entry per 64 KiB region, the slab covering
  * it.  Slabs are buddy-aligned runs of 64 KiB or more, so a region holds at
  * most one; blocks (which may be smaller) are not in it.  cp_free reads it
- * instead of the page map: 16 times fewer lines to keep in cache. */
+ * instead of the page map: 16 times fewer lines to keep in cache.  It is
+ * indexed by the address's region number modulo its size (a power of two
+ * at least the arena's regions), so cp_free looks an address up with no
+ * range check: any address finds a slab or NULL, and one outside the slab
+ * it finds fails cp_free's slot check, which bounds the offset from the
+ * slab's start. */
 #define CP_REGION_SHIFT CP_SLAB_MIN_SHIFT
 static struct slabmap {
   const cp_arena_t *arena;
   cp_slab_t **map;
   size_t bytes;
+  uint64_t mask;
 } slabmaps[2];
 
-cp_slab_t **cp__slabmap(const cp_arena_t *a) {
+cp_slab_t **cp__slabmap(const cp_arena_t *a, uint64_t *mask) {
   struct slabmap *m = &slabmaps[a == &cp__wide_arena];
-  if (m->map && m->arena == a)
+  if (m->map && m->arena == a) {
+    *mask = m->mask;
     return m->map;
+  }
+  *mask = 0;
   if (!a->base)
     return NULL;
-  size_t n = ((size_t)a->npages << CP_PAGE_SHIFT >> CP_REGION_SHIFT) + 1;
+  /* Arenas are 2 MiB aligned: regions of the arena are regions of the
+   * address space. */
+  if ((uintptr_t)a->base & (((uintptr_t)1 << CP_REGION_SHIFT) - 1))
+    cp__fatal("internal error: an arena at %p is not aligned to a region",
+              (void *)a->base);
+  size_t n = 1;
+  while (n < ((size_t)a->npages << CP_PAGE_SHIFT >> CP_REGION_SHIFT) + 1)
+    n <<= 1;
   m->bytes = (n * sizeof(cp_slab_t *) + CP_PAGE_SIZE - 1) & ~(CP_PAGE_SIZE - 1);
   m->map = cp__os_alloc_zeroed(m->bytes);
   if (!m->map)
     cp__fatal("cannot map %zu bytes for the slab map", m->bytes);
   m->arena = a;
+  m->mask = n - 1;
+  *mask = m->mask;
   return m->map;
 }
 
@@ -144,11 +166,13 @@ static void map_pages(cp_arena_t *a, cp_slab_t *s, cp_slab_t *to) {
     a->pagemap[s->page + i] = to;
   if (s->kind != CP_SLAB)
     return;
-  cp_slab_t **m = cp__slabmap(a);
+  uint64_t mask;
+  cp_slab_t **m = cp__slabmap(a, &mask);
   uint32_t per = 1u << (CP_REGION_SHIFT - CP_PAGE_SHIFT);
   cp__assert(s->page % per == 0 && (1u << s->order) >= per);
+  uintptr_t first = (uintptr_t)s->start >> CP_REGION_SHIFT;
   for (uint32_t r = 0; r < (1u << s->order) / per; r++)
-    __atomic_store_n(&m[s->page / per + r], to, __ATOMIC_RELAXED);
+    __atomic_store_n(&m[(first + r) & mask], to, __ATOMIC_RELAXED);
 }
 
 static uint32_t run_for(cp_arena_t *a, size_t bytes, bool try_only) {
@@ -189,6 +213,7 @@ static cp_slab_t *run_new(cp_arena_t *a, cp_type_t *t, size_t header,
   s->type = t;
   s->start = cp__arena_addr(a, p);
   s->slot = slot;
+  s->slot16 = slot - 16;
   s->magic = cp__slot_magic(slot);
   s->elem = elem;
   s->elem_magic = cp__slot_magic(elem);
@@ -288,13 +313,15 @@ bool cp__slab_extend(cp_slab_t *s) {
   uint64_t e = ((uint64_t)(page_end - (uintptr_t)s->start) + s->slot - 1) / s->slot;
   if (e > s->nslots)
     e = s->nslots;
-  bool mark = cp__slot_marked(s->slot);
+  bool mark = cp__slot_marked(s->slot), fresh = s->slot >= 12;
   uint32_t head = s->free;
   for (uint64_t i = e; i-- > b;) {
     uint32_t off = (uint32_t)(i * s->slot);
     *link_at(s, off) = head;
     if (mark)
-      cp__mark_set(s->start + off, cp__mark_fresh);
+      cp__mark_set(s->start + off);
+    if (fresh)
+      memcpy(s->start + off + 8, &cp__mark_fresh, 4);
     head = off;
   }
   /* bump first: a fork that catches this thread in between leaves slots
@@ -311,14 +338,15 @@ uint32_t cp__slab_collect(cp_slab_t *s) {
   do {
     if ((x & CP_XF_HEAD) == CP_NONE)
       return 0;
-  } while (!__atomic_compare_exchange_n(&s->xfree, &x, x | CP_XF_HEAD, true,
+  } while (!__atomic_compare_exchange_n(&s->xfree, &x,
+                                        (x | CP_XF_HEAD) & ~CP_XF_COUNT, true,
                                         __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
   uint32_t head = (uint32_t)(x & CP_XF_HEAD), tail = head, n = 1;
   for (uint32_t next; (next = *link_at(s, tail)) != CP_NONE; tail = next)
     n++;
   *link_at(s, tail) = s->free;
   s->free = head;
-  s->used -= n;
+  CP_OWN_SET(s->used, CP_OWN_GET(s->used) - n);
   return n;
 }
 
@@ -383,7 +411,7 @@ void cp__slab_push_remote(cp_slab_t *s, void *p) {
   uint64_t x = __atomic_load_n(&s->xfree, __ATOMIC_RELAXED), nx;
   do {
     *(uint32_t *)p = (uint32_t)(x & CP_XF_HEAD);
-    nx = (x & ~CP_XF_HEAD) | off;
+    nx = ((x & ~CP_XF_HEAD) | off) + CP_XF_ONE;
     if (x & CP_XF_NOTIFY)
       nx = (nx & ~CP_XF_NOTIFY) | CP_XF_NOTIFYING;
   } while (!__atomic_compare_exchange_n(&s->xfree, &x, nx, true,
@@ -444,7 +472,7 @@ void cp__slab_rebuild_free_list(cp_slab_t *s) {
       char *p = s->start + (size_t)i * s->slot;
       *(uint32_t *)p = s->free;
       if (mark)
-        cp__mark_set(p, cp__mark_freed);
+        cp__mark_set(p);
       s->free = (uint32_t)(i * s->slot);
     }
   }
@@ -461,10 +489,9 @@ bool cp__is_object_start(const cp_slab_t *s, const void *p) {
     return false;
   if (cp__debug)
     return cp__slot_is_live(s, (uint32_t)i);
-  if (cp__slot_marked(s->slot)) {
+  if (cp__slot_marked(s->slot))
     return !cp__is_free_mark(cp__mark_of(p));
-  }
-  return true; /* slots under 12 bytes: exact only with COMPACTPTR_DEBUG=1 */
+  return true; /* 4-byte slots: exact only with COMPACTPTR_DEBUG=1 */
 }
 
 _Noreturn void cp__bad_pointer(const char *op, const cp_slab_t *s,
@@ -479,7 +506,8 @@ _Noreturn void cp__bad_pointer(const char *op, const cp_slab_t *s,
   if (i < cp__bump(s) && i * s->slot != off)
     cp__fatal("%s of %p: not the start of a '%s' %s", op, p, name, what);
   bool fresh = i >= cp__bump(s) ||
-               (cp__slot_marked(s->slot) && cp__mark_of(p) == cp__mark_fresh);
+               (cp__slot_marked(s->slot) && cp__is_free_mark(cp__mark_of(p)) &&
+                cp__mark_is_fresh(p, s->slot));
   if (fresh)
     cp__fatal("%s of %p: no '%s' %s was handed out there (never allocated)",
               op, p, name, what);

@@ -1,7 +1,8 @@
 /*
  * stats.c - statistics: per-type object and byte counts (each heap counts
- * its own thread's allocations and frees; heap.c sums them), arena use, and
- * the switch.  COMPACTPTR_STATS=1 prints the report at exit.
+ * its own thread's allocations, the live count comes from the slabs:
+ * heap.c), arena use, and the switch.  COMPACTPTR_STATS=1 prints the
+ * report at exit.
  */
 #include "internal.h"
 
@@ -29,19 +30,18 @@ uint32_t cp_get_stats(cp_stats_t *out, cp_type_stats_t *types, uint32_t max) {
   for (uint32_t k = 0; types && k < cp__ntypes && k < max; k++) {
     cp_type_t *t = cp__types[k];
     uint64_t allocs;
-    int64_t live;
-    cp__type_counts(t, &allocs, &live);
-    uint64_t peak = (uint64_t)cp__type_peak(t);
+    int64_t live, peak;
+    cp__type_counts(t, &allocs, &live, &peak);
     types[k] = (cp_type_stats_t){
         .name = t->desc->name,
         .compact_size = t->compact_slot,
         .wide_size = t->wide_slot,
         .live_objects = (uint64_t)live,
-        .peak_objects = peak,
+        .peak_objects = (uint64_t)peak,
         .total_allocs = allocs,
         .total_frees = allocs - (uint64_t)live,
         .live_bytes = (uint64_t)live * t->slot,
-        .peak_bytes = peak * t->slot,
+        .peak_bytes = (uint64_t)peak * t->slot,
     };
   }
   cp__unlock();
@@ -67,12 +67,12 @@ void cp_print_stats(void *fp) {
   for (uint32_t k = 0; k < cp__ntypes; k++) {
     cp_type_t *t = cp__types[k];
     uint64_t allocs;
-    int64_t live;
-    cp__type_counts(t, &allocs, &live);
+    int64_t live, peak;
+    cp__type_counts(t, &allocs, &live, &peak);
     fprintf(f, "compactptr: %-20s %8u %8u %12llu %12llu %12llu %14llu\n",
             t->desc->name, t->compact_slot, t->wide_slot,
             (unsigned long long)live,
-            (unsigned long long)cp__type_peak(t), (unsigned long long)allocs,
+            (unsigned long long)peak, (unsigned long long)allocs,
             (unsigned long long)((uint64_t)live * t->slot));
   }
   if (s.switch_seconds > 0 || s.switch_objects) {

@@ -783,6 +783,9 @@ static uint64_t copy_all(cp_slab_t **items, size_t n) {
  * that owned its original (bins were emptied by cp__heaps_forget_slabs),
  * and frees the compact slab headers. */
 static void adopt_counterparts(cp_type_t *t) {
+  /* The copy counted t's live objects: a count for its peak too. */
+  if ((int64_t)t->switch_objects > t->peak_seen)
+    t->peak_seen = (int64_t)t->switch_objects;
   cp_slab_t *s = compact_all[t->id];
   t->all = NULL;
   cp_slab_t *tail = NULL;

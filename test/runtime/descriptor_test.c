@@ -67,11 +67,48 @@ static void test_mismatches_are_fatal(void **state) {
   expect_fatal(resolve_other, &bad_field, "lies outside the object");
 }
 
+/* Types past the mapping of type records (CP_FAST_TYPES) have their
+ * records apart and allocate through the slow path: they work all the
+ * same, and the first types keep their fast path. */
+static void test_many_types(void **state) {
+  (void)state;
+  enum { N = CP_FAST_TYPES + 40 };
+  static cp_type_desc_t descs[N];
+  static char names[N][16];
+  uint32_t before = cp__ntypes;
+  for (uint32_t i = 0; i < N; i++) {
+    descs[i] = node_desc;
+    descs[i].rt = NULL;
+    descs[i].module = NULL;
+    snprintf(names[i], sizeof names[i], "many%u", i);
+    descs[i].name = names[i];
+    assert_non_null(cp__type_resolve(&descs[i]));
+  }
+  assert_int_equal(cp__ntypes, before + N);
+  void *p[N];
+  for (uint32_t i = 0; i < N; i++) {
+    p[i] = cp_alloc(&descs[i]);
+    *(int *)p[i] = (int)i;
+  }
+  for (uint32_t i = 0; i < N; i++) {
+    cp_type_t *t = cp__type_peek(&descs[i]);
+    /* In the mapping exactly when the fast path can find its bins. */
+    assert_int_equal(cp__rt_bin(t) < cp__heap->nfast, t->id < CP_FAST_TYPES);
+    assert_int_equal(*(int *)p[i], (int)i);
+    assert_ptr_equal(cp__slab_of(&cp__compact_arena, p[i])->type, t);
+    cp_free(p[i]);
+    void *q = cp_alloc(&descs[i]);
+    assert_ptr_equal(q, p[i]); /* the slot freed last comes back first */
+    cp_free(q);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_module_registers_all_types),
       cmocka_unit_test(test_identical_descriptors_merge),
       cmocka_unit_test(test_mismatches_are_fatal),
+      cmocka_unit_test(test_many_types),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -149,6 +149,26 @@ static void double_free_empties(void *arg) {
   for (uint32_t i = 2; i < n; i++) /* ps[1] stays live */
     cp_free(ps[i]);
 }
+/* 8-byte slots carry a free mark too. */
+static void small_double_free(void *arg) {
+  (void)arg;
+  void *p = cp_alloc(&pair_desc);
+  cp_alloc(&pair_desc);
+  cp_free(p);
+  cp_free(p);
+  for (int i = 0; i < 3; i++)
+    cp_alloc(&pair_desc);
+}
+/* An address whose 64 KiB region folds onto a live slab's entry of the slab
+ * map (the map is indexed modulo its size), outside the arena: foreign,
+ * although the map's entry names a slab and the offset lands on a slot
+ * boundary of it. */
+static void aliased_free(void *arg) {
+  (void)arg;
+  char *p = cp_alloc(&node_desc);
+  uint64_t span = (CP_OWN_GET(cp__fast.slabmask) + 1) << CP_SLAB_MIN_SHIFT;
+  cp_free(p + span);
+}
 static void exhaust(void *arg) {
   (void)arg;
   for (;;)
@@ -163,7 +183,53 @@ static void test_errors(void **state) {
   expect_fatal(array_interior_free, NULL, "not the start of a 'node' array");
   expect_fatal(double_free_empties, NULL,
                cp__debug ? "double free of" : "an object was freed twice");
+  expect_bad_free(small_double_free, NULL, "double free of");
+  expect_fatal(aliased_free, NULL, "not an object allocated by compactptr");
   expect_fatal(exhaust, NULL, "the compact arena is exhausted");
+}
+
+/* Statistics count frees off the slabs: the live count is exact at every
+ * read, the peak is the largest live count seen at a read or as the
+ * type's slabs grew. */
+static uint64_t holder_stats(uint64_t *peak) {
+  cp_type_stats_t ts[8];
+  cp_stats_t s;
+  uint32_t n = cp_get_stats(&s, ts, 8);
+  for (uint32_t i = 0; i < n && i < 8; i++)
+    if (!strcmp(ts[i].name, "holder")) {
+      *peak = ts[i].peak_objects;
+      return ts[i].live_objects;
+    }
+  fail();
+  return 0;
+}
+static void test_peak(void **state) {
+  (void)state;
+  enum { N = 12000 };
+  static void *ps[N];
+  uint64_t peak;
+  for (int i = 0; i < N; i++)
+    ps[i] = cp_alloc(&holder_desc);
+  uint32_t per = slab_of(ps[0])->nslots;
+  assert_true(N / per >= 4); /* several slabs */
+  for (int i = 0; i < N; i++)
+    cp_free(ps[i]);
+  assert_int_equal(holder_stats(&peak), 0);
+  /* Counted when the last slabs were taken: all but the last slab or two
+   * (each count after the first eight slabs waits an eighth of them). */
+  assert_true(peak <= N && peak >= N - 2 * (uint64_t)per);
+  for (int i = 0; i < N / 2; i++)
+    ps[i] = cp_alloc(&holder_desc);
+  assert_int_equal(holder_stats(&peak), N / 2);
+  assert_true(peak >= N - 2 * (uint64_t)per);
+  for (int i = 0; i < N; i++)
+    ps[i] = i < N / 2 ? ps[i] : cp_alloc(&holder_desc);
+  assert_int_equal(holder_stats(&peak), N);
+  assert_int_equal(peak, N); /* a read counts */
+  for (int i = 0; i < N; i++)
+    cp_free(ps[i]);
+  assert_int_equal(holder_stats(&peak), 0);
+  assert_int_equal(peak, N);
 }
 
 static void test_stats(void **state) {
@@ -195,6 +261,7 @@ int main(void) {
       cmocka_unit_test(test_try_alloc_exhaustion),
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_stats),
+      cmocka_unit_test(test_peak),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,7 +49,7 @@ static inline void expect_fatal(void (*fn)(void *), void *arg,
 
 /* A double free (or a free of a slot on the free list that was never handed
  * out) stops the program at the free under COMPACTPTR_DEBUG=1 with
- * `precise` in the message; otherwise, for slots of 12 bytes or more, at
+ * `precise` in the message; otherwise, for slots of 8 bytes or more, at
  * the allocation that takes the slot off the free list a second time (fn
  * must allocate after the bad free). */
 extern int cp__debug;
