@@ -33,6 +33,7 @@ void CheckedWalker::rewrite() {
   if (!CS)
     return;
   collectSlots(CS);
+  computeLiveness();
   placeSlotFrame(CS);
   collectNativeRegions(CS);
   // Parameters that are not slots (by-value structs, pointers to handle

@@ -20,7 +20,9 @@
 //      any later use.  Liveness is approximated from the source: a use
 //      after the call, in the same full expression, or anywhere in a loop
 //      around the call (every variable in scope, if the function has
-//      labels).
+//      labels); clang's LiveVariables on the function's CFG then drops the
+//      variables whose every later use follows an assignment (not in
+//      functions that call setjmp).
 // Tests: test/switchable/allocation-safepoint.c, test/switchable/slot-roots.c,
 //        test/switchable/builders.test.
 //
@@ -123,6 +125,58 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
   Walk(Body);
 }
 
+void CheckedWalker::computeLiveness() {
+  // A function that calls setjmp can resume after a later call where the
+  // CFG has no edge: keep the source approximation there.
+  bool ReturnsTwice = false;
+  std::function<void(const Stmt *)> Scan = [&](const Stmt *St) {
+    if (!St || ReturnsTwice)
+      return;
+    if (const auto *CE = dyn_cast<CallExpr>(St))
+      if (const FunctionDecl *G = CE->getDirectCallee())
+        ReturnsTwice |= G->hasAttr<ReturnsTwiceAttr>() ||
+                        G->getName().contains("setjmp");
+    for (const Stmt *C : St->children())
+      Scan(C);
+  };
+  Scan(FD->getBody());
+  if (ReturnsTwice || Slots.empty())
+    return;
+  CfgCtx = std::make_unique<AnalysisDeclContext>(nullptr, FD);
+  // Every expression an element of its block, as Sema's own analyses ask:
+  // a call's position, and the uses after it, are then in the CFG.
+  CfgCtx->getCFGBuildOptions().setAllAlwaysAdd();
+  const CFG *G = CfgCtx->getCFG();
+  if (!G)
+    return;
+  Liveness = CfgCtx->getAnalysis<LiveVariables>();
+  if (!Liveness)
+    return;
+  for (const CFGBlock *B : *G)
+    for (unsigned I = 0; I < B->size(); ++I)
+      if (auto E = (*B)[I].getAs<CFGStmt>())
+        CfgPos.try_emplace(E->getStmt(), B, I);
+}
+
+/// True when the CFG says no path from right after call At reads VD before
+/// assigning it.  False where it does not know: no CFG, At not a plain
+/// call in it, or a call of a native region (whose roots stay in their
+/// slots from the entry to the exit: NativeRegions.cpp).
+bool CheckedWalker::deadAfter(const Stmt *At, const VarDecl *VD) {
+  const auto *CE = dyn_cast<CallExpr>(At);
+  if (!Liveness || !CE || isNativeTransition(CE) || Pl.isNativeCall(CE) ||
+      InRegion.count(CE))
+    return false;
+  auto It = CfgPos.find(CE);
+  if (It == CfgPos.end())
+    return false;
+  auto [B, I] = It->second;
+  for (unsigned J = I + 1; J < B->size(); ++J)
+    if (auto E = (*B)[J].getAs<CFGStmt>())
+      return !Liveness->isLive(E->getStmt(), VD); // live at its start
+  return !Liveness->isLive(B, VD);                // live at the block's end
+}
+
 /// A site whose roots are saved only on its slow path: an allocation of
 /// compact objects (malloc, calloc) or cp_safepoint().
 bool CheckedWalker::slowPathSite(const CallExpr *CE) const {
@@ -147,16 +201,20 @@ CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
   for (const SlotRoot &R : Slots) {
     if (!inScope(R.DeclEnd, R.ScopeB, R.ScopeE))
       continue;
-    bool Live = AllLive;
+    bool Live = AllLive, InExpr = false;
     for (unsigned X : R.Refs) {
-      if (Live)
-        break;
-      // At CE itself: the first token after a poll placed at CB == CE.
       // (A use in the macro expansion the call is in counts at the
       // expansion's start, inside [EB, EE] of the full expression.)
-      if (X >= CE || (X >= EB && X <= EE)) {
-        Live = true;
+      if (X >= EB && X <= EE) {
+        InExpr = Live = true;
         break;
+      }
+      if (Live)
+        continue;
+      // At CE itself: the first token after a poll placed at CB == CE.
+      if (X >= CE) {
+        Live = true;
+        continue;
       }
       for (auto [LB, LE] : Loops)
         if (LB <= CB && CE <= LE && R.ScopeB <= LB && X >= LB && X <= LE) {
@@ -164,7 +222,12 @@ CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
           break;
         }
     }
-    if (!Live)
+    // The source says "used later"; the CFG may know that every later use
+    // follows an assignment (a cursor reset before its next loop).  Uses
+    // in the same full expression stay live whatever the CFG's order: C
+    // leaves the order of operands open, and the printed text may read
+    // them after the call.
+    if (!Live || (!InExpr && deadAfter(At, R.VD)))
       continue;
     // An inner declaration of the same name hides it here.
     for (const LocalVar &L : Locals)

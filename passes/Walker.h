@@ -18,6 +18,9 @@
 #define COMPACTPTR_WALKER_H
 
 #include "Planner.h"
+#include "clang/Analysis/AnalysisDeclContext.h"
+#include "clang/Analysis/Analyses/LiveVariables.h"
+#include <memory>
 
 namespace compactptr {
 
@@ -159,6 +162,14 @@ private:
   std::vector<LocalVar> Locals;
   std::vector<std::pair<unsigned, unsigned>> Loops;
   bool AllLive = false;   ///< labels: every variable in scope is live
+  /// Liveness on the function's CFG (clang's LiveVariables), which
+  /// narrows the source approximation at calls: null where it cannot be
+  /// trusted (no CFG, setjmp).  CfgPos: each statement's block and index.
+  std::unique_ptr<clang::AnalysisDeclContext> CfgCtx;
+  clang::LiveVariables *Liveness = nullptr;
+  llvm::DenseMap<const clang::Stmt *, std::pair<const clang::CFGBlock *, unsigned>> CfgPos;
+  void computeLiveness();
+  bool deadAfter(const clang::Stmt *At, const clang::VarDecl *VD);
   bool SlotFrame = false; ///< the frame of slots was placed
   clang::FileID BodyFID;
   bool isSlotRoot(const clang::VarDecl *VD) const;

@@ -104,10 +104,11 @@ int main(void) {
 // A body that allocates: the allocation is a safepoint itself, so the loop
 // gets no poll; the run of statements after the allocation is versioned
 // up to its last layout-dependent statement.
-// main's locals are saved only on the allocation's slow path.
+// main's locals are saved only on the allocation's slow path, and only
+// those live after it (p is assigned before its next use).
 // CHECK-LABEL: int main(void) {
 // CHECK: cp__frame(&cp__slotframe.f, 3 | CP_FRAME_RELATIVE, cp__slotroots)); for (i = 0; i < 10000; i++) {{[{]$}}
-// CHECK-NEXT: {{^}}    struct node *q = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { (void)(cp__slotframe.s[0] = head, cp__slotframe.s[1] = copy, cp__slotframe.s[2] = p); [[A]] = cp__alloc_slow(&cp__desc_node); head = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; copy = cp__slotframe.s[1]; cp__slotframe.s[1] = 0; p = cp__slotframe.s[2]; cp__slotframe.s[2] = 0; } [[A]]; });{{$}}
+// CHECK-NEXT: {{^}}    struct node *q = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { (void)(cp__slotframe.s[0] = head, cp__slotframe.s[1] = copy); [[A]] = cp__alloc_slow(&cp__desc_node); head = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; copy = cp__slotframe.s[1]; cp__slotframe.s[1] = 0; } [[A]]; });{{$}}
 // CHECK-NEXT: {{^}}    { if (cp_is_compact()) { CP__QUIET_BEGIN (((struct cp__c_node *)(q))->key) = i;{{$}}
 // CHECK-NEXT: {{^}}    cp__sth(&(((struct cp__c_node *)(q))->next), head); CP__QUIET_END } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 43 "{{.*}}poll-body-versioning.c"
