@@ -303,6 +303,7 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
     return S.Errors == 0;
   runSlots(S);
   runInterior(S);
+  runProvenance(S);
   runSignalHandlers(S);
   runLayout(S);
   if (S.TypeErrors)

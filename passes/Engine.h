@@ -242,6 +242,11 @@ struct Model {
   /// (canonical) whose result may.
   llvm::DenseSet<const clang::VarDecl *> InteriorVars;
   llvm::DenseSet<const clang::FunctionDecl *> InteriorReturns;
+  /// Provenance.cpp: locals, parameters (of functions only this file
+  /// calls) and function definitions whose every value is null, a compact
+  /// allocation or a decoded handle.
+  llvm::DenseSet<const clang::VarDecl *> KnownVars;
+  llvm::DenseSet<const clang::FunctionDecl *> KnownReturns;
   /// Boxing.cpp: variables (canonical) placed in the compact heap.
   std::map<const clang::VarDecl *, BoxedVar> Boxed;
 
@@ -449,6 +454,13 @@ void runSlots(Session &S);
 /// object's plain data (Model::InteriorVars, InteriorReturns); warnings
 /// where such a pointer is stored into memory.
 void runInterior(Session &S);
+/// Provenance.cpp: which compact pointers come from the arena by
+/// construction (Model::KnownVars, KnownReturns).
+void runProvenance(Session &S);
+/// Provenance.cpp: E's value is null, a compact allocation, a handle just
+/// decoded, or a variable or call of Model::KnownVars, KnownReturns: a
+/// store of it into a handle field needs no range check.
+bool isKnownCompact(const Session &S, const clang::Expr *E);
 /// SignalHandlers.cpp (switchable): handler-looking functions whose
 /// address is taken leave a native region at their entry.
 void runSignalHandlers(Session &S);

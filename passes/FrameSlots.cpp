@@ -126,29 +126,63 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
 }
 
 void CheckedWalker::computeLiveness() {
-  // A function that calls setjmp can resume after a later call where the
-  // CFG has no edge: keep the source approximation there.
-  bool ReturnsTwice = false;
+  // A function that calls setjmp (vfork, getcontext) can resume after a
+  // later call where the CFG has no edge: keep the source approximation.
+  // So do functions with variably modified types beyond a plain VLA
+  // declaration: the CFG misses the reads in a bound under a pointer, a
+  // cast or typeof, which the code still evaluates -- and so does the
+  // source approximation (it walks statements, not types): every variable
+  // in scope is live there.
+  bool ReturnsTwice = false, BoundsInTypes = false;
+  auto vm = [](QualType T) { return !T.isNull() && T->isVariablyModifiedType(); };
   std::function<void(const Stmt *)> Scan = [&](const Stmt *St) {
-    if (!St || ReturnsTwice)
+    if (!St)
       return;
     if (const auto *CE = dyn_cast<CallExpr>(St))
-      if (const FunctionDecl *G = CE->getDirectCallee())
-        ReturnsTwice |= G->hasAttr<ReturnsTwiceAttr>() ||
-                        G->getName().contains("setjmp");
+      ReturnsTwice |= returnsTwice(CE->getDirectCallee());
+    if (const auto *DS = dyn_cast<DeclStmt>(St))
+      for (const Decl *D : DS->decls()) {
+        if (const auto *TD = dyn_cast<TypedefNameDecl>(D))
+          BoundsInTypes |= vm(TD->getUnderlyingType());
+        else if (const auto *VD = dyn_cast<ValueDecl>(D)) {
+          QualType T = VD->getType();
+          const auto *VA = dyn_cast<VariableArrayType>(T.getTypePtr());
+          BoundsInTypes |= vm(T) && !(VA && !vm(VA->getElementType()));
+        }
+      }
+    if (const auto *CE = dyn_cast<ExplicitCastExpr>(St))
+      BoundsInTypes |= vm(CE->getTypeAsWritten());
+    if (const auto *UE = dyn_cast<UnaryExprOrTypeTraitExpr>(St))
+      BoundsInTypes |= UE->isArgumentType() && vm(UE->getArgumentType());
+    if (const auto *CL = dyn_cast<CompoundLiteralExpr>(St))
+      BoundsInTypes |= vm(CL->getType());
+    if (const auto *VA = dyn_cast<VAArgExpr>(St))
+      BoundsInTypes |= vm(VA->getType());
     for (const Stmt *C : St->children())
       Scan(C);
   };
   Scan(FD->getBody());
-  if (ReturnsTwice || Slots.empty())
+  AllLive |= BoundsInTypes;
+  if (ReturnsTwice || BoundsInTypes || Slots.empty())
     return;
   CfgCtx = std::make_unique<AnalysisDeclContext>(nullptr, FD);
   // Every expression an element of its block, as Sema's own analyses ask:
-  // a call's position, and the uses after it, are then in the CFG.
+  // a call's position, and the uses after it, are then in the CFG.  No
+  // edge pruned as "cannot be taken": `v < 5 || v > 3` on a volatile can
+  // be false.
   CfgCtx->getCFGBuildOptions().setAllAlwaysAdd();
+  CfgCtx->getCFGBuildOptions().PruneTriviallyFalseEdges = false;
   const CFG *G = CfgCtx->getCFG();
   if (!G)
     return;
+  // Edges the CFG still marks unreachable -- a switch over an enum that
+  // names every enumerator and has no default, which an out-of-range value
+  // (flags, a cast) leaves through -- are paths LiveVariables does not
+  // follow: keep the source approximation for such a function.
+  for (const CFGBlock *B : *G)
+    for (const CFGBlock::AdjacentBlock &A : B->succs())
+      if (!A.isReachable() && A.getPossiblyUnreachableBlock())
+        return;
   Liveness = CfgCtx->getAnalysis<LiveVariables>();
   if (!Liveness)
     return;
@@ -201,7 +235,9 @@ CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
   for (const SlotRoot &R : Slots) {
     if (!inScope(R.DeclEnd, R.ScopeB, R.ScopeE))
       continue;
-    bool Live = AllLive, InExpr = false;
+    // A cleanup function reads the variable when its scope ends, which
+    // neither the source nor the CFG shows as a use.
+    bool Live = AllLive || R.VD->hasAttr<CleanupAttr>(), InExpr = Live && !AllLive;
     for (unsigned X : R.Refs) {
       // (A use in the macro expansion the call is in counts at the
       // expansion's start, inside [EB, EE] of the full expression.)

@@ -91,9 +91,13 @@ std::string Printer::binaryText(const BinaryOperator *BO) {
       return "((" + ty(L->getType(), L) + ")" + Call + ")";
     }
     if (isHandleLValue(M, L)) {
+      // A value known to come from the arena skips the encode's range
+      // check (Provenance.cpp).
+      std::string Store = (isKnownCompact(S, R) ? "cp__sth_known(&" : "cp__sth(&") +
+                          clv(L) + ", " + text(R) + ")";
       if (isStatementLevel(BO))
-        return "cp__sth(&" + clv(L) + ", " + text(R) + ")";
-      return "((" + ty(L->getType(), L) + ")cp__sth(&" + clv(L) + ", " + text(R) + "))";
+        return Store;
+      return "((" + ty(L->getType(), L) + ")" + Store + ")";
     }
     if (CompactType *T = M.recordOf(L->getType()); T && isCompactLocated(M, L)) {
       // Heap object = heap object of the same type: copy the compact bytes.

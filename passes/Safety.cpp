@@ -145,6 +145,60 @@ public:
              {tokRange(E->getSourceRange())});
   }
 
+  /// St's value may differ between the layouts: it reads a field or
+  /// element of a compact object, steps a compact pointer (the stride is
+  /// the layout's size), or takes the sizeof or offsetof of a compact
+  /// struct.  A compact pointer's own value (a local, compared or tested)
+  /// is the same in both.  Statement expressions are looked into.
+  bool layoutDependentValue(const Stmt *St) {
+    if (!St)
+      return false;
+    if (const auto *E = dyn_cast<Expr>(St)) {
+      if (isCompactLocated(M, E) || isHandleLValue(M, E))
+        return true;
+      if (const auto *ME = dyn_cast<MemberExpr>(E);
+          ME && ME->isArrow() && M.pointeeOf(ME->getBase()->getType()))
+        return true;
+      if (const auto *BO = dyn_cast<BinaryOperator>(E);
+          BO && BO->isAdditiveOp() &&
+          (M.pointeeOf(BO->getLHS()->getType()) || M.pointeeOf(BO->getRHS()->getType())))
+        return true;
+      if (const auto *UO = dyn_cast<UnaryOperator>(E);
+          UO && UO->isIncrementDecrementOp() && M.pointeeOf(UO->getSubExpr()->getType()))
+        return true;
+      if (isa<UnaryExprOrTypeTraitExpr>(E) || isa<OffsetOfExpr>(E))
+        return layoutDependent(E) != nullptr;
+    }
+    for (const Stmt *C : St->children())
+      if (layoutDependentValue(C))
+        return true;
+    return false;
+  }
+
+  /// An array bound whose value depends on the layout: the printers copy
+  /// types as the user spelled them, so it would keep the wide value (a
+  /// buffer sized for a wide object, then filled with a compact one).
+  void checkArrayBound(const Expr *B) {
+    if ((!S.Opts.switchable() && !S.Opts.compactOnly()) || !B ||
+        S.isIgnoredLoc(B->getBeginLoc()) || !layoutDependentValue(B))
+      return;
+    S.report(Diag::ArrayBound, B->getBeginLoc(),
+             "this array bound depends on the compact layout (it reads a "
+             "compact object, steps a compact pointer, or takes the size of a "
+             "compact struct), and array bounds are not rewritten: it would "
+             "keep its wide value; compute it into a local first "
+             "(size_t n = p->len; char v[n];)",
+             {tokRange(B->getSourceRange())});
+  }
+  bool VisitVariableArrayTypeLoc(VariableArrayTypeLoc TL) {
+    checkArrayBound(TL.getSizeExpr());
+    return true;
+  }
+  bool VisitConstantArrayTypeLoc(ConstantArrayTypeLoc TL) {
+    checkArrayBound(TL.getSizeExpr());
+    return true;
+  }
+
   bool VisitEnumConstantDecl(EnumConstantDecl *D) {
     if (!S.Opts.switchable() && !S.Opts.compactOnly())
       return true;
@@ -158,6 +212,20 @@ public:
   /// function, so the switch would leave it pointing into the released
   /// arena (switchable mode only).
   bool VisitVarDecl(VarDecl *VD) {
+    // A cleanup function receives the variable's address where no `&` is
+    // written: for a value of compact type, a compact pointer to a stack
+    // object, which the printers would read in the compact layout.
+    if (const auto *C = VD->getAttr<CleanupAttr>();
+        C && (S.Opts.switchable() || S.Opts.compactOnly()) && M.recordOf(VD->getType()) &&
+        C->getFunctionDecl() && C->getFunctionDecl()->getNumParams() == 1 &&
+        M.pointeeOf(C->getFunctionDecl()->getParamDecl(0)->getType()) &&
+        !S.isIgnoredLoc(VD->getLocation()))
+      S.report(Diag::NonHeapAddress, VD->getLocation(),
+               "the cleanup function " + quoted(C->getFunctionDecl()->getName()) +
+                   " receives the address of " + quoted(VD->getName()) +
+                   " as a compact pointer; compact pointers must point to heap "
+                   "objects: give it a pointer variable that holds a heap object",
+               {tokRange(VD->getSourceRange())});
     if (S.Opts.switchable() && VD->hasGlobalStorage() && VD->getInit())
       checkLayoutConstant(VD->getInit(), "a static initializer");
     if (!S.Opts.switchable() || VD->getTLSKind() == VarDecl::TLS_None ||

@@ -79,6 +79,19 @@ bool isBlockingFunction(const FunctionDecl *FD) {
   return false;
 }
 
+bool returnsTwice(const FunctionDecl *FD) {
+  if (!FD)
+    return false;
+  if (FD->hasAttr<ReturnsTwiceAttr>())
+    return true;
+  StringRef N = nameOf(FD);
+#define CP_RETURNS_TWICE_FN(Name)                                              \
+  if (N == Name)                                                               \
+    return true;
+#include "Vocabulary.def"
+  return false;
+}
+
 const Expr *resultArgument(const CallExpr *CE) {
   const FunctionDecl *FD = CE->getDirectCallee();
   if (!isLibraryFunction(FD))

@@ -57,6 +57,10 @@ bool isSafepointFunction(const clang::FunctionDecl *FD);
 /// as _FORTIFY_SOURCE makes them, count as declared).
 bool isBlockingFunction(const clang::FunctionDecl *FD);
 
+/// FD may return a second time (clang's returns_twice, or setjmp's kind by
+/// name: Vocabulary.def).
+bool returnsTwice(const clang::FunctionDecl *FD);
+
 /// The argument CE's result points into, if CE calls a libc function
 /// whose result always does (Vocabulary.def: bsearch's array, strchr's
 /// string); else null.

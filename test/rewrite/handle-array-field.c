@@ -16,7 +16,7 @@ int main(void) {
     t->kids[i] = malloc(sizeof(struct tree));
     t->kids[i]->id = i * 10;
   }
-  // CHECK: cp__sth(&((((struct cp__c_tree *)(t))->kids)[i]), cp_alloc(&cp__desc_tree));
+  // CHECK: cp__sth_known(&((((struct cp__c_tree *)(t))->kids)[i]), cp_alloc(&cp__desc_tree));
   t->grid[1][0] = t->kids[2];
   int s = 0;
   for (int i = 0; i < 3; i++) s += t->kids[i]->id;

@@ -17,9 +17,9 @@ int main(void) {
   struct node *arr = malloc(4 * sizeof(struct node));
   int i = 0;
   p->kids[i++] = q;
-  // CHECK: cp__sth(&((((struct cp__c_node *)(p))->kids)[i++]), q);
+  // CHECK: cp__sth_known(&((((struct cp__c_node *)(p))->kids)[i++]), q);
   f(p)->cur = arr;
-  // CHECK: cp__sth(&(((struct cp__c_node *)(f(p)))->cur), arr);
+  // CHECK: cp__sth_known(&(((struct cp__c_node *)(f(p)))->cur), arr);
   f(p)->cur++;
   // CHECK: cp__hadd(&(((struct cp__c_node *)(f(p)))->cur), (long)sizeof(struct cp__c_node), 1);
   f(p)->cur += 2;

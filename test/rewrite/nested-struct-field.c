@@ -17,7 +17,7 @@ int main(void) {
   a->pos.x = 3;
   // CHECK: (((struct cp__c_node *)(a))->pos).x = 3;
   a->out.to = b;
-  // CHECK: cp__sth(&((((struct cp__c_node *)(a))->out).to), b);
+  // CHECK: cp__sth_known(&((((struct cp__c_node *)(a))->out).to), b);
   a->extra[1].w = 5;
   b->pos.y = 4;
   struct link l = a->out;

@@ -22,7 +22,7 @@ int main(void) {
   struct node *a = malloc(sizeof *a), *b = malloc(sizeof *b);
   a->color = BLACK;
   a->link.next = b;
-  // CHECK: cp__sth(&((((struct cp__c_node *)(a))->link).next), b);
+  // CHECK: cp__sth_known(&((((struct cp__c_node *)(a))->link).next), b);
   a->spare[1].prev = a;
   b->val.d = 2.5;
   b->link.next = NULL;

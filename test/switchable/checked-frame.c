@@ -58,7 +58,7 @@ int main(void) {
 // (the return reads a wide value: the same text in both modes, so it
 // follows the run).
 // CHECK-NEXT: {{^}}  { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(n))->key) = k;
-// CHECK-NEXT: {{^}}  cp__sth(&(((struct cp__c_node *)(n))->next), head);
+// CHECK-NEXT: {{^}}  cp__sth_known(&(((struct cp__c_node *)(n))->next), head);
 // CHECK-NEXT: {{^}}  spare = n;
 // CHECK-NEXT: {{^}}  copy = cp__load_node((&(*(struct cp__c_node *)(spare)))); CP__QUIET_END } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 22 "{{.*}}checked-frame.c"
@@ -71,7 +71,7 @@ int main(void) {
 // the top of its body.  The call goes first (its arguments picking their
 // layout by mode), then the store.
 // CHECK: {{^}}static void link(struct node *p, int k) {struct cp__slotframe_s { cp_frame_t f; void *s[1]; } cp__slotframe __attribute__((cleanup(cp__frame_pop_slots))); static const cp_root_desc_t cp__slotroots[1] = {{[{][{]}}(void *)__builtin_offsetof(struct cp__slotframe_s, s[0]), CP_ROOT_POINTER, 1, &cp__desc_node, "p"}}; int cp__slotin __attribute__((unused)) = (cp__slotframe.s[0] = 0, cp__frame(&cp__slotframe.f, 1 | CP_FRAME_RELATIVE, cp__slotroots));
-// CHECK-NEXT: {{^}}  __extension__({ struct node *[[H:cp__h[0-9]+]]; [[H]] = (cp_is_compact() ? (__extension__({ __auto_type [[R:cp__r[0-9]+]] = (cp__slotframe.s[0] = p, grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k)); p = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; [[R]]; })) : (__extension__({ __auto_type [[R]] = (cp__slotframe.s[0] = p, grow(p->next, k)); p = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; [[R]]; }))); (cp_is_compact() ? (void)(cp__sth(&(((struct cp__c_node *)(p))->next), [[H]])) : (void)(p->next = [[H]])); });
+// CHECK-NEXT: {{^}}  __extension__({ struct node *[[H:cp__h[0-9]+]]; [[H]] = (cp_is_compact() ? (__extension__({ __auto_type [[R:cp__r[0-9]+]] = (cp__slotframe.s[0] = p, grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k)); p = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; [[R]]; })) : (__extension__({ __auto_type [[R]] = (cp__slotframe.s[0] = p, grow(p->next, k)); p = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; [[R]]; }))); (cp_is_compact() ? (void)(cp__sth_known(&(((struct cp__c_node *)(p))->next), [[H]])) : (void)(p->next = [[H]])); });
 // main's last loop cannot allocate: one poll in front of it (head saved on
 // its slow path), then the loop keeps one mode and is versioned whole.
 // CHECK: {{^}}  { if (cp__safepoint_due()) { (void)(cp__slotframe.s[0] = head); cp_safepoint_slow(); head = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; } if (cp_is_compact()) { {{.*}} for (struct node *p = ((struct node *)cp_decode((((struct cp__c_node *)(head))->next))); p; {{.*}})

@@ -110,7 +110,7 @@ int main(void) {
 // CHECK: cp__frame(&cp__slotframe.f, 3 | CP_FRAME_RELATIVE, cp__slotroots)); for (i = 0; i < 10000; i++) {{[{]$}}
 // CHECK-NEXT: {{^}}    struct node *q = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { (void)(cp__slotframe.s[0] = head, cp__slotframe.s[1] = copy); [[A]] = cp__alloc_slow(&cp__desc_node); head = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; copy = cp__slotframe.s[1]; cp__slotframe.s[1] = 0; } [[A]]; });{{$}}
 // CHECK-NEXT: {{^}}    { if (cp_is_compact()) { CP__QUIET_BEGIN (((struct cp__c_node *)(q))->key) = i;{{$}}
-// CHECK-NEXT: {{^}}    cp__sth(&(((struct cp__c_node *)(q))->next), head); CP__QUIET_END } else {{[{]$}}
+// CHECK-NEXT: {{^}}    cp__sth_known(&(((struct cp__c_node *)(q))->next), head); CP__QUIET_END } else {{[{]$}}
 // CHECK-NEXT: {{^}}#line 43 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}    q->key = i;{{$}}
 // CHECK-NEXT: {{^}}    q->next = head; } }{{$}}
@@ -133,7 +133,7 @@ int main(void) {
 // CHECK-NEXT: {{^}}#line 53 "{{.*}}poll-body-versioning.c"
 // CHECK-NEXT: {{^}}  for (p = copy; p->next; p = p->next)
 // CHECK-NEXT: {{^}}    ; } }{{$}}
-// CHECK-NEXT: {{^}}  (cp_is_compact() ? (void)(cp__sth(
+// CHECK-NEXT: {{^}}  (cp_is_compact() ? (void)(cp__sth_known(
 // CHECK-NEXT: {{^}}  head = copy;
 // CHECK-NEXT: {{^}}  { if (cp__safepoint_due()) { {{.*}} } if (cp_is_compact()) {{.*}} for (struct node *x = head; x; {{.*}})
 // CHECK-NEXT: {{^}}    s += (((struct cp__c_node *)(x))->key); CP__QUIET_END } else {{[{]$}}

@@ -65,7 +65,7 @@ int main(void) {
   return 0;
 }
 // CHECK-LABEL: {{^}}static long step(
-// CHECK: {{^}}  { struct cp__slotframe_s { cp_frame_t f; void *s[1]; } {{.*}} cp__frame(&cp__slotframe.f, 1 | CP_FRAME_RELATIVE, cp__slotroots)); __extension__({ struct node *[[H1:cp__h[0-9]+]]; [[H1]] = __extension__({ {{.*}} mk(i)); {{.*}} }); (cp_is_compact() ? (void)(cp__sth(&(((struct cp__c_node *)(head))->next), [[H1]])) : (void)(head->next = [[H1]])); });
+// CHECK: {{^}}  { struct cp__slotframe_s { cp_frame_t f; void *s[1]; } {{.*}} cp__frame(&cp__slotframe.f, 1 | CP_FRAME_RELATIVE, cp__slotroots)); __extension__({ struct node *[[H1:cp__h[0-9]+]]; [[H1]] = __extension__({ {{.*}} mk(i)); {{.*}} }); (cp_is_compact() ? (void)(cp__sth_known(&(((struct cp__c_node *)(head))->next), [[H1]])) : (void)(head->next = [[H1]])); });
 // CHECK-NEXT: {{^}}  __extension__({ struct node *[[H2:cp__h[0-9]+]]; [[H2]] = __extension__({ {{.*}} mk(i + 1)); {{.*}} }); (cp_is_compact() ? (void)(total += (((struct cp__c_node *)([[H2]]))->key)) : (void)(total += [[H2]]->key)); });
 // CHECK-NEXT: {{^}}  __extension__({ struct node *[[H3:cp__h[0-9]+]]; [[H3]] = __extension__({ {{.*}} mk(i + 2)); {{.*}} }); (cp_is_compact() ? (void)(head = push__cp(head, [[H3]])) : (void)(head = push(head, [[H3]]))); });
 // CHECK-NEXT: {{^}}  __extension__({ struct node *[[H4:cp__h[0-9]+]] = 0; struct node *[[H5:cp__h[0-9]+]]; cp_root_desc_t cp__rt{{[0-9]+}}[1]; {{.*}}cp__root(&cp__rt{{[0-9]+}}[0], (void *)&[[H4]], CP_ROOT_POINTER, 1, &cp__desc_node, "[[H4]]"), {{.*}} [[H4]] = __extension__({ {{.*}} mk(i)); {{.*}} }); [[H5]] = __extension__({ {{.*}} mk(i + 3)); {{.*}} }); (cp_is_compact() ? (void)(head = push__cp(head, join__cp([[H4]], [[H5]]))) : (void)(head = push(head, join([[H4]], [[H5]])))); });
