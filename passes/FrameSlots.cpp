@@ -20,10 +20,13 @@
 //      any later use.  Liveness is approximated from the source: a use
 //      after the call, in the same full expression, or anywhere in a loop
 //      around the call (every variable in scope, if the function has
-//      labels); clang's LiveVariables on the function's CFG then drops the
+//      labels, or variably modified types with bounds the CFG misses);
+//      clang's LiveVariables on the function's CFG then drops the
 //      variables whose every later use follows an assignment (not in
-//      functions that call setjmp).
-// Tests: test/switchable/allocation-safepoint.c, test/switchable/slot-roots.c,
+//      functions that call setjmp, nor where the CFG marks an edge
+//      unreachable; a cleanup variable is live in all its scope).
+// Tests: test/switchable/cfg-liveness.c, test/switchable/liveness-hidden-reads.c,
+//        test/switchable/allocation-safepoint.c, test/switchable/slot-roots.c,
 //        test/switchable/builders.test.
 //
 //===----------------------------------------------------------------------===//

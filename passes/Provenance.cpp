@@ -90,6 +90,8 @@ public:
     return true;
   }
   bool VisitBinaryOperator(BinaryOperator *BO) {
+    if (!BO->isAssignmentOp()) // `p != NULL` reads p, it does not set it
+      return true;
     if (const VarDecl *V = target(BO->getLHS()))
       Src.Vars[V].push_back(BO->getOpcode() == BO_Assign ? BO->getRHS() : nullptr);
     return true;
@@ -230,9 +232,9 @@ void runProvenance(Session &S) {
           !FD->isInlineDefinitionExternallyVisible()) &&
         !Src.inAsm(FD->getName()))
       M.KnownReturns.insert(FD);
-  // Parameters never passed (no direct call) stay known: no value reaches
-  // them.  Declarations never assigned (`struct node *n;` read before any
-  // store) hold no defined value either.
+  // A candidate with no value at all (a parameter never passed, a local
+  // never assigned) has no entry in Src.Vars and is not known; one whose
+  // only values are its own (`p = p ? p : q` with q known) stays known.
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (auto &[V, Values] : Src.Vars)

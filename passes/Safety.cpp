@@ -215,13 +215,13 @@ public:
     // A cleanup function receives the variable's address where no `&` is
     // written: for a value of compact type, a compact pointer to a stack
     // object, which the printers would read in the compact layout.
-    if (const auto *C = VD->getAttr<CleanupAttr>();
-        C && (S.Opts.switchable() || S.Opts.compactOnly()) && M.recordOf(VD->getType()) &&
-        C->getFunctionDecl() && C->getFunctionDecl()->getNumParams() == 1 &&
-        M.pointeeOf(C->getFunctionDecl()->getParamDecl(0)->getType()) &&
+    const auto *C = VD->getAttr<CleanupAttr>();
+    if (const FunctionDecl *F = C ? C->getFunctionDecl() : nullptr;
+        F && (S.Opts.switchable() || S.Opts.compactOnly()) && M.recordOf(VD->getType()) &&
+        F->getNumParams() == 1 && M.pointeeOf(F->getParamDecl(0)->getType()) &&
         !S.isIgnoredLoc(VD->getLocation()))
       S.report(Diag::NonHeapAddress, VD->getLocation(),
-               "the cleanup function " + quoted(C->getFunctionDecl()->getName()) +
+               "the cleanup function " + quoted(F->getName()) +
                    " receives the address of " + quoted(VD->getName()) +
                    " as a compact pointer; compact pointers must point to heap "
                    "objects: give it a pointer variable that holds a heap object",
