@@ -297,6 +297,62 @@ public:
              {tokRange(E->getSourceRange())});
   }
 
+  /// A block literal's body (`-fblocks`) hangs off its BlockDecl, not off
+  /// the expression, so the walkers that rewrite function bodies never
+  /// reach it: a field read there would use the wide layout on a compact
+  /// object, and an allocation there would come from libc.  Refused in
+  /// every mode, at the first use of a compact type inside it.
+  bool VisitBlockExpr(BlockExpr *E) {
+    const BlockDecl *BD = E->getBlockDecl();
+    if (S.isIgnoredLoc(E->getExprLoc()) || !BD->getBody())
+      return true;
+    const Expr *Use = firstCompactUse(BD->getBody());
+    if (!Use)
+      return true;
+    S.report(Diag::Unrewritable, Use->getExprLoc(),
+             "compact types are not rewritten inside a block literal (this "
+             "expression is of, or reads through, compact type " +
+                 quoted(compactTypeOf(Use)->WideSpelling) +
+                 "); move the code that uses them into a function the block "
+                 "calls",
+             {tokRange(Use->getSourceRange())});
+    return true;
+  }
+  /// The compact type an expression has, points to or reads through.
+  CompactType *compactTypeOf(const Expr *E) const {
+    if (CompactType *T = M.pointeeOf(E->getType()))
+      return T;
+    if (CompactType *T = M.elementOf(E->getType()))
+      return T;
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return ME->isArrow() ? M.pointeeOf(ME->getBase()->getType())
+                           : M.elementOf(ME->getBase()->getType());
+    if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E))
+      return M.elementOf(U->getTypeOfArgument());
+    if (const auto *OE = dyn_cast<OffsetOfExpr>(E))
+      return M.recordOf(OE->getTypeSourceInfo()->getType());
+    return nullptr;
+  }
+  /// The first expression in St (nested blocks included) that has a
+  /// compact type, points to one, reads a field of one or takes its size.
+  const Expr *firstCompactUse(const Stmt *St) {
+    if (!St)
+      return nullptr;
+    if (const auto *E = dyn_cast<Expr>(St)) {
+      // A null constant passed or compared is the same in both layouts.
+      if (E->isNullPointerConstant(S.Ctx, Expr::NPC_ValueDependentIsNotNull))
+        return nullptr;
+      if (compactTypeOf(E))
+        return E;
+    }
+    if (const auto *B = dyn_cast<BlockExpr>(St))
+      return firstCompactUse(B->getBlockDecl()->getBody());
+    for (const Stmt *C : St->children())
+      if (const Expr *U = firstCompactUse(C))
+        return U;
+    return nullptr;
+  }
+
   /// memcpy/memmove between a heap object (compact layout) and a value
   /// (wide layout) of a compact type copies the wrong bytes.
   bool VisitCallExpr(CallExpr *E) {
