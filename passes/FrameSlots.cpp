@@ -129,20 +129,30 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
 }
 
 void CheckedWalker::computeLiveness() {
-  // A function that calls setjmp (vfork, getcontext) can resume after a
-  // later call where the CFG has no edge: keep the source approximation.
+  // A function that calls setjmp (vfork, getcontext) resumes at that call
+  // after a later one (longjmp from inside it) where the CFG has no edge,
+  // with the registers of the first return: every variable in scope is
+  // live at every call, the setjmp call saves and reads back like a call
+  // that may switch (Planner::mayReach), and slots are not cleared after
+  // reading back, so the second return reads each variable from a slot the
+  // switch translated, as it was at the last call (a local changed after
+  // that is indeterminate after longjmp in C anyway; a volatile one is no
+  // slot root but a root in place, registered at its declaration).
   // So do functions with variably modified types beyond a plain VLA
   // declaration: the CFG misses the reads in a bound under a pointer, a
   // cast or typeof, which the code still evaluates -- and so does the
   // source approximation (it walks statements, not types): every variable
   // in scope is live there.
-  bool ReturnsTwice = false, BoundsInTypes = false;
+  bool BoundsInTypes = false;
   auto vm = [](QualType T) { return !T.isNull() && T->isVariablyModifiedType(); };
   std::function<void(const Stmt *)> Scan = [&](const Stmt *St) {
     if (!St)
       return;
     if (const auto *CE = dyn_cast<CallExpr>(St))
-      ReturnsTwice |= returnsTwice(CE->getDirectCallee());
+      if (!ReturnsTwice && returnsTwice(CE->getDirectCallee())) {
+        ReturnsTwice = true;
+        ReturnsTwiceName = CE->getDirectCallee()->getName().str();
+      }
     if (const auto *DS = dyn_cast<DeclStmt>(St))
       for (const Decl *D : DS->decls()) {
         if (const auto *TD = dyn_cast<TypedefNameDecl>(D))
@@ -165,7 +175,7 @@ void CheckedWalker::computeLiveness() {
       Scan(C);
   };
   Scan(FD->getBody());
-  AllLive |= BoundsInTypes;
+  AllLive |= BoundsInTypes || ReturnsTwice;
   if (ReturnsTwice || BoundsInTypes || Slots.empty())
     return;
   CfgCtx = std::make_unique<AnalysisDeclContext>(nullptr, FD);
@@ -335,6 +345,15 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
     return Sp;
   for (const SlotRoot *R : Live)
     Sp.Saved.push_back(R->VD);
+  if (ReturnsTwice && !SlotFrame) {
+    S.report(Diag::Unrewritable, At->getBeginLoc(),
+             "this function calls '" + ReturnsTwiceName + "' and holds compact "
+                 "pointers across calls that may reach a safepoint, but its "
+                 "frame of slots cannot be placed (the body begins or ends in "
+                 "a macro)",
+             {CharSourceRange::getTokenRange(At->getSourceRange())});
+    return {};
+  }
   if (SlotFrame) {
     // In a native region the roots stay in their slots from the entry to
     // the exit (NativeRegions.cpp).
@@ -349,7 +368,8 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
                  {CharSourceRange::getTokenRange(Region->Enter->getSourceRange())});
         return {};
       }
-      saveRestore(R->VD, "cp__slotframe.s[" + std::to_string(R->Index) + "]", true,
+      saveRestore(R->VD, "cp__slotframe.s[" + std::to_string(R->Index) + "]",
+                  !ReturnsTwice,
                   Sp.Save, Sp.Restore, !Exit, !Entry);
     }
     return Sp;

@@ -198,7 +198,9 @@ bool Planner::mayReach(const CallExpr *CE) const {
   if (isOpaqueCall(S, CE) || allocatesObject(S, CE))
     return true;
   const FunctionDecl *FD = CE->getDirectCallee();
-  if (isSafepointFunction(FD) || isNativeCall(CE))
+  // setjmp's second return comes after a switch inside a later call: its
+  // caller reads its roots back there (FrameSlots.cpp, computeLiveness).
+  if (isSafepointFunction(FD) || isNativeCall(CE) || returnsTwice(FD))
     return true;
   unsigned Cls = classOf(FD);
   return (Cls & FC_Safepoint) ||

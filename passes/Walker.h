@@ -162,6 +162,9 @@ private:
   std::vector<LocalVar> Locals;
   std::vector<std::pair<unsigned, unsigned>> Loops;
   bool AllLive = false;   ///< labels: every variable in scope is live
+  /// The function calls setjmp (vfork, getcontext): see computeLiveness.
+  bool ReturnsTwice = false;
+  std::string ReturnsTwiceName; ///< the first such callee, for diagnostics
   /// Liveness on the function's CFG (clang's LiveVariables), which
   /// narrows the source approximation at calls: null where it cannot be
   /// trusted (no CFG, setjmp).  CfgPos: each statement's block and index.
