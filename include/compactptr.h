@@ -368,6 +368,9 @@ CP_API void *cp_try_alloc_array(cp_type_desc_t *type, size_t n);
  *  the start of a live object or array: anything else is fatal, as for
  *  cp_free. */
 CP_API void *cp_realloc_array(cp_type_desc_t *type, void *p, size_t n);
+/** cp_realloc_array, but NULL, with p left as it is, where a new array is
+ *  needed and cp_try_alloc_array would fail (n > 0). */
+CP_API void *cp_try_realloc_array(cp_type_desc_t *type, void *p, size_t n);
 /** Free an object or array returned by the calls above (NULL is ignored).
  *  Foreign, interior and double frees are fatal, with a message naming the
  *  address and the type. */
@@ -593,8 +596,16 @@ static __inline__ void cp__safepoint_holding(void **slot, cp_type_desc_t *type) 
 }
 static __inline__ void *cp_realloc_array_safepoint(cp_type_desc_t *type, void *p,
                                                    size_t n) {
+  void *q;
   if (cp__safepoint_due())
     cp__safepoint_holding(&p, type);
+  q = cp_try_realloc_array(type, p, n);
+  if (q || n == 0)
+    return q;
+  /* The compact arena cannot hold the new array: the switch is pending
+   * now, and runs here with p as a root; then the array grows in wide
+   * mode (or, under a compact body, the arena's exhaustion is reported). */
+  cp__safepoint_holding(&p, type);
   return cp_realloc_array(type, p, n);
 }
 

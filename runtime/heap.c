@@ -844,9 +844,11 @@ size_t cp_object_count(const void *p) {
   return s->kind == CP_BLOCK ? (size_t)s->count : s->elems;
 }
 
-void *cp_realloc_array(cp_type_desc_t *d, void *p, size_t n) {
+/* try_only: NULL where the compact arena cannot serve a new array (the
+ * switch is pending then, as for cp_try_alloc_array), p left as it is. */
+static void *realloc_array(cp_type_desc_t *d, void *p, size_t n, bool try_only) {
   if (!p)
-    return n ? cp_alloc_array(d, n) : NULL;
+    return n ? alloc_array(d, n, try_only) : NULL;
   if (n == 0) {
     cp_free(p);
     return NULL;
@@ -872,10 +874,18 @@ void *cp_realloc_array(cp_type_desc_t *d, void *p, size_t n) {
     memset((char *)p + n * elem, 0, (old - n) * elem);
     return p;
   }
-  void *q = cp_alloc_array(d, n);
+  void *q = alloc_array(d, n, try_only);
+  if (!q)
+    return NULL;
   memcpy(q, p, elem * (n < old ? n : old));
   cp_free(p);
   return q;
+}
+void *cp_realloc_array(cp_type_desc_t *d, void *p, size_t n) {
+  return realloc_array(d, p, n, false);
+}
+void *cp_try_realloc_array(cp_type_desc_t *d, void *p, size_t n) {
+  return realloc_array(d, p, n, true);
 }
 
 /* ---- the end of a heap --------------------------------------------------- */

@@ -465,6 +465,34 @@ static void case_try_exhausted_pending(void **state) {
   assert_int_equal(NODE_KEY(keep), 9);
 }
 
+/* ---- a try realloc that needs a new array the arena cannot hold returns
+ * NULL and leaves the old array as it was (the caller still owns it), with
+ * the switch pending; after the switch it moves in wide mode.  Shrinking
+ * and growth within the slot need no new array and succeed.  Needs
+ * COMPACTPTR_ARENA_LIMIT=1M. */
+static void case_try_realloc_exhausted(void **state) {
+  (void)state;
+  static void *arr;
+  cp_root_register(&arr, 1);
+  arr = cp_alloc_array(&node_desc, 1000);
+  for (int i = 0; i < 1000; i++)
+    ((struct c_node *)arr)[i].key = i;
+  assert_ptr_equal(cp_try_realloc_array(&node_desc, arr, 900), arr);
+  assert_false(cp__switch_pending);
+  assert_null(cp_try_realloc_array(&node_desc, arr, 300000)); /* 3.6 MB */
+  assert_true(cp__switch_pending);
+  for (int i = 0; i < 900; i++)
+    assert_int_equal(((struct c_node *)arr)[i].key, i);
+  cp_safepoint();
+  assert_false(cp_is_compact());
+  struct w_node *big = cp_try_realloc_array(&node_desc, arr, 300000);
+  assert_non_null(big);
+  for (int i = 0; i < 900; i++)
+    assert_int_equal(big[i].key, i);
+  assert_int_equal(big[299999].key, 0);
+  arr = big;
+}
+
 /* ---- the smallest accepted COMPACTPTR_ARENA_LIMIT holds a slab ---------
  * Run with COMPACTPTR_ARENA_LIMIT=128K (and 64K must be refused: bad-knobs
  * lit test).  64K used to be accepted, and then the first allocation
@@ -650,7 +678,8 @@ static const struct {
     CASE(dangling_root),        CASE(odd_wide_stride),
     CASE(bad_frees),            CASE(realloc_classes),
     CASE(malformed_descriptors), CASE(high_water_100),
-    CASE(try_exhausted_pending), CASE(smallest_limit),
+    CASE(try_exhausted_pending), CASE(try_realloc_exhausted),
+    CASE(smallest_limit),
     CASE(decode_checked), CASE(large_empty_nested), CASE(every_size),
 };
 
