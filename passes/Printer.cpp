@@ -186,7 +186,8 @@ bool Printer::own(const Stmt *St) {
     return true;
   if (const auto *CE = dyn_cast<CallExpr>(St))
     return (CompactBodies && dualCallee(CE)) ||
-           (allocFunction(CE) != AllocFn::None && allocShape(CE));
+           (allocFunction(CE) != AllocFn::None && allocShape(CE)) ||
+           (S.Opts.switchable() && returnsTwice(CE->getDirectCallee()));
   if (const auto *DR = dyn_cast<DeclRefExpr>(St))
     return boxedVar(M, DR) != nullptr; // a variable in the heap, either form
   if (!compact())
@@ -373,7 +374,21 @@ std::string Printer::callText(const CallExpr *CE) {
       Out += (I ? ", " : "") + text(CE->getArg(I));
     return Out + ")";
   }
+  if (S.Opts.switchable() && returnsTwice(CE->getDirectCallee()))
+    return returnsTwiceText(CE);
   return splice(CE);
+}
+
+/// setjmp (sigsetjmp, getcontext, vfork) in switchable mode: a longjmp back
+/// to it skips the exits of the functions it leaves, so their shadow-stack
+/// frames would stay on the thread's chain (the switch would then walk
+/// dead stack memory) and the compact bodies among them would stay counted
+/// (every later safepoint would defer).  Both are as they were when the
+/// call first returned: its caller's, which the jump comes back to.
+std::string Printer::returnsTwiceText(const CallExpr *CE) {
+  return "__extension__({ cp_frame_t *cp__jt = cp__frame_top; unsigned cp__jd = "
+         "cp__compact_depth; __auto_type cp__jr = " +
+         splice(CE) + "; cp__frame_top = cp__jt; cp__compact_depth = cp__jd; cp__jr; })";
 }
 
 /// The non-blocking form of a lock call (pthread_mutex_lock ->

@@ -203,6 +203,7 @@ private:
   }
   std::string callText(const clang::CallExpr *CE);
   std::string spilledCall(const clang::CallExpr *CE, const Spill &Sp);
+  std::string returnsTwiceText(const clang::CallExpr *CE);
 
   bool compact() const { return F == Form::Compact; }
   bool compactTrait(const clang::UnaryExprOrTypeTraitExpr *U);
