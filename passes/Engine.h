@@ -328,8 +328,9 @@ bool isSlotDeref(const Model &M, const clang::Expr *E);
 /// pointer arithmetic, casts and conditionals of those.
 bool isInteriorPointer(const Model &M, const clang::Expr *E);
 /// Interior.cpp: E may hand out memory of the compact heap: something in
-/// it has a compact pointer or record type, or is an interior pointer
-/// (as far as Model::InteriorVars knows yet).
+/// it has a compact pointer type, is a compact-located value of compact
+/// record type, or is an interior pointer (as far as Model::InteriorVars
+/// knows yet).
 bool touchesCompact(const Model &M, const clang::Expr *E);
 
 /// Allocation.cpp: what a call to a libc allocation function allocates or

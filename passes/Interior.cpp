@@ -134,7 +134,14 @@ bool touchesCompact(const Model &M, const Expr *E) {
   if (!E || isa<UnaryExprOrTypeTraitExpr>(E))
     return false;
   QualType T = E->getType();
-  if (M.pointeeOf(T) || M.elementOf(T) || isInteriorPointer(M, E))
+  if (M.pointeeOf(T) || isInteriorPointer(M, E))
+    return true;
+  // A value of compact type is heap memory only where it is compact-located
+  // (a heap object, a boxed variable).  A global or local of that type in
+  // wide layout (a queue struct holding the head pointer, its mutex and
+  // condition variable) stays where it is: the switch translates its
+  // pointers in place.  Its members may still read a compact pointer.
+  if (M.elementOf(T) && isCompactLocated(M, E))
     return true;
   for (const Stmt *C : E->children())
     if (const auto *X = dyn_cast_or_null<Expr>(C); X && touchesCompact(M, X))

@@ -1,0 +1,69 @@
+// Switchable mode: a blocking call handed memory inside a compact heap
+// object (a mutex in a node, a buffer `read` fills) gets no native region
+// -- the switch cannot move an object a waiter or the kernel holds the
+// address of -- and a warning says so.  Memory of a variable of compact
+// type that stays in wide layout where it is declared (a queue struct
+// holding the head of a list of compact jobs, with its mutex and condition
+// variable) is not in the heap: its calls are native regions, with no
+// warning (a worker waiting there used to hold up the switch until the
+// program stopped).  A variable whose address becomes a compact pointer
+// lives in the heap: its mutex is inside a compact object again.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only %s 2>&1 | FileCheck --check-prefix=WARN --implicit-check-not=warning: %s
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Werror %s
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-dump=- -fsyntax-only %s 2>&1 | FileCheck %s
+#include <compactptr.h>
+#include <pthread.h>
+#include <unistd.h>
+
+struct CP_COMPACT job {
+  long n;
+  struct job *next;
+  pthread_mutex_t lock;
+  char buf[16];
+};
+
+struct queue { // compact by inference: it holds a compact pointer
+  struct job *head;
+  int closed;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+};
+static struct queue q = {0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+struct registry {
+  struct registry *self;
+  struct job *first;
+  pthread_mutex_t mu;
+};
+static struct registry reg; // its address is stored as a compact pointer
+
+struct job *take(void) {
+  pthread_mutex_lock(&q.mu);
+  while (!q.head && !q.closed)
+    pthread_cond_wait(&q.cv, &q.mu);
+  struct job *j = q.head;
+  if (j)
+    q.head = j->next;
+  pthread_mutex_unlock(&q.mu);
+  return j;
+}
+// CHECK-LABEL: struct job *take(void) {
+// CHECK: cp_native_enter()
+// CHECK: pthread_cond_wait(
+
+long fill(struct job *j, int fd) {
+  pthread_mutex_lock(&j->lock);
+  // WARN: blocking-on-object.c:[[@LINE-1]]:22: warning: 'pthread_mutex_lock' is handed memory inside a compact object, which the switch would move while the call uses it
+  long k = read(fd, j->buf, sizeof j->buf);
+  // WARN: blocking-on-object.c:[[@LINE-1]]:21: warning: 'read' is handed memory inside a compact object
+  pthread_mutex_unlock(&j->lock);
+  return k;
+}
+
+void enroll(void) {
+  reg.self = &reg;
+  pthread_mutex_lock(&reg.mu);
+  // WARN: blocking-on-object.c:[[@LINE-1]]:22: warning: 'pthread_mutex_lock' is handed memory inside a compact object
+  pthread_mutex_unlock(&reg.mu);
+}
