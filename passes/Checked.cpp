@@ -56,6 +56,7 @@ void CheckedWalker::rewrite() {
     Out.insert(FID, Off + 1, " " + frameText(Params));
   }
   checkStackArrays(CS);
+  checkVarArgs(CS);
   run(CS);
 }
 
@@ -271,6 +272,50 @@ void CheckedWalker::checkStackArrays(const Stmt *Body) {
     }
   };
   Finder(*this).TraverseStmt(const_cast<Stmt *>(Body));
+}
+
+/// `va_arg(ap, struct node *)` after a call that may switch: the variadic
+/// arguments lie in the caller's argument area, which no frame registers,
+/// so a switch in that call leaves them pointing into the released arena
+/// (`make(key, 2, l, r)` that allocates its node first).  After: the call
+/// starts before the va_arg in the text, or both are in one loop.
+void CheckedWalker::checkVarArgs(const Stmt *Body) {
+  std::vector<const VAArgExpr *> Reads;
+  std::function<void(const Stmt *)> Find = [&](const Stmt *St) {
+    if (!St)
+      return;
+    if (const auto *VA = dyn_cast<VAArgExpr>(St);
+        VA && rootShape(M, VA->getType()).Kind && !S.isIgnoredLoc(VA->getExprLoc()))
+      Reads.push_back(VA);
+    for (const Stmt *C : St->children())
+      Find(C);
+  };
+  Find(Body);
+  if (Reads.empty())
+    return;
+  std::vector<const CallExpr *> Calls;
+  mayReachCalls(Pl, Body, Calls);
+  for (const VAArgExpr *VA : Reads) {
+    unsigned At = offsetOf(VA->getBeginLoc());
+    for (const CallExpr *CE : Calls) {
+      unsigned CB = offsetOf(CE->getBeginLoc());
+      bool Before = CB < At;
+      for (auto [LB, LE] : Loops)
+        Before |= LB <= CB && CB <= LE && LB <= At && At <= LE;
+      if (!Before || CB == ~0u)
+        continue;
+      const FunctionDecl *G = CE->getDirectCallee();
+      S.report(Diag::VarargRoot, VA->getExprLoc(),
+               "va_arg reads a compact pointer after the call to " +
+                   (G ? quoted(G->getName()) : std::string("a function pointer")) +
+                   " on line " + std::to_string(SM.getExpansionLineNumber(CE->getBeginLoc())) +
+                   ", which may reach a safepoint; the variadic arguments are "
+                   "no roots, so after a switch there it would point into the "
+                   "released arena: read them into locals before that call",
+               {tokRange(VA->getSourceRange())});
+      break;
+    }
+  }
 }
 
 /// A boxed local of a checked function: stored in the layout of the mode

@@ -107,6 +107,7 @@ private:
   bool isFrameRoot(const clang::VarDecl *VD) const;
   bool checkVLA(const clang::VarDecl *VD);
   void checkStackArrays(const clang::Stmt *Body);
+  void checkVarArgs(const clang::Stmt *Body);
   unsigned afterDeclarator(const clang::VarDecl *VD) const;
   unsigned endAfter(const clang::Stmt *St) const;
   clang::SourceLocation startOf(const clang::Stmt *St) const;
