@@ -353,6 +353,27 @@ public:
     return nullptr;
   }
 
+  /// Switchable mode: coroutines on stacks of their own (makecontext,
+  /// swapcontext) interleave their shadow-stack frames on the one chain of
+  /// their thread, and pop them out of order, so a switch would walk
+  /// frames of a context that has moved on, and miss the roots of a
+  /// suspended one.  (getcontext and setcontext on the same stack are
+  /// setjmp and longjmp: supported.)
+  void checkContextSwitch(const CallExpr *E, const FunctionDecl *FD) {
+    if (!S.Opts.switchable())
+      return;
+    StringRef N = FD->getName();
+    if (N != "swapcontext" && N != "makecontext")
+      return;
+    S.report(Diag::Unrewritable, E->getExprLoc(),
+             quoted(N) + " runs code on a stack of its own; in switchable "
+                 "mode compact-pointer roots are kept in one chain of frames "
+                 "per thread, which contexts that switch between stacks "
+                 "would interleave, so the switch would miss or misread "
+                 "their roots; build this program compact-only or wide",
+             {tokRange(E->getSourceRange())});
+  }
+
   /// memcpy/memmove between a heap object (compact layout) and a value
   /// (wide layout) of a compact type copies the wrong bytes.
   bool VisitCallExpr(CallExpr *E) {
@@ -360,6 +381,7 @@ public:
     if (!FD || !FD->getIdentifier() || S.isIgnoredLoc(E->getExprLoc()))
       return true;
     checkLibcAllocation(E, FD);
+    checkContextSwitch(E, FD);
     if (E->getNumArgs() < 2)
       return true;
     StringRef N = byteCopyFunction(FD);
