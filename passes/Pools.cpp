@@ -64,15 +64,33 @@ template <typename Fn> void forEach(const Stmt *St, Fn F) {
 /// Arithmetic that steps from one object to the object around it
 /// (container_of: `(char *)p - offsetof(T, f)`, p a pointer to a struct):
 /// the result is the object that holds *p, not a piece of a buffer.
-bool derivedFromObject(const BinaryOperator *BO) {
-  bool Offsetof = false;
-  forEach(BO->getRHS(), [&](const Stmt *St) { Offsetof |= isa<OffsetOfExpr>(St); });
-  const Expr *Base = BO->getLHS()->IgnoreParens();
-  const auto *C = dyn_cast<ExplicitCastExpr>(Base);
-  if (!Offsetof || !C)
+/// The left operand is a pointer to a struct cast to a byte pointer.
+bool steppedFromObject(const BinaryOperator *BO) {
+  const auto *C = dyn_cast<ExplicitCastExpr>(BO->getLHS()->IgnoreParens());
+  if (!C)
     return false;
   const auto *PT = C->getSubExpr()->getType().getCanonicalType()->getAs<PointerType>();
   return PT && PT->getPointeeType()->isRecordType();
+}
+bool derivedFromObject(const BinaryOperator *BO) {
+  bool Offsetof = false;
+  forEach(BO->getRHS(), [&](const Stmt *St) { Offsetof |= isa<OffsetOfExpr>(St); });
+  return Offsetof && steppedFromObject(BO);
+}
+
+const char *const SteppedByRuntimeOffset =
+    "an address stepped from another object by an offset computed at run time";
+
+/// Why byte-pointer arithmetic BO is not a compact allocation, or "".
+std::string arithmeticOrigin(const BinaryOperator *BO) {
+  if (derivedFromObject(BO))
+    return "";
+  // container_of with an offset kept at run time (uthash's `hho`): the
+  // offset was measured in one layout, and offsetof is what the rewrite
+  // knows to give in each.
+  if (steppedFromObject(BO))
+    return SteppedByRuntimeOffset;
+  return "a pointer moved through a buffer";
 }
 
 const VarDecl *varOf(const Expr *E) {
@@ -93,7 +111,7 @@ public:
       return callOrigin(CE, Depth);
     if (const auto *BO = dyn_cast<BinaryOperator>(X)) {
       if (BO->isAdditiveOp() && isBytePointer(BO->getType()))
-        return derivedFromObject(BO) ? "" : "a pointer moved through a buffer";
+        return arithmeticOrigin(BO);
       if (BO->getOpcode() == BO_Assign || BO->getOpcode() == BO_Comma)
         return origin(BO->getRHS(), FD, Depth + 1);
       return "";
@@ -307,6 +325,17 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
                  "' CP_ALLOCATOR, and the plugin allocates compact objects through "
                  "the runtime instead",
              {R}, Fix);
+    return true;
+  }
+  if (Why == SteppedByRuntimeOffset) {
+    // The offset was measured in one layout; offsetof is what the rewrite
+    // gives in each.
+    S.report(Diag::UnannotatedAllocator, E->getExprLoc(),
+             "a compact pointer to '" + T->WideSpelling + "' is made from " + Why +
+                 ", which the plugin cannot tell is the start of a '" + T->WideSpelling +
+                 "' (it would differ between the layouts); step back with "
+                 "offsetof(" + T->WideSpelling + ", member), as container_of does",
+             {R});
     return true;
   }
   S.report(Diag::UnannotatedAllocator, E->getExprLoc(),
