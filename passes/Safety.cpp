@@ -313,8 +313,9 @@ public:
              "compact types are not rewritten inside a block literal (this "
              "expression is of, or reads through, compact type " +
                  quoted(compactTypeOf(Use)->WideSpelling) +
-                 "); move the code that uses them into a function the block "
-                 "calls",
+                 "); the block may call a function that uses them, but not "
+                 "name a compact type, pointer or value itself (not even to "
+                 "pass it on)",
              {tokRange(Use->getSourceRange())});
     return true;
   }
