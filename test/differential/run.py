@@ -34,7 +34,9 @@ switched after the starting heap was built (the STATS line says after how
 many allocations), so the test cannot quietly stop testing the switch in
 the middle of the program's work; the same holds for the programs that
 call no cp_safepoint() (half of them: there every switch runs at an
-allocation or at a poll the plugin put in main's loops).
+allocation or at a poll the plugin put in main's loops).  A third of the
+programs call their steps under setjmp and longjmp out of some of them;
+the run reports how many of their limited cases switched in the steps.
 
 Usage:
   run.py --build-dir BUILD [--count N] [--seed S | --seed random] [--jobs J]
@@ -141,8 +143,9 @@ def run(cmd, env=None, timeout=RUN_TIMEOUT):
 
 def one_case(setup, seed, keep, threads=1):
     """Returns (seed, failure message or None, when it switched, mode, limited,
-    nopoll): when is None (no switch), "build" (while main built the
-    starting heap) or "late"; nopoll: the program calls no cp_safepoint()."""
+    nopoll, jumps): when is None (no switch), "build" (while main built the
+    starting heap) or "late"; nopoll: the program calls no cp_safepoint();
+    jumps: it recovers from errors with setjmp and longjmp."""
     d = tempfile.mkdtemp(prefix="cpdiff-%d-" % seed)
     try:
         return (seed,) + check_case(setup, seed, keep, d, threads)
@@ -210,7 +213,7 @@ def check_case(setup, seed, keep, d, threads=1):
                     what.rstrip(), dest, os.path.relpath(os.path.abspath(__file__)),
                     "" if setup.clang == "clang-19" else " --clang " + setup.clang,
                     " --threads %d" % threads if threads > 1 else "", seed))
-    return what, when, mode, frac is not None, facts["nopoll"]
+    return what, when, mode, frac is not None, facts["nopoll"], facts["jumps"]
 
 
 def main():
@@ -264,13 +267,15 @@ def main():
     t0 = time.time()
     failed, limited, modes, whens = [], 0, {}, {"build": 0, "late": 0}
     nopolls, nopoll_limited, nopoll_late = 0, 0, 0
+    jumps, jumps_limited, jumps_late = 0, 0, 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
         futs = [ex.submit(one_case, setup, s, keep, args.threads)
                 for s in range(base, base + args.count)]
         for f in concurrent.futures.as_completed(futs):
-            seed, what, when, mode, lim, nopoll = f.result()
+            seed, what, when, mode, lim, nopoll, jump = f.result()
             modes[mode] = modes.get(mode, 0) + 1
             nopolls += nopoll
+            jumps += jump
             if lim:
                 limited += 1
                 if when:
@@ -278,6 +283,9 @@ def main():
                 if nopoll:
                     nopoll_limited += 1
                     nopoll_late += when == "late"
+                if jump:
+                    jumps_limited += 1
+                    jumps_late += when == "late"
             if what:
                 failed.append(seed)
                 print("FAIL: " + what, flush=True)
@@ -289,6 +297,9 @@ def main():
     print("differential: %d of %d programs call no cp_safepoint(); of their %d limited cases "
           "%d switched while the step functions ran" % (
               nopolls, args.count, nopoll_limited, nopoll_late))
+    print("differential: %d of %d programs recover from errors with setjmp and longjmp; "
+          "of their %d limited cases %d switched while the step functions ran" % (
+              jumps, args.count, jumps_limited, jumps_late))
     if failed:
         return 1
     if limited >= 20 and whens["late"] < args.min_switched * limited:
