@@ -358,6 +358,10 @@ std::string dualBlocker(const SourceManager &SM, const FunctionDecl *FD) {
     return "variadic";
   if (FD->getStorageClass() == SC_Extern)
     return "extern definition";
+  // The clone copies the definition's text, attributes included: it would
+  // run at start-up or exit too, a second time.
+  if (FD->hasAttr<ConstructorAttr>() || FD->hasAttr<DestructorAttr>())
+    return "a constructor or destructor (a second body would run too)";
   for (const ParmVarDecl *P : FD->parameters())
     if (!P->getIdentifier())
       return "unnamed parameter";
