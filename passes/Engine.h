@@ -294,6 +294,8 @@ std::vector<llvm::StringRef> directiveLines(llvm::StringRef Text);
 bool insideCompactObject(const Model &M, const clang::Expr *E);
 /// A compact pointer converted to `void *` and kept (void-escape).
 void checkVoidEscape(Session &S, const clang::ImplicitCastExpr *E);
+/// Escapes.cpp: a callback that may switch handed to qsort and its kind.
+void checkCallbackSafepoint(Session &S, const clang::CallExpr *CE);
 /// A `void *` from a call that is not an allocation of the type becoming
 /// a compact pointer (foreign-object).
 void checkForeignObject(Session &S, const clang::ImplicitCastExpr *E);

@@ -45,9 +45,9 @@ bool insideCompactObject(const Model &M, const Expr *E) {
 /// `void *` (`vec_push(&v, node)`) or stored into memory as one
 /// (`slots[i] = node`).  A generic container keeps it where the switch
 /// cannot see it: after the switch it points into the released arena.
-/// Calls to libc, the runtime and system headers, locals of type
-/// `void *`, and explicit casts (which say the code knows) are not
-/// flagged.
+/// Calls to libc, the runtime and system headers (but for the arguments
+/// libc keeps: tsearch's key), locals of type `void *`, and explicit casts
+/// (which say the code knows) are not flagged.
 void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
   const Model &M = S.M;
   if (!S.Opts.switchable() || E->getCastKind() != CK_BitCast ||
@@ -62,14 +62,18 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
       return;
     // Any declaration in a system header counts: compactptr.h redeclares
     // pthread_create, whose argument the runtime keeps as a root.
-    if (FD && (FD->getBuiltinID() || isRuntimeFunction(FD) ||
-               allocFunction(CE) != AllocFn::None ||
-               llvm::any_of(FD->redecls(), [&](const FunctionDecl *R) {
-                 return S.Ctx.getSourceManager().isInSystemHeader(R->getLocation());
-               })))
+    bool System = FD && (FD->getBuiltinID() || isRuntimeFunction(FD) ||
+                         allocFunction(CE) != AllocFn::None ||
+                         llvm::any_of(FD->redecls(), [&](const FunctionDecl *R) {
+                           return S.Ctx.getSourceManager().isInSystemHeader(R->getLocation());
+                         }));
+    int Kept = System ? keptArgument(FD) : -1;
+    if (System && !(Kept >= 0 && (unsigned)Kept < CE->getNumArgs() &&
+                    CE->getArg(Kept)->IgnoreParens() == Cur))
       return;
     Where = "is passed as 'void *' to " +
-            (FD && FD->getIdentifier() ? quoted(FD->getName()) : std::string("this call"));
+            (FD && FD->getIdentifier() ? quoted(FD->getName()) : std::string("this call")) +
+            (System ? ", which keeps it after it returns" : "");
   } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P)) {
     if (BO->getOpcode() != BO_Assign || BO->getRHS()->IgnoreParens() != Cur)
       return;
@@ -87,6 +91,40 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
                "into the released arena (keep it in a field or a root array "
                "of its own type, or cast explicitly if it is not kept)",
            {tokRange(E->getSourceRange())});
+}
+
+/// Switchable: a function of the program that may reach a safepoint,
+/// handed to a libc function that calls it back (qsort's comparator that
+/// allocates a compact object).  libc holds copies of the pointers it was
+/// given meanwhile (qsort's temporary buffer, its element pointers), which
+/// no frame registers: a switch in the callback leaves them pointing into
+/// the released arena.
+void checkCallbackSafepoint(Session &S, const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!S.Opts.switchable() || !FD ||
+      !S.Ctx.getSourceManager().isInSystemHeader(
+          S.Ctx.getSourceManager().getExpansionLoc(FD->getLocation())))
+    return;
+  int A = callbackArgument(FD);
+  if (A < 0 || (unsigned)A >= CE->getNumArgs())
+    return;
+  const auto *DR = dyn_cast<DeclRefExpr>(CE->getArg(A)->IgnoreParenImpCasts());
+  if (const auto *UO = dyn_cast<UnaryOperator>(CE->getArg(A)->IgnoreParenImpCasts());
+      UO && UO->getOpcode() == UO_AddrOf)
+    DR = dyn_cast<DeclRefExpr>(UO->getSubExpr()->IgnoreParens());
+  const auto *Cb = DR ? dyn_cast<FunctionDecl>(DR->getDecl()) : nullptr;
+  if (!Cb)
+    return;
+  auto It = S.M.Functions.find(Cb->getCanonicalDecl());
+  if (It == S.M.Functions.end() || !(It->second & FC_Safepoint))
+    return;
+  S.report(Diag::CallbackSafepoint, CE->getArg(A)->getExprLoc(),
+           quoted(Cb->getName()) + " may reach a safepoint (it allocates compact "
+               "objects, or calls what does), and " + quoted(FD->getName()) +
+               " calls it back while it holds copies of the pointers it was "
+               "given, which are no roots: a switch there leaves them pointing "
+               "into the released arena; allocate before or after the call",
+           {tokRange(CE->getArg(A)->getSourceRange())});
 }
 
 /// `struct node *p = mk();` where mk returns `void *`: if mk allocated

@@ -383,6 +383,7 @@ public:
       return true;
     checkLibcAllocation(E, FD);
     checkContextSwitch(E, FD);
+    checkCallbackSafepoint(S, E);
     if (E->getNumArgs() < 2)
       return true;
     StringRef N = byteCopyFunction(FD);

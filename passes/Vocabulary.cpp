@@ -92,6 +92,24 @@ bool returnsTwice(const FunctionDecl *FD) {
   return false;
 }
 
+int keptArgument(const FunctionDecl *FD) {
+  StringRef N = nameOf(FD);
+#define CP_KEEPS_ARG_FN(Name, Arg)                                             \
+  if (N == Name)                                                               \
+    return Arg;
+#include "Vocabulary.def"
+  return -1;
+}
+
+int callbackArgument(const FunctionDecl *FD) {
+  StringRef N = nameOf(FD);
+#define CP_CALLBACK_FN(Name, Arg)                                              \
+  if (N == Name)                                                               \
+    return Arg;
+#include "Vocabulary.def"
+  return -1;
+}
+
 const Expr *resultArgument(const CallExpr *CE) {
   const FunctionDecl *FD = CE->getDirectCallee();
   if (!isLibraryFunction(FD))

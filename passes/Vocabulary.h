@@ -60,6 +60,10 @@ bool isBlockingFunction(const clang::FunctionDecl *FD);
 /// FD may return a second time (clang's returns_twice, or setjmp's kind by
 /// name: Vocabulary.def).
 bool returnsTwice(const clang::FunctionDecl *FD);
+/// The pointer argument a libc function keeps after it returns, or -1.
+int keptArgument(const clang::FunctionDecl *FD);
+/// The function argument a libc function calls back, or -1.
+int callbackArgument(const clang::FunctionDecl *FD);
 
 /// The argument CE's result points into, if CE calls a libc function
 /// whose result always does (Vocabulary.def: bsearch's array, strchr's

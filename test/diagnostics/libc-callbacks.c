@@ -1,0 +1,64 @@
+// Switchable mode: libc that holds compact pointers where the switch cannot
+// see them.  qsort (bsearch, tsearch, ...) calls its comparator back while
+// it holds copies of the elements it was given: a comparator that may
+// reach a safepoint (it allocates a compact object) is flagged
+// (callback-safepoint); a pure one is not.  tsearch and
+// pthread_setspecific keep the pointer they are given after they return:
+// a compact pointer passed there is flagged (void-escape), as for a
+// generic container of the program.  Before, neither had a warning, and
+// both stopped the program after a switch (exit 70).  Compact-only mode
+// never switches: no warning.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only %s 2>&1 | FileCheck --implicit-check-not=warning: %s
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Werror %s
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -fplugin-arg-compactptr-Wno-compactptr-callback-safepoint -fplugin-arg-compactptr-Wno-compactptr-void-escape -Werror %s
+#include <compactptr.h>
+#include <pthread.h>
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct CP_COMPACT sym {
+  int key;
+  struct sym *memo;
+};
+
+static int by_key(const void *a, const void *b) {
+  const struct sym *x = *(struct sym *const *)a, *y = *(struct sym *const *)b;
+  return (x->key > y->key) - (x->key < y->key);
+}
+
+// Memoizes each comparison it makes into a new object: it allocates.
+static int by_key_memo(const void *a, const void *b) {
+  struct sym *x = *(struct sym *const *)a;
+  struct sym *m = malloc(sizeof *m);
+  m->key = x->key;
+  m->memo = x->memo;
+  x->memo = m;
+  return by_key(a, b);
+}
+
+static int cmp_sym(const void *a, const void *b) {
+  return ((const struct sym *)a)->key - ((const struct sym *)b)->key;
+}
+
+static void *index_root;
+static pthread_key_t current;
+
+void sort_all(struct sym **v, size_t n) {
+  qsort(v, n, sizeof *v, by_key);
+  qsort(v, n, sizeof *v, by_key_memo);
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:26: warning: 'by_key_memo' may reach a safepoint (it allocates compact objects, or calls what does), and 'qsort' calls it back while it holds copies of the pointers it was given, which are no roots
+  struct sym *key = v[0];
+  (void)bsearch(&key, v, n, sizeof *v, &by_key_memo);
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:40: warning: 'by_key_memo' may reach a safepoint
+}
+
+void remember(struct sym *s) {
+  tsearch(s, &index_root, cmp_sym);
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:11: warning: a compact pointer to 'struct sym' is passed as 'void *' to 'tsearch', which keeps it after it returns
+  (void)tfind(s, &index_root, cmp_sym); // kept only while it runs
+  pthread_setspecific(current, s);
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:32: warning: a compact pointer to 'struct sym' is passed as 'void *' to 'pthread_setspecific', which keeps it after it returns
+  memset(s, 0, sizeof *s); // libc that keeps nothing
+}
