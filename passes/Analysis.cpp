@@ -123,6 +123,8 @@ public:
   bool Allocates = false;
   bool HoldsCompact = false;
   std::vector<const FunctionDecl *> Callees;
+  /// The function types called through pointers.
+  std::vector<const FunctionType *> Indirect;
 
   bool VisitMemberExpr(MemberExpr *E) {
     QualType B = E->getBase()->getType();
@@ -158,6 +160,10 @@ public:
   bool VisitCallExpr(CallExpr *E) {
     if (isOpaqueCall(S, E)) {
       Opaque = Allocates = true;
+      if (!E->getDirectCallee())
+        if (const auto *PT = E->getCallee()->getType()->getAs<PointerType>())
+          if (const auto *FT = PT->getPointeeType()->getAs<FunctionType>())
+            Indirect.push_back(FT);
       return true;
     }
     const FunctionDecl *FD = E->getDirectCallee();
@@ -184,6 +190,25 @@ private:
     LayoutDependent |= Uses;
     return true;
   }
+};
+
+/// Functions of the TU whose address is taken (named other than as a
+/// call's callee): what a call through a pointer of their type may reach.
+class AddressTaken : public RecursiveASTVisitor<AddressTaken> {
+public:
+  std::set<const FunctionDecl *> Found;
+  bool VisitCallExpr(CallExpr *E) {
+    Callee.insert(E->getCallee()->IgnoreParenImpCasts());
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (const auto *FD = dyn_cast<FunctionDecl>(E->getDecl()); FD && !Callee.count(E))
+      Found.insert(FD->getCanonicalDecl());
+    return true;
+  }
+
+private:
+  std::set<const Expr *> Callee; // visited before the callee's DeclRefExpr
 };
 
 /// Tells whether FD has a body in this TU (Model::Functions).
@@ -234,6 +259,7 @@ void runAnalysis(Session &S) {
   for (const FunctionDecl *FD : Fns)
     S.M.Functions[FD->getCanonicalDecl()] = FC_None;
   llvm::DenseMap<const FunctionDecl *, std::vector<const FunctionDecl *>> Calls;
+  llvm::DenseMap<const FunctionDecl *, std::vector<const FunctionType *>> Indirect;
   for (const FunctionDecl *FD : Fns) {
     Classifier K(S);
     K.TraverseStmt(FD->getBody());
@@ -253,7 +279,24 @@ void runAnalysis(Session &S) {
       Cls |= FC_HoldsCompact;
     S.M.Functions[FD->getCanonicalDecl()] |= Cls;
     Calls[FD->getCanonicalDecl()] = std::move(K.Callees);
+    Indirect[FD->getCanonicalDecl()] = std::move(K.Indirect);
   }
+  // A call through a pointer may reach any function of the TU whose
+  // address is taken and whose type it has (a visitor's callback that
+  // allocates): such a call reaches a safepoint if one of them does, so
+  // its caller keeps its roots (checked) instead of holding the switch off
+  // under a compact body until the arena is exhausted.  Targets outside
+  // the TU stay opaque.  A call through a pointer without a prototype may
+  // reach any of them.
+  AddressTaken Taken;
+  Taken.TraverseDecl(S.Ctx.getTranslationUnitDecl());
+  for (auto &[F, Types] : Indirect)
+    for (const FunctionType *FT : Types)
+      for (const FunctionDecl *G : Taken.Found)
+        if (definedHere(S.M, G) &&
+            (isa<FunctionNoProtoType>(FT) ||
+             S.Ctx.hasSameType(QualType(FT, 0), G->getType())))
+          Calls[F].push_back(G);
   // A dual function (layout-dependent, reaching no safepoint) runs its
   // compact body with the switch held off, so opaque calls under it do not
   // make its callers opaque.

@@ -2,9 +2,13 @@
 // function's dispatch counts the compact body's depth, cp_safepoint() in a
 // callback reached through a function pointer defers (counted by
 // COMPACTPTR_STATS), and the switch runs later at a legal safepoint (the
-// poll in main's loop, or the next allocation).
+// poll in main's loop, or the next allocation).  The callback is defined
+// in another translation unit (here: this file built with -DCALLBACK_TU),
+// where the plugin cannot see it; one defined in the caller's file makes
+// the caller checked (switchable/indirect-call-targets.c).
 // REQUIRES: plugin
-// RUN: %clang %cflags -O1 -Werror -fplugin=%plugin %s %runtime -o %t
+// RUN: %clang %cflags -O1 -Werror -fplugin=%plugin -DCALLBACK_TU -c %s -o %t.cb.o
+// RUN: %clang %cflags -O1 -Werror -fplugin=%plugin %s %t.cb.o %runtime -o %t
 // RUN: env COMPACTPTR_ARENA_LIMIT=256K COMPACTPTR_STATS=1 COMPACTPTR_VERIFY=1 %t > %t.out 2> %t.err
 // RUN: FileCheck %s < %t.err
 // RUN: FileCheck --check-prefix=OUT %s < %t.out
@@ -14,8 +18,9 @@
 
 struct CP_COMPACT node { int key; struct node *next; };
 
-static int deferred_seen;
-static void poll(void) {
+#ifdef CALLBACK_TU
+int deferred_seen;
+void poll(void) {
   int before = cp_is_compact();
   cp_safepoint(); /* under a compact body: defers */
   if (before && !cp_is_compact())
@@ -23,6 +28,9 @@ static void poll(void) {
   if (before)
     deferred_seen = 1;
 }
+#else
+extern int deferred_seen;
+void poll(void);
 
 /* An allocation site is a safepoint: checked. */
 static struct node *push(struct node *head, int k) {
@@ -53,6 +61,7 @@ int main(void) {
   printf("sum %ld %s\n", s, cp_is_compact() ? "compact" : "wide");
   return deferred_seen ? 0 : 1;
 }
+#endif
 // CHECK: compactptr: switch to wide mode (high-water mark)
 // CHECK: safepoints deferred under compact bodies: {{[1-9][0-9]*}}
 // OUT-NOT: switched under a compact body
