@@ -67,13 +67,14 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
                          llvm::any_of(FD->redecls(), [&](const FunctionDecl *R) {
                            return S.Ctx.getSourceManager().isInSystemHeader(R->getLocation());
                          }));
-    int Kept = System ? keptArgument(FD) : -1;
-    if (System && !(Kept >= 0 && (unsigned)Kept < CE->getNumArgs() &&
-                    CE->getArg(Kept)->IgnoreParens() == Cur))
+    int Kept = keptArgument(FD);
+    bool Keeps = Kept >= 0 && (unsigned)Kept < CE->getNumArgs() &&
+                 CE->getArg(Kept)->IgnoreParens() == Cur;
+    if (System && !Keeps)
       return;
     Where = "is passed as 'void *' to " +
             (FD && FD->getIdentifier() ? quoted(FD->getName()) : std::string("this call")) +
-            (System ? ", which keeps it after it returns" : "");
+            (Keeps ? ", which keeps it after it returns" : "");
   } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P)) {
     if (BO->getOpcode() != BO_Assign || BO->getRHS()->IgnoreParens() != Cur)
       return;
@@ -101,11 +102,7 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
 /// the released arena.
 void checkCallbackSafepoint(Session &S, const CallExpr *CE) {
   const FunctionDecl *FD = CE->getDirectCallee();
-  if (!S.Opts.switchable() || !FD ||
-      !S.Ctx.getSourceManager().isInSystemHeader(
-          S.Ctx.getSourceManager().getExpansionLoc(FD->getLocation())))
-    return;
-  int A = callbackArgument(FD);
+  int A = S.Opts.switchable() ? callbackArgument(FD) : -1;
   if (A < 0 || (unsigned)A >= CE->getNumArgs())
     return;
   const auto *DR = dyn_cast<DeclRefExpr>(CE->getArg(A)->IgnoreParenImpCasts());

@@ -345,7 +345,13 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
     return Sp;
   for (const SlotRoot *R : Live)
     Sp.Saved.push_back(R->VD);
-  if (ReturnsTwice && !SlotFrame) {
+  // A returns-twice call must read its roots back from slots the switch
+  // translates while later calls run: the function's frame of slots, not
+  // a frame that lives as long as the call.  (Roots saved at other calls
+  // without that frame are out of scope at every such call: the frame is
+  // placed wherever one is live at one.)
+  const auto *AtCall = dyn_cast<CallExpr>(At);
+  if (ReturnsTwice && !SlotFrame && AtCall && returnsTwice(AtCall->getDirectCallee())) {
     S.report(Diag::Unrewritable, At->getBeginLoc(),
              "this function calls '" + ReturnsTwiceName + "' and holds compact "
                  "pointers across calls that may reach a safepoint, but its "

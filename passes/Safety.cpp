@@ -334,8 +334,9 @@ public:
       return M.recordOf(OE->getTypeSourceInfo()->getType());
     return nullptr;
   }
-  /// The first expression in St (nested blocks included) that has a
-  /// compact type, points to one, reads a field of one or takes its size.
+  /// The first expression in St that has a compact type, points to one,
+  /// reads a field of one or takes its size.  (A nested block's body is
+  /// not a child: the visitor reaches that block on its own.)
   const Expr *firstCompactUse(const Stmt *St) {
     if (!St)
       return nullptr;
@@ -346,8 +347,6 @@ public:
       if (compactTypeOf(E))
         return E;
     }
-    if (const auto *B = dyn_cast<BlockExpr>(St))
-      return firstCompactUse(B->getBlockDecl()->getBody());
     for (const Stmt *C : St->children())
       if (const Expr *U = firstCompactUse(C))
         return U;
@@ -361,13 +360,10 @@ public:
   /// suspended one.  (getcontext and setcontext on the same stack are
   /// setjmp and longjmp: supported.)
   void checkContextSwitch(const CallExpr *E, const FunctionDecl *FD) {
-    if (!S.Opts.switchable())
-      return;
-    StringRef N = FD->getName();
-    if (N != "swapcontext" && N != "makecontext")
+    if (!S.Opts.switchable() || !switchesStacks(FD))
       return;
     S.report(Diag::Unrewritable, E->getExprLoc(),
-             quoted(N) + " runs code on a stack of its own; in switchable "
+             quoted(FD->getName()) + " runs code on a stack of its own; in switchable "
                  "mode compact-pointer roots are kept in one chain of frames "
                  "per thread, which contexts that switch between stacks "
                  "would interleave, so the switch would miss or misread "

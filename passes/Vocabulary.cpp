@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "Vocabulary.h"
 #include "clang/AST/Attr.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 
 using namespace clang;
 
@@ -92,22 +94,41 @@ bool returnsTwice(const FunctionDecl *FD) {
   return false;
 }
 
-int keptArgument(const FunctionDecl *FD) {
-  StringRef N = nameOf(FD);
-#define CP_KEEPS_ARG_FN(Name, Arg)                                             \
-  if (N == Name)                                                               \
-    return Arg;
+namespace {
+struct NamedArg {
+  const char *Name;
+  int Arg;
+};
+constexpr NamedArg KeptArgs[] = {
+#define CP_KEEPS_ARG_FN(Name, Arg) {Name, Arg},
 #include "Vocabulary.def"
+};
+constexpr NamedArg Callbacks[] = {
+#define CP_CALLBACK_FN(Name, Arg) {Name, Arg},
+#include "Vocabulary.def"
+};
+constexpr const char *StackSwitches[] = {
+#define CP_STACK_SWITCH_FN(Name) Name,
+#include "Vocabulary.def"
+};
+
+/// The argument Table gives for library function FD, or -1.
+int argumentIn(ArrayRef<NamedArg> Table, const FunctionDecl *FD) {
+  if (!isLibraryFunction(FD))
+    return -1;
+  StringRef N = nameOf(FD);
+  for (const NamedArg &E : Table)
+    if (N == E.Name)
+      return E.Arg;
   return -1;
 }
+} // namespace
 
-int callbackArgument(const FunctionDecl *FD) {
-  StringRef N = nameOf(FD);
-#define CP_CALLBACK_FN(Name, Arg)                                              \
-  if (N == Name)                                                               \
-    return Arg;
-#include "Vocabulary.def"
-  return -1;
+int keptArgument(const FunctionDecl *FD) { return argumentIn(KeptArgs, FD); }
+int callbackArgument(const FunctionDecl *FD) { return argumentIn(Callbacks, FD); }
+
+bool switchesStacks(const FunctionDecl *FD) {
+  return isLibraryFunction(FD) && llvm::is_contained(StackSwitches, nameOf(FD));
 }
 
 const Expr *resultArgument(const CallExpr *CE) {

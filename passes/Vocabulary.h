@@ -64,6 +64,8 @@ bool returnsTwice(const clang::FunctionDecl *FD);
 int keptArgument(const clang::FunctionDecl *FD);
 /// The function argument a libc function calls back, or -1.
 int callbackArgument(const clang::FunctionDecl *FD);
+/// FD runs code on a stack of its own (makecontext, swapcontext).
+bool switchesStacks(const clang::FunctionDecl *FD);
 
 /// The argument CE's result points into, if CE calls a libc function
 /// whose result always does (Vocabulary.def: bsearch's array, strchr's

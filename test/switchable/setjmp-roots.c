@@ -94,6 +94,21 @@ static long context_back(int n) {
   return sum(p);
 }
 
+// Locals declared after setjmp are out of scope at it: saved only on the
+// slow paths of the allocations, with no frame of slots (this was refused
+// as if the frame could not be placed).
+static long declared_after(long n) {
+  if (setjmp(env))
+    return -1;
+  struct node *p = malloc(sizeof *p);
+  p->key = n;
+  p->next = NULL;
+  struct node *q = malloc(sizeof *q);
+  q->key = 1;
+  q->next = p;
+  return q->key + q->next->key;
+}
+
 // A volatile local assigned after setjmp keeps its last value.
 static long volatile_local(int n) {
   struct node *volatile p = mk(1, NULL);
@@ -113,7 +128,8 @@ int main(int argc, char **argv) {
   long b = protected_call(grow_and_jump, n);
   long c = context_back(n);
   long d = volatile_local(n);
-  printf("%ld %ld %ld %ld %ld\n", a, b, c, d, sum(heap_list));
+  long e = declared_after(41);
+  printf("%ld %ld %ld %ld %ld %ld\n", a, b, c, d, e, sum(heap_list));
   return 0;
 }
-// CHECK: 142 10045 7 3 799960000
+// CHECK: 142 10045 7 3 42 799960000
