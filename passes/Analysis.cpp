@@ -172,6 +172,9 @@ public:
     // meanwhile, and the function must keep its roots in a frame.
     if (isSafepointFunction(FD) || isNativeCall(S, E))
       Safepoint = true;
+    for (const Expr *A : E->arguments())
+      if (const FunctionDecl *Cb = blockingCallbackHere(S, E, A))
+        Callees.push_back(Cb->getCanonicalDecl());
     if (allocFunction(E) != AllocFn::None)
       for (const Expr *A : E->arguments())
         if (M.pointeeOf(A->IgnoreParenCasts()->getType()))
@@ -370,9 +373,23 @@ bool isNativeCall(const Session &S, const CallExpr *CE) {
   if (!S.Opts.switchable() || !isBlockingFunction(CE->getDirectCallee()))
     return false;
   for (const Expr *A : CE->arguments())
-    if (touchesCompact(S.M, A))
+    if (handsCompactMemory(S.M, A))
       return false;
   return true;
+}
+
+/// A function of this translation unit that blocking call CE runs back
+/// (pthread_once's init routine): seen, so the call reaches what it
+/// reaches (the thread is native meanwhile, and the routine's first
+/// allocation ends the region).  Other libc callbacks stay opaque: qsort
+/// holds copies of the elements' pointers while its comparator runs.
+const FunctionDecl *blockingCallbackHere(const Session &S, const CallExpr *CE,
+                                         const Expr *A) {
+  if (!isBlockingFunction(CE->getDirectCallee()))
+    return nullptr;
+  const auto *DR = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
+  const auto *Fn = DR ? dyn_cast<FunctionDecl>(DR->getDecl()) : nullptr;
+  return Fn && definedHere(S.M, Fn) ? Fn : nullptr;
 }
 
 bool isOpaqueCall(const Session &S, const CallExpr *CE) {
@@ -387,7 +404,7 @@ bool isOpaqueCall(const Session &S, const CallExpr *CE) {
     return false;
   if (S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation()))) {
     for (const Expr *A : CE->arguments())
-      if (A->getType()->isFunctionPointerType())
+      if (A->getType()->isFunctionPointerType() && !blockingCallbackHere(S, CE, A))
         return true; // a callback: it may allocate
     return false;
   }

@@ -19,8 +19,9 @@
 //      with constant dimensions (not a parameter, not thread-local, not a
 //      static local), whose address is used as a compact pointer in this
 //      translation unit -- `&V`, `&V.member`, `&V[i]`, V or a member array
-//      of V decayed -- other than as a byte address (a cast to
-//      `void *` or `char *`, as memset and memcpy take it); and every
+//      of V decayed -- or as a byte address (`void *`, `char *`) that a
+//      call may turn back into a compact pointer (a thread's argument, a
+//      visitor's context: comesBackCompact); and every
 //      global of compact struct type with external linkage, so that every
 //      translation unit agrees on where it lives without seeing the
 //      others' uses.
@@ -166,13 +167,119 @@ private:
   }
   void consider(const Expr *Addr, const Expr *Sub) {
     const VarDecl *VD = rootVar(Sub);
+    if (VD && VD->isStaticLocal() && S.M.recordOf(stripArrays(VD->getType()).Element) &&
+        !S.isIgnoredLoc(Addr->getExprLoc()))
+      if (const auto *CE = dyn_cast_or_null<CastExpr>(parentExpr(Addr));
+          CE && CE->getType()->isPointerType() && !M.pointeeOf(CE->getType()) &&
+          comesBackCompact(CE, 0))
+        // A static local is not boxed (its storage is the function's
+        // own); a compact pointer to it is refused where it is taken
+        // directly (Safety.cpp), and here where it comes back.
+        S.report(Diag::NonHeapAddress, Addr->getExprLoc(),
+                 "the address of static local " + quoted(VD->getName()) +
+                     " is turned back into a compact pointer by the function it "
+                     "is handed to, but a static local stays in wide layout; "
+                     "declare it at file scope, where it lives in the compact heap",
+                 {CharSourceRange::getTokenRange(Addr->getSourceRange())});
     if (!VD || !boxable(S, VD))
       return;
-    // A byte address (memset, memcpy, printf("%p")) needs no box.
+    // A byte address is the value's bytes, in the layout they are in
+    // (memset, fwrite, a hash of the bytes): no box.  Unless it comes back
+    // as a compact pointer, and is then read in the compact layout: a
+    // thread's argument (`pthread_create(&t, 0, work, &arg)`, `work`
+    // reading it as a `struct targ *`), a visitor's context.
     if (const auto *CE = dyn_cast_or_null<CastExpr>(parentExpr(Addr)))
-      if (CE->getType()->isPointerType() && !M.pointeeOf(CE->getType()))
+      if (CE->getType()->isPointerType() && !M.pointeeOf(CE->getType()) &&
+          !comesBackCompact(CE, 0))
         return;
     Found.insert(VD->getCanonicalDecl());
+  }
+
+  /// The byte address E is an argument of a call that may turn it back
+  /// into a compact pointer: a function of this translation unit that
+  /// converts the parameter to one or hands it on to such a function, a
+  /// call through a function pointer (anything), a thread's start routine
+  /// or a libc callback (qsort's comparator) that does.
+  bool comesBackCompact(const Expr *E, unsigned Depth) {
+    const Expr *P = parentExpr(E);
+    while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
+      if (!C->getType()->isPointerType())
+        return false;
+      E = C;
+      P = parentExpr(C);
+    }
+    const auto *Call = dyn_cast_or_null<CallExpr>(P);
+    if (!Call || Depth > 4)
+      return false;
+    unsigned I = 0;
+    while (I < Call->getNumArgs() && Call->getArg(I)->IgnoreParens() != E->IgnoreParens())
+      ++I;
+    if (I == Call->getNumArgs())
+      return false; // the callee itself
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (!FD)
+      return true;
+    int Fn = threadStartArgument(FD);
+    if (Fn < 0)
+      Fn = callbackArgument(FD);
+    if (Fn >= 0) {
+      const FunctionDecl *Cb = functionNamed(Call->getNumArgs() > unsigned(Fn)
+                                                 ? Call->getArg(Fn)
+                                                 : nullptr);
+      if (!Cb)
+        return true;
+      for (const ParmVarDecl *PV : Cb->parameters())
+        if (paramComesBack(Cb, PV, Depth))
+          return true;
+      return false;
+    }
+    const FunctionDecl *Def = FD->getDefinition();
+    if (!Def || !Def->hasBody() || I >= Def->getNumParams())
+      return false;
+    return paramComesBack(Def, Def->getParamDecl(I), Depth);
+  }
+
+  /// The function a callback argument names (`work`, `&work`), with its
+  /// body, or null.
+  static const FunctionDecl *functionNamed(const Expr *E) {
+    if (!E)
+      return nullptr;
+    E = E->IgnoreParenCasts();
+    if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf)
+      E = UO->getSubExpr()->IgnoreParens();
+    const auto *DR = dyn_cast<DeclRefExpr>(E);
+    const auto *FD = DR ? dyn_cast<FunctionDecl>(DR->getDecl()) : nullptr;
+    const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+    return Def && Def->hasBody() ? Def : nullptr;
+  }
+
+  /// Def converts parameter PV to a compact pointer, or hands it to a call
+  /// that may (comesBackCompact).
+  bool paramComesBack(const FunctionDecl *Def, const ParmVarDecl *PV, unsigned Depth) {
+    bool Yes = false;
+    std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
+      if (!St || Yes)
+        return;
+      if (const auto *DR = dyn_cast<DeclRefExpr>(St); DR && DR->getDecl() == PV) {
+        const Expr *Use = DR;
+        for (const Expr *Up = parentExpr(Use); Up; Up = parentExpr(Use)) {
+          const auto *C = dyn_cast<CastExpr>(Up);
+          if (!C)
+            break;
+          if (M.pointeeOf(C->getType())) {
+            Yes = true;
+            return;
+          }
+          Use = C;
+        }
+        Yes = comesBackCompact(Use, Depth + 1);
+        return;
+      }
+      for (const Stmt *C : St->children())
+        Walk(C);
+    };
+    Walk(Def->getBody());
+    return Yes;
   }
 };
 

@@ -155,6 +155,11 @@ enum FunctionClass : unsigned {
   FC_HoldsCompact = 16,
 };
 
+/// Analysis.cpp: the function of this translation unit that blocking call
+/// CE runs back through its argument A (pthread_once's init routine), or
+/// null.
+const clang::FunctionDecl *blockingCallbackHere(const Session &S, const clang::CallExpr *CE,
+                                                const clang::Expr *A);
 /// Analysis.cpp: CE calls code the engine cannot see (see FC_Opaque):
 /// through a pointer, a function defined in no part of this TU that is not
 /// a builtin, a runtime function, `pure` or `const`, or a system-header
@@ -334,6 +339,11 @@ bool isInteriorPointer(const Model &M, const clang::Expr *E);
 /// record type, or is an interior pointer (as far as Model::InteriorVars
 /// knows yet).
 bool touchesCompact(const Model &M, const clang::Expr *E);
+/// Interior.cpp: argument A of a blocking call hands the call memory of the
+/// compact heap: touchesCompact, and not a scalar (`read(c->fd, ...)`: the
+/// value is copied before the call, and its native region evaluates the
+/// arguments before it enters).
+bool handsCompactMemory(const Model &M, const clang::Expr *A);
 
 /// Allocation.cpp: what a call to a libc allocation function allocates or
 /// frees: compact objects (the typed runtime calls), a root array (a heap

@@ -149,6 +149,11 @@ bool touchesCompact(const Model &M, const Expr *E) {
   return false;
 }
 
+bool handsCompactMemory(const Model &M, const Expr *A) {
+  QualType T = A->getType();
+  return (!T->isScalarType() || T->isPointerType()) && touchesCompact(M, A);
+}
+
 namespace {
 
 /// One pass over a body: adds what flows (Grow), or warns where it is
@@ -199,7 +204,7 @@ public:
     }
     if (Check && isBlockingFunction(CE->getDirectCallee()))
       for (const Expr *A : CE->arguments())
-        if (touchesCompact(M, A)) {
+        if (handsCompactMemory(M, A)) {
           blockingOnObject(CE, A);
           break;
         }

@@ -96,8 +96,10 @@ void layoutType(Session &S, CompactType &T) {
                    [](const FieldInfo &A, const FieldInfo &B) {
                      return A.CompactOffset < B.CompactOffset;
                    });
-  // The compact struct is aligned to the granule (at least 4 bytes).
-  Align = std::max(Align, 4u);
+  // The compact struct is aligned to the granule (at least 4 bytes), and
+  // to what the struct itself asks (`struct __attribute__((aligned(16)))
+  // v4`: SSE loads of its first field need it).
+  Align = std::max({Align, 4u, T.RD->getMaxAlignment() / 8});
   T.CompactAlign = Align;
   T.CompactSize = (End + Align - 1) / Align * Align;
 }
@@ -157,7 +159,10 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
       break;
     }
   }
-  Out += " } __attribute__((aligned(CP_GRANULE > 4 ? CP_GRANULE : 4)));";
+  Out += " } __attribute__((aligned(CP_GRANULE > 4 ? CP_GRANULE : 4)))";
+  if (unsigned Own = T.RD->getMaxAlignment() / 8; Own > 4)
+    Out += " __attribute__((aligned(" + std::to_string(Own) + ")))";
+  Out += ";";
   Out += " static cp_type_desc_t " + T.DescName + ";";
   if (!S.Opts.compactBodies())
     return Out;

@@ -41,6 +41,7 @@
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
+#include "clang/Frontend/Utils.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Lex/PreprocessorOptions.h"
@@ -125,6 +126,34 @@ public:
 /// must not start another one.
 thread_local bool InNested = false;
 
+/// compactptr.h redeclares free and realloc with the assembler names of
+/// the runtime's cp_free_any and cp_realloc_any, which clang refuses after
+/// a first use: a header included before it with an inline function that
+/// calls free (<immintrin.h> through <mm_malloc.h>, header-only libraries)
+/// made every compile fail inside compactptr.h.  So the compile of a
+/// translation unit with compact types declares them first, before the
+/// files of -include (including the header itself first would read the
+/// system's feature macros before the program's own `#define
+/// _GNU_SOURCE`); the header's own declarations then agree.  The nested
+/// parse, which runs where the main file may have compact types, declares
+/// them too, so it parses what the compile will.  No macro in them: -E
+/// output starts with the same text.
+const char *const HookDeclarations =
+    "extern void free(void *) __asm__(\"cp_free_any\");\n"
+    "extern void *realloc(void *, __typeof__(sizeof 0)) __asm__(\"cp_realloc_any\");\n";
+
+/// The hooks first, in a parse that has not entered the main file yet:
+/// after the macros of the command line, before the files of -include.
+void declareHooksFirst(Preprocessor &PP) {
+  std::string P = PP.getPredefines();
+  size_t At = P.find("#include \"");
+  if (At == std::string::npos)
+    At = P.size();
+  P.insert(At, std::string("#ifndef COMPACTPTR_NO_FREE_HOOK\n") + HookDeclarations +
+                   "#endif\n");
+  PP.setPredefines(P);
+}
+
 /// Swallows every diagnostic of a nested compile whose diagnostics are
 /// not the user's concern (the scan for compact types, the -E printer).
 class QuietConsumer : public DiagnosticConsumer {
@@ -189,6 +218,7 @@ public:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef) override {
     CI.getPreprocessor().addPPCallbacks(std::make_unique<SkippedText>(R.Skipped));
+    declareHooksFirst(CI.getPreprocessor());
     return std::make_unique<EngineConsumer>(O, Sink, R);
   }
 
@@ -256,7 +286,7 @@ public:
     if (InNested)
       return std::make_unique<ASTConsumer>();
     if (CI.getLangOpts().CPlusPlus || CI.getLangOpts().ObjC) {
-      printPreprocessed(CI, {}); // C++ and Objective-C are left alone
+      printPreprocessed(CI, {}, false); // C++ and Objective-C are left alone
       return std::make_unique<ASTConsumer>();
     }
     RecordingSink Sink;
@@ -272,6 +302,8 @@ public:
     // The nested parse reports clang's own diagnostics on the user's text.
     ClangDiagRecorder Clang(CI.getDiagnosticOpts().ShowOptionNames);
     runNested(CI, Sink, R, Clang);
+    if (!R.Files.empty()) // rewritten: it has compact types
+      declareHooksFirst(CI.getPreprocessor());
     if (Plan)
       llvm::errs() << R.Plan;
     if (!R.Files.empty() && !refusePreprocessedInput(CI))
@@ -290,7 +322,7 @@ public:
       dump(R.Files);
     }
     if (R.Ok)
-      printPreprocessed(CI, R.Files);
+      printPreprocessed(CI, R.Files, !R.Files.empty());
     // Rewritten: this compile's warnings would be about generated text, at
     // its columns; the nested parse's, recorded on the user's text, are
     // replayed instead (warnings of code generation are lost with them).
@@ -420,14 +452,46 @@ private:
     return false;
   }
 
+  /// -E's printer; in a translation unit with compact types the output
+  /// starts with the hooks, as the compile has them.  (Not through the
+  /// predefines: the printer drops most of their declarations' tokens.)
+  class PrintAction : public PrintPreprocessedAction {
+  public:
+    explicit PrintAction(bool HooksFirst) : HooksFirst(HooksFirst) {}
+
+  protected:
+    void ExecuteAction() override {
+      CompilerInstance &CI = getCompilerInstance();
+      std::unique_ptr<llvm::raw_ostream> OS =
+          CI.createDefaultOutputFile(/*Binary=*/false, getCurrentFileOrBufferName());
+      if (!OS)
+        return;
+      if (HooksFirst && !definedOnCommandLine(CI, "COMPACTPTR_NO_FREE_HOOK"))
+        *OS << HookDeclarations;
+      DoPrintPreprocessedInput(CI.getPreprocessor(), OS.get(),
+                               CI.getPreprocessorOutputOpts());
+    }
+
+  private:
+    bool HooksFirst;
+
+    static bool definedOnCommandLine(CompilerInstance &CI, StringRef Name) {
+      bool Defined = false;
+      for (const auto &[Def, IsUndef] : CI.getPreprocessorOpts().Macros)
+        if (StringRef(Def).split('=').first == Name)
+          Defined = !IsUndef;
+      return Defined;
+    }
+  };
+
   /// Option preprocess=FILE: runs the preprocessor over the rewritten
   /// files, as -E would, into FILE ('-': standard output).  The text is
   /// self-contained plain C: <compactptr.h> is expanded, and
   /// CP__PREPROCESSED_OUTPUT makes CP_COMPACT and CP_SAFEPOINT empty, so
   /// no compiler sees the attributes again (with the plugin loaded, the
   /// text has nothing left to rewrite).
-  void printPreprocessed(CompilerInstance &CI,
-                         const std::vector<RewrittenFile> &Files) {
+  void printPreprocessed(CompilerInstance &CI, const std::vector<RewrittenFile> &Files,
+                         bool HooksFirst) {
     if (Preprocess.empty())
       return;
     auto Inv = std::make_shared<CompilerInvocation>(CI.getInvocation());
@@ -453,7 +517,7 @@ private:
         Nested.getSourceManager().overrideFileContents(
             *F.FE, llvm::MemoryBuffer::getMemBufferCopy(F.Text, F.FE->getName()));
     InNested = true;
-    PrintPreprocessedAction A;
+    PrintAction A(HooksFirst);
     bool Ok = Nested.ExecuteAction(A);
     InNested = false;
     if (!Ok || Nested.getDiagnostics().hasErrorOccurred()) {

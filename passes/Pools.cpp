@@ -21,8 +21,10 @@
 // destination is not a compact type), pointer arithmetic on a byte
 // pointer, an array, or a global byte pointer that the translation unit
 // moves (`+=`, `++`) or sets from malloc: a bump pointer.  Arithmetic
-// from a struct pointer by an offsetof (container_of) is not a buffer: it
-// steps to the object around a member.  A call of a
+// back from an address by an offsetof (container_of, from a member of any
+// type) is not a buffer: it steps to the object around the member; nor is
+// a number of bytes from an object's address (layout-offset refuses it in
+// Safety.cpp).  A call of a
 // CP_ALLOCATOR function, of the runtime, or of a function whose body is not
 // here is not traced (the foreign-object warning covers `void *` results
 // of the latter).
@@ -72,24 +74,46 @@ bool steppedFromObject(const BinaryOperator *BO) {
   const auto *PT = C->getSubExpr()->getType().getCanonicalType()->getAs<PointerType>();
   return PT && PT->getPointeeType()->isRecordType();
 }
+/// `&e->key`, `&e->name[2]`, `e->name` (decayed): the address of a member.
+bool memberAddress(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    if (UO->getOpcode() != UO_AddrOf)
+      return false;
+    E = UO->getSubExpr()->IgnoreParens();
+  }
+  while (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+    E = AS->getBase()->IgnoreParenImpCasts();
+  return isa<MemberExpr>(E);
+}
 bool derivedFromObject(const BinaryOperator *BO) {
   bool Offsetof = false;
   forEach(BO->getRHS(), [&](const Stmt *St) { Offsetof |= isa<OffsetOfExpr>(St); });
-  return Offsetof && steppedFromObject(BO);
+  // Forward from a struct pointer, or back from a pointer to a member of
+  // any type (`(char *)key - offsetof(struct entry, key)`, key an `int *`
+  // or a `char *` into a name): a pool steps forward, never back by an
+  // offsetof.
+  return Offsetof && (steppedFromObject(BO) || BO->getOpcode() == BO_Sub);
 }
 
 const char *const SteppedByRuntimeOffset =
     "an address stepped from another object by an offset computed at run time";
 
 /// Why byte-pointer arithmetic BO is not a compact allocation, or "".
-std::string arithmeticOrigin(const BinaryOperator *BO) {
+std::string arithmeticOrigin(const BinaryOperator *BO, ASTContext &Ctx) {
   if (derivedFromObject(BO))
     return "";
-  // container_of with an offset kept at run time (uthash's `hho`): the
-  // offset was measured in one layout, and offsetof is what the rewrite
-  // knows to give in each.
-  if (steppedFromObject(BO))
+  const auto *C = dyn_cast<ExplicitCastExpr>(BO->getLHS()->IgnoreParens());
+  if (C && (steppedFromObject(BO) || memberAddress(C->getSubExpr()))) {
+    // Stepped from the address of an object, not through a buffer.  A
+    // number of bytes is refused where it is written (layout-offset,
+    // Safety.cpp).  container_of with an offset kept at run time (uthash's
+    // `hho`): the offset was measured in one layout, and offsetof is what
+    // the rewrite knows to give in each.
+    if (BO->getRHS()->isIntegerConstantExpr(Ctx) || !steppedFromObject(BO))
+      return "";
     return SteppedByRuntimeOffset;
+  }
   return "a pointer moved through a buffer";
 }
 
@@ -111,7 +135,7 @@ public:
       return callOrigin(CE, Depth);
     if (const auto *BO = dyn_cast<BinaryOperator>(X)) {
       if (BO->isAdditiveOp() && isBytePointer(BO->getType()))
-        return arithmeticOrigin(BO);
+        return arithmeticOrigin(BO, S.Ctx);
       if (BO->getOpcode() == BO_Assign || BO->getOpcode() == BO_Comma)
         return origin(BO->getRHS(), FD, Depth + 1);
       return "";

@@ -380,9 +380,14 @@ public:
     checkLibcAllocation(E, FD);
     checkContextSwitch(E, FD);
     checkCallbackSafepoint(S, E);
+    // The __sync builtins are calls (of a sized variant); __atomic_* and
+    // __c11_atomic_* are AtomicExprs, below.
+    if (isAtomicBuiltin(FD) && E->getNumArgs() > 0)
+      checkAtomicOnHandle(E, E->getArg(0), E->getCallee()->getExprLoc());
     if (E->getNumArgs() < 2)
       return true;
-    StringRef N = byteCopyFunction(FD);
+    bool Compares = false;
+    StringRef N = byteCopyFunction(FD, &Compares);
     if (N.empty())
       return true;
     CompactType *H = nullptr, *V = nullptr;
@@ -401,13 +406,45 @@ public:
         (isCompactLocated(M, A) ? H : V) = T;
       }
     }
+    // A comparison has no assignment to use instead; a copy into a value
+    // (`w = *p`, converted field by field) would not carry the padding.
     if (H && V)
       S.report(Diag::MemcpyValue, E->getExprLoc(),
               quoted(N) + " between a heap object of compact type " +
                   quoted(H->WideSpelling) +
-                  " (compact layout) and a value (wide layout); use "
-                  "assignment (*p = v or v = *p) instead",
+                  " (compact layout) and a value (wide layout); " +
+                  (Compares ? std::string("compare field by field (the "
+                                          "bytes differ between the layouts, "
+                                          "padding included)")
+                            : std::string("use assignment (*p = v or v = *p) "
+                                          "instead")),
               {tokRange(E->getSourceRange())});
+    return true;
+  }
+
+  /// `(char *)p + 16`, `((char *)p)[16]`: a byte offset into a compact
+  /// object written as a number is an offset in the wide layout.  The
+  /// compact layout puts the fields elsewhere, so the access reads or
+  /// writes other bytes, silently.  An offset built with offsetof or
+  /// sizeof names what it measures and the rewrite gives it in each
+  /// layout (container_of); an offset computed at run time is the
+  /// program's own (Pools.cpp traces the container_of kind).
+  bool VisitBinaryOperator(BinaryOperator *E) {
+    if (!E->isAdditiveOp() || !E->getType()->isPointerType())
+      return true;
+    bool PtrLeft = E->getLHS()->getType()->isPointerType();
+    checkLayoutOffset(E, PtrLeft ? E->getLHS() : E->getRHS(),
+                      PtrLeft ? E->getRHS() : E->getLHS(), E->getOpcode() == BO_Sub);
+    return true;
+  }
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *E) {
+    checkLayoutOffset(E, E->getBase(), E->getIdx(), false);
+    return true;
+  }
+
+  bool VisitAtomicExpr(AtomicExpr *E) {
+    if (!S.isIgnoredLoc(E->getExprLoc()))
+      checkAtomicOnHandle(E, E->getPtr(), E->getBuiltinLoc());
     return true;
   }
 
@@ -420,6 +457,110 @@ public:
 private:
   Session &S;
   const Model &M;
+
+  void checkLayoutOffset(const Expr *Whole, const Expr *Ptr, const Expr *Off, bool Back) {
+    if (S.isIgnoredLoc(Whole->getExprLoc()))
+      return;
+    const auto *C = dyn_cast<ExplicitCastExpr>(Ptr->IgnoreParens());
+    auto isBytes = [](const Expr *E) {
+      QualType T = E->getType();
+      return T->isPointerType() &&
+             (T->getPointeeType()->isVoidType() || T->getPointeeType()->isCharType());
+    };
+    if (!C || !isBytes(C))
+      return;
+    // `(char *)(void *)p`: through every cast to a byte pointer.
+    while (const auto *In = dyn_cast<ExplicitCastExpr>(C->getSubExpr()->IgnoreParens()))
+      if (isBytes(In))
+        C = In;
+      else
+        break;
+    if (Off->isValueDependent())
+      return;
+    std::optional<llvm::APSInt> V = Off->getIntegerConstantExpr(S.Ctx);
+    if (!V || V->isZero() || namesLayout(Off))
+      return;
+    int64_t Bytes = Back ? -V->getExtValue() : V->getExtValue();
+    const CompactType *T = objectAround(C->getSubExpr()->IgnoreParenImpCasts(), Bytes);
+    if (!T)
+      return;
+    S.report(Diag::LayoutOffset, Off->getExprLoc(),
+             "byte offset " + std::to_string(Bytes) + " in a " +
+                 quoted(T->WideSpelling) +
+                 " is written as a number, an offset in the wide layout; in "
+                 "the compact layout the fields are at other offsets, so this "
+                 "reaches other bytes; name the field (&p->field) or use "
+                 "offsetof(" + T->WideSpelling + ", field)",
+             {tokRange(Whole->getSourceRange())});
+  }
+
+  /// An atomic builtin (`__atomic_compare_exchange_n(&b->head, ...)`,
+  /// `__sync_bool_compare_and_swap(&b->head, ...)`) on a handle field: in
+  /// the compact layout the field is a 32-bit handle, and the builtin
+  /// would load, compare or store 8 bytes of pointer there (it stopped at
+  /// the encode check, or corrupted the next field).  Named at the
+  /// builtin as the user spelled it (clang calls a sized variant).
+  void checkAtomicOnHandle(const Expr *Whole, const Expr *Ptr, SourceLocation Builtin) {
+    if (!Builtin.isValid() || S.isIgnoredLoc(Whole->getExprLoc()))
+      return;
+    const auto *UO = dyn_cast<UnaryOperator>(Ptr->IgnoreParenImpCasts());
+    if (!UO || UO->getOpcode() != UO_AddrOf)
+      return;
+    const Expr *Slot = UO->getSubExpr()->IgnoreParens();
+    if (!isHandleLValue(M, Slot))
+      return;
+    SourceManager &SM = S.Ctx.getSourceManager();
+    std::string Name =
+        Lexer::getSourceText(CharSourceRange::getTokenRange(SM.getSpellingLoc(Builtin)), SM,
+                             S.Ctx.getLangOpts())
+            .str();
+    S.report(Diag::Unrewritable, Builtin,
+             quoted(Name) + " on handle field " + quoted(fieldName(Slot)) +
+                 ": in compact layout the field is a 32-bit handle, not a "
+                 "pointer, so the builtin cannot load, compare or store it; "
+                 "guard the field with a lock, or keep the lock-free head in "
+                 "a root (a global or a local, whose pointers stay native)",
+             {tokRange(Whole->getSourceRange())});
+  }
+
+  /// The compact type of the object that a byte offset Off from E leaves
+  /// layout-dependent: E points to it, or E is the address of a field of
+  /// it (`&p->v`) and Off steps out of the field (within a plain field the
+  /// bytes are the field's own, the same in both layouts).
+  const CompactType *objectAround(const Expr *E, int64_t Off) {
+    if (const CompactType *T = M.pointeeOf(E->getType()))
+      return T;
+    const auto *UO = dyn_cast<UnaryOperator>(E);
+    if (!UO || UO->getOpcode() != UO_AddrOf)
+      return nullptr;
+    // `&p->name[2] + 1`: bytes of an array field, whose elements are where
+    // the index says in both layouts (how far is not known here).
+    const auto *ME = dyn_cast<MemberExpr>(UO->getSubExpr()->IgnoreParens());
+    if (!ME)
+      return nullptr;
+    const Expr *Base = ME->getBase();
+    const CompactType *T = ME->isArrow()             ? M.pointeeOf(Base->getType())
+                           : isCompactLocated(M, Base) ? M.recordOf(Base->getType())
+                                                       : nullptr;
+    if (!T || UO->getSubExpr()->getType()->isIncompleteType())
+      return nullptr;
+    int64_t Size = S.Ctx.getTypeSizeInChars(UO->getSubExpr()->getType()).getQuantity();
+    bool Inside = Off >= 0 && Off <= Size; // one past the end too
+    return Inside ? nullptr : T;
+  }
+
+  /// St holds an offsetof, or a sizeof or _Alignof of a compact type (or
+  /// of an object of one): the offset says what it measures, and the
+  /// rewrite gives it in each layout.  `sizeof(void *)` says nothing of
+  /// where the fields are.
+  bool namesLayout(const Stmt *St) {
+    if (isa<OffsetOfExpr>(St) || layoutDependent(St))
+      return true;
+    for (const Stmt *C : St->children())
+      if (C && namesLayout(C))
+        return true;
+    return false;
+  }
 
   static std::string fieldName(const Expr *E) {
     E = E->IgnoreParens();

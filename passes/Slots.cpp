@@ -196,6 +196,8 @@ public:
         continue;
       }
       const FunctionDecl *Callee = CE->getDirectCallee();
+      if (I == 0 && isAtomicBuiltin(Callee) && isa<UnaryOperator>(A->IgnoreParenImpCasts()))
+        continue; // `&p->f` to an atomic builtin: Safety.cpp names it
       std::string Who = Callee ? "'" + Callee->getNameAsString() + "'" : "a function pointer";
       escape(A, !Callee    ? "passed through a function pointer"
                 : Def      ? "passed to " + Who + " as a variadic argument"

@@ -43,11 +43,14 @@ bool isRuntimeFunction(const FunctionDecl *FD) {
   return nameOf(FD).starts_with(CP_RUNTIME_PREFIX);
 }
 
-StringRef byteCopyFunction(const FunctionDecl *FD) {
+StringRef byteCopyFunction(const FunctionDecl *FD, bool *Compares) {
   StringRef N = nameOf(FD);
-#define CP_BYTE_COPY_FN(Name)                                                  \
-  if (N == Name)                                                               \
-    return N;
+#define CP_BYTE_COPY_FN(Name, Cmp)                                             \
+  if (N == Name) {                                                             \
+    if (Compares)                                                              \
+      *Compares = Cmp;                                                         \
+    return N;                                                                  \
+  }
 #include "Vocabulary.def"
   return StringRef();
 }
@@ -107,6 +110,10 @@ constexpr NamedArg Callbacks[] = {
 #define CP_CALLBACK_FN(Name, Arg) {Name, Arg},
 #include "Vocabulary.def"
 };
+constexpr NamedArg ThreadStarts[] = {
+#define CP_THREAD_START_FN(Name, Arg) {Name, Arg},
+#include "Vocabulary.def"
+};
 constexpr const char *StackSwitches[] = {
 #define CP_STACK_SWITCH_FN(Name) Name,
 #include "Vocabulary.def"
@@ -126,6 +133,18 @@ int argumentIn(ArrayRef<NamedArg> Table, const FunctionDecl *FD) {
 
 int keptArgument(const FunctionDecl *FD) { return argumentIn(KeptArgs, FD); }
 int callbackArgument(const FunctionDecl *FD) { return argumentIn(Callbacks, FD); }
+int threadStartArgument(const FunctionDecl *FD) { return argumentIn(ThreadStarts, FD); }
+
+bool isAtomicBuiltin(const FunctionDecl *FD) {
+  if (!FD || !FD->getBuiltinID())
+    return false;
+  StringRef N = nameOf(FD);
+#define CP_ATOMIC_BUILTIN(Prefix)                                              \
+  if (N.starts_with(Prefix))                                                   \
+    return true;
+#include "Vocabulary.def"
+  return false;
+}
 
 bool switchesStacks(const FunctionDecl *FD) {
   return isLibraryFunction(FD) && llvm::is_contained(StackSwitches, nameOf(FD));

@@ -38,8 +38,9 @@ AllocFn allocFunction(const clang::CallExpr *CE);
 /// A call to a runtime function ("cp_..."): its results are arena objects.
 bool isRuntimeFunction(const clang::FunctionDecl *FD);
 
-/// memcpy and friends (Vocabulary.def): FD's name, or "" if not one.
-llvm::StringRef byteCopyFunction(const clang::FunctionDecl *FD);
+/// memcpy, memcmp and friends (Vocabulary.def): FD's name, or "" if not
+/// one; *Compares (when given) says whether it compares rather than copies.
+llvm::StringRef byteCopyFunction(const clang::FunctionDecl *FD, bool *Compares = nullptr);
 
 /// The AnnotateAttr text the attribute `Name` ("compact", "safepoint")
 /// leaves on a declaration: "compactptr::compact".
@@ -64,6 +65,11 @@ bool returnsTwice(const clang::FunctionDecl *FD);
 int keptArgument(const clang::FunctionDecl *FD);
 /// The function argument a libc function calls back, or -1.
 int callbackArgument(const clang::FunctionDecl *FD);
+/// pthread_create and the like (Vocabulary.def): the argument that is the
+/// thread's start routine, or -1.
+int threadStartArgument(const clang::FunctionDecl *FD);
+/// A __sync or __atomic builtin (Vocabulary.def) that is a call.
+bool isAtomicBuiltin(const clang::FunctionDecl *FD);
 /// FD runs code on a stack of its own (makecontext, swapcontext).
 bool switchesStacks(const clang::FunctionDecl *FD);
 

@@ -739,6 +739,9 @@ static inline cp_thread_t *cp__thread(void) {
  * is the empty heap too, so allocation and free reach this and stop the
  * program (the switch may be moving the heap meanwhile). */
 cp_heap_t *cp__heap_slow(void);
+/** Ends the calling thread's native region, however deep: its heap back,
+ *  running once a switch that holds it is over (safepoint.c). */
+void cp__native_end(cp_thread_t *t);
 static inline cp_heap_t *cp__my_heap(void) {
   cp_heap_t *h = cp__heap;
   return CP_LIKELY(h != &cp__heap_empty) ? h : cp__heap_slow();

@@ -120,10 +120,15 @@ void cp__roots_each(cp_root_visit_fn fn, void *ctx) {
     visit_desc(&registered[i], fn, ctx);
   cp__root_arrays_each(fn, ctx);
   for (cp_thread_t *t = cp__threads_list; t; t = t->next) {
-    if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == CP_TS_STARTING) {
+    /* Not yet read by the thread: also while it is parked in its
+     * trampoline, where its state is PARKED, not STARTING (a thread that
+     * started just as the switch came read its argument untranslated).
+     * The switch holds the registry lock, under which trampoline reads
+     * and clears it. */
+    if (t->start_arg)
       fn(&t->start_arg, NULL, ctx);
+    if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == CP_TS_STARTING)
       continue;
-    }
     if (!t->frames)
       continue;
     for (cp_frame_t *f = *t->frames; f; f = f->prev) {

@@ -14,7 +14,10 @@
  *             entered outside compact bodies.  The leader turns it into HELD
  *             with a compare-and-swap; a thread that leaves meanwhile finds
  *             HELD and waits there until the switch is over, so it never
- *             touches the heap while it moves (HotSpot's "in native");
+ *             touches the heap while it moves (HotSpot's "in native").  Code
+ *             the call runs back on the thread (pthread_once's init
+ *             routine, a cancelled thread's cleanup handler) ends the region
+ *             at its first allocation, free or safepoint, the same way;
  *   STARTING  created by cp_thread_create and not yet running the
  *             program's code; its start argument is a root.
  * Not safe: RUNNING (anywhere else, including in a compact body, whose
@@ -229,8 +232,15 @@ static void resume_world(void) {
 
 void cp__safepoint(const char *why) {
   cp_thread_t *self = cp__thread();
-  if (self->native_nest)
-    return; /* inside a native region: already counted as stopped */
+  if (self->native_nest) {
+    /* A signal handler inside a region runs (cp__signal_enter) and is
+     * no place to stop; any other code the blocking call runs back (a
+     * callback, an init routine) ends the region, as an allocation
+     * there does (cp__heap_slow), and stops here like any thread. */
+    if (state_of(self) == CP_TS_RUNNING)
+      return;
+    cp__native_end(self);
+  }
   sigset_t old;
   hold_signals(&old);
   cp__reg_lock();
@@ -374,13 +384,9 @@ void cp__signal_leave(int *entered) {
   __atomic_store_n(&cp__self->state, CP_TS_NATIVE, __ATOMIC_SEQ_CST);
 }
 
-void cp_native_leave(void) {
-  int e = errno;
-  cp_thread_t *t = cp__self;
-  if (!t || t->native_nest == 0 || --t->native_nest > 0) {
-    errno = e;
-    return;
-  }
+/* Back from a native region: running again, once a switch that holds the
+ * thread is over. */
+static void leave_region(cp_thread_t *t) {
   cp__heap = t->heap;
   for (;;) {
     int s = state_of(t);
@@ -398,5 +404,23 @@ void cp_native_leave(void) {
     cp__reg_unlock();
     pthread_sigmask(SIG_SETMASK, &old, NULL);
   }
+}
+
+void cp_native_leave(void) {
+  int e = errno;
+  cp_thread_t *t = cp__self;
+  if (!t || t->native_nest == 0 || --t->native_nest > 0) {
+    errno = e;
+    return;
+  }
+  leave_region(t);
   errno = e;
 }
+
+void cp__native_end(cp_thread_t *t) {
+  int e = errno;
+  t->native_nest = 0;
+  leave_region(t);
+  errno = e;
+}
+

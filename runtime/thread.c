@@ -127,10 +127,19 @@ cp_thread_t *cp__thread_attach(void) {
 
 cp_heap_t *cp__heap_slow(void) {
   cp_thread_t *t = cp__self;
-  if (t && t->native_nest)
-    cp__fatal("an allocation or free inside a native region (CP_NATIVE, "
-              "cp_native_enter): the switch may move the heap meanwhile; "
-              "leave the region first");
+  if (t && t->native_nest) {
+    /* Code the blocking call runs on this thread touches the heap: the
+     * init routine of pthread_once, the cleanup handler of a thread
+     * cancelled in pthread_cond_wait, a callback.  The region ends here
+     * (after a switch that holds the thread is over): the thread runs and
+     * reaches safepoints as any other, and the code around the call kept
+     * its compact pointers in roots (the region's contract);
+     * cp_native_leave then finds the region gone.  A signal handler inside
+     * a region already runs (cp__signal_enter) and keeps it. */
+    if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != CP_TS_RUNNING)
+      cp__native_end(t);
+    return t->heap;
+  }
   return cp__thread_attach()->heap;
 }
 

@@ -184,6 +184,16 @@ class Gen:
         self.jr = random.Random(seed * 7919 + 11)
         self.jumps = self.jr.random() < 1 / 3
         self.facts["jumps"] = self.jumps
+        # Half of the programs keep a visitor's context on main's stack, a
+        # struct of compact type handed to the visitor as `void *` and read
+        # back through a compact pointer there (as a thread's argument or a
+        # callback's context is): it must live in one layout for both.
+        # (Not with the macro-wrapped statements below: a boxed local in a
+        # function whose statement macro allocates is refused, "conflicting
+        # rewrites of the same code".)
+        self.cr = random.Random(seed * 31337 + 7)
+        self.ctx = self.cr.random() < 0.5 and not macro_wrapped(seed)
+        self.facts["ctx"] = self.ctx
 
     # -- layout --------------------------------------------------------------
     def make_types(self):
@@ -1003,6 +1013,8 @@ class Gen:
         rounds = r.randint(10, 60)
         e("int main(void) {")
         e("  unsigned r;")
+        if self.ctx_type:
+            e("  struct %s cpg_ctx = {0};" % self.ctx_type.name)
         for l in self.locals():
             e("  " + l)
         e("  (void)i; (void)j; (void)c; (void)l0; (void)l1; (void)ix;")
@@ -1070,6 +1082,13 @@ class Gen:
             for l in body:
                 e("      " + l)
             e("    }")
+        if self.ctx_type:
+            t = self.ctx_type
+            e("    cpg_ctx.k = r;")
+            e("    cpg_ctx.next = %s;" % self.pool(t, "%du" % self.cr.randrange(t.pool_n)))
+            e("    ctx_visit((void *)&cpg_ctx); /* not kept past the call */")
+            e("    acc += cpg_ctx.k;")
+            e("    cpg_ctx.next = NULL;")
         every = r.choice([1, 2, 5])
         e("    if (r %% %du == 0) printf(\"round %%u digest %%lx\\n\", r, digest());" % every)
         e("  }")
@@ -1096,11 +1115,24 @@ class Gen:
         e("}")
         self.facts["rounds"] = rounds
 
+    def emit_ctx_visit(self):
+        t = self.ctx_type
+        e = self.emit
+        e("/* a visitor's context, handed as void * */")
+        e("static void ctx_visit(void *ctx) {")
+        e("  struct %s *x = ctx;" % t.name)
+        e("  x->k = x->k * 3u + 1u;")
+        e("  if (x->next) x->k += x->next->k;")
+        e("}")
+
     def generate(self):
         self.make_types()
         self.facts["types"] = len(self.types)
+        self.ctx_type = self.types[self.cr.randrange(len(self.types))] if self.ctx else None
         self.emit_types()
         self.emit_helpers()
+        if self.ctx_type:
+            self.emit_ctx_visit()
         self.emit_steps()
         self.emit_main()
         return "\n".join(self.out) + "\n", self.facts
@@ -1129,12 +1161,18 @@ _NESTED = re.compile(r"(CPG_ACC_\w+\([^()]*(?:\([^()]*\))?[^()]*\))->([A-Za-z_]\
 _MALLOC = re.compile(r"\(struct (T\d+) \*\)malloc\(sizeof\(struct T\d+\)\)")
 
 
+def macro_wrapped(seed):
+    """Whether the program of `seed` is macro-wrapped (a PRNG of its own)."""
+    return random.Random(seed * 7919 + 17).random() >= 0.5
+
+
 def macro_wrap(src, seed):
     """src with some member accesses, allocations and statements of its
     function bodies written through macros; (text, count of rewrites)."""
-    r = random.Random(seed * 7919 + 17)
-    if r.random() < 0.5:
+    if not macro_wrapped(seed):
         return src, 0
+    r = random.Random(seed * 7919 + 17)
+    r.random()  # the draw macro_wrapped made
     lines = src.split("\n")
     fields = set()
     count = 0

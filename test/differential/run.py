@@ -37,6 +37,8 @@ call no cp_safepoint() (half of them: there every switch runs at an
 allocation or at a poll the plugin put in main's loops).  A third of the
 programs call their steps under setjmp and longjmp out of some of them;
 the run reports how many of their limited cases switched in the steps.
+Half of them keep a visitor's context, a struct of compact type, on
+main's stack and hand it to the visitor as `void *` every round.
 
 Usage:
   run.py --build-dir BUILD [--count N] [--seed S | --seed random] [--jobs J]

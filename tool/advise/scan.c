@@ -1272,9 +1272,56 @@ static void cast_expr(scan_t *s, CXCursor c) {
   }
 }
 
-/** `(char *)p + k`, `((long *)p)[i]`: arithmetic on a struct pointer
- *  reinterpreted as another pointer type. */
-static void check_arith_operand(scan_t *s, CXCursor op, ad_loc_t l) {
+/* What an offset is made of: an offsetof (told by its MemberRef to the
+ * field), a sizeof of a struct (sizeof_struct), a variable. */
+typedef struct offset_parts {
+  scan_t *s;
+  int names_layout, variable;
+} offset_parts_t;
+
+static void offset_part(offset_parts_t *p, CXCursor c) {
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_MemberRef || (k == CXCursor_UnaryExpr && sizeof_struct(p->s, c) >= 0))
+    p->names_layout = 1;
+  else if (k == CXCursor_DeclRefExpr)
+    p->variable = 1;
+}
+
+static enum CXChildVisitResult offset_part_cb(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  offset_part(d, c);
+  return CXChildVisit_Recurse;
+}
+
+/** The parts of offset `c`: it says what it measures (an offsetof, or a
+ *  sizeof of a struct, which the plugin gives in each layout), or reads a
+ *  variable (its value is the program's own, a `const` one included: C
+ *  does not fold it). */
+static offset_parts_t offset_parts(scan_t *s, CXCursor c) {
+  offset_parts_t p = {s, 0, 0};
+  offset_part(&p, c);
+  clang_visitChildren(c, offset_part_cb, &p);
+  return p;
+}
+
+/** True if `c` is an integer constant; its value in *v. */
+static int int_constant(CXCursor c, long long *v) {
+  CXEvalResult r = clang_Cursor_Evaluate(c);
+  if (!r)
+    return 0;
+  int yes = clang_EvalResult_getKind(r) == CXEval_Int;
+  if (yes)
+    *v = clang_EvalResult_getAsLongLong(r);
+  clang_EvalResult_dispose(r);
+  return yes;
+}
+
+/** `(char *)p + 16`, `((long *)p)[i]`: arithmetic on a struct pointer
+ *  reinterpreted as another pointer type, `off` the other operand.  The
+ *  plugin refuses a byte offset written as a number (layout-offset); an
+ *  offset measured with offsetof or sizeof is rewritten for each layout,
+ *  and one computed at run time is a hazard only advise reports. */
+static void check_arith_operand(scan_t *s, CXCursor op, CXCursor off, ad_loc_t l) {
   CXCursor c = op;
   while (clang_getCursorKind(c) == CXCursor_ParenExpr) {
     kids_t k = kids(c);
@@ -1287,14 +1334,52 @@ static void check_arith_operand(scan_t *s, CXCursor op, ad_loc_t l) {
   CXCursor sub = last_expr_kid(c);
   if (clang_Cursor_isNull(sub))
     return;
-  int fx = pointee_struct(s, clang_getCursorType(sub));
   CXType to = clang_getCanonicalType(clang_getCursorType(c));
+  /* `(char *)(void *)p`: through every cast to a byte pointer. */
+  while (to.kind == CXType_Pointer && is_byte_pointee(clang_getPointeeType(to)) &&
+         clang_getCursorKind(strip(sub)) == CXCursor_CStyleCastExpr &&
+         is_byte_pointee(clang_getPointeeType(
+             clang_getCanonicalType(clang_getCursorType(strip(sub)))))) {
+    CXCursor inner = last_expr_kid(strip(sub));
+    if (clang_Cursor_isNull(inner))
+      break;
+    sub = inner;
+  }
+  int fx = pointee_struct(s, clang_getCursorType(sub));
   if (fx < 0 || to.kind != CXType_Pointer || pointee_struct(s, to) == fx)
     return;
+  if (is_byte_pointee(clang_getPointeeType(to))) {
+    long long v = 0;
+    offset_parts_t parts = offset_parts(s, off);
+    if (parts.names_layout)
+      return;
+    if (!parts.variable && int_constant(off, &v)) {
+      if (v != 0)
+        block(s, fx, AD_B_LayoutOffset, l,
+              ad_printf("a byte offset into a '%s' is written as a number, an "
+                        "offset in the wide layout",
+                        rname(s, fx)));
+    } else {
+      block(s, fx, AD_B_CrossTypeArithmetic, l,
+            ad_printf("pointer arithmetic on a '%s *' cast to '%s' by an "
+                      "offset computed at run time assumes its wide layout",
+                      rname(s, fx), type_text(clang_getCursorType(c))));
+    }
+    return;
+  }
   block(s, fx, AD_B_CrossTypeArithmetic, l,
         ad_printf("pointer arithmetic on a '%s *' cast to '%s' assumes its "
                   "wide layout",
                   rname(s, fx), type_text(clang_getCursorType(c))));
+}
+
+static CXCursor operand(CXCursor o) {
+  if (clang_getCursorKind(o) == CXCursor_UnexposedExpr) {
+    kids_t k2 = kids(o);
+    if (k2.n == 1)
+      return k2.v[0];
+  }
+  return o;
 }
 
 static void arith(scan_t *s, CXCursor c) {
@@ -1311,15 +1396,10 @@ static void arith(scan_t *s, CXCursor c) {
     return;
   }
   kids_t ks = kids(c);
-  for (int i = 0; i < ks.n; i++) {
-    CXCursor o = ks.v[i];
-    if (clang_getCursorKind(o) == CXCursor_UnexposedExpr) {
-      kids_t k2 = kids(o);
-      if (k2.n == 1)
-        o = k2.v[0];
-    }
-    check_arith_operand(s, o, cursor_loc(c));
-  }
+  if (ks.n != 2)
+    return;
+  for (int i = 0; i < 2; i++)
+    check_arith_operand(s, operand(ks.v[i]), operand(ks.v[1 - i]), cursor_loc(c));
 }
 
 /** True if the source text where the cursor's expansion starts begins
@@ -1339,8 +1419,7 @@ static int source_starts_with(scan_t *s, CXCursor c, const char *word) {
           !(buf[off + n] == '_' || isalnum((unsigned char)buf[off + n])));
 }
 
-/** offsetof(struct T, f) used in pointer arithmetic: container_of and
- *  hand-computed field addresses assume the wide layout. */
+/** offsetof(struct T, f) inside another macro than offsetof. */
 static void offsetof_expr(scan_t *s, CXCursor c) {
   kids_t ks = kids(c);
   if (ks.n < 2 || clang_getCursorKind(ks.v[0]) != CXCursor_TypeRef ||
@@ -1350,28 +1429,13 @@ static void offsetof_expr(scan_t *s, CXCursor c) {
   if (x < 0)
     return;
   /* offsetof(T, f) written directly is rebuilt by the plugin from the
-   * AST; only an offsetof inside another macro (container_of) is refused. */
+   * AST, and so is one inside a macro the plugin prints expanded
+   * (container_of): in pointer arithmetic it steps by the offset of the
+   * layout the object is in.  Only a function a macro defines is
+   * refused. */
   if (!source_starts_with(s, c, "offsetof") &&
       !source_starts_with(s, c, "__builtin_offsetof"))
     macro_body(s, c, x, "offsetof");
-  for (frame_t *f = s->top; f; f = f->up) {
-    enum CXCursorKind k = clang_getCursorKind(f->c);
-    if (!is_expr_kind(k))
-      return;
-    if (k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) {
-      enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(f->c);
-      CXType t = clang_getCanonicalType(clang_getCursorType(f->c));
-      if ((op == CXBinaryOperator_Add || op == CXBinaryOperator_Sub ||
-           op == CXBinaryOperator_AddAssign || op == CXBinaryOperator_SubAssign) &&
-          t.kind == CXType_Pointer) {
-        block(s, x, AD_B_ContainerOf, cursor_loc(c),
-              ad_printf("offsetof(%s, ...) is used in pointer arithmetic "
-                        "(container_of); it assumes the wide layout",
-                        rname(s, x)));
-        return;
-      }
-    }
-  }
 }
 
 /* ---- the walk ------------------------------------------------------------ */

@@ -1,0 +1,43 @@
+// GCC's atomic builtins on a handle field: in compact layout the field is
+// a 32-bit handle, and the builtin loaded, compared or stored 8 bytes of
+// pointer there (a lock-free push onto `b->head` linked to libatomic and
+// stopped at the encode check, or overwrote the next field).  Refused in
+// every mode, named as written; a lock-free head in a global (a root,
+// whose pointer stays native) is fine.
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify %s
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=wide -fsyntax-only -Xclang -verify %s
+#include <compactptr.h>
+
+struct CP_COMPACT node {
+  struct node *next;
+  int v;
+};
+struct CP_COMPACT bucket {
+  struct node *head;
+  int pushes;
+};
+
+static struct node *top; /* a root */
+
+void push(struct bucket *b, struct node *n) {
+  struct node *old = __atomic_load_n(&b->head, __ATOMIC_ACQUIRE); // expected-error {{'__atomic_load_n' on handle field 'head': in compact layout the field is a 32-bit handle, not a pointer, so the builtin cannot load, compare or store it}}
+  do
+    n->next = old;
+  while (!__atomic_compare_exchange_n(&b->head, &old, n, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)); // expected-error {{'__atomic_compare_exchange_n' on handle field 'head'}}
+  __atomic_fetch_add(&b->pushes, 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&n->next, (struct node *)0, __ATOMIC_RELEASE); // expected-error {{'__atomic_store_n' on handle field 'next'}}
+}
+
+struct node *steal(struct bucket *b) {
+  if (__sync_bool_compare_and_swap(&b->head, (struct node *)0, (struct node *)0)) // expected-error {{'__sync_bool_compare_and_swap' on handle field 'head'}}
+    return 0;
+  return __atomic_exchange_n(&b->head, (struct node *)0, __ATOMIC_ACQ_REL); // expected-error {{'__atomic_exchange_n' on handle field 'head'}}
+}
+
+void push_root(struct node *n) {
+  struct node *old = __atomic_load_n(&top, __ATOMIC_ACQUIRE);
+  do
+    n->next = old;
+  while (!__atomic_compare_exchange_n(&top, &old, n, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
