@@ -25,7 +25,6 @@
 using namespace clang;
 
 namespace compactptr {
-namespace {
 
 SizeShape sizeShape(const Expr *E) {
   SizeShape R;
@@ -59,6 +58,8 @@ SizeShape sizeShape(const Expr *E) {
   }
   return R;
 }
+
+namespace {
 
 } // namespace
 

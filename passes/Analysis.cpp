@@ -335,6 +335,14 @@ const VarDecl *localVariable(const Expr *E) {
   return VD && VD->hasLocalStorage() ? VD : nullptr;
 }
 
+bool isBytePointer(QualType T) {
+  const auto *PT = T.getCanonicalType()->getAs<PointerType>();
+  if (!PT)
+    return false;
+  QualType P = PT->getPointeeType();
+  return P->isVoidType() || P->isCharType();
+}
+
 const FunctionDecl *localDefinition(const Session &S, const CallExpr *CE) {
   const FunctionDecl *FD = CE->getDirectCallee();
   if (!FD || !isa<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))

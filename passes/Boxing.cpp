@@ -167,32 +167,32 @@ private:
   }
   void consider(const Expr *Addr, const Expr *Sub) {
     const VarDecl *VD = rootVar(Sub);
-    if (VD && VD->isStaticLocal() && S.M.recordOf(stripArrays(VD->getType()).Element) &&
-        !S.isIgnoredLoc(Addr->getExprLoc()))
-      if (const auto *CE = dyn_cast_or_null<CastExpr>(parentExpr(Addr));
-          CE && CE->getType()->isPointerType() && !M.pointeeOf(CE->getType()) &&
-          comesBackCompact(CE, 0))
-        // A static local is not boxed (its storage is the function's
-        // own); a compact pointer to it is refused where it is taken
-        // directly (Safety.cpp), and here where it comes back.
-        S.report(Diag::NonHeapAddress, Addr->getExprLoc(),
-                 "the address of static local " + quoted(VD->getName()) +
-                     " is turned back into a compact pointer by the function it "
-                     "is handed to, but a static local stays in wide layout; "
-                     "declare it at file scope, where it lives in the compact heap",
-                 {CharSourceRange::getTokenRange(Addr->getSourceRange())});
-    if (!VD || !boxable(S, VD))
+    bool StaticRecord = VD && VD->isStaticLocal() &&
+                        S.M.recordOf(stripArrays(VD->getType()).Element) &&
+                        !S.isIgnoredLoc(Addr->getExprLoc());
+    bool Boxable = VD && boxable(S, VD);
+    if (!StaticRecord && !Boxable)
       return;
     // A byte address is the value's bytes, in the layout they are in
-    // (memset, fwrite, a hash of the bytes): no box.  Unless it comes back
-    // as a compact pointer, and is then read in the compact layout: a
-    // thread's argument (`pthread_create(&t, 0, work, &arg)`, `work`
-    // reading it as a `struct targ *`), a visitor's context.
-    if (const auto *CE = dyn_cast_or_null<CastExpr>(parentExpr(Addr)))
-      if (CE->getType()->isPointerType() && !M.pointeeOf(CE->getType()) &&
-          !comesBackCompact(CE, 0))
-        return;
-    Found.insert(VD->getCanonicalDecl());
+    // (memset, fwrite, a hash of the bytes).  Unless it comes back as a
+    // compact pointer, and is then read in the compact layout: a thread's
+    // argument (`pthread_create(&t, 0, work, &arg)`, `work` reading it as
+    // a `struct targ *`), a visitor's context.
+    const auto *CE = dyn_cast_or_null<CastExpr>(parentExpr(Addr));
+    bool ByteAddress = CE && CE->getType()->isPointerType() && !M.pointeeOf(CE->getType());
+    bool ComesBack = ByteAddress && comesBackCompact(CE, 0);
+    if (StaticRecord && ComesBack)
+      // A static local is not boxed (its storage is the function's own);
+      // a compact pointer to it is refused where it is taken directly
+      // (Safety.cpp), and here where it comes back.
+      S.report(Diag::NonHeapAddress, Addr->getExprLoc(),
+               "the address of static local " + quoted(VD->getName()) +
+                   " is turned back into a compact pointer by the function it "
+                   "is handed to, but a static local stays in wide layout; "
+                   "declare it at file scope, where it lives in the compact heap",
+               {CharSourceRange::getTokenRange(Addr->getSourceRange())});
+    if (Boxable && (!ByteAddress || ComesBack))
+      Found.insert(VD->getCanonicalDecl());
   }
 
   /// The byte address E is an argument of a call that may turn it back

@@ -166,14 +166,14 @@ WarningState Options::warningState(Diag D) const {
   return St;
 }
 
-void Session::report(Diag D, SourceLocation Loc, StringRef Msg,
+bool Session::report(Diag D, SourceLocation Loc, StringRef Msg,
                      ArrayRef<CharSourceRange> Ranges, ArrayRef<FixItHint> Fixits) {
   std::string Text = Msg.str();
   DiagnosticsEngine::Level L = DiagnosticsEngine::Error;
   if (diagIsWarning(D)) {
     WarningState St = Opts.warningState(D);
     if (St == WarningState::Ignored || Opts.NoWarnings)
-      return;
+      return false;
     if (St == WarningState::Default && Opts.WarningsAsErrors)
       St = WarningState::Error;
     bool AsError = St == WarningState::Error;
@@ -189,7 +189,7 @@ void Session::report(Diag D, SourceLocation Loc, StringRef Msg,
       auto [FID, Off] = SM.getDecomposedExpansionLoc(Loc);
       for (const auto &[F, R] : ErrorRanges)
         if (F == FID && Off >= R.first && Off <= R.second)
-          return;
+          return false;
       unsigned End = Off;
       if (!Ranges.empty() && Ranges[0].isValid()) {
         auto [EF, EO] = SM.getDecomposedExpansionLoc(Ranges[0].getEnd());
@@ -200,6 +200,11 @@ void Session::report(Diag D, SourceLocation Loc, StringRef Msg,
     }
   }
   Sink.report(L, Loc, Text, Ranges, Fixits);
+  return true;
+}
+
+void Session::note(SourceLocation Loc, StringRef Msg, ArrayRef<FixItHint> Fixits) {
+  Sink.report(DiagnosticsEngine::Note, Loc, Msg, {}, Fixits);
 }
 
 bool Session::isIgnoredLoc(SourceLocation Loc) const {

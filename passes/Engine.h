@@ -167,6 +167,9 @@ const clang::FunctionDecl *blockingCallbackHere(const Session &S, const clang::C
 bool isOpaqueCall(const Session &S, const clang::CallExpr *CE);
 /// Analysis.cpp: the local variable or parameter E names, or null.
 const clang::VarDecl *localVariable(const clang::Expr *E);
+/// Analysis.cpp: T is `void *` or a pointer to a character type, the
+/// pointers C code counts bytes with.
+bool isBytePointer(clang::QualType T);
 /// Analysis.cpp: the definition of the function CE calls directly, if it
 /// is in this TU (not in an ignored file); else null.
 const clang::FunctionDecl *localDefinition(const Session &S, const clang::CallExpr *CE);
@@ -302,8 +305,9 @@ void checkVoidEscape(Session &S, const clang::ImplicitCastExpr *E);
 /// Escapes.cpp: a callback that may switch handed to qsort and its kind.
 void checkCallbackSafepoint(Session &S, const clang::CallExpr *CE);
 /// A `void *` from a call that is not an allocation of the type becoming
-/// a compact pointer (foreign-object).
-void checkForeignObject(Session &S, const clang::ImplicitCastExpr *E);
+/// a compact pointer (foreign-object); through an explicit cast only when
+/// the call is handed the type's size (it allocates one).
+void checkForeignObject(Session &S, const clang::CastExpr *E);
 
 /// Analysis.cpp: expression classes the later passes share.
 /// A glvalue of compact record (or array-of-record) type that lives in a
@@ -438,9 +442,16 @@ struct Session {
   /// Report diagnostic D (its level from Diagnostics.def and the user's
   /// flags): an error is a refusal, and the run produces no rewrite.  A
   /// construct gets one error, however many passes or bodies see it.
-  void report(Diag D, clang::SourceLocation Loc, llvm::StringRef Msg,
+  /// False if it was not reported (ignored, or the construct has its
+  /// error already).
+  bool report(Diag D, clang::SourceLocation Loc, llvm::StringRef Msg,
               llvm::ArrayRef<clang::CharSourceRange> Ranges = {},
               llvm::ArrayRef<clang::FixItHint> Fixits = {});
+  /// A note on the diagnostic just reported: where its fix goes, with the
+  /// fix-it there (clang's printer shows a distant fix-it's line number in
+  /// the margin of the main snippet).
+  void note(clang::SourceLocation Loc, llvm::StringRef Msg,
+            llvm::ArrayRef<clang::FixItHint> Fixits = {});
   /// Errors of the types themselves (Safety): Layout and Rewrite do not run.
   unsigned TypeErrors = 0;
   /// True for locations the engine leaves alone (system headers, builtins).

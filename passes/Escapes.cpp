@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
+#include "Printer.h"
 #include "clang/AST/ParentMapContext.h"
 
 using namespace clang;
@@ -129,8 +130,11 @@ void checkCallbackSafepoint(Session &S, const CallExpr *CE) {
 /// not the arena, and the first compact access corrupts memory.  Only
 /// malloc/calloc/realloc written where the compact type is known are
 /// rewritten, so any other call's `void *` becoming a compact pointer is
-/// suspect; an explicit cast says the object came from the arena.
-void checkForeignObject(Session &S, const ImplicitCastExpr *E) {
+/// suspect; an explicit cast says the object came from the arena, unless
+/// the call is handed the type's size: then it allocates one (an
+/// allocation hook, `(struct item *)hooks.allocate(sizeof(struct item))`,
+/// or a wrapper in another file), and the switch stops on it.
+void checkForeignObject(Session &S, const CastExpr *E) {
   const Model &M = S.M;
   if (E->getCastKind() != CK_BitCast)
     return;
@@ -149,8 +153,27 @@ void checkForeignObject(Session &S, const ImplicitCastExpr *E) {
   // bsearch over an array of compact objects finds one of them.
   if (const Expr *In = resultArgument(CE); In && M.pointeeOf(In->IgnoreParenImpCasts()->getType()))
     return;
+  bool Sized = llvm::any_of(CE->arguments(), [&](const Expr *A) {
+    SizeShape Sh = sizeShape(A);
+    return Sh.Ok && M.recordOf(Sh.Elem) == ToT;
+  });
   StringRef N = FD && FD->getIdentifier() ? FD->getName() : "";
   std::string Who = N.empty() ? "this call" : quoted(N);
+  if (Sized) {
+    std::string Fix = "call malloc(sizeof(" + ToT->WideSpelling + ")) where the type is known";
+    if (!N.empty())
+      Fix = "declare " + Who + " CP_ALLOCATOR, or " + Fix;
+    S.report(Diag::ForeignObject, E->getExprLoc(),
+             Who + " is handed the size of " + quoted(ToT->WideSpelling) +
+                 " and its result becomes a compact pointer to one: it "
+                 "allocates the object outside the compact heap, where a "
+                 "compact field cannot hold it and the switch cannot move "
+                 "it (the runtime stops there); " + Fix,
+             {tokRange(CE->getSourceRange())});
+    return;
+  }
+  if (isa<ExplicitCastExpr>(E))
+    return;
   S.report(Diag::ForeignObject, E->getExprLoc(),
             "the 'void *' returned by " + Who +
                 " becomes a compact pointer to " + quoted(ToT->WideSpelling) +

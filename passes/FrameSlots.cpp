@@ -116,7 +116,11 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
       if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
         if (auto It = Index.find(VD); It != Index.end())
           Slots[It->second].Refs.push_back(offsetOf(DR->getLocation()));
-    } else if (isa<WhileStmt>(St) || isa<DoStmt>(St) || isa<ForStmt>(St)) {
+    } else if (isa<WhileStmt>(St) || isa<ForStmt>(St) ||
+               (isa<DoStmt>(St) && !Pl.runsOnce(St))) {
+      // A statement macro's `do { } while (0)` runs once and is never
+      // polled: no save at its start (the frame would open inside a run
+      // versioned by mode that holds the macro).
       Loops.push_back({offsetOf(St->getBeginLoc()), endOffsetOf(St->getEndLoc())});
     } else if (isa<LabelStmt>(St) || isa<AddrLabelExpr>(St) ||
                isa<IndirectGotoStmt>(St)) {

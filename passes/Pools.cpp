@@ -46,14 +46,6 @@ using namespace clang;
 namespace compactptr {
 namespace {
 
-bool isBytePointer(QualType T) {
-  const auto *PT = T.getCanonicalType()->getAs<PointerType>();
-  if (!PT)
-    return false;
-  QualType P = PT->getPointeeType();
-  return P->isVoidType() || P->isCharType();
-}
-
 /// Calls F for every node of St.
 template <typename Fn> void forEach(const Stmt *St, Fn F) {
   if (!St)
@@ -335,11 +327,8 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
     // A function of this TU hands the memory out: the fix is to declare it
     // an allocator, on its first declaration.
     const FunctionDecl *First = G->getFirstDecl();
-    std::vector<FixItHint> Fix;
     SourceLocation At = First->getOuterLocStart();
-    if (At.isFileID() && S.AllocatorFixIts.insert(First).second)
-      Fix.push_back(FixItHint::CreateInsertion(At, "CP_ALLOCATOR "));
-    S.report(Diag::UnannotatedAllocator, E->getExprLoc(),
+    bool Reported = S.report(Diag::UnannotatedAllocator, E->getExprLoc(),
              "the " + std::string(E->getSubExpr()->getType()->getPointeeType()->isVoidType()
                                       ? "'void *'"
                                       : "'char *'") +
@@ -348,7 +337,10 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
                  "; declare '" + G->getNameAsString() +
                  "' CP_ALLOCATOR, and the plugin allocates compact objects through "
                  "the runtime instead",
-             {R}, Fix);
+             {R});
+    if (Reported && At.isFileID() && S.AllocatorFixIts.insert(First).second)
+      S.note(At, "declare '" + G->getNameAsString() + "' CP_ALLOCATOR here",
+             {FixItHint::CreateInsertion(At, "CP_ALLOCATOR ")});
     return true;
   }
   if (Why == SteppedByRuntimeOffset) {

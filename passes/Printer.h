@@ -45,6 +45,8 @@ struct SizeShape {
   clang::QualType Elem;
   const clang::Expr *Count = nullptr; ///< null: one element
 };
+/// Allocation.cpp: E's shape as a size (through casts to integer types).
+SizeShape sizeShape(const clang::Expr *E);
 
 class Printer {
 public:

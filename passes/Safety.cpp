@@ -443,14 +443,13 @@ public:
   }
 
   bool VisitAtomicExpr(AtomicExpr *E) {
-    if (!S.isIgnoredLoc(E->getExprLoc()))
-      checkAtomicOnHandle(E, E->getPtr(), E->getBuiltinLoc());
+    checkAtomicOnHandle(E, E->getPtr(), E->getBuiltinLoc());
     return true;
   }
 
   bool VisitCStyleCastExpr(CStyleCastExpr *E) {
-    if (!S.isIgnoredLoc(E->getExprLoc()) && !checkCast(E))
-      checkPoolConversion(S, E);
+    if (!S.isIgnoredLoc(E->getExprLoc()) && !checkCast(E) && !checkPoolConversion(S, E))
+      checkForeignObject(S, E);
     return true;
   }
 
@@ -462,16 +461,11 @@ private:
     if (S.isIgnoredLoc(Whole->getExprLoc()))
       return;
     const auto *C = dyn_cast<ExplicitCastExpr>(Ptr->IgnoreParens());
-    auto isBytes = [](const Expr *E) {
-      QualType T = E->getType();
-      return T->isPointerType() &&
-             (T->getPointeeType()->isVoidType() || T->getPointeeType()->isCharType());
-    };
-    if (!C || !isBytes(C))
+    if (!C || !isBytePointer(C->getType()))
       return;
     // `(char *)(void *)p`: through every cast to a byte pointer.
     while (const auto *In = dyn_cast<ExplicitCastExpr>(C->getSubExpr()->IgnoreParens()))
-      if (isBytes(In))
+      if (isBytePointer(In->getType()))
         C = In;
       else
         break;
@@ -554,7 +548,8 @@ private:
   /// rewrite gives it in each layout.  `sizeof(void *)` says nothing of
   /// where the fields are.
   bool namesLayout(const Stmt *St) {
-    if (isa<OffsetOfExpr>(St) || layoutDependent(St))
+    if (isa<OffsetOfExpr>(St) ||
+        (isa<UnaryExprOrTypeTraitExpr>(St) && layoutDependent(St)))
       return true;
     for (const Stmt *C : St->children())
       if (C && namesLayout(C))
@@ -805,9 +800,6 @@ private:
       return false;
     QualType FP = From->getPointeeType().getCanonicalType();
     QualType TP = To->getPointeeType().getCanonicalType();
-    auto isBytes = [](QualType T) {
-      return T->isVoidType() || T->isCharType();
-    };
     if (FromT && ToT) {
       std::string Why = sharedPrefix(FromT, ToT);
       if (Why.empty())
@@ -830,14 +822,14 @@ private:
                   " to compact pointer " + quoted(S.typeText(To)) +
                   "; only void * or char * may be cast to a compact pointer",
               {R});
-    } else if (FromT && !isBytes(TP)) {
+    } else if (FromT && !isBytePointer(To)) {
       S.report(Diag::UnrelatedCast, E->getExprLoc(),
                 "compact pointer " + quoted(S.typeText(From)) +
                     " cast to unrelated pointer type " +
                     quoted(S.typeText(To)) +
                     "; the object is in compact layout",
                 {R});
-    } else if (ToT && !isBytes(FP) && !FP->isPointerType()) {
+    } else if (ToT && !isBytePointer(From) && !FP->isPointerType()) {
       S.report(Diag::UnrelatedCast, E->getExprLoc(),
                 "pointer of unrelated type " + quoted(S.typeText(From)) +
                     " cast to compact pointer " + quoted(S.typeText(To)),

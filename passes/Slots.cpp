@@ -207,6 +207,18 @@ public:
     return true;
   }
 
+  /// `__atomic_load_n(pp, ...)` is an AtomicExpr, not a call: through a
+  /// slot pointer it would load or store a whole pointer where the slot
+  /// holds a 32-bit handle.  (`&p->f` itself: Safety.cpp names it.)
+  bool VisitAtomicExpr(AtomicExpr *AE) {
+    if (Check && isSlotPointer(M, AE->getPtr()) &&
+        !isa<UnaryOperator>(AE->getPtr()->IgnoreParenImpCasts()))
+      escape(AE->getPtr(), "handed to an atomic builtin, which would load, compare "
+                           "or store a whole pointer where the slot holds a 32-bit "
+                           "handle");
+    return true;
+  }
+
   bool VisitReturnStmt(ReturnStmt *RS) {
     const Expr *R = RS->getRetValue();
     if (!R || !isSlotPointer(M, R))

@@ -768,7 +768,11 @@ extern uint64_t cp__safepoint_timeout_ms;
 void cp__safepoint_after_fork(void);
 
 /* ---- roots (roots.c) ---------------------------------------------------- */
-typedef void (*cp_root_visit_fn)(void **slot, cp_type_t *target, void *ctx);
+/* target: the slot's compact type, NULL where the slot may hold any
+ * pointer (a root array's or a thread argument's); name: the variable's
+ * name as the plugin gave it, or NULL. */
+typedef void (*cp_root_visit_fn)(void **slot, cp_type_t *target,
+                                 const char *name, void *ctx);
 /* Calls fn on every native slot holding a compact pointer: static root
  * tables, registered roots, root arrays, every known thread's shadow stack
  * and the arguments of threads not yet started.  World stopped, or a single

@@ -228,7 +228,7 @@ void cp__root_arrays_each(cp_root_visit_fn fn, void *ctx) {
   for (cp_root_array_t *h = arrays; h; h = h->next) {
     void **slots = (void **)(h + 1);
     for (size_t i = 0; i < h->n; i++)
-      fn(&slots[i], NULL, ctx);
+      fn(&slots[i], NULL, NULL, ctx);
   }
 }
 

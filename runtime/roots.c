@@ -83,14 +83,14 @@ int cp_root_unregister(void *slot) {
   return -1;
 }
 
-static void visit_value(char *v, cp_type_t *t, cp_root_visit_fn fn,
-                        void *ctx) {
+static void visit_value(char *v, cp_type_t *t, const char *name,
+                        cp_root_visit_fn fn, void *ctx) {
   for (uint32_t i = 0; i < t->nops; i++) {
     const cp_copy_op_t *op = &t->ops[i];
     if (op->kind != CP_FIELD_HANDLE)
       continue;
     for (uint32_t j = 0; j < op->len; j++)
-      fn((void **)(v + op->to + j * sizeof(void *)), op->target, ctx);
+      fn((void **)(v + op->to + j * sizeof(void *)), op->target, name, ctx);
   }
 }
 
@@ -101,12 +101,13 @@ static void visit_desc(const cp_root_desc_t *r, cp_root_visit_fn fn,
   if (r->kind == CP_ROOT_VALUE) {
     cp_type_t *t = cp__type_resolve(r->type);
     for (uint32_t i = 0; i < r->count; i++)
-      visit_value((char *)r->addr + (size_t)i * t->desc->wide_size, t, fn, ctx);
+      visit_value((char *)r->addr + (size_t)i * t->desc->wide_size, t, r->name, fn,
+                  ctx);
     return;
   }
   cp_type_t *target = r->type ? cp__type_resolve(r->type) : NULL;
   for (uint32_t i = 0; i < r->count; i++)
-    fn((void **)r->addr + i, target, ctx);
+    fn((void **)r->addr + i, target, r->name, ctx);
 }
 
 void cp__roots_each(cp_root_visit_fn fn, void *ctx) {
@@ -126,7 +127,7 @@ void cp__roots_each(cp_root_visit_fn fn, void *ctx) {
      * The switch holds the registry lock, under which trampoline reads
      * and clears it. */
     if (t->start_arg)
-      fn(&t->start_arg, NULL, ctx);
+      fn(&t->start_arg, NULL, NULL, ctx);
     if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == CP_TS_STARTING)
       continue;
     if (!t->frames)

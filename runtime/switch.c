@@ -39,6 +39,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -810,13 +811,36 @@ static void adopt_counterparts(cp_type_t *t) {
   t->slot = t->wide_slot;
 }
 
-static void translate_root(void **slot, cp_type_t *target, void *ctx) {
-  (void)target;
+/* p, held by a root of a compact type, is an object outside the compact
+ * heap: an address neither in the arena, nor a sentinel (a small integer,
+ * an error value at the top of the address space), nor inside a loaded
+ * image (the address of a global used as a marker).  Such an object was
+ * allocated by code the plugin could not route (an allocation hook, a
+ * wrapper in another file), so it is in the compact layout, and wide code
+ * would read it in the wide one. */
+static bool foreign_object(const void *p) {
+  uintptr_t a = (uintptr_t)p;
+  Dl_info info;
+  return a >= 4096 && a < (uintptr_t)-4096 &&
+         !cp__arena_contains(&cp__compact_arena, p) && !dladdr(p, &info);
+}
+
+static void translate_root(void **slot, cp_type_t *target, const char *name,
+                           void *ctx) {
   uint64_t *n = ctx;
   void *p = *slot;
   if (p && cp__arena_contains(&cp__compact_arena, p)) {
     *slot = cp__translate(p);
     (*n)++;
+  } else if (p && target && foreign_object(p)) {
+    cp__fatal("the switch to wide mode found %s%s%s, a pointer to '%s', holding "
+              "%p, an object outside the compact heap: it was allocated by "
+              "code the plugin could not route (an allocation hook, a wrapper "
+              "in another file: declare it CP_ALLOCATOR; the plugin's "
+              "-Wcompactptr-foreign-object warning says where), so it is in "
+              "the compact layout and cannot be moved to the wide one",
+              name ? "the root '" : "a root", name ? name : "", name ? "'" : "",
+              target->desc->name, p);
   }
 }
 

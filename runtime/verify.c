@@ -206,7 +206,9 @@ typedef struct root_ctx {
   const char *when;
 } root_ctx_t;
 
-static void visit_root(void **slot, cp_type_t *target, void *ctx) {
+static void visit_root(void **slot, cp_type_t *target, const char *name,
+                       void *ctx) {
+  (void)name;
   root_ctx_t *c = ctx;
   if (!*slot)
     return;

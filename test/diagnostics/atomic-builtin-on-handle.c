@@ -41,3 +41,12 @@ void push_root(struct node *n) {
     n->next = old;
   while (!__atomic_compare_exchange_n(&top, &old, n, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
+
+// Through a local that holds the field's address (a slot pointer, whose
+// loads and stores pick the width by address): the builtin would still
+// move a whole pointer.
+void push_through_slot(struct bucket *b, struct node *n) {
+  struct node **slot = &b->head;
+  n->next = *slot;
+  __atomic_store_n(slot, n, __ATOMIC_RELEASE); // expected-error {{'slot', which may point at a handle field, is handed to an atomic builtin, which would load, compare or store a whole pointer where the slot holds a 32-bit handle}}
+}

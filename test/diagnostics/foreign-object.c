@@ -1,17 +1,23 @@
 // A 'void *' from any call but malloc/calloc/realloc becoming a compact
 // pointer is warned: an allocation wrapper's object is in libc's heap, not
 // the compact arena.  An explicit cast says the object is an arena object
-// that travelled as 'void *'.
+// that travelled as 'void *', unless the call is handed the type's size:
+// then it allocates one (an allocation hook, a wrapper in another file),
+// cast or not.
 // REQUIRES: plugin
 // -verify runs compact-only: in switchable mode the dual function's compact
 // copy repeats the expected-* comments under #line, so -verify would expect
 // each warning twice; the second RUN checks that it is reported once there.
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify %s
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only %s 2>&1 | FileCheck --check-prefix=SW %s
-// SW-COUNT-3: warning: the 'void *' returned by
+// SW: warning: the 'void *' returned by 'mk'
+// SW: warning: 'mk_sized' is handed the size of 'struct node'
+// SW: warning: the 'void *' returned by this call
 // SW: warning: a compact pointer to 'struct node' is stored into memory as 'void *'; kept there, it is no root, and after the switch it points into the released arena {{.*}} [-Wcompactptr-void-escape]
+// SW: warning: 'mk_sized' is handed the size of 'struct node'
+// SW: warning: this call is handed the size of 'struct node'
 // SW-NOT: warning:
-// SW: 4 warnings generated.
+// SW: 6 warnings generated.
 #include <compactptr.h>
 #include <stdlib.h>
 
@@ -22,13 +28,18 @@ void *mk_sized(size_t n); // libc's aligned allocators are an error (foreign-all
 static void *stash[4];
 static void *get(int i) { return stash[i]; }
 
+struct hooks { void *(*allocate)(size_t); };
+extern struct hooks hooks;
+
 void use(void *(*fp)(void)) {
   struct node *a = mk(); // expected-warning {{the 'void *' returned by 'mk' becomes a compact pointer to 'struct node'; an object allocated inside 'mk' is not in the compact arena (allocate it with malloc(sizeof(struct node)) where the type is known, or cast the result if it is an arena object stored as 'void *')}}
   struct node *b;
-  b = mk_sized(sizeof(struct node)); // expected-warning {{the 'void *' returned by 'mk_sized' becomes a compact pointer}}
+  b = mk_sized(sizeof(struct node)); // expected-warning {{'mk_sized' is handed the size of 'struct node' and its result becomes a compact pointer to one: it allocates the object outside the compact heap, where a compact field cannot hold it and the switch cannot move it (the runtime stops there); declare 'mk_sized' CP_ALLOCATOR, or call malloc(sizeof(struct node)) where the type is known}}
   a->next = fp(); // expected-warning {{the 'void *' returned by this call becomes a compact pointer}}
   stash[0] = b; // switchable: kept as 'void *', no root (void-escape)
   b = (struct node *)get(0); // explicit: an arena object stored as void *
+  b = (struct node *)mk_sized(sizeof *b); // expected-warning {{'mk_sized' is handed the size of 'struct node'}}
+  b = (struct node *)hooks.allocate(sizeof(struct node)); // expected-warning {{this call is handed the size of 'struct node' and its result becomes a compact pointer to one: it allocates the object outside the compact heap, where a compact field cannot hold it and the switch cannot move it (the runtime stops there); call malloc(sizeof(struct node)) where the type is known}}
   b = malloc(sizeof *b);     // rewritten allocations are fine
   b = realloc(b, sizeof(struct node));
   free(a);

@@ -1,7 +1,9 @@
 // A compact pointer made from memory the plugin can see is not a compact
 // allocation is an error: a wrapper that returns a block from malloc, a
 // pool that carves objects out of a malloc'd buffer with a bump pointer, a
-// bump pointer moved by hand.  The fix-it declares the function
+// bump pointer moved by hand.  The fix-it, on a note at the function's
+// declaration (clang would print a distant fix-it's line number in the
+// margin of the error's own line), declares the function
 // CP_ALLOCATOR (allocations of compact objects then go to the runtime).
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
@@ -25,7 +27,7 @@ static char *localmalloc(int size) {
   remaining -= size;
   return blah;
 }
-// CHECK: fix-it:"{{.*}}unannotated-allocator.c":{17:1-17:1}:"CP_ALLOCATOR "
+// CHECK: fix-it:"{{.*}}unannotated-allocator.c":{19:1-19:1}:"CP_ALLOCATOR "
 
 static void *wrap(size_t n) {
   void *p = calloc(1, n);
@@ -33,11 +35,11 @@ static void *wrap(size_t n) {
 }
 
 struct ent *from_pool(void) {
-  return (struct ent *)localmalloc(sizeof(struct ent)); // expected-error {{the 'char *' returned by 'localmalloc' becomes a compact pointer to 'struct ent', but it is not a compact allocation: memory from 'localmalloc' (the bump pointer 'temp'); declare 'localmalloc' CP_ALLOCATOR, and the plugin allocates compact objects through the runtime instead}}
+  return (struct ent *)localmalloc(sizeof(struct ent)); // expected-error {{the 'char *' returned by 'localmalloc' becomes a compact pointer to 'struct ent', but it is not a compact allocation: memory from 'localmalloc' (the bump pointer 'temp'); declare 'localmalloc' CP_ALLOCATOR, and the plugin allocates compact objects through the runtime instead}} expected-note@19 {{declare 'localmalloc' CP_ALLOCATOR here}}
 }
 
 struct ent *from_wrapper(void) {
-  struct ent *e = wrap(sizeof *e); // expected-error {{the 'void *' returned by 'wrap' becomes a compact pointer to 'struct ent', but it is not a compact allocation: memory from 'wrap' (a block from 'calloc')}}
+  struct ent *e = wrap(sizeof *e); // expected-error {{the 'void *' returned by 'wrap' becomes a compact pointer to 'struct ent', but it is not a compact allocation: memory from 'wrap' (a block from 'calloc')}} expected-note@32 {{declare 'wrap' CP_ALLOCATOR here}}
   return e;
 }
 
@@ -76,4 +78,4 @@ struct ent *through_bytes(void) {
 struct ent *from_pool_again(void) {
   return (struct ent *)localmalloc(sizeof(struct ent)); // expected-error {{the 'char *' returned by 'localmalloc' becomes a compact pointer to 'struct ent'}}
 }
-// CHECK-NOT: fix-it:"{{.*}}unannotated-allocator.c":{17:1-17:1}
+// CHECK-NOT: fix-it:"{{.*}}unannotated-allocator.c":{19:1-19:1}

@@ -188,11 +188,8 @@ class Gen:
         # struct of compact type handed to the visitor as `void *` and read
         # back through a compact pointer there (as a thread's argument or a
         # callback's context is): it must live in one layout for both.
-        # (Not with the macro-wrapped statements below: a boxed local in a
-        # function whose statement macro allocates is refused, "conflicting
-        # rewrites of the same code".)
         self.cr = random.Random(seed * 31337 + 7)
-        self.ctx = self.cr.random() < 0.5 and not macro_wrapped(seed)
+        self.ctx = self.cr.random() < 0.5
         self.facts["ctx"] = self.ctx
 
     # -- layout --------------------------------------------------------------

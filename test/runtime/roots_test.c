@@ -6,8 +6,10 @@
 
 #include <pthread.h>
 
-static void count_slot(void **slot, cp_type_t *t, void *ctx) {
+static void count_slot(void **slot, cp_type_t *t, const char *name,
+                       void *ctx) {
   (void)t;
+  (void)name;
   if (*slot)
     ++*(int *)ctx;
 }

@@ -744,7 +744,8 @@ static CXCursor parent_skipping_parens(scan_t *s, frame_t **at) {
 
 /** `struct node *p = mk();` with mk returning void *: an object a wrapper
  *  allocated is in libc's heap, not the arena (the plugin warns on the
- *  implicit conversion; a written cast says the object is the arena's). */
+ *  implicit conversion; a written cast says the object is the arena's,
+ *  unless the call is handed the type's size: then it allocates one). */
 static void foreign_object(scan_t *s, CXCursor c, const char *fn) {
   CXType rt = clang_getCanonicalType(clang_getCursorType(c));
   if (rt.kind != CXType_Pointer ||
@@ -752,11 +753,19 @@ static void foreign_object(scan_t *s, CXCursor c, const char *fn) {
       strncmp(fn, "cp_", 3) == 0)
     return;
   CXCursor p = parent_skipping_parens(s, NULL);
-  if (clang_getCursorKind(p) != CXCursor_UnexposedExpr)
+  enum CXCursorKind pk = clang_getCursorKind(p);
+  if (pk != CXCursor_UnexposedExpr && pk != CXCursor_CStyleCastExpr)
     return;
   int t = pointee_struct(s, clang_getCursorType(p));
   if (t < 0)
     return;
+  if (pk == CXCursor_CStyleCastExpr) {
+    int sized = 0;
+    for (int i = 0; i < clang_Cursor_getNumArguments(c) && !sized; i++)
+      sized = size_shape(s, clang_Cursor_getArgument(c, i)) == t;
+    if (!sized)
+      return;
+  }
   /* A function declared CP_ALLOCATOR: the plugin allocates through the
    * runtime there (the macro is empty without the plugin, so its token in
    * the declaration or the definition tells). */
