@@ -707,8 +707,18 @@ static void (*const cp__keep_plain_unit)(const char *)
  *  defines it with CP_DEFINE_MODULE() and the linker keeps one. */
 extern cp_module_t cp__module __attribute__((weak, visibility("hidden")));
 
-/** Defines this module's record (once per translation unit; merged). */
+/** Registers module m's types and roots (idempotent).  Called when the
+ *  module is loaded: a module whose own code never allocates (a program
+ *  whose objects all come from a shared library) still has roots the
+ *  switch must translate. */
+CP_API void cp__module_load(cp_module_t *m);
+
+/** Defines this module's record (once per translation unit; merged), and
+ *  registers it at load. */
 #define CP_DEFINE_MODULE()                                                     \
+  __attribute__((constructor)) static void cp__module_at_load(void) {         \
+    cp__module_load(&cp__module);                                              \
+  }                                                                            \
   __attribute__((weak, visibility("hidden"))) cp_module_t cp__module = {      \
       __start_compactptr_types, __stop_compactptr_types,                      \
       __start_compactptr_roots, __stop_compactptr_roots,                      \

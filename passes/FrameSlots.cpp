@@ -339,7 +339,8 @@ static constexpr size_t SavedMax = 16;
 /// the call.
 Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
                                       unsigned EE, const Stmt *At, bool SlowPath,
-                                      NativeRegion *Region) {
+                                      NativeRegion *Region,
+                                      const std::set<const VarDecl *> &Kept) {
   Printer::Spill Sp;
   if (InRegion.count(At))
     return Sp; // the roots are in their slots until the region's exit
@@ -379,7 +380,7 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
         return {};
       }
       saveRestore(R->VD, "cp__slotframe.s[" + std::to_string(R->Index) + "]",
-                  !ReturnsTwice,
+                  !ReturnsTwice && !Kept.count(R->VD),
                   Sp.Save, Sp.Restore, !Exit, !Entry);
     }
     return Sp;

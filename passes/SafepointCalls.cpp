@@ -347,10 +347,31 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
   // The roots to save around each call.
   Spills.clear();
   unsigned Before = S.Errors;
+  // A call in the arguments of another (`val(mk(2))`, the function's
+  // frame of slots shared by both): the outer call saved its roots before
+  // its arguments ran, so the inner one leaves the slots of those roots
+  // set when it reads them back.  Cleared there, the outer call would read
+  // back null, and the roots would be gone while it runs.
+  auto savedAround = [&](const CallExpr *CE) {
+    std::set<const VarDecl *> Kept;
+    for (const Stmt *X = CE; X != E;) {
+      auto Ps = S.Ctx.getParents(*X);
+      X = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+      if (!X)
+        break;
+      if (const auto *Outer = dyn_cast<CallExpr>(X); Outer && llvm::is_contained(Calls, Outer)) {
+        bool Ok;
+        for (const SlotRoot *R : liveAt(offsetOf(Outer->getBeginLoc()),
+                                        endOffsetOf(Outer->getEndLoc()), EB, EE, Outer, Ok))
+          Kept.insert(R->VD);
+      }
+    }
+    return Kept;
+  };
   for (const CallExpr *CE : Calls) {
     NativeRegion *Region = isNativeTransition(CE) ? regionOf(CE) : nullptr;
     Printer::Spill Sp = spillAt(offsetOf(CE->getBeginLoc()), endOffsetOf(CE->getEndLoc()),
-                                EB, EE, CE, slowPathSite(CE), Region);
+                                EB, EE, CE, slowPathSite(CE), Region, savedAround(CE));
     // A blocking call outside a native region of the program's own gets
     // one (even with no root live across it: the thread must count as
     // stopped while it blocks), its arguments evaluated before it, where

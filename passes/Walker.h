@@ -184,9 +184,12 @@ private:
   bool slowPathSite(const clang::CallExpr *CE) const;
   std::vector<const SlotRoot *> liveAt(unsigned CB, unsigned CE, unsigned EB,
                                        unsigned EE, const clang::Stmt *At, bool &Ok);
+  /// Kept: variables a call around At saves too, whose slots At's read
+  /// back leaves set (the enclosing call reads them back and clears them).
   Printer::Spill spillAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
                          const clang::Stmt *At, bool SlowPath,
-                         NativeRegion *Region = nullptr);
+                         NativeRegion *Region = nullptr,
+                         const std::set<const clang::VarDecl *> &Kept = {});
   std::string pollText(unsigned Pos, const clang::Stmt *At);
 
   bool checkedText(const clang::Expr *E, bool BoolCtx, std::string &Out);

@@ -9,8 +9,11 @@
  * (cp_alloc and friends resolve desc->rt lazily) it registers the whole
  * module: descriptors with the same name merge into one runtime type when
  * their layouts agree, and the program stops, naming the type and both
- * layouts, when they do not.  Nothing is registered by hand and no
- * constructor runs.
+ * layouts, when they do not.  Nothing is registered by hand.  Each module
+ * also registers itself when it is loaded (cp__module_load, from a
+ * constructor CP_DEFINE_MODULE defines): a module that never allocates
+ * (a program whose objects all come from a shared library) has roots the
+ * switch must translate.
  *
  * Type records sit in one mapping, CP_TYPE_STRIDE bytes apart in id order
  * (the first CP_FAST_TYPES of them), so that a descriptor's rt alone says
@@ -278,6 +281,14 @@ void cp__module_register(cp_module_t *m) {
     for (cp_type_desc_t *const *p = m->types_begin; p < m->types_end; p++)
       if (*p)
         register_desc(*p);
+}
+
+CP_API void cp__module_load(cp_module_t *m) {
+  cp__init();
+  cp__lock();
+  cp__module_register(m);
+  cp__heap_setup();
+  cp__unlock();
 }
 
 cp_type_t *cp__type_resolve(cp_type_desc_t *d) {
