@@ -45,7 +45,61 @@ bool Printer::dualCallee(const CallExpr *CE) const {
          isa<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts());
 }
 
+/// The text of the logical line (backslash-newlines included) around
+/// offset Off of Buf: a #define and its continuation lines.
+static StringRef logicalLine(StringRef Buf, size_t Off) {
+  size_t B = Buf.rfind('\n', Off);
+  B = B == StringRef::npos ? 0 : B + 1;
+  while (B >= 2 && Buf[B - 2] == '\\') {
+    size_t P = Buf.rfind('\n', B - 2);
+    B = P == StringRef::npos ? 0 : P + 1;
+  }
+  size_t E = Off;
+  while ((E = Buf.find('\n', E)) != StringRef::npos && E > 0 && Buf[E - 1] == '\\')
+    ++E;
+  return Buf.slice(B, E == StringRef::npos ? Buf.size() : E);
+}
+
+/// L lies in a macro argument that its macro (or a macro it is handed on
+/// to) also stringifies: `#define SHOW(e) printf("%s = %d", #e, e)`,
+/// assert's message.
+static bool inStringifiedArgument(const SourceManager &SM, const LangOptions &LO,
+                                  SourceLocation L) {
+  while (L.isMacroID()) {
+    if (!SM.isMacroArgExpansion(L)) {
+      L = SM.getImmediateExpansionRange(L).getBegin();
+      continue;
+    }
+    // Where the parameter stands in the macro's body, and its name.
+    SourceLocation Use = SM.getSpellingLoc(SM.getImmediateExpansionRange(L).getBegin());
+    StringRef Name = Lexer::getSourceText(CharSourceRange::getTokenRange(Use), SM, LO);
+    auto [FID, Off] = SM.getDecomposedLoc(Use);
+    bool Invalid = false;
+    StringRef Buf = SM.getBufferData(FID, &Invalid);
+    if (!Invalid && !Name.empty()) {
+      StringRef Def = logicalLine(Buf, Off);
+      for (size_t I = Def.find('#', 1); I != StringRef::npos; I = Def.find('#', I + 1)) {
+        if (Def[I - 1] == '#' || (I + 1 < Def.size() && Def[I + 1] == '#'))
+          continue; // `##` pastes
+        StringRef After = Def.substr(I + 1).ltrim(" \t");
+        if (After.starts_with(Name) &&
+            (After.size() == Name.size() || !isAsciiIdentifierContinue(After[Name.size()])))
+          return true;
+      }
+    }
+    L = SM.getImmediateSpellingLoc(L);
+  }
+  return false;
+}
+
 CharSourceRange Printer::fileRange(const Stmt *E) const {
+  // A macro argument the macro also stringifies has no text of its own to
+  // rewrite: rewritten there, the string would spell the rewritten code
+  // (`SHOW(n->v)` printed "(((struct cp__c_node *)(n))->v) = 7").  The
+  // expansion is printed whole instead (Expansion.cpp), its string as the
+  // macro made it.
+  if (inStringifiedArgument(SM, S.LO, E->getBeginLoc()))
+    return {};
   return Lexer::makeFileCharRange(
       CharSourceRange::getTokenRange(E->getSourceRange()), SM, S.LO);
 }
