@@ -99,18 +99,23 @@ static __inline__ void cp_native_leave(void) {}
  * plugin, so it sees compact types in their C layout.  If the module it is
  * linked into also has plugin-built code (which defines cp__module), heap
  * objects are in the compact layout and this unit would misread them: the
- * runtime stops the program at start-up, naming this source file.  A
- * program built wholly without the plugin has no cp__module and needs no
- * runtime: both references below are weak.  A unit that only passes
- * compact pointers around, never touching fields, sizes or allocation,
- * says so by defining COMPACTPTR_OPAQUE before including this header. */
+ * runtime stops the program at start-up, naming this source file; so it
+ * does if a module loaded before this one (a shared library this program
+ * links) has plugin-built code with compact types.  A program built wholly
+ * without the plugin has no cp__module and needs no runtime: the
+ * references below are weak.  A unit that only passes compact pointers
+ * around, never touching fields, sizes or allocation, says so by defining
+ * COMPACTPTR_OPAQUE before including this header. */
 struct cp_module;
 extern struct cp_module cp__module __attribute__((weak, visibility("hidden")));
 extern void cp__plain_unit(const char *source) __attribute__((weak));
+extern void cp__plain_unit_elsewhere(const char *source) __attribute__((weak));
 static void cp__check_plain_unit(void) __attribute__((constructor, used));
 static void cp__check_plain_unit(void) {
   if (&cp__module != 0 && cp__plain_unit != 0)
     cp__plain_unit(__BASE_FILE__);
+  else if (cp__plain_unit_elsewhere != 0)
+    cp__plain_unit_elsewhere(__BASE_FILE__);
 }
 #endif
 

@@ -78,6 +78,7 @@ void cp__options_init(void);
 int cp__parse_size(const char *s, uint64_t *out);
 /* The mixed-build check's report (include/compactptr.h); never returns. */
 CP_API void cp__plain_unit(const char *source);
+CP_API void cp__plain_unit_elsewhere(const char *source);
 /* The compact arena's bounds, for the gdb extension (debugger.c). */
 extern uintptr_t cp__debug_arena_start, cp__debug_arena_end;
 

@@ -255,6 +255,22 @@ CP_API void cp__plain_unit(const char *source) {
             "before including <compactptr.h>", source, source);
 }
 
+/* The same check for a unit in a module with no plugin-built code (a
+ * program built without the plugin that links a plugin-built shared
+ * library): modules register when they are loaded, and a library's
+ * constructors run before the program's, so a module with compact types
+ * is known here when the unit's layout of them would be wrong. */
+CP_API void cp__plain_unit_elsewhere(const char *source) {
+  for (const cp_module_t *m = cp__modules; m; m = m->next)
+    if (m->types_begin && m->types_begin < m->types_end)
+      cp__fatal("'%s' was compiled without the compactptr plugin, but this "
+                "program loads plugin-built code (a shared library) that keeps "
+                "compact objects in the compact layout; compile '%s' with the "
+                "plugin (compactptr-cc), or, if it only passes compact pointers "
+                "around, define COMPACTPTR_OPAQUE before including "
+                "<compactptr.h>", source, source);
+}
+
 /* Keeps debugger.c (the gdb extension) in statically linked programs. */
 extern const char cp__gdb_script_anchor;
 __attribute__((used)) static const char *const keep_gdb_script = &cp__gdb_script_anchor;
