@@ -319,7 +319,7 @@ public:
       }
     if (R.Ok && !R.Files.empty()) {
       overrideFiles(CI, R.Files);
-      dump(R.Files);
+      dump(CI, R.Files);
     }
     if (R.Ok)
       printPreprocessed(CI, R.Files, !R.Files.empty());
@@ -529,7 +529,7 @@ private:
     }
   }
 
-  void dump(const std::vector<RewrittenFile> &Files) {
+  void dump(CompilerInstance &CI, const std::vector<RewrittenFile> &Files) {
     if (Dump.empty())
       return;
     for (const RewrittenFile &F : Files) {
@@ -537,13 +537,21 @@ private:
         llvm::errs() << "// ===== compactptr: " << F.Name << " =====\n" << F.Text;
         continue;
       }
-      llvm::sys::fs::create_directories(Dump);
       SmallString<256> P(Dump);
       llvm::sys::path::append(P, llvm::sys::path::filename(F.Name));
-      std::error_code EC;
-      llvm::raw_fd_ostream OS(P, EC);
-      if (!EC)
-        OS << F.Text;
+      std::error_code EC = llvm::sys::fs::create_directories(Dump);
+      if (!EC) {
+        llvm::raw_fd_ostream OS(P, EC);
+        if (!EC)
+          OS << F.Text;
+      }
+      if (EC) {
+        DiagnosticsEngine &D = CI.getDiagnostics();
+        D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                                   "compactptr: cannot write the rewritten file '%0': %1"))
+            << P << EC.message();
+        return;
+      }
     }
   }
 };
