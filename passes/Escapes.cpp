@@ -153,10 +153,12 @@ void checkForeignObject(Session &S, const CastExpr *E) {
   // bsearch over an array of compact objects finds one of them.
   if (const Expr *In = resultArgument(CE); In && M.pointeeOf(In->IgnoreParenImpCasts()->getType()))
     return;
-  bool Sized = llvm::any_of(CE->arguments(), [&](const Expr *A) {
-    SizeShape Sh = sizeShape(A);
-    return Sh.Ok && M.recordOf(Sh.Elem) == ToT;
-  });
+  // memset and memcpy return the memory they are handed: no allocation.
+  bool Sized = (!FD || byteCopyFunction(FD).empty()) &&
+               llvm::any_of(CE->arguments(), [&](const Expr *A) {
+                 SizeShape Sh = sizeShape(A);
+                 return Sh.Ok && M.recordOf(Sh.Elem) == ToT;
+               });
   StringRef N = FD && FD->getIdentifier() ? FD->getName() : "";
   std::string Who = N.empty() ? "this call" : quoted(N);
   if (Sized) {

@@ -45,19 +45,25 @@ bool Printer::dualCallee(const CallExpr *CE) const {
          isa<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts());
 }
 
+/// The line break at NL of Buf is escaped (`\` before it, CRLF too).
+static bool continued(StringRef Buf, size_t NL) {
+  if (NL > 0 && Buf[NL - 1] == '\r')
+    --NL;
+  return NL > 0 && Buf[NL - 1] == '\\';
+}
+
 /// The text of the logical line (backslash-newlines included) around
 /// offset Off of Buf: a #define and its continuation lines.
 static StringRef logicalLine(StringRef Buf, size_t Off) {
-  size_t B = Buf.rfind('\n', Off);
-  B = B == StringRef::npos ? 0 : B + 1;
-  while (B >= 2 && Buf[B - 2] == '\\') {
-    size_t P = Buf.rfind('\n', B - 2);
-    B = P == StringRef::npos ? 0 : P + 1;
-  }
+  // The line break before Off's line, then back over the lines that
+  // continue into it.
+  size_t B = Off ? Buf.rfind('\n', Off - 1) : StringRef::npos;
+  while (B != StringRef::npos && continued(Buf, B))
+    B = B ? Buf.rfind('\n', B - 1) : StringRef::npos;
   size_t E = Off;
-  while ((E = Buf.find('\n', E)) != StringRef::npos && E > 0 && Buf[E - 1] == '\\')
+  while ((E = Buf.find('\n', E)) != StringRef::npos && continued(Buf, E))
     ++E;
-  return Buf.slice(B, E == StringRef::npos ? Buf.size() : E);
+  return Buf.slice(B == StringRef::npos ? 0 : B + 1, E == StringRef::npos ? Buf.size() : E);
 }
 
 /// L lies in a macro argument that its macro (or a macro it is handed on

@@ -24,8 +24,12 @@
  * structs expanded, adjacent plain bytes merged) into the list of byte runs
  * and handle runs that the switch and the verifier interpret.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dl_iterate_phdr */
+#endif
 #include "internal.h"
 
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -283,11 +287,67 @@ void cp__module_register(cp_module_t *m) {
         register_desc(*p);
 }
 
+/* The address ranges of the loaded images of plugin-built modules (their
+ * segments, .bss included): an address there is a global, which the
+ * switch leaves alone in a root (a marker, `(struct node *)&marker`).
+ * Recorded at load, so the switch asks the dynamic loader nothing (its
+ * lock is taken by dlopen, which may run a module's constructor, which
+ * takes the heap lock: the switch holds that one). */
+typedef struct image_range {
+  uintptr_t lo, hi;
+} image_range_t;
+static image_range_t *images;
+static size_t nimages, images_cap;
+
+typedef struct image_query {
+  uintptr_t addr, lo, hi;
+} image_query_t;
+
+static int find_image(struct dl_phdr_info *info, size_t size, void *ctx) {
+  (void)size;
+  image_query_t *q = ctx;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD)
+      continue;
+    uintptr_t b = info->dlpi_addr + ph->p_vaddr;
+    if (b < lo)
+      lo = b;
+    if (b + ph->p_memsz > hi)
+      hi = b + ph->p_memsz;
+  }
+  if (q->addr < lo || q->addr >= hi)
+    return 0;
+  q->lo = lo;
+  q->hi = hi;
+  return 1;
+}
+
+bool cp__in_module_image(const void *p) {
+  for (size_t i = 0; i < nimages; i++)
+    if ((uintptr_t)p >= images[i].lo && (uintptr_t)p < images[i].hi)
+      return true;
+  return false;
+}
+
 CP_API void cp__module_load(cp_module_t *m) {
   cp__init();
+  image_query_t q = {(uintptr_t)m, 0, 0};
+  dl_iterate_phdr(find_image, &q);
   cp__lock();
   cp__module_register(m);
   cp__heap_setup();
+  if (q.hi && nimages == images_cap) {
+    size_t cap = images_cap ? images_cap * 2 : 8;
+    image_range_t *r = realloc(images, cap * sizeof *r);
+    if (r) {
+      images = r;
+      images_cap = cap;
+    }
+  }
+  if (q.hi && nimages < images_cap)
+    images[nimages++] = (image_range_t){q.lo, q.hi};
   cp__unlock();
 }
 

@@ -264,6 +264,9 @@ extern cp_type_t **cp__types;
 extern uint32_t cp__ntypes;
 cp_type_t *cp__type_resolve(cp_type_desc_t *d);
 void cp__module_register(cp_module_t *m);
+/* Is p inside the loaded image of a plugin-built module (a global)?
+ * Heap lock held, or the world stopped. */
+bool cp__in_module_image(const void *p);
 /* Names the integer casts of compact pointers the plugin recorded (after
  * the switch, under COMPACTPTR_STATS or COMPACTPTR_VERIFY). */
 void cp__report_integer_casts(void);

@@ -261,14 +261,20 @@ CP_API void cp__plain_unit(const char *source) {
  * constructors run before the program's, so a module with compact types
  * is known here when the unit's layout of them would be wrong. */
 CP_API void cp__plain_unit_elsewhere(const char *source) {
-  for (const cp_module_t *m = cp__modules; m; m = m->next)
-    if (m->types_begin && m->types_begin < m->types_end)
-      cp__fatal("'%s' was compiled without the compactptr plugin, but this "
-                "program loads plugin-built code (a shared library) that keeps "
-                "compact objects in the compact layout; compile '%s' with the "
-                "plugin (compactptr-cc), or, if it only passes compact pointers "
-                "around, define COMPACTPTR_OPAQUE before including "
-                "<compactptr.h>", source, source);
+  bool compact = false;
+  cp__lock();
+  for (const cp_module_t *m = cp__modules; m && !compact; m = m->next)
+    for (cp_type_desc_t *const *d = m->types_begin; d && d < m->types_end; d++)
+      if (*d && (*d)->build != CP_BUILD_WIDE) /* wide: the C layout */
+        compact = true;
+  cp__unlock();
+  if (compact)
+    cp__fatal("'%s' was compiled without the compactptr plugin, but this "
+              "program loads plugin-built code (a shared library) that keeps "
+              "compact objects in the compact layout; compile '%s' with the "
+              "plugin (compactptr-cc), or, if it only passes compact pointers "
+              "around, define COMPACTPTR_OPAQUE before including "
+              "<compactptr.h>", source, source);
 }
 
 /* Keeps debugger.c (the gdb extension) in statically linked programs. */

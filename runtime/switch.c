@@ -39,11 +39,11 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 uint64_t cp__switch_count_objects, cp__switch_bytes_compact,
@@ -812,17 +812,19 @@ static void adopt_counterparts(cp_type_t *t) {
 }
 
 /* p, held by a root of a compact type, is an object outside the compact
- * heap: an address neither in the arena, nor a sentinel (a small integer,
- * an error value at the top of the address space), nor inside a loaded
- * image (the address of a global used as a marker).  Such an object was
- * allocated by code the plugin could not route (an allocation hook, a
- * wrapper in another file), so it is in the compact layout, and wide code
- * would read it in the wide one. */
+ * heap: a mapped address of user space neither in the arena nor inside
+ * the image of a plugin-built module.  Anything else is a sentinel the
+ * switch leaves alone: a small integer, a poison value (0xdead...), an
+ * unmapped address, the address of a global used as a marker.  Such an
+ * object was allocated by code the plugin could not route (an allocation
+ * hook, a wrapper in another file), so it is in the compact layout, and
+ * wide code would read it in the wide one. */
 static bool foreign_object(const void *p) {
   uintptr_t a = (uintptr_t)p;
-  Dl_info info;
-  return a >= 4096 && a < (uintptr_t)-4096 &&
-         !cp__arena_contains(&cp__compact_arena, p) && !dladdr(p, &info);
+  unsigned char resident;
+  return a >= 4096 && a < ((uintptr_t)1 << 47) &&
+         !cp__arena_contains(&cp__compact_arena, p) && !cp__in_module_image(p) &&
+         mincore((void *)(a & ~(uintptr_t)4095), 1, &resident) == 0;
 }
 
 static void translate_root(void **slot, cp_type_t *target, const char *name,
@@ -834,11 +836,11 @@ static void translate_root(void **slot, cp_type_t *target, const char *name,
     (*n)++;
   } else if (p && target && foreign_object(p)) {
     cp__fatal("the switch to wide mode found %s%s%s, a pointer to '%s', holding "
-              "%p, an object outside the compact heap: it was allocated by "
-              "code the plugin could not route (an allocation hook, a wrapper "
-              "in another file: declare it CP_ALLOCATOR; the plugin's "
-              "-Wcompactptr-foreign-object warning says where), so it is in "
-              "the compact layout and cannot be moved to the wide one",
+              "%p, an object outside the compact heap: the runtime did not "
+              "allocate it (an allocation hook or a wrapper in another file: "
+              "declare it CP_ALLOCATOR; the plugin's -Wcompactptr-foreign-"
+              "object warning says where), so it is in the compact layout and "
+              "cannot be moved to the wide one",
               name ? "the root '" : "a root", name ? name : "", name ? "'" : "",
               target->desc->name, p);
   }

@@ -20,6 +20,7 @@
 // SW: 6 warnings generated.
 #include <compactptr.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct CP_COMPACT node { int key; struct node *next; };
 
@@ -40,6 +41,7 @@ void use(void *(*fp)(void)) {
   b = (struct node *)get(0); // explicit: an arena object stored as void *
   b = (struct node *)mk_sized(sizeof *b); // expected-warning {{'mk_sized' is handed the size of 'struct node'}}
   b = (struct node *)hooks.allocate(sizeof(struct node)); // expected-warning {{this call is handed the size of 'struct node' and its result becomes a compact pointer to one: it allocates the object outside the compact heap, where a compact field cannot hold it and the switch cannot move it (the runtime stops there); call malloc(sizeof(struct node)) where the type is known}}
+  b = (struct node *)memset(b, 0, sizeof(struct node)); // memset returns what it is handed
   b = malloc(sizeof *b);     // rewritten allocations are fine
   b = realloc(b, sizeof(struct node));
   free(a);

@@ -760,6 +760,10 @@ static void foreign_object(scan_t *s, CXCursor c, const char *fn) {
   if (t < 0)
     return;
   if (pk == CXCursor_CStyleCastExpr) {
+    /* memset and memcpy return the memory they are handed. */
+    if (!strcmp(fn, "memset") || !strcmp(fn, "memcpy") || !strcmp(fn, "memmove") ||
+        !strncmp(fn, "__builtin_mem", 13))
+      return;
     int sized = 0;
     for (int i = 0; i < clang_Cursor_getNumArguments(c) && !sized; i++)
       sized = size_shape(s, clang_Cursor_getArgument(c, i)) == t;
