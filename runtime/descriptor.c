@@ -173,6 +173,35 @@ static bool same_layout(const cp_type_desc_t *a, const cp_type_desc_t *b) {
   return true;
 }
 
+/* Why two layouts of one type differ, where a field is a compact pointer
+ * in one and a plain pointer in the other: a translation unit that sees
+ * the pointee only declared (`struct node;`) cannot know it is compact.
+ * Empty otherwise. */
+static void layout_hint(char *buf, size_t n, const cp_type_desc_t *a,
+                        const cp_type_desc_t *b) {
+  buf[0] = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    const cp_type_desc_t *h = pass ? b : a, *p = pass ? a : b;
+    for (uint32_t i = 0; i < h->nfields; i++) {
+      const cp_field_desc_t *f = &h->fields[i];
+      if (f->kind != CP_FIELD_HANDLE || !f->name)
+        continue;
+      for (uint32_t j = 0; j < p->nfields; j++) {
+        const cp_field_desc_t *g = &p->fields[j];
+        if (g->kind == CP_FIELD_BYTES && g->name && strcmp(g->name, f->name) == 0) {
+          snprintf(buf, n,
+                   " (field '%s' is a compact pointer to '%s' in one and a "
+                   "plain pointer in the other: a translation unit that sees "
+                   "'%s' only declared, not defined, does not know it is "
+                   "compact; include its definition there)",
+                   f->name, target_name(f), target_name(f));
+          return;
+        }
+      }
+    }
+  }
+}
+
 static cp_type_t *register_desc(cp_type_desc_t *d);
 
 static uint32_t round_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
@@ -239,12 +268,13 @@ static cp_type_t *register_desc(cp_type_desc_t *d) {
   cp_type_t *t = find_type(d->name);
   if (t) {
     if (!same_layout(t->desc, d)) {
-      char a[480], b[480];
+      char a[480], b[480], why[320];
       describe(a, sizeof a, t->desc);
       describe(b, sizeof b, d);
+      layout_hint(why, sizeof why, t->desc, d);
       cp__fatal("type '%s' has two different layouts in this program: {%s} "
                 "and {%s}; every translation unit must see the same "
-                "definition", d->name, a, b);
+                "definition%s", d->name, a, b, why);
     }
     __atomic_store_n(&d->rt, t, __ATOMIC_RELEASE);
     return t;
