@@ -547,9 +547,9 @@ CP_API void *cp__try_alloc_at_safepoint(cp_type_desc_t *type);
 CP_API void *cp__try_alloc_array_at_safepoint(cp_type_desc_t *type, size_t n);
 /** The fast path of an allocation at a safepoint: NULL when the slow path
  *  must run (a switch is pending, or the compact arena cannot serve it);
- *  generated code saves its roots only around the slow path.  One call:
- *  the runtime tests for a pending switch (the test inline cost the
- *  caller register moves around the call). */
+ *  generated code saves its roots only around the slow path.  One call,
+ *  with no test of the pending flag on its fast path: the runtime turns
+ *  the fast path off while a switch is pending. */
 static __inline__ void *cp__alloc_fast(cp_type_desc_t *type) {
   return cp__try_alloc_at_safepoint(type);
 }

@@ -58,6 +58,24 @@ void CheckedWalker::rewrite() {
   checkStackArrays(CS);
   checkVarArgs(CS);
   run(CS);
+  hintInline();
+}
+
+/// A static checked function carries both layouts' code (and its slow
+/// paths), about twice what its compact-only build has, so LLVM's inliner
+/// stopped inlining small allocating helpers (`new_node`) that the
+/// compact-only build inlines: 3-6% more instructions in tree builders.
+/// `__inline__` gives it the inliner's threshold for hinted functions; it
+/// changes nothing else for a function with internal linkage.
+void CheckedWalker::hintInline() {
+  if (FD->getStorageClass() != SC_Static || FD->isInlineSpecified() ||
+      FD->hasAttr<NoInlineAttr>() || FD->isVariadic())
+    return;
+  SourceLocation B = FD->getOuterLocStart();
+  if (!B.isFileID() || S.isIgnoredLoc(B))
+    return;
+  auto [FID, Off] = SM.getDecomposedLoc(B);
+  Out.insert(FID, Off, "__inline__ ");
 }
 
 /// A local of a checked function that a frame registers by address

@@ -91,6 +91,7 @@ private:
   const clang::FunctionDecl *FD;
   unsigned FrameCounter = 0;
 
+  void hintInline();
   bool polls() const { return Pl.pollsLoops(FD) && !PollFree; }
   bool PollFree = false;                  ///< inside a loop that cannot allocate
   const clang::Stmt *PlainLoop = nullptr; ///< being walked without walkLoop

@@ -203,6 +203,25 @@ static void tbin_init(cp_tbin_t *tb) {
     tb->bins[c].cur = &cp__slab_none;
 }
 
+/* The fast path's bound for h (nfast).  Zero while a switch is pending:
+ * every allocation then takes the slow path, where the allocation at a
+ * safepoint looks at the flag, so its fast path needs no test of its own
+ * (as a JVM ends every thread's TLAB to bring allocating threads to a
+ * safepoint).  The pending flag changes under the heap lock, and so does
+ * nfast; the owner reads it without the lock and sees the change at its
+ * next allocation.  Heap lock held. */
+static void set_fast(cp_heap_t *h) {
+  uint32_t n = h->ntb < CP_FAST_TYPES ? h->ntb : CP_FAST_TYPES;
+  uint64_t bound = cp__debug || cp__pending() ? 0 : (uint64_t)n * CP_TYPE_STRIDE;
+  __atomic_store_n(&h->nfast, bound, __ATOMIC_RELAXED);
+}
+
+void cp__set_pending(int v) {
+  __atomic_store_n(&cp__switch_pending, v, __ATOMIC_SEQ_CST);
+  for (cp_heap_t *h = cp__heaps; h; h = h->next)
+    set_fast(h);
+}
+
 cp_heap_t *cp__heap_new(void) {
   cp_heap_t *h = calloc(1, sizeof *h);
   if (!h)
@@ -244,8 +263,7 @@ static void heap_grow(cp_heap_t *h) {
     free(h->tb);
     h->tb = tb;
     CP_OWN_SET(h->ntb, n);
-    uint32_t fast = n < CP_FAST_TYPES ? n : CP_FAST_TYPES;
-    h->nfast = cp__debug ? 0 : (uint64_t)fast * CP_TYPE_STRIDE;
+    set_fast(h);
   }
   cp__unlock();
 }
@@ -647,11 +665,12 @@ pop_other_size(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
  * list.  A slot whose free mark is
  * wrong goes down the slow path, which pops it again and reports it; every
  * other way out is a tail call too, so the path needs no stack frame. */
+typedef void *slow_fn(cp_type_desc_t *d, uint32_t cls, bool try_only);
 static inline __attribute__((always_inline)) void *
-alloc_one(cp_type_desc_t *d, bool try_only) {
+alloc_one(cp_type_desc_t *d, bool try_only, slow_fn *slow) {
   cp_heap_t *h = cp__heap;
   uint64_t at = cp__rt_bin(__atomic_load_n(&d->rt, __ATOMIC_RELAXED));
-  if (CP_LIKELY(at < h->nfast)) {
+  if (CP_LIKELY(at < __atomic_load_n(&h->nfast, __ATOMIC_RELAXED))) {
     cp_tbin_t *tb = (cp_tbin_t *)((char *)h->tb + at);
     cp_slab_t *s = tb->bins[0].cur;
     uint32_t off = s->free;
@@ -674,21 +693,30 @@ alloc_one(cp_type_desc_t *d, bool try_only) {
       }
     }
   }
-  return cp__heap_alloc_slow(d, 0, try_only);
+  return slow(d, 0, try_only);
 }
 
-void *cp_alloc(cp_type_desc_t *d) { return alloc_one(d, false); }
-void *cp_try_alloc(cp_type_desc_t *d) { return alloc_one(d, true); }
-/* The fast path of an allocation at a safepoint (cp__alloc_fast): NULL
- * when a switch is pending too, so the caller's slow path saves its roots
- * and runs it.  Tested here rather than in the caller: one load and branch
- * either way, but a caller whose fast path is one call keeps its values in
- * callee-saved registers (with the test inline, clang moved eight of
- * them in and out of caller-saved ones around the call). */
-void *cp__try_alloc_at_safepoint(cp_type_desc_t *d) {
+void *cp_alloc(cp_type_desc_t *d) {
+  return alloc_one(d, false, cp__heap_alloc_slow);
+}
+void *cp_try_alloc(cp_type_desc_t *d) {
+  return alloc_one(d, true, cp__heap_alloc_slow);
+}
+/* The slow path of an allocation at a safepoint: NULL while a switch is
+ * pending, so the caller's slow path saves its roots and runs it.  Only
+ * here: a pending switch turns every heap's fast path off (set_fast). */
+static __attribute__((noinline)) void *
+safepoint_alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only) {
   if (CP_UNLIKELY(__atomic_load_n(&cp__switch_pending, __ATOMIC_RELAXED)))
     return NULL;
-  return alloc_one(d, true);
+  return cp__heap_alloc_slow(d, cls, try_only);
+}
+/* The allocation at a safepoint (cp__alloc_fast).  One call rather than
+ * a test inline in the caller: a caller whose fast path is one call keeps
+ * its values in callee-saved registers (with a test inline, clang moved
+ * eight of them in and out of caller-saved ones around the call). */
+void *cp__try_alloc_at_safepoint(cp_type_desc_t *d) {
+  return alloc_one(d, true, safepoint_alloc_slow);
 }
 
 static void *alloc_array(cp_type_desc_t *d, size_t n, bool try_only) {
@@ -701,7 +729,7 @@ static void *alloc_array(cp_type_desc_t *d, size_t n, bool try_only) {
     cp__fatal("array of %zu '%s' objects: size overflows", n, d->name);
   }
   if (n == 1)
-    return alloc_one(d, try_only);
+    return alloc_one(d, try_only, cp__heap_alloc_slow);
   uint32_t cls = 1;
   while (cls < CP_NCLASSES - 1 && ((size_t)1 << cls) < n)
     cls++;

@@ -607,7 +607,9 @@ typedef struct cp_heap {
   uint32_t ntb;          /* entries of tb */
   uint64_t nfast;        /* the allocation fast path takes types whose
                             cp__rt_bin is below: tb's entries (up to
-                            CP_FAST_TYPES), or none under COMPACTPTR_DEBUG=1 */
+                            CP_FAST_TYPES), or none under COMPACTPTR_DEBUG=1
+                            or while a switch is pending (written under the
+                            heap lock, by any thread; read by the owner) */
   cp_slab_t *notes;      /* notification stack: full slabs that got remote
                             frees (atomic; pushed by freers, emptied by the
                             owner) */
@@ -688,9 +690,9 @@ void cp__fast_update(void); /* from cp__current_arena(); heap lock held */
 /* Where p lives: its slab/block, searching both arenas; NULL if foreign. */
 cp_slab_t *cp__find_slab(const void *p);
 _Noreturn void cp__exhausted(cp_arena_t *a, size_t request);
-static inline void cp__set_pending(int v) {
-  __atomic_store_n(&cp__switch_pending, v, __ATOMIC_SEQ_CST);
-}
+/* Marks the switch pending (1) or done (0) and turns every heap's
+ * allocation fast path off while it is pending (heap.c).  Heap lock held. */
+void cp__set_pending(int v);
 static inline int cp__pending(void) {
   return __atomic_load_n(&cp__switch_pending, __ATOMIC_SEQ_CST);
 }

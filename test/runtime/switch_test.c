@@ -9,6 +9,8 @@
 #include "testtypes.h"
 #include "testutil.h"
 
+#include <pthread.h>
+
 /* ---- singly linked list, roots in a registered global ------------------ */
 static void *list_head, *list_tail;
 
@@ -419,6 +421,55 @@ static void case_deferred_under_compact_body(void **state) {
   assert_int_equal(NODE_KEY(keep), 77);
 }
 
+/* A thread's first allocations while a switch is pending: its heap's
+ * fast path starts off. */
+static void *alloc_in_new_thread(void *arg) {
+  (void)arg;
+  assert_null(cp__try_alloc_at_safepoint(&node_desc));
+  void *p = cp_try_alloc(&node_desc);
+  assert_non_null(p);
+  assert_int_equal(cp__heap->nfast, 0);
+  cp_free(p);
+  return NULL;
+}
+
+/* The allocation at a safepoint has no test of the pending flag on its
+ * fast path: a pending switch turns every heap's fast path off, so it
+ * fails (its caller then runs the switch) even with free slots at hand,
+ * while plain allocations go on through the slow path; the switch turns
+ * the fast path back on. */
+static void case_fast_path_off_while_pending(void **state) {
+  (void)state;
+  static void *keep;
+  cp_root_register(&keep, 1);
+  void *p = cp__try_alloc_at_safepoint(&node_desc);
+  assert_non_null(p);
+  assert_true(cp__heap->nfast > 0);
+  cp_free(p); /* a free slot for the fast path */
+  keep = cp_alloc(&node_desc);
+  NODE_KEY(keep) = 5;
+  cp_request_switch();
+  assert_int_equal(cp__heap->nfast, 0);
+  assert_null(cp__try_alloc_at_safepoint(&node_desc));
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, alloc_in_new_thread, NULL), 0);
+  assert_int_equal(pthread_join(th, NULL), 0);
+  cp__compact_depth = 1; /* deferred: allocation goes on, slowly */
+  cp_safepoint();
+  assert_true(cp_is_compact());
+  void *q = cp_try_alloc(&node_desc);
+  assert_non_null(q);
+  cp_free(q);
+  cp__compact_depth = 0;
+  cp_safepoint();
+  assert_false(cp_is_compact());
+  assert_true(cp__heap->nfast > 0);
+  p = cp__try_alloc_at_safepoint(&node_desc);
+  assert_non_null(p);
+  cp_free(p);
+  assert_int_equal(NODE_KEY(keep), 5);
+}
+
 static void case_forced_twice(void **state) {
   (void)state;
   static void *keep;
@@ -453,7 +504,8 @@ static const struct {
     CASE(holder_nested), CASE(heap_array_interior), CASE(heap_block_interior),
     CASE(root_arrays_and_frames), CASE(relative_frame), CASE(freed_slots_reused), CASE(empty_heap),
     CASE(registered_empty_heap), CASE(high_water_exact),
-    CASE(deferred_under_compact_body), CASE(forced_twice), CASE(refusals),
+    CASE(deferred_under_compact_body), CASE(fast_path_off_while_pending),
+    CASE(forced_twice), CASE(refusals),
 };
 
 int main(int argc, char **argv) {

@@ -49,7 +49,7 @@ int main(void) {
 // its allocation and poll, into slots the out-of-line slow path
 // (cp__saved_slow) registers with their constant types and names; by-value
 // locals are registered by address.
-// CHECK: {{^}}static struct node *grow(struct node *head, int k) {{[{]$}}
+// CHECK: {{^}}__inline__ static struct node *grow(struct node *head, int k) {{[{]$}}
 // CHECK-NEXT: {{^}}  struct node *n = __extension__({ void *[[A:cp__a[0-9]+]] = cp__alloc_fast(&cp__desc_node); if (__builtin_expect(![[A]], 0)) { void *cp__ls[1]; static cp_type_desc_t *const cp__lt[1] = {&cp__desc_node}; static const char *const cp__ln[1] = {"head"}; (void)(cp__ls[0] = head); [[A]] = cp__saved_slow(0, &cp__desc_node, 0, cp__ls, 1, cp__lt, cp__ln); head = cp__ls[0]; } [[A]]; }), *spare = 0;
 // CHECK-NEXT: {{^}}  struct node copy = {0}; cp_root_desc_t cp__rt{{[0-9]+}}[1]; {{.*}}cp__root(&cp__rt{{[0-9]+}}[0], (void *)&copy, CP_ROOT_VALUE, 1, &cp__desc_node, "copy"), cp__frame({{.*}}));
 // spare is assigned before its first use: not saved at the poll.
@@ -70,7 +70,7 @@ int main(void) {
 // link saves p around its call to grow, on every path: a frame of slots at
 // the top of its body.  The call goes first (its arguments picking their
 // layout by mode), then the store.
-// CHECK: {{^}}static void link(struct node *p, int k) {struct cp__slotframe_s { cp_frame_t f; void *s[1]; } cp__slotframe __attribute__((cleanup(cp__frame_pop_slots))); static const cp_root_desc_t cp__slotroots[1] = {{[{][{]}}(void *)__builtin_offsetof(struct cp__slotframe_s, s[0]), CP_ROOT_POINTER, 1, &cp__desc_node, "p"}}; int cp__slotin __attribute__((unused)) = (cp__slotframe.s[0] = 0, cp__frame(&cp__slotframe.f, 1 | CP_FRAME_RELATIVE, cp__slotroots));
+// CHECK: {{^}}__inline__ static void link(struct node *p, int k) {struct cp__slotframe_s { cp_frame_t f; void *s[1]; } cp__slotframe __attribute__((cleanup(cp__frame_pop_slots))); static const cp_root_desc_t cp__slotroots[1] = {{[{][{]}}(void *)__builtin_offsetof(struct cp__slotframe_s, s[0]), CP_ROOT_POINTER, 1, &cp__desc_node, "p"}}; int cp__slotin __attribute__((unused)) = (cp__slotframe.s[0] = 0, cp__frame(&cp__slotframe.f, 1 | CP_FRAME_RELATIVE, cp__slotroots));
 // CHECK-NEXT: {{^}}  __extension__({ struct node *[[H:cp__h[0-9]+]]; [[H]] = (cp_is_compact() ? (__extension__({ __auto_type [[R:cp__r[0-9]+]] = (cp__slotframe.s[0] = p, grow(((struct node *)cp_decode((((struct cp__c_node *)(p))->next))), k)); p = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; [[R]]; })) : (__extension__({ __auto_type [[R]] = (cp__slotframe.s[0] = p, grow(p->next, k)); p = cp__slotframe.s[0]; cp__slotframe.s[0] = 0; [[R]]; }))); (cp_is_compact() ? (void)(cp__sth_known(&(((struct cp__c_node *)(p))->next), [[H]])) : (void)(p->next = [[H]])); });
 // main's last loop cannot allocate: one poll in front of it (head saved on
 // its slow path), then the loop keeps one mode and is versioned whole.

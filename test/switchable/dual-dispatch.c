@@ -60,7 +60,7 @@ int main(void) {
 // CHECK-NEXT: {{^}}  n->next = *head;
 // CHECK: {{^}}__attribute__((unused)) static void push__cp(struct node **head, struct node *n) {
 // An allocation site is a safepoint: mk is checked.
-// CHECK: {{^}}static struct node *mk(int k) {{[{]$}}
+// CHECK: {{^}}__inline__ static struct node *mk(int k) {{[{]$}}
 // CHECK-NEXT: {{^}}  struct node *n = cp_alloc_safepoint(&cp__desc_node);
 // CHECK: {{^}}static cp_type_desc_t cp__desc_node = {{.*}}CP_BUILD_SWITCHABLE
 // OUT: sum 3 compact

@@ -66,7 +66,7 @@ int main(void) {
 // The run after push's poll, with a loop inside (not main): versioned whole,
 // up to its last layout-dependent statement (`return n;` is not copied).
 // The poll's slow path registers the saved locals out of line.
-// CHECK-LABEL: {{^}}static struct node *push(
+// CHECK-LABEL: {{^}}__inline__ static struct node *push(
 // CHECK: {{^}}  (void)(__extension__({ if (cp__safepoint_due()) { {{.*}} (void)cp__saved_slow(2, 0, 0, cp__ls, 2, cp__lt, cp__ln); {{.*}} } }));
 // CHECK-NEXT: {{^}}  { if (cp_is_compact()) { {{.*}} (((struct cp__c_node *)(n))->key) = k;
 // CHECK: {{^}}#line 22 "{{.*}}run-versioning.c"
@@ -76,7 +76,7 @@ int main(void) {
 // 'mid' is used after the next safepoint: its declaration stays out of the
 // run and is saved on the slow path of the poll; the loop alone is
 // versioned as a loop.
-// CHECK-LABEL: {{^}}static long walk(
+// CHECK-LABEL: {{^}}__inline__ static long walk(
 // CHECK: {{^}}  struct node *mid = head;{{$}}
 // CHECK: {{^}}  (void)(__extension__({ if (cp__safepoint_due()) { void *cp__ls[2]; static cp_type_desc_t *const cp__lt[2] = {&cp__desc_node, &cp__desc_node}; static const char *const cp__ln[2] = {"head", "mid"}; (void)(cp__ls[0] = head, cp__ls[1] = mid); (void)cp__saved_slow(2, 0, 0, cp__ls, 2, cp__lt, cp__ln); head = cp__ls[0]; mid = cp__ls[1]; } }));
 // CHECK-NEXT: {{^}}  { if (cp_is_compact()) { {{.*}} s += {{.*}}cp__c_node

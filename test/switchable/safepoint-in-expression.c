@@ -64,7 +64,7 @@ int main(void) {
   printf("%ld\n", t);
   return 0;
 }
-// CHECK-LABEL: {{^}}static long step(
+// CHECK-LABEL: {{^}}__inline__ static long step(
 // CHECK: {{^}}  { struct cp__slotframe_s { cp_frame_t f; void *s[1]; } {{.*}} cp__frame(&cp__slotframe.f, 1 | CP_FRAME_RELATIVE, cp__slotroots)); __extension__({ struct node *[[H1:cp__h[0-9]+]]; [[H1]] = __extension__({ {{.*}} mk(i)); {{.*}} }); (cp_is_compact() ? (void)(cp__sth_known(&(((struct cp__c_node *)(head))->next), [[H1]])) : (void)(head->next = [[H1]])); });
 // CHECK-NEXT: {{^}}  __extension__({ struct node *[[H2:cp__h[0-9]+]]; [[H2]] = __extension__({ {{.*}} mk(i + 1)); {{.*}} }); (cp_is_compact() ? (void)(total += (((struct cp__c_node *)([[H2]]))->key)) : (void)(total += [[H2]]->key)); });
 // CHECK-NEXT: {{^}}  __extension__({ struct node *[[H3:cp__h[0-9]+]]; [[H3]] = __extension__({ {{.*}} mk(i + 2)); {{.*}} }); (cp_is_compact() ? (void)(head = push__cp(head, [[H3]])) : (void)(head = push(head, [[H3]]))); });
