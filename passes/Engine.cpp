@@ -281,7 +281,8 @@ std::string lineDirective(unsigned Line, StringRef File) {
 
 bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
                ArrayRef<SourceRange> Skipped, std::vector<RewrittenFile> &Out,
-               std::string *Plan) {
+               std::string *Plan, const ExpansionRecorder *Rec,
+               std::vector<ExpandedFile> *Expanded) {
   Out.clear();
   Options Opts = O;
   Opts.DumpPlan = Plan != nullptr;
@@ -297,6 +298,11 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
   }
   Session S(Ctx, Opts, Sink, Skipped);
   runAnalysis(S);
+  // Functions that macros produce: the caller parses again with their
+  // expansions spelled out, so nothing more is reported on this parse.
+  if (Rec && Expanded && !S.M.Types.empty() && !S.Errors &&
+      expandGenerators(S, *Rec, *Expanded))
+    return false;
   if (!S.M.Types.empty())
     runBoxing(S);
   runSafety(S);

@@ -25,6 +25,7 @@
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Token.h"
 #include "Edits.h"
 #include "Vocabulary.h"
 #include "llvm/ADT/DenseMap.h"
@@ -36,6 +37,10 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+namespace clang {
+class Preprocessor;
+}
 
 namespace compactptr {
 
@@ -508,11 +513,56 @@ void runRewrite(Session &S);
 /// Emit.cpp: place generated code and apply all edits.
 void runEmit(Session &S, std::vector<RewrittenFile> &Out);
 
+/// Records the text of each macro expansion in the user's files, as the
+/// parser receives its tokens (GeneratorMacros.cpp): attach it to the
+/// preprocessor before the parse.
+class ExpansionRecorder {
+public:
+  struct Expansion {
+    std::string Text;      ///< the tokens' spellings, one space apart
+    bool Spellable = true; ///< false if one came as an annotation (_Pragma)
+  };
+  void attach(clang::Preprocessor &PP);
+  /// The expansion whose outermost range begins at Begin, or null.
+  const Expansion *find(clang::SourceLocation Begin) const;
+
+private:
+  void see(const clang::Token &Tok);
+  clang::Preprocessor *PP = nullptr;
+  llvm::DenseMap<clang::SourceLocation::UIntTy, Expansion> Texts;
+};
+
+/// A user file with the expansions of macros that produce whole functions
+/// replaced by their text (GeneratorMacros.cpp): parse it again instead.
+struct ExpandedFile {
+  clang::OptionalFileEntryRef FE;
+  std::string Name;
+  std::string Text;
+  /// Per replaced expansion: {original offset, original length, new length}.
+  std::vector<std::array<unsigned, 3>> Shifts;
+  /// The original offset of Off in Text (an offset inside a replaced
+  /// expansion: the macro's name).
+  static unsigned originalOffset(const std::vector<std::array<unsigned, 3>> &Shifts,
+                                 unsigned Off);
+};
+
+/// GeneratorMacros.cpp: the files to parse again, with each expansion that
+/// produces a function using a compact type replaced by its text; false if
+/// there is none (the rewrite then refuses what it cannot place).
+bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
+                      std::vector<ExpandedFile> &Out);
+
 /// Engine.cpp: the pipeline.  Returns false if any error was reported (and
 /// then Out is empty).  With no compact type in the TU, Out is empty too.
+/// Given Rec (what the parse recorded) and Expanded: returns false with
+/// Expanded filled, and nothing reported, when macros produce functions
+/// that use compact types; parse those files again with that text, and
+/// run the engine on it without Rec.
 bool runEngine(clang::ASTContext &Ctx, const Options &O, DiagSink &Sink,
                llvm::ArrayRef<clang::SourceRange> Skipped,
-               std::vector<RewrittenFile> &Out, std::string *Plan = nullptr);
+               std::vector<RewrittenFile> &Out, std::string *Plan = nullptr,
+               const ExpansionRecorder *Rec = nullptr,
+               std::vector<ExpandedFile> *Expanded = nullptr);
 
 /// Records the ranges of conditional blocks the preprocessor skips (the
 /// branch of `#ifdef X ... #else ... #endif` not taken), for runEngine:

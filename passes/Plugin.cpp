@@ -10,6 +10,9 @@
 // user's text: clang's own and the engine's are recorded there and
 // replayed in the outer compiler when its parse is done (Replay.h), and
 // the outer compile's own warnings, about rewritten text, are ignored.
+// Where macros produce whole functions that use compact types, the nested
+// parse runs twice: the second reads the files with those invocations
+// spelled out (GeneratorMacros.cpp), and the outer compile reads them too.
 //
 // Options: -fplugin-arg-compactptr-mode=switchable|compact-only|wide
 //            (default switchable)
@@ -169,6 +172,12 @@ struct NestedResult {
   bool WantPlan = false;
   std::string Plan;
   std::vector<SourceRange> Skipped; ///< recorded by SkippedText
+  /// The first parse records macro expansions; if macros produce
+  /// functions that use compact types, Expanded holds the files to parse
+  /// again with those expansions spelled out (GeneratorMacros.cpp).
+  ExpansionRecorder Rec;
+  std::vector<ExpandedFile> Expanded;
+  bool Again = false; ///< this parse reads the expanded files
 };
 
 class EngineConsumer : public ASTConsumer {
@@ -180,7 +189,8 @@ public:
       return; // the outer parse reports the program's own errors
     Sink.SM = &Ctx.getSourceManager();
     R.Ran = true;
-    R.Ok = runEngine(Ctx, O, Sink, R.Skipped, R.Files, R.WantPlan ? &R.Plan : nullptr);
+    R.Ok = runEngine(Ctx, O, Sink, R.Skipped, R.Files, R.WantPlan ? &R.Plan : nullptr,
+                     R.Again ? nullptr : &R.Rec, R.Again ? nullptr : &R.Expanded);
   }
 
 private:
@@ -218,6 +228,8 @@ public:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef) override {
     CI.getPreprocessor().addPPCallbacks(std::make_unique<SkippedText>(R.Skipped));
+    if (!R.Again)
+      R.Rec.attach(CI.getPreprocessor());
     declareHooksFirst(CI.getPreprocessor());
     return std::make_unique<EngineConsumer>(O, Sink, R);
   }
@@ -396,7 +408,49 @@ private:
       NestedAction A(Opts, Sink, R);
       nestedCompiler(CI, &Clang)->ExecuteAction(A);
     }
+    if (!R.Expanded.empty())
+      parseExpanded(CI, Sink, R, Clang);
     InNested = false;
+  }
+
+  /// The parse again, of the files with generator macros expanded: what
+  /// the first one reported is dropped (this one reports it again, at the
+  /// same places), and the outer compile gets the expanded text too.
+  void parseExpanded(CompilerInstance &CI, RecordingSink &Sink, NestedResult &R,
+                     ClangDiagRecorder &Clang) {
+    Sink.Diags.clear();
+    Clang.Sink.Diags.clear();
+    Sink.Expanded = Clang.Sink.Expanded = &R.Expanded;
+    R.Files.clear();
+    R.Skipped.clear();
+    R.Plan.clear();
+    R.Ran = false;
+    R.Ok = true;
+    R.Again = true;
+    auto N = nestedCompiler(CI, &Clang);
+    N->createSourceManager(N->getFileManager());
+    for (const ExpandedFile &F : R.Expanded)
+      N->getSourceManager().overrideFileContents(
+          *F.FE, llvm::MemoryBuffer::getMemBufferCopy(F.Text, F.FE->getName()));
+    NestedAction A(Opts, Sink, R);
+    N->ExecuteAction(A);
+    if (!R.Ok)
+      return;
+    for (const ExpandedFile &F : R.Expanded) {
+      bool Rewritten = false;
+      for (const RewrittenFile &RF : R.Files)
+        Rewritten |= RF.FE && RF.FE->getUniqueID() == F.FE->getUniqueID();
+      if (Rewritten)
+        continue;
+      RewrittenFile RF;
+      RF.FE = F.FE;
+      RF.Name = F.Name;
+      RF.Text = F.Text;
+      RF.IsMain = F.FE->getUniqueID() ==
+                  CI.getSourceManager().getFileEntryRefForID(
+                      CI.getSourceManager().getMainFileID())->getUniqueID();
+      R.Files.push_back(std::move(RF));
+    }
   }
 
   /// The scan preprocesses every header before the first `compact`: as

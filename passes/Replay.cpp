@@ -25,6 +25,10 @@ FilePos RecordingSink::pos(SourceLocation L) const {
   P.FE = SM->getFileEntryRefForID(FID);
   P.Offset = Off;
   P.Valid = (bool)P.FE;
+  if (P.FE && Expanded)
+    for (const ExpandedFile &F : *Expanded)
+      if (F.FE && F.FE->getUniqueID() == P.FE->getUniqueID())
+        P.Offset = ExpandedFile::originalOffset(F.Shifts, Off);
   return P;
 }
 

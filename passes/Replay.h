@@ -55,6 +55,9 @@ class RecordingSink : public DiagSink {
 public:
   const clang::SourceManager *SM = nullptr;
   std::vector<RecordedDiag> Diags;
+  /// Files the parse read with generator macros expanded (their positions
+  /// are recorded at the user's text: inside an expansion, its start).
+  const std::vector<ExpandedFile> *Expanded = nullptr;
 
   FilePos pos(clang::SourceLocation L) const;
   void report(clang::DiagnosticsEngine::Level L, clang::SourceLocation Loc,

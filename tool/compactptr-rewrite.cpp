@@ -103,6 +103,9 @@ struct Collected {
   /// command asks for (-p).
   std::map<std::string, Mode> Modes;
   bool Failed = false;
+  /// Main files to parse again with these files' generator macros
+  /// expanded (GeneratorMacros.cpp).
+  std::vector<std::pair<std::string, std::vector<ExpandedFile>>> Again;
 
   /// Records a rewritten file; a header rewritten differently by two
   /// translation units is an error (it is compiled in different contexts).
@@ -183,7 +186,13 @@ public:
     EngineDiagSink Sink(Ctx.getDiagnostics());
     std::vector<RewrittenFile> Out;
     std::string Plan;
-    bool Ok = runEngine(Ctx, TUOptions, Sink, Skipped, Out, PlanOpt ? &Plan : nullptr);
+    std::vector<ExpandedFile> Expanded;
+    bool Ok = runEngine(Ctx, TUOptions, Sink, Skipped, Out, PlanOpt ? &Plan : nullptr,
+                        Rec, Rec ? &Expanded : nullptr);
+    if (!Expanded.empty()) {
+      C.Again.push_back({InFile, std::move(Expanded)});
+      return;
+    }
     if (PlanOpt)
       llvm::outs() << Plan;
     if (!Ok) {
@@ -207,6 +216,9 @@ public:
   }
 
   std::vector<SourceRange> Skipped; ///< recorded by SkippedText
+  /// The first parse's record of macro expansions; null when parsing the
+  /// expanded text.
+  ExpansionRecorder *Rec = nullptr;
 
 private:
   Options O;
@@ -216,29 +228,37 @@ private:
 
 class RewriteAction : public ASTFrontendAction {
 public:
-  RewriteAction(const Options &O, Collected &C) : O(O), C(C) {}
+  RewriteAction(const Options &O, Collected &C, bool Again) : O(O), C(C), Again(Again) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef InFile) override {
     auto Consumer = std::make_unique<ToolConsumer>(O, C, InFile);
     CI.getPreprocessor().addPPCallbacks(std::make_unique<SkippedText>(Consumer->Skipped));
+    if (!Again) {
+      Rec.attach(CI.getPreprocessor());
+      Consumer->Rec = &Rec;
+    }
     return Consumer;
   }
 
 private:
   const Options &O;
   Collected &C;
+  bool Again;
+  ExpansionRecorder Rec;
 };
 
 class Factory : public FrontendActionFactory {
 public:
-  Factory(const Options &O, Collected &C) : O(O), C(C) {}
+  Factory(const Options &O, Collected &C, bool Again = false)
+      : O(O), C(C), Again(Again) {}
   std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<RewriteAction>(O, C);
+    return std::make_unique<RewriteAction>(O, C, Again);
   }
 
 private:
   const Options &O;
   Collected &C;
+  bool Again;
 };
 
 } // namespace
@@ -259,50 +279,63 @@ int main(int argc, const char **argv) {
                  << "' (compact-only, switchable or wide)\n";
     return 2;
   }
-  ClangTool Tool(Parser->getCompilations(), Parser->getSourcePathList());
   Collected C;
-  // A compile command built for the plugin names its mode; compactptr-cc's
-  // own options are not clang's.
-  bool ModeGiven = ModeOpt.getNumOccurrences() > 0;
-  Tool.appendArgumentsAdjuster(
-      [&C, ModeGiven](const CommandLineArguments &Args, StringRef File) {
-        CommandLineArguments Out;
-        for (const std::string &A : Args) {
-          StringRef S(A);
-          Mode M;
-          for (StringRef Prefix : {"-fplugin-arg-compactptr-mode=", "--cp-mode="})
-            if (S.consume_front(Prefix) && !ModeGiven && Options::parseMode(S, M))
-              C.Modes[realPath(File.str())] = M;
-          if (StringRef(A).starts_with("--cp-"))
-            continue;
-          Out.push_back(A);
-        }
-        return Out;
-      });
-  Tool.appendArgumentsAdjuster(getInsertArgumentAdjuster(
-      "-resource-dir=" COMPACTPTR_CLANG_RESOURCE_DIR,
-      ArgumentInsertPosition::END));
-  Tool.appendArgumentsAdjuster(
-      [](const CommandLineArguments &Args, StringRef) {
-        CommandLineArguments Out;
-        FileWarningFlags.clear();
-        for (const std::string &A : Args) {
-          StringRef W(A);
-          if (W.consume_front("-W") &&
-              (W.starts_with("compactptr") || W.starts_with("no-compactptr") ||
-               W.starts_with("error=compactptr") ||
-               W.starts_with("no-error=compactptr"))) {
-            FileWarningFlags.push_back(W.str());
-            continue;
+  auto Adjust = [&](ClangTool &Tool) {
+    // A compile command built for the plugin names its mode; compactptr-cc's
+    // own options are not clang's.
+    bool ModeGiven = ModeOpt.getNumOccurrences() > 0;
+    Tool.appendArgumentsAdjuster(
+        [&C, ModeGiven](const CommandLineArguments &Args, StringRef File) {
+          CommandLineArguments Out;
+          for (const std::string &A : Args) {
+            StringRef S(A);
+            Mode M;
+            for (StringRef Prefix : {"-fplugin-arg-compactptr-mode=", "--cp-mode="})
+              if (S.consume_front(Prefix) && !ModeGiven && Options::parseMode(S, M))
+                C.Modes[realPath(File.str())] = M;
+            if (StringRef(A).starts_with("--cp-"))
+              continue;
+            Out.push_back(A);
           }
-          Out.push_back(A);
-        }
-        return Out;
-      });
+          return Out;
+        });
+    Tool.appendArgumentsAdjuster(getInsertArgumentAdjuster(
+        "-resource-dir=" COMPACTPTR_CLANG_RESOURCE_DIR,
+        ArgumentInsertPosition::END));
+    Tool.appendArgumentsAdjuster(
+        [](const CommandLineArguments &Args, StringRef) {
+          CommandLineArguments Out;
+          FileWarningFlags.clear();
+          for (const std::string &A : Args) {
+            StringRef W(A);
+            if (W.consume_front("-W") &&
+                (W.starts_with("compactptr") || W.starts_with("no-compactptr") ||
+                 W.starts_with("error=compactptr") ||
+                 W.starts_with("no-error=compactptr"))) {
+              FileWarningFlags.push_back(W.str());
+              continue;
+            }
+            Out.push_back(A);
+          }
+          return Out;
+        });
+  };
+  ClangTool Tool(Parser->getCompilations(), Parser->getSourcePathList());
+  Adjust(Tool);
   Factory F(O, C);
   // A file with errors contributes nothing; the others are still written,
   // so one bad translation unit does not hold back a whole project.
   int RC = Tool.run(&F);
+  // Translation units where macros produce functions that use compact
+  // types: once more, each with its expanded files.
+  for (auto &[File, Expanded] : C.Again) {
+    ClangTool Again(Parser->getCompilations(), {File});
+    Adjust(Again);
+    for (const ExpandedFile &X : Expanded)
+      Again.mapVirtualFile(X.Name, X.Text);
+    Factory FA(O, C, /*Again=*/true);
+    RC |= Again.run(&FA);
+  }
   std::map<std::string, std::string> Written; // output path -> real path
   for (const std::string &Key : C.Order) {
     if (C.Conflicts.count(Key))

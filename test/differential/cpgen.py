@@ -1216,7 +1216,40 @@ def macro_wrap(src, seed):
     # After the includes: the macros need no declaration.
     at = max(i for i, l in enumerate(out) if l.startswith("#include")) + 1
     out[at:at] = [MACRO_PRELUDE] + defs
-    return "\n".join(out), count
+    out, k = generator_wrap(out, r)
+    return "\n".join(out), count + k
+
+
+def generator_wrap(lines, r):
+    """Some whole functions (not main) written as macros that produce
+    them, defined and invoked where the function was, as generic-container
+    libraries write them (`#define CPG_FN_f() static ... { ... }`, then
+    `CPG_FN_f()`): the plugin spells such an expansion out in place."""
+    out, count, i = [], 0, 0
+    while i < len(lines):
+        line = lines[i]
+        m = re.match(r"^(?:static )?[^#\s].*\b(\w+)\(.*\) \{$", line)
+        end = i + 1
+        while m and end < len(lines) and lines[end] != "}":
+            end += 1
+        body = lines[i:end + 1]
+        if (not m or m.group(1) == "main" or end >= len(lines) or r.random() >= 0.25
+                or any('"' in l or "'" in l or l.startswith("#") or l.endswith("\\")
+                       for l in body)):
+            out.append(line)
+            i += 1
+            continue
+        name = m.group(1)
+        body = [l.split("//")[0].rstrip() for l in body]
+        out.append("#define CPG_FN_%s() \\" % name)
+        out.extend(l + " \\" for l in body[:-1])
+        out.append(body[-1])
+        # One line per line of the definition: the program's later lines
+        # keep their numbers.
+        out.append("CPG_FN_%s()" % name + "\n" * (len(body) - 1))
+        count += 1
+        i = end + 1
+    return "\n".join(out).split("\n"), count
 
 
 def generate(seed):

@@ -505,28 +505,64 @@ static int in_macro_body(CXCursor c) {
 }
 
 /** True if the function around the cursor being visited has its body
- *  produced by a macro (a macro that defines the whole function). */
-static int function_from_macro(scan_t *s) {
-  CXCursor body = clang_getNullCursor();
+ *  produced by a macro (a macro that defines the whole function); *body
+ *  is that body. */
+static int function_from_macro(scan_t *s, CXCursor *body) {
+  *body = clang_getNullCursor();
   for (frame_t *f = s->top; f; f = f->up) {
     enum CXCursorKind k = clang_getCursorKind(f->c);
     if (k == CXCursor_CompoundStmt)
-      body = f->c;
+      *body = f->c;
     else if (k == CXCursor_FunctionDecl)
-      return !clang_Cursor_isNull(body) && in_macro_body(body);
+      return !clang_Cursor_isNull(*body) && in_macro_body(*body);
   }
   return 0;
 }
 
-/** A use in a function a macro defines: the plugin rewrites uses produced
- *  by macros by printing the expansion at the use site, but here no
- *  statement of the function is a whole expansion. */
+/** True if the #define that spells the body holds `_Pragma` from the
+ *  body's brace to the end of its continued lines.  The plugin spells a
+ *  function a macro defines out in place, except when a _Pragma reaches
+ *  the parser from it (spelled again, it would be lost). */
+static int macro_body_has_pragma(scan_t *s, CXCursor body) {
+  CXFile f;
+  unsigned off;
+  clang_getSpellingLocation(clang_getCursorLocation(body), &f, NULL, NULL, &off);
+  size_t size = 0;
+  const char *text = f ? clang_getFileContents(s->tu, f, &size) : NULL;
+  if (!text || off >= size)
+    return 0;
+  size_t end = off;
+  while (end < size) {
+    const char *nl = memchr(text + end, '\n', size - end);
+    size_t line_end = nl ? (size_t)(nl - text) : size;
+    size_t last = line_end;
+    while (last > end && (text[last - 1] == '\r' || text[last - 1] == ' ' ||
+                          text[last - 1] == '\t'))
+      last--;
+    end = line_end;
+    if (!nl || last == 0 || text[last - 1] != '\\')
+      break; /* the #define ends on this line */
+    end++;
+  }
+  static const char kw[] = "_Pragma";
+  for (size_t i = off; i + sizeof kw - 1 <= end; i++)
+    if (!memcmp(text + i, kw, sizeof kw - 1))
+      return 1;
+  return 0;
+}
+
+/** A use in a function a macro defines, which the plugin cannot spell out
+ *  in place (a _Pragma in it): no statement of the function is a whole
+ *  expansion, and the function has no text of its own. */
 static void macro_body(scan_t *s, CXCursor c, int x, const char *what) {
-  if (x < 0 || !in_macro_body(c) || !function_from_macro(s))
+  CXCursor body;
+  if (x < 0 || !in_macro_body(c) || !function_from_macro(s, &body) ||
+      !macro_body_has_pragma(s, body))
     return;
   block(s, x, AD_B_MacroBody, cursor_loc(c),
-        ad_printf("%s of '%s' is in a function a macro defines; the plugin "
-                  "cannot rewrite it (write the function outside the macro)",
+        ad_printf("%s of '%s' is in a function a macro defines with a "
+                  "_Pragma in it; the plugin cannot rewrite it (write the "
+                  "function outside the macro)",
                   what, s->m->records[x].name));
 }
 

@@ -1,0 +1,168 @@
+//===- GeneratorMacros.cpp - macros that produce whole functions ----------===//
+//
+// In:  the Model (compact types) and the text of every macro expansion in
+//      the user's files, recorded while the translation unit was parsed
+//      (ExpansionRecorder: the tokens the parser received, in order).
+// Out: for each function definition whose body a macro produces and that
+//      uses a compact type (`LIST_DEFINE(nl, node, next)` expanding to
+//      `static struct node *nl_push(...) { ... }`), the file's text with
+//      that macro's outermost expansion replaced by its tokens, spelled on
+//      one line and followed by the line breaks it covered, so every later
+//      line keeps its number.  The front end parses the expanded text once
+//      more and the rewrite sees ordinary functions.
+//
+// Why: the rewrite edits the user's text; a function produced by a macro
+//      has none (its tokens come from the #define, shared with every other
+//      expansion), so it was refused -- and generator macros are how C
+//      libraries write generic containers (BSD tree.h's RB_GENERATE,
+//      klib's KHASH_INIT, hand-written DEFINE_LIST(T)).  Only the expansions
+//      that produce such a function are replaced; other uses of the macro,
+//      and its #define, stay.
+//
+// Left refused (the rewrite's macro-body error): an expansion in a file
+// the engine does not rewrite (a system header), and one whose tokens the
+// parser did not receive as plain tokens (a `_Pragma` the preprocessor
+// turned into an annotation: spelled again, its effect would be lost).
+//
+// Tests: test/rewrite/generator-macro.c, test/Inputs/macros/generator.c.
+//
+//===----------------------------------------------------------------------===//
+#include "Engine.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/Preprocessor.h"
+
+using namespace clang;
+
+namespace compactptr {
+
+void ExpansionRecorder::attach(Preprocessor &PP) {
+  this->PP = &PP;
+  PP.setTokenWatcher([this](const Token &Tok) { see(Tok); });
+}
+
+void ExpansionRecorder::see(const Token &Tok) {
+  SourceLocation L = Tok.getLocation();
+  if (L.isInvalid() || !L.isMacroID())
+    return;
+  const SourceManager &SM = PP->getSourceManager();
+  SourceLocation Begin = SM.getExpansionRange(L).getBegin();
+  if (SM.isInSystemHeader(Begin))
+    return;
+  Expansion &X = Texts[Begin.getRawEncoding()];
+  if (Tok.isAnnotation() || Tok.is(tok::eof)) {
+    X.Spellable = false;
+    return;
+  }
+  if (!X.Text.empty())
+    X.Text += ' ';
+  X.Text += PP->getSpelling(Tok);
+}
+
+const ExpansionRecorder::Expansion *
+ExpansionRecorder::find(SourceLocation Begin) const {
+  auto It = Texts.find(Begin.getRawEncoding());
+  return It == Texts.end() ? nullptr : &It->second;
+}
+
+namespace {
+
+/// Does the function name a compact type: in a parameter, a local, or the
+/// type of any expression (a holder's field read, a cast)?
+class UsesCompact : public RecursiveASTVisitor<UsesCompact> {
+public:
+  explicit UsesCompact(const Model &M) : M(M) {}
+  bool Found = false;
+
+  bool VisitValueDecl(ValueDecl *D) { return note(D->getType()); }
+  bool VisitExpr(Expr *E) { return note(E->getType()); }
+  bool VisitFunctionDecl(FunctionDecl *FD) { return note(FD->getReturnType()); }
+
+private:
+  const Model &M;
+  bool note(QualType T) {
+    for (int Depth = 0; !T.isNull() && Depth < 8; Depth++) {
+      if (M.recordOf(T)) {
+        Found = true;
+        return false; // stop the traversal
+      }
+      T = T.getCanonicalType();
+      if (const auto *PT = T->getAs<PointerType>())
+        T = PT->getPointeeType();
+      else if (const auto *AT = dyn_cast<ArrayType>(T.getTypePtr()))
+        T = AT->getElementType();
+      else
+        break;
+    }
+    return true;
+  }
+};
+
+} // namespace
+
+bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
+                      std::vector<ExpandedFile> &Out) {
+  const SourceManager &SM = S.SM;
+  // The outermost expansions to replace, per file: begin and end offsets.
+  std::map<FileID, std::map<unsigned, std::pair<unsigned, const std::string *>>> Sites;
+  for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
+    const auto *FD = dyn_cast<FunctionDecl>(D);
+    if (!FD || !FD->doesThisDeclarationHaveABody())
+      continue;
+    SourceLocation LB = FD->getBody()->getBeginLoc();
+    if (!LB.isMacroID() || S.isIgnoredLoc(LB))
+      continue;
+    UsesCompact U(S.M);
+    U.TraverseDecl(const_cast<FunctionDecl *>(FD));
+    if (!U.Found)
+      continue;
+    CharSourceRange R = SM.getExpansionRange(LB);
+    const ExpansionRecorder::Expansion *X = Rec.find(R.getBegin());
+    if (!X || !X->Spellable)
+      continue; // the rewrite refuses it, naming the macro
+    CharSourceRange F = Lexer::makeFileCharRange(R, SM, S.LO);
+    if (F.isInvalid())
+      continue;
+    auto [FID, B] = SM.getDecomposedLoc(F.getBegin());
+    Sites[FID][B] = {SM.getFileOffset(F.getEnd()), &X->Text};
+  }
+  for (auto &[FID, Ranges] : Sites) {
+    OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
+    if (!FE)
+      continue;
+    StringRef Was = SM.getBufferData(FID);
+    ExpandedFile EF;
+    EF.FE = FE;
+    EF.Name = SM.getFileEntryRefForID(FID)->getName().str();
+    unsigned At = 0;
+    for (auto &[B, EndText] : Ranges) {
+      auto [E, Text] = EndText;
+      if (B < At)
+        continue; // inside an expansion already replaced
+      EF.Text += Was.slice(At, B);
+      size_t Lines = Was.slice(B, E).count('\n');
+      EF.Text += *Text;
+      EF.Text += std::string(Lines, '\n');
+      EF.Shifts.push_back({B, E - B, unsigned(Text->size() + Lines)});
+      At = E;
+    }
+    EF.Text += Was.substr(At);
+    Out.push_back(std::move(EF));
+  }
+  return !Out.empty();
+}
+
+unsigned ExpandedFile::originalOffset(
+    const std::vector<std::array<unsigned, 3>> &Shifts, unsigned Off) {
+  long Delta = 0;
+  for (const auto &[B, OldLen, NewLen] : Shifts) {
+    unsigned NewB = unsigned(long(B) + Delta);
+    if (Off < NewB)
+      break;
+    if (Off < NewB + NewLen)
+      return B; // inside the expansion: the macro's name
+    Delta += long(NewLen) - long(OldLen);
+  }
+  return unsigned(long(Off) - Delta);
+}
+
+} // namespace compactptr
