@@ -59,10 +59,6 @@ SizeShape sizeShape(const Expr *E) {
   return R;
 }
 
-namespace {
-
-} // namespace
-
 /// The pointer type the allocation result is converted to (through
 /// parentheses and casts), or the call's own type.
 static QualType destinationType(ASTContext &Ctx, const Expr *Call) {

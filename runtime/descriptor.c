@@ -361,8 +361,18 @@ bool cp__in_module_image(const void *p) {
   return false;
 }
 
+size_t cp__module_images(void) { return nimages; }
+
 CP_API void cp__module_load(cp_module_t *m) {
   cp__init();
+  /* Every translation unit of a module runs this with the same m: the
+   * first one records the image (and registers m), the others need not
+   * ask the dynamic loader again. */
+  cp__lock();
+  bool seen = cp__in_module_image(m);
+  cp__unlock();
+  if (seen)
+    return;
   image_query_t q = {(uintptr_t)m, 0, 0};
   dl_iterate_phdr(find_image, &q);
   cp__lock();

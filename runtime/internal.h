@@ -267,6 +267,8 @@ void cp__module_register(cp_module_t *m);
 /* Is p inside the loaded image of a plugin-built module (a global)?
  * Heap lock held, or the world stopped. */
 bool cp__in_module_image(const void *p);
+/* The images recorded so far (tests). */
+size_t cp__module_images(void);
 /* Names the integer casts of compact pointers the plugin recorded (after
  * the switch, under COMPACTPTR_STATS or COMPACTPTR_VERIFY). */
 void cp__report_integer_casts(void);

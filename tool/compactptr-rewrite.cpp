@@ -266,7 +266,21 @@ private:
 int main(int argc, const char **argv) {
   (void)compactptr::attributesAnchor();
   llvm::cl::extrahelp Extra(MoreHelp);
-  auto Parser = CommonOptionsParser::create(argc, argv, Category,
+  // Without `--` or -p, no compilation database is looked for (clang's
+  // tools print five lines of why none was found, then go on with no
+  // flags): the files are parsed with no flags, as `-- ` would.
+  std::vector<const char *> Args(argv, argv + argc);
+  bool HasFlags = false;
+  for (int I = 1; I < argc; I++) {
+    StringRef A(argv[I]);
+    HasFlags |= A == "--" || A == "-p" || A.starts_with("-p=") ||
+                A == "--help" || A == "-help" || A.starts_with("--help-") ||
+                A == "--version";
+  }
+  if (!HasFlags)
+    Args.push_back("--");
+  int NArgs = (int)Args.size();
+  auto Parser = CommonOptionsParser::create(NArgs, Args.data(), Category,
                                             llvm::cl::OneOrMore);
   if (!Parser) {
     llvm::errs() << Parser.takeError() << "\n";

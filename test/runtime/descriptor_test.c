@@ -22,6 +22,22 @@ static void test_module_registers_all_types(void **state) {
   assert_int_equal(cp__ntypes, 5);
 }
 
+/* Every translation unit of a module runs its load hook with the same
+ * module: the image is recorded once. */
+static void test_module_load_once(void **state) {
+  (void)state;
+  size_t n = cp__module_images();
+  assert_true(n >= 1); /* this program's, at load */
+  cp__module_load(&cp__module);
+  cp__module_load(&cp__module);
+  assert_int_equal(cp__module_images(), n);
+  int local;
+  cp__lock();
+  assert_true(cp__in_module_image(&cp__module));
+  assert_false(cp__in_module_image(&local));
+  cp__unlock();
+}
+
 static void test_identical_descriptors_merge(void **state) {
   (void)state;
   assert_ptr_equal(cp__type_resolve(&node_copy), cp__type_resolve(&node_desc));
@@ -106,6 +122,7 @@ static void test_many_types(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_module_registers_all_types),
+      cmocka_unit_test(test_module_load_once),
       cmocka_unit_test(test_identical_descriptors_merge),
       cmocka_unit_test(test_mismatches_are_fatal),
       cmocka_unit_test(test_many_types),
