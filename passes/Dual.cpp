@@ -11,7 +11,8 @@
 //      function saw (a clone at the end of the file would see later
 //      #define/#undef and compute something else); a #line after it gives
 //      the rest of the file its own lines back.  Its warnings are silenced
-//      (the wide body reports them).  Compact bodies of dual functions
+//      (the wide body reports them); `__func__` and its kin name the
+//      user's function there too.  Compact bodies of dual functions
 //      defined further down are declared in front of the clone that calls
 //      them.
 // Tests: test/switchable/dual-dispatch.c, test/switchable/defer-under-compact.c.
@@ -57,6 +58,35 @@ static std::string laterCalleePrototypes(const Session &S, const FunctionDecl *F
   };
   visit(visit, Body);
   return Out;
+}
+
+/// `__func__`, `__FUNCTION__` and `__PRETTY_FUNCTION__` in the clone name
+/// the user's function, not `f__cp` (a message, an assert's report): each
+/// is a macro of FD's own names around the clone (the two directive runs
+/// that open and close it; push_macro keeps a program's own definition).
+static std::pair<std::string, std::string> functionNames(const FunctionDecl *FD) {
+  auto Literal = [](StringRef V) {
+    std::string L = "\"";
+    for (char C : V) {
+      if (C == '"' || C == '\\')
+        L += '\\';
+      L += C;
+    }
+    return L + "\"";
+  };
+  std::string Name = FD->getName().str();
+  std::pair<const char *, std::string> Names[] = {
+      {"__func__", Literal(Name)},
+      {"__FUNCTION__", Literal(Name)},
+      {"__PRETTY_FUNCTION__",
+       Literal(PredefinedExpr::ComputeName(PredefinedIdentKind::PrettyFunction, FD))}};
+  std::string In, Out;
+  for (const auto &[Id, Value] : Names) {
+    In += "#pragma push_macro(\"" + std::string(Id) + "\")\n#undef " + Id +
+          "\n#define " + Id + " " + Value + "\n";
+    Out += "#undef " + std::string(Id) + "\n#pragma pop_macro(\"" + Id + "\")\n";
+  }
+  return {In, Out};
 }
 
 void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
@@ -135,13 +165,14 @@ void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
              "cannot place the compact body of '" + Name + "': no line for it");
     return;
   }
+  auto [NamesIn, NamesOut] = functionNames(FD);
   S.Edits.insert(FID, End,
                  "\n/* compactptr: compact body of " + Name +
                      " (its warnings are reported once, on the wide body) */\n" +
                      QuietBegin + "\n" +
-                     laterCalleePrototypes(S, FD, CS, CompactClone) +
+                     laterCalleePrototypes(S, FD, CS, CompactClone) + NamesIn +
                      lineDirective(PL.getLine(), PL.getFilename()) + Text +
-                     "\n" + QuietEnd + "\n" +
+                     "\n" + NamesOut + QuietEnd + "\n" +
                      lineDirective(PE.getLine(), PE.getFilename()));
 }
 

@@ -520,7 +520,7 @@ class ExpansionRecorder {
 public:
   struct Expansion {
     std::string Text;      ///< the tokens' spellings, one space apart
-    bool Spellable = true; ///< false if one came as an annotation (_Pragma)
+    bool Spellable = true; ///< false if it would not parse again the same
   };
   void attach(clang::Preprocessor &PP);
   /// The expansion whose outermost range begins at Begin, or null.
@@ -529,6 +529,7 @@ public:
 private:
   void see(const clang::Token &Tok);
   clang::Preprocessor *PP = nullptr;
+  unsigned LastCounter = 0; ///< __COUNTER__ at the previous token
   llvm::DenseMap<clang::SourceLocation::UIntTy, Expansion> Texts;
 };
 
@@ -546,6 +547,9 @@ struct ExpandedFile {
                                  unsigned Off);
 };
 
+/// GeneratorMacros.cpp: FD names a compact type (a parameter, a local,
+/// its result, or the type of any expression in it).
+bool usesCompactType(const Model &M, const clang::FunctionDecl *FD);
 /// GeneratorMacros.cpp: the files to parse again, with each expansion that
 /// produces a function using a compact type replaced by its text; false if
 /// there is none (the rewrite then refuses what it cannot place).

@@ -20,15 +20,18 @@
 //      and its #define, stay.
 //
 // Left refused (the rewrite's macro-body error): an expansion in a file
-// the engine does not rewrite (a system header), and one whose tokens the
-// parser did not receive as plain tokens (a `_Pragma` the preprocessor
-// turned into an annotation: spelled again, its effect would be lost).
+// the engine does not rewrite (a system header; Safety refuses a function
+// there that uses a compact type), and one that would not parse again to
+// the tokens the parser received: a `_Pragma` the preprocessor turned into
+// an annotation, a `__COUNTER__`, a macro name its own expansion left
+// unexpanded.
 //
 // Tests: test/rewrite/generator-macro.c, test/Inputs/macros/generator.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/MacroInfo.h"
 #include "clang/Lex/Preprocessor.h"
 
 using namespace clang;
@@ -40,8 +43,18 @@ void ExpansionRecorder::attach(Preprocessor &PP) {
   PP.setTokenWatcher([this](const Token &Tok) { see(Tok); });
 }
 
+/// A macro whose whole body is its own name (glibc's `#define stdout
+/// stdout`): spelled again, it expands to what the parser received.
+static bool isIdentityMacro(const IdentifierInfo *II, const MacroInfo *MI) {
+  return MI && MI->isObjectLike() && MI->getNumTokens() == 1 &&
+         MI->getReplacementToken(0).getIdentifierInfo() == II;
+}
+
 void ExpansionRecorder::see(const Token &Tok) {
   SourceLocation L = Tok.getLocation();
+  unsigned Counter = PP->getCounterValue();
+  bool CounterMoved = Counter != LastCounter;
+  LastCounter = Counter;
   if (L.isInvalid() || !L.isMacroID())
     return;
   const SourceManager &SM = PP->getSourceManager();
@@ -49,10 +62,18 @@ void ExpansionRecorder::see(const Token &Tok) {
   if (SM.isInSystemHeader(Begin))
     return;
   Expansion &X = Texts[Begin.getRawEncoding()];
-  if (Tok.isAnnotation() || Tok.is(tok::eof)) {
+  // Text that would not parse again to the same tokens: an annotation (a
+  // _Pragma the parser acts on), a __COUNTER__ (the parse again would
+  // count from where the first one was, and every later use would shift),
+  // a macro's name its own expansion left unexpanded (`#define scale
+  // (scale * 2)`: spelled again, it would expand once more).
+  if (Tok.isAnnotation() || Tok.is(tok::eof) || CounterMoved)
     X.Spellable = false;
+  if (const IdentifierInfo *II = Tok.getIdentifierInfo();
+      II && Tok.isExpandDisabled() && !isIdentityMacro(II, PP->getMacroInfo(II)))
+    X.Spellable = false;
+  if (!X.Spellable)
     return;
-  }
   if (!X.Text.empty())
     X.Text += ' ';
   X.Text += PP->getSpelling(Tok);
@@ -99,6 +120,12 @@ private:
 
 } // namespace
 
+bool usesCompactType(const Model &M, const FunctionDecl *FD) {
+  UsesCompact U(M);
+  U.TraverseDecl(const_cast<FunctionDecl *>(FD));
+  return U.Found;
+}
+
 bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
                       std::vector<ExpandedFile> &Out) {
   const SourceManager &SM = S.SM;
@@ -111,9 +138,7 @@ bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
     SourceLocation LB = FD->getBody()->getBeginLoc();
     if (!LB.isMacroID() || S.isIgnoredLoc(LB))
       continue;
-    UsesCompact U(S.M);
-    U.TraverseDecl(const_cast<FunctionDecl *>(FD));
-    if (!U.Found)
+    if (!usesCompactType(S.M, FD))
       continue;
     CharSourceRange R = SM.getExpansionRange(LB);
     const ExpansionRecorder::Expansion *X = Rec.find(R.getBegin());

@@ -844,11 +844,30 @@ private:
 
 } // namespace
 
+/// A function defined in a system header (or by a macro invoked there)
+/// that uses a compact type: the engine leaves system headers as they
+/// are, so its body would read compact objects in the native layout.
+static void checkSystemHeaderFunctions(Session &S) {
+  for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
+    const auto *FD = dyn_cast<FunctionDecl>(D);
+    if (!FD || !FD->doesThisDeclarationHaveABody() || FD->getLocation().isInvalid() ||
+        !S.isIgnoredLoc(FD->getLocation()) || !usesCompactType(S.M, FD))
+      continue;
+    S.report(Diag::Unrewritable, FD->getLocation(),
+             "the function " + quoted(FD->getName()) +
+                 " is defined in a system header and uses a compact type; "
+                 "the plugin does not rewrite system headers, so it would read "
+                 "compact objects in the wrong layout: define it in a file of "
+                 "your own, or include its header with -I instead of -isystem");
+  }
+}
+
 void runSafety(Session &S) {
   runTypeChecks(S);
   S.TypeErrors = S.Errors;
   if (S.M.Types.empty())
     return; // nothing compact: no expression can be wrong
+  checkSystemHeaderFunctions(S);
   ExprChecks C(S);
   C.TraverseDecl(S.Ctx.getTranslationUnitDecl());
 }

@@ -33,4 +33,4 @@ struct node *h(void) { return NEW(struct node); }  // printed expansion: fine
 
 GETTER(second_key) // spelled out in place: fine
 SUMMER(count) // expected-error {{cannot rewrite this use of a compact type: it is produced by macro 'SUMMER'}}
-// CHECK-NEXT: blocker-macro-body.c:[[@LINE-1]]: a member access of 'struct node' is in a function a macro defines with a _Pragma in it; the plugin cannot rewrite it (write the function outside the macro) [macro-body, plugin: error]
+// CHECK-NEXT: blocker-macro-body.c:[[@LINE-1]]: a member access of 'struct node' is in a function a macro defines with a _Pragma or __COUNTER__ in it; the plugin cannot rewrite it (write the function outside the macro) [macro-body, plugin: error]

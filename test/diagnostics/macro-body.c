@@ -34,3 +34,13 @@ int g(struct node *p) {
   PEEK(p); // expected-error {{cannot rewrite the expansion of macro 'PEEK': a declaration it makes (with attributes, a storage class other than static or register, or several types in a for loop's init) cannot be printed rewritten; declare it outside the macro}}
   return 0;
 }
+
+// Nor one that would not parse again to the same tokens: a macro name its
+// own expansion left unexpanded (spelled again, `bump` would expand once
+// more) or a __COUNTER__ (every later one would shift).
+static int bump(int x) { return x; }
+#define bump(x) bump((x) + 1)
+#define BUMPER(name) int name(struct node *p) { return bump(p->key); }
+BUMPER(bumped) // expected-error {{cannot rewrite this use of a compact type: it is produced by macro 'BUMPER'}}
+#define TAGGED(name) int name(struct node *p) { return p->key + __COUNTER__; }
+TAGGED(tagged) // expected-error {{cannot rewrite this use of a compact type: it is produced by macro 'TAGGED'}}

@@ -519,10 +519,11 @@ static int function_from_macro(scan_t *s, CXCursor *body) {
   return 0;
 }
 
-/** True if the #define that spells the body holds `_Pragma` from the
- *  body's brace to the end of its continued lines.  The plugin spells a
- *  function a macro defines out in place, except when a _Pragma reaches
- *  the parser from it (spelled again, it would be lost). */
+/** True if the #define that spells the body holds `_Pragma` or
+ *  `__COUNTER__` from the body's brace to the end of its continued lines.
+ *  The plugin spells a function a macro defines out in place, except when
+ *  a _Pragma reaches the parser from it (spelled again, it would be lost)
+ *  or it counts (every later __COUNTER__ would shift). */
 static int macro_body_has_pragma(scan_t *s, CXCursor body) {
   CXFile f;
   unsigned off;
@@ -544,10 +545,11 @@ static int macro_body_has_pragma(scan_t *s, CXCursor body) {
       break; /* the #define ends on this line */
     end++;
   }
-  static const char kw[] = "_Pragma";
-  for (size_t i = off; i + sizeof kw - 1 <= end; i++)
-    if (!memcmp(text + i, kw, sizeof kw - 1))
-      return 1;
+  static const char *const kws[] = {"_Pragma", "__COUNTER__"};
+  for (size_t k = 0; k < sizeof kws / sizeof kws[0]; k++)
+    for (size_t i = off, n = strlen(kws[k]); i + n <= end; i++)
+      if (!memcmp(text + i, kws[k], n))
+        return 1;
   return 0;
 }
 
@@ -561,8 +563,8 @@ static void macro_body(scan_t *s, CXCursor c, int x, const char *what) {
     return;
   block(s, x, AD_B_MacroBody, cursor_loc(c),
         ad_printf("%s of '%s' is in a function a macro defines with a "
-                  "_Pragma in it; the plugin cannot rewrite it (write the "
-                  "function outside the macro)",
+                  "_Pragma or __COUNTER__ in it; the plugin cannot rewrite it "
+                  "(write the function outside the macro)",
                   what, s->m->records[x].name));
 }
 
