@@ -525,6 +525,8 @@ public:
   void attach(clang::Preprocessor &PP);
   /// The expansion whose outermost range begins at Begin, or null.
   const Expansion *find(clang::SourceLocation Begin) const;
+  /// The expansion L is in cannot be spelled out (a _Pragma in it).
+  void unspellable(clang::SourceLocation L);
 
 private:
   void see(const clang::Token &Tok);

@@ -22,9 +22,10 @@
 // Left refused (the rewrite's macro-body error): an expansion in a file
 // the engine does not rewrite (a system header; Safety refuses a function
 // there that uses a compact type), and one that would not parse again to
-// the tokens the parser received: a `_Pragma` the preprocessor turned into
-// an annotation, a `__COUNTER__`, a macro name its own expansion left
-// unexpanded.
+// the tokens the parser received: a `_Pragma` (which acts in the
+// preprocessor or reaches the parser as an annotation), a `__COUNTER__`, a
+// macro name its own expansion left unexpanded, a directive between the
+// invocation's arguments.
 //
 // Tests: test/rewrite/generator-macro.c, test/Inputs/macros/generator.c.
 //
@@ -38,9 +39,39 @@ using namespace clang;
 
 namespace compactptr {
 
+namespace {
+
+/// A `_Pragma` in an expansion acts in the preprocessor (a diagnostic
+/// push, `pack`, `once`) or reaches the parser as an annotation; either
+/// way it is not a token the watcher sees, so the spelled-out text would
+/// lose it.
+class PragmaSeen : public PPCallbacks {
+public:
+  explicit PragmaSeen(ExpansionRecorder &R) : R(R) {}
+  void PragmaDirective(SourceLocation Loc, PragmaIntroducerKind K) override {
+    if (K == PIK__Pragma && Loc.isMacroID())
+      R.unspellable(Loc);
+  }
+  /// Overridden as in SkippedText (Engine.h): the vtable then names no
+  /// symbol of clang's own whose signature changed between versions.
+  void HasInclude(SourceLocation, StringRef, bool, OptionalFileEntryRef,
+                  SrcMgr::CharacteristicKind) override {}
+
+private:
+  ExpansionRecorder &R;
+};
+
+} // namespace
+
 void ExpansionRecorder::attach(Preprocessor &PP) {
   this->PP = &PP;
   PP.setTokenWatcher([this](const Token &Tok) { see(Tok); });
+  PP.addPPCallbacks(std::make_unique<PragmaSeen>(*this));
+}
+
+void ExpansionRecorder::unspellable(SourceLocation L) {
+  const SourceManager &SM = PP->getSourceManager();
+  Texts[SM.getExpansionRange(L).getBegin().getRawEncoding()].Spellable = false;
 }
 
 /// A macro whose whole body is its own name (glibc's `#define stdout
@@ -120,6 +151,16 @@ private:
 
 } // namespace
 
+/// A line of T (after its first) whose first non-blank character is '#'.
+static bool hasDirectiveLine(StringRef T) {
+  for (size_t At = T.find('\n'); At != StringRef::npos; At = T.find('\n', At + 1)) {
+    StringRef Rest = T.substr(At + 1).ltrim(" \t");
+    if (Rest.starts_with("#"))
+      return true;
+  }
+  return false;
+}
+
 bool usesCompactType(const Model &M, const FunctionDecl *FD) {
   UsesCompact U(M);
   U.TraverseDecl(const_cast<FunctionDecl *>(FD));
@@ -148,7 +189,12 @@ bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
     if (F.isInvalid())
       continue;
     auto [FID, B] = SM.getDecomposedLoc(F.getBegin());
-    Sites[FID][B] = {SM.getFileOffset(F.getEnd()), &X->Text};
+    unsigned E = SM.getFileOffset(F.getEnd());
+    // A directive between the invocation's arguments (`#undef EOF`) acts
+    // where it stands; spelled out on one line, it would be lost.
+    if (hasDirectiveLine(SM.getBufferData(FID).slice(B, E)))
+      continue;
+    Sites[FID][B] = {E, &X->Text};
   }
   for (auto &[FID, Ranges] : Sites) {
     OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);

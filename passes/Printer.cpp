@@ -117,8 +117,9 @@ std::string Printer::macroMessage(const Stmt *E) const {
            "', and no expression or statement of the function is a whole "
            "expansion of it (a macro that produces the function itself, "
            "which is spelled out in place unless it holds a _Pragma, a "
-           "__COUNTER__ or a macro name its expansion leaves unexpanded); "
-           "write the function outside the macro";
+           "__COUNTER__ or a macro name its expansion leaves unexpanded, or "
+           "a directive lies between its arguments); write the function "
+           "outside the macro";
   return "cannot rewrite this use of a compact type: it is produced by a "
          "macro expansion";
 }

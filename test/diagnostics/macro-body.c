@@ -44,3 +44,13 @@ static int bump(int x) { return x; }
 BUMPER(bumped) // expected-error {{cannot rewrite this use of a compact type: it is produced by macro 'BUMPER'}}
 #define TAGGED(name) int name(struct node *p) { return p->key + __COUNTER__; }
 TAGGED(tagged) // expected-error {{cannot rewrite this use of a compact type: it is produced by macro 'TAGGED'}}
+// Nor one with a _Pragma that the preprocessor acts on, nor one with a
+// directive between its arguments: spelled out on one line, either would
+// be lost.
+#define QUIET(name) _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wunused-variable\"") \
+    int name(struct node *p) { int unused; return p->key; } _Pragma("GCC diagnostic pop")
+QUIET(quiet) // expected-error {{cannot rewrite this use of a compact type: it is produced by macro 'QUIET'}}
+#define PAIR(name, a, b) int name(struct node *p) { return p->key + a + b; }
+PAIR(paired, 1, // expected-error {{cannot rewrite this use of a compact type: it is produced by macro 'PAIR'}}
+#undef NOT_DEFINED
+     2)
