@@ -297,6 +297,7 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
     }
   }
   Session S(Ctx, Opts, Sink, Skipped);
+  S.Rec = Rec;
   runAnalysis(S);
   // Functions that macros produce: the caller parses again with their
   // expansions spelled out, so nothing more is reported on this parse.

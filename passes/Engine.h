@@ -44,6 +44,8 @@ class Preprocessor;
 
 namespace compactptr {
 
+class ExpansionRecorder;
+
 /// Every diagnostic of the engine (Diagnostics.def).
 enum class Diag {
 #define CP_DIAG(Id, Name, Level, Advise) Id,
@@ -425,6 +427,9 @@ struct Session {
   EditSet Edits;
   unsigned Errors = 0;
   std::string PlanText; ///< the plans, when Options::DumpPlan
+  /// What the parse recorded of macro expansions (GeneratorMacros.cpp),
+  /// when the front end recorded it.
+  const ExpansionRecorder *Rec = nullptr;
   /// File ranges (expansion offsets) of the errors reported so far.
   std::vector<std::pair<clang::FileID, std::pair<unsigned, unsigned>>> ErrorRanges;
   /// Functions already offered the CP_ALLOCATOR fix-it (Pools.cpp): one
@@ -519,19 +524,32 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out);
 class ExpansionRecorder {
 public:
   struct Expansion {
-    std::string Text;      ///< the tokens' spellings, one space apart
-    bool Spellable = true; ///< false if it would not parse again the same
+    std::string Text; ///< the tokens' spellings, one space apart
+    /// Why its text, parsed again, would not give the tokens the parser
+    /// received: a _Pragma in it (acted on, not a token), a __COUNTER__
+    /// (later ones would shift), a macro name it left unexpanded (it would
+    /// expand once more).  The last two also hold for an expansion the
+    /// rewrite prints from the AST (Walker::resolve).
+    bool Pragma = false, Counts = false, Repainted = false;
+    bool spellable() const { return !Pragma && !Counts && !Repainted; }
   };
   void attach(clang::Preprocessor &PP);
   /// The expansion whose outermost range begins at Begin, or null.
   const Expansion *find(clang::SourceLocation Begin) const;
-  /// The expansion L is in cannot be spelled out (a _Pragma in it).
-  void unspellable(clang::SourceLocation L);
+  /// The expansion L is in holds a _Pragma.
+  void pragmaIn(clang::SourceLocation L);
+  /// An expansion that counts or leaves a macro name unexpanded, begun in
+  /// [B, E) of FID (the text an expansion printed from the AST replaces),
+  /// or null.
+  const Expansion *reparseHazard(const clang::SourceManager &SM, clang::FileID FID,
+                                 unsigned B, unsigned E) const;
 
 private:
   void see(const clang::Token &Tok);
   clang::Preprocessor *PP = nullptr;
   unsigned LastCounter = 0; ///< __COUNTER__ at the previous token
+  /// Where the expansions that count or leave a macro name unexpanded begin.
+  std::vector<clang::SourceLocation> Hazards;
   llvm::DenseMap<clang::SourceLocation::UIntTy, Expansion> Texts;
 };
 

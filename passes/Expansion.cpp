@@ -304,6 +304,29 @@ void keepLines(std::string &Out, unsigned Lines, CharSourceRange R,
 
 } // namespace
 
+/// The printed text is parsed again in the compile: refused where that
+/// would not give what the parser received (GeneratorMacros.cpp records
+/// it): an expansion that uses __COUNTER__ (every later one would count
+/// differently) or leaves a macro name unexpanded (`#define scale (scale
+/// * 2)`: printed, `scale` would expand once more).
+void Printer::refuseReparseHazard(const Stmt *St, CharSourceRange R) {
+  if (!S.Rec)
+    return;
+  auto [FID, B] = SM.getDecomposedLoc(R.getBegin());
+  const ExpansionRecorder::Expansion *X =
+      S.Rec->reparseHazard(SM, FID, B, SM.getFileOffset(R.getEnd()));
+  if (!X)
+    return;
+  fail(St,
+       "cannot rewrite the expansion of macro '" + macroName(St) + "': " +
+           (X->Counts ? "it uses __COUNTER__, and printed again every later "
+                        "__COUNTER__ would count differently"
+                      : "a macro name its expansion leaves unexpanded would "
+                        "expand once more when printed again") +
+           "; write that code outside the macro",
+       Diag::MacroBody);
+}
+
 std::string Printer::printed(const Stmt *St,
                              const llvm::DenseMap<const Stmt *, std::string> *Pending,
                              const EditSet *Inner, bool *AllPlaced) {
@@ -315,6 +338,8 @@ std::string Printer::printed(const Stmt *St,
   // As many lines as the text it replaces, and no `;` the user wrote
   // after it (`do { } while (0)` is printed with one).
   CharSourceRange R = placeRange(St);
+  if (R.isValid())
+    refuseReparseHazard(St, R);
   if (R.isValid()) {
     StringRef Orig = Lexer::getSourceText(R, SM, S.LO);
     if (!Out.empty() && Out.back() == ';' && !Orig.rtrim().ends_with(";"))

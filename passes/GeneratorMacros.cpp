@@ -50,7 +50,7 @@ public:
   explicit PragmaSeen(ExpansionRecorder &R) : R(R) {}
   void PragmaDirective(SourceLocation Loc, PragmaIntroducerKind K) override {
     if (K == PIK__Pragma && Loc.isMacroID())
-      R.unspellable(Loc);
+      R.pragmaIn(Loc);
   }
   /// Overridden as in SkippedText (Engine.h): the vtable then names no
   /// symbol of clang's own whose signature changed between versions.
@@ -69,9 +69,9 @@ void ExpansionRecorder::attach(Preprocessor &PP) {
   PP.addPPCallbacks(std::make_unique<PragmaSeen>(*this));
 }
 
-void ExpansionRecorder::unspellable(SourceLocation L) {
+void ExpansionRecorder::pragmaIn(SourceLocation L) {
   const SourceManager &SM = PP->getSourceManager();
-  Texts[SM.getExpansionRange(L).getBegin().getRawEncoding()].Spellable = false;
+  Texts[SM.getExpansionRange(L).getBegin().getRawEncoding()].Pragma = true;
 }
 
 /// A macro whose whole body is its own name (glibc's `#define stdout
@@ -98,16 +98,31 @@ void ExpansionRecorder::see(const Token &Tok) {
   // count from where the first one was, and every later use would shift),
   // a macro's name its own expansion left unexpanded (`#define scale
   // (scale * 2)`: spelled again, it would expand once more).
-  if (Tok.isAnnotation() || Tok.is(tok::eof) || CounterMoved)
-    X.Spellable = false;
+  if (Tok.isAnnotation() || Tok.is(tok::eof))
+    X.Pragma = true;
+  bool WasHazard = X.Counts || X.Repainted;
+  X.Counts |= CounterMoved;
   if (const IdentifierInfo *II = Tok.getIdentifierInfo();
       II && Tok.isExpandDisabled() && !isIdentityMacro(II, PP->getMacroInfo(II)))
-    X.Spellable = false;
-  if (!X.Spellable)
+    X.Repainted = true;
+  if (!WasHazard && (X.Counts || X.Repainted))
+    Hazards.push_back(Begin);
+  if (!X.spellable())
     return;
   if (!X.Text.empty())
     X.Text += ' ';
   X.Text += PP->getSpelling(Tok);
+}
+
+const ExpansionRecorder::Expansion *
+ExpansionRecorder::reparseHazard(const SourceManager &SM, FileID FID, unsigned B,
+                                 unsigned E) const {
+  for (SourceLocation L : Hazards) {
+    auto [F, Off] = SM.getDecomposedLoc(L);
+    if (F == FID && Off >= B && Off < E)
+      return find(L);
+  }
+  return nullptr;
 }
 
 const ExpansionRecorder::Expansion *
@@ -183,7 +198,7 @@ bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
       continue;
     CharSourceRange R = SM.getExpansionRange(LB);
     const ExpansionRecorder::Expansion *X = Rec.find(R.getBegin());
-    if (!X || !X->Spellable)
+    if (!X || !X->spellable())
       continue; // the rewrite refuses it, naming the macro
     CharSourceRange F = Lexer::makeFileCharRange(R, SM, S.LO);
     if (F.isInvalid())

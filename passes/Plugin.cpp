@@ -190,7 +190,7 @@ public:
     Sink.SM = &Ctx.getSourceManager();
     R.Ran = true;
     R.Ok = runEngine(Ctx, O, Sink, R.Skipped, R.Files, R.WantPlan ? &R.Plan : nullptr,
-                     R.Again ? nullptr : &R.Rec, R.Again ? nullptr : &R.Expanded);
+                     &R.Rec, R.Again ? nullptr : &R.Expanded);
   }
 
 private:
@@ -228,8 +228,8 @@ public:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef) override {
     CI.getPreprocessor().addPPCallbacks(std::make_unique<SkippedText>(R.Skipped));
-    if (!R.Again)
-      R.Rec.attach(CI.getPreprocessor());
+    R.Rec = ExpansionRecorder();
+    R.Rec.attach(CI.getPreprocessor());
     declareHooksFirst(CI.getPreprocessor());
     return std::make_unique<EngineConsumer>(O, Sink, R);
   }

@@ -78,6 +78,9 @@ public:
   clang::CharSourceRange fileRange(const clang::Stmt *E) const;
   /// The refusal for a use produced by a macro.
   std::string macroMessage(const clang::Stmt *E) const;
+  /// Expansion.cpp: fails St if the expansion printed in place of R would parse again
+  /// to other tokens (__COUNTER__, a macro name left unexpanded).
+  void refuseReparseHazard(const clang::Stmt *St, clang::CharSourceRange R);
   /// Expansion.cpp: St printed from the AST (a node produced by a macro
   /// expansion has no text of its own to splice): rewritten children from
   /// this printer, untouched children with a text in the file copied from

@@ -188,7 +188,7 @@ public:
     std::string Plan;
     std::vector<ExpandedFile> Expanded;
     bool Ok = runEngine(Ctx, TUOptions, Sink, Skipped, Out, PlanOpt ? &Plan : nullptr,
-                        Rec, Rec ? &Expanded : nullptr);
+                        Rec, Again ? nullptr : &Expanded);
     if (!Expanded.empty()) {
       C.Again.push_back({InFile, std::move(Expanded)});
       return;
@@ -216,9 +216,10 @@ public:
   }
 
   std::vector<SourceRange> Skipped; ///< recorded by SkippedText
-  /// The first parse's record of macro expansions; null when parsing the
-  /// expanded text.
+  /// The parse's record of macro expansions.
   ExpansionRecorder *Rec = nullptr;
+  /// This parse reads files with generator macros expanded.
+  bool Again = false;
 
 private:
   Options O;
@@ -233,10 +234,9 @@ public:
                                                  StringRef InFile) override {
     auto Consumer = std::make_unique<ToolConsumer>(O, C, InFile);
     CI.getPreprocessor().addPPCallbacks(std::make_unique<SkippedText>(Consumer->Skipped));
-    if (!Again) {
-      Rec.attach(CI.getPreprocessor());
-      Consumer->Rec = &Rec;
-    }
+    Rec.attach(CI.getPreprocessor());
+    Consumer->Rec = &Rec;
+    Consumer->Again = Again;
     return Consumer;
   }
 
