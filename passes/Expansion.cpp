@@ -396,7 +396,10 @@ std::string Printer::printedHeader(const ForStmt *F,
   std::string Out = "for (" + Init + " " + part(F->getCond()) + "; " + part(F->getInc()) + ")";
   if (AllPlaced && Inner)
     *AllPlaced = allPlaced(*Inner, Copied);
-  keepLines(Out, Lines, Lexer::makeFileCharRange(headerExpansion(F), SM, S.LO), SM, S.LO);
+  CharSourceRange R = Lexer::makeFileCharRange(headerExpansion(F), SM, S.LO);
+  if (R.isValid())
+    refuseReparseHazard(F, R);
+  keepLines(Out, Lines, R, SM, S.LO);
   return Out;
 }
 

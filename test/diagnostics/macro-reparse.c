@@ -24,3 +24,12 @@ long f(struct cell *d) {
   SHOW_NEXT(d);
   return s + q->v + __COUNTER__;
 }
+
+// A loop header printed alone (the body follows the macro) too.
+#define EACH_TAGGED(c, h) for (c = (h); c; c = c->nx, (void)__COUNTER__)
+long g(struct cell *h) {
+  struct cell *c;
+  long n = 0;
+  EACH_TAGGED(c, h) n += c->v; // expected-error {{cannot rewrite the expansion of macro 'EACH_TAGGED': it uses __COUNTER__}}
+  return n;
+}
