@@ -166,16 +166,6 @@ private:
 
 } // namespace
 
-/// A line of T (after its first) whose first non-blank character is '#'.
-static bool hasDirectiveLine(StringRef T) {
-  for (size_t At = T.find('\n'); At != StringRef::npos; At = T.find('\n', At + 1)) {
-    StringRef Rest = T.substr(At + 1).ltrim(" \t");
-    if (Rest.starts_with("#"))
-      return true;
-  }
-  return false;
-}
-
 bool usesCompactType(const Model &M, const FunctionDecl *FD) {
   UsesCompact U(M);
   U.TraverseDecl(const_cast<FunctionDecl *>(FD));
@@ -207,7 +197,7 @@ bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
     unsigned E = SM.getFileOffset(F.getEnd());
     // A directive between the invocation's arguments (`#undef EOF`) acts
     // where it stands; spelled out on one line, it would be lost.
-    if (hasDirectiveLine(SM.getBufferData(FID).slice(B, E)))
+    if (!directiveLines(SM.getBufferData(FID).slice(B, E)).empty())
       continue;
     Sites[FID][B] = {E, &X->Text};
   }
