@@ -332,7 +332,7 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
       return "__extension__({ void *" + A + " = cp__alloc_fast(" + Desc +
              "); if (__builtin_expect(!" + A + ", 0)) { " + Sp->block() + " " + A +
              " = " + Sp->slow("0", Desc, "0", "cp__alloc_slow(" + Desc + ")") + "; " +
-             Sp->Restore + " } " + A + "; })";
+             Sp->Restore + Sp->transfer(A) + " } " + A + "; })";
     }
     if (!Sp)
       return "cp_alloc_array" + SP + Desc + ", " + countText(Sh, CE) + ")";
@@ -341,7 +341,7 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
            "; void *" + A + " = cp__alloc_array_fast(" + Desc + ", " + N +
            "); if (__builtin_expect(!" + A + ", 0)) { " + Sp->block() + " " + A +
            " = " + Sp->slow("1", Desc, N, "cp__alloc_array_slow(" + Desc + ", " + N + ")") +
-           "; " + Sp->Restore + " } " + A + "; })";
+           "; " + Sp->Restore + Sp->transfer(A) + " } " + A + "; })";
   }
   if (SR) {
     std::string N = countText(Sh, CE);

@@ -12,6 +12,9 @@
 //      in which no safepoint can run, main's innermost polled bodies after
 //      their poll, runs of statements between safepoints) are printed by
 //      both printers: `if (cp_is_compact()) { <compact> } else { <wide> }`.
+//      A region may hold transfer sites (`v = malloc(...)`): the compact
+//      copy's allocation slow path, switched, jumps to a label after the
+//      same statement in the wide copy.
 // Invariants: a versioned region is rendered from its own edit sets by
 //      the edit layer, the wide copy behind #line at the user's lines.
 // Loops and their polls: LoopPolls.cpp.
@@ -459,10 +462,14 @@ bool CheckedWalker::walkBlock(const CompoundStmt *CS) {
       for (const Stmt *St : All.slice(R.Begin, R.VBegin - R.Begin))
         walk(St);
       ArrayRef<const Stmt *> Sts = All.slice(R.VBegin, R.VEnd - R.VBegin);
-      if (versionByMode(Sts, "{ ", " }"))
+      if (versionByMode(Sts, "{ ", " }", R.Sites))
         Pl.note(FD, Sts.front()->getBeginLoc(),
                 "run of " + std::to_string(Sts.size()) + " statements versioned",
-                "no safepoint can run between them");
+                R.Sites.empty()
+                    ? "no safepoint can run between them"
+                    : "no safepoint can run between them but at " +
+                          std::to_string(R.Sites.size()) +
+                          " allocation(s) whose slow path resumes the wide copy");
       else
         for (const Stmt *St : Sts)
           walk(St);
@@ -486,7 +493,7 @@ bool CheckedWalker::walkBlock(const CompoundStmt *CS) {
 /// user's lines; the compact copy's warnings are silenced (the wide copy
 /// reports them once).  False if St is left to the caller.
 bool CheckedWalker::versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open,
-                                  StringRef Close) {
+                                  StringRef Close, ArrayRef<const Stmt *> Sites) {
   SourceLocation BL = startOf(Sts.front());
   unsigned E = endAfter(Sts.back());
   if (BL.isInvalid() || E == ~0u)
@@ -502,8 +509,24 @@ bool CheckedWalker::versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open,
   if (!directiveLines(SM.getBufferData(FID).slice(B, E)).empty())
     return false;
   unsigned Before = S.Errors;
-  std::string TC = formText(Sts, Direct, FID, B, E);
-  std::string TW = formText(Sts, W, FID, B, E);
+  // Each transfer site: in the compact copy, its slow path jumps to a
+  // label right after it in the wide copy (the switch ran there: the
+  // rest of the region runs wide).
+  std::vector<SiteText> SC, SW;
+  for (const Stmt *X : Sites) {
+    SourceLocation XL = startOf(X);
+    unsigned XE = endAfter(X);
+    if (XL.isInvalid() || XE == ~0u || SM.getFileID(XL) != FID)
+      return false;
+    unsigned XB = SM.getFileOffset(XL);
+    std::string Label = "cp__resume" + std::to_string(++ResumeCounter), TC, TW;
+    if (!siteText(X, FID, XB, XE, Label, TC) || !siteText(X, FID, XB, XE, "", TW))
+      return true;
+    SC.push_back({XB, XE, TC});
+    SW.push_back({XB, XE, TW + " " + Label + ": ;"});
+  }
+  std::string TC = formText(Sts, Direct, FID, B, E, SC);
+  std::string TW = formText(Sts, W, FID, B, E, SW);
   if (S.Errors != Before)
     return true;
   PresumedLoc PL = SM.getPresumedLoc(BL, false);
@@ -519,14 +542,20 @@ bool CheckedWalker::versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open,
   Out.replace(FID, B, E, T);
   return true;
 }
-/// The text of statements Sts ([B, E) of FID) rewritten in form F.
+/// The text of statements Sts ([B, E) of FID) rewritten in form F, with
+/// the texts of their transfer sites.
 std::string CheckedWalker::formText(ArrayRef<const Stmt *> Sts, Printer &F,
-                                    FileID FID, unsigned B, unsigned E) {
+                                    FileID FID, unsigned B, unsigned E,
+                                    ArrayRef<SiteText> Sites) {
   const Stmt *St = Sts.front();
   EditSet Mine;
   Walker Plain(S, F, Mine);
   for (const Stmt *X : Sts)
     Plain.run(X);
+  for (const SiteText &T : Sites) {
+    (void)Mine.take(FID, T.B, T.E); // the plain form of the site: replaced
+    Mine.replace(FID, T.B, T.E, T.Text);
+  }
   if (Mine.outside(FID, B, E)) {
     fail(St, "cannot version this code by mode: a rewrite falls outside it");
     return "";
@@ -537,6 +566,28 @@ std::string CheckedWalker::formText(ArrayRef<const Stmt *> Sts, Printer &F,
     return "";
   }
   return R.Text;
+}
+
+bool CheckedWalker::siteText(const Stmt *St, FileID FID, unsigned B, unsigned E,
+                             const std::string &Label, std::string &Text) {
+  const CallExpr *CE = Pl.transferSite(St);
+  const auto *BO = cast<BinaryOperator>(cast<Expr>(St)->IgnoreParens());
+  Transfer.At = Label.empty() ? nullptr : CE;
+  Transfer.Var = cast<DeclRefExpr>(BO->getLHS()->IgnoreParens())->getDecl()->getName().str();
+  Transfer.Label = Label;
+  unsigned Before = S.Errors;
+  walk(St);
+  Transfer.At = nullptr;
+  EditSet Mine = Out.take(FID, B, E);
+  if (S.Errors != Before)
+    return false;
+  Rendered R = Mine.render(FID, SM.getBufferData(FID), B, E);
+  if (!R.Ok) {
+    fail(St, "cannot version this code by mode: overlapping rewrites");
+    return false;
+  }
+  Text = R.Text;
+  return true;
 }
 
 /// The full expression E's value is discarded (expression statement,

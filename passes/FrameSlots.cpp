@@ -476,13 +476,24 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
     return false;
   };
   // At the top of the body if a label could jump past it or nothing comes
-  // before; else before the first statement that saves a root.
+  // before; else before the first statement that saves a root, or before
+  // the region versioned by mode that holds it (a statement with a
+  // transfer site can be one: walkBlock replaces the region whole).
   SourceLocation At;
   bool AtStart = AllLive || llvm::is_contained(Saves, ~0u);
-  for (const Stmt *St : Body->body())
-    if (!AtStart && savesRoot(St)) {
-      At = SM.getExpansionLoc(St->getBeginLoc());
-      AtStart = St == Body->body_front();
+  std::vector<const Stmt *> Sts(Body->body_begin(), Body->body_end());
+  for (size_t K = 0; K < Sts.size() && !AtStart; ++K)
+    if (savesRoot(Sts[K])) {
+      for (size_t I = 0; I <= K;) {
+        Run R = Pl.run(FD, Sts, I);
+        if (R.Versioned && R.VBegin < K && K < R.VEnd) {
+          K = R.VBegin;
+          break;
+        }
+        I = R.Versioned ? R.End : R.End + 1;
+      }
+      At = SM.getExpansionLoc(Sts[K]->getBeginLoc());
+      AtStart = K == 0;
       break;
     }
   if (AtStart)

@@ -153,8 +153,10 @@ void CheckedWalker::loopBody(const Stmt *Body) {
 /// keeps one mode from entry to exit: it is versioned,
 /// `{ if (cp_is_compact()) { <compact loop> } else { <wide loop> } }`, so
 /// compact mode pays no per-access mode test.  In main, a loop that
-/// cannot allocate is versioned too, with its one poll in front.  False
-/// if St is not versioned.
+/// cannot allocate is versioned too, with its one poll in front.  So is a
+/// loop whose only safepoints are transfer sites (allocations into
+/// locals, Planner::transferSite) and that needs no polls.  False if St is
+/// not versioned.
 bool CheckedWalker::walkLoop(const Stmt *St) {
   if (Pl.runsOnce(St)) { // a statement macro's do { } while (0): no poll
     const auto *D = cast<DoStmt>(St);
@@ -164,7 +166,20 @@ bool CheckedWalker::walkLoop(const Stmt *St) {
   }
   if (St == PlainLoop)
     return false;
+  // A loop whose only safepoints are allocations into locals is versioned
+  // whole too: the compact copy's slow paths resume the wide copy.
+  auto withSites = [&] {
+    std::vector<const Stmt *> Sites;
+    if (!Pl.versionLoopWithSites(FD, St, Sites) || !versionByMode(St, "{ ", " }", Sites))
+      return false;
+    Pl.note(FD, St->getBeginLoc(), "loop versioned whole",
+            "no safepoint can run inside it but at " + std::to_string(Sites.size()) +
+                " allocation(s) whose slow path resumes the wide copy");
+    return true;
+  };
   if (polls() && Pl.mayAllocate(St) && !Pl.needsPolls(St)) {
+    if (withSites())
+      return true;
     // Every allocation in it is a safepoint itself: no polls.
     Pl.note(FD, St->getBeginLoc(), "no poll in the loop",
             "every allocation it reaches is a safepoint of checked code");
@@ -177,7 +192,9 @@ bool CheckedWalker::walkLoop(const Stmt *St) {
       !versionByMode(St, polls() ? "{ " + pollText(offsetOf(St->getBeginLoc()), St) + " "
                                  : std::string("{ "),
                      " }")) {
-    if (!polls() || Pl.mayAllocate(St))
+    if (!polls())
+      return withSites();
+    if (Pl.mayAllocate(St))
       return false;
     // A loop of main that cannot allocate, and is not versioned: one poll
     // in front of it too, and none inside (no switch can become pending

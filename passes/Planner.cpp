@@ -6,8 +6,9 @@
 //      functions, the decisions the walkers apply (versioned loops, bodies
 //      and runs, polls, frames), each with its reason.
 // Invariants: decisions depend only on the AST and the Model, never on
-//      what was rewritten before; a region is versioned only if no
-//      safepoint can run inside it and it can be copied.
+//      what was rewritten before; a region is versioned only if it can be
+//      copied and no safepoint can run inside it but at transfer sites
+//      (allocations whose slow path resumes the wide copy).
 // Tests: test/switchable/plan-decisions.c, test/switchable/*.c.
 //
 //===----------------------------------------------------------------------===//
@@ -283,27 +284,140 @@ bool Planner::versionBody(const FunctionDecl *FD, const Stmt *Body) {
 
 Run Planner::run(const FunctionDecl *FD, ArrayRef<const Stmt *> Body, size_t I) {
   size_t J = I;
-  while (J < Body.size() && copyable(Body[J]) &&
-         !(pollsLoops(FD) && hasLoop(Body[J])))
+  std::vector<const Stmt *> Sites;
+  while (J < Body.size() && !(pollsLoops(FD) && hasLoop(Body[J])) &&
+         (copyable(Body[J]) || transferable(Body[J], Sites)))
     ++J;
   // Trim the run at the first declaration still needed after it, until
   // none is: a trim moves statements out of the run, and a declaration
   // before the cut may be used by them.
   trimAtLiveDecl(Body, I, J);
   // The versioned part: from the first to the last layout-dependent
-  // statement, and again short of a declaration used after it.
+  // statement, and again short of a declaration used after it.  A site
+  // alone does not count: a copy that starts or ends with one tests the
+  // mode as often as the site outside it does, with twice its code.
+  auto dependent = [&](const Stmt *X) { return Compact.affected(X) && !transferSite(X); };
   size_t VB = I, VE = I;
   for (size_t K = I; K < J; ++K)
-    if (Compact.affected(Body[K])) {
+    if (dependent(Body[K])) {
       if (VE == VB)
         VB = K;
       VE = K + 1;
     }
   trimAtLiveDecl(Body, VB, VE);
+  // A transfer site's label in the wide copy must not follow a
+  // declaration of the copy: the part ends before the first statement
+  // holding a site after a declaration (a trim may move the end further).
+  auto holdsSite = [&](const Stmt *X, std::vector<const Stmt *> &Into) {
+    return !copyable(X) && transferable(X, Into);
+  };
+  for (bool Cut = true; Cut;) {
+    Cut = false;
+    bool Decl = false;
+    for (size_t K = VB; K < VE && !Cut; ++K) {
+      std::vector<const Stmt *> Here;
+      if (Decl && holdsSite(Body[K], Here)) {
+        VE = K;
+        trimAtLiveDecl(Body, VB, VE);
+        Cut = true;
+      }
+      Decl |= isa<DeclStmt>(Body[K]);
+    }
+  }
+  Sites.clear();
+  for (size_t K = VB; K < VE; ++K)
+    holdsSite(Body[K], Sites);
   unsigned NAffected = 0;
   for (size_t K = VB; K < VE; ++K)
-    NAffected += Compact.affected(Body[K]);
-  return {I, J, VB, VE, NAffected >= 2};
+    NAffected += dependent(Body[K]);
+  Run R{I, J, VB, VE, NAffected >= 2, {}};
+  if (R.Versioned)
+    R.Sites = std::move(Sites);
+  return R;
+}
+
+const CallExpr *Planner::transferSite(const Stmt *St) const {
+  const auto *E = dyn_cast_or_null<Expr>(St);
+  if (!E)
+    return nullptr;
+  const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParens());
+  if (!BO || BO->getOpcode() != BO_Assign)
+    return nullptr;
+  const auto *DR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens());
+  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  if (!VD || !VD->hasLocalStorage() || !VD->getType()->isPointerType() ||
+      VD->getType().isVolatileQualified() || M.Boxed.count(VD->getCanonicalDecl()))
+    return nullptr;
+  const auto *CE = dyn_cast<CallExpr>(BO->getRHS()->IgnoreParenCasts());
+  if (!CE || !allocatesObject(S, CE) || allocFunction(CE) == AllocFn::Realloc)
+    return nullptr;
+  for (const Expr *A : CE->arguments())
+    if (firstMayReachCall(A))
+      return nullptr;
+  // The copies are printed from the file's text around the site.
+  if (anyNode(St, [](const Stmt *X) {
+        return X->getBeginLoc().isMacroID() || X->getEndLoc().isMacroID();
+      }))
+    return nullptr;
+  return CE;
+}
+
+/// transferable's walk: InBlock, St is a statement of a block (a label
+/// can follow it); DeclInScope, a declaration of the copied code is in
+/// scope at St.
+bool Planner::sitesIn(const Stmt *St, bool InBlock, bool DeclInScope,
+                      std::vector<const Stmt *> &Sites) const {
+  if (!St)
+    return true;
+  if (InBlock && transferSite(St)) {
+    if (DeclInScope)
+      return false;
+    Sites.push_back(St);
+    return true;
+  }
+  if (isa<Expr>(St) || isa<DeclStmt>(St))
+    return !firstMayReachCall(St);
+  if (const auto *CS = dyn_cast<CompoundStmt>(St)) {
+    for (const Stmt *X : CS->body()) {
+      if (!sitesIn(X, true, DeclInScope, Sites))
+        return false;
+      DeclInScope |= isa<DeclStmt>(X);
+    }
+    return true;
+  }
+  if (const auto *F = dyn_cast<ForStmt>(St))
+    return sitesIn(F->getInit(), false, DeclInScope, Sites) &&
+           !firstMayReachCall(F->getCond()) && !firstMayReachCall(F->getInc()) &&
+           sitesIn(F->getBody(), false, DeclInScope || isa_and_nonnull<DeclStmt>(F->getInit()),
+                   Sites);
+  for (const Stmt *X : St->children())
+    if (!sitesIn(X, false, DeclInScope, Sites))
+      return false;
+  return true;
+}
+
+bool Planner::transferable(const Stmt *St, std::vector<const Stmt *> &Sites) const {
+  if (hasLabel(St) || hasStaticLocal(St) || hasForeignCase(St))
+    return false;
+  std::vector<const Stmt *> Mine;
+  if (!sitesIn(St, true, false, Mine) || Mine.empty())
+    return false;
+  Sites.insert(Sites.end(), Mine.begin(), Mine.end());
+  return true;
+}
+
+bool Planner::versionLoopWithSites(const FunctionDecl *FD, const Stmt *Loop,
+                                   std::vector<const Stmt *> &Sites) {
+  if ((pollsLoops(FD) && needsPolls(Loop)) || !Compact.affected(Loop))
+    return false;
+  // A loop is a statement of a block only where it stands (its own
+  // sites are statements of its body's blocks).
+  std::vector<const Stmt *> Mine;
+  if (hasLabel(Loop) || hasStaticLocal(Loop) || hasForeignCase(Loop) ||
+      !sitesIn(Loop, false, false, Mine) || Mine.empty())
+    return false;
+  Sites = std::move(Mine);
+  return true;
 }
 
 std::string Planner::dump() const {

@@ -42,7 +42,7 @@ struct FunctionPlan {
 };
 
 /// A run of consecutive statements of a block [Begin, End) in which no
-/// safepoint can run, and the part of it versioned by mode as a whole:
+/// safepoint can run but at transfer sites (Planner::transferSite), and the part of it versioned by mode as a whole:
 /// [VBegin, VEnd), from its first to its last layout-dependent statement
 /// (the statements around them run once in either mode, so they are not
 /// copied: smaller code, which the optimizer inlines more readily).
@@ -50,6 +50,8 @@ struct Run {
   size_t Begin = 0, End = 0;
   size_t VBegin = 0, VEnd = 0;
   bool Versioned = false;
+  /// The transfer sites of the versioned part, in order (transferSite).
+  std::vector<const clang::Stmt *> Sites;
 };
 
 class Planner {
@@ -80,12 +82,13 @@ public:
   bool versionBody(const clang::FunctionDecl *FD, const clang::Stmt *Body);
   /// The run of the statements of a block of a checked function that
   /// starts at Body[I]: it stops before a statement that may reach a
-  /// safepoint or cannot be copied (in main: before a loop, whose polls the
+  /// safepoint other than at transfer sites, or cannot be copied (in main: before a loop, whose polls the
   /// copies would lose), and before a declaration whose variable is used
   /// after the run (the copies are blocks of their own).  Versioned if two
   /// or more of its statements depend on a layout; the versioned part
   /// leaves out the statements before the first and after the last of
-  /// them.
+  /// them, and ends before a statement holding a transfer site that a
+  /// declaration of the part precedes.
   Run run(const clang::FunctionDecl *FD, llvm::ArrayRef<const clang::Stmt *> Body,
           size_t I);
   /// Record a decision taken by the rewrite itself (frames, polls).
@@ -108,6 +111,24 @@ public:
   /// No safepoint can run inside St and it can be copied (no labels,
   /// static locals, case labels of a switch around it).
   bool copyable(const clang::Stmt *St) const;
+  /// St is a transfer site: `v = <allocation of compact objects>;`, v a
+  /// local or parameter (not boxed), nothing else in St may reach a
+  /// safepoint, and all of it is the file's own text.  A region versioned
+  /// by mode can hold one: the compact copy's allocation slow path, the
+  /// only place in it where the switch can run, resumes the wide copy
+  /// right after St (CheckedWalker::versionByMode).  Its allocation call,
+  /// or null.
+  const clang::CallExpr *transferSite(const clang::Stmt *St) const;
+  /// St can be copied, and every call in it that may reach a safepoint
+  /// belongs to a transfer site that a label can follow in the wide copy:
+  /// a statement of a block of St with no declaration of St in scope
+  /// before it (the jump would skip that declaration's initialization).
+  /// Sites receives them, in order; false if there is none.
+  bool transferable(const clang::Stmt *St, std::vector<const clang::Stmt *> &Sites) const;
+  /// Loop can be versioned whole with transfer sites (transferable; in
+  /// main: it needs no polls).
+  bool versionLoopWithSites(const clang::FunctionDecl *FD, const clang::Stmt *Loop,
+                            std::vector<const clang::Stmt *> &Sites);
   /// A loop inside St (`do { } while (0)` runs once: not a loop).
   static bool hasLoop(const clang::Stmt *St);
   /// `do { ... } while (0)`: a statement macro's wrapper, not a loop.
@@ -136,6 +157,8 @@ private:
   unsigned classOf(const clang::FunctionDecl *FD) const;
   std::string checkedReason(const clang::FunctionDecl *FD) const;
   bool versionable(const clang::Stmt *St) { return copyable(St) && Compact.affected(St); }
+  bool sitesIn(const clang::Stmt *St, bool InBlock, bool DeclInScope,
+               std::vector<const clang::Stmt *> &Sites) const;
   unsigned line(clang::SourceLocation L) const;
 };
 

@@ -141,13 +141,28 @@ public:
     /// the region (the switch may have run while the thread blocked).
     bool Native = false;
     std::vector<const clang::VarDecl *> Saved; ///< the variables saved
-    bool empty() const { return Saved.empty() && !Native; }
+    /// A transfer site's allocation in the compact copy of a versioned
+    /// region: where its slow path switched, it assigns the object to
+    /// TransferVar and jumps to TransferLabel, right after the site in
+    /// the wide copy (Planner::transferSite).
+    std::string TransferVar, TransferLabel;
+    bool empty() const { return Saved.empty() && !Native && TransferLabel.empty(); }
+    /// The jump of a transfer site, after the slow path read its roots
+    /// back; Value names the object.
+    std::string transfer(const std::string &Value) const {
+      if (TransferLabel.empty())
+        return "";
+      return " if (__builtin_expect(!cp_is_compact(), 0)) { " + TransferVar + " = " + Value +
+             "; goto " + TransferLabel + "; }";
+    }
     /// The slots, counts, types and names for cp__saved_slow, where a
     /// slow path registers its roots out of line (empty: the roots are in
     /// a frame already).
     std::string Helper;
     /// Declarations, then the saving, to open a `{ }` block with (C89).
-    std::string block() const { return Decls + " (void)(" + Save + ");"; }
+    std::string block() const {
+      return Save.empty() ? Decls : Decls + " (void)(" + Save + ");";
+    }
     /// The slow call of an allocation (What "0": of one object of Desc,
     /// "1": of N of them) or a poll ("2"): Direct, or the out-of-line
     /// helper that registers the saved roots around it.

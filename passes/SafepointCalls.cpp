@@ -380,6 +380,10 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
       Sp.Native = true;
       Sp.ArgTemps = true;
     }
+    if (CE == Transfer.At) {
+      Sp.TransferVar = Transfer.Var;
+      Sp.TransferLabel = Transfer.Label;
+    }
     if (Sp.empty())
       continue;
     if (isNativeTransition(CE) && !Region) {

@@ -112,10 +112,28 @@ private:
   unsigned afterDeclarator(const clang::VarDecl *VD) const;
   unsigned endAfter(const clang::Stmt *St) const;
   clang::SourceLocation startOf(const clang::Stmt *St) const;
+  /// Sites: the transfer sites inside Sts (Planner::transferSite).
   bool versionByMode(llvm::ArrayRef<const clang::Stmt *> Sts, llvm::StringRef Open,
-                     llvm::StringRef Close);
+                     llvm::StringRef Close,
+                     llvm::ArrayRef<const clang::Stmt *> Sites = {});
+  /// A transfer site's text in one copy, [B, E) of the file.
+  struct SiteText {
+    unsigned B, E;
+    std::string Text;
+  };
   std::string formText(llvm::ArrayRef<const clang::Stmt *> Sts, Printer &F,
-                       clang::FileID FID, unsigned B, unsigned E);
+                       clang::FileID FID, unsigned B, unsigned E,
+                       llvm::ArrayRef<SiteText> Sites = {});
+  /// The checked text of transfer site St, [B, E) of FID; with Label, its
+  /// slow path jumps there after a switch.  False after an error.
+  bool siteText(const clang::Stmt *St, clang::FileID FID, unsigned B, unsigned E,
+                const std::string &Label, std::string &Text);
+  /// The transfer site being printed, for checkedText.
+  struct {
+    const clang::CallExpr *At = nullptr;
+    std::string Var, Label;
+  } Transfer;
+  unsigned ResumeCounter = 0;
   bool isDiscarded(const clang::Expr *E);
   const clang::Stmt *parentIn(const clang::Stmt *St, const clang::Expr *E);
   bool staleAcross(const clang::Stmt *Y, bool ValuesToo);

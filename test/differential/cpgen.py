@@ -22,7 +22,8 @@ that is also realloc'ed, and for some types realloc'ed and freed through a
 heap array of structs (with a one-past-the-end pointer in a global) and a
 global struct value.  Step functions apply operations chosen here with
 indices drawn at run time from the program's own PRNG: allocate heads
-(malloc, a cast malloc, calloc or a compound literal), grow chains, link
+(malloc, a cast malloc, calloc or a compound literal), grow chains (also
+allocating into a local in a loop, between layout-dependent statements), link
 fields (run-time indices into link arrays; interior pointers into the heap
 arrays), copy objects and nested structs by value (also through functions
 taking and returning structs, into heap-array elements and global values),
@@ -546,7 +547,7 @@ class Gen:
         if any(f.kind == "link" for f in t.fields):
             kinds += ["linkval"]
         kinds += ["deep", "cond", "stack", "slotptr", "callback", "whilewalk"]
-        kinds += ["build", "build"]
+        kinds += ["build", "build", "inline", "inline"]
         if any(T[tg].has_arr for _, tg in t.ptr_slots()):
             kinds += ["linkarr", "linkarr"]
         if t.has_arr:
@@ -587,6 +588,32 @@ class Gen:
             lines.append("  for (c = 0; c < %du; c++)" % cnt)
             lines += ["    " + b for b in body]
             lines.append("}")
+            return lines, (1 if polling else cnt)
+        if k == "inline":
+            # allocations into a local between layout-dependent statements,
+            # in a loop: transfer sites of versioned regions
+            cnt = r.randint(2, 30) if not polling else r.randint(1, 300)
+            literal = r.random() < 0.5
+            q = "q%d" % x
+            lines = ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                     "if (%s) {" % p,
+                     "  for (c = 0; c < %du; c++) {" % cnt,
+                     "    %s->k += 1u;" % p]
+            if literal:
+                lines.append("    %s = (struct %s *)malloc(sizeof(struct %s));" % (q, n, n))
+            else:
+                lines.append("    %s = calloc(1, sizeof *%s);" % (q, q))
+            lines.append("    if (!%s) exit(3);" % q)
+            lines.append("    *%s = (struct %s){.k = c};" % (q, n) if literal else
+                         "    %s->k = c;" % q)
+            for d in t.doubles():
+                lines.append("    %s->%s = (double)c / 4;" % (q, d))
+            for sname in t.strs():
+                lines.append("    %s->%s = names[c %% 4u];" % (q, sname))
+            lines += ["    %s->id = ++serial; allocs++;" % q,
+                      "    %s->next = %s->next; %s->next = %s;" % (q, p, p, q),
+                      "  }",
+                      "}"]
             return lines, (1 if polling else cnt)
         if k == "link":
             slots = t.ptr_slots()
