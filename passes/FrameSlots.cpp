@@ -243,7 +243,7 @@ bool CheckedWalker::slowPathSite(const CallExpr *CE) const {
 /// an error (a variable hidden by an inner one of the same name).
 std::vector<const CheckedWalker::SlotRoot *>
 CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
-                      const Stmt *At, bool &Ok) {
+                      const Stmt *At, bool &Ok, bool Report) {
   std::vector<const SlotRoot *> Out;
   Ok = true;
   auto inScope = [&](unsigned DeclEnd, unsigned SB, unsigned SE) {
@@ -282,20 +282,23 @@ CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
     // them after the call.
     if (!Live || (!InExpr && deadAfter(At, R.VD)))
       continue;
-    // An inner declaration of the same name hides it here.
+    // An inner declaration of the same name hides it here.  (Not an error
+    // while the frame is placed: every use there counts as one in the same
+    // full expression, the call's own CFG liveness is not asked.)
     for (const LocalVar &L : Locals)
-      if (L.VD != R.VD && L.VD->getName() == R.VD->getName() &&
-          inScope(L.DeclEnd, L.ScopeB, L.ScopeE) && L.ScopeB >= R.ScopeB &&
-          L.DeclEnd > R.DeclEnd) {
-        S.report(Diag::Unrewritable, At->getBeginLoc(),
-                 "'" + R.VD->getName().str() +
-                     "' holds a compact pointer across this call, which may "
-                     "reach a safepoint, but an inner declaration of the same "
-                     "name hides it here; rename one of them",
-                 {CharSourceRange::getTokenRange(At->getSourceRange())});
-        Ok = false;
-        return {};
-      }
+      if (Report)
+        if (L.VD != R.VD && L.VD->getName() == R.VD->getName() &&
+            inScope(L.DeclEnd, L.ScopeB, L.ScopeE) && L.ScopeB >= R.ScopeB &&
+            L.DeclEnd > R.DeclEnd) {
+          S.report(Diag::Unrewritable, At->getBeginLoc(),
+                   "'" + R.VD->getName().str() +
+                       "' holds a compact pointer across this call, which may "
+                       "reach a safepoint, but an inner declaration of the same "
+                       "name hides it here; rename one of them",
+                   {CharSourceRange::getTokenRange(At->getSourceRange())});
+          Ok = false;
+          return {};
+        }
     Out.push_back(&R);
   }
   return Out;
@@ -450,7 +453,7 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
   for (const CallExpr *CE : Calls) {
     unsigned CB = offsetOf(CE->getBeginLoc()), CEnd = endOffsetOf(CE->getEndLoc());
     bool Ok;
-    for (const SlotRoot *R : liveAt(CB, CEnd, 0, ~0u, CE, Ok)) {
+    for (const SlotRoot *R : liveAt(CB, CEnd, 0, ~0u, CE, Ok, /*Report=*/false)) {
       Needed.insert(R->VD);
       Unconditional |= !slowPathSite(CE);
       Saves.push_back(CB);

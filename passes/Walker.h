@@ -201,8 +201,11 @@ private:
   void collectSlots(const clang::CompoundStmt *Body);
   void placeSlotFrame(const clang::CompoundStmt *Body);
   bool slowPathSite(const clang::CallExpr *CE) const;
+  /// Report false: no error for a variable an inner one hides (the frame
+  /// is being placed; the call's own liveness decides later).
   std::vector<const SlotRoot *> liveAt(unsigned CB, unsigned CE, unsigned EB,
-                                       unsigned EE, const clang::Stmt *At, bool &Ok);
+                                       unsigned EE, const clang::Stmt *At, bool &Ok,
+                                       bool Report = true);
   /// Kept: variables a call around At saves too, whose slots At's read
   /// back leaves set (the enclosing call reads them back and clears them).
   Printer::Spill spillAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
