@@ -92,9 +92,23 @@ RootShape rootShape(const Model &M, QualType T) {
 void EngineDiagSink::report(DiagnosticsEngine::Level L, SourceLocation Loc,
                             StringRef Msg, ArrayRef<CharSourceRange> Ranges,
                             ArrayRef<FixItHint> Fixits) {
+  std::string Text = Msg.str();
+  if (Expanded && Loc.isValid()) {
+    // Inside a spelled-out expansion: at its invocation, which has the
+    // same line and column in the parsed text as in the user's file.
+    const SourceManager &SM = Diags.getSourceManager();
+    auto [FID, Off] = SM.getDecomposedLoc(SM.getFileLoc(Loc));
+    OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
+    for (const ExpandedFile &F : *Expanded)
+      if (FE && FE->getName() == F.Name)
+        if (unsigned B = F.expansionBegin(Off); B != ~0u) {
+          Text += F.producedNote(Off);
+          Loc = SM.getLocForStartOfFile(FID).getLocWithOffset(B);
+        }
+  }
   unsigned ID = Diags.getCustomDiagID(L, "%0");
   auto DB = Diags.Report(Loc, ID);
-  DB << Msg;
+  DB << Text;
   for (const auto &R : Ranges)
     DB << R;
   for (const auto &F : Fixits)

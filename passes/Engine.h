@@ -405,9 +405,14 @@ struct DiagSink {
 };
 
 /// Reports through a DiagnosticsEngine with one custom ID per level.
+struct ExpandedFile;
 class EngineDiagSink : public DiagSink {
 public:
   explicit EngineDiagSink(clang::DiagnosticsEngine &D) : Diags(D) {}
+  /// The files parsed with generator macros spelled out (compactptr-rewrite's
+  /// second run): a diagnostic inside a spelled-out expansion is reported
+  /// at the invocation, naming the function.
+  const std::vector<ExpandedFile> *Expanded = nullptr;
   void report(clang::DiagnosticsEngine::Level L, clang::SourceLocation Loc,
               llvm::StringRef Msg, llvm::ArrayRef<clang::CharSourceRange> Ranges,
               llvm::ArrayRef<clang::FixItHint> Fixits) override;
@@ -532,6 +537,12 @@ public:
     /// rewrite prints from the AST (Walker::resolve).
     bool Pragma = false, Counts = false, Repainted = false;
     bool spellable() const { return !Pragma && !Counts && !Repainted; }
+    /// Each token's location and its offset in Text, in order (a
+    /// function the expansion produces is found by its first and last
+    /// token, to name it in diagnostics).
+    std::vector<std::pair<clang::SourceLocation::UIntTy, unsigned>> Offsets;
+    /// Offset in Text of the token at L, or ~0u.
+    unsigned offsetOf(clang::SourceLocation L) const;
   };
   void attach(clang::Preprocessor &PP);
   /// The expansion whose outermost range begins at Begin, or null.
@@ -561,6 +572,20 @@ struct ExpandedFile {
   std::string Text;
   /// Per replaced expansion: {original offset, original length, new length}.
   std::vector<std::array<unsigned, 3>> Shifts;
+  /// A function an expansion produces: [B, E) of Text.
+  struct Produced {
+    unsigned B, E;
+    std::string Function, Macro;
+  };
+  std::vector<Produced> Functions;
+  /// The function produced at offset Off of Text, or null.
+  const Produced *producedAt(unsigned Off) const;
+  /// Where the replaced expansion holding offset Off of Text begins (the
+  /// line and column of its invocation in the user's file), or ~0u.
+  unsigned expansionBegin(unsigned Off) const;
+  /// What a diagnostic at offset Off of Text adds to its message: the
+  /// function and the macro that produces it, or "".
+  std::string producedNote(unsigned Off) const;
   /// The original offset of Off in Text (an offset inside a replaced
   /// expansion: the macro's name).
   static unsigned originalOffset(const std::vector<std::array<unsigned, 3>> &Shifts,

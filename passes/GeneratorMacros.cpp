@@ -111,7 +111,15 @@ void ExpansionRecorder::see(const Token &Tok) {
     return;
   if (!X.Text.empty())
     X.Text += ' ';
+  X.Offsets.push_back({L.getRawEncoding(), unsigned(X.Text.size())});
   X.Text += PP->getSpelling(Tok);
+}
+
+unsigned ExpansionRecorder::Expansion::offsetOf(SourceLocation L) const {
+  for (const auto &[Raw, Off] : Offsets)
+    if (Raw == L.getRawEncoding())
+      return Off;
+  return ~0u;
 }
 
 const ExpansionRecorder::Expansion *
@@ -176,7 +184,10 @@ bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
                       std::vector<ExpandedFile> &Out) {
   const SourceManager &SM = S.SM;
   // The outermost expansions to replace, per file: begin and end offsets.
-  std::map<FileID, std::map<unsigned, std::pair<unsigned, const std::string *>>> Sites;
+  std::map<FileID, std::map<unsigned, std::pair<unsigned, const ExpansionRecorder::Expansion *>>>
+      Sites;
+  // The functions each produces, to name them in diagnostics.
+  std::map<const ExpansionRecorder::Expansion *, std::vector<const FunctionDecl *>> Fns;
   for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
     const auto *FD = dyn_cast<FunctionDecl>(D);
     if (!FD || !FD->doesThisDeclarationHaveABody())
@@ -199,7 +210,8 @@ bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
     // where it stands; spelled out on one line, it would be lost.
     if (!directiveLines(SM.getBufferData(FID).slice(B, E)).empty())
       continue;
-    Sites[FID][B] = {E, &X->Text};
+    Sites[FID][B] = {E, X};
+    Fns[X].push_back(FD);
   }
   for (auto &[FID, Ranges] : Sites) {
     OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
@@ -210,12 +222,22 @@ bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
     EF.FE = FE;
     EF.Name = SM.getFileEntryRefForID(FID)->getName().str();
     unsigned At = 0;
-    for (auto &[B, EndText] : Ranges) {
-      auto [E, Text] = EndText;
+    for (auto &[B, EndX] : Ranges) {
+      auto [E, X] = EndX;
+      const std::string *Text = &X->Text;
       if (B < At)
         continue; // inside an expansion already replaced
       EF.Text += Was.slice(At, B);
       size_t Lines = Was.slice(B, E).count('\n');
+      StringRef Macro = Was.substr(B).take_while(
+          [](char C) { return isAsciiIdentifierContinue(C); });
+      for (const FunctionDecl *FD : Fns[X]) {
+        unsigned FB = X->offsetOf(FD->getBeginLoc()), FE = X->offsetOf(FD->getEndLoc());
+        if (FB != ~0u && FE != ~0u && FB <= FE)
+          EF.Functions.push_back({unsigned(EF.Text.size()) + FB,
+                                  unsigned(EF.Text.size()) + FE + 1,
+                                  FD->getNameAsString(), Macro.str()});
+      }
       EF.Text += *Text;
       EF.Text += std::string(Lines, '\n');
       EF.Shifts.push_back({B, E - B, unsigned(Text->size() + Lines)});
@@ -225,6 +247,33 @@ bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
     Out.push_back(std::move(EF));
   }
   return !Out.empty();
+}
+
+unsigned ExpandedFile::expansionBegin(unsigned Off) const {
+  long Delta = 0;
+  for (const auto &[B, OldLen, NewLen] : Shifts) {
+    unsigned NewB = unsigned(long(B) + Delta);
+    if (Off < NewB)
+      break;
+    if (Off < NewB + NewLen)
+      return NewB;
+    Delta += long(NewLen) - long(OldLen);
+  }
+  return ~0u;
+}
+
+std::string ExpandedFile::producedNote(unsigned Off) const {
+  const Produced *P = producedAt(Off);
+  return P ? " (in function '" + P->Function + "', which macro '" + P->Macro +
+                 "' produces here)"
+           : "";
+}
+
+const ExpandedFile::Produced *ExpandedFile::producedAt(unsigned Off) const {
+  for (const Produced &P : Functions)
+    if (Off >= P.B && Off < P.E)
+      return &P;
+  return nullptr;
 }
 
 unsigned ExpandedFile::originalOffset(

@@ -32,6 +32,19 @@ FilePos RecordingSink::pos(SourceLocation L) const {
   return P;
 }
 
+std::string RecordingSink::producedNote(SourceLocation L) const {
+  if (!Expanded || L.isInvalid())
+    return "";
+  auto [FID, Off] = SM->getDecomposedLoc(SM->getFileLoc(L));
+  OptionalFileEntryRef FE = SM->getFileEntryRefForID(FID);
+  if (!FE)
+    return "";
+  for (const ExpandedFile &F : *Expanded)
+    if (F.FE && F.FE->getUniqueID() == FE->getUniqueID())
+      return F.producedNote(Off);
+  return "";
+}
+
 void RecordingSink::report(DiagnosticsEngine::Level L, SourceLocation Loc,
                            StringRef Msg, ArrayRef<CharSourceRange> Ranges,
                            ArrayRef<FixItHint> Fixits) {
@@ -39,6 +52,9 @@ void RecordingSink::report(DiagnosticsEngine::Level L, SourceLocation Loc,
   D.Level = L;
   D.Loc = pos(Loc);
   D.Msg = Msg.str();
+  // Inside a function a generator macro produces, the position is the
+  // invocation's: say which function, and which macro.
+  D.Msg += producedNote(Loc);
   for (SourceLocation M = Loc; M.isMacroID();) {
     if (SM->isMacroArgExpansion(M)) {
       M = SM->getImmediateSpellingLoc(M);

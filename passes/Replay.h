@@ -60,6 +60,9 @@ public:
   const std::vector<ExpandedFile> *Expanded = nullptr;
 
   FilePos pos(clang::SourceLocation L) const;
+  /// What a diagnostic at L adds to its message inside a function a
+  /// generator macro produces (ExpandedFile::producedNote), or "".
+  std::string producedNote(clang::SourceLocation L) const;
   void report(clang::DiagnosticsEngine::Level L, clang::SourceLocation Loc,
               llvm::StringRef Msg, llvm::ArrayRef<clang::CharSourceRange> Ranges,
               llvm::ArrayRef<clang::FixItHint> Fixits) override;

@@ -184,6 +184,10 @@ public:
     if (M != C.Modes.end())
       TUOptions.TheMode = M->second;
     EngineDiagSink Sink(Ctx.getDiagnostics());
+    if (Again)
+      for (const auto &[File, Expanded] : C.Again)
+        if (File == InFile)
+          Sink.Expanded = &Expanded;
     std::vector<RewrittenFile> Out;
     std::string Plan;
     std::vector<ExpandedFile> Expanded;
