@@ -512,15 +512,22 @@ bool CheckedWalker::versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open,
   // Each transfer site: in the compact copy, its slow path jumps to a
   // label right after it in the wide copy (the switch ran there: the
   // rest of the region runs wide).
-  std::vector<SiteText> SC, SW;
+  // (Every site's place is checked before any is printed: a site printed
+  // leaves Out, and a region given up on is walked again as usual.)
+  std::vector<std::pair<unsigned, unsigned>> Places;
   for (const Stmt *X : Sites) {
     SourceLocation XL = startOf(X);
     unsigned XE = endAfter(X);
     if (XL.isInvalid() || XE == ~0u || SM.getFileID(XL) != FID)
       return false;
-    unsigned XB = SM.getFileOffset(XL);
+    Places.push_back({SM.getFileOffset(XL), XE});
+  }
+  std::vector<SiteText> SC, SW;
+  for (size_t I = 0; I < Sites.size(); ++I) {
+    auto [XB, XE] = Places[I];
     std::string Label = "cp__resume" + std::to_string(++ResumeCounter), TC, TW;
-    if (!siteText(X, FID, XB, XE, Label, TC) || !siteText(X, FID, XB, XE, "", TW))
+    if (!siteText(Sites[I], FID, XB, XE, Label, TC) ||
+        !siteText(Sites[I], FID, XB, XE, "", TW))
       return true;
     SC.push_back({XB, XE, TC});
     SW.push_back({XB, XE, TW + " " + Label + ": ;"});
@@ -570,14 +577,15 @@ std::string CheckedWalker::formText(ArrayRef<const Stmt *> Sts, Printer &F,
 
 bool CheckedWalker::siteText(const Stmt *St, FileID FID, unsigned B, unsigned E,
                              const std::string &Label, std::string &Text) {
-  const CallExpr *CE = Pl.transferSite(St);
-  const auto *BO = cast<BinaryOperator>(cast<Expr>(St)->IgnoreParens());
-  Transfer.At = Label.empty() ? nullptr : CE;
-  Transfer.Var = cast<DeclRefExpr>(BO->getLHS()->IgnoreParens())->getDecl()->getName().str();
-  Transfer.Label = Label;
+  const VarDecl *VD = nullptr;
+  const CallExpr *CE = Pl.transferSite(St, &VD);
   unsigned Before = S.Errors;
-  walk(St);
-  Transfer.At = nullptr;
+  {
+    llvm::SaveAndRestore At(Transfer.At, Label.empty() ? nullptr : CE);
+    llvm::SaveAndRestore Var(Transfer.Var, VD->getName().str());
+    llvm::SaveAndRestore Lab(Transfer.Label, Label);
+    walk(St);
+  }
   EditSet Mine = Out.take(FID, B, E);
   if (S.Errors != Before)
     return false;

@@ -286,19 +286,18 @@ CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
     // while the frame is placed: every use there counts as one in the same
     // full expression, the call's own CFG liveness is not asked.)
     for (const LocalVar &L : Locals)
-      if (Report)
-        if (L.VD != R.VD && L.VD->getName() == R.VD->getName() &&
-            inScope(L.DeclEnd, L.ScopeB, L.ScopeE) && L.ScopeB >= R.ScopeB &&
-            L.DeclEnd > R.DeclEnd) {
-          S.report(Diag::Unrewritable, At->getBeginLoc(),
-                   "'" + R.VD->getName().str() +
-                       "' holds a compact pointer across this call, which may "
-                       "reach a safepoint, but an inner declaration of the same "
-                       "name hides it here; rename one of them",
-                   {CharSourceRange::getTokenRange(At->getSourceRange())});
-          Ok = false;
-          return {};
-        }
+      if (Report && L.VD != R.VD && L.VD->getName() == R.VD->getName() &&
+          inScope(L.DeclEnd, L.ScopeB, L.ScopeE) && L.ScopeB >= R.ScopeB &&
+          L.DeclEnd > R.DeclEnd) {
+        S.report(Diag::Unrewritable, At->getBeginLoc(),
+                 "'" + R.VD->getName().str() +
+                     "' holds a compact pointer across this call, which may "
+                     "reach a safepoint, but an inner declaration of the same "
+                     "name hides it here; rename one of them",
+                 {CharSourceRange::getTokenRange(At->getSourceRange())});
+        Ok = false;
+        return {};
+      }
     Out.push_back(&R);
   }
   return Out;
@@ -348,7 +347,7 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
   if (InRegion.count(At))
     return Sp; // the roots are in their slots until the region's exit
   bool Ok;
-  std::vector<const SlotRoot *> Live = liveAt(CB, CE, EB, EE, At, Ok);
+  std::vector<const SlotRoot *> Live = liveAt(CB, CE, EB, EE, At, Ok, true);
   if (!Ok || Live.empty())
     return Sp;
   for (const SlotRoot *R : Live)
@@ -464,7 +463,7 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
   if (polls())
     for (auto [LB, LE] : Loops) {
       bool Ok;
-      for (const SlotRoot *R : liveAt(LB, LB, 1, 0, Body, Ok)) {
+      for (const SlotRoot *R : liveAt(LB, LB, 1, 0, Body, Ok, true)) {
         Needed.insert(R->VD);
         Saves.push_back(LB);
       }

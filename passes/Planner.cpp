@@ -63,6 +63,38 @@ bool hasForeignCase(const Stmt *St) {
   return false;
 }
 
+/// St makes an object that lives to the end of the block it stands in,
+/// and that a jump past St would skip: a declaration (also under a case
+/// or default label), or a compound literal whose storage may be reached
+/// later (anything but a struct or scalar value copied by an assignment).
+bool declares(const Stmt *St) {
+  while (St) {
+    if (const auto *SC = dyn_cast<SwitchCase>(St))
+      St = SC->getSubStmt();
+    else if (const auto *L = dyn_cast<LabelStmt>(St))
+      St = L->getSubStmt();
+    else if (const auto *A = dyn_cast<AttributedStmt>(St))
+      St = A->getSubStmt();
+    else
+      break;
+  }
+  if (!St)
+    return false;
+  if (isa<DeclStmt>(St))
+    return true;
+  std::set<const Stmt *> Copied;
+  anyNode(St, [&](const Stmt *X) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(X); BO && BO->getOpcode() == BO_Assign)
+      if (const auto *CL = dyn_cast<CompoundLiteralExpr>(BO->getRHS()->IgnoreParenImpCasts());
+          CL && !CL->getType()->isArrayType())
+        Copied.insert(CL);
+    return false;
+  });
+  return anyNode(St, [&](const Stmt *X) {
+    return isa<CompoundLiteralExpr>(X) && !Copied.count(X);
+  });
+}
+
 /// St declares a variable that one of Later refers to.
 bool declUsedAfter(const Stmt *St, ArrayRef<const Stmt *> Later) {
   const auto *DS = dyn_cast<DeclStmt>(St);
@@ -309,7 +341,7 @@ Run Planner::run(const FunctionDecl *FD, ArrayRef<const Stmt *> Body, size_t I) 
   // declaration of the copy: the part ends before the first statement
   // holding a site after a declaration (a trim may move the end further).
   auto holdsSite = [&](const Stmt *X, std::vector<const Stmt *> &Into) {
-    return !copyable(X) && transferable(X, Into);
+    return transferable(X, Into);
   };
   for (bool Cut = true; Cut;) {
     Cut = false;
@@ -321,7 +353,7 @@ Run Planner::run(const FunctionDecl *FD, ArrayRef<const Stmt *> Body, size_t I) 
         trimAtLiveDecl(Body, VB, VE);
         Cut = true;
       }
-      Decl |= isa<DeclStmt>(Body[K]);
+      Decl |= declares(Body[K]);
     }
   }
   Sites.clear();
@@ -336,7 +368,7 @@ Run Planner::run(const FunctionDecl *FD, ArrayRef<const Stmt *> Body, size_t I) 
   return R;
 }
 
-const CallExpr *Planner::transferSite(const Stmt *St) const {
+const CallExpr *Planner::transferSite(const Stmt *St, const VarDecl **Var) const {
   const auto *E = dyn_cast_or_null<Expr>(St);
   if (!E)
     return nullptr;
@@ -359,12 +391,14 @@ const CallExpr *Planner::transferSite(const Stmt *St) const {
         return X->getBeginLoc().isMacroID() || X->getEndLoc().isMacroID();
       }))
     return nullptr;
+  if (Var)
+    *Var = VD;
   return CE;
 }
 
 /// transferable's walk: InBlock, St is a statement of a block (a label
 /// can follow it); DeclInScope, a declaration of the copied code is in
-/// scope at St.
+/// scope at St (declares).
 bool Planner::sitesIn(const Stmt *St, bool InBlock, bool DeclInScope,
                       std::vector<const Stmt *> &Sites) const {
   if (!St)
@@ -381,43 +415,37 @@ bool Planner::sitesIn(const Stmt *St, bool InBlock, bool DeclInScope,
     for (const Stmt *X : CS->body()) {
       if (!sitesIn(X, true, DeclInScope, Sites))
         return false;
-      DeclInScope |= isa<DeclStmt>(X);
+      DeclInScope |= declares(X);
     }
     return true;
   }
   if (const auto *F = dyn_cast<ForStmt>(St))
     return sitesIn(F->getInit(), false, DeclInScope, Sites) &&
            !firstMayReachCall(F->getCond()) && !firstMayReachCall(F->getInc()) &&
-           sitesIn(F->getBody(), false, DeclInScope || isa_and_nonnull<DeclStmt>(F->getInit()),
-                   Sites);
+           sitesIn(F->getBody(), false, DeclInScope || declares(F->getInit()), Sites);
   for (const Stmt *X : St->children())
     if (!sitesIn(X, false, DeclInScope, Sites))
       return false;
   return true;
 }
 
-bool Planner::transferable(const Stmt *St, std::vector<const Stmt *> &Sites) const {
+bool Planner::transferable(const Stmt *St, std::vector<const Stmt *> &Sites,
+                           bool InBlock) const {
   if (hasLabel(St) || hasStaticLocal(St) || hasForeignCase(St))
     return false;
   std::vector<const Stmt *> Mine;
-  if (!sitesIn(St, true, false, Mine) || Mine.empty())
+  if (!sitesIn(St, InBlock, false, Mine) || Mine.empty())
     return false;
   Sites.insert(Sites.end(), Mine.begin(), Mine.end());
   return true;
 }
 
 bool Planner::versionLoopWithSites(const FunctionDecl *FD, const Stmt *Loop,
-                                   std::vector<const Stmt *> &Sites) {
-  if ((pollsLoops(FD) && needsPolls(Loop)) || !Compact.affected(Loop))
-    return false;
-  // A loop is a statement of a block only where it stands (its own
-  // sites are statements of its body's blocks).
-  std::vector<const Stmt *> Mine;
-  if (hasLabel(Loop) || hasStaticLocal(Loop) || hasForeignCase(Loop) ||
-      !sitesIn(Loop, false, false, Mine) || Mine.empty())
-    return false;
-  Sites = std::move(Mine);
-  return true;
+                                   std::vector<const Stmt *> &Sites) const {
+  // (The loop is not itself a site: its sites are statements of its
+  // body's blocks.)
+  return !(pollsLoops(FD) && needsPolls(Loop)) && Compact.affected(Loop) &&
+         transferable(Loop, Sites, /*InBlock=*/false);
 }
 
 std::string Planner::dump() const {

@@ -42,8 +42,8 @@ struct FunctionPlan {
 };
 
 /// A run of consecutive statements of a block [Begin, End) in which no
-/// safepoint can run but at transfer sites (Planner::transferSite), and the part of it versioned by mode as a whole:
-/// [VBegin, VEnd), from its first to its last layout-dependent statement
+/// safepoint can run but at transfer sites (Planner::transferSite), and
+/// the part of it versioned by mode as a whole: [VBegin, VEnd), from its first to its last layout-dependent statement
 /// (the statements around them run once in either mode, so they are not
 /// copied: smaller code, which the optimizer inlines more readily).
 struct Run {
@@ -82,8 +82,8 @@ public:
   bool versionBody(const clang::FunctionDecl *FD, const clang::Stmt *Body);
   /// The run of the statements of a block of a checked function that
   /// starts at Body[I]: it stops before a statement that may reach a
-  /// safepoint other than at transfer sites, or cannot be copied (in main: before a loop, whose polls the
-  /// copies would lose), and before a declaration whose variable is used
+  /// safepoint other than at transfer sites, or cannot be copied (in main:
+  /// before a loop, whose polls the copies would lose), and before a declaration whose variable is used
   /// after the run (the copies are blocks of their own).  Versioned if two
   /// or more of its statements depend on a layout; the versioned part
   /// leaves out the statements before the first and after the last of
@@ -118,17 +118,22 @@ public:
   /// only place in it where the switch can run, resumes the wide copy
   /// right after St (CheckedWalker::versionByMode).  Its allocation call,
   /// or null.
-  const clang::CallExpr *transferSite(const clang::Stmt *St) const;
+  /// Var receives the local.
+  const clang::CallExpr *transferSite(const clang::Stmt *St,
+                                      const clang::VarDecl **Var = nullptr) const;
   /// St can be copied, and every call in it that may reach a safepoint
   /// belongs to a transfer site that a label can follow in the wide copy:
   /// a statement of a block of St with no declaration of St in scope
-  /// before it (the jump would skip that declaration's initialization).
+  /// before it (the jump would skip that declaration's initialization;
+  /// a declaration under a case label, or a compound literal whose storage
+  /// may be used later, counts too).  InBlock: St itself may be a site.
   /// Sites receives them, in order; false if there is none.
-  bool transferable(const clang::Stmt *St, std::vector<const clang::Stmt *> &Sites) const;
+  bool transferable(const clang::Stmt *St, std::vector<const clang::Stmt *> &Sites,
+                    bool InBlock = true) const;
   /// Loop can be versioned whole with transfer sites (transferable; in
   /// main: it needs no polls).
   bool versionLoopWithSites(const clang::FunctionDecl *FD, const clang::Stmt *Loop,
-                            std::vector<const clang::Stmt *> &Sites);
+                            std::vector<const clang::Stmt *> &Sites) const;
   /// A loop inside St (`do { } while (0)` runs once: not a loop).
   static bool hasLoop(const clang::Stmt *St);
   /// `do { ... } while (0)`: a statement macro's wrapper, not a loop.

@@ -324,7 +324,7 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
     // compact pointer is live across it (`CHECK(write(fd, ...))`).
     bool Ok;
     if (!Layout &&
-        liveAt(offsetOf(In->getBeginLoc()), endOffsetOf(In->getEndLoc()), EB, EE, In, Ok)
+        liveAt(offsetOf(In->getBeginLoc()), endOffsetOf(In->getEndLoc()), EB, EE, In, Ok, true)
             .empty() &&
         Ok)
       continue;
@@ -362,7 +362,7 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
       if (const auto *Outer = dyn_cast<CallExpr>(X); Outer && llvm::is_contained(Calls, Outer)) {
         bool Ok;
         for (const SlotRoot *R : liveAt(offsetOf(Outer->getBeginLoc()),
-                                        endOffsetOf(Outer->getEndLoc()), EB, EE, Outer, Ok))
+                                        endOffsetOf(Outer->getEndLoc()), EB, EE, Outer, Ok, true))
           Kept.insert(R->VD);
       }
     }

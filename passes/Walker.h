@@ -205,7 +205,7 @@ private:
   /// is being placed; the call's own liveness decides later).
   std::vector<const SlotRoot *> liveAt(unsigned CB, unsigned CE, unsigned EB,
                                        unsigned EE, const clang::Stmt *At, bool &Ok,
-                                       bool Report = true);
+                                       bool Report);
   /// Kept: variables a call around At saves too, whose slots At's read
   /// back leaves set (the enclosing call reads them back and clears them).
   Printer::Spill spillAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,

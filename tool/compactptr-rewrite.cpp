@@ -298,7 +298,27 @@ int main(int argc, const char **argv) {
     return 2;
   }
   Collected C;
+  // ClangTool hands clang the absolute path of each file; with a fixed
+  // compile command (`--`), clang then names the file that way in `#line`
+  // and __FILE__, where the native build has the spelling the user gave.
+  // A compilation database's commands keep their own spelling.
+  std::map<std::string, std::string> Spelled; // absolute path -> as given
+  if (llvm::is_contained(Args, llvm::StringRef("--")))
+    for (const std::string &F : Parser->getSourcePathList())
+      if (llvm::sys::path::is_relative(F)) {
+        llvm::SmallString<256> Abs(F);
+        if (!llvm::sys::fs::make_absolute(Abs))
+          Spelled[std::string(Abs)] = F;
+      }
   auto Adjust = [&](ClangTool &Tool) {
+    Tool.appendArgumentsAdjuster(
+        [&Spelled](const CommandLineArguments &Args, StringRef) {
+          CommandLineArguments Out(Args);
+          for (std::string &A : Out)
+            if (auto It = Spelled.find(A); It != Spelled.end())
+              A = It->second;
+          return Out;
+        });
     // A compile command built for the plugin names its mode; compactptr-cc's
     // own options are not clang's.
     bool ModeGiven = ModeOpt.getNumOccurrences() > 0;

@@ -10,8 +10,10 @@
 // (the jump would skip it) or the site is not a statement of a block, the
 // region stops before it.  The switch lands in each phase in one of the
 // runs (256K: main's loop, 512K: grow, 1M: chain, 1250K: blocks, 1350K:
-// the shapes that are not regions, by the allocation counts STATS gave);
-// every output matches the native one.
+// the shapes that are not regions, 1700K: framed's site, 2M: pairs, 2500K:
+// cased; by the allocation counts STATS gave, and each run fails with its
+// site's jump taken out of the generated code); every output matches the
+// native one.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Werror -fplugin-arg-compactptr-plan=- %s 2>&1 | FileCheck --check-prefix=PLAN %s
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Werror -fplugin-arg-compactptr-dump=- %s 2>&1 | FileCheck %s
@@ -27,7 +29,13 @@
 // RUN: diff %t.native.out %t.4 && FileCheck --check-prefix=ERR %s < %t.err4
 // RUN: env COMPACTPTR_ARENA_LIMIT=1350K COMPACTPTR_STATS=1 COMPACTPTR_VERIFY=1 %t > %t.5 2> %t.err5
 // RUN: diff %t.native.out %t.5 && FileCheck --check-prefix=ERR %s < %t.err5
-// RUN: %t > %t.6 && diff %t.native.out %t.6
+// RUN: env COMPACTPTR_ARENA_LIMIT=1700K COMPACTPTR_STATS=1 COMPACTPTR_VERIFY=1 %t > %t.6 2> %t.err6
+// RUN: diff %t.native.out %t.6 && FileCheck --check-prefix=ERR %s < %t.err6
+// RUN: env COMPACTPTR_ARENA_LIMIT=2M COMPACTPTR_STATS=1 COMPACTPTR_VERIFY=1 %t > %t.7 2> %t.err7
+// RUN: diff %t.native.out %t.7 && FileCheck --check-prefix=ERR %s < %t.err7
+// RUN: env COMPACTPTR_ARENA_LIMIT=2500K COMPACTPTR_STATS=1 COMPACTPTR_VERIFY=1 %t > %t.8 2> %t.err8
+// RUN: diff %t.native.out %t.8 && FileCheck --check-prefix=ERR %s < %t.err8
+// RUN: %t > %t.9 && diff %t.native.out %t.9
 #include <compactptr.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +129,52 @@ static struct node *framed(struct node *h, long k) {
   return m;
 }
 
+// Two sites in one loop, the first followed by a continue on one path.
+static struct node *pairs(struct node *h, long count) {
+  struct node *a, *b;
+  long i;
+  for (i = 0; i < count; i++) {
+    h->key++;
+    a = malloc(sizeof *a);
+    a->key = i;
+    a->next = h;
+    if (i % 5 == 0) {
+      h = a;
+      continue;
+    }
+    b = (struct node *)calloc(1, sizeof(struct node));
+    b->key = -i;
+    b->next = a;
+    b->link = h;
+    h = b;
+  }
+  return h;
+}
+
+// A declaration under a case label is in scope at the site after it (a
+// jump there would skip it): the loop is not versioned with the site; the
+// run after the declaration is (the declaration stays outside it).
+#pragma clang diagnostic ignored "-Wc23-extensions"
+static struct node *cased(struct node *h, long count) {
+  struct node *a;
+  long i;
+  for (i = 0; i < count; i++) {
+    switch (i & 1) {
+    case 0:
+      h->key++;
+      break;
+    default:
+      long base = h->key * 2 + 1;
+      h->key += 1;
+      a = malloc(sizeof *a);
+      a->key = base;
+      a->next = h;
+      h = a;
+    }
+  }
+  return h;
+}
+
 static long sum(const struct node *p, long limit) {
   long s = 0;
   for (; p && limit > 0; p = p->next, limit--)
@@ -160,6 +214,11 @@ int main(void) {
   for (i = 0; i < 5000; i++)
     q = framed(q, i);
   total += sum(q, 300000);
+  // Phase 6: two sites in a loop, and a case label's declaration.
+  q = pairs(q, 20000);
+  total += sum(q, 400000);
+  q = cased(q, 20000);
+  total += sum(q, 500000);
   printf("%ld\n", total);
   return 0;
 }
@@ -177,6 +236,11 @@ int main(void) {
 // PLAN: plan: framed (line [[#FRAMED:]])
 // PLAN-NEXT: plan:   line [[#FRAMED+2]]: frame slots: h, m:
 // PLAN-NEXT: plan:   line [[#FRAMED+2]]: run of 3 statements versioned: no safepoint can run between them but at 1 allocation(s)
+// PLAN-LABEL: plan: pairs (line
+// PLAN: plan:   line {{[0-9]+}}: loop versioned whole: no safepoint can run inside it but at 2 allocation(s) whose slow path resumes the wide copy
+// PLAN-LABEL: plan: cased (line
+// PLAN-NOT: loop versioned whole
+// PLAN: plan:   line {{[0-9]+}}: run of 4 statements versioned: no safepoint can run between them but at 1 allocation(s)
 // PLAN-LABEL: plan: sum (line
 // PLAN-LABEL: plan: main (line
 // PLAN: plan:   line {{[0-9]+}}: loop versioned whole: no safepoint can run inside it but at 1 allocation(s) whose slow path resumes the wide copy
