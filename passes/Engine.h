@@ -590,6 +590,10 @@ struct ExpandedFile {
   /// expansion: the macro's name).
   static unsigned originalOffset(const std::vector<std::array<unsigned, 3>> &Shifts,
                                  unsigned Off);
+  /// The entry of Shifts whose new text holds offset Off, or null; Delta:
+  /// how far the replacements before it moved the text.
+  static const std::array<unsigned, 3> *
+  expansionAt(const std::vector<std::array<unsigned, 3>> &Shifts, unsigned Off, long &Delta);
 };
 
 /// GeneratorMacros.cpp: FD names a compact type (a parameter, a local,

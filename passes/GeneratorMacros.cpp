@@ -250,16 +250,9 @@ bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
 }
 
 unsigned ExpandedFile::expansionBegin(unsigned Off) const {
-  long Delta = 0;
-  for (const auto &[B, OldLen, NewLen] : Shifts) {
-    unsigned NewB = unsigned(long(B) + Delta);
-    if (Off < NewB)
-      break;
-    if (Off < NewB + NewLen)
-      return NewB;
-    Delta += long(NewLen) - long(OldLen);
-  }
-  return ~0u;
+  long Delta;
+  const std::array<unsigned, 3> *X = expansionAt(Shifts, Off, Delta);
+  return X ? unsigned(long((*X)[0]) + Delta) : ~0u;
 }
 
 std::string ExpandedFile::producedNote(unsigned Off) const {
@@ -276,17 +269,27 @@ const ExpandedFile::Produced *ExpandedFile::producedAt(unsigned Off) const {
   return nullptr;
 }
 
-unsigned ExpandedFile::originalOffset(
-    const std::vector<std::array<unsigned, 3>> &Shifts, unsigned Off) {
-  long Delta = 0;
-  for (const auto &[B, OldLen, NewLen] : Shifts) {
+const std::array<unsigned, 3> *
+ExpandedFile::expansionAt(const std::vector<std::array<unsigned, 3>> &Shifts, unsigned Off,
+                          long &Delta) {
+  Delta = 0;
+  for (const std::array<unsigned, 3> &X : Shifts) {
+    auto [B, OldLen, NewLen] = X;
     unsigned NewB = unsigned(long(B) + Delta);
     if (Off < NewB)
       break;
     if (Off < NewB + NewLen)
-      return B; // inside the expansion: the macro's name
+      return &X;
     Delta += long(NewLen) - long(OldLen);
   }
+  return nullptr;
+}
+
+unsigned ExpandedFile::originalOffset(
+    const std::vector<std::array<unsigned, 3>> &Shifts, unsigned Off) {
+  long Delta;
+  if (const std::array<unsigned, 3> *X = expansionAt(Shifts, Off, Delta))
+    return (*X)[0]; // inside the expansion: the macro's name
   return unsigned(long(Off) - Delta);
 }
 
