@@ -316,10 +316,11 @@ bool Planner::versionBody(const FunctionDecl *FD, const Stmt *Body) {
 
 Run Planner::run(const FunctionDecl *FD, ArrayRef<const Stmt *> Body, size_t I) {
   size_t J = I;
-  std::vector<const Stmt *> Sites;
+  std::vector<const Stmt *> Sites; // of the part, collected once it is known
   while (J < Body.size() && !(pollsLoops(FD) && hasLoop(Body[J])) &&
          (copyable(Body[J]) || transferable(Body[J], Sites)))
     ++J;
+  Sites.clear();
   // Trim the run at the first declaration still needed after it, until
   // none is: a trim moves statements out of the run, and a declaration
   // before the cut may be used by them.
@@ -340,15 +341,12 @@ Run Planner::run(const FunctionDecl *FD, ArrayRef<const Stmt *> Body, size_t I) 
   // A transfer site's label in the wide copy must not follow a
   // declaration of the copy: the part ends before the first statement
   // holding a site after a declaration (a trim may move the end further).
-  auto holdsSite = [&](const Stmt *X, std::vector<const Stmt *> &Into) {
-    return transferable(X, Into);
-  };
   for (bool Cut = true; Cut;) {
     Cut = false;
     bool Decl = false;
     for (size_t K = VB; K < VE && !Cut; ++K) {
       std::vector<const Stmt *> Here;
-      if (Decl && holdsSite(Body[K], Here)) {
+      if (Decl && transferable(Body[K], Here)) {
         VE = K;
         trimAtLiveDecl(Body, VB, VE);
         Cut = true;
@@ -356,9 +354,8 @@ Run Planner::run(const FunctionDecl *FD, ArrayRef<const Stmt *> Body, size_t I) 
       Decl |= declares(Body[K]);
     }
   }
-  Sites.clear();
   for (size_t K = VB; K < VE; ++K)
-    holdsSite(Body[K], Sites);
+    transferable(Body[K], Sites);
   unsigned NAffected = 0;
   for (size_t K = VB; K < VE; ++K)
     NAffected += dependent(Body[K]);
