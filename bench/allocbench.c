@@ -216,8 +216,9 @@ static int child(int argc, char **argv) {
   use_cp = !strcmp(argv[2], "compactptr");
   size_t size = strtoul(argv[4], NULL, 10);
   long ops = atol(argv[5]);
-  /* Compact sizes are multiples of the granule. */
-  blob.compact_size = (uint32_t)((size + CP_GRANULE - 1) & ~(CP_GRANULE - 1));
+  /* Compact sizes are multiples of 4 bytes and of the granule. */
+  const size_t unit = CP_GRANULE > 4 ? CP_GRANULE : 4;
+  blob.compact_size = (uint32_t)((size + unit - 1) & ~(unit - 1));
   blob.wide_size = blob.compact_size;
   blob_field.size = (uint32_t)size;
   double v, extra = 0;

@@ -122,7 +122,9 @@ int main(int argc, char **argv) {
   int passes = 100, shuffle = 0, json = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--nodes") && i + 1 < argc)
-      nodes = parse_count("--nodes", argv[++i], 1, 1L << 30);
+      /* The compact list must fit the arena: 8-byte nodes in half the
+       * reach (the build would switch, and order[] is not a root). */
+      nodes = parse_count("--nodes", argv[++i], 1, (long)(CP_ARENA_REACH / 16));
     else if (!strcmp(argv[i], "--passes") && i + 1 < argc)
       passes = (int)parse_count("--passes", argv[++i], 1, 1000000);
     else if (!strcmp(argv[i], "--shuffle"))

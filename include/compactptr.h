@@ -18,7 +18,8 @@
  * Vocabulary (see docs/runtime.md): a *handle* is the 32-bit value stored in
  * a compact-pointer field in compact mode; it counts *granules* of
  * CP_GRANULE bytes from address 0 (handles are zero-based: the arena lies
- * below 2^32 granules), and 0 is NULL.  The *compact layout*
+ * below 2^32 granules; with the default 1-byte granule a handle is the
+ * address itself), and 0 is NULL.  The *compact layout*
  * of a type stores handles; the *wide layout* is the original C layout with
  * native pointers.  The process starts in *compact mode*; *the switch*
  * relocates every object to wide layout and the process is in *wide mode*
@@ -140,8 +141,9 @@ extern "C" {
 
 /* ------------------------------------------------------------------------
  * Configuration shared by runtime and plugin (compactptr_config.h):
- *   CP_GRANULE_SHIFT  log2 of the granule in bytes: 2 (default, 16 GiB reach)
- *                     or 3 (32 GiB reach).
+ *   CP_GRANULE_SHIFT  log2 of the granule in bytes: 0 (default: unscaled
+ *                     handles, a handle is the address, 4 GiB reach), 2
+ *                     (16 GiB reach) or 3 (32 GiB reach).
  * ---------------------------------------------------------------------- */
 #define CP_GRANULE ((size_t)1 << CP_GRANULE_SHIFT)
 /** Bytes of address space one arena reaches: 2^32 granules. */
@@ -301,15 +303,16 @@ extern CP_API int cp__debug;
  *  pointer that no handle can represent. */
 CP_API __attribute__((noreturn)) void cp__encode_unrepresentable(const void *p);
 
-/* Handles are zero-based, as in HotSpot's zero-based compressed oops: the
- * runtime places the compact arena below the reach (2^32 granules), at load
- * time, so a handle is an address divided by the granule.  Decode and
- * encode are pure arithmetic on constants, with no base register and no
- * select for NULL (handle 0 is address 0). */
+/* Handles are zero-based, as in HotSpot's compressed oops: the runtime
+ * places the compact arena below the reach (2^32 granules), at load time,
+ * so a handle is an address divided by the granule.  Decode and encode are
+ * pure arithmetic on constants, with no base register and no select for
+ * NULL (handle 0 is address 0).  With the default 1-byte granule (HotSpot's
+ * unscaled mode) a decode is the 32-bit load's own zero extension. */
 
 /** Native address of the object a handle names; NULL for handle 0: the
- *  handle shifted left by CP_GRANULE_SHIFT, which folds into the
- *  addressing mode of a load through it.  Valid in compact mode only.  A
+ *  handle shifted left by CP_GRANULE_SHIFT (no shift with the default
+ *  granule), which folds into the addressing mode of a load through it.  Valid in compact mode only.  A
  *  field access through a NULL handle faults, as through a null pointer
  *  (the runtime keeps the lowest 2 MiB unmapped).
  *  Code compiled with -DCOMPACTPTR_CHECKED_DECODE (the plugin's generated

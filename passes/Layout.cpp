@@ -19,7 +19,8 @@
 // Invariants: offsets and sizes in descriptors are computed by the C
 //      compiler (offsetof/sizeof on the generated declarations), so the
 //      descriptor always matches the code; the compact struct is aligned to
-//      the granule, so every object and array element has a handle.
+//      4 bytes and to the granule, so every object and array element has a
+//      handle and its handle fields are aligned.
 // Tests: test/rewrite/layout-reorder.c, test/rewrite/descriptor.c,
 //      test/rewrite/nested-struct-field.c, test/rewrite/struct-copy.c.
 //
@@ -96,7 +97,7 @@ void layoutType(Session &S, CompactType &T) {
                    [](const FieldInfo &A, const FieldInfo &B) {
                      return A.CompactOffset < B.CompactOffset;
                    });
-  // The compact struct is aligned to the granule (at least 4 bytes), and
+  // The compact struct is aligned to 4 bytes (the granule if larger), and
   // to what the struct itself asks (`struct __attribute__((aligned(16)))
   // v4`: SSE loads of its first field need it).
   Align = std::max({Align, 4u, T.RD->getMaxAlignment() / 8});

@@ -774,9 +774,9 @@ private:
                       (S.Opts.switchable() ? "the value does not survive the "
                                              "switch to wide mode, and "
                                            : "") +
-                      "compact objects are aligned to the granule (4 or 8 "
-                      "bytes), not to malloc's 16: no low bit beyond those "
-                      "is free for a tag",
+                      "compact objects are aligned to 4 bytes (8 with "
+                      "8-byte granules), not to malloc's 16: no low bit "
+                      "beyond those is free for a tag",
                   {R});
       return FromT != nullptr;
     case CK_IntegralToPointer:

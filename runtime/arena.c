@@ -1,12 +1,12 @@
 /*
  * arena.c - reserved ranges of address space and their metadata.
  *
- * Handles are zero-based, as in HotSpot's zero-based compressed oops: a
- * handle is an address divided by the granule, so compiled code decodes it
- * with one shift that folds into the load's addressing mode, with no base
+ * Handles are zero-based, as in HotSpot's compressed oops: a handle is an
+ * address divided by the granule, so compiled code decodes it with at most
+ * one shift that folds into the load's addressing mode, with no base
  * register and no NULL select (handle 0 is address 0; compactptr.h).  That
- * needs the compact arena below the reach (2^32 granules: 16 GiB with
- * 4-byte granules).  cp__compact_reserve places it once, at load time (the
+ * needs the compact arena below the reach (2^32 granules: 4 GiB with the
+ * default 1-byte granule, 16 GiB with 4-byte granules).  cp__compact_reserve places it once, at load time (the
  * runtime's constructor), and it never moves:
  *
  *   low     [2 MiB, 2 MiB + limit), with [64 KiB, 2 MiB) reserved
@@ -349,8 +349,12 @@ void cp__arena_describe(FILE *f) {
             cp__wide ? " (wide mode from the start)" : "");
     return;
   }
-  fprintf(f, "compactptr: handles: zero-based (h << %d); arena %p-%p%s%s%s\n",
-          CP_GRANULE_SHIFT, (void *)r->lo, (void *)(r->lo + r->bytes),
+  /* HotSpot's names: unscaled when a handle is the address itself. */
+  char how[32] = "unscaled (h)";
+  if (CP_GRANULE_SHIFT)
+    snprintf(how, sizeof how, "zero-based (h << %d)", CP_GRANULE_SHIFT);
+  fprintf(f, "compactptr: handles: %s; arena %p-%p%s%s%s\n", how,
+          (void *)r->lo, (void *)(r->lo + r->bytes),
           r->low ? "" : ", in the largest free gap (the range from 2 MiB is in use)",
           cp__wide ? ", released at the switch" : "",
           cp__arena_limit_note(&cp__compact_arena));

@@ -437,7 +437,7 @@ cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
                          uint64_t count, bool try_only);
 /* Bytes of a slot of 2^cls elements of elem bytes: a multiple of 4, so a
  * free slot holds its free-list link and cp__zero_slot works.  Compact
- * elements are granules already; a wide element is the C size, which for
+ * elements are multiples of 4 already; a wide element is the C size, which for
  * pointer-free types may be 1, 2, 3, 6... bytes (the stride of wide arrays
  * must be exactly that). */
 static inline uint32_t cp__slot_bytes(uint32_t elem, uint32_t cls) {

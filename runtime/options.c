@@ -216,9 +216,9 @@ void cp__options_init(void) {
   uint64_t limit = options[CP_OPT_ARENA_LIMIT].value;
   if (limit > CP_ARENA_REACH)
     cp__fatal("COMPACTPTR_ARENA_LIMIT=%llu exceeds the arena's reach of %llu "
-              "bytes (4 GiB granules of %u bytes)",
+              "bytes (2^32 granules of %u byte%s)",
               (unsigned long long)limit, (unsigned long long)CP_ARENA_REACH,
-              (unsigned)CP_GRANULE);
+              (unsigned)CP_GRANULE, CP_GRANULE > 1 ? "s" : "");
   /* Page 0 is never handed out, so the smallest slab (an aligned run of
    * 2^CP_SLAB_MIN_SHIFT bytes) needs twice that. */
   const size_t min = (size_t)2 << CP_SLAB_MIN_SHIFT;

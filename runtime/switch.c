@@ -655,8 +655,9 @@ static void assign(cp_slab_t **items, size_t n) {
 }
 
 /* COMPACTPTR_VERIFY: the table agrees with the page map's translation for
- * the start and the second granule of every live object of every class-0
- * slab, and for every granule of the first live object of each. */
+ * the start and the second field position (4 bytes, or the granule if
+ * larger) of every live object of every class-0 slab, and for every such
+ * position of the first live object of each. */
 static void xl_check(cp_slab_t **items, size_t n) {
   xlate_cache_t c;
   if (n)
@@ -668,10 +669,12 @@ static void xl_check(cp_slab_t **items, size_t n) {
     bool first = true;
     FOR_EACH_LIVE(s, i, {
       char *p = s->start + (size_t)i * s->slot;
-      uint32_t upto = first ? s->type->desc->compact_size : 2 * CP_GRANULE;
+      /* Fields start at multiples of 4 bytes whatever the granule. */
+      const uint32_t step = CP_GRANULE > 4 ? (uint32_t)CP_GRANULE : 4;
+      uint32_t upto = first ? s->type->desc->compact_size : 2 * step;
       first = false;
       for (uint32_t g = 0; g < upto && g < s->type->desc->compact_size;
-           g += CP_GRANULE) {
+           g += step) {
         void *want = cp__translate(p + g);
         void *got = xlate(&c, (cp_handle_t)((uintptr_t)(p + g) >> CP_GRANULE_SHIFT));
         if (got != want)

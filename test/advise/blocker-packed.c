@@ -1,4 +1,4 @@
-// A packed struct is blocked: the compact layout is aligned to the granule.
+// A packed struct is blocked: the compact layout is aligned to 4 bytes.
 // #pragma pack is caught too (a field at an offset its type does not
 // allow).
 // RUN: compactptr-advise %s -- %cflags | FileCheck %s

@@ -12,14 +12,14 @@
 // RUN: env COMPACTPTR_STATS=1 %t.pie > %t.out 2> %t.stats
 // RUN: diff %t.expected %t.out
 // RUN: FileCheck --check-prefix=LOW %s < %t.stats
-// LOW: compactptr: handles: zero-based (h << {{[23]}}); arena 0x200000-0x{{[0-9a-f]+}}{{$}}
+// LOW: compactptr: handles: {{unscaled \(h\)|zero-based \(h << [23]\)}}; arena 0x200000-0x{{[0-9a-f]+}}{{$}}
 // RUN: env COMPACTPTR_STATS=1 COMPACTPTR_ARENA_LIMIT=4M %t.pie 2>&1 >/dev/null | FileCheck --check-prefix=LIMIT %s
-// LIMIT: compactptr: handles: zero-based (h << {{[23]}}); arena 0x200000-0x600000{{$}}
+// LIMIT: compactptr: handles: {{unscaled \(h\)|zero-based \(h << [23]\)}}; arena 0x200000-0x600000{{$}}
 // RUN: %clang %cflags -O2 -fno-pic -no-pie -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only %s %runtime -o %t.nopie
 // RUN: env COMPACTPTR_STATS=1 %t.nopie > %t.out 2> %t.stats
 // RUN: diff %t.expected %t.out
 // RUN: FileCheck --check-prefix=GAP %s < %t.stats
-// GAP: compactptr: handles: zero-based (h << {{[23]}}); arena 0x{{[0-9a-f]+}}-0x{{[0-9a-f]+}}, in the largest free gap (the range from 2 MiB is in use) (shrunk from {{[0-9]+}} bytes: the largest free range below {{[0-9]+}} bytes, where handles reach, is smaller)
+// GAP: compactptr: handles: {{unscaled \(h\)|zero-based \(h << [23]\)}}; arena 0x{{[0-9a-f]+}}-0x{{[0-9a-f]+}}, in the largest free gap (the range from 2 MiB is in use) (shrunk from {{[0-9]+}} bytes: the largest free range below {{[0-9]+}} bytes, where handles reach, is smaller)
 #include <compactptr.h>
 #include <stdio.h>
 #include <stdlib.h>

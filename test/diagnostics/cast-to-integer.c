@@ -1,6 +1,6 @@
 // Casting a compact pointer to an integer or an unrelated pointer type is
 // allowed but warned: addresses change at the switch to wide mode, and
-// compact objects are aligned to the granule only (a tag in the low three
+// compact objects are aligned to 4 bytes only (a tag in the low three
 // bits of a node's address, as in red-black trees, does not fit).
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
@@ -11,7 +11,7 @@
 struct CP_COMPACT node { int key; struct node *next; };
 
 uintptr_t hash(struct node *p) {
-  return (uintptr_t)p; // expected-warning {{compact objects are aligned to the granule (4 or 8 bytes), not to malloc's 16: no low bit beyond those is free for a tag}}
+  return (uintptr_t)p; // expected-warning {{compact objects are aligned to 4 bytes (8 with 8-byte granules), not to malloc's 16: no low bit beyond those is free for a tag}}
 }
 
 int *keyp(struct node *p) {

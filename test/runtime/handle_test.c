@@ -51,7 +51,10 @@ static void test_encode_unrepresentable(void **state) {
   expect_fatal(encode_foreign, (void *)(uintptr_t)CP_ARENA_REACH,
                "is not in the compact arena");
   char *p = cp_alloc(&tree_desc);
-  expect_fatal(encode_foreign, p + 2, "is not aligned to the");
+  if (CP_GRANULE > 2)
+    expect_fatal(encode_foreign, p + 2, "is not aligned to the");
+  else /* unscaled handles: every address below the reach has one */
+    assert_ptr_equal(cp_decode(cp_encode(p + 2)), p + 2);
   free(heap);
   /* NULL, as a value the compiler cannot see; the last granule below the
    * reach, which round-trips. */
@@ -163,7 +166,7 @@ static void test_copy_program(void **state) {
   assert_int_equal(g->ops[1].len, 4);
   assert_int_equal(g->compact_slot, sizeof(struct c_graph));
   assert_int_equal(cp__type_resolve(&node_desc)->compact_slot,
-                   CP_GRANULE_SHIFT == 2 ? 12 : 16);
+                   CP_GRANULE_SHIFT <= 2 ? 12 : 16);
 }
 
 static void decode_freed(void *arg) {

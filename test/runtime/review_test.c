@@ -14,9 +14,9 @@
 /* quad { int key; quad *next; int a, b; }   compact 16, wide 24 */
 struct w_quad { int key; struct w_quad *next; int a, b; };
 struct c_quad { int key; cp_handle_t next; int a, b; };
-/* tri { char c[3]; }                        compact 4 (a granule), wide 3 */
+/* tri { char c[3]; }        compact 4 (a granule, at least 4 bytes), wide 3 */
 struct w_tri { char c[3]; };
-struct c_tri { char c[3]; char pad[CP_GRANULE - 3]; };
+struct c_tri { char c[3]; char pad[CP_GRANULE > 4 ? CP_GRANULE - 3 : 1]; };
 /* odd { short s; char c[4]; }               compact 8, wide 6 */
 struct w_odd { short s; char c[4]; };
 struct c_odd { short s; char c[4]; short pad; };

@@ -8,7 +8,7 @@
 // CHECK: compactptr: mode wide; arena 1024 KiB reach
 // CHECK: compactptr: node 12 24 100000 100000 100000 2400000
 // CHECK: compactptr: switch: [[N]] objects moved
-// REQUIRES: granule-2
+// UNSUPPORTED: granule-3
 #define CP_TEST_DEFINE_TYPES
 #include "testtypes.h"
 #include <stdio.h>

@@ -19,7 +19,7 @@
  *    a nested compact struct takes its compact layout, other fields keep
  *    their size; fields are placed first fit in declaration order (each at
  *    the lowest aligned offset where it fits, in a hole or at the end), and
- *    the struct is aligned to at least 4 bytes (the granule).
+ *    the struct is aligned to at least 4 bytes (and to the granule).
  *  - Marking T also makes compact every struct that points to or holds T
  *    (transitively); a blocker of any of them blocks T.
  */

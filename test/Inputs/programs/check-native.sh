@@ -19,7 +19,7 @@ mkdir -p "$OUT/include"
 if [ -f "$bd/include/compactptr_config.h" ]; then
   cfg="$bd/include"
 else
-  sed -e 's/@COMPACTPTR_GRANULE_SHIFT@/2/' -e 's/@PROJECT_VERSION@/0.0.0/' \
+  sed -e 's/@COMPACTPTR_GRANULE_SHIFT@/0/' -e 's/@PROJECT_VERSION@/0.0.0/' \
     "$root/include/compactptr_config.h.in" > "$OUT/include/compactptr_config.h"
   cfg="$OUT/include"
 fi
