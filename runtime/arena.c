@@ -6,8 +6,9 @@
  * one shift that folds into the load's addressing mode, with no base
  * register and no NULL select (handle 0 is address 0; compactptr.h).  That
  * needs the compact arena below the reach (2^32 granules: 4 GiB with the
- * default 1-byte granule, 16 GiB with 4-byte granules).  cp__compact_reserve places it once, at load time (the
- * runtime's constructor), and it never moves:
+ * default 1-byte granule, 16 GiB with 4-byte granules).
+ * cp__compact_reserve places it once, at load time (the runtime's
+ * constructor), and it never moves:
  *
  *   low     [2 MiB, 2 MiB + limit), with [64 KiB, 2 MiB) reserved
  *           inaccessible below it (a field access through a NULL handle

@@ -436,10 +436,10 @@ cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
 cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
                          uint64_t count, bool try_only);
 /* Bytes of a slot of 2^cls elements of elem bytes: a multiple of 4, so a
- * free slot holds its free-list link and cp__zero_slot works.  Compact
- * elements are multiples of 4 already; a wide element is the C size, which for
- * pointer-free types may be 1, 2, 3, 6... bytes (the stride of wide arrays
- * must be exactly that). */
+ * free slot holds its free-list link and cp__zero_slot works.  An element
+ * is the C size (wide) or the compact size (a multiple of the granule),
+ * which for pointer-free types may be 1, 2, 3, 6... bytes (the stride of
+ * arrays must be exactly that). */
 static inline uint32_t cp__slot_bytes(uint32_t elem, uint32_t cls) {
   return ((elem << cls) + 3) & ~3u;
 }

@@ -4,12 +4,12 @@
  * free into it.
  *
  * Design.  Every compact type owns its slabs: runs of pages cut into slots
- * of one size (the type's compact size, a multiple of 4 bytes and of the
- * granule, so a 12-byte node takes 12 bytes).  Slot metadata is out of line: each slab has
- * a header (cp_slab_t, from libc) holding a free list threaded through the
- * free slots as 32-bit byte offsets and a bump index below which every slot
- * has been put on the free list at least once (the list is extended a page
- * at a time).  Every page of a run maps to its header through the arena's
+ * of one size (the type's compact size rounded up to 4 bytes and to the
+ * granule, so a 12-byte node takes 12 bytes).  Slot metadata is out of
+ * line: each slab has a header (cp_slab_t, from libc) holding a free list
+ * threaded through the free slots as 32-bit byte offsets and a bump index
+ * below which every slot has been put on the free list at least once (the
+ * list is extended a page at a time).  Every page of a run maps to its header through the arena's
  * page map, and every 64 KiB region of a slab through the slab map (slabs
  * are buddy-aligned runs of 64 KiB or more), so address -> slab is one load
  * and slot index is a multiply by a precomputed reciprocal (cp__slot_index),

@@ -669,7 +669,8 @@ static void xl_check(cp_slab_t **items, size_t n) {
     bool first = true;
     FOR_EACH_LIVE(s, i, {
       char *p = s->start + (size_t)i * s->slot;
-      /* Fields start at multiples of 4 bytes whatever the granule. */
+      /* Handle fields start at multiples of 4 bytes whatever the
+       * granule. */
       const uint32_t step = CP_GRANULE > 4 ? (uint32_t)CP_GRANULE : 4;
       uint32_t upto = first ? s->type->desc->compact_size : 2 * step;
       first = false;
