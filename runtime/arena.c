@@ -52,9 +52,8 @@
 
 #include <string.h>
 
-/* The low placement: the arena starts one commit chunk above address 0,
- * and the pages from CP_LOW_GUARD up to it are reserved inaccessible. */
-#define CP_LOW_START ((uintptr_t)1 << CP_COMMIT_SHIFT)
+/* The low placement: the arena starts at CP_LOW_START (internal.h), and
+ * the pages from CP_LOW_GUARD up to it are reserved inaccessible. */
 #define CP_LOW_GUARD ((uintptr_t)64 << 10)
 /* Under RLIMIT_AS the compact arena takes at most 1/CP_AS_SHARE of the
  * address space left at load time. */
@@ -356,7 +355,7 @@ void cp__arena_describe(FILE *f) {
     snprintf(how, sizeof how, "zero-based (h << %d)", CP_GRANULE_SHIFT);
   fprintf(f, "compactptr: handles: %s; arena %p-%p%s%s%s\n", how,
           (void *)r->lo, (void *)(r->lo + r->bytes),
-          r->low ? "" : ", in the largest free gap (the range from 2 MiB is in use)",
+          r->low ? "" : ", in the largest free gap (the range from 2 MiB to the reach is not all free)",
           cp__wide ? ", released at the switch" : "",
           cp__arena_limit_note(&cp__compact_arena));
 }

@@ -39,6 +39,9 @@
 #define CP_PAGE_SIZE ((size_t)1 << CP_PAGE_SHIFT)
 /* Arena memory is made accessible in chunks of this size. */
 #define CP_COMMIT_SHIFT 21
+/* The low placement of the compact arena: one commit chunk above address
+ * 0.  Nothing of the runtime's lies below it but the arena's guard. */
+#define CP_LOW_START ((uintptr_t)1 << CP_COMMIT_SHIFT)
 /* A slab spans at least this many bytes... */
 #define CP_SLAB_MIN_SHIFT 16
 /* ...and holds at least this many slots, unless the object is large. */

@@ -211,15 +211,33 @@ void cp__os_guard(void *p, size_t bytes) {
     munmap(p, bytes);
 }
 
+/* LeakSanitizer scans globals, stacks and malloc'd blocks, not mappings:
+ * metadata mapped here (the type registry, page and slab maps) is the
+ * only reference to blocks from malloc (copy programs, slab headers), so
+ * in a program built with -fsanitize=address every such block was
+ * reported as leaked at exit.  The mappings are registered as root
+ * regions where the program has LeakSanitizer (weak: null without it). */
+extern void __lsan_register_root_region(const void *p, size_t size)
+    __attribute__((weak));
+extern void __lsan_unregister_root_region(const void *p, size_t size)
+    __attribute__((weak));
+
 void *cp__os_alloc_zeroed(size_t bytes) {
   void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
+  if (p == MAP_FAILED)
+    return NULL;
+  if (__lsan_register_root_region)
+    __lsan_register_root_region(p, bytes);
+  return p;
 }
 
 void cp__os_free(void *p, size_t bytes) {
-  if (p)
-    munmap(p, bytes);
+  if (!p)
+    return;
+  if (__lsan_unregister_root_region)
+    __lsan_unregister_root_region(p, bytes);
+  munmap(p, bytes);
 }
 
 double cp__now(void) {

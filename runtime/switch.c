@@ -148,6 +148,38 @@ static void xlate_refill(xlate_cache_t *c, const cp_slab_t *s) {
   c->slab = s;
 }
 
+/* p, held by a root or a field of a compact type, is an object outside the
+ * compact heap: a mapped address of user space neither in the arena nor inside
+ * the image of a plugin-built module.  Anything else is a sentinel the
+ * switch leaves alone: a small integer, a poison value (0xdead...), an
+ * unmapped address, the address of a global used as a marker.  Such an
+ * object was allocated by code the plugin could not route (an allocation
+ * hook, a wrapper in another file), so it is in the compact layout, and
+ * wide code would read it in the wide one. */
+static bool foreign_object(const void *p) {
+  uintptr_t a = (uintptr_t)p;
+  unsigned char resident;
+  /* Not below 2 MiB (the arena's guard and nothing else) and aligned as
+   * any allocator aligns: a field of a slot another thread was taking off
+   * the free list when the process forked holds the slot's free-list link
+   * (a small offset) or its free marks (odd), not an object. */
+  return a >= CP_LOW_START && (a & 3) == 0 && a < ((uintptr_t)1 << 47) &&
+         !cp__arena_contains(&cp__compact_arena, p) && !cp__in_module_image(p) &&
+         mincore((void *)(a & ~(uintptr_t)4095), 1, &resident) == 0;
+}
+
+/* A field naming such an object: possible where the arena is not alone
+ * below the reach (a -no-pie executable, whose brk heap lies there too),
+ * so the encode check let the store through. */
+__attribute__((noreturn, cold, noinline)) static void foreign_field(const void *p) {
+  cp__fatal("the switch to wide mode found a compact-pointer field holding %p, "
+            "an object outside the compact heap: the runtime did not allocate "
+            "it (an allocation hook or a wrapper in another file: declare it "
+            "CP_ALLOCATOR; the plugin's -Wcompactptr-foreign-object warning "
+            "says where), so it is in the compact layout and cannot be moved "
+            "to the wide one", p);
+}
+
 /* Everything else: interior pointers, arrays, blocks, a run's first byte
  * (which may be one past the end of the block below), dangling handles.
  * Kept out of line so the fast path below inlines into the copy loops. */
@@ -155,6 +187,8 @@ __attribute__((noinline)) static void *xlate_slow(xlate_cache_t *c, char *p) {
   uint64_t off = (uint64_t)(p - c->cstart);
   if (off - 1 >= c->cspan - 1) {
     cp_slab_t *s = cp__slab_owning(&cp__compact_arena, p);
+    if (!s && foreign_object(p))
+      foreign_field(p);
     if (!s || !s->wide_start)
       return p; /* dangling: left as is (the verifier reports it) */
     xlate_refill(c, s);
@@ -813,22 +847,6 @@ static void adopt_counterparts(cp_type_t *t) {
     s = next;
   }
   t->slot = t->wide_slot;
-}
-
-/* p, held by a root of a compact type, is an object outside the compact
- * heap: a mapped address of user space neither in the arena nor inside
- * the image of a plugin-built module.  Anything else is a sentinel the
- * switch leaves alone: a small integer, a poison value (0xdead...), an
- * unmapped address, the address of a global used as a marker.  Such an
- * object was allocated by code the plugin could not route (an allocation
- * hook, a wrapper in another file), so it is in the compact layout, and
- * wide code would read it in the wide one. */
-static bool foreign_object(const void *p) {
-  uintptr_t a = (uintptr_t)p;
-  unsigned char resident;
-  return a >= 4096 && a < ((uintptr_t)1 << 47) &&
-         !cp__arena_contains(&cp__compact_arena, p) && !cp__in_module_image(p) &&
-         mincore((void *)(a & ~(uintptr_t)4095), 1, &resident) == 0;
 }
 
 static void translate_root(void **slot, cp_type_t *target, const char *name,

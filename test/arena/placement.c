@@ -19,7 +19,7 @@
 // RUN: env COMPACTPTR_STATS=1 %t.nopie > %t.out 2> %t.stats
 // RUN: diff %t.expected %t.out
 // RUN: FileCheck --check-prefix=GAP %s < %t.stats
-// GAP: compactptr: handles: {{unscaled \(h\)|zero-based \(h << [23]\)}}; arena 0x{{[0-9a-f]+}}-0x{{[0-9a-f]+}}, in the largest free gap (the range from 2 MiB is in use) (shrunk from {{[0-9]+}} bytes: the largest free range below {{[0-9]+}} bytes, where handles reach, is smaller)
+// GAP: compactptr: handles: {{unscaled \(h\)|zero-based \(h << [23]\)}}; arena 0x{{[0-9a-f]+}}-0x{{[0-9a-f]+}}, in the largest free gap (the range from 2 MiB to the reach is not all free) (shrunk from {{[0-9]+}} bytes: the largest free range below {{[0-9]+}} bytes, where handles reach, is smaller)
 #include <compactptr.h>
 #include <stdio.h>
 #include <stdlib.h>
