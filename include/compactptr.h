@@ -313,8 +313,9 @@ CP_API __attribute__((noreturn)) void cp__encode_unrepresentable(const void *p);
 /** Native address of the object a handle names; NULL for handle 0: the
  *  handle shifted left by CP_GRANULE_SHIFT (no shift with the default
  *  granule), which folds into the addressing mode of a load through it.
- *  Valid in compact mode only.  A field access through a NULL handle faults, as through a null pointer
- *  (the runtime keeps the lowest 2 MiB unmapped).
+ *  Valid in compact mode only.  A field access through a NULL handle
+ *  faults, as through a null pointer (the runtime keeps the lowest 2 MiB
+ *  unmapped).
  *  Code compiled with -DCOMPACTPTR_CHECKED_DECODE (the plugin's generated
  *  code included) decodes through cp_decode_checked() when the program runs
  *  with COMPACTPTR_DEBUG=1, at the cost of a load and a branch per decode;

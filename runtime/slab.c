@@ -9,11 +9,11 @@
  * line: each slab has a header (cp_slab_t, from libc) holding a free list
  * threaded through the free slots as 32-bit byte offsets and a bump index
  * below which every slot has been put on the free list at least once (the
- * list is extended a page at a time).  Every page of a run maps to its header through the arena's
- * page map, and every 64 KiB region of a slab through the slab map (slabs
- * are buddy-aligned runs of 64 KiB or more), so address -> slab is one load
- * and slot index is a multiply by a precomputed reciprocal (cp__slot_index),
- * never a divide.  Arrays and large objects get a block: a run holding
+ * list is extended a page at a time).  Every page of a run maps to its
+ * header through the arena's page map, and every 64 KiB region of a slab
+ * through the slab map (slabs are buddy-aligned runs of 64 KiB or more),
+ * so address -> slab is one load and slot index is a multiply by a
+ * precomputed reciprocal (cp__slot_index), never a divide.  Arrays and large objects get a block: a run holding
  * `count` consecutive elements.  Small arrays go to slabs of their own size
  * class (2^k elements per slot), so an array of three nodes takes four
  * nodes' room, not a page.
