@@ -626,7 +626,7 @@ static inline bool is_free_mark(uint32_t m) { return cp__is_free_mark(m); }
 
 /* Takes slot p off the free list of s (the current slab of class 0 of
  * tb; its free mark checked) and clears it.  Written for one slot size
- * range at a time (16 to 32 bytes, the usual node, then 33 to 64), so the
+ * range at a time (16 to 32 bytes, the usual node, then 8 to 15 and 33 to 64),
  * clearing folds to a few stores. */
 static inline __attribute__((always_inline)) void *
 pop_zeroed(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
@@ -681,6 +681,12 @@ alloc_one(cp_type_desc_t *d, bool try_only, slow_fn *slow) {
       uint32_t at16 = s->slot16;
       if (CP_LIKELY(at16 <= 16)) {
         /* 16 to 32 bytes: two 16-byte stores, at p and p + at16. */
+        if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
+          return pop_zeroed(tb, s, p, at16 + 16);
+      } else if (CP_LIKELY(at16 + 8 <= 7)) {
+        /* 8 to 15 bytes (two or three handles, a key and a handle): two
+         * 8-byte stores.  Unscaled handles make these sizes common. */
+        CP_ASSUME(at16 + 16 >= 8 && at16 + 16 <= 15);
         if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
           return pop_zeroed(tb, s, p, at16 + 16);
       } else if (CP_LIKELY(at16 - 17 <= 31)) {
