@@ -182,12 +182,20 @@ public:
     if ((!S.Opts.switchable() && !S.Opts.compactOnly()) || !B ||
         S.isIgnoredLoc(B->getBeginLoc()) || !layoutDependentValue(B))
       return;
+    // A constant bound (a sizeof, an offsetof) may be at file scope, where
+    // a local bound is no way out.
+    bool constant = !B->isValueDependent() && B->isIntegerConstantExpr(S.Ctx);
     S.report(Diag::ArrayBound, B->getBeginLoc(),
-             "this array bound depends on the compact layout (it reads a "
-             "compact object, steps a compact pointer, or takes the size of a "
-             "compact struct), and array bounds are not rewritten: it would "
-             "keep its wide value; compute it into a local first "
-             "(size_t n = p->len; char v[n];)",
+             std::string("this array bound depends on the compact layout (it "
+                         "reads a compact object, steps a compact pointer, or "
+                         "takes the size of a compact struct), and array "
+                         "bounds are not rewritten: it would keep its wide "
+                         "value; ") +
+                 (constant ? "give the array the struct as its element type "
+                             "(struct T v[4]) or allocate the buffer "
+                             "(malloc(4 * sizeof(struct T)))"
+                           : "compute it into a local first (size_t n = "
+                             "p->len; char v[n];)"),
              {tokRange(B->getSourceRange())});
   }
   bool VisitVariableArrayTypeLoc(VariableArrayTypeLoc TL) {

@@ -21,7 +21,7 @@ struct CP_COMPACT rec {
 };
 
 static char buf[4096];
-static char pool[4 * sizeof(struct rec)]; // err-error {{this array bound depends on the compact layout}}
+static char pool[4 * sizeof(struct rec)]; // err-error-re {{this array bound depends on the compact layout {{.*}}; give the array the struct as its element type (struct T v[4]) or allocate the buffer (malloc(4 * sizeof(struct T)))}}
 
 size_t sizes(struct rec *p, struct rec *q) {
   size_t n = (size_t)p->len;
@@ -30,7 +30,7 @@ size_t sizes(struct rec *p, struct rec *q) {
   char copy[sizeof *p];              // err-error {{this array bound depends on the compact layout}}
   char span[q - p];                  // err-error {{this array bound depends on the compact layout}}
   char inner[({ int k = p->len; k; })]; // err-error {{this array bound depends on the compact layout}}
-  char name[p->len];                 // err-error {{this array bound depends on the compact layout}}
+  char name[p->len];                 // err-error-re {{this array bound depends on the compact layout {{.*}}; compute it into a local first (size_t n = p->len; char v[n];)}}
   char (*row)[p->next->len] = (void *)buf; // err-error {{this array bound depends on the compact layout}}
   memset(fine, 0, sizeof fine);
   memset(name, 0, sizeof name);
