@@ -122,6 +122,18 @@ static void cp__check_plain_unit(void) {
 
 #else /* COMPACTPTR_RUNTIME */
 
+/* -Weverything finds things in the interface below that are chosen on
+ * purpose and are not the including program's to fix (padding the compiler
+ * inserts in descriptors, the linker's __start_ and __stop_ symbols of the
+ * root sections, slow paths marked unused that the inline paths call). */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunknown-warning-option"
+#pragma clang diagnostic ignored "-Wpadded"
+#pragma clang diagnostic ignored "-Wreserved-identifier"
+#pragma clang diagnostic ignored "-Wused-but-marked-unused"
+#endif
+
 /* pthread_t and pthread_attr_t, for cp_thread_create below.  glibc's
  * <bits/pthreadtypes.h> is the part of <pthread.h> that defines them; the
  * whole header would cost every rewritten translation unit (parsed twice by
@@ -743,6 +755,10 @@ CP_API void cp__module_load(cp_module_t *m);
 
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
 #endif
 
 #endif /* COMPACTPTR_RUNTIME */
