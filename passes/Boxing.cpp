@@ -48,6 +48,7 @@
 // local that may reach a safepoint (in a checked function).
 //
 // Tests: test/rewrite/boxed-array.c, test/rewrite/root-descriptors.c,
+//        test/idioms/forward-declared.test,
 //        test/diagnostics/store-address-of-local.c, boxed-address.c,
 //        test/idioms/globals.test,
 //        test/idioms/global-arrays.test.
@@ -570,9 +571,13 @@ void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
                          "; return __builtin_expect(cp__p != 0, 1) ? cp__p : " +
                          B.Init + "(); }");
     }
-    // The initializer function, where V is defined.
-    if (VD->isThisDeclarationADefinition() == VarDecl::DeclarationOnly ||
-        !InitDone.insert(VD->getCanonicalDecl()).second)
+    // The initializer function, where V is defined: the declaration with
+    // the initializer, not a tentative definition before it (`static T V;`
+    // then `static T V = {...};`).
+    const VarDecl *Def = VD->getDefinition();
+    if (!Def)
+      Def = VD->getActingDefinition();
+    if (VD != Def || !InitDone.insert(VD->getCanonicalDecl()).second)
       continue;
     if (SM.getFileID(SM.getExpansionLoc(VD->getLocation())) != Main) {
       S.report(Diag::BoxedAddress, VD->getLocation(),
@@ -583,9 +588,13 @@ void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
     }
     // Only addresses of static objects appear in a static initializer, so
     // storing it after the pointer is set is safe even when it takes V's
-    // own address; in switchable mode a boxed variable it names is
-    // allocated first, so nothing allocates between V's allocation and
-    // the store (the mode tested for the store is the mode it runs in).
+    // own address.  The boxed variables it names are allocated after V's
+    // pointer is set (so two that name each other -- `extern T b; T a =
+    // {&b}; T b = {&a};` -- each find the other's object, or the one being
+    // initialized, instead of recursing), and before the store, so that
+    // nothing allocates between the test of the mode and the store in
+    // switchable mode.  Those allocations may switch: V's pointer is a
+    // root, so cp__b is read from it again.
     std::string Pre, Store;
     if (const Expr *Init = VD->getInit()) {
       std::set<std::string> Named;
@@ -615,9 +624,11 @@ void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
                    "\n/* compactptr: '" + VD->getName().str() +
                        "' lives in the compact heap, allocated at its first use */\n" +
                        Where + Link + "__typeof__(" + B.Ptr + ") " + B.Init +
-                       "(void) {" + Pre + " " + B.pointerType(T) +
+                       "(void) { " + B.pointerType(T) +
                        " cp__b = (" + B.pointerType(T) + ")" + allocText(B) + "; " +
-                       B.Ptr + " = cp__b;" + Store + " return cp__b; }\n");
+                       B.Ptr + " = cp__b;" +
+                       (Pre.empty() ? "" : Pre + " cp__b = " + B.Ptr + ";") +
+                       Store + " return cp__b; }\n");
   }
 }
 

@@ -101,6 +101,7 @@ class CType:
         self.arr_n = 0
         self.has_cur = False
         self.has_gval = False
+        self.has_fwd = False
         self.typedef = False
 
     def decl(self):
@@ -239,6 +240,7 @@ class Gen:
             t.arr_n = r.randint(2, 12)
             t.has_cur = r.random() < 0.4
             t.has_gval = r.random() < 0.3
+            t.has_fwd = r.random() < 0.3
             t.typedef = r.random() < 0.5
 
     def pool(self, t, i):
@@ -328,6 +330,15 @@ class Gen:
                 e("static struct %s *cur%d;" % (t.name, t.idx))
             if t.has_gval:
                 e("static struct %s gval%d; /* a global value: its links are roots */" % (t.name, t.idx))
+            if t.has_fwd:
+                # declared before they are defined, initializers naming each
+                # other: boxed, each initialized at its first use
+                x = t.idx
+                e("static struct %s fa%d, fb%d; /* tentative definitions */" % (t.name, x, x))
+                e("extern struct %s fc%d;" % (t.name, x))
+                e("static struct %s fa%d = {.k = %du, .next = &fb%d};" % (t.name, x, 11 + x, x))
+                e("static struct %s fb%d = {.k = %du, .next = &fc%d};" % (t.name, x, 13 + x, x))
+                e("struct %s fc%d = {.k = %du, .next = &fa%d};" % (t.name, x, 17 + x, x))
         e("")
 
     def emit_helpers(self):
@@ -521,6 +532,9 @@ class Gen:
                 e("  for (i = 0; i < %du; i++) h = h * 13u + hash%d(&arr%d[i]);" % (t.arr_n, t.idx, t.idx))
             if t.has_cur:
                 e("  h = h * 3u + (cur%d ? cur%d->id : 9u);" % (t.idx, t.idx))
+            if t.has_fwd:
+                x = t.idx
+                e("  h = h * 19u + fa%d.next->k + fb%d.next->next->k + (fc%d.next->next->next == &fc%d);" % (x, x, x, x))
             if t.has_gval:
                 # a value, not a heap object: no compact pointer may point at it
                 e("  h = h * 11u + gval%d.k + gval%d.id;" % (t.idx, t.idx))
