@@ -133,7 +133,8 @@ public:
       if (const VarDecl *VD = localVariable(L); VD && isSlotPointerType(M, VD->getType()))
         add(VD);
       else
-        escape(R, "stored into " + lvalueText(L));
+        escape(R, "stored into " + lvalueText(L),
+               isa<MemberExpr>(L->IgnoreParenImpCasts()));
       return true;
     }
     if (!Check)
@@ -275,14 +276,25 @@ private:
     return "a pointer that may point at a handle field";
   }
 
-  void escape(const Expr *E, const std::string &Where) {
+  /// IntoField: the idiom is a field that keeps another node's link
+  /// address, which real code mostly gets from <sys/queue.h>: say so.
+  void escape(const Expr *E, const std::string &Where, bool IntoField = false) {
     if (!Check)
       return;
     S.report(Diag::SlotEscape, E->getExprLoc(),
              origin(E) + " is " + Where +
                  "; a pointer to a handle field can only be kept in local "
                  "variables and parameters, passed to functions of this "
-                 "translation unit and dereferenced",
+                 "translation unit and dereferenced" +
+                 (IntoField ? std::string("; a field that keeps one (the "
+                                          "'le_prev', 'tqe_prev' and "
+                                          "'stqh_last' of <sys/queue.h> "
+                                          "LIST, TAILQ and STAILQ, a queue's "
+                                          "'struct node **tail') "
+                                          "cannot: link by node pointers "
+                                          "instead (SLIST, or a prev pointer "
+                                          "to the node)")
+                            : std::string()),
              {CharSourceRange::getTokenRange(E->getSourceRange())});
   }
 
