@@ -115,7 +115,14 @@ void checkRecord(Session &S, const RecordDecl *RD) {
     if (FD->getType()->isIncompleteArrayType()) {
       S.report(Diag::FlexibleArray, FD->getLocation(),
               "flexible array member " + quoted(FD->getName()) +
-                  " in compact type " + Who + " is not supported",
+                  " in compact type " + Who + " is not supported (the "
+                  "runtime's slabs hold objects of one size per type); "
+                  "keep the elements in an array of their own, reached "
+                  "through a pointer field (" +
+                  FD->getType()->castAsArrayTypeUnsafe()
+                      ->getElementType()
+                      .getAsString() +
+                  " *" + FD->getName().str() + ";) and allocated with malloc",
               {FR});
       continue;
     }

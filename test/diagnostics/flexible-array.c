@@ -6,5 +6,5 @@
 struct CP_COMPACT node {
   struct node *next;
   int n;
-  int data[]; // expected-error {{flexible array member 'data' in compact type 'struct node' is not supported}}
+  int data[]; // expected-error {{flexible array member 'data' in compact type 'struct node' is not supported (the runtime's slabs hold objects of one size per type); keep the elements in an array of their own, reached through a pointer field (int *data;) and allocated with malloc}}
 };
