@@ -87,8 +87,12 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
     return;
   }
   CompactType *T = M.pointeeOf(E->getSubExpr()->getType());
+  // A struct that is compact only because it holds a compact pointer
+  // surprises a reader who never annotated it: say why it is one.
+  std::string Why = T->Annotated ? "" : " (compact by inference: it holds a "
+                                        "pointer to a compact type)";
   S.report(Diag::VoidEscape, E->getExprLoc(),
-           "a compact pointer to " + quoted(T->WideSpelling) + " " + Where +
+           "a compact pointer to " + quoted(T->WideSpelling) + Why + " " + Where +
                "; kept there, it is no root, and after the switch it points "
                "into the released arena (keep it in a field or a root array "
                "of its own type, or cast explicitly if it is not kept)",

@@ -40,6 +40,11 @@ typedef struct {
   ad_model_t *m;
   CXTranslationUnit tu;
   frame_t *top; /* parent chain of the cursor being visited */
+  /* Variables with static storage whose address the translation unit
+   * takes (`&v`, `&v.f`, `&a[i]`), canonical cursors: with external
+   * linkage, what decides that the plugin boxes a global. */
+  CXCursor *taken;
+  size_t ntaken, cap;
 } scan_t;
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -912,9 +917,44 @@ static int boxable_var(CXCursor d) {
          !(local && clang_Cursor_getStorageClass(d) == CX_SC_Static);
 }
 
+static int address_taken(const scan_t *s, CXCursor d) {
+  CXCursor c = clang_getCanonicalCursor(d);
+  for (size_t i = 0; i < s->ntaken; i++)
+    if (clang_equalCursors(s->taken[i], c))
+      return 1;
+  return 0;
+}
+
+static enum CXChildVisitResult taken_cb(CXCursor c, CXCursor parent,
+                                        CXClientData d) {
+  (void)parent;
+  scan_t *s = d;
+  if (clang_getCursorKind(c) == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf) {
+    kids_t ks = kids(c);
+    CXCursor v = ks.n ? value_root_decl(ks.v[0]) : clang_getNullCursor();
+    if (clang_getCursorKind(v) == CXCursor_VarDecl &&
+        clang_Cursor_hasVarDeclGlobalStorage(v) && !address_taken(s, v)) {
+      if (s->ntaken == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 16;
+        s->taken = realloc(s->taken, s->cap * sizeof *s->taken);
+        if (!s->taken) {
+          fprintf(stderr, "compactptr-advise: out of memory\n");
+          exit(1);
+        }
+      }
+      s->taken[s->ntaken++] = clang_getCanonicalCursor(v);
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
 /** The plugin places a boxable variable in the compact heap at run time,
  *  so the static initializer of another variable cannot take its address
- *  (the plugin's boxed-address error); its own initializer can. */
+ *  (the plugin's boxed-address error); its own initializer can, and so can
+ *  the initializer of a variable the plugin boxes too (a global of struct
+ *  type with external linkage or whose address is taken: it is stored at
+ *  run time as well, so a state machine's states may name each other). */
 static void boxed_in_static_init(scan_t *s, CXCursor addr, CXCursor var_decl,
                                  const char *var, int x) {
   for (frame_t *f = s->top; f; f = f->up) {
@@ -926,6 +966,10 @@ static void boxed_in_static_init(scan_t *s, CXCursor addr, CXCursor var_decl,
     if (!clang_Cursor_hasVarDeclGlobalStorage(f->c) ||
         clang_equalCursors(clang_getCanonicalCursor(f->c),
                            clang_getCanonicalCursor(var_decl)))
+      return;
+    if (boxable_var(f->c) &&
+        (clang_getCursorLinkage(f->c) == CXLinkage_External ||
+         address_taken(s, f->c)))
       return;
     block(s, x, AD_B_BoxedAddress, cursor_loc(addr),
           ad_printf("'%s' lives in the compact heap once '%s' is compact "
@@ -1620,8 +1664,10 @@ int ad_scan_tu(ad_model_t *m, const char *dir, int argc, const char *const *argv
       clang_disposeString(sp);
       rc = -1;
     } else {
-      scan_t s = {m, tu, NULL};
+      scan_t s = {m, tu, NULL, NULL, 0, 0};
+      clang_visitChildren(clang_getTranslationUnitCursor(tu), taken_cb, &s);
       clang_visitChildren(clang_getTranslationUnitCursor(tu), visit, &s);
+      free(s.taken);
     }
     clang_disposeTranslationUnit(tu);
   }
