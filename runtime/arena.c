@@ -45,9 +45,14 @@
  * of a large arena cost address space only: per page a slab pointer (the
  * page map), an order byte and two free-list links.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dl_iterate_phdr, REG_RIP */
+#endif
 #include "internal.h"
 
+#include <link.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <string.h>
@@ -251,27 +256,115 @@ void cp__compact_reserve_release(void) {
 static uintptr_t retired_lo, retired_hi;
 static struct sigaction retired_prev;
 
+/* The modules loaded when the arena retired (the program, its shared
+ * libraries): where each is mapped and its file, taken outside the signal
+ * handler, so the handler can name the faulting instruction as FILE+OFFSET
+ * for addr2line without calling into the dynamic loader. */
+enum { MODULES = 32, MODULE_NAMES = 4096 };
+static struct {
+  uintptr_t bias, lo, hi;
+  const char *name;
+} modules[MODULES];
+static int nmodules;
+static char module_names[MODULE_NAMES];
+
+static int note_module(struct dl_phdr_info *info, size_t size, void *used) {
+  (void)size;
+  size_t *at = used;
+  if (nmodules == MODULES)
+    return 1;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD)
+      continue;
+    uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+    lo = a < lo ? a : lo;
+    hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
+  }
+  const char *name = info->dlpi_name;
+  char self[256];
+  if (!name || !*name) { /* the program itself */
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = 0;
+    name = self;
+  }
+  size_t len = strlen(name) + 1;
+  if (lo >= hi || !*name || *at + len > sizeof module_names)
+    return 0;
+  memcpy(module_names + *at, name, len);
+  modules[nmodules].bias = info->dlpi_addr;
+  modules[nmodules].lo = lo;
+  modules[nmodules].hi = hi;
+  modules[nmodules].name = module_names + *at;
+  nmodules++;
+  *at += len;
+  return 0;
+}
+
+static size_t put_hex(char *out, uintptr_t a) {
+  size_t n = 0;
+  out[n++] = '0';
+  out[n++] = 'x';
+  for (int sh = 60; sh >= 0; sh -= 4)
+    if (a >> sh || sh == 0)
+      out[n++] = "0123456789abcdef"[(a >> sh) & 15];
+  return n;
+}
+
+static size_t put_str(char *out, size_t room, const char *s) {
+  size_t n = strlen(s);
+  if (n > room)
+    n = room;
+  memcpy(out, s, n);
+  return n;
+}
+
+/* The instruction that faulted, from the signal's context. */
+static uintptr_t fault_pc(const void *uc) {
+#if defined(__x86_64__)
+  return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.pc;
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
 /* SIGSEGV: a fault in the retired arena is a compact pointer the switch
  * did not translate; any other fault goes where it went before. */
 static void retired_fault(int sig, siginfo_t *si, void *uc) {
   uintptr_t a = (uintptr_t)si->si_addr;
   if (a >= retired_lo && a < retired_hi) {
     /* Async-signal-safe: no stdio, the address formatted by hand. */
-    char msg[400] = "compactptr: a compact pointer was used after the switch to "
-                    "wide mode (an access at 0x";
+    char msg[1024] = "compactptr: a compact pointer was used after the switch "
+                     "to wide mode (an access at ";
     size_t n = strlen(msg);
-    for (int sh = 60; sh >= 0; sh -= 4)
-      if (a >> sh || sh == 0)
-        msg[n++] = "0123456789abcdef"[(a >> sh) & 15];
+    n += put_hex(msg + n, a);
+    n += put_str(msg + n, 400 - n, ", in the released compact arena");
+    uintptr_t pc = fault_pc(uc);
+    for (int i = 0; pc && i < nmodules; i++) {
+      if (pc < modules[i].lo || pc >= modules[i].hi)
+        continue;
+      n += put_str(msg + n, 400 - n, ", by the instruction at ");
+      n += put_hex(msg + n, pc - modules[i].bias);
+      n += put_str(msg + n, 700 - n, " in ");
+      n += put_str(msg + n, 700 - n, modules[i].name);
+      n += put_str(msg + n, 720 - n, ": addr2line -fie ");
+      n += put_str(msg + n, 980 - 24 - n, modules[i].name);
+      msg[n++] = ' ';
+      n += put_hex(msg + n, pc - modules[i].bias);
+      break;
+    }
     static const char rest[] =
-        ", in the released compact arena): it was kept where the switch could "
+        "): it was kept where the switch could "
         "not translate it ('void *' in memory the runtime does not know, an "
         "integer, a union, a pointer into an object returned by a function "
         "or passed to one; the plugin's -Wcompactptr-void-escape, "
         "-interior-escape, -foreign-object and -integer-cast warnings say "
         "where they can see it)\n";
-    memcpy(msg + n, rest, sizeof rest - 1);
-    n += sizeof rest - 1;
+    n += put_str(msg + n, sizeof msg - n, rest);
     (void)!write(2, msg, n);
     _exit(70);
   }
@@ -293,6 +386,9 @@ void cp__compact_arena_retire(cp_arena_t *a) {
     a->base = NULL; /* still reserved: nothing for cp__arena_destroy to unmap */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
+    size_t used = 0;
+    nmodules = 0;
+    dl_iterate_phdr(note_module, &used);
     sa.sa_sigaction = retired_fault;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);

@@ -3,7 +3,9 @@
 // (void-escape) -- and used after the switch: the compact arena's range
 // stays reserved and inaccessible after the switch, so the use faults
 // there, never reads memory mapped there since, and the runtime says so
-// in one line with exit status 70 instead of a bare segmentation fault.
+// in one line with exit status 70 instead of a bare segmentation fault,
+// naming the faulting instruction as an offset in its file that addr2line
+// turns into the function (and line, with -g).
 // Without a switch the program runs as natively.  A fault elsewhere keeps
 // its own meaning (the default action: a crash, not this message).
 // REQUIRES: plugin
@@ -13,9 +15,11 @@
 // RUN: %t | diff %t.expected -
 // RUN: env COMPACTPTR_ARENA_LIMIT=1M COMPACTPTR_HIGH_WATER=10 sh -c '%t; echo "exit $?"' > %t.out 2>&1
 // RUN: FileCheck --check-prefix=STALE %s < %t.out
+// RUN: sh -c "$(sed -n 's/.*: \(addr2line -fie [^)]*\)).*/\1/p' %t.out)" | FileCheck --check-prefix=PC %s
 // RUN: env COMPACTPTR_ARENA_LIMIT=1M COMPACTPTR_HIGH_WATER=10 COMPACTPTR_STATS=1 not --crash %t wild 2>&1 | FileCheck --check-prefix=WILD %s
 // WARN: warning: a compact pointer to 'struct tn' is passed as 'void *' to 'spush'
-// STALE: compactptr: a compact pointer was used after the switch to wide mode (an access at 0x{{[0-9a-f]+}}, in the released compact arena): it was kept where the switch could not translate it
+// STALE: compactptr: a compact pointer was used after the switch to wide mode (an access at 0x{{[0-9a-f]+}}, in the released compact arena, by the instruction at 0x{{[0-9a-f]+}} in {{.*}}.tmp: addr2line -fie {{.*}}.tmp 0x{{[0-9a-f]+}}): it was kept where the switch could not translate it
+// PC: main
 // STALE-NEXT: exit 70
 // WILD-NOT: compactptr: a compact pointer was used
 // WILD: compactptr: switch to wide mode
