@@ -320,6 +320,8 @@ public:
       llvm::errs() << R.Plan;
     if (!R.Files.empty() && !refusePreprocessedInput(CI))
       R.Ok = false;
+    if (R.Files.empty())
+      warnPreprocessedWithoutPlugin(CI);
     for (const RewrittenFile &F : R.Files)
       if (!F.FE) { // standard input or a virtual buffer: no file to override
         CI.getDiagnostics().Report(CI.getDiagnostics().getCustomDiagID(
@@ -504,6 +506,28 @@ private:
         "compactptr-cc -E (its -save-temps and ccache keep rewritten text)"))
         << (FO.Inputs[0].isFile() ? FO.Inputs[0].getFile() : StringRef("<buffer>"));
     return false;
+  }
+
+  /// A .i that clang -E made without the plugin has <compactptr.h>'s
+  /// native branch in it (CP_COMPACT expanded to nothing, the mixed-build
+  /// check cp__check_plain_unit defined): it builds as plain C, correctly
+  /// but with nothing compact, which the user who loaded the plugin did not
+  /// ask for.  A warning, since the result is still right.
+  void warnPreprocessedWithoutPlugin(CompilerInstance &CI) {
+    const FrontendOptions &FO = CI.getFrontendOpts();
+    SourceManager &SM = CI.getSourceManager();
+    if (FO.Inputs.empty() || !FO.Inputs[0].getKind().isPreprocessed() ||
+        SM.getMainFileID().isInvalid() ||
+        !SM.getBufferData(SM.getMainFileID()).contains("cp__check_plain_unit"))
+      return;
+    DiagnosticsEngine &D = CI.getDiagnostics();
+    D.Report(D.getCustomDiagID(
+        DiagnosticsEngine::Warning,
+        "compactptr: '%0' was preprocessed without the plugin (CP_COMPACT "
+        "expanded to nothing there), so nothing in it is compact and it "
+        "builds as plain C; compile the source file, or preprocess with "
+        "compactptr-cc -E"))
+        << (FO.Inputs[0].isFile() ? FO.Inputs[0].getFile() : StringRef("<buffer>"));
   }
 
   /// -E's printer; in a translation unit with compact types the output
