@@ -593,8 +593,8 @@ void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
     // {&b}; T b = {&a};` -- each find the other's object, or the one being
     // initialized, instead of recursing), and before the store, so that
     // nothing allocates between the test of the mode and the store in
-    // switchable mode.  Those allocations may switch: V's pointer is a
-    // root, so cp__b is read from it again.
+    // switchable mode.  cp_alloc never runs the switch (only a safepoint
+    // does), so cp__b stays V's object throughout.
     std::string Pre, Store;
     if (const Expr *Init = VD->getInit()) {
       std::set<std::string> Named;
@@ -626,9 +626,7 @@ void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
                        Where + Link + "__typeof__(" + B.Ptr + ") " + B.Init +
                        "(void) { " + B.pointerType(T) +
                        " cp__b = (" + B.pointerType(T) + ")" + allocText(B) + "; " +
-                       B.Ptr + " = cp__b;" +
-                       (Pre.empty() ? "" : Pre + " cp__b = " + B.Ptr + ";") +
-                       Store + " return cp__b; }\n");
+                       B.Ptr + " = cp__b;" + Pre + Store + " return cp__b; }\n");
   }
 }
 

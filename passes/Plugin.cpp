@@ -510,9 +510,10 @@ private:
 
   /// A .i that clang -E made without the plugin has <compactptr.h>'s
   /// native branch in it (CP_COMPACT expanded to nothing, the mixed-build
-  /// check cp__check_plain_unit defined): it builds as plain C, correctly
-  /// but with nothing compact, which the user who loaded the plugin did not
-  /// ask for.  A warning, since the result is still right.
+  /// check cp__check_plain_unit defined): it builds as plain C with
+  /// nothing compact, which the user who loaded the plugin did not ask
+  /// for, and which the mixed-build check stops at start-up when other
+  /// units are plugin-built.  A warning: alone, the program is right.
   void warnPreprocessedWithoutPlugin(CompilerInstance &CI) {
     const FrontendOptions &FO = CI.getFrontendOpts();
     SourceManager &SM = CI.getSourceManager();
@@ -525,7 +526,8 @@ private:
         DiagnosticsEngine::Warning,
         "compactptr: '%0' was preprocessed without the plugin (CP_COMPACT "
         "expanded to nothing there), so nothing in it is compact and it "
-        "builds as plain C; compile the source file, or preprocess with "
+        "builds as plain C, which a program with plugin-built units refuses "
+        "at start-up; compile the source file, or preprocess with "
         "compactptr-cc -E"))
         << (FO.Inputs[0].isFile() ? FO.Inputs[0].getFile() : StringRef("<buffer>"));
   }

@@ -25,6 +25,17 @@ QualType elementType(QualType T) {
   return stripArrays(T).Element.getCanonicalType();
 }
 
+/// The declaration of a pointer field to the elements of flexible array
+/// FD, as C spells it: `int *data`, `struct node **kids`, `int (*rows)[4]`.
+std::string pointerField(const FieldDecl *FD) {
+  ASTContext &Ctx = FD->getASTContext();
+  QualType P = Ctx.getPointerType(FD->getType()->castAsArrayTypeUnsafe()->getElementType());
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  P.print(OS, Ctx.getPrintingPolicy(), FD->getName());
+  return Out;
+}
+
 /// Type-level refusals, per record.
 void checkRecord(Session &S, const RecordDecl *RD) {
   const Model &M = S.M;
@@ -118,11 +129,8 @@ void checkRecord(Session &S, const RecordDecl *RD) {
                   " in compact type " + Who + " is not supported (the "
                   "runtime's slabs hold objects of one size per type); "
                   "keep the elements in an array of their own, reached "
-                  "through a pointer field (" +
-                  FD->getType()->castAsArrayTypeUnsafe()
-                      ->getElementType()
-                      .getAsString() +
-                  " *" + FD->getName().str() + ";) and allocated with malloc",
+                  "through a pointer field (" + pointerField(FD) +
+                  ";) and allocated with malloc",
               {FR});
       continue;
     }

@@ -282,17 +282,22 @@ static int note_module(struct dl_phdr_info *info, size_t size, void *used) {
     lo = a < lo ? a : lo;
     hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
   }
-  const char *name = info->dlpi_name;
-  char self[256];
-  if (!name || !*name) { /* the program itself */
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    self[n > 0 ? n : 0] = 0;
-    name = self;
-  }
-  size_t len = strlen(name) + 1;
-  if (lo >= hi || !*name || *at + len > sizeof module_names)
+  if (lo >= hi)
     return 0;
-  memcpy(module_names + *at, name, len);
+  char *out = module_names + *at;
+  size_t room = sizeof module_names - *at, len;
+  if (info->dlpi_name && *info->dlpi_name) {
+    len = strlen(info->dlpi_name) + 1;
+    if (len > room)
+      return 0;
+    memcpy(out, info->dlpi_name, len);
+  } else { /* the program itself; a path cut short would name nothing */
+    ssize_t n = room ? readlink("/proc/self/exe", out, room) : -1;
+    if (n <= 0 || (size_t)n >= room)
+      return 0;
+    out[n] = 0;
+    len = (size_t)n + 1;
+  }
   modules[nmodules].bias = info->dlpi_addr;
   modules[nmodules].lo = lo;
   modules[nmodules].hi = hi;
@@ -343,20 +348,6 @@ static void retired_fault(int sig, siginfo_t *si, void *uc) {
     size_t n = strlen(msg);
     n += put_hex(msg + n, a);
     n += put_str(msg + n, 400 - n, ", in the released compact arena");
-    uintptr_t pc = fault_pc(uc);
-    for (int i = 0; pc && i < nmodules; i++) {
-      if (pc < modules[i].lo || pc >= modules[i].hi)
-        continue;
-      n += put_str(msg + n, 400 - n, ", by the instruction at ");
-      n += put_hex(msg + n, pc - modules[i].bias);
-      n += put_str(msg + n, 700 - n, " in ");
-      n += put_str(msg + n, 700 - n, modules[i].name);
-      n += put_str(msg + n, 720 - n, ": addr2line -fie ");
-      n += put_str(msg + n, 980 - 24 - n, modules[i].name);
-      msg[n++] = ' ';
-      n += put_hex(msg + n, pc - modules[i].bias);
-      break;
-    }
     static const char rest[] =
         "): it was kept where the switch could "
         "not translate it ('void *' in memory the runtime does not know, an "
@@ -364,6 +355,29 @@ static void retired_fault(int sig, siginfo_t *si, void *uc) {
         "or passed to one; the plugin's -Wcompactptr-void-escape, "
         "-interior-escape, -foreign-object and -integer-cast warnings say "
         "where they can see it)\n";
+    /* The instruction, when its module is known and the part fits whole
+     * beside the rest of the line (a path is not worth half a message). */
+    uintptr_t pc = fault_pc(uc);
+    for (int i = 0; pc && i < nmodules; i++) {
+      if (pc < modules[i].lo || pc >= modules[i].hi)
+        continue;
+      static const char at[] = ", by the instruction at ", in[] = " in ",
+                        cmd[] = ": addr2line -fie ";
+      size_t name = strlen(modules[i].name);
+      if (n + sizeof at + sizeof in + sizeof cmd + 2 * (name + 18) +
+              sizeof rest > sizeof msg)
+        break;
+      uintptr_t off = pc - modules[i].bias;
+      n += put_str(msg + n, sizeof at - 1, at);
+      n += put_hex(msg + n, off);
+      n += put_str(msg + n, sizeof in - 1, in);
+      n += put_str(msg + n, name, modules[i].name);
+      n += put_str(msg + n, sizeof cmd - 1, cmd);
+      n += put_str(msg + n, name, modules[i].name);
+      msg[n++] = ' ';
+      n += put_hex(msg + n, off);
+      break;
+    }
     n += put_str(msg + n, sizeof msg - n, rest);
     (void)!write(2, msg, n);
     _exit(70);

@@ -8,9 +8,10 @@
  *
  * The table has one mutex per LOCKS-th of its buckets (lock striping, as
  * threaded hash tables do) rather than one for all: with a single mutex
- * the two threads queued on it and neither build scaled past 1.4x on two
- * cores (native 1.41x, compact-only 1.31x; without the shared operations
- * both reached 1.95x), so the figure measured the lock, not the heap.
+ * the two threads queued on it and neither build reached 1.5x on two
+ * cores (against the mean of one thread pinned to each core, native
+ * 1.42-1.47x, compact-only 1.32-1.35x; without the shared operations
+ * native reached 1.95x), so the figure measured the lock, not the heap.
  *
  *   usage: scaling THREADS [OPS_PER_THREAD]
  * Prints one line per thread (its tree's size and key sum, which depend on

@@ -240,7 +240,9 @@ class Gen:
             t.arr_n = r.randint(2, 12)
             t.has_cur = r.random() < 0.4
             t.has_gval = r.random() < 0.3
-            t.has_fwd = r.random() < 0.3
+            # from a generator of its own: the draws above, and so the
+            # programs of earlier seeds, stay as they were
+            t.has_fwd = random.Random(self.seed * 104729 + t.idx).random() < 0.3
             t.typedef = r.random() < 0.5
 
     def pool(self, t, i):
@@ -1402,6 +1404,9 @@ def generate_threaded(seed, nthreads):
         body = re.sub(r"^(\s*for \(.*\) \{)$", r"\1 cp_safepoint();", body,
                       flags=re.M)
         text = head + sep + body
+        # each thread's file is its own translation unit: the globals with
+        # external linkage get names of their own
+        text = re.sub(r"\bfc(\d+)\b", r"fc\1_t%d" % i, text)
         rs = random.Random(seed * 1000003 + i).randrange(1, 1 << 63)
         text, n = re.subn(r"^static unsigned long long rs = \d+ULL;",
                           "static unsigned long long rs = %dULL;" % rs,

@@ -925,14 +925,20 @@ static int address_taken(const scan_t *s, CXCursor d) {
   return 0;
 }
 
+/* `&v`, `&v.f`, `&a[i]` used as a struct pointer: not through `->` (an
+ * object elsewhere), not as a byte address (`(void *)&v`), which the
+ * plugin does not box for. */
 static enum CXChildVisitResult taken_cb(CXCursor c, CXCursor parent,
                                         CXClientData d) {
-  (void)parent;
   scan_t *s = d;
+  const char *what;
   if (clang_getCursorKind(c) == CXCursor_UnaryOperator &&
-      clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf) {
+      clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf &&
+      !is_byte_address_use(s, parent)) {
     kids_t ks = kids(c);
-    CXCursor v = ks.n ? value_root_decl(ks.v[0]) : clang_getNullCursor();
+    CXCursor v = ks.n && non_heap_root(s, ks.v[0], &what)
+                     ? value_root_decl(ks.v[0])
+                     : clang_getNullCursor();
     if (clang_getCursorKind(v) == CXCursor_VarDecl &&
         clang_Cursor_hasVarDeclGlobalStorage(v) && !address_taken(s, v)) {
       if (s->ntaken == s->cap) {
@@ -947,6 +953,19 @@ static enum CXChildVisitResult taken_cb(CXCursor c, CXCursor parent,
     }
   }
   return CXChildVisit_Recurse;
+}
+
+/** Boxable variable d (with static storage) is boxed too once x is
+ *  compact: its element type is x or an annotated struct, and it has
+ *  external linkage or its address is used as a struct pointer. */
+static int owner_is_boxed(scan_t *s, CXCursor d, int x) {
+  CXType t = clang_getCanonicalType(clang_getCursorType(d));
+  while (t.kind == CXType_ConstantArray || t.kind == CXType_IncompleteArray)
+    t = clang_getCanonicalType(clang_getArrayElementType(t));
+  int i = struct_of(s, t);
+  if (i < 0 || (i != x && !s->m->records[i].annotated))
+    return 0;
+  return clang_getCursorLinkage(d) == CXLinkage_External || address_taken(s, d);
 }
 
 /** The plugin places a boxable variable in the compact heap at run time,
@@ -967,9 +986,7 @@ static void boxed_in_static_init(scan_t *s, CXCursor addr, CXCursor var_decl,
         clang_equalCursors(clang_getCanonicalCursor(f->c),
                            clang_getCanonicalCursor(var_decl)))
       return;
-    if (boxable_var(f->c) &&
-        (clang_getCursorLinkage(f->c) == CXLinkage_External ||
-         address_taken(s, f->c)))
+    if (boxable_var(f->c) && owner_is_boxed(s, f->c, x))
       return;
     block(s, x, AD_B_BoxedAddress, cursor_loc(addr),
           ad_printf("'%s' lives in the compact heap once '%s' is compact "
