@@ -525,6 +525,19 @@ void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
   const SourceManager &SM = S.SM;
   if (!S.M.Boxed.empty())
     StaticLocalInits(S).TraverseDecl(S.Ctx.getTranslationUnitDecl());
+  // The getter is declared after the variable's first file-scope
+  // declaration; a function that only a block-scope `extern` lets name it
+  // would call the getter before that.
+  for (const auto &[V, B] : S.M.Boxed)
+    if (B.Static)
+      for (const VarDecl *R : V->redecls())
+        if (R->isLocalExternDecl() && !S.isIgnoredLoc(R->getLocation()))
+          S.report(Diag::BoxedAddress, R->getLocation(),
+                   "cannot place '" + R->getName().str() +
+                       "' in the compact heap through this block-scope "
+                       "extern declaration; declare it at file scope, before "
+                       "this function",
+                   {CharSourceRange::getTokenRange(R->getSourceRange())});
   std::set<const VarDecl *> GetterDone, InitDone;
   FileID Main = SM.getMainFileID();
   StringRef MainBuf = SM.getBufferData(Main);

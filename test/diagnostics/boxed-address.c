@@ -17,3 +17,13 @@ struct node *last(void) {
   struct node *p = NIL; // at run time: fine
   return cached ? cached : p;
 }
+
+// A block-scope extern of a global in the compact heap, before the
+// file-scope definition: the rewrite's accessor is declared at file scope,
+// after the first file-scope declaration, which this function precedes.
+static int late_id(void) {
+  extern struct node late; // expected-error {{cannot place 'late' in the compact heap through this block-scope extern declaration; declare it at file scope, before this function}}
+  return late.next->key;
+}
+struct node late = {7, &late};
+int use_late(void) { return late_id(); }
