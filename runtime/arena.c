@@ -273,15 +273,8 @@ static int note_module(struct dl_phdr_info *info, size_t size, void *used) {
   size_t *at = used;
   if (nmodules == MODULES)
     return 1;
-  uintptr_t lo = UINTPTR_MAX, hi = 0;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD)
-      continue;
-    uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-    lo = a < lo ? a : lo;
-    hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
-  }
+  uintptr_t lo, hi;
+  cp__image_range(info, &lo, &hi);
   if (lo >= hi)
     return 0;
   char *out = module_names + *at;

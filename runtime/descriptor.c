@@ -333,20 +333,27 @@ typedef struct image_query {
   uintptr_t addr, lo, hi;
 } image_query_t;
 
-static int find_image(struct dl_phdr_info *info, size_t size, void *ctx) {
-  (void)size;
-  image_query_t *q = ctx;
-  uintptr_t lo = UINTPTR_MAX, hi = 0;
+void cp__image_range(const struct dl_phdr_info *info, uintptr_t *lo,
+                     uintptr_t *hi) {
+  *lo = UINTPTR_MAX;
+  *hi = 0;
   for (int i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type != PT_LOAD)
       continue;
     uintptr_t b = info->dlpi_addr + ph->p_vaddr;
-    if (b < lo)
-      lo = b;
-    if (b + ph->p_memsz > hi)
-      hi = b + ph->p_memsz;
+    if (b < *lo)
+      *lo = b;
+    if (b + ph->p_memsz > *hi)
+      *hi = b + ph->p_memsz;
   }
+}
+
+static int find_image(struct dl_phdr_info *info, size_t size, void *ctx) {
+  (void)size;
+  image_query_t *q = ctx;
+  uintptr_t lo, hi;
+  cp__image_range(info, &lo, &hi);
   if (q->addr < lo || q->addr >= hi)
     return 0;
   q->lo = lo;

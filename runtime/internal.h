@@ -272,6 +272,11 @@ void cp__module_register(cp_module_t *m);
 bool cp__in_module_image(const void *p);
 /* The images recorded so far (tests). */
 size_t cp__module_images(void);
+/* The address range [*lo, *hi) a loaded image's PT_LOAD segments span
+ * (dl_iterate_phdr's view of it; *lo >= *hi when it has none). */
+struct dl_phdr_info;
+void cp__image_range(const struct dl_phdr_info *info, uintptr_t *lo,
+                     uintptr_t *hi);
 /* Names the integer casts of compact pointers the plugin recorded (after
  * the switch, under COMPACTPTR_STATS or COMPACTPTR_VERIFY). */
 void cp__report_integer_casts(void);
