@@ -340,7 +340,7 @@ static void retired_fault(int sig, siginfo_t *si, void *uc) {
                      "to wide mode (an access at ";
     size_t n = strlen(msg);
     n += put_hex(msg + n, a);
-    n += put_str(msg + n, 400 - n, ", in the released compact arena");
+    n += put_str(msg + n, sizeof msg - n, ", in the released compact arena");
     static const char rest[] =
         "): it was kept where the switch could "
         "not translate it ('void *' in memory the runtime does not know, an "

@@ -626,8 +626,8 @@ static inline bool is_free_mark(uint32_t m) { return cp__is_free_mark(m); }
 
 /* Takes slot p off the free list of s (the current slab of class 0 of
  * tb; its free mark checked) and clears it.  Written for one slot size
- * range at a time (16 to 32 bytes, the usual node, then 8 to 15 and 33 to 64),
- * clearing folds to a few stores. */
+ * range at a time (16 to 32 bytes, the usual node; 8 to 15; 33 to 64), so
+ * the clearing folds to a few stores. */
 static inline __attribute__((always_inline)) void *
 pop_zeroed(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
   s->free = *(uint32_t *)p;
