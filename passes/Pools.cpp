@@ -339,7 +339,12 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
                  "the runtime instead",
              {R});
     if (Reported && At.isFileID() && S.AllocatorFixIts.insert(First).second)
-      S.note(At, "declare '" + G->getNameAsString() + "' CP_ALLOCATOR here",
+      // What the annotation changes is easy to miss in a pool with state
+      // of its own (a free list, a live count), so the note says it.
+      S.note(At, "declare '" + G->getNameAsString() + "' CP_ALLOCATOR here; "
+                 "its body then no longer runs for compact objects, so what "
+                 "it counts or takes back from a free list is not theirs: "
+                 "free them with free() or a CP_DEALLOCATOR function",
              {FixItHint::CreateInsertion(At, "CP_ALLOCATOR ")});
     return true;
   }

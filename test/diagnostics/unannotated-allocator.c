@@ -35,7 +35,7 @@ static void *wrap(size_t n) {
 }
 
 struct ent *from_pool(void) {
-  return (struct ent *)localmalloc(sizeof(struct ent)); // expected-error {{the 'char *' returned by 'localmalloc' becomes a compact pointer to 'struct ent', but it is not a compact allocation: memory from 'localmalloc' (the bump pointer 'temp'); declare 'localmalloc' CP_ALLOCATOR, and the plugin allocates compact objects through the runtime instead}} expected-note@19 {{declare 'localmalloc' CP_ALLOCATOR here}}
+  return (struct ent *)localmalloc(sizeof(struct ent)); // expected-error {{the 'char *' returned by 'localmalloc' becomes a compact pointer to 'struct ent', but it is not a compact allocation: memory from 'localmalloc' (the bump pointer 'temp'); declare 'localmalloc' CP_ALLOCATOR, and the plugin allocates compact objects through the runtime instead}} expected-note@19 {{declare 'localmalloc' CP_ALLOCATOR here; its body then no longer runs for compact objects, so what it counts or takes back from a free list is not theirs: free them with free() or a CP_DEALLOCATOR function}}
 }
 
 struct ent *from_wrapper(void) {
