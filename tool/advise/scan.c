@@ -40,9 +40,9 @@ typedef struct {
   ad_model_t *m;
   CXTranslationUnit tu;
   frame_t *top; /* parent chain of the cursor being visited */
-  /* Variables with static storage whose address the translation unit
-   * takes (`&v`, `&v.f`, `&a[i]`), canonical cursors: with external
-   * linkage, what decides that the plugin boxes a global. */
+  /* Boxable variables with static storage whose address the translation
+   * unit takes as a struct pointer (`&v`, `&v.f`, `&a[i]`), canonical
+   * cursors: besides external linkage, what makes the plugin box one. */
   CXCursor *taken;
   size_t ntaken, cap;
 } scan_t;
@@ -939,8 +939,10 @@ static enum CXChildVisitResult taken_cb(CXCursor c, CXCursor parent,
     CXCursor v = ks.n && non_heap_root(s, ks.v[0], &what)
                      ? value_root_decl(ks.v[0])
                      : clang_getNullCursor();
+    /* Only globals that could be boxed: the list is searched linearly. */
     if (clang_getCursorKind(v) == CXCursor_VarDecl &&
-        clang_Cursor_hasVarDeclGlobalStorage(v) && !address_taken(s, v)) {
+        clang_Cursor_hasVarDeclGlobalStorage(v) && boxable_var(v) &&
+        !address_taken(s, v)) {
       if (s->ntaken == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 16;
         s->taken = realloc(s->taken, s->cap * sizeof *s->taken);
