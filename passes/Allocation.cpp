@@ -118,7 +118,7 @@ static SizeShape countAndSize(const Expr *N, const Expr *Size) {
   return SizeShape();
 }
 
-static SizeShape sizeFor(const CallExpr *CE) {
+SizeShape allocSizeShape(const CallExpr *CE) {
   switch (allocFunction(CE)) {
   case AllocFn::Allocator: {
     const Expr *A = allocatorSizeArg(CE);
@@ -162,7 +162,7 @@ AllocTarget allocTarget(const Session &S, const CallExpr *CE) {
       if (AllocTarget T = of(CE->getArg(0)->IgnoreParenImpCasts()->getType());
           T != AllocTarget::None)
         return T;
-    SizeShape Sh = sizeFor(CE);
+    SizeShape Sh = allocSizeShape(CE);
     if (!Sh.Ok)
       return AllocTarget::None;
     if (M.recordOf(Sh.Elem))
@@ -236,6 +236,8 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
     const Expr *A = freedArg(CE);
     QualType AT = A->IgnoreParenCasts()->getType();
     std::string Pre = F == AllocFn::Deallocator ? otherArgs(CE, A) : "";
+    if (M.HandleRootFrees.count(CE)) // a root array of handles: libc's
+      return "free(" + text(A) + ")";
     std::string Call = M.pointeeOf(AT) ? "cp_free(" + text(A) + ")"
                                        : "cp_root_array_free((void **)(" + text(A) + "))";
     return Pre.empty() ? Call : "(" + Pre + Call + ")";
@@ -253,7 +255,7 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
 
 std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
   QualType D = destinationType(S.Ctx, CE);
-  SizeShape Sh = sizeFor(CE);
+  SizeShape Sh = allocSizeShape(CE);
   CompactType *DT = M.pointeeOf(D), *DR = rootPointee(M, D);
   if (F == AllocFn::Realloc && !DT && !DR) {
     QualType A = CE->getArg(0)->IgnoreParenImpCasts()->getType();
@@ -342,6 +344,12 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
            "); if (__builtin_expect(!" + A + ", 0)) { " + Sp->block() + " " + A +
            " = " + Sp->slow("1", Desc, N, "cp__alloc_array_slow(" + Desc + ", " + N + ")") +
            "; " + Sp->Restore + Sp->transfer(A) + " } " + A + "; })";
+  }
+  if (SR && M.HandleRootAllocs.count(CE)) {
+    // A root array that holds handles (HandleRoots.cpp): libc memory.
+    if (F == AllocFn::Calloc)
+      return "((void *)calloc(" + countText(Sh, CE) + ", sizeof(cp_handle_t)))";
+    return "((void *)malloc(" + countText(Sh, CE) + " * sizeof(cp_handle_t)))";
   }
   if (SR) {
     std::string N = countText(Sh, CE);

@@ -534,9 +534,31 @@ bool isHandleArray(const Model &M, const Expr *E) {
   return A.Array && M.pointeeOf(A.Element) && inHeapField(M, E);
 }
 
+const Expr *handleArrayCleared(ASTContext &Ctx, const Model &M, const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  StringRef Fn = FD ? byteCopyFunction(FD) : "";
+  if (CE->getNumArgs() != 3 || (Fn != "memset" && Fn != "__builtin_memset"))
+    return nullptr;
+  const Expr *A = CE->getArg(0)->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(A); UO && UO->getOpcode() == UO_AddrOf)
+    A = UO->getSubExpr()->IgnoreParens();
+  if (!isHandleArray(M, A))
+    return nullptr;
+  std::optional<llvm::APSInt> Fill = CE->getArg(1)->getIntegerConstantExpr(Ctx);
+  const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(CE->getArg(2)->IgnoreParenImpCasts());
+  if (!Fill || *Fill != 0 || !U || U->getKind() != UETT_SizeOf || U->isArgumentType())
+    return nullptr;
+  // The same expression, token for token (the sizeof operand is not
+  // evaluated, so X's side effects happen once either way).
+  llvm::FoldingSetNodeID Cleared, Measured;
+  A->Profile(Cleared, Ctx, /*Canonical=*/true);
+  U->getArgumentExpr()->IgnoreParens()->Profile(Measured, Ctx, /*Canonical=*/true);
+  return Cleared == Measured ? A : nullptr;
+}
+
 bool isHandleLValue(const Model &M, const Expr *E) {
   E = E->IgnoreParens();
-  return M.pointeeOf(E->getType()) && inHeapField(M, E);
+  return M.pointeeOf(E->getType()) && (inHeapField(M, E) || isHandleRootElement(M, E));
 }
 
 } // namespace compactptr

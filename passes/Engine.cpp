@@ -329,6 +329,7 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
     return S.Errors == 0;
   runSlots(S);
   runInterior(S);
+  runHandleRoots(S);
   runProvenance(S);
   runSignalHandlers(S);
   runLayout(S);

@@ -264,6 +264,10 @@ struct Model {
   llvm::DenseSet<const clang::FunctionDecl *> KnownReturns;
   /// Boxing.cpp: variables (canonical) placed in the compact heap.
   std::map<const clang::VarDecl *, BoxedVar> Boxed;
+  /// HandleRoots.cpp (compact-only): `T **` variables (canonical) whose
+  /// root arrays hold handles, and the allocations and frees of them.
+  llvm::DenseSet<const clang::VarDecl *> HandleRoots;
+  llvm::DenseSet<const clang::CallExpr *> HandleRootAllocs, HandleRootFrees;
 
   /// The compact type of a record type (through typedefs), else null.
   CompactType *recordOf(clang::QualType T) const;
@@ -309,6 +313,11 @@ std::vector<llvm::StringRef> directiveLines(llvm::StringRef Text);
 bool insideCompactObject(const Model &M, const clang::Expr *E);
 /// A compact pointer converted to `void *` and kept (void-escape).
 void checkVoidEscape(Session &S, const clang::ImplicitCastExpr *E);
+/// Escapes.cpp (switchable): a sizeof, _Alignof or offsetof of a compact
+/// struct (Trait) whose value is kept -- stored, or handed to a function of
+/// the program -- is the size of the layout of the moment; after the
+/// switch it is stale (layout-stored).
+void checkLayoutStored(Session &S, const clang::Expr *Trait, const CompactType *T);
 /// Escapes.cpp: a callback that may switch handed to qsort and its kind.
 void checkCallbackSafepoint(Session &S, const clang::CallExpr *CE);
 /// A `void *` from a call that is not an allocation of the type becoming
@@ -321,10 +330,17 @@ void checkForeignObject(Session &S, const clang::CastExpr *E);
 /// heap object, so in compact layout: `*p`, `p[i]`, `p->s`, `x.s` of such.
 bool isCompactLocated(const Model &M, const clang::Expr *E);
 /// A compact-pointer field (or element of a handle array field) of a
-/// compact-located object: in compact layout it holds a handle.
+/// compact-located object, or an element of a root array that holds
+/// handles (isHandleRootElement): in compact layout it holds a handle.
 bool isHandleLValue(const Model &M, const clang::Expr *E);
 /// An array field of compact pointers in a compact-located object.
 bool isHandleArray(const Model &M, const clang::Expr *E);
+/// CE is `memset(X, 0, sizeof X)` or `memset(&X, 0, sizeof X)` with X a
+/// handle array field: X, else null.  A null handle is 0 as a null
+/// pointer is, so the clear is right in either layout once both X and
+/// its size are the layout's (Printer::callText).
+const clang::Expr *handleArrayCleared(clang::ASTContext &Ctx, const Model &M,
+                                      const clang::CallExpr *CE);
 /// E's parent expression, through parentheses (null at a statement).
 /// Outermost: the last parenthesis instead.
 const clang::Expr *parentSkippingParens(clang::ASTContext &Ctx, const clang::Expr *E,
@@ -493,6 +509,12 @@ void runSlots(Session &S);
 /// object's plain data (Model::InteriorVars, InteriorReturns); warnings
 /// where such a pointer is stored into memory.
 void runInterior(Session &S);
+/// HandleRoots.cpp (compact-only): which `T **` variables' root arrays
+/// hold handles (Model::HandleRoots), their declarations rewritten.
+void runHandleRoots(Session &S);
+/// HandleRoots.cpp: E is `v[i]` of a variable of Model::HandleRoots: a
+/// handle lvalue outside the heap.
+bool isHandleRootElement(const Model &M, const clang::Expr *E);
 /// Provenance.cpp: which compact pointers come from the arena by
 /// construction (Model::KnownVars, KnownReturns).
 void runProvenance(Session &S);

@@ -8,11 +8,15 @@
 //      (void-escape) and a `void *` from an unknown call turned into a
 //      compact pointer (foreign-object: an object that is not in the
 //      arena at all).  Addresses inside compact objects are Interior.cpp's.
-// Tests: test/diagnostics/foreign-object.c, test/diagnostics/void-escape.c.
+//      A layout's size kept past the moment it is taken (layout-stored)
+//      is stale after the switch the same way.
+// Tests: test/diagnostics/foreign-object.c, test/diagnostics/void-escape.c,
+//      test/diagnostics/layout-stored.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 #include "Printer.h"
+#include "Vocabulary.h"
 #include "clang/AST/ParentMapContext.h"
 
 using namespace clang;
@@ -97,6 +101,108 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
                "into the released arena (keep it in a field or a root array "
                "of its own type, or cast explicitly if it is not kept)",
            {tokRange(E->getSourceRange())});
+}
+
+/// The variable a store's left side names directly, or null (memory: a
+/// field, an element, a dereference).
+static const VarDecl *storedVariable(const Expr *L) {
+  const auto *DR = dyn_cast<DeclRefExpr>(L->IgnoreParenImpCasts());
+  return DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+}
+
+/// A local of a function that cannot reach a safepoint holds the size
+/// only while no switch can run: its value is right wherever it is read.
+static bool keptAcrossSafepoints(const Session &S, const VarDecl *V) {
+  if (!V || !V->isLocalVarDeclOrParm() || V->isStaticLocal())
+    return true;
+  const auto *FD = dyn_cast_or_null<FunctionDecl>(V->getParentFunctionOrMethod());
+  auto It = FD ? S.M.Functions.find(FD->getCanonicalDecl()) : S.M.Functions.end();
+  return It == S.M.Functions.end() ||
+         (It->second & (FC_Safepoint | FC_Allocates | FC_Opaque)) != 0;
+}
+
+void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
+  if (!S.Opts.switchable() || S.isIgnoredLoc(Trait->getExprLoc()))
+    return;
+  // Follow the value through arithmetic, casts and conditionals to what
+  // consumes it; a comparison or an index uses it at once.
+  const Expr *Cur = Trait;
+  std::string Where;
+  for (;;) {
+    const Expr *P = parentSkippingParens(S.Ctx, Cur, &Cur);
+    if (!P) {
+      // A declaration's initializer: a local's (a static one is refused
+      // as a layout-constant already).
+      auto Ps = S.Ctx.getParents(*Cur);
+      const auto *V = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
+      if (!V || V->hasGlobalStorage() || !keptAcrossSafepoints(S, V))
+        return;
+      Where = "initializes " + quoted(V->getName());
+      break;
+    }
+    if (isa<CastExpr>(P) && P->getType()->isIntegerType()) {
+      Cur = P;
+      continue;
+    }
+    if (const auto *CO = dyn_cast<ConditionalOperator>(P)) {
+      if (CO->getCond()->IgnoreParens() == Cur)
+        return;
+      Cur = P;
+      continue;
+    }
+    if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+      if (BO->isMultiplicativeOp() || BO->isAdditiveOp() || BO->isShiftOp() ||
+          BO->isBitwiseOp()) {
+        Cur = P;
+        continue;
+      }
+      // `total += sizeof *p` counts bytes, `bump += sizeof *p` steps a
+      // pointer (refused where the pointer becomes an object): neither
+      // is a size kept for a later copy.
+      if (BO->getOpcode() != BO_Assign || BO->getRHS()->IgnoreParens() != Cur)
+        return;
+      const VarDecl *V = storedVariable(BO->getLHS());
+      if (V && !keptAcrossSafepoints(S, V))
+        return;
+      Where = V ? "is stored in " + quoted(V->getName()) : "is stored in memory";
+      break;
+    }
+    if (isa<InitListExpr>(P)) {
+      // A static aggregate's initializer is a layout-constant error.
+      const Expr *Top = P;
+      while (const Expr *Up = parentSkippingParens(S.Ctx, Top, &Top))
+        Top = Up;
+      auto Ps = S.Ctx.getParents(*Top);
+      const auto *V = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
+      if (V && V->hasGlobalStorage())
+        return;
+      Where = "initializes an aggregate";
+      break;
+    }
+    if (const auto *CE = dyn_cast<CallExpr>(P)) {
+      // libc and the runtime use a size during the call; a function of
+      // the program may keep it (a container's element size).  One that
+      // returns a pointer is an allocation wrapper (xmalloc(sizeof *p)),
+      // whose result the allocation checks follow.
+      const FunctionDecl *FD = CE->getDirectCallee();
+      if (!FD || CE->getCallee()->IgnoreParenImpCasts() == Cur ||
+          S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation())) ||
+          isRuntimeFunction(FD) || allocFunction(CE) != AllocFn::None ||
+          FD->getReturnType()->isPointerType())
+        return;
+      Where = "is handed to " + quoted(FD->getName()) + ", which may keep it";
+      break;
+    }
+    return;
+  }
+  S.report(Diag::LayoutStored, Trait->getExprLoc(),
+           "this " + std::string(isa<OffsetOfExpr>(Trait) ? "offsetof" : "sizeof") +
+               " of compact type " + quoted(T->WideSpelling) + " " + Where +
+               ": it is the value in the layout of the moment, and after the "
+               "switch the objects have their wide layout, so a copy or a "
+               "step sized by it then goes wrong; take it where it is used "
+               "(sizeof *p, offsetof(...) in the expression)",
+           {tokRange(Trait->getSourceRange())});
 }
 
 /// Switchable: a function of the program that may reach a safepoint,

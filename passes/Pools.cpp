@@ -323,6 +323,19 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
   const auto *CE = dyn_cast<CallExpr>(E->getSubExpr()->IgnoreParenCasts());
   const FunctionDecl *G = CE ? CE->getDirectCallee() : nullptr;
   auto R = CharSourceRange::getTokenRange(E->getSourceRange());
+  if (Why.find(SteppedByRuntimeOffset) != std::string::npos) {
+    // The offset was measured in one layout; offsetof is what the rewrite
+    // gives in each.  Also when a function of this TU does the step (a
+    // generic list's `obj_of`): it is no allocator, and CP_ALLOCATOR would
+    // turn the lookup into an allocation.
+    S.report(Diag::UnannotatedAllocator, E->getExprLoc(),
+             "a compact pointer to '" + T->WideSpelling + "' is made from " + Why +
+                 ", which the plugin cannot tell is the start of a '" + T->WideSpelling +
+                 "' (it would differ between the layouts); step back with "
+                 "offsetof(" + T->WideSpelling + ", member), as container_of does",
+             {R});
+    return true;
+  }
   if (G && G->getDefinition()) {
     // A function of this TU hands the memory out: the fix is to declare it
     // an allocator, on its first declaration.
@@ -346,17 +359,6 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
                  "it counts or takes back from a free list is not theirs: "
                  "free them with free() or a CP_DEALLOCATOR function",
              {FixItHint::CreateInsertion(At, "CP_ALLOCATOR ")});
-    return true;
-  }
-  if (Why == SteppedByRuntimeOffset) {
-    // The offset was measured in one layout; offsetof is what the rewrite
-    // gives in each.
-    S.report(Diag::UnannotatedAllocator, E->getExprLoc(),
-             "a compact pointer to '" + T->WideSpelling + "' is made from " + Why +
-                 ", which the plugin cannot tell is the start of a '" + T->WideSpelling +
-                 "' (it would differ between the layouts); step back with "
-                 "offsetof(" + T->WideSpelling + ", member), as container_of does",
-             {R});
     return true;
   }
   S.report(Diag::UnannotatedAllocator, E->getExprLoc(),

@@ -267,7 +267,8 @@ bool Printer::own(const Stmt *St) {
     return false;
   }
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(St))
-    return M.pointeeOf(AS->getBase()->getType()) && M.recordOf(AS->getType());
+    return (M.pointeeOf(AS->getBase()->getType()) && M.recordOf(AS->getType())) ||
+           isHandleRootElement(M, AS);
   if (const auto *BO = dyn_cast<BinaryOperator>(St)) {
     switch (BO->getOpcode()) {
     case BO_Add:
@@ -430,6 +431,9 @@ std::string Printer::text(const Stmt *St) {
 std::string Printer::callText(const CallExpr *CE) {
   if (allocFunction(CE) != AllocFn::None && allocShape(CE))
     return allocText(CE);
+  // memset(p->kids, 0, sizeof p->kids): the handles and their size.
+  if (const Expr *X = compact() ? handleArrayCleared(S.Ctx, M, CE) : nullptr)
+    return "memset(&" + clv(X) + ", 0, sizeof(" + clv(X) + "))";
   if (CompactBodies && dualCallee(CE)) {
     // A compact body calls a dual function's compact body directly.
     std::string Out = CE->getDirectCallee()->getName().str() + "__cp(";
@@ -559,6 +563,10 @@ std::string Printer::clv(const Expr *E) {
     return "(*(" + cptr(T, UO->getSubExpr()) + ")(" + text(UO->getSubExpr()) + "))";
   }
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    // An element of a root array that holds handles: the variable is a
+    // `cp_handle_t *` now.
+    if (isHandleRootElement(M, AS))
+      return "(" + text(AS->getBase()) + "[" + text(AS->getIdx()) + "])";
     const Expr *B = AS->getBase()->IgnoreParens();
     if (const auto *IC = dyn_cast<ImplicitCastExpr>(B))
       if (IC->getCastKind() == CK_ArrayToPointerDecay &&

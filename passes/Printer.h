@@ -47,6 +47,9 @@ struct SizeShape {
 };
 /// Allocation.cpp: E's shape as a size (through casts to integer types).
 SizeShape sizeShape(const clang::Expr *E);
+/// Allocation.cpp: the size an allocation call CE asks for, as a shape
+/// (calloc's two arguments either way round, reallocarray's last two).
+SizeShape allocSizeShape(const clang::CallExpr *CE);
 
 class Printer {
 public:

@@ -38,7 +38,7 @@ public:
     // not a `T **`.
     if (isHandleLValue(M, Sub))
       return true;
-    if (isHandleArray(M, Sub)) {
+    if (isHandleArray(M, Sub) && !clearedByMemset(E, Sub)) {
       S.report(Diag::AddressOfField, E->getExprLoc(),
               quoted(fieldName(Sub)) +
                   " is a handle array field; its address cannot be taken (the "
@@ -57,7 +57,7 @@ public:
       return true;
     if (E->getCastKind() == CK_ArrayToPointerDecay) {
       const Expr *Sub = E->getSubExpr()->IgnoreParens();
-      if (isHandleArray(M, Sub) && !isSubscriptBase(E)) {
+      if (isHandleArray(M, Sub) && !isSubscriptBase(E) && !clearedByMemset(E, Sub)) {
         S.report(Diag::HandleArrayDecay, E->getExprLoc(),
                 quoted(fieldName(Sub)) +
                     " is a handle array field; it cannot be used as a "
@@ -82,7 +82,30 @@ public:
   /// that reads or writes a pointer there (a generic list sort doing
   /// `memcpy(&q, (char *)p + off, sizeof q)`) corrupts the heap.  The
   /// offset has no other use, so it is refused where it is taken.
+  /// E (Sub decayed, or its address) is the first argument of a clear
+  /// of handle array Sub, `memset(Sub, 0, sizeof Sub)`.
+  bool clearedByMemset(const Expr *E, const Expr *Sub) {
+    const Expr *Cur = E;
+    for (const Expr *P; (P = parentSkippingParens(S.Ctx, Cur, &Cur));) {
+      if (const auto *CE = dyn_cast<CallExpr>(P))
+        return handleArrayCleared(S.Ctx, M, CE) == Sub;
+      if (!isa<ImplicitCastExpr>(P))
+        return false;
+      Cur = P;
+    }
+    return false;
+  }
+
+  /// Switchable: a layout's size kept past the moment it is taken.
+  bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *E) {
+    if (S.Opts.switchable() && layoutDependent(E) == E)
+      checkLayoutStored(S, E, M.recordOf(stripArrays(E->getTypeOfArgument()).Element));
+    return true;
+  }
+
   bool VisitOffsetOfExpr(OffsetOfExpr *E) {
+    if (S.Opts.switchable() && layoutDependent(E) == E)
+      checkLayoutStored(S, E, M.recordOf(E->getTypeSourceInfo()->getType()));
     if (S.isIgnoredLoc(E->getExprLoc()) || E->getNumComponents() == 0)
       return true;
     // The field named last (`peers[1]` names an element of 'peers').

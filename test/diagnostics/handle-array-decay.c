@@ -1,8 +1,11 @@
 // A handle array field can only be subscripted: decaying it to a
-// `struct node **` would hand out the address of handles.
+// `struct node **` would hand out the address of handles.  Clearing it
+// whole, `memset(p->kids, 0, sizeof p->kids)`, is fine
+// (rewrite/handle-array-memset.c); a clear sized otherwise is not.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 #include <compactptr.h>
+#include <string.h>
 
 struct CP_COMPACT node {
   struct node *kids[4];
@@ -13,6 +16,9 @@ void visit(struct node **v, int n);
 void f(struct node *p) {
   visit(p->kids, 4); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted}}
   visit(&p->kids[0], 1); // expected-error {{the address of handle field 'kids' is passed to 'visit', which is not defined in this translation unit}}
+  memset(p->kids, 0, sizeof p->kids);
+  memset(p->kids, 0, 4 * sizeof(struct node *)); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted}}
+  memset(p->kids, 1, sizeof p->kids); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted}}
   struct node *first = p->kids[0]; // subscripting is fine: no diagnostic
   (void)first;
 }

@@ -57,6 +57,12 @@ struct CP_COMPACT item { int id; struct item *peer; struct link ln; };
 struct item *owner_of(struct link *l) {
   return (struct item *)((char *)l - l->off); // expected-error {{a compact pointer to 'struct item' is made from an address stepped from another object by an offset computed at run time, which the plugin cannot tell is the start of a 'struct item' (it would differ between the layouts); step back with offsetof(struct item, member), as container_of does}}
 }
+// The same step in a helper of the program (a generic list's obj_of):
+// the same advice, and no CP_ALLOCATOR fix-it (it is no allocator).
+static void *obj_of(struct link *l) { return (char *)l - l->off; }
+struct item *owner_through_helper(struct link *l) {
+  return obj_of(l); // expected-error {{a compact pointer to 'struct item' is made from memory from 'obj_of' (an address stepped from another object by an offset computed at run time), which the plugin cannot tell is the start of a 'struct item' (it would differ between the layouts); step back with offsetof(struct item, member), as container_of does}}
+}
 struct item *owner_by_offsetof(struct link *l) {
   return (struct item *)((char *)l - __builtin_offsetof(struct item, ln));
 }

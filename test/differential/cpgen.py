@@ -321,6 +321,10 @@ class Gen:
         e("}")
         for t in self.types:
             if t.heap_pool:
+                # A root array.  Where it is only indexed, allocated and
+                # freed (no regrow op, freed as itself) a compact-only
+                # build holds it as handles (HandleRoots.cpp); regrown or
+                # freed through a `void *`, it stays native: both kinds.
                 e("static struct %s **hp%d; /* heap root array of %d */" % (t.name, t.idx, t.pool_n))
             else:
                 e("static struct %s *pool%d[%d];" % (t.name, t.idx, t.pool_n))

@@ -12,7 +12,9 @@
 // RUN: %t.co | diff %t.native.out -
 // RUN: %clang %cflags -O2 -Werror -fplugin=%plugin -fplugin-arg-compactptr-mode=wide %s %runtime -o %t.wide
 // RUN: %t.wide | diff %t.native.out -
-// RUN: %clang %cflags -O2 -Werror -fplugin=%plugin -fplugin-arg-compactptr-mode=switchable %s %runtime -o %t.sw
+// The resize-object case keeps a node's size in a local on purpose
+// (layout-stored warns of it in switchable mode).
+// RUN: %clang %cflags -O2 -Werror -fplugin=%plugin -fplugin-arg-compactptr-Wno-error=compactptr-layout-stored -fplugin-arg-compactptr-mode=switchable %s %runtime -o %t.sw
 // RUN: %t.sw | diff %t.native.out -
 // RUN: env COMPACTPTR_VERIFY=1 COMPACTPTR_STATS=1 %t.sw switch 2> %t.sw.err | diff %t.native.out -
 // RUN: FileCheck --check-prefix=SWITCH %s < %t.sw.err

@@ -1130,6 +1130,54 @@ static const char *slot_escape(scan_t *s, CXCursor addr) {
   }
 }
 
+/** The tokens of a cursor's extent, run together (interned). */
+static const char *extent_text(scan_t *s, CXCursor c) {
+  CXToken *toks = NULL;
+  unsigned n = 0;
+  char buf[512];
+  size_t len = 0;
+  buf[0] = 0;
+  clang_tokenize(s->tu, clang_getCursorExtent(c), &toks, &n);
+  for (unsigned i = 0; i < n; i++) {
+    CXString sp = clang_getTokenSpelling(s->tu, toks[i]);
+    const char *t = clang_getCString(sp);
+    size_t k = strlen(t);
+    if (len + k >= sizeof buf) { /* too long to be a field access: no match */
+      clang_disposeString(sp);
+      len = 0;
+      strcpy(buf, "\x01");
+      break;
+    }
+    memcpy(buf + len, t, k + 1);
+    len += k;
+    clang_disposeString(sp);
+  }
+  clang_disposeTokens(s->tu, toks, n);
+  return ad_printf("%s", buf);
+}
+
+/** The frame above `from` that holds the call the array field `m` (or its
+ *  address, f = the `&`) is the first argument of, if it is the clear the
+ *  plugin rewrites: memset(X, 0, sizeof X) with X written the same way. */
+static int is_handle_array_clear(scan_t *s, frame_t *f, CXCursor m) {
+  while (f && (clang_getCursorKind(f->c) == CXCursor_ParenExpr ||
+               clang_getCursorKind(f->c) == CXCursor_UnexposedExpr))
+    f = f->up;
+  if (!f || clang_getCursorKind(f->c) != CXCursor_CallExpr ||
+      clang_Cursor_getNumArguments(f->c) != 3)
+    return 0;
+  const char *fn = cxstr(clang_getCursorSpelling(f->c));
+  if (strcmp(fn, "memset") != 0 && strcmp(fn, "__builtin_memset") != 0)
+    return 0;
+  CXCursor fill = strip(clang_Cursor_getArgument(f->c, 1));
+  CXCursor size = strip(clang_Cursor_getArgument(f->c, 2));
+  if (strcmp(extent_text(s, fill), "0") != 0 || !is_sizeof(s, size) || in_macro(size))
+    return 0;
+  const char *x = extent_text(s, m), *z = extent_text(s, size);
+  return strcmp(z, ad_printf("sizeof%s", x)) == 0 ||
+         strcmp(z, ad_printf("sizeof(%s)", x)) == 0;
+}
+
 static void unary_operator(scan_t *s, CXCursor c) {
   if (clang_getCursorUnaryOperatorKind(c) != CXUnaryOperator_AddrOf)
     return;
@@ -1160,6 +1208,8 @@ static void unary_operator(scan_t *s, CXCursor c) {
       const char *name = cxstr(clang_getCursorSpelling(fd));
       if (x >= 0 && clang_getCursorKind(sub) != CXCursor_ArraySubscriptExpr &&
           ft.kind == CXType_ConstantArray) {
+        if (is_handle_array_clear(s, s->top, m))
+          return;
         block(s, x, AD_B_AddressOfField, cursor_loc(c),
               ad_printf("the address of pointer array field '%s' (of '%s *') "
                         "is taken",
@@ -1205,7 +1255,8 @@ static void member_ref(scan_t *s, CXCursor c) {
   s->top = save->up;
   CXCursor p = parent_skipping_parens(s, NULL);
   s->top = save;
-  if (clang_getCursorKind(p) == CXCursor_ArraySubscriptExpr)
+  if (clang_getCursorKind(p) == CXCursor_ArraySubscriptExpr ||
+      is_handle_array_clear(s, save, c))
     return;
   block(s, x, AD_B_HandleArrayDecay, cursor_loc(c),
         ad_printf("the array of '%s *' in field '%s' is used as a pointer; "
