@@ -236,7 +236,7 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
     const Expr *A = freedArg(CE);
     QualType AT = A->IgnoreParenCasts()->getType();
     std::string Pre = F == AllocFn::Deallocator ? otherArgs(CE, A) : "";
-    if (M.HandleRootFrees.count(CE)) // a root array of handles: libc's
+    if (M.HandleRootFrees.count(CE)) // a root array of handles: a block of libc's
       return "free(" + text(A) + ")";
     std::string Call = M.pointeeOf(AT) ? "cp_free(" + text(A) + ")"
                                        : "cp_root_array_free((void **)(" + text(A) + "))";
@@ -346,7 +346,7 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
            "; " + Sp->Restore + Sp->transfer(A) + " } " + A + "; })";
   }
   if (SR && M.HandleRootAllocs.count(CE)) {
-    // A root array that holds handles (HandleRoots.cpp): libc memory.
+    // A root array that holds handles (HandleRoots.cpp): a block of libc's.
     if (F == AllocFn::Calloc)
       return "((void *)calloc(" + countText(Sh, CE) + ", sizeof(cp_handle_t)))";
     return "((void *)malloc(" + countText(Sh, CE) + " * sizeof(cp_handle_t)))";

@@ -534,10 +534,56 @@ bool isHandleArray(const Model &M, const Expr *E) {
   return A.Array && M.pointeeOf(A.Element) && inHeapField(M, E);
 }
 
+bool valueDiscardedOrTested(ASTContext &Ctx, const Expr *E) {
+  const Expr *Top = E;
+  const Expr *P = parentSkippingParens(Ctx, E, &Top);
+  if (!P) {
+    // A statement's expression: thrown away, or a condition -- but for a
+    // return, an asm operand, and the last statement of a `({ })`.
+    auto Ps = Ctx.getParents(*Top);
+    const Stmt *St = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+    if (!St || isa<ReturnStmt>(St) || isa<AsmStmt>(St) || isa<SwitchStmt>(St))
+      return false;
+    if (const auto *CS = dyn_cast<CompoundStmt>(St)) {
+      auto Up = Ctx.getParents(*CS);
+      if (!Up.empty() && Up[0].get<StmtExpr>() && CS->body_back() == Top)
+        return false;
+    }
+    return true;
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(P))
+    return UO->getOpcode() == UO_LNot;
+  if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+    switch (BO->getOpcode()) {
+    case BO_LAnd:
+    case BO_LOr:
+      return true;
+    case BO_Comma:
+      return BO->getLHS()->IgnoreParens() == Top;
+    case BO_EQ:
+    case BO_NE: {
+      const Expr *Other = BO->getLHS()->IgnoreParens() == Top ? BO->getRHS() : BO->getLHS();
+      return Other->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull) !=
+             Expr::NPCK_NotNull;
+    }
+    default:
+      return false;
+    }
+  }
+  if (const auto *CO = dyn_cast<ConditionalOperator>(P))
+    return CO->getCond()->IgnoreParens() == Top;
+  if (const auto *C = dyn_cast<CastExpr>(P))
+    return C->getType()->isVoidType() || C->getCastKind() == CK_PointerToBoolean;
+  return false;
+}
+
 const Expr *handleArrayCleared(ASTContext &Ctx, const Model &M, const CallExpr *CE) {
   const FunctionDecl *FD = CE->getDirectCallee();
   StringRef Fn = FD ? byteCopyFunction(FD) : "";
-  if (CE->getNumArgs() != 3 || (Fn != "memset" && Fn != "__builtin_memset"))
+  // memset's result is the array's address: kept, it would be a
+  // `T **` into handles.
+  if (CE->getNumArgs() != 3 || (Fn != "memset" && Fn != "__builtin_memset") ||
+      !valueDiscardedOrTested(Ctx, CE))
     return nullptr;
   const Expr *A = CE->getArg(0)->IgnoreParenImpCasts();
   if (const auto *UO = dyn_cast<UnaryOperator>(A); UO && UO->getOpcode() == UO_AddrOf)

@@ -335,8 +335,12 @@ bool isCompactLocated(const Model &M, const clang::Expr *E);
 bool isHandleLValue(const Model &M, const clang::Expr *E);
 /// An array field of compact pointers in a compact-located object.
 bool isHandleArray(const Model &M, const clang::Expr *E);
+/// E's value is thrown away or only tested (a statement of its own, a
+/// condition, `!`, `&&`, `||`, the left of a comma, a cast to void, a
+/// comparison with a null pointer constant).
+bool valueDiscardedOrTested(clang::ASTContext &Ctx, const clang::Expr *E);
 /// CE is `memset(X, 0, sizeof X)` or `memset(&X, 0, sizeof X)` with X a
-/// handle array field: X, else null.  A null handle is 0 as a null
+/// handle array field, its result unused: X, else null.  A null handle is 0 as a null
 /// pointer is, so the clear is right in either layout once both X and
 /// its size are the layout's (Printer::callText).
 const clang::Expr *handleArrayCleared(clang::ASTContext &Ctx, const Model &M,

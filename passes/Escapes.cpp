@@ -121,6 +121,24 @@ static bool keptAcrossSafepoints(const Session &S, const VarDecl *V) {
          (It->second & (FC_Safepoint | FC_Allocates | FC_Opaque)) != 0;
 }
 
+/// The result of call CE becomes a compact pointer (through casts): an
+/// allocation wrapper handed the object's size (`xmalloc(sizeof *p)`),
+/// which the allocation checks follow.  A constructor of a container
+/// (`vec_new(sizeof(struct item))`) returns something else.
+static bool becomesCompactPointer(const Session &S, const CallExpr *CE) {
+  const Expr *Cur = CE;
+  for (const Expr *P; (P = parentSkippingParens(S.Ctx, Cur, &Cur)) && isa<CastExpr>(P);
+       Cur = P)
+    if (S.M.pointeeOf(P->getType()))
+      return true;
+  // `struct item *p = xmalloc(sizeof *p);` and `p = xmalloc(..)`.
+  auto Ps = S.Ctx.getParents(*Cur);
+  if (const auto *V = Ps.empty() ? nullptr : Ps[0].get<VarDecl>())
+    return S.M.pointeeOf(V->getType()) != nullptr;
+  const auto *BO = dyn_cast_or_null<BinaryOperator>(parentSkippingParens(S.Ctx, Cur));
+  return BO && BO->getOpcode() == BO_Assign && S.M.pointeeOf(BO->getLHS()->getType());
+}
+
 void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
   if (!S.Opts.switchable() || S.isIgnoredLoc(Trait->getExprLoc()))
     return;
@@ -174,7 +192,7 @@ void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
         Top = Up;
       auto Ps = S.Ctx.getParents(*Top);
       const auto *V = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
-      if (V && V->hasGlobalStorage())
+      if (V && (V->hasGlobalStorage() || !keptAcrossSafepoints(S, V)))
         return;
       Where = "initializes an aggregate";
       break;
@@ -185,12 +203,13 @@ void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
       // returns a pointer is an allocation wrapper (xmalloc(sizeof *p)),
       // whose result the allocation checks follow.
       const FunctionDecl *FD = CE->getDirectCallee();
-      if (!FD || CE->getCallee()->IgnoreParenImpCasts() == Cur ||
-          S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation())) ||
-          isRuntimeFunction(FD) || allocFunction(CE) != AllocFn::None ||
-          FD->getReturnType()->isPointerType())
+      if (CE->getCallee()->IgnoreParenImpCasts() == Cur ||
+          (FD && (S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation())) ||
+                  isRuntimeFunction(FD) || allocFunction(CE) != AllocFn::None)) ||
+          becomesCompactPointer(S, CE))
         return;
-      Where = "is handed to " + quoted(FD->getName()) + ", which may keep it";
+      Where = FD ? "is handed to " + quoted(FD->getName()) + ", which may keep it"
+                 : "is handed to a function through a pointer, which may keep it";
       break;
     }
     return;

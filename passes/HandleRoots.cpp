@@ -17,15 +17,18 @@
 //   - whose every use is: an element read `v[i]` or written `v[i] = x`; an
 //     allocation `v = malloc(n * sizeof(T *))` or `calloc` (also as its
 //     initializer, `sizeof *v` inside it too); `v = NULL`; `free(v)`; a
-//     truth test or a comparison with a null pointer constant.
+//     truth test or a comparison with a null pointer constant; an
+//     assignment's own value only tested (not `w = v = malloc(..)`).
 // Anything else -- `&v[i]`, `*v`, `v + 1`, `v` passed or copied anywhere,
 // `realloc`, `memset` -- keeps the array a root array of native pointers:
 // the choice is per variable and silent, since both are correct.  Only
 // compact-only mode: no switch ever needs to widen these arrays, which
 // the runtime cannot find.
 // Printed by Printer.cpp (element reads decode, writes encode: such an
-// element is a handle lvalue, like a handle field) and Allocation.cpp
-// (`malloc(n * sizeof(cp_handle_t))`, libc's `free`).
+// element is a handle lvalue, like a handle field; a cast written on the
+// allocation goes) and Allocation.cpp (`malloc(n * sizeof(cp_handle_t))`;
+// `free` stays, which compactptr.h links to cp_free_any, and that hands a
+// block of libc's back to libc).
 // Tests: test/rewrite/handle-root-array.c.
 //
 //===----------------------------------------------------------------------===//
@@ -110,6 +113,10 @@ public:
         Rest.push_back(DR);
         continue;
       }
+      // The assignment's own value is the array too (`w = v = malloc(..)`,
+      // `return v = ..`): only a test of it may follow.
+      if (!valueDiscardedOrTested(Ctx, BO))
+        return;
       const Expr *R = BO->getRHS()->IgnoreParenCasts();
       const auto *CE = dyn_cast<CallExpr>(R);
       if (CE && isElementAllocation(S.M, CE, T))
@@ -153,9 +160,20 @@ private:
     if (V->getBeginLoc().isMacroID() || V->getLocation().isMacroID() ||
         !SM.isInMainFile(V->getLocation()))
       return false;
-    // Alone in its declaration: no other declarator shares its start.
+    // Alone in its declaration: no other declarator shares its start, and
+    // no struct is defined or first named in the text the rewrite
+    // replaces (`static struct node {...} **v;`).
     for (const Decl *D : V->getDeclContext()->decls())
-      if (D != V && D->getBeginLoc() == V->getBeginLoc())
+      if (D != V && (D->getBeginLoc() == V->getBeginLoc() ||
+                     (isa<TagDecl>(D) &&
+                      !SM.isBeforeInTranslationUnit(D->getLocation(), V->getBeginLoc()) &&
+                      SM.isBeforeInTranslationUnit(D->getLocation(), V->getLocation()))))
+        return false;
+    // A declarator of only `*`s and the name: `(*v)` or an attribute in
+    // it would be cut by the rewrite, which ends at the name.
+    for (TypeLoc TL = V->getTypeSourceInfo()->getTypeLoc(); !TL.isNull();
+         TL = TL.getNextTypeLoc())
+      if (TL.getAs<ParenTypeLoc>() || TL.getAs<AttributedTypeLoc>())
         return false;
     auto Ps = Ctx.getParents(*V);
     if (!Ps.empty())
@@ -176,7 +194,7 @@ private:
       return false;
     const Expr *P = parentSkippingParens(Ctx, RV, &Top);
     if (!P)
-      return false;
+      return valueDiscardedOrTested(Ctx, RV);
     if (const auto *AS = dyn_cast<ArraySubscriptExpr>(P)) {
       if (AS->getBase()->IgnoreParens() != RV)
         return false;
@@ -187,17 +205,7 @@ private:
       const auto *BO = dyn_cast_or_null<BinaryOperator>(EP);
       return BO && BO->getOpcode() == BO_Assign && BO->getLHS()->IgnoreParens() == AS;
     }
-    if (const auto *UO = dyn_cast<UnaryOperator>(P))
-      return UO->getOpcode() == UO_LNot;
-    if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
-      if (BO->getOpcode() != BO_EQ && BO->getOpcode() != BO_NE)
-        return false;
-      const Expr *Other = BO->getLHS()->IgnoreParens() == Top ? BO->getRHS() : BO->getLHS();
-      return isNull(Ctx, Other);
-    }
     if (const auto *IC = dyn_cast<ImplicitCastExpr>(P)) {
-      if (IC->getCastKind() == CK_PointerToBoolean)
-        return true;
       // free(v): through the conversion to `void *`.
       const auto *CE = dyn_cast_or_null<CallExpr>(parentSkippingParens(Ctx, IC));
       if (IC->getCastKind() == CK_BitCast && CE && allocFunction(CE) == AllocFn::Free &&
@@ -206,7 +214,8 @@ private:
         return true;
       }
     }
-    return false;
+    // `if (v)`, `!v`, `v == NULL`, `(void)v`: the same in either form.
+    return valueDiscardedOrTested(Ctx, RV);
   }
 
   /// DR is inside `sizeof *v` or `sizeof v[k]` (an element's size) within

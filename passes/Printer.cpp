@@ -380,6 +380,13 @@ std::string Printer::text(const Stmt *St) {
     return text(Sub);
   }
 
+  // `(struct node **)malloc(..)` into a root array of handles: the
+  // variable is a `cp_handle_t *` now, the written cast goes.
+  if (const auto *C = dyn_cast<ExplicitCastExpr>(E))
+    if (const auto *A = dyn_cast<CallExpr>(C->getSubExpr()->IgnoreParenCasts());
+        A && M.HandleRootAllocs.count(A))
+      return text(A);
+
   if (const auto *ME = dyn_cast<MemberExpr>(E)) {
     if (compact() && own(ME)) {
       if (isHandleLValue(M, ME) || isHandleArray(M, ME) || isCompactLocated(M, ME)) {

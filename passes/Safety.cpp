@@ -77,11 +77,6 @@ public:
     return true;
   }
 
-  /// `offsetof(struct node, next)` of a compact-pointer field: in the
-  /// compact layout the bytes at that offset are a 32-bit handle, so code
-  /// that reads or writes a pointer there (a generic list sort doing
-  /// `memcpy(&q, (char *)p + off, sizeof q)`) corrupts the heap.  The
-  /// offset has no other use, so it is refused where it is taken.
   /// E (Sub decayed, or its address) is the first argument of a clear
   /// of handle array Sub, `memset(Sub, 0, sizeof Sub)`.
   bool clearedByMemset(const Expr *E, const Expr *Sub) {
@@ -103,21 +98,33 @@ public:
     return true;
   }
 
+  /// `offsetof(struct node, next)` of a compact-pointer field: in the
+  /// compact layout the bytes at that offset are a 32-bit handle, so code
+  /// that reads or writes a pointer there (a generic list sort doing
+  /// `memcpy(&q, (char *)p + off, sizeof q)`) corrupts the heap.  The
+  /// offset has no other use, so it is refused where it is taken.  Any
+  /// other offsetof kept past the moment it is taken is a layout-stored
+  /// hazard (switchable).
   bool VisitOffsetOfExpr(OffsetOfExpr *E) {
-    if (S.Opts.switchable() && layoutDependent(E) == E)
+    if (!offsetofHandleField(E) && S.Opts.switchable() && layoutDependent(E) == E)
       checkLayoutStored(S, E, M.recordOf(E->getTypeSourceInfo()->getType()));
+    return true;
+  }
+
+  /// The refusal above; true if reported.
+  bool offsetofHandleField(const OffsetOfExpr *E) {
     if (S.isIgnoredLoc(E->getExprLoc()) || E->getNumComponents() == 0)
-      return true;
+      return false;
     // The field named last (`peers[1]` names an element of 'peers').
     unsigned I = E->getNumComponents();
     while (I > 0 && E->getComponent(I - 1).getKind() == OffsetOfNode::Array)
       --I;
     if (I == 0 || E->getComponent(I - 1).getKind() != OffsetOfNode::Field)
-      return true;
+      return false;
     const FieldDecl *F = E->getComponent(I - 1).getField();
     if (!F || !M.recordOf(S.Ctx.getRecordType(F->getParent())) ||
         !(M.pointeeOf(F->getType()) || M.pointeeOf(stripArrays(F->getType()).Element)))
-      return true;
+      return false;
     S.report(Diag::OffsetofHandleField, E->getExprLoc(),
              "offsetof names handle field " + quoted(F->getName()) +
                  "; in compact layout the bytes there are a 32-bit handle, "

@@ -1,7 +1,8 @@
 // A handle array field can only be subscripted: decaying it to a
 // `struct node **` would hand out the address of handles.  Clearing it
 // whole, `memset(p->kids, 0, sizeof p->kids)`, is fine
-// (rewrite/handle-array-memset.c); a clear sized otherwise is not.
+// (rewrite/handle-array-memset.c); a clear sized otherwise, or whose
+// result is kept (the array's address), is not.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 #include <compactptr.h>
@@ -18,6 +19,9 @@ void f(struct node *p) {
   visit(&p->kids[0], 1); // expected-error {{the address of handle field 'kids' is passed to 'visit', which is not defined in this translation unit}}
   memset(p->kids, 0, sizeof p->kids);
   memset(p->kids, 0, 4 * sizeof(struct node *)); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted}}
+  struct node **r = memset(p->kids, 0, sizeof p->kids); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted}}
+  (void)r;
+  if (memset(p->kids, 0, sizeof p->kids)) {} // tested only: fine
   memset(p->kids, 1, sizeof p->kids); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted}}
   struct node *first = p->kids[0]; // subscripting is fine: no diagnostic
   (void)first;

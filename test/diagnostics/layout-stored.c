@@ -25,6 +25,12 @@ static size_t item_bytes;
 static size_t weight_at;
 
 static void pool_init(struct pool *p, size_t elem) { p->elem = elem; }
+static struct pool *pool_new(size_t elem) {
+  struct pool *p = malloc(sizeof *p);
+  p->elem = elem;
+  return p;
+}
+static void (*pool_init_hook)(struct pool *, size_t) = pool_init;
 
 static size_t item_size(void) { return sizeof(struct item); } // no warning: taken at each call
 
@@ -56,6 +62,10 @@ int main(void) {
   // CHECK: layout-stored.c:[[@LINE-1]]:{{[0-9]+}}: warning: this sizeof of compact type 'struct item' is stored in memory
   pool_init(&pl, sizeof(struct item));
   // CHECK: layout-stored.c:[[@LINE-1]]:{{[0-9]+}}: warning: this sizeof of compact type 'struct item' is handed to 'pool_init', which may keep it
+  struct pool *p3 = pool_new(sizeof(struct item));
+  // CHECK: layout-stored.c:[[@LINE-1]]:{{[0-9]+}}: warning: this sizeof of compact type 'struct item' is handed to 'pool_new', which may keep it
+  pool_init_hook(p3, sizeof(struct item));
+  // CHECK: layout-stored.c:[[@LINE-1]]:{{[0-9]+}}: warning: this sizeof of compact type 'struct item' is handed to a function through a pointer, which may keep it
   struct pool p2 = {sizeof *a, 0};
   // CHECK: layout-stored.c:[[@LINE-1]]:{{[0-9]+}}: warning: this sizeof of compact type 'struct item' initializes an aggregate
   memset(a, 0, sizeof *a);
@@ -68,5 +78,6 @@ int main(void) {
     printf("%zu %zu %zu %zu\n", sizeof(struct item), item_size(), pl.elem, p2.elem);
   free(a);
   free(b);
+  free(p3);
   return 0;
 }

@@ -73,8 +73,22 @@ int main(void) {
     if (firsts[i])
       heads++;
 
-  // Handed to a function, its address taken, resized, or dereferenced:
-  // native pointers.
+  // A cast written on the allocation goes; a truth test is fine.
+  struct node **casted = (struct node **)calloc(nbuckets, sizeof(struct node *));
+  // CHECK: cp_handle_t *casted = ((void *)calloc((unsigned long)(nbuckets), sizeof(cp_handle_t)));
+  if (casted)
+    for (unsigned i = 0; casted && i < nbuckets; i++)
+      casted[i] = firsts[nbuckets - 1 - i];
+  heads += casted[0] != NULL;
+
+  // Handed to a function, its address taken, resized, or dereferenced;
+  // the assignment's value kept, a declarator in parentheses: native
+  // pointers.
+  struct node **chained, **kept = chained = malloc(2 * sizeof(struct node *));
+  // CHECK: struct node **chained, **kept = chained = ((void *)cp_root_array_alloc((unsigned long)(2)));
+  struct node *(*paren) = malloc(2 * sizeof(struct node *));
+  // CHECK: struct node *(*paren) = ((void *)cp_root_array_alloc((unsigned long)(2)));
+  kept[0] = kept[1] = paren[0] = paren[1] = table[1];
   struct node **passed = malloc(nbuckets * sizeof(struct node *));
   // CHECK: struct node **passed = ((void *)cp_root_array_alloc((unsigned long)(nbuckets)));
   struct node **addr = malloc(4 * sizeof(struct node *));
@@ -98,10 +112,11 @@ int main(void) {
   two[0] = table[11];
   three = two;
   exported[0] = exported[1] = table[13];
-  printf("chains %lu heads %u passed %u addr %u grown %u deref %u two %u exported %u\n",
+  printf("chains %lu heads %u passed %u addr %u grown %u deref %u two %u exported %u kept %u\n",
          sum_chains(), heads, count(passed, nbuckets), addr[1]->key,
-         grown[0]->key + grown[1]->key, deref[0]->key, three[0]->key, exported[1]->key);
-  // OUT: chains {{[0-9]+}} heads {{[0-9]+}} passed {{[0-9]+}} addr {{[0-9]+}} grown {{[0-9]+}} deref {{[0-9]+}} two {{[0-9]+}} exported {{[0-9]+}}
+         grown[0]->key + grown[1]->key, deref[0]->key, three[0]->key, exported[1]->key,
+         count(chained, 2) + count(paren, 2));
+  // OUT: chains {{[0-9]+}} heads {{[0-9]+}} passed {{[0-9]+}} addr {{[0-9]+}} grown {{[0-9]+}} deref {{[0-9]+}} two {{[0-9]+}} exported {{[0-9]+}} kept 4
 
   for (unsigned i = 0; i < nbuckets; i++)
     while (table[i]) {
@@ -120,5 +135,8 @@ int main(void) {
   free(deref);
   free(two);
   free(exported);
+  free(casted);
+  free(kept);
+  free(paren);
   return 0;
 }

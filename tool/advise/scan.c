@@ -1156,6 +1156,16 @@ static const char *extent_text(scan_t *s, CXCursor c) {
   return ad_printf("%s", buf);
 }
 
+/** Text without its parentheses (interned). */
+static const char *unparenthesized(const char *t) {
+  char *r = ad_printf("%s", t), *w = r;
+  for (const char *c = r; *c; c++)
+    if (*c != '(' && *c != ')')
+      *w++ = *c;
+  *w = 0;
+  return r;
+}
+
 /** The frame above `from` that holds the call the array field `m` (or its
  *  address, f = the `&`) is the first argument of, if it is the clear the
  *  plugin rewrites: memset(X, 0, sizeof X) with X written the same way. */
@@ -1169,13 +1179,29 @@ static int is_handle_array_clear(scan_t *s, frame_t *f, CXCursor m) {
   const char *fn = cxstr(clang_getCursorSpelling(f->c));
   if (strcmp(fn, "memset") != 0 && strcmp(fn, "__builtin_memset") != 0)
     return 0;
+  /* Its result (the array's address) thrown away or tested, as the plugin
+   * requires: a statement of its own or a condition. */
+  frame_t *u = f->up;
+  while (u && (clang_getCursorKind(u->c) == CXCursor_ParenExpr ||
+               clang_getCursorKind(u->c) == CXCursor_UnexposedExpr))
+    u = u->up;
+  enum CXCursorKind uk = u ? clang_getCursorKind(u->c) : CXCursor_InvalidFile;
+  if (uk != CXCursor_CompoundStmt && uk != CXCursor_IfStmt && uk != CXCursor_WhileStmt &&
+      uk != CXCursor_DoStmt && uk != CXCursor_ForStmt && uk != CXCursor_LabelStmt &&
+      uk != CXCursor_CaseStmt && uk != CXCursor_DefaultStmt)
+    return 0;
   CXCursor fill = strip(clang_Cursor_getArgument(f->c, 1));
   CXCursor size = strip(clang_Cursor_getArgument(f->c, 2));
-  if (strcmp(extent_text(s, fill), "0") != 0 || !is_sizeof(s, size) || in_macro(size))
+  CXEvalResult r = clang_Cursor_Evaluate(fill);
+  int zero = r && clang_EvalResult_getKind(r) == CXEval_Int &&
+             clang_EvalResult_getAsLongLong(r) == 0;
+  if (r)
+    clang_EvalResult_dispose(r);
+  if (!zero || !is_sizeof(s, size) || in_macro(size))
     return 0;
-  const char *x = extent_text(s, m), *z = extent_text(s, size);
-  return strcmp(z, ad_printf("sizeof%s", x)) == 0 ||
-         strcmp(z, ad_printf("sizeof(%s)", x)) == 0;
+  /* The same X both times, parentheses aside (sizeof((p->kids))). */
+  return strcmp(unparenthesized(extent_text(s, size)),
+                ad_printf("sizeof%s", unparenthesized(extent_text(s, m)))) == 0;
 }
 
 static void unary_operator(scan_t *s, CXCursor c) {
