@@ -188,6 +188,10 @@ private:
                           std::vector<const CallExpr *> &Frees) {
     if (insideElementSizeof(DR, Allocs))
       return true;
+    // Any other unevaluated operand (`sizeof v[0]->data`, `__typeof__`,
+    // `_Generic`) is left as written, where `v[0]` would be a handle.
+    if (unevaluated(DR))
+      return false;
     const Expr *Top = nullptr;
     const auto *RV = dyn_cast_or_null<ImplicitCastExpr>(parentSkippingParens(Ctx, DR));
     if (!RV || RV->getCastKind() != CK_LValueToRValue)
@@ -218,6 +222,37 @@ private:
     return valueDiscardedOrTested(Ctx, RV);
   }
 
+  /// E lies in an operand that is not evaluated: a sizeof or _Alignof, a
+  /// _Generic, or a `__typeof__` (no parent in the statement tree).
+  bool unevaluated(const Expr *E) {
+    const Stmt *Cur = E;
+    for (int Depth = 0; Depth < 256; ++Depth) {
+      auto Ps = Ctx.getParents(*Cur);
+      if (Ps.empty())
+        return true;
+      const Stmt *P = Ps[0].get<Stmt>();
+      if (!P)
+        return Ps[0].get<Decl>() == nullptr; // a declaration's initializer, or a type
+      if (isa<UnaryExprOrTypeTraitExpr>(P) || isa<GenericSelectionExpr>(P))
+        return true;
+      if (!isa<Expr>(P))
+        return false;
+      Cur = P;
+    }
+    return true;
+  }
+
+  /// E is `*v` or `v[k]` of the variable DR names, itself.
+  static bool isElementOf(const Expr *E, const DeclRefExpr *DR) {
+    E = E->IgnoreParens();
+    const Expr *Base = nullptr;
+    if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_Deref)
+      Base = UO->getSubExpr();
+    else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+      Base = AS->getBase();
+    return Base && Base->IgnoreParenImpCasts() == DR;
+  }
+
   /// DR is inside `sizeof *v` or `sizeof v[k]` (an element's size) within
   /// the arguments of one of Allocs.
   bool insideElementSizeof(const DeclRefExpr *DR, const std::vector<const CallExpr *> &Allocs) {
@@ -232,7 +267,7 @@ private:
         return false;
       if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(P); U && !Trait) {
         if (U->getKind() != UETT_SizeOf || U->isArgumentType() ||
-            !Ctx.hasSameType(U->getArgumentExpr()->getType(), DR->getType()->getPointeeType()))
+            !isElementOf(U->getArgumentExpr(), DR))
           return false;
         Trait = U;
       }

@@ -88,6 +88,11 @@ int main(void) {
   // CHECK: struct node **chained, **kept = chained = ((void *)cp_root_array_alloc((unsigned long)(2)));
   struct node *(*paren) = malloc(2 * sizeof(struct node *));
   // CHECK: struct node *(*paren) = ((void *)cp_root_array_alloc((unsigned long)(2)));
+  // An element in an operand that is not evaluated (not rewritten there).
+  struct node **measured = malloc(2 * sizeof(struct node *));
+  // CHECK: struct node **measured = ((void *)cp_root_array_alloc((unsigned long)(2)));
+  measured[0] = measured[1] = table[2];
+  heads += (unsigned)(sizeof measured[0]->key / sizeof(unsigned));
   kept[0] = kept[1] = paren[0] = paren[1] = table[1];
   struct node **passed = malloc(nbuckets * sizeof(struct node *));
   // CHECK: struct node **passed = ((void *)cp_root_array_alloc((unsigned long)(nbuckets)));
@@ -138,5 +143,6 @@ int main(void) {
   free(casted);
   free(kept);
   free(paren);
+  free(measured);
   return 0;
 }
