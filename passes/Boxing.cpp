@@ -21,7 +21,10 @@
 //      translation unit -- `&V`, `&V.member`, `&V[i]`, V or a member array
 //      of V decayed -- or as a byte address (`void *`, `char *`) that a
 //      call may turn back into a compact pointer (a thread's argument, a
-//      visitor's context: comesBackCompact); and every
+//      visitor's context: comesBackCompact) or that a function of the
+//      program copies to or from a compact object (copiedAsObject: it is
+//      handed a compact object as bytes, or a compact struct's size, too);
+//      and every
 //      global of compact struct type with external linkage, so that every
 //      translation unit agrees on where it lives without seeing the
 //      others' uses.
@@ -48,6 +51,7 @@
 // local that may reach a safepoint (in a checked function).
 //
 // Tests: test/rewrite/boxed-array.c, test/rewrite/root-descriptors.c,
+//        test/rewrite/boxed-byte-copy.c,
 //        test/idioms/forward-declared.test,
 //        test/diagnostics/store-address-of-local.c, boxed-address.c,
 //        test/idioms/globals.test,
@@ -181,7 +185,7 @@ private:
     // a `struct targ *`), a visitor's context.
     const auto *CE = dyn_cast_or_null<CastExpr>(parentExpr(Addr));
     bool ByteAddress = CE && CE->getType()->isPointerType() && !M.pointeeOf(CE->getType());
-    bool ComesBack = ByteAddress && comesBackCompact(CE, 0);
+    bool ComesBack = ByteAddress && (comesBackCompact(CE, 0) || copiedAsObject(CE));
     if (StaticRecord && ComesBack)
       // A static local is not boxed (its storage is the function's own);
       // a compact pointer to it is refused where it is taken directly
@@ -194,6 +198,50 @@ private:
                {CharSourceRange::getTokenRange(Addr->getSourceRange())});
     if (Boxable && (!ByteAddress || ComesBack))
       Found.insert(VD->getCanonicalDecl());
+  }
+
+  /// The byte address E is handed to a function of the program together
+  /// with a compact object as bytes or the size of a compact struct or of
+  /// a heap object (`copy_bytes(a, &tmp, sizeof(struct item))`, a
+  /// vector's push; not `hash(&key, sizeof key)`, all wide): the
+  /// callee copies between them, so the value must be in the layout the
+  /// object and the size are in -- a heap object.  libc's own copies
+  /// are memcpy-value's (Safety.cpp).
+  bool copiedAsObject(const Expr *E) {
+    const Expr *P = parentExpr(E);
+    while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
+      if (!C->getType()->isPointerType())
+        return false;
+      E = C;
+      P = parentExpr(C);
+    }
+    const auto *Call = dyn_cast_or_null<CallExpr>(P);
+    const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+    if (!Call || (FD && S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation()))))
+      return false;
+    std::function<bool(const Stmt *)> LayoutSize = [&](const Stmt *St) {
+      // A type's size, or a heap object's, is the layout's; a value's own
+      // (`sizeof tmp`) is the wide one its bytes are in.
+      if (const auto *U = dyn_cast_or_null<UnaryExprOrTypeTraitExpr>(St))
+        return M.recordOf(stripArrays(U->getTypeOfArgument()).Element) &&
+               (U->isArgumentType() || isCompactLocated(M, U->getArgumentExpr()));
+      if (!St || isa<OffsetOfExpr>(St))
+        return St != nullptr;
+      for (const Stmt *C : St->children())
+        if (LayoutSize(C))
+          return true;
+      return false;
+    };
+    for (const Expr *A : Call->arguments()) {
+      if (A->IgnoreParens() == E->IgnoreParens())
+        continue;
+      if (A->getType()->isPointerType() && !M.pointeeOf(A->getType()) &&
+          M.pointeeOf(A->IgnoreParenCasts()->getType()))
+        return true;
+      if (LayoutSize(A))
+        return true;
+    }
+    return false;
   }
 
   /// The byte address E is an argument of a call that may turn it back
