@@ -200,6 +200,19 @@ private:
       Found.insert(VD->getCanonicalDecl());
   }
 
+  /// The call byte address E is an argument of, through conversions to
+  /// other pointer types (E becomes the outermost), or null.
+  const CallExpr *callTaking(const Expr *&E) {
+    const Expr *P = parentExpr(E);
+    while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
+      if (!C->getType()->isPointerType())
+        return nullptr;
+      E = C;
+      P = parentExpr(C);
+    }
+    return dyn_cast_or_null<CallExpr>(P);
+  }
+
   /// The byte address E is handed to a function of the program together
   /// with a compact object as bytes or the size of a compact struct or of
   /// a heap object (`copy_bytes(a, &tmp, sizeof(struct item))`, a
@@ -208,14 +221,7 @@ private:
   /// object and the size are in -- a heap object.  libc's own copies
   /// are memcpy-value's (Safety.cpp).
   bool copiedAsObject(const Expr *E) {
-    const Expr *P = parentExpr(E);
-    while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
-      if (!C->getType()->isPointerType())
-        return false;
-      E = C;
-      P = parentExpr(C);
-    }
-    const auto *Call = dyn_cast_or_null<CallExpr>(P);
+    const CallExpr *Call = callTaking(E);
     const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
     if (!Call || (FD && S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation()))))
       return false;
@@ -250,14 +256,7 @@ private:
   /// call through a function pointer (anything), a thread's start routine
   /// or a libc callback (qsort's comparator) that does.
   bool comesBackCompact(const Expr *E, unsigned Depth) {
-    const Expr *P = parentExpr(E);
-    while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
-      if (!C->getType()->isPointerType())
-        return false;
-      E = C;
-      P = parentExpr(C);
-    }
-    const auto *Call = dyn_cast_or_null<CallExpr>(P);
+    const CallExpr *Call = callTaking(E);
     if (!Call || Depth > 4)
       return false;
     unsigned I = 0;
