@@ -534,6 +534,22 @@ bool isHandleArray(const Model &M, const Expr *E) {
   return A.Array && M.pointeeOf(A.Element) && inHeapField(M, E);
 }
 
+const Expr *layoutDependentTrait(const Model &M, const Stmt *St) {
+  if (!St)
+    return nullptr;
+  if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(St)) {
+    if (!M.recordOf(stripArrays(U->getTypeOfArgument()).Element))
+      return nullptr;
+    return U->isArgumentType() || isCompactLocated(M, U->getArgumentExpr()) ? U : nullptr;
+  }
+  if (const auto *O = dyn_cast<OffsetOfExpr>(St))
+    return M.recordOf(O->getTypeSourceInfo()->getType()) ? O : nullptr;
+  for (const Stmt *C : St->children())
+    if (const Expr *E = layoutDependentTrait(M, C))
+      return E;
+  return nullptr;
+}
+
 bool valueDiscardedOrTested(ASTContext &Ctx, const Expr *E) {
   const Expr *Top = E;
   const Expr *P = parentSkippingParens(Ctx, E, &Top);

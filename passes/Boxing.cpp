@@ -225,26 +225,15 @@ private:
     const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
     if (!Call || (FD && S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation()))))
       return false;
-    std::function<bool(const Stmt *)> LayoutSize = [&](const Stmt *St) {
-      // A type's size, or a heap object's, is the layout's; a value's own
-      // (`sizeof tmp`) is the wide one its bytes are in.
-      if (const auto *U = dyn_cast_or_null<UnaryExprOrTypeTraitExpr>(St))
-        return M.recordOf(stripArrays(U->getTypeOfArgument()).Element) &&
-               (U->isArgumentType() || isCompactLocated(M, U->getArgumentExpr()));
-      if (!St || isa<OffsetOfExpr>(St))
-        return St != nullptr;
-      for (const Stmt *C : St->children())
-        if (LayoutSize(C))
-          return true;
-      return false;
-    };
     for (const Expr *A : Call->arguments()) {
       if (A->IgnoreParens() == E->IgnoreParens())
         continue;
       if (A->getType()->isPointerType() && !M.pointeeOf(A->getType()) &&
           M.pointeeOf(A->IgnoreParenCasts()->getType()))
         return true;
-      if (LayoutSize(A))
+      // A type's size, or a heap object's, is the layout's; a value's own
+      // (`sizeof tmp`) is the wide one its bytes are in.
+      if (layoutDependentTrait(M, A))
         return true;
     }
     return false;

@@ -335,6 +335,10 @@ bool isCompactLocated(const Model &M, const clang::Expr *E);
 bool isHandleLValue(const Model &M, const clang::Expr *E);
 /// An array field of compact pointers in a compact-located object.
 bool isHandleArray(const Model &M, const clang::Expr *E);
+/// The first sizeof, _Alignof or offsetof of a compact struct under St,
+/// other than the sizeof of a value (an array of structs in the wide
+/// layout, whose size is what it says): its value depends on the layout.
+const clang::Expr *layoutDependentTrait(const Model &M, const clang::Stmt *St);
 /// E's value is thrown away or only tested (a statement of its own, a
 /// condition, `!`, `&&`, `||`, the left of a comma, a cast to void, a
 /// comparison with a null pointer constant).

@@ -93,7 +93,7 @@ public:
 
   /// Switchable: a layout's size kept past the moment it is taken.
   bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *E) {
-    if (S.Opts.switchable() && layoutDependent(E) == E)
+    if (S.Opts.switchable() && layoutDependentTrait(M, E) == E)
       checkLayoutStored(S, E, M.recordOf(stripArrays(E->getTypeOfArgument()).Element));
     return true;
   }
@@ -106,7 +106,7 @@ public:
   /// other offsetof kept past the moment it is taken is a layout-stored
   /// hazard (switchable).
   bool VisitOffsetOfExpr(OffsetOfExpr *E) {
-    if (!offsetofHandleField(E) && S.Opts.switchable() && layoutDependent(E) == E)
+    if (!offsetofHandleField(E) && S.Opts.switchable() && layoutDependentTrait(M, E) == E)
       checkLayoutStored(S, E, M.recordOf(E->getTypeSourceInfo()->getType()));
     return true;
   }
@@ -135,33 +135,13 @@ public:
     return true;
   }
 
-  /// sizeof, _Alignof or offsetof of a compact struct under St (the first
-  /// such node), other than the sizeof of a value (an array of structs in
-  /// the wide layout, whose size is what it says).  The compact layout is
-  /// not computed yet: that the two values may differ is enough.
-  const Expr *layoutDependent(const Stmt *St) {
-    if (!St)
-      return nullptr;
-    if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(St)) {
-      if (!M.recordOf(stripArrays(U->getTypeOfArgument()).Element))
-        return nullptr;
-      return U->isArgumentType() || isCompactLocated(M, U->getArgumentExpr()) ? U : nullptr;
-    }
-    if (const auto *O = dyn_cast<OffsetOfExpr>(St))
-      return M.recordOf(O->getTypeSourceInfo()->getType()) ? O : nullptr;
-    for (const Stmt *C : St->children())
-      if (const Expr *E = layoutDependent(C))
-        return E;
-    return nullptr;
-  }
-
   /// A layout-dependent constant the rewrite cannot give its compact
   /// value: an enumerator's (it is the program's text, not an object's),
   /// or a static initializer's in switchable mode (the layout is known
   /// only at run time).  Kept wide, it would size a memset or a copy of a
   /// compact object wrongly.
   void checkLayoutConstant(const Expr *Init, const char *What) {
-    const Expr *E = layoutDependent(Init);
+    const Expr *E = layoutDependentTrait(M, Init);
     if (!E || S.isIgnoredLoc(E->getExprLoc()))
       return;
     S.report(Diag::LayoutConstant, E->getExprLoc(),
@@ -197,7 +177,7 @@ public:
           UO && UO->isIncrementDecrementOp() && M.pointeeOf(UO->getSubExpr()->getType()))
         return true;
       if (isa<UnaryExprOrTypeTraitExpr>(E) || isa<OffsetOfExpr>(E))
-        return layoutDependent(E) != nullptr;
+        return layoutDependentTrait(M, E) != nullptr;
     }
     for (const Stmt *C : St->children())
       if (layoutDependentValue(C))
@@ -587,7 +567,7 @@ private:
   /// where the fields are.
   bool namesLayout(const Stmt *St) {
     if (isa<OffsetOfExpr>(St) ||
-        (isa<UnaryExprOrTypeTraitExpr>(St) && layoutDependent(St)))
+        (isa<UnaryExprOrTypeTraitExpr>(St) && layoutDependentTrait(M, St)))
       return true;
     for (const Stmt *C : St->children())
       if (C && namesLayout(C))
