@@ -18,6 +18,7 @@
 #include "Printer.h"
 #include "Vocabulary.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
 
@@ -139,13 +140,41 @@ static bool becomesCompactPointer(const Session &S, const CallExpr *CE) {
   return BO && BO->getOpcode() == BO_Assign && S.M.pointeeOf(BO->getLHS()->getType());
 }
 
-void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
-  if (!S.Opts.switchable() || S.isIgnoredLoc(Trait->getExprLoc()))
-    return;
-  // Follow the value through arithmetic, casts and conditionals to what
-  // consumes it; a comparison or an index uses it at once.
-  const Expr *Cur = Trait;
-  std::string Where;
+static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth);
+
+/// V, a local of a function that cannot reach a safepoint, holds a layout
+/// value: where a read of it ends up kept (`size_t n = sizeof *p;
+/// pool_init(&pl, n);`), as the tail of the warning's sentence, or "".
+/// Reads are followed a few locals deep.
+static std::string followLocal(Session &S, const VarDecl *V, unsigned Depth) {
+  struct Reads : RecursiveASTVisitor<Reads> {
+    const VarDecl *V;
+    llvm::SmallVector<const ImplicitCastExpr *, 4> Found;
+    bool VisitImplicitCastExpr(ImplicitCastExpr *ICE) {
+      const auto *DR = dyn_cast<DeclRefExpr>(ICE->getSubExpr()->IgnoreParens());
+      if (ICE->getCastKind() == CK_LValueToRValue && DR && DR->getDecl() == V)
+        Found.push_back(ICE);
+      return true;
+    }
+  } R;
+  R.V = V;
+  const auto *FD = dyn_cast_or_null<FunctionDecl>(V->getParentFunctionOrMethod());
+  if (Depth >= 3 || !FD || !FD->hasBody())
+    return "";
+  R.TraverseStmt(FD->getBody());
+  for (const ImplicitCastExpr *Read : R.Found)
+    if (std::string W = layoutKeptWhere(S, Read, Depth + 1); !W.empty())
+      return quoted(V->getName()) + ", which " + W;
+  return "";
+}
+
+/// Where the layout value E (a sizeof or offsetof, or a read of a local
+/// holding one) is kept past the moment it was taken, as the tail of the
+/// warning's sentence, or "" where it is used at once.  Follows it
+/// through arithmetic, casts and conditionals to what consumes it; a
+/// comparison or an index uses it at once.
+static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth) {
+  const Expr *Cur = E;
   for (;;) {
     const Expr *P = parentSkippingParens(S.Ctx, Cur, &Cur);
     if (!P) {
@@ -153,10 +182,13 @@ void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
       // as a layout-constant already).
       auto Ps = S.Ctx.getParents(*Cur);
       const auto *V = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
-      if (!V || V->hasGlobalStorage() || !keptAcrossSafepoints(S, V))
-        return;
-      Where = "initializes " + quoted(V->getName());
-      break;
+      if (!V || V->hasGlobalStorage())
+        return "";
+      if (!keptAcrossSafepoints(S, V)) {
+        std::string W = followLocal(S, V, Depth);
+        return W.empty() ? "" : "initializes " + W;
+      }
+      return "initializes " + quoted(V->getName());
     }
     if (isa<CastExpr>(P) && P->getType()->isIntegerType()) {
       Cur = P;
@@ -164,7 +196,7 @@ void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
     }
     if (const auto *CO = dyn_cast<ConditionalOperator>(P)) {
       if (CO->getCond()->IgnoreParens() == Cur)
-        return;
+        return "";
       Cur = P;
       continue;
     }
@@ -178,12 +210,13 @@ void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
       // pointer (refused where the pointer becomes an object): neither
       // is a size kept for a later copy.
       if (BO->getOpcode() != BO_Assign || BO->getRHS()->IgnoreParens() != Cur)
-        return;
+        return "";
       const VarDecl *V = storedVariable(BO->getLHS());
-      if (V && !keptAcrossSafepoints(S, V))
-        return;
-      Where = V ? "is stored in " + quoted(V->getName()) : "is stored in memory";
-      break;
+      if (V && !keptAcrossSafepoints(S, V)) {
+        std::string W = followLocal(S, V, Depth);
+        return W.empty() ? "" : "is stored in " + W;
+      }
+      return V ? "is stored in " + quoted(V->getName()) : "is stored in memory";
     }
     if (isa<InitListExpr>(P)) {
       // A static aggregate's initializer is a layout-constant error.
@@ -193,9 +226,8 @@ void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
       auto Ps = S.Ctx.getParents(*Top);
       const auto *V = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
       if (V && (V->hasGlobalStorage() || !keptAcrossSafepoints(S, V)))
-        return;
-      Where = "initializes an aggregate";
-      break;
+        return "";
+      return "initializes an aggregate";
     }
     if (const auto *CE = dyn_cast<CallExpr>(P)) {
       // libc and the runtime use a size during the call; a function of
@@ -207,13 +239,22 @@ void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
           (FD && (S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation())) ||
                   isRuntimeFunction(FD) || allocFunction(CE) != AllocFn::None)) ||
           becomesCompactPointer(S, CE))
-        return;
-      Where = FD ? "is handed to " + quoted(FD->getName()) + ", which may keep it"
-                 : "is handed to a function through a pointer, which may keep it";
-      break;
+        return "";
+      return FD ? "is handed to " + quoted(FD->getName()) + ", which may keep it"
+                : "is handed to a function through a pointer, which may keep it";
     }
-    return;
+    return "";
   }
+}
+
+/// Switchable: a sizeof or offsetof of compact type T kept where it
+/// outlives the layout it was taken in (layoutKeptWhere).
+void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
+  if (!S.Opts.switchable() || S.isIgnoredLoc(Trait->getExprLoc()))
+    return;
+  std::string Where = layoutKeptWhere(S, Trait, 0);
+  if (Where.empty())
+    return;
   S.report(Diag::LayoutStored, Trait->getExprLoc(),
            "this " + std::string(isa<OffsetOfExpr>(Trait) ? "offsetof" : "sizeof") +
                " of compact type " + quoted(T->WideSpelling) + " " + Where +

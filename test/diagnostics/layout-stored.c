@@ -51,6 +51,28 @@ static struct item *copy_later(const struct item *s) {
   return d;
 }
 
+// A size held in a local of a function with no safepoint is followed to
+// where the local's value goes.
+static void hand_on(struct pool *p) {
+  size_t n = sizeof(struct item);
+  // CHECK: layout-stored.c:[[@LINE-1]]:{{[0-9]+}}: warning: this sizeof of compact type 'struct item' initializes 'n', which is handed to 'pool_init', which may keep it
+  pool_init(p, n);
+}
+
+static void two_steps(void) {
+  size_t a = offsetof(struct item, weight), b;
+  // CHECK: layout-stored.c:[[@LINE-1]]:{{[0-9]+}}: warning: this offsetof of compact type 'struct item' initializes 'a', which is stored in 'b', which is stored in 'weight_at'
+  b = a * 2;
+  weight_at = b;
+}
+
+static void used_here(struct item *d, const struct item *s) {
+  size_t n = sizeof *s; // no warning: every read of n is used at once
+  n = n + 0;
+  if (n > 8)
+    memcpy(d, s, n);
+}
+
 int main(void) {
   struct pool pl;
   struct item *a = malloc(sizeof(struct item)), *arr[2];
@@ -70,6 +92,9 @@ int main(void) {
   // CHECK: layout-stored.c:[[@LINE-1]]:{{[0-9]+}}: warning: this sizeof of compact type 'struct item' initializes an aggregate
   memset(a, 0, sizeof *a);
   copy_now(a, a);
+  hand_on(&pl);
+  two_steps();
+  used_here(a, a);
   struct item *b = copy_later(a);
   arr[0] = a;
   arr[1] = b;
