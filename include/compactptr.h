@@ -33,7 +33,13 @@
 #define COMPACTPTR_H
 
 #include <stddef.h>
-#include <stdint.h>
+/* No <stdint.h> here: the plugin puts this header at the top of every
+ * rewritten file, before the program's own `#define _GNU_SOURCE` or
+ * `#include "config.h"`, and <stdint.h> reads <features.h>, which would fix
+ * the feature-test macros before the program sets them (strerror_r then
+ * has its POSIX prototype, and the program prints "(null)").  The types
+ * below are the compiler's own; <stdint.h> comes at the end, where the
+ * program includes this header itself. */
 
 #include "compactptr_config.h"
 
@@ -134,16 +140,6 @@ static void cp__check_plain_unit(void) {
 #pragma clang diagnostic ignored "-Wused-but-marked-unused"
 #endif
 
-/* pthread_t and pthread_attr_t, for cp_thread_create below.  glibc's
- * <bits/pthreadtypes.h> is the part of <pthread.h> that defines them; the
- * whole header would cost every rewritten translation unit (parsed twice by
- * the plugin) as much as <stdio.h> does.  Elsewhere, <pthread.h>. */
-#if defined(__has_include) && __has_include(<bits/pthreadtypes.h>)
-#include <bits/pthreadtypes.h>
-#else
-#include <pthread.h>
-#endif
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -165,7 +161,7 @@ extern "C" {
 
 /** A handle: 32-bit count of granules from address 0 (the address divided
  *  by CP_GRANULE: handles are zero-based); 0 is NULL. */
-typedef uint32_t cp_handle_t;
+typedef __UINT32_TYPE__ cp_handle_t;
 
 /* ------------------------------------------------------------------------
  * Type descriptors.  One per compact type per translation unit, placed (by
@@ -186,11 +182,11 @@ struct cp_type;
 
 typedef struct cp_field_desc {
   const char *name;             /**< field name, for diagnostics */
-  uint32_t compact_offset;      /**< byte offset in the compact layout */
-  uint32_t wide_offset;         /**< byte offset in the wide layout */
-  uint32_t kind;                /**< a cp_field_kind_t */
-  uint32_t count;               /**< array length; 1 for a scalar field */
-  uint32_t size;                /**< BYTES: total size in bytes; else 0 */
+  __UINT32_TYPE__ compact_offset;      /**< byte offset in the compact layout */
+  __UINT32_TYPE__ wide_offset;         /**< byte offset in the wide layout */
+  __UINT32_TYPE__ kind;                /**< a cp_field_kind_t */
+  __UINT32_TYPE__ count;               /**< array length; 1 for a scalar field */
+  __UINT32_TYPE__ size;                /**< BYTES: total size in bytes; else 0 */
   struct cp_type_desc *target;  /**< HANDLE: pointee (may be NULL for an
                                      incomplete type); STRUCT: element type */
 } cp_field_desc_t;
@@ -203,7 +199,7 @@ typedef struct cp_module {
   const struct cp_root_desc *const *roots_begin, *const *roots_end;
   const struct cp_cast_site *casts_begin, *casts_end;
   struct cp_module *next; /**< runtime-owned */
-  uint32_t registered;    /**< runtime-owned */
+  __UINT32_TYPE__ registered;    /**< runtime-owned */
 } cp_module_t;
 
 /** Build flags a descriptor carries; all descriptors in a process agree. */
@@ -214,13 +210,13 @@ enum {
 };
 
 typedef struct cp_type_desc {
-  uint32_t abi;           /**< CP_ABI_VERSION */
-  uint32_t granule_shift; /**< CP_GRANULE_SHIFT the layout was computed for */
-  uint32_t build;         /**< CP_BUILD_* */
+  __UINT32_TYPE__ abi;           /**< CP_ABI_VERSION */
+  __UINT32_TYPE__ granule_shift; /**< CP_GRANULE_SHIFT the layout was computed for */
+  __UINT32_TYPE__ build;         /**< CP_BUILD_* */
   const char *name;       /**< type name: struct tag or typedef name */
-  uint32_t compact_size, compact_align; /**< bytes */
-  uint32_t wide_size, wide_align;       /**< bytes: sizeof/_Alignof in C */
-  uint32_t nfields;
+  __UINT32_TYPE__ compact_size, compact_align; /**< bytes */
+  __UINT32_TYPE__ wide_size, wide_align;       /**< bytes: sizeof/_Alignof in C */
+  __UINT32_TYPE__ nfields;
   const cp_field_desc_t *fields; /**< in compact-layout order */
   cp_module_t *module;           /**< the module this descriptor lives in */
   struct cp_type *rt;            /**< runtime-owned; NULL until resolved */
@@ -248,8 +244,8 @@ typedef enum cp_root_kind {
 
 typedef struct cp_root_desc {
   void *addr;                /**< first slot */
-  uint32_t kind;             /**< a cp_root_kind_t */
-  uint32_t count;            /**< number of slots or values */
+  __UINT32_TYPE__ kind;             /**< a cp_root_kind_t */
+  __UINT32_TYPE__ count;            /**< number of slots or values */
   cp_type_desc_t *type;      /**< see kind; may be NULL for POINTER */
   const char *name;          /**< for diagnostics; may be NULL */
 } cp_root_desc_t;
@@ -259,7 +255,7 @@ typedef struct cp_root_desc {
  *  plugin uses __attribute__((cleanup(cp_frame_pop)))). */
 typedef struct cp_frame {
   struct cp_frame *prev;
-  uint32_t count;              /**< roots; may carry CP_FRAME_RELATIVE */
+  __UINT32_TYPE__ count;              /**< roots; may carry CP_FRAME_RELATIVE */
   const cp_root_desc_t *roots;
 } cp_frame_t;
 /** In a frame's count: each root's `addr` is a byte offset from the frame
@@ -276,7 +272,7 @@ extern CP_API int cp__switch_pending; /**< high-water mark crossed */
 /** The compact arena's bounds: an address in [start, end) is in the
  *  compact heap (a slot there is a 4-byte handle); both 0 when there is no
  *  compact arena.  Set once, when the heap is set up. */
-extern CP_API uintptr_t cp__debug_arena_start, cp__debug_arena_end;
+extern CP_API __UINTPTR_TYPE__ cp__debug_arena_start, cp__debug_arena_end;
 /* initial-exec: one %fs-relative access, no __tls_get_addr call, from the
  * executable and from shared objects loaded at start-up. */
 #define CP__TLS __attribute__((tls_model("initial-exec")))
@@ -337,12 +333,12 @@ static __inline__ void *cp_decode(cp_handle_t h) {
   if (__builtin_expect(cp__debug, 0))
     return cp_decode_checked(h);
 #endif
-  return (void *)((uintptr_t)h << CP_GRANULE_SHIFT);
+  return (void *)((__UINTPTR_TYPE__)h << CP_GRANULE_SHIFT);
 }
 
 /** Bits of an address no handle can hold: at or above the reach, or
  *  inside a granule. */
-#define CP__UNREPRESENTABLE (~(uintptr_t)(CP_ARENA_REACH - 1) | (CP_GRANULE - 1))
+#define CP__UNREPRESENTABLE (~(__UINTPTR_TYPE__)(CP_ARENA_REACH - 1) | (CP_GRANULE - 1))
 
 /** Handle of a native address; 0 for NULL.  Every object of the compact
  *  heap has one.  A pointer that no handle can represent (at or above
@@ -359,9 +355,9 @@ static __inline__ cp_handle_t cp_encode(const void *p) {
   if (__builtin_expect(cp__debug, 0))
     return cp_encode_checked(p);
 #endif
-  if (__builtin_expect(((uintptr_t)p & CP__UNREPRESENTABLE) != 0, 0))
+  if (__builtin_expect(((__UINTPTR_TYPE__)p & CP__UNREPRESENTABLE) != 0, 0))
     cp__encode_unrepresentable(p);
-  return (cp_handle_t)((uintptr_t)p >> CP_GRANULE_SHIFT);
+  return (cp_handle_t)((__UINTPTR_TYPE__)p >> CP_GRANULE_SHIFT);
 }
 
 /* ------------------------------------------------------------------------
@@ -439,8 +435,8 @@ CP_API int cp_root_unregister(void *slot);
  *  fields are a cp_root_desc_t's. */
 typedef struct cp_tls_root {
   void *(*addr)(void);
-  uint32_t kind;             /**< a cp_root_kind_t */
-  uint32_t count;            /**< number of slots or values */
+  __UINT32_TYPE__ kind;             /**< a cp_root_kind_t */
+  __UINT32_TYPE__ count;            /**< number of slots or values */
   cp_type_desc_t *type;
   const char *name;
 } cp_tls_root_t;
@@ -639,22 +635,6 @@ static __inline__ void *cp_realloc_array_safepoint(cp_type_desc_t *type, void *p
 CP_API int cp_thread_register(void);
 CP_API int cp_thread_unregister(void);
 #ifndef __cplusplus
-/** pthread_create(3), and the new thread is known to the runtime before it
- *  runs (a switch that happens while it starts translates `arg` if it is a
- *  compact pointer).  Returns what pthread_create returns. */
-CP_API int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
-                            void *(*start)(void *), void *arg);
-/* C translation units built against the runtime (the plugin's included)
- * create their threads through it: pthread_create is redeclared here with
- * the assembler name of cp_thread_create, so a call in the source stays a
- * call to pthread_create (no macro) and links to cp_thread_create.  This
- * header must come before the first call; -DCOMPACTPTR_NO_THREAD_HOOK
- * keeps pthread_create as it is. */
-#if !defined(COMPACTPTR_NO_THREAD_HOOK) && !defined(CP__RUNTIME_ITSELF)
-extern int pthread_create(pthread_t *__restrict, const pthread_attr_t *__restrict,
-                          void *(*)(void *), void *__restrict)
-    __asm__("cp_thread_create");
-#endif
 /* In the same way free and realloc link to cp_free_any and cp_realloc_any:
  * a root array or a compact object handed to code that holds it as a
  * `void *` (a generic vector's items) is freed by a plain free(v->items).
@@ -673,27 +653,27 @@ extern void *realloc(void *, size_t) __asm__("cp_realloc_any");
  * ---------------------------------------------------------------------- */
 typedef struct cp_type_stats {
   const char *name;
-  uint32_t compact_size, wide_size; /**< slot sizes in bytes */
-  uint64_t live_objects, peak_objects, total_allocs, total_frees;
-  uint64_t live_bytes, peak_bytes;
+  __UINT32_TYPE__ compact_size, wide_size; /**< slot sizes in bytes */
+  __UINT64_TYPE__ live_objects, peak_objects, total_allocs, total_frees;
+  __UINT64_TYPE__ live_bytes, peak_bytes;
 } cp_type_stats_t;
 
 typedef struct cp_stats {
   int wide;                      /**< 0 compact mode, 1 wide mode */
-  uint64_t arena_reach;          /**< bytes the arena may hand out (limit) */
-  uint64_t arena_used;           /**< bytes held by slabs and blocks */
-  uint64_t arena_peak;
-  uint64_t arena_committed;      /**< bytes made accessible */
-  uint64_t root_arrays, root_array_bytes;
-  uint32_t ntypes;
-  uint64_t switch_objects, switch_bytes_compact, switch_bytes_wide;
-  uint64_t switch_roots;
+  __UINT64_TYPE__ arena_reach;          /**< bytes the arena may hand out (limit) */
+  __UINT64_TYPE__ arena_used;           /**< bytes held by slabs and blocks */
+  __UINT64_TYPE__ arena_peak;
+  __UINT64_TYPE__ arena_committed;      /**< bytes made accessible */
+  __UINT64_TYPE__ root_arrays, root_array_bytes;
+  __UINT32_TYPE__ ntypes;
+  __UINT64_TYPE__ switch_objects, switch_bytes_compact, switch_bytes_wide;
+  __UINT64_TYPE__ switch_roots;
   double switch_seconds;         /**< 0 if no switch happened */
 } cp_stats_t;
 
 /** Fill `out` with process totals; returns the number of types.  If `types`
  *  is non-NULL, up to `max` per-type records are written there. */
-CP_API uint32_t cp_get_stats(cp_stats_t *out, cp_type_stats_t *types, uint32_t max);
+CP_API __UINT32_TYPE__ cp_get_stats(cp_stats_t *out, cp_type_stats_t *types, __UINT32_TYPE__ max);
 /** Print the COMPACTPTR_STATS report to `f` (a FILE *). */
 CP_API void cp_print_stats(void *f);
 
@@ -763,3 +743,41 @@ CP_API void cp__module_load(cp_module_t *m);
 
 #endif /* COMPACTPTR_RUNTIME */
 #endif /* COMPACTPTR_H */
+
+/* <stdint.h>, and the thread hook with the pthread types it needs: where
+ * the program includes this header, not in the plugin's preamble (see the
+ * top), which defines CP__PREAMBLE around its include.  glibc's
+ * <bits/pthreadtypes.h> is the part of <pthread.h> that defines pthread_t
+ * and pthread_attr_t (the whole header would cost every rewritten
+ * translation unit, parsed twice by the plugin, as much as <stdio.h>);
+ * like <stdint.h> it depends on the feature-test macros.  Elsewhere,
+ * <pthread.h>. */
+#if !defined(CP__PREAMBLE) && !defined(COMPACTPTR_H_LIBC)
+#define COMPACTPTR_H_LIBC 1
+#include <stdint.h>
+#ifdef COMPACTPTR_RUNTIME
+#if defined(__has_include) && __has_include(<bits/pthreadtypes.h>)
+#include <bits/pthreadtypes.h>
+#else
+#include <pthread.h>
+#endif
+#ifndef __cplusplus
+/** pthread_create(3), and the new thread is known to the runtime before it
+ *  runs (a switch that happens while it starts translates `arg` if it is a
+ *  compact pointer).  Returns what pthread_create returns. */
+CP_API int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
+                            void *(*start)(void *), void *arg);
+/* C translation units built against the runtime (the plugin's included)
+ * create their threads through it: pthread_create is redeclared here with
+ * the assembler name of cp_thread_create, so a call in the source stays a
+ * call to pthread_create (no macro) and links to cp_thread_create.  This
+ * header must come before the first call; -DCOMPACTPTR_NO_THREAD_HOOK
+ * keeps pthread_create as it is. */
+#if !defined(COMPACTPTR_NO_THREAD_HOOK) && !defined(CP__RUNTIME_ITSELF)
+extern int pthread_create(pthread_t *__restrict, const pthread_attr_t *__restrict,
+                          void *(*)(void *), void *__restrict)
+    __asm__("cp_thread_create");
+#endif
+#endif /* __cplusplus */
+#endif /* COMPACTPTR_RUNTIME */
+#endif /* COMPACTPTR_H_LIBC */
