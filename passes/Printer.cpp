@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/PrettyPrinter.h"
+#include "clang/Basic/Stack.h"
 #include "llvm/Support/raw_ostream.h"
 #include <functional>
 
@@ -347,8 +348,18 @@ std::string Printer::declText(QualType T, StringRef Name) {
   return OS.str();
 }
 
-/// Text of E as a plain C expression of E's type.
+/// Text of E as a plain C expression of E's type.  The printer recurses
+/// once per level of the expression: a machine-made one (a sum of
+/// thousands of terms) would overflow the stack, so each level runs where
+/// clang's own recursion does, on a fresh thread's stack when this one is
+/// nearly used up.
 std::string Printer::text(const Stmt *St) {
+  std::string Out;
+  clang::runWithSufficientStackSpace([] {}, [&] { Out = textOf(St); });
+  return Out;
+}
+
+std::string Printer::textOf(const Stmt *St) {
   if (StringRef N = substituted(St); !N.empty())
     return N.str();
   if (!affected(St))

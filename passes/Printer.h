@@ -209,6 +209,7 @@ public:
   }
 
 private:
+  std::string textOf(const clang::Stmt *St); // text()'s body
   Session &S;
   const Model &M;
   const clang::SourceManager &SM;
