@@ -160,6 +160,17 @@ void checkRecord(Session &S, const RecordDecl *RD) {
               "_Atomic compact pointer " + quoted(FD->getName()) +
                   " is not supported",
               {FR});
+    // An _Atomic struct has a layout of its own (clang may pad it to a
+    // power of two and reach it through libatomic), which the compact
+    // and wide layouts of its type do not describe: it built, and the
+    // switch left its pointers compact.
+    if (E->isAtomicType() && M.recordOf(E->getAs<AtomicType>()->getValueType()))
+      S.report(Diag::UnsupportedType, FD->getLocation(),
+              "_Atomic field " + quoted(FD->getName()) + " of compact type " +
+                  quoted(E->getAs<AtomicType>()->getValueType().getAsString()) +
+                  " is not supported; make the field a plain struct and "
+                  "guard it with a lock",
+              {FR});
   }
 }
 

@@ -21,3 +21,17 @@ struct stack {
 };
 
 struct stack shared;
+
+// An _Atomic struct of compact type by value has a layout of its own
+// (clang pads it and may reach it through libatomic) that neither layout
+// of its type describes: it built, and after the switch its pointer was
+// still a handle.
+struct CP_COMPACT leaf {
+  int v;
+  struct leaf *next;
+};
+struct CP_COMPACT holder {
+  int k;
+  _Atomic struct leaf val; // both-error {{_Atomic field 'val' of compact type 'struct leaf' is not supported; make the field a plain struct and guard it with a lock}}
+  struct holder *self;
+};
