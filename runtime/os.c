@@ -13,15 +13,34 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/single_threaded.h>
 #include <time.h>
 #include <unistd.h>
+
+/* fflush(NULL) takes every stream's lock in turn, and another thread may
+ * hold one for as long as it likes: a thread blocked in fgets on stdin
+ * kept the fatal path, and so the process, waiting forever with nothing
+ * printed.  With other threads about, stdout and stderr are flushed where
+ * their locks are free (or ours) and other streams are left as they are. */
+static void flush_streams(void) {
+  if (__libc_single_threaded) {
+    fflush(NULL);
+    return;
+  }
+  FILE *const streams[] = {stdout, stderr};
+  for (size_t i = 0; i < sizeof streams / sizeof *streams; i++)
+    if (ftrylockfile(streams[i]) == 0) {
+      fflush_unlocked(streams[i]);
+      funlockfile(streams[i]);
+    }
+}
 
 _Noreturn void cp__fatal(const char *fmt, ...) {
   /* What the program wrote so far goes out first, to every stream it
    * opened (a log file as much as stdout), so nothing buffered is lost to
    * _exit and its output and the message appear in order.  No allocation
    * here: format into a stack buffer and write(2) it. */
-  fflush(NULL);
+  flush_streams();
   char buf[1024];
   int n = snprintf(buf, sizeof buf, "compactptr: ");
   va_list ap;
