@@ -572,6 +572,25 @@ static inline void *slab_pop(cp_slab_t *s) {
   return p;
 }
 
+/* Runs from the buddy are zero only the first time.  A large block is
+ * cleared the way the kernel clears: its whole pages are given back
+ * (MADV_DONTNEED, still mapped) and read as zero at their first touch, so
+ * a big calloc costs no page it does not use -- a memset of a 32 GiB
+ * array made the kernel kill the process where calloc's would not have
+ * touched a page.  Below ZERO_BY_KERNEL, a memset is cheaper. */
+#define ZERO_BY_KERNEL ((size_t)1 << 20)
+static void zero_block(char *p, size_t bytes) {
+  if (bytes < ZERO_BY_KERNEL) {
+    memset(p, 0, bytes);
+    return;
+  }
+  char *lo = (char *)(((uintptr_t)p + CP_PAGE_SIZE - 1) & ~(CP_PAGE_SIZE - 1));
+  char *hi = (char *)((uintptr_t)(p + bytes) & ~(CP_PAGE_SIZE - 1));
+  memset(p, 0, (size_t)(lo - p));
+  cp__os_decommit(lo, (size_t)(hi - lo));
+  memset(hi, 0, (size_t)(p + bytes - hi));
+}
+
 static void *alloc_block(cp_heap_t *h, cp_type_t *t, uint64_t n,
                          bool try_only) {
   cp_tbin_t *tb = tbin_of(h, t);
@@ -588,8 +607,7 @@ static void *alloc_block(cp_heap_t *h, cp_type_t *t, uint64_t n,
   note_peak(t);
   cp__unlock();
   count_alloc(tb, n);
-  /* Fresh runs from the buddy are zero only the first time. */
-  memset(s->start, 0, (size_t)s->slot * n);
+  zero_block(s->start, (size_t)s->slot * n);
   return s->start;
 }
 
