@@ -298,16 +298,24 @@ int main(int argc, char **argv) {
   long ops = 4000000;
   for (int i = 1; i < argc; i++) {
     char *end;
-    if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
-      rounds = (int)strtol(argv[++i], &end, 10);
-      if (*end || rounds < 1 || rounds > 100) {
+    if ((!strcmp(argv[i], "--rounds") || !strcmp(argv[i], "--ops")) &&
+        i + 1 == argc) {
+      fprintf(stderr, "compactptr-allocbench: %s needs a value\n", argv[i]);
+      return 2;
+    } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
+      errno = 0;
+      long r = strtol(argv[++i], &end, 10);
+      rounds = r >= 1 && r <= 100 ? (int)r : 0;
+      if (*end || end == argv[i] || errno || rounds < 1) {
         fprintf(stderr, "compactptr-allocbench: --rounds takes 1 to 100\n");
         return 2;
       }
     } else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
+      errno = 0;
       ops = strtol(argv[++i], &end, 10);
-      if (*end || ops < 1000) {
-        fprintf(stderr, "compactptr-allocbench: --ops takes a number >= 1000\n");
+      if (*end || end == argv[i] || errno || ops < 1000 || ops > 10000000000L) {
+        fprintf(stderr, "compactptr-allocbench: --ops takes a number from 1000 "
+                "to 10000000000\n");
         return 2;
       }
     } else if (!strcmp(argv[i], "--json")) {

@@ -145,6 +145,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       usage(stdout);
       return 0;
+    } else if (i + 1 == argc && (!strcmp(argv[i], "--nodes") ||
+                                 !strcmp(argv[i], "--passes") ||
+                                 !strcmp(argv[i], "--clock"))) {
+      fprintf(stderr, "compactptr-listbench: %s needs a value\n", argv[i]);
+      return 2;
     } else {
       fprintf(stderr, "compactptr-listbench: unknown argument '%s'\n", argv[i]);
       usage(stderr);

@@ -12,6 +12,7 @@
 #include <compactptr.h>
 
 #include <stdint.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,16 +187,28 @@ static int child(uint64_t bytes) {
   return 0;
 }
 
+/* SIZE: bytes with a K, M or G suffix, from 1 byte to MAXBYTES. */
+#define MAXBYTES ((uint64_t)256 << 30)
 static int parse_size(const char *s, uint64_t *out) {
   char *end;
+  errno = 0;
   unsigned long long v = strtoull(s, &end, 10);
   int sh = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
   if (sh)
     end++;
-  if (end == s || *end || v == 0 || *s == '-')
+  if (end == s || *end || v == 0 || *s == '-' || errno == ERANGE ||
+      v > (MAXBYTES >> sh))
     return -1;
   *out = (uint64_t)v << sh;
   return 0;
+}
+
+/* A count from lo to hi, or -1. */
+static long parse_count(const char *s, long lo, long hi) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  return end == s || *end || errno == ERANGE || v < lo || v > hi ? -1 : v;
 }
 
 /* One child run: builds `size`, switches with `threads` copy threads (0:
@@ -279,15 +292,22 @@ int main(int argc, char **argv) {
              "failed, 2 on bad arguments.\n", MAXRUNS);
       return 0;
     } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
-      runs = atoi(argv[++i]);
-      if (runs < 1 || runs > MAXRUNS) {
+      runs = (int)parse_count(argv[++i], 1, MAXRUNS);
+      if (runs < 1) {
         fprintf(stderr, "compactptr-switchbench: --runs takes 1 to %d\n", MAXRUNS);
         return 2;
       }
     } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-      for (char *t = strtok(argv[++i], ","); t; t = strtok(NULL, ",")) {
-        int n = atoi(t);
-        if (n < 1 || n > 64 || nthreads == MAXTHREADS) {
+      const char *list = argv[++i];
+      size_t len = strlen(list);
+      if (!len || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,")) {
+        fprintf(stderr, "compactptr-switchbench: bad --threads '%s' (counts "
+                "from 1 to 64, separated by commas)\n", list);
+        return 2;
+      }
+      for (char *t = strtok(argv[i], ","); t; t = strtok(NULL, ",")) {
+        int n = (int)parse_count(t, 1, 64);
+        if (n < 1 || nthreads == MAXTHREADS) {
           fprintf(stderr, "compactptr-switchbench: bad --threads '%s' (1 to 64, at most %d counts)\n",
                   t, MAXTHREADS);
           return 2;
@@ -296,6 +316,15 @@ int main(int argc, char **argv) {
       }
     } else if (parse_size(argv[i], &b) == 0 && nsizes < MAXSIZES) {
       sizes[nsizes++] = argv[i];
+    } else if (argv[i][0] >= '0' && argv[i][0] <= '9') {
+      fprintf(stderr, "compactptr-switchbench: bad SIZE '%s' (bytes with a "
+              "K, M or G suffix, 1 to 256G; at most %d sizes)\n", argv[i],
+              MAXSIZES);
+      return 2;
+    } else if (argv[i][0] == '-' && i + 1 == argc &&
+               (!strcmp(argv[i], "--runs") || !strcmp(argv[i], "--threads"))) {
+      fprintf(stderr, "compactptr-switchbench: %s needs a value\n", argv[i]);
+      return 2;
     } else {
       fprintf(stderr, "compactptr-switchbench: bad argument '%s'\n", argv[i]);
       return 2;
