@@ -671,8 +671,9 @@ typedef struct cp_stats {
   double switch_seconds;         /**< 0 if no switch happened */
 } cp_stats_t;
 
-/** Fill `out` with process totals; returns the number of types.  If `types`
- *  is non-NULL, up to `max` per-type records are written there. */
+/** Fill `out` (not NULL: that is fatal) with process totals; returns the
+ *  number of types.  If `types` is non-NULL, up to `max` per-type records
+ *  are written there. */
 CP_API __UINT32_TYPE__ cp_get_stats(cp_stats_t *out, cp_type_stats_t *types, __UINT32_TYPE__ max);
 /** Print the COMPACTPTR_STATS report to `f` (a FILE *). */
 CP_API void cp_print_stats(void *f);

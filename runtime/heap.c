@@ -891,7 +891,7 @@ void cp_free(void *p) {
 
 size_t cp_object_count(const void *p) {
   cp_slab_t *s = p ? cp__slab_of(cp__current_arena(), p) : NULL;
-  if (!s)
+  if (!s || !cp__is_object_start(s, p)) /* an interior address too */
     return 0;
   return s->kind == CP_BLOCK ? (size_t)s->count : s->elems;
 }

@@ -51,7 +51,7 @@ _Static_assert(sizeof options / sizeof options[0] == CP_OPT_COUNT,
                "option table and cp_option_id_t disagree");
 
 int cp__parse_size(const char *s, uint64_t *out) {
-  if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+  if (!s || *s < '0' || *s > '9') /* strtoull would skip blanks and a sign */
     return -1;
   errno = 0;
   char *end;
@@ -85,6 +85,9 @@ static void parse_one(cp_option_t *o) {
   if (!s || !*s)
     return; /* unset and empty (VAR= in a script) both mean the default */
   uint64_t v;
+  /* Numbers start with a digit: strtoul would take " 5", "\n5" and "+5"
+   * (the size parser refuses them too). */
+  bool digit = *s >= '0' && *s <= '9';
   switch (o->kind) {
   case CP_KIND_SIZE:
     if (cp__parse_size(s, &v) != 0 || v == 0)
@@ -95,7 +98,7 @@ static void parse_one(cp_option_t *o) {
     char *end;
     errno = 0;
     long p = strtol(s, &end, 10);
-    if (errno || end == s || *end || p < 1 || p > 100)
+    if (!digit || errno || end == s || *end || p < 1 || p > 100)
       cp__fatal("%s='%s' is not a whole percentage from 1 to 100", var, s);
     v = (uint64_t)p;
     break;
@@ -110,8 +113,7 @@ static void parse_one(cp_option_t *o) {
       scale = 1000;
     else if (*end && strcmp(end, "ms"))
       end = (char *)s;
-    if (errno || end == s || *s == '-' || *s == '+' || n == 0 ||
-        n > UINT32_MAX)
+    if (!digit || errno || end == s || n == 0 || n > UINT32_MAX)
       cp__fatal("%s='%s' is not a duration (examples: 500, 500ms, 10s)", var,
                 s);
     v = (uint64_t)n * scale;
@@ -121,8 +123,7 @@ static void parse_one(cp_option_t *o) {
     char *end;
     errno = 0;
     unsigned long n = strtoul(s, &end, 10);
-    if (errno || end == s || *end || *s == '-' || *s == '+' || n < 1 ||
-        n > 64)
+    if (!digit || errno || end == s || *end || n < 1 || n > 64)
       cp__fatal("%s='%s' is not a thread count from 1 to 64", var, s);
     v = (uint64_t)n;
     break;

@@ -9,6 +9,9 @@
 #include <string.h>
 
 uint32_t cp_get_stats(cp_stats_t *out, cp_type_stats_t *types, uint32_t max) {
+  if (!out)
+    cp__fatal("cp_get_stats: the first argument must point to a cp_stats_t "
+              "(it is NULL)");
   cp__init();
   cp__lock();
   cp_arena_t *a = cp__current_arena();

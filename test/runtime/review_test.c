@@ -222,6 +222,8 @@ static void case_odd_wide_stride(void **state) {
       size_t n = (size_t)(i % 9) + 1;
       struct w_tri *a = cp_alloc_array(&tri_desc, n);
       assert_true(cp_object_count(a) >= n);
+      /* An interior address is no object: 0, as documented. */
+      assert_int_equal(cp_object_count((char *)a + 1), 0);
       for (size_t k = 0; k < n; k++)
         memset(a[k].c, (int)(i + k), 3);
       ps[i] = a;
