@@ -160,8 +160,11 @@ public:
       : O(Base), C(C), InFile(InFile.str()) {
     std::string Err;
     for (const std::string &F : FileWarningFlags)
-      if (!O.addWarningFlag(F, Err))
+      if (!O.addWarningFlag(F, Err)) {
+        // As the plugin: an unknown flag fails the run (exit status 1).
         llvm::errs() << "compactptr-rewrite: " << Err << "\n";
+        C.Failed = true;
+      }
   }
   void HandleTranslationUnit(ASTContext &Ctx) override {
     if (Ctx.getDiagnostics().hasErrorOccurred()) {
@@ -340,6 +343,19 @@ int main(int argc, const char **argv) {
     Tool.appendArgumentsAdjuster(getInsertArgumentAdjuster(
         "-resource-dir=" COMPACTPTR_CLANG_RESOURCE_DIR,
         ArgumentInsertPosition::END));
+    // Standard input (`-`) is C: the driver wants -x for it, and said so
+    // with an error line even when the rewrite went well.
+    Tool.appendArgumentsAdjuster(
+        [](const CommandLineArguments &Args, StringRef File) {
+          bool Stdin = File == "-" || File.ends_with("/-"); // made absolute
+          if (!Stdin || llvm::any_of(Args, [](const std::string &A) {
+                return StringRef(A).starts_with("-x");
+              }))
+            return Args;
+          CommandLineArguments Out(Args);
+          Out.insert(Out.begin() + (Out.empty() ? 0 : 1), {"-x", "c"});
+          return Out;
+        });
     Tool.appendArgumentsAdjuster(
         [](const CommandLineArguments &Args, StringRef) {
           CommandLineArguments Out;
