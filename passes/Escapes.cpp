@@ -140,13 +140,17 @@ static bool becomesCompactPointer(const Session &S, const CallExpr *CE) {
   return BO && BO->getOpcode() == BO_Assign && S.M.pointeeOf(BO->getLHS()->getType());
 }
 
-static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth);
+static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth,
+                                   const VarDecl *From);
 
 /// V, a local of a function that cannot reach a safepoint, holds a layout
 /// value: where a read of it ends up kept (`size_t n = sizeof *p;
 /// pool_init(&pl, n);`), as the tail of the warning's sentence, or "".
-/// Reads are followed a few locals deep.
-static std::string followLocal(Session &S, const VarDecl *V, unsigned Depth) {
+/// Reads are followed a few locals deep, and only those after the store
+/// in the text (the flow is not followed: a local given another value on
+/// the way still counts).
+static std::string followLocal(Session &S, const VarDecl *V, unsigned Depth,
+                               SourceLocation After) {
   struct Reads : RecursiveASTVisitor<Reads> {
     const VarDecl *V;
     llvm::SmallVector<const ImplicitCastExpr *, 4> Found;
@@ -163,8 +167,10 @@ static std::string followLocal(Session &S, const VarDecl *V, unsigned Depth) {
     return "";
   R.TraverseStmt(FD->getBody());
   for (const ImplicitCastExpr *Read : R.Found)
-    if (std::string W = layoutKeptWhere(S, Read, Depth + 1); !W.empty())
-      return quoted(V->getName()) + ", which " + W;
+    if (!S.SM.isBeforeInTranslationUnit(S.SM.getExpansionLoc(Read->getBeginLoc()),
+                                        S.SM.getExpansionLoc(After)))
+      if (std::string W = layoutKeptWhere(S, Read, Depth + 1, V); !W.empty())
+        return quoted(V->getName()) + ", which " + W;
   return "";
 }
 
@@ -172,8 +178,10 @@ static std::string followLocal(Session &S, const VarDecl *V, unsigned Depth) {
 /// holding one) is kept past the moment it was taken, as the tail of the
 /// warning's sentence, or "" where it is used at once.  Follows it
 /// through arithmetic, casts and conditionals to what consumes it; a
-/// comparison or an index uses it at once.
-static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth) {
+/// comparison or an index uses it at once.  From: the local E reads, whose
+/// store back into itself (`n = n + 1`) is not followed again.
+static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth,
+                                   const VarDecl *From) {
   const Expr *Cur = E;
   for (;;) {
     const Expr *P = parentSkippingParens(S.Ctx, Cur, &Cur);
@@ -185,7 +193,7 @@ static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth) {
       if (!V || V->hasGlobalStorage())
         return "";
       if (!keptAcrossSafepoints(S, V)) {
-        std::string W = followLocal(S, V, Depth);
+        std::string W = followLocal(S, V, Depth, V->getLocation());
         return W.empty() ? "" : "initializes " + W;
       }
       return "initializes " + quoted(V->getName());
@@ -212,8 +220,10 @@ static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth) {
       if (BO->getOpcode() != BO_Assign || BO->getRHS()->IgnoreParens() != Cur)
         return "";
       const VarDecl *V = storedVariable(BO->getLHS());
+      if (V && V == From)
+        return "";
       if (V && !keptAcrossSafepoints(S, V)) {
-        std::string W = followLocal(S, V, Depth);
+        std::string W = followLocal(S, V, Depth, BO->getBeginLoc());
         return W.empty() ? "" : "is stored in " + W;
       }
       return V ? "is stored in " + quoted(V->getName()) : "is stored in memory";
@@ -252,7 +262,7 @@ static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth) {
 void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
   if (!S.Opts.switchable() || S.isIgnoredLoc(Trait->getExprLoc()))
     return;
-  std::string Where = layoutKeptWhere(S, Trait, 0);
+  std::string Where = layoutKeptWhere(S, Trait, 0, nullptr);
   if (Where.empty())
     return;
   S.report(Diag::LayoutStored, Trait->getExprLoc(),

@@ -572,22 +572,25 @@ static inline void *slab_pop(cp_slab_t *s) {
   return p;
 }
 
-/* Runs from the buddy are zero only the first time.  A large block is
- * cleared the way the kernel clears: its whole pages are given back
- * (MADV_DONTNEED, still mapped) and read as zero at their first touch, so
- * a big calloc costs no page it does not use -- a memset of a 32 GiB
- * array made the kernel kill the process where calloc's would not have
- * touched a page.  Below ZERO_BY_KERNEL, a memset is cheaper. */
-#define ZERO_BY_KERNEL ((size_t)1 << 20)
+/* Runs from the buddy are zero only the first time.  The whole commit
+ * chunks of a block are cleared the way the kernel clears: given back
+ * (MADV_DONTNEED, still mapped), they read as zero at their first touch,
+ * so a big calloc costs no page it does not use (a memset of a 32 GiB
+ * array got the process killed, where glibc's calloc touches nothing).
+ * Only whole chunks: a free run of a chunk or more has been given back
+ * already (cp__buddy_free), so this costs no page fault a memset would
+ * not have taken, while a smaller block churned by calloc and free keeps
+ * its pages (given back each time, they cost a fault each per round: 76
+ * times slower at 1 MiB).  Locked memory refuses; it is memset. */
 static void zero_block(char *p, size_t bytes) {
-  if (bytes < ZERO_BY_KERNEL) {
+  const uintptr_t chunk = (uintptr_t)1 << CP_COMMIT_SHIFT;
+  char *lo = (char *)(((uintptr_t)p + chunk - 1) & ~(chunk - 1));
+  char *hi = (char *)((uintptr_t)(p + bytes) & ~(chunk - 1));
+  if (hi <= lo || !cp__os_decommit(lo, (size_t)(hi - lo))) {
     memset(p, 0, bytes);
     return;
   }
-  char *lo = (char *)(((uintptr_t)p + CP_PAGE_SIZE - 1) & ~(CP_PAGE_SIZE - 1));
-  char *hi = (char *)((uintptr_t)(p + bytes) & ~(CP_PAGE_SIZE - 1));
   memset(p, 0, (size_t)(lo - p));
-  cp__os_decommit(lo, (size_t)(hi - lo));
   memset(hi, 0, (size_t)(p + bytes - hi));
 }
 

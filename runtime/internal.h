@@ -103,7 +103,8 @@ bool cp__os_commit(void *p, size_t bytes);    /* make read/write */
 /* Transparent huge pages for committed memory (MADV_HUGEPAGE) or not
  * (MADV_NOHUGEPAGE); advice, never an error. */
 void cp__os_advise_pages(void *p, size_t bytes, bool huge);
-void cp__os_decommit(void *p, size_t bytes);  /* drop contents, keep access */
+bool cp__os_decommit(void *p, size_t bytes);  /* drop contents, keep access;
+                                                false: kept (locked memory) */
 /* Faults in a committed range for writing in one call; false if the
  * kernel cannot (then the first writes do it). */
 bool cp__os_populate(void *p, size_t bytes);

@@ -13,25 +13,47 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/single_threaded.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Threads in the process now, from /proc (glibc's __libc_single_threaded
+ * stays false once a thread was ever started: the switch's own copy
+ * threads would count for good); 0 if unknown.  No allocation. */
+static long live_threads(void) {
+  char buf[2048];
+  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return 0;
+  buf[n] = 0;
+  const char *t = strstr(buf, "\nThreads:");
+  return t ? strtol(t + 9, NULL, 10) : 0;
+}
 
 /* fflush(NULL) takes every stream's lock in turn, and another thread may
  * hold one for as long as it likes: a thread blocked in fgets on stdin
  * kept the fatal path, and so the process, waiting forever with nothing
- * printed.  With other threads about, stdout and stderr are flushed where
- * their locks are free (or ours) and other streams are left as they are. */
+ * printed.  With other threads alive, stdout and stderr are flushed when
+ * their locks come free within about 50 ms (a thread in the middle of a
+ * printf lets go at once), and other streams are left as they are. */
 static void flush_streams(void) {
-  if (__libc_single_threaded) {
+  if (live_threads() == 1) {
     fflush(NULL);
     return;
   }
   FILE *const streams[] = {stdout, stderr};
   for (size_t i = 0; i < sizeof streams / sizeof *streams; i++)
-    if (ftrylockfile(streams[i]) == 0) {
-      fflush_unlocked(streams[i]);
-      funlockfile(streams[i]);
+    for (int tries = 0; tries < 50; tries++) {
+      if (ftrylockfile(streams[i]) == 0) {
+        fflush_unlocked(streams[i]);
+        funlockfile(streams[i]);
+        break;
+      }
+      struct timespec ms = {0, 1000000};
+      nanosleep(&ms, NULL);
     }
 }
 
@@ -187,9 +209,11 @@ void cp__os_advise_pages(void *p, size_t bytes, bool huge) {
   (void)madvise(p, bytes, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 }
 
-void cp__os_decommit(void *p, size_t bytes) {
-  /* The pages read as zero afterwards and are no longer resident. */
-  (void)madvise(p, bytes, MADV_DONTNEED);
+bool cp__os_decommit(void *p, size_t bytes) {
+  /* The pages read as zero afterwards and are no longer resident -- unless
+   * they are locked (mlock, mlockall): then the kernel refuses (EINVAL)
+   * and they keep their contents. */
+  return madvise(p, bytes, MADV_DONTNEED) == 0;
 }
 
 bool cp__os_populate(void *p, size_t bytes) {

@@ -66,6 +66,20 @@ static void two_steps(void) {
   weight_at = b;
 }
 
+static void grows(struct pool *p) {
+  size_t n = sizeof(struct item);
+  // CHECK: layout-stored.c:[[@LINE-1]]:{{[0-9]+}}: warning: this sizeof of compact type 'struct item' initializes 'n', which is handed to 'pool_init', which may keep it
+  n = n * 2; // no second warning: n's own reads are followed once
+  n = n + 1;
+  pool_init(p, n);
+}
+
+static void read_before(struct pool *p, size_t m) {
+  size_t n = m;
+  pool_init(p, n);
+  n = sizeof(struct item); // no warning: no read of n comes after
+}
+
 static void used_here(struct item *d, const struct item *s) {
   size_t n = sizeof *s; // no warning: every read of n is used at once
   n = n + 0;
@@ -95,6 +109,8 @@ int main(void) {
   hand_on(&pl);
   two_steps();
   used_here(a, a);
+  grows(&pl);
+  read_before(&pl, 8);
   struct item *b = copy_later(a);
   arr[0] = a;
   arr[1] = b;
