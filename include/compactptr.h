@@ -182,11 +182,11 @@ struct cp_type;
 
 typedef struct cp_field_desc {
   const char *name;             /**< field name, for diagnostics */
-  __UINT32_TYPE__ compact_offset;      /**< byte offset in the compact layout */
-  __UINT32_TYPE__ wide_offset;         /**< byte offset in the wide layout */
-  __UINT32_TYPE__ kind;                /**< a cp_field_kind_t */
-  __UINT32_TYPE__ count;               /**< array length; 1 for a scalar field */
-  __UINT32_TYPE__ size;                /**< BYTES: total size in bytes; else 0 */
+  __UINT32_TYPE__ compact_offset; /**< byte offset in the compact layout */
+  __UINT32_TYPE__ wide_offset;  /**< byte offset in the wide layout */
+  __UINT32_TYPE__ kind;         /**< a cp_field_kind_t */
+  __UINT32_TYPE__ count;        /**< array length; 1 for a scalar field */
+  __UINT32_TYPE__ size;         /**< BYTES: total size in bytes; else 0 */
   struct cp_type_desc *target;  /**< HANDLE: pointee (may be NULL for an
                                      incomplete type); STRUCT: element type */
 } cp_field_desc_t;
@@ -199,7 +199,7 @@ typedef struct cp_module {
   const struct cp_root_desc *const *roots_begin, *const *roots_end;
   const struct cp_cast_site *casts_begin, *casts_end;
   struct cp_module *next; /**< runtime-owned */
-  __UINT32_TYPE__ registered;    /**< runtime-owned */
+  __UINT32_TYPE__ registered; /**< runtime-owned */
 } cp_module_t;
 
 /** Build flags a descriptor carries; all descriptors in a process agree. */
@@ -210,12 +210,12 @@ enum {
 };
 
 typedef struct cp_type_desc {
-  __UINT32_TYPE__ abi;           /**< CP_ABI_VERSION */
+  __UINT32_TYPE__ abi;    /**< CP_ABI_VERSION */
   __UINT32_TYPE__ granule_shift; /**< CP_GRANULE_SHIFT the layout was computed for */
-  __UINT32_TYPE__ build;         /**< CP_BUILD_* */
+  __UINT32_TYPE__ build;  /**< CP_BUILD_* */
   const char *name;       /**< type name: struct tag or typedef name */
   __UINT32_TYPE__ compact_size, compact_align; /**< bytes */
-  __UINT32_TYPE__ wide_size, wide_align;       /**< bytes: sizeof/_Alignof in C */
+  __UINT32_TYPE__ wide_size, wide_align; /**< bytes: sizeof/_Alignof in C */
   __UINT32_TYPE__ nfields;
   const cp_field_desc_t *fields; /**< in compact-layout order */
   cp_module_t *module;           /**< the module this descriptor lives in */
@@ -244,8 +244,8 @@ typedef enum cp_root_kind {
 
 typedef struct cp_root_desc {
   void *addr;                /**< first slot */
-  __UINT32_TYPE__ kind;             /**< a cp_root_kind_t */
-  __UINT32_TYPE__ count;            /**< number of slots or values */
+  __UINT32_TYPE__ kind;      /**< a cp_root_kind_t */
+  __UINT32_TYPE__ count;     /**< number of slots or values */
   cp_type_desc_t *type;      /**< see kind; may be NULL for POINTER */
   const char *name;          /**< for diagnostics; may be NULL */
 } cp_root_desc_t;
@@ -255,7 +255,7 @@ typedef struct cp_root_desc {
  *  plugin uses __attribute__((cleanup(cp_frame_pop)))). */
 typedef struct cp_frame {
   struct cp_frame *prev;
-  __UINT32_TYPE__ count;              /**< roots; may carry CP_FRAME_RELATIVE */
+  __UINT32_TYPE__ count;       /**< roots; may carry CP_FRAME_RELATIVE */
   const cp_root_desc_t *roots;
 } cp_frame_t;
 /** In a frame's count: each root's `addr` is a byte offset from the frame
@@ -435,8 +435,8 @@ CP_API int cp_root_unregister(void *slot);
  *  fields are a cp_root_desc_t's. */
 typedef struct cp_tls_root {
   void *(*addr)(void);
-  __UINT32_TYPE__ kind;             /**< a cp_root_kind_t */
-  __UINT32_TYPE__ count;            /**< number of slots or values */
+  __UINT32_TYPE__ kind;      /**< a cp_root_kind_t */
+  __UINT32_TYPE__ count;     /**< number of slots or values */
   cp_type_desc_t *type;
   const char *name;
 } cp_tls_root_t;
@@ -660,10 +660,10 @@ typedef struct cp_type_stats {
 
 typedef struct cp_stats {
   int wide;                      /**< 0 compact mode, 1 wide mode */
-  __UINT64_TYPE__ arena_reach;          /**< bytes the arena may hand out (limit) */
-  __UINT64_TYPE__ arena_used;           /**< bytes held by slabs and blocks */
+  __UINT64_TYPE__ arena_reach;   /**< bytes the arena may hand out (limit) */
+  __UINT64_TYPE__ arena_used;    /**< bytes held by slabs and blocks */
   __UINT64_TYPE__ arena_peak;
-  __UINT64_TYPE__ arena_committed;      /**< bytes made accessible */
+  __UINT64_TYPE__ arena_committed; /**< bytes made accessible */
   __UINT64_TYPE__ root_arrays, root_array_bytes;
   __UINT32_TYPE__ ntypes;
   __UINT64_TYPE__ switch_objects, switch_bytes_compact, switch_bytes_wide;
