@@ -579,9 +579,9 @@ static inline void *slab_pop(cp_slab_t *s) {
  * array got the process killed, where glibc's calloc touches nothing).
  * Only whole chunks: a free run of a chunk or more has been given back
  * already (cp__buddy_free), so this costs no page fault a memset would
- * not have taken, while a smaller block churned by calloc and free keeps
- * its pages (given back each time, they cost a fault each per round: 76
- * times slower at 1 MiB).  Locked memory refuses; it is memset. */
+ * not have taken; smaller free runs keep their pages, and giving them
+ * back here would add a fault per page to every calloc that reuses them.
+ * Locked memory refuses; it is memset. */
 static void zero_block(char *p, size_t bytes) {
   const uintptr_t chunk = (uintptr_t)1 << CP_COMMIT_SHIFT;
   char *lo = (char *)(((uintptr_t)p + chunk - 1) & ~(chunk - 1));
