@@ -11,8 +11,30 @@
  *
  * Runs are taken from the head of each list and splits keep the lower half,
  * so a young arena fills from its bottom and stays compactly committed.
+ *
+ * Memory goes back to the kernel by whole 2 MiB commit chunks, and not at
+ * once: a program that callocs and frees a large array in a loop would
+ * fault every page in again each round (2000 rounds of 1 MiB took 5.2 s
+ * where glibc, which keeps freed heap memory, takes 0.03 s).  As in
+ * mimalloc's delayed purge, chunks of free runs are given back when more
+ * than DIRTY_MAX bytes of them wait, or when the oldest has waited
+ * DIRTY_DELAY seconds, checked at the next allocation or free of a run.
+ * Each chunk remembers whether it reads as zero (CP_CHUNK_ZERO: fresh or
+ * given back, nothing handed out in it since), so cp__buddy_zero clears
+ * only what was used: a reused chunk with memset, a given-back one not at
+ * all.
  */
 #include "internal.h"
+
+#define CHUNK_ORDER (CP_COMMIT_SHIFT - CP_PAGE_SHIFT)
+#define DIRTY_MAX ((uint64_t)64 << 20) /* bytes of free chunks kept */
+#define DIRTY_DELAY 0.1                /* seconds a free chunk is kept */
+#define PURGE_BACKOFF 1.0              /* seconds after a refused give-back */
+
+static uint32_t chunk_of_page(uint32_t page) { return page >> CHUNK_ORDER; }
+static uint32_t last_chunk(uint32_t p, uint32_t k) {
+  return (uint32_t)(((uint64_t)p + (1u << k) - 1) >> CHUNK_ORDER);
+}
 
 static void push(cp_arena_t *a, uint32_t p, uint32_t k) {
   uint32_t h = a->free_head[k];
@@ -43,10 +65,7 @@ uint32_t cp__order_for_bytes(size_t bytes) {
 }
 
 static void commit_run(cp_arena_t *a, uint32_t p, uint32_t k) {
-  const uint32_t per_chunk_shift = CP_COMMIT_SHIFT - CP_PAGE_SHIFT;
-  uint32_t first = p >> per_chunk_shift;
-  uint32_t last = (uint32_t)(((uint64_t)p + (1u << k) - 1) >> per_chunk_shift);
-  for (uint32_t c = first; c <= last; c++) {
+  for (uint32_t c = chunk_of_page(p); c <= last_chunk(p, k); c++) {
     if (a->committed[c])
       continue;
     /* A chunk is clipped to the managed pages: below first_page stays
@@ -71,14 +90,53 @@ static void commit_run(cp_arena_t *a, uint32_t p, uint32_t k) {
      * the first touch), and a heap that grows past one chunk is where huge
      * pages pay. */
     cp__os_advise_pages((void *)start, len, a->committed_bytes != 0);
-    a->committed[c] = 1;
+    a->committed[c] = CP_CHUNK_ZERO;
     a->committed_bytes += len;
   }
 }
 
-uint32_t cp__buddy_alloc(cp_arena_t *a, uint32_t k) {
+/* Gives back the dirty chunks of every free run of a chunk or more,
+ * consecutive ones in one call. */
+static void purge(cp_arena_t *a) {
+  for (uint32_t k = CHUNK_ORDER; k <= a->max_order; k++)
+    for (uint32_t p = a->free_head[k]; p != CP_NONE; p = a->link_next[p]) {
+      const uint32_t end = last_chunk(p, k) + 1;
+      for (uint32_t c = chunk_of_page(p); c < end;) {
+        if (a->committed[c] != CP_CHUNK_DIRTY) {
+          c++;
+          continue;
+        }
+        uint32_t e = c + 1;
+        while (e < end && a->committed[e] == CP_CHUNK_DIRTY)
+          e++;
+        if (!cp__os_decommit(a->base + ((uintptr_t)c << CP_COMMIT_SHIFT),
+                             (size_t)(e - c) << CP_COMMIT_SHIFT)) {
+          /* Locked pages (mlock): they stay, and are tried again later. */
+          a->purge_after = cp__now() + PURGE_BACKOFF;
+          c = e;
+          continue;
+        }
+        a->dirty_free_chunks -= e - c;
+        for (; c < e; c++)
+          a->committed[c] = CP_CHUNK_ZERO;
+      }
+    }
+}
+
+static void maybe_purge(cp_arena_t *a) {
+  if (a->dirty_free_chunks == 0)
+    return;
+  double now = cp__now();
+  if (now >= a->purge_after &&
+      ((a->dirty_free_chunks << CP_COMMIT_SHIFT) > DIRTY_MAX ||
+       now - a->dirty_since > DIRTY_DELAY))
+    purge(a);
+}
+
+static uint32_t take(cp_arena_t *a, uint32_t k, bool to_zero) {
   if (k > a->max_order)
     return CP_NONE;
+  maybe_purge(a);
   uint32_t j = k;
   while (j <= a->max_order && a->free_head[j] == CP_NONE)
     j++;
@@ -86,6 +144,9 @@ uint32_t cp__buddy_alloc(cp_arena_t *a, uint32_t k) {
     return CP_NONE;
   uint32_t p = a->free_head[j];
   unlink_run(a, p, j);
+  /* The run's chunks were wholly free only if it comes from a run of a
+   * chunk or more; those waiting to be given back wait no longer. */
+  const bool whole = j >= CHUNK_ORDER;
   while (j > k) {
     j--;
     push(a, p + (1u << j), j);
@@ -94,13 +155,50 @@ uint32_t cp__buddy_alloc(cp_arena_t *a, uint32_t k) {
   a->used_pages += 1u << k;
   if (a->used_pages > a->peak_pages)
     a->peak_pages = a->used_pages;
+  for (uint32_t c = chunk_of_page(p); whole && c <= last_chunk(p, k); c++)
+    if (a->committed[c] == CP_CHUNK_DIRTY)
+      a->dirty_free_chunks--;
   commit_run(a, p, k);
+  /* A chunk the run shares with others is marked here, under the lock;
+   * chunks that are the run's own are left to cp__buddy_zero, which needs
+   * to know whether they read as zero. */
+  if (!to_zero || k < CHUNK_ORDER)
+    for (uint32_t c = chunk_of_page(p); c <= last_chunk(p, k); c++)
+      if (a->committed[c] != CP_CHUNK_DIRTY) /* read outside the lock */
+        a->committed[c] = CP_CHUNK_DIRTY;
   return p;
+}
+
+uint32_t cp__buddy_alloc(cp_arena_t *a, uint32_t k) { return take(a, k, false); }
+
+uint32_t cp__buddy_alloc_to_zero(cp_arena_t *a, uint32_t k) {
+  return take(a, k, true);
+}
+
+void cp__buddy_zero(cp_arena_t *a, char *p, size_t bytes) {
+  const uintptr_t chunk = (uintptr_t)1 << CP_COMMIT_SHIFT;
+  for (char *q = p, *end = p + bytes; q < end;) {
+    char *next = (char *)(((uintptr_t)q & ~(chunk - 1)) + chunk);
+    if (next > end)
+      next = end;
+    uint8_t *state = &a->committed[((uintptr_t)q - (uintptr_t)a->base) >>
+                                   CP_COMMIT_SHIFT];
+    /* ZERO is seen only on a chunk of the run's own (take), which no
+     * other thread reads or writes until the run is freed; a chunk shared
+     * with other runs is DIRTY already, and take writes it only when it
+     * is not. */
+    if (*state == CP_CHUNK_ZERO)
+      *state = CP_CHUNK_DIRTY;
+    else
+      memset(q, 0, (size_t)(next - q));
+    q = next;
+  }
 }
 
 void cp__buddy_free(cp_arena_t *a, uint32_t p, uint32_t k) {
   cp__assert((p & ((1u << k) - 1)) == 0);
   a->used_pages -= 1u << k;
+  const uint32_t freed = p, freed_order = k;
   while (k < a->max_order) {
     uint32_t b = p ^ (1u << k);
     if (b < a->first_page || (uint64_t)b + (1u << k) > a->npages ||
@@ -113,13 +211,23 @@ void cp__buddy_free(cp_arena_t *a, uint32_t p, uint32_t k) {
     k++;
   }
   push(a, p, k);
-  /* Whole commit chunks go back to the kernel; they stay accessible. */
-  if (k + CP_PAGE_SHIFT >= CP_COMMIT_SHIFT && a->committed[p >> (CP_COMMIT_SHIFT - CP_PAGE_SHIFT)])
-    cp__os_decommit(cp__arena_addr(a, p), (size_t)1 << (k + CP_PAGE_SHIFT));
+  /* The chunks that are now wholly free are the freed run's: the buddies
+   * it merged with of a chunk or more were wholly free already, and the
+   * smaller ones lie in its chunk. */
+  if (k >= CHUNK_ORDER) {
+    const uint64_t before = a->dirty_free_chunks;
+    for (uint32_t c = chunk_of_page(freed); c <= last_chunk(freed, freed_order);
+         c++)
+      if (a->committed[c] == CP_CHUNK_DIRTY)
+        a->dirty_free_chunks++;
+    if (before == 0 && a->dirty_free_chunks != 0)
+      a->dirty_since = cp__now();
+  }
+  maybe_purge(a);
 }
 
 bool cp__buddy_is_valid(const cp_arena_t *a) {
-  uint64_t free_pages = 0;
+  uint64_t free_pages = 0, dirty = 0;
   for (uint32_t k = 0; k <= a->max_order; k++) {
     uint32_t prev = CP_NONE;
     for (uint32_t p = a->free_head[k]; p != CP_NONE; p = a->link_next[p]) {
@@ -131,7 +239,11 @@ bool cp__buddy_is_valid(const cp_arena_t *a) {
       prev = p;
       if (free_pages > a->npages)
         return false;
+      for (uint32_t c = chunk_of_page(p); k >= CHUNK_ORDER && c <= last_chunk(p, k);
+           c++)
+        dirty += a->committed[c] == CP_CHUNK_DIRTY;
     }
   }
-  return free_pages + a->used_pages + a->first_page == a->npages;
+  return free_pages + a->used_pages + a->first_page == a->npages &&
+         dirty == a->dirty_free_chunks;
 }

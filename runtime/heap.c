@@ -572,34 +572,12 @@ static inline void *slab_pop(cp_slab_t *s) {
   return p;
 }
 
-/* Runs from the buddy are zero only the first time.  The whole commit
- * chunks of a block are cleared the way the kernel clears: given back
- * (MADV_DONTNEED, still mapped), they read as zero at their first touch,
- * so a big calloc costs no page it does not use (a memset of a 32 GiB
- * array got the process killed, where glibc's calloc touches nothing).
- * Only whole chunks: a free run of a chunk or more has been given back
- * already (cp__buddy_free), so this costs no page fault a memset would
- * not have taken; smaller free runs keep their pages, and giving them
- * back here would add a fault per page to every calloc that reuses them.
- * Locked memory refuses; it is memset. */
-static void zero_block(char *p, size_t bytes) {
-  const uintptr_t chunk = (uintptr_t)1 << CP_COMMIT_SHIFT;
-  char *lo = (char *)(((uintptr_t)p + chunk - 1) & ~(chunk - 1));
-  char *hi = (char *)((uintptr_t)(p + bytes) & ~(chunk - 1));
-  if (hi <= lo || !cp__os_decommit(lo, (size_t)(hi - lo))) {
-    memset(p, 0, bytes);
-    return;
-  }
-  memset(p, 0, (size_t)(lo - p));
-  memset(hi, 0, (size_t)(p + bytes - hi));
-}
-
 static void *alloc_block(cp_heap_t *h, cp_type_t *t, uint64_t n,
                          bool try_only) {
   cp_tbin_t *tb = tbin_of(h, t);
   cp__lock();
   cp_arena_t *a = cp__current_arena();
-  cp_slab_t *s = cp__block_new(a, t, t->slot, n, try_only);
+  cp_slab_t *s = cp__block_new(a, t, t->slot, n, true, try_only);
   if (!s) {
     cp__note_exhausted();
     cp__unlock();
@@ -610,7 +588,7 @@ static void *alloc_block(cp_heap_t *h, cp_type_t *t, uint64_t n,
   note_peak(t);
   cp__unlock();
   count_alloc(tb, n);
-  zero_block(s->start, (size_t)s->slot * n);
+  cp__buddy_zero(a, s->start, (size_t)s->slot * n);
   return s->start;
 }
 

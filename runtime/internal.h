@@ -133,16 +133,25 @@ typedef struct cp_arena {
   uint8_t *order;          /* per page: block order | CP_BUDDY_FREE on heads */
   uint32_t *link_next, *link_prev; /* free-list links per head page */
   uint32_t free_head[33];  /* per order: first free head page or CP_NONE */
-  uint8_t *committed;      /* per commit chunk: 1 if accessible */
+  uint8_t *committed;      /* per commit chunk: CP_CHUNK_* (0: inaccessible) */
   size_t meta_bytes;       /* bytes of the metadata mapping */
   void *meta;
   uint64_t used_pages, peak_pages;
   uint64_t committed_bytes;
   uint64_t high_water_pages; /* 0: none */
+  /* Chunks in free runs not yet given back (CP_CHUNK_DIRTY wholly inside
+   * a free run), since when there have been any (cp__now), and no give-back
+   * before purge_after (the kernel refused one: locked pages). */
+  uint64_t dirty_free_chunks;
+  double dirty_since, purge_after;
   bool wide;
 } cp_arena_t;
 
 #define CP_BUDDY_FREE 0x80u
+/* States of a commit chunk.  ZERO: accessible and reads as zero (fresh, or
+ * given back) with no run handed out in it since; DIRTY: anything else
+ * that is accessible. */
+enum { CP_CHUNK_NONE = 0, CP_CHUNK_DIRTY = 1, CP_CHUNK_ZERO = 2 };
 
 /* Reserves `reserve` bytes anywhere and manages the first `limit` of them
  * (pages below first_page are never handed out); false if the kernel
@@ -219,8 +228,15 @@ const char *cp__compact_arena_advice(void);
 /* One STATS line: where the compact arena is and why there. */
 void cp__arena_describe(FILE *f);
 /* Returns the first page of a free run of 2^order pages, committed, or
- * CP_NONE if none is left. */
+ * CP_NONE if none is left.  Its contents are undefined. */
 uint32_t cp__buddy_alloc(cp_arena_t *a, uint32_t order);
+/* The same, for a caller that will clear the run's first bytes with
+ * cp__buddy_zero before anything reads them (outside the lock). */
+uint32_t cp__buddy_alloc_to_zero(cp_arena_t *a, uint32_t order);
+/* Clears [p, p + bytes) of a run from cp__buddy_alloc_to_zero: whole
+ * chunks that read as zero already are skipped, so a large calloc costs
+ * only the pages the program touches. */
+void cp__buddy_zero(cp_arena_t *a, char *p, size_t bytes);
 void cp__buddy_free(cp_arena_t *a, uint32_t page, uint32_t order);
 bool cp__buddy_is_valid(const cp_arena_t *a);
 uint32_t cp__order_for_bytes(size_t bytes);
@@ -439,11 +455,12 @@ static inline cp_place_t cp__slab_locate(const cp_slab_t *s, uint64_t off) {
 
 /* A slab of nslots slots of 2^cls elements of elem bytes, or a block of
  * count elements, linked on the type's list; NULL (try_only) or fatal when
- * the arena has no run left.  Heap lock held. */
+ * the arena has no run left.  Heap lock held.  A block's contents are
+ * undefined; with to_zero the caller clears them with cp__buddy_zero. */
 cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
                         uint32_t elem, uint32_t nslots, bool try_only);
 cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
-                         uint64_t count, bool try_only);
+                         uint64_t count, bool to_zero, bool try_only);
 /* Bytes of a slot of 2^cls elements of elem bytes: a multiple of 4, so a
  * free slot holds its free-list link and cp__zero_slot works.  An element
  * is the C size (wide) or the compact size (a multiple of the granule),

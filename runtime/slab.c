@@ -175,9 +175,10 @@ static void map_pages(cp_arena_t *a, cp_slab_t *s, cp_slab_t *to) {
     __atomic_store_n(&m[(first + r) & mask], to, __ATOMIC_RELAXED);
 }
 
-static uint32_t run_for(cp_arena_t *a, size_t bytes, bool try_only) {
+static uint32_t run_for(cp_arena_t *a, size_t bytes, bool to_zero,
+                        bool try_only) {
   uint32_t k = cp__order_for_bytes(bytes);
-  uint32_t p = cp__buddy_alloc(a, k);
+  uint32_t p = to_zero ? cp__buddy_alloc_to_zero(a, k) : cp__buddy_alloc(a, k);
   if (p == CP_NONE && !try_only)
     cp__exhausted(a, bytes);
   return p;
@@ -203,9 +204,9 @@ static cp_slab_t *header_new(size_t bytes) {
  * arena has no such run. */
 static cp_slab_t *run_new(cp_arena_t *a, cp_type_t *t, size_t header,
                           size_t run, uint32_t slot, uint32_t elem,
-                          bool try_only) {
+                          bool to_zero, bool try_only) {
   cp_slab_t *s = header_new(header);
-  uint32_t p = run_for(a, run, try_only);
+  uint32_t p = run_for(a, run, to_zero, try_only);
   if (p == CP_NONE) {
     free(s);
     return NULL;
@@ -245,7 +246,7 @@ cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
     run = (size_t)1 << CP_SLAB_MIN_SHIFT;
   size_t words = ((size_t)nslots + 63) / 64;
   cp_slab_t *s = run_new(a, t, sizeof *s + words * sizeof(uint64_t), run,
-                         slot, elem, try_only);
+                         slot, elem, false, try_only);
   if (!s)
     return NULL;
   s->elems = (uint16_t)(1u << cls);
@@ -260,7 +261,7 @@ cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
 }
 
 cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
-                         uint64_t count, bool try_only) {
+                         uint64_t count, bool to_zero, bool try_only) {
   if (count > (((size_t)a->npages << CP_PAGE_SHIFT) / elem)) {
     if (try_only)
       return NULL;
@@ -274,7 +275,7 @@ cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
    * twice the size: arena reach, not memory, as the upper half is never
    * touched. */
   size_t run = (size_t)elem * count + 1;
-  cp_slab_t *s = run_new(a, t, sizeof *s, run, elem, elem, try_only);
+  cp_slab_t *s = run_new(a, t, sizeof *s, run, elem, elem, to_zero, try_only);
   if (!s)
     return NULL;
   s->elems = 1;

@@ -656,7 +656,7 @@ static void make_counterpart(cp_slab_t *s) {
     w->nslots = s->nslots;
     memcpy(w->live, s->live, ((size_t)s->nslots + 63) / 64 * sizeof(uint64_t));
   } else {
-    w = cp__block_new(&cp__wide_arena, t, t->wide_slot, s->count, false);
+    w = cp__block_new(&cp__wide_arena, t, t->wide_slot, s->count, false, false);
   }
   w->seq = s->seq;
   s->counterpart = w;

@@ -1,6 +1,10 @@
-/* buddy_test.c - the buddy allocator: split, coalesce, alignment, limits. */
+/* buddy_test.c - the buddy allocator: split, coalesce, alignment, limits,
+ * and the delayed give-back of free chunks. */
 #include "internal.h"
 #include "testutil.h"
+
+#include <sys/mman.h>
+#include <time.h>
 
 static cp_arena_t a;
 
@@ -160,6 +164,174 @@ static void test_first_chunk_small_pages(void **state) {
   cp__arena_destroy(&b);
 }
 
+enum { CHUNK = CP_COMMIT_SHIFT - CP_PAGE_SHIFT };
+
+/* Is the first page at p resident? */
+static bool resident(const void *p) {
+  unsigned char v = 0;
+  assert_int_equal(mincore((void *)p, CP_PAGE_SIZE, &v), 0);
+  return v & 1;
+}
+
+static bool reads_zero(const char *p, size_t bytes) {
+  for (size_t i = 0; i < bytes; i += 512)
+    if (p[i])
+      return false;
+  return p[bytes - 1] == 0;
+}
+
+/* A freed chunk is kept (resident, counted dirty) and reused with a
+ * memset; past 64 MiB of them they all go back, and a run made of
+ * given-back chunks is cleared without a touch. */
+static void test_free_chunks_kept_then_given_back(void **state) {
+  (void)state;
+  cp_arena_t b;
+  const size_t chunk = (size_t)1 << CP_COMMIT_SHIFT;
+  assert_true(cp__arena_init(&b, 256 * chunk, 256 * chunk, 1, false));
+  uint32_t p = cp__buddy_alloc_to_zero(&b, CHUNK);
+  char *m = cp__arena_addr(&b, p);
+  cp__buddy_zero(&b, m, chunk);
+  assert_int_equal(b.committed[p >> CHUNK], CP_CHUNK_DIRTY);
+  memset(m, 0xab, chunk);
+  cp__buddy_free(&b, p, CHUNK);
+  assert_int_equal(b.dirty_free_chunks, 1);
+  assert_true(cp__buddy_is_valid(&b));
+  assert_true(resident(m)); /* kept */
+  uint32_t q = cp__buddy_alloc_to_zero(&b, CHUNK);
+  assert_int_equal(q, p);
+  assert_int_equal(b.dirty_free_chunks, 0);
+  cp__buddy_zero(&b, m, chunk);
+  assert_true(reads_zero(m, chunk));
+  /* 40 dirty chunks (80 MiB) are more than are kept: all go back. */
+  uint32_t r = cp__buddy_alloc_to_zero(&b, CHUNK + 6);
+  char *big = cp__arena_addr(&b, r);
+  cp__buddy_zero(&b, big, (size_t)40 * chunk);
+  for (size_t i = 0; i < 40 * chunk; i += CP_PAGE_SIZE)
+    big[i] = 1;
+  cp__buddy_free(&b, r, CHUNK + 6);
+  assert_int_equal(b.dirty_free_chunks, 0);
+  assert_true(cp__buddy_is_valid(&b));
+  assert_false(resident(big));
+  assert_int_equal(b.committed[r >> CHUNK], CP_CHUNK_ZERO);
+  uint32_t s = cp__buddy_alloc_to_zero(&b, CHUNK + 6);
+  assert_int_equal(s, r);
+  cp__buddy_zero(&b, big, (size_t)40 * chunk);
+  assert_false(resident(big));           /* nothing touched */
+  assert_false(resident(big + 39 * chunk));
+  assert_true(reads_zero(big, 40 * chunk));
+  cp__buddy_free(&b, s, CHUNK + 6);
+  cp__buddy_free(&b, q, CHUNK);
+  assert_true(cp__buddy_is_valid(&b));
+  cp__arena_destroy(&b);
+}
+
+/* A kept chunk goes back once it has waited long enough, at the next
+ * allocation of any run. */
+static void test_kept_chunk_goes_back_later(void **state) {
+  (void)state;
+  cp_arena_t b;
+  const size_t chunk = (size_t)1 << CP_COMMIT_SHIFT;
+  assert_true(cp__arena_init(&b, 8 * chunk, 8 * chunk, 1, false));
+  uint32_t p = cp__buddy_alloc(&b, CHUNK);
+  uint32_t q = cp__buddy_alloc(&b, CHUNK + 1);
+  char *m = cp__arena_addr(&b, p), *n = cp__arena_addr(&b, q);
+  memset(m, 0xcd, chunk);
+  memset(n, 0xef, 2 * chunk);
+  cp__buddy_free(&b, p, CHUNK);
+  assert_int_equal(b.dirty_free_chunks, 1);
+  assert_true(resident(m));
+  nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+  /* A second run freed now does not restart the first one's wait; the
+   * give-back that follows takes both. */
+  cp__buddy_free(&b, q, CHUNK + 1);
+  uint32_t small = cp__buddy_alloc(&b, 0); /* in the first chunk */
+  assert_true(small < (1u << CHUNK));
+  assert_int_equal(b.dirty_free_chunks, 0);
+  assert_false(resident(m));
+  assert_false(resident(n));
+  assert_true(cp__buddy_is_valid(&b));
+  cp__arena_destroy(&b);
+}
+
+/* A chunk the kernel will not give back (a locked page) stays dirty and
+ * counted; the others go; it goes once unlocked, a second later. */
+static void test_locked_chunk_is_tried_again(void **state) {
+  (void)state;
+  cp_arena_t b;
+  const size_t chunk = (size_t)1 << CP_COMMIT_SHIFT;
+  assert_true(cp__arena_init(&b, 128 * chunk, 128 * chunk, 1, false));
+  uint32_t p = cp__buddy_alloc(&b, CHUNK);
+  char *m = cp__arena_addr(&b, p);
+  memset(m, 0x11, chunk);
+  if (mlock(m, CP_PAGE_SIZE) != 0) {
+    cp__arena_destroy(&b);
+    skip(); /* no locked memory allowed here */
+  }
+  uint32_t q = cp__buddy_alloc(&b, CHUNK + 6); /* 128 MiB: past the limit */
+  char *n = cp__arena_addr(&b, q);
+  for (size_t i = 0; i < 64 * chunk; i += CP_PAGE_SIZE)
+    n[i] = 1;
+  cp__buddy_free(&b, p, CHUNK);
+  cp__buddy_free(&b, q, CHUNK + 6);
+  assert_int_equal(b.dirty_free_chunks, 1); /* the locked one */
+  assert_int_equal(b.committed[p >> CHUNK], CP_CHUNK_DIRTY);
+  assert_false(resident(n));
+  assert_true(m[0] == 0x11);
+  assert_true(cp__buddy_is_valid(&b));
+  assert_int_equal(munlock(m, CP_PAGE_SIZE), 0);
+  nanosleep(&(struct timespec){1, 200 * 1000 * 1000}, NULL);
+  cp__buddy_free(&b, cp__buddy_alloc(&b, 0), 0);
+  assert_int_equal(b.dirty_free_chunks, 0);
+  assert_false(resident(m));
+  assert_true(cp__buddy_is_valid(&b));
+  cp__arena_destroy(&b);
+}
+
+/* Runs of every size, zeroed or not, written and freed at random: every
+ * cleared run reads as zero and the dirty count stays exact. */
+static void test_random_zeroing(void **state) {
+  (void)state;
+  cp_arena_t b;
+  const size_t chunk = (size_t)1 << CP_COMMIT_SHIFT;
+  assert_true(cp__arena_init(&b, 64 * chunk, 64 * chunk, 1, false));
+  uint64_t seed = 0x2545f4914f6cdd1dull;
+  print_message("seed %#llx\n", (unsigned long long)seed);
+  uint32_t page[64], order[64];
+  int n = 0;
+  for (int step = 0; step < 3000; step++) {
+    if (n < 64 && (n == 0 || rng_below(&seed, 2))) {
+      uint32_t k = rng_below(&seed, CHUNK + 3);
+      bool to_zero = rng_below(&seed, 2);
+      uint32_t p = to_zero ? cp__buddy_alloc_to_zero(&b, k) : cp__buddy_alloc(&b, k);
+      if (p == CP_NONE)
+        continue;
+      char *m = cp__arena_addr(&b, p);
+      size_t bytes = ((size_t)CP_PAGE_SIZE << k) - rng_below(&seed, 4096);
+      if (to_zero) {
+        cp__buddy_zero(&b, m, bytes);
+        assert_true(reads_zero(m, bytes));
+      }
+      /* dirty a few pages, or all of them */
+      size_t stride = rng_below(&seed, 2) ? CP_PAGE_SIZE : (size_t)CP_PAGE_SIZE * 97;
+      for (size_t i = 0; i < bytes; i += stride)
+        m[i] = (char)(step | 1);
+      page[n] = p;
+      order[n++] = k;
+    } else {
+      int i = (int)rng_below(&seed, (uint32_t)n);
+      cp__buddy_free(&b, page[i], order[i]);
+      page[i] = page[--n];
+      order[i] = order[n];
+    }
+    if (step % 31 == 0)
+      assert_true(cp__buddy_is_valid(&b));
+  }
+  while (n)
+    --n, cp__buddy_free(&b, page[n], order[n]);
+  assert_true(cp__buddy_is_valid(&b));
+  cp__arena_destroy(&b);
+}
+
 static void test_order_for_bytes(void **state) {
   (void)state;
   assert_int_equal(cp__order_for_bytes(1), 0);
@@ -177,6 +349,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_random_churn, setup, teardown),
       cmocka_unit_test(test_order_for_bytes),
       cmocka_unit_test(test_first_chunk_small_pages),
+      cmocka_unit_test(test_free_chunks_kept_then_given_back),
+      cmocka_unit_test(test_kept_chunk_goes_back_later),
+      cmocka_unit_test(test_locked_chunk_is_tried_again),
+      cmocka_unit_test(test_random_zeroing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
