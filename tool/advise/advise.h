@@ -86,6 +86,7 @@ typedef struct {
   size_t nallocs, capallocs;
   /* analyze.c */
   int heap, self_ref, pointed_from_heap, candidate, compact;
+  int link_of; /* an intrusive link: the candidate it is embedded in, or -1 */
   long long compact_size, compact_align, saved, score;
   int *blockers; /* indices into ad_model_t.blockers, own and inherited */
   size_t nblockers, capblockers;

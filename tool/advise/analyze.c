@@ -22,6 +22,13 @@
  *    the struct is aligned to at least 4 bytes (and to the granule).
  *  - Marking T also makes compact every struct that points to or holds T
  *    (transitively); a blocker of any of them blocks T.
+ *  - A self-referential struct held by value in a candidate (an intrusive
+ *    link: `struct list_head` in a node, reached back with container_of)
+ *    is a candidate too, though never allocated by itself: its pointers
+ *    point into the candidate's objects, and left native they would be
+ *    addresses inside compact objects kept in memory, which the switch
+ *    cannot find (the plugin's interior-escape warning) -- marked, they
+ *    are handles, and smaller.
  */
 #include "advise.h"
 
@@ -229,6 +236,27 @@ void ad_analyze(ad_model_t *m) {
     ad_record_t *r = &m->records[i];
     r->candidate = is_struct(r) && r->heap && (r->self_ref || r->pointed_from_heap);
     r->compact = r->candidate || (is_struct(r) && r->annotated);
+    r->link_of = -1;
+  }
+  /* Intrusive links of candidates (and of links: a link may hold one). */
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (size_t i = 0; i < n; i++) {
+      const ad_record_t *c = &m->records[i];
+      if (!is_struct(c) || !(c->candidate || c->annotated))
+        continue;
+      for (size_t k = 0; k < c->nfields; k++) {
+        const ad_field_t *f = &c->fields[k];
+        ad_record_t *l = f->kind == AD_FIELD_STRUCT && f->target >= 0
+                             ? &m->records[f->target]
+                             : NULL;
+        if (!l || !is_struct(l) || !l->self_ref || l->candidate || l->annotated)
+          continue;
+        l->candidate = l->compact = 1;
+        l->link_of = (int)i;
+        changed = 1;
+      }
+    }
   }
   /* Everything that points to or holds a compact type is compact. */
   for (int changed = 1; changed;) {
@@ -255,7 +283,10 @@ void ad_analyze(ad_model_t *m) {
     if (!is_struct(r))
       continue;
     r->saved = r->compact ? r->wide_size - r->compact_size : 0;
-    r->score = r->saved * (long long)r->nallocs;
+    /* A link is allocated with its container. */
+    r->score = r->saved * (long long)(r->link_of >= 0
+                                          ? m->records[r->link_of].nallocs
+                                          : r->nallocs);
     closure(m, (int)i, in);
     for (size_t b = 0; b < m->nblockers; b++)
       if (in[m->blockers[b].record] &&

@@ -15,7 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *why(const ad_record_t *r) {
+static const char *why(const ad_model_t *m, const ad_record_t *r) {
+  if (r->link_of >= 0)
+    return ad_printf("self-referential and held in '%s' (an intrusive link: "
+                     "its pointers point into '%s' objects, so it is marked "
+                     "with it)",
+                     m->records[r->link_of].name, m->records[r->link_of].name);
   if (!r->heap)
     return "never allocated with malloc, calloc or realloc";
   if (!r->self_ref && !r->pointed_from_heap)
@@ -71,7 +76,7 @@ void ad_report_text(const ad_model_t *m) {
     printf("\n%s: %s\n", r->name, ad_verdict(r));
     printf("  defined at ");
     loc_text(stdout, r->loc);
-    printf("\n  %s\n", why(r));
+    printf("\n  %s\n", why(m, r));
     if (r->compact)
       printf("  size: %lld bytes wide, %lld bytes compact, %lld saved per "
              "object\n",
@@ -143,7 +148,12 @@ void ad_report_json(const ad_model_t *m) {
            r->candidate ? "true" : "false", r->annotated ? "true" : "false",
            r->heap ? "true" : "false", r->self_ref ? "true" : "false",
            r->pointed_from_heap ? "true" : "false");
-    printf("     \"wide_size\": %lld, \"compact_size\": %lld, \"saved_per_object\": "
+    printf("     \"link_of\": ");
+    if (r->link_of >= 0)
+      json_str(m->records[r->link_of].name);
+    else
+      printf("null");
+    printf(", \"wide_size\": %lld, \"compact_size\": %lld, \"saved_per_object\": "
            "%lld, \"score\": %lld,\n",
            r->wide_size, r->compact_size, r->saved, r->score);
     printf("     \"allocation_sites\": [");
