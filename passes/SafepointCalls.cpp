@@ -307,6 +307,39 @@ static void callsInStmtExprs(const Planner &Pl, const Stmt *St, const StmtExpr *
     callsInStmtExprs(Pl, C, Outer, Out);
 }
 
+/// Whether statement expression SE declares a variable that holds a
+/// compact pointer before the call At (not one At initializes).
+static bool declaresRootIn(const Model &M, const SourceManager &SM,
+                               const Stmt *St, const CallExpr *At) {
+  if (const auto *DS = dyn_cast<DeclStmt>(St))
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D);
+          VD && rootShape(M, VD->getType()).Kind &&
+          SM.isBeforeInTranslationUnit(VD->getEndLoc(), At->getBeginLoc()))
+        return true;
+  for (const Stmt *C : St->children())
+    if (C && declaresRootIn(M, SM, C, At))
+      return true;
+  return false;
+}
+
+/// Whether statement expression SE is all full expression E computes --
+/// E is SE, or stores it in a variable (`n = NEW(T)`) -- so that no other
+/// value of E is held in a temporary across a switch inside SE.
+static bool isWholeValue(const Expr *E, const StmtExpr *SE) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *BO = dyn_cast<BinaryOperator>(E);
+      BO && BO->getOpcode() == BO_Assign && isa<DeclRefExpr>(BO->getLHS()->IgnoreParens()))
+    E = BO->getRHS()->IgnoreParenImpCasts();
+  if (const auto *CE = dyn_cast<CStyleCastExpr>(E))
+    E = CE->getSubExpr()->IgnoreParenImpCasts();
+  return E == SE;
+}
+
+bool CheckedWalker::declaresRootBefore(const StmtExpr *SE, const CallExpr *At) {
+  return declaresRootIn(M, S.Ctx.getSourceManager(), SE->getSubStmt(), At);
+}
+
 /// Checked form: the text of the full expression E choosing its layout by
 /// mode, with the calls that may reach a safepoint saving the live roots
 /// around them and evaluated first where something around them would go
@@ -319,15 +352,34 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
   callsInStmtExprs(Pl, E, nullptr, Inner);
   unsigned EB = offsetOf(E->getBeginLoc()), EE = endOffsetOf(E->getEndLoc());
   bool Layout = !Inner.empty() && (C.affected(E) || W.affected(E));
+  // E reads the same in both layouts (it holds allocations, rewritten alike
+  // for both, but no member access or size of a compact type): nothing in
+  // it picks a layout that a switch inside could leave stale.
+  if (Layout) {
+    Printer::NameMap None;
+    Printer::Context SC(Direct, None), SW(W, None);
+    Layout = Direct.text(E) != (W.affected(E) ? W.text(E) : W.original(E));
+  }
+  std::vector<const CallExpr *> InnerAllocs;
   for (auto [In, SE] : Inner) {
     // Harmless where nothing around the call depends on the layout and no
     // compact pointer is live across it (`CHECK(write(fd, ...))`).
     bool Ok;
-    if (!Layout &&
-        liveAt(offsetOf(In->getBeginLoc()), endOffsetOf(In->getEndLoc()), EB, EE, In, Ok, true)
-            .empty() &&
-        Ok)
+    std::vector<const SlotRoot *> Live =
+        liveAt(offsetOf(In->getBeginLoc()), endOffsetOf(In->getEndLoc()), EB, EE, In, Ok, true);
+    if (!Ok)
+      return false;
+    if (!Layout && Live.empty())
       continue;
+    // An allocation (`NEW(T)`: `({ T *p = calloc(1, sizeof(T)); if (!p)
+    // abort(); p; })`) saves the roots live across it on its slow path,
+    // where it may switch, and reads them back at once: the function's
+    // variables, in either layout's form -- not those the statement
+    // expression declares, which are not the function's roots.
+    if (!Layout && slowPathSite(In) && isWholeValue(E, SE) && !declaresRootBefore(SE, In)) {
+      InnerAllocs.push_back(In);
+      continue;
+    }
     std::string From = SE->getBeginLoc().isMacroID()
                            ? " (from macro '" + W.macroName(SE) + "')"
                            : std::string();
@@ -344,6 +396,7 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
   }
   std::vector<const CallExpr *> Calls;
   mayReachCalls(Pl, E, Calls);
+  Calls.insert(Calls.end(), InnerAllocs.begin(), InnerAllocs.end());
   // The roots to save around each call.
   Spills.clear();
   unsigned Before = S.Errors;

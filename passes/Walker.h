@@ -201,6 +201,7 @@ private:
   void collectSlots(const clang::CompoundStmt *Body);
   void placeSlotFrame(const clang::CompoundStmt *Body);
   bool slowPathSite(const clang::CallExpr *CE) const;
+  bool declaresRootBefore(const clang::StmtExpr *SE, const clang::CallExpr *At);
   /// Report false: no error for a variable an inner one hides (the frame
   /// is being placed; the call's own liveness decides later).
   std::vector<const SlotRoot *> liveAt(unsigned CB, unsigned CE, unsigned EB,

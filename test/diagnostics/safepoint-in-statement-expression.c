@@ -21,7 +21,14 @@ struct node *push(struct node *head, long key) {
 }
 
 long poll_inside(struct node *n) {
-  long v = ({ cp_safepoint(); 4; }); // expected-error {{this statement expression calls a function that may reach a safepoint}}
+  long v = ({ cp_safepoint(); n->key; }); // expected-error {{this statement expression calls a function that may reach a safepoint}}
+  return n->key + v;
+}
+
+// A poll whose statement expression reads no layout after it: 'n' is saved
+// around it and read back.
+long poll_then_constant(struct node *n) {
+  long v = ({ cp_safepoint(); 4; });
   return n->key + v;
 }
 
@@ -58,4 +65,30 @@ long assigns(struct node *a) {
   b = a;
   cp_native_leave();
   return b->key;
+}
+
+// An allocation macro whose value is the whole expression (an initializer,
+// a variable's new value, a return value) and that reads no layout after
+// the call: the allocation saves the roots live across it ('head') and
+// reads them back at once.  Accepted (switchable/allocation-macro.c runs
+// it).
+#define NEW(T) __extension__({ T *p_ = calloc(1, sizeof(T)); if (!p_) abort(); p_; })
+struct node *grow(struct node *head) {
+  struct node *n = NEW(struct node);
+  n->next = head;
+  head = NEW(struct node);
+  head->next = n;
+  return NEW(struct node);
+}
+
+// Its value among others (an argument, a field's new value) would have the
+// others held across the switch; a compact pointer the statement
+// expression declares before the call is no root of the function.
+struct node *link2(struct node *a, struct node *b);
+#define KEEP(T, old) __extension__({ T *q_ = (old); T *p_ = calloc(1, sizeof(T)); p_ ? q_ : p_; })
+struct node *refused(struct node *head) {
+  head = link2(head, NEW(struct node)); // expected-error {{this statement expression (from macro 'NEW') calls a function that may reach a safepoint}}
+  head->next = NEW(struct node); // expected-error {{this statement expression (from macro 'NEW') calls a function that may reach a safepoint}}
+  head = KEEP(struct node, head); // expected-error {{this statement expression (from macro 'KEEP') calls a function that may reach a safepoint}}
+  return head;
 }

@@ -1186,7 +1186,9 @@ class Gen:
 #
 # Real C hides its accesses in macros: accessor macros (`NEXT(p)` for
 # `p->next`, as lvalues and rvalues), macros inside macros (`ACC_b(ACC_a(p))`
-# for `p->a->b`), allocation macros (`NEW(T)` for `malloc(sizeof(T))`),
+# for `p->a->b`), allocation macros (`NEW(T)` for `malloc(sizeof(T))`, and
+# `({ T *p = malloc(sizeof(T)); if (!p) exit(3); p; })` for a variable's
+# whole new value),
 # statement macros in `do { } while (0)`, and `#`/`##` macros that touch no
 # compact type.  For half of the seeds (drawn from a PRNG of their own, so
 # the base program of every seed is unchanged) the program's text is
@@ -1195,6 +1197,7 @@ class Gen:
 
 MACRO_PRELUDE = r"""/* cpgen: macro-wrapped accesses */
 #define CPG_NEW(T) ((T *)malloc(sizeof(T)))
+#define CPG_XNEW(T) __extension__({ T *cpg_p = malloc(sizeof(T)); if (!cpg_p) exit(3); cpg_p; })
 #define CPG_STMT(...) do { __VA_ARGS__ } while (0)
 #define CPG_STR(x) #x
 #define CPG_CAT(a, b) a##b
@@ -1203,6 +1206,7 @@ static const char *CPG_CAT(cpg_, tag) __attribute__((unused)) = CPG_STR(macro-wr
 _ACCESS = re.compile(r"(?<![\w.>])([A-Za-z_]\w*(?:\[[^\[\]]*\])?)->([A-Za-z_]\w*)")
 _NESTED = re.compile(r"(CPG_ACC_\w+\([^()]*(?:\([^()]*\))?[^()]*\))->([A-Za-z_]\w*)")
 _MALLOC = re.compile(r"\(struct (T\d+) \*\)malloc\(sizeof\(struct T\d+\)\)")
+_WHOLE_ALLOC = re.compile(r"^\s*(?:struct T\d+ \*)?\w+ = \(struct (T\d+) \*\)malloc\(sizeof\(struct T\d+\)\);$")
 
 
 def macro_wrapped(seed):
@@ -1246,7 +1250,12 @@ def macro_wrap(src, seed):
             if new2 == new:
                 break
             new = new2
-        new, k = _MALLOC.subn(lambda m: "CPG_NEW(struct %s)" % m.group(1), new)
+        # Every other allocation that is a variable's whole new value goes
+        # through a statement-expression macro (xmalloc-style: checked in
+        # the macro), the rest through a cast macro.
+        whole = _WHOLE_ALLOC.match(new) is not None
+        new, k = _MALLOC.subn(lambda m: "CPG_%sNEW(struct %s)" % (
+            "X" if whole and count % 2 else "", m.group(1)), new)
         count += k
         stripped = new.strip()
         if (stripped.endswith(";") and not stripped.startswith(("return", "case", "default", "break", "continue", "goto"))
