@@ -241,7 +241,12 @@ static bool sequencing(const Stmt *St, llvm::SmallVectorImpl<const Expr *> &Late
 /// own: their texts go into Subs.
 bool CheckedWalker::unitsOf(const Stmt *St, const Expr *E,
                             std::vector<const Expr *> &Units, Printer::NameMap &Subs) {
-  if (!St || isa<UnaryExprOrTypeTraitExpr>(St) || isa<StmtExpr>(St))
+  if (const auto *SE = dyn_cast<StmtExpr>(St)) {
+    if (St != E && AllocUnits.count(SE))
+      Units.push_back(SE); // an allocation macro (checkedText)
+    return true;
+  }
+  if (!St || isa<UnaryExprOrTypeTraitExpr>(St))
     return true;
   if (const auto *G = dyn_cast<GenericSelectionExpr>(St))
     return unitsOf(G->getResultExpr(), E, Units, Subs);
@@ -323,21 +328,15 @@ static bool declaresRootIn(const Model &M, const SourceManager &SM,
   return false;
 }
 
-/// Whether statement expression SE is all full expression E computes --
-/// E is SE, or stores it in a variable (`n = NEW(T)`) -- so that no other
-/// value of E is held in a temporary across a switch inside SE.
-static bool isWholeValue(const Expr *E, const StmtExpr *SE) {
-  E = E->IgnoreParenImpCasts();
-  if (const auto *BO = dyn_cast<BinaryOperator>(E);
-      BO && BO->getOpcode() == BO_Assign && isa<DeclRefExpr>(BO->getLHS()->IgnoreParens()))
-    E = BO->getRHS()->IgnoreParenImpCasts();
-  if (const auto *CE = dyn_cast<CStyleCastExpr>(E))
-    E = CE->getSubExpr()->IgnoreParenImpCasts();
-  return E == SE;
-}
-
 bool CheckedWalker::declaresRootBefore(const StmtExpr *SE, const CallExpr *At) {
   return declaresRootIn(M, S.Ctx.getSourceManager(), SE->getSubStmt(), At);
+}
+
+/// Whether X is printed the same for both layouts.
+bool CheckedWalker::sameText(const Expr *X) {
+  Printer::NameMap None;
+  Printer::Context SC(Direct, None), SW(W, None);
+  return Direct.text(X) == (W.affected(X) ? W.text(X) : W.original(X));
 }
 
 /// Checked form: the text of the full expression E choosing its layout by
@@ -355,12 +354,10 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
   // E reads the same in both layouts (it holds allocations, rewritten alike
   // for both, but no member access or size of a compact type): nothing in
   // it picks a layout that a switch inside could leave stale.
-  if (Layout) {
-    Printer::NameMap None;
-    Printer::Context SC(Direct, None), SW(W, None);
-    Layout = Direct.text(E) != (W.affected(E) ? W.text(E) : W.original(E));
-  }
+  if (Layout)
+    Layout = !sameText(E);
   std::vector<const CallExpr *> InnerAllocs;
+  AllocUnits.clear();
   for (auto [In, SE] : Inner) {
     // Harmless where nothing around the call depends on the layout and no
     // compact pointer is live across it (`CHECK(write(fd, ...))`).
@@ -375,9 +372,15 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
     // abort(); p; })`) saves the roots live across it on its slow path,
     // where it may switch, and reads them back at once: the function's
     // variables, in either layout's form -- not those the statement
-    // expression declares, which are not the function's roots.
-    if (!Layout && slowPathSite(In) && isWholeValue(E, SE) && !declaresRootBefore(SE, In)) {
+    // expression declares, which are not the function's roots.  If the
+    // statement expression reads no layout (its text is the same in both),
+    // the switch leaves nothing in it stale; what is around it in E is
+    // dealt with as around a call: the statement expression is a unit,
+    // evaluated first where something around it would go stale
+    // (`n->next = NEW(T)`, `f(head, NEW(T))`).
+    if (slowPathSite(In) && sameText(SE) && !declaresRootBefore(SE, In)) {
       InnerAllocs.push_back(In);
+      AllocUnits.insert({SE, In});
       continue;
     }
     std::string From = SE->getBeginLoc().isMacroID()
@@ -489,6 +492,8 @@ bool CheckedWalker::exprText(const Expr *E, bool BoolCtx, std::string &Text) {
     }
     if (!Hoistable || isa<InitListExpr>(E)) {
       const CallExpr *At = CE;
+      if (const auto *SE = dyn_cast<StmtExpr>(U))
+        At = AllocUnits.at(SE);
       if (!At) {
         std::vector<const CallExpr *> In;
         mayReachCalls(Pl, U, In);
@@ -522,8 +527,9 @@ bool CheckedWalker::exprText(const Expr *E, bool BoolCtx, std::string &Text) {
     Hoisted.push_back({N, UT});
     std::string What = CE && CE->getDirectCallee()
                            ? "call to '" + CE->getDirectCallee()->getName().str() + "'"
-                       : CE ? "call through a pointer"
-                            : "conditional operand with a call";
+                       : CE                ? "call through a pointer"
+                       : isa<StmtExpr>(U) ? "statement expression that allocates"
+                                          : "conditional operand with a call";
     Pl.note(FD, U->getExprLoc(), What + " evaluated first",
             "the switch may happen inside it");
   }

@@ -144,6 +144,8 @@ private:
                std::vector<const clang::Expr *> &Units, Printer::NameMap &Subs);
   bool exprText(const clang::Expr *E, bool BoolCtx, std::string &Text);
   Printer::SpillMap Spills; ///< of the full expression being printed
+  /// Its statement expressions that are units, each with its allocation.
+  std::map<const clang::StmtExpr *, const clang::CallExpr *> AllocUnits;
   bool modeText(const clang::Expr *E, bool BoolCtx, const Printer::NameMap &Names,
                 const Printer::SpillMap &Spills, std::string &Text);
 
@@ -202,6 +204,7 @@ private:
   void placeSlotFrame(const clang::CompoundStmt *Body);
   bool slowPathSite(const clang::CallExpr *CE) const;
   bool declaresRootBefore(const clang::StmtExpr *SE, const clang::CallExpr *At);
+  bool sameText(const clang::Expr *X);
   /// Report false: no error for a variable an inner one hides (the frame
   /// is being placed; the call's own liveness decides later).
   std::vector<const SlotRoot *> liveAt(unsigned CB, unsigned CE, unsigned EB,
