@@ -380,6 +380,24 @@ static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
       else if (!*f.name) /* a member of unnamed type is fine, if named */
         block(s, fc->rec, AD_B_UnnamedFieldType, f.loc,
               ad_printf("anonymous struct or union member in '%s'", who));
+      /* A volatile or _Atomic pointer to a struct, or an _Atomic struct:
+       * once that struct is compact (and with it this one, which points
+       * to or holds it), the plugin refuses the field. */
+      CXType v = e;
+      const int atomic = v.kind == CXType_Atomic;
+      if (atomic)
+        v = clang_getCanonicalType(clang_Type_getValueType(v));
+      int pt = pointee_struct(s, v), held = atomic ? struct_of(s, v) : -1;
+      if (pt >= 0 && (atomic || clang_isVolatileQualifiedType(v)))
+        block(s, pt, AD_B_UnsupportedType, f.loc,
+              ad_printf("%s pointer '%s' in '%s' points to '%s' (a handle "
+                        "is not loaded or stored as the pointer would be)",
+                        atomic ? "_Atomic" : "volatile", f.name, who,
+                        rname(s, pt)));
+      else if (held >= 0)
+        block(s, held, AD_B_UnsupportedType, f.loc,
+              ad_printf("_Atomic field '%s' in '%s' holds '%s'", f.name, who,
+                        rname(s, held)));
       long long off = clang_Cursor_getOffsetOfField(c);
       if (!f.bitfield && off >= 0 && f.align > 0 && (off / 8) % f.align != 0 &&
           !r->packed) {
