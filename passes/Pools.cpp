@@ -118,6 +118,10 @@ class Tracer {
 public:
   explicit Tracer(Session &S) : S(S) {}
 
+  /// The outermost function of this TU whose return value origin() traced
+  /// the memory through (`xmalloc` in `c ? xmalloc(n) : 0`), or null.
+  const FunctionDecl *Maker = nullptr;
+
   /// Why the memory E points at is not a compact allocation, or "".
   std::string origin(const Expr *E, const FunctionDecl *FD, unsigned Depth = 0) {
     if (!E || Depth > 6)
@@ -198,6 +202,7 @@ private:
     InCall.erase(Def);
     if (Why.empty())
       return "";
+    Maker = G; // inner calls returned first: the last one set is outermost
     return "memory from '" + G->getNameAsString() + "' (" + Why + ")";
   }
 
@@ -321,7 +326,7 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
   if (Why.empty())
     return false;
   const auto *CE = dyn_cast<CallExpr>(E->getSubExpr()->IgnoreParenCasts());
-  const FunctionDecl *G = CE ? CE->getDirectCallee() : nullptr;
+  const FunctionDecl *G = CE ? CE->getDirectCallee() : Tr.Maker;
   auto R = CharSourceRange::getTokenRange(E->getSourceRange());
   if (Why.find(SteppedByRuntimeOffset) != std::string::npos) {
     // The offset was measured in one layout; offsetof is what the rewrite

@@ -43,6 +43,12 @@ struct ent *from_wrapper(void) {
   return e;
 }
 
+// The wrapper in one arm of a conditional: the fix is the same.
+struct ent *from_wrapper_or_null(int c) {
+  struct ent *e = c ? wrap(sizeof *e) : 0; // expected-error {{the 'void *' returned by 'wrap' becomes a compact pointer to 'struct ent', but it is not a compact allocation: memory from 'wrap' (a block from 'calloc')}} expected-warning {{this sizeof of compact type 'struct ent' is handed to 'wrap', which may keep it}}
+  return e;
+}
+
 static char *bump;
 struct ent *by_hand(void) {
   struct ent *e = (struct ent *)bump; // expected-error {{a compact pointer to 'struct ent' is made from the bump pointer 'bump', which is not a compact allocation; allocate compact objects with malloc(sizeof(struct ent)), or move the pool into a function declared CP_ALLOCATOR}}
