@@ -632,6 +632,10 @@ void CheckedWalker::top(const Expr *E, bool BoolCtx) {
     for (const Expr *I : IL->inits()) {
       std::vector<const CallExpr *> Calls;
       mayReachCalls(Pl, I, Calls);
+      std::vector<std::pair<const CallExpr *, const StmtExpr *>> Inner;
+      callsInStmtExprs(Pl, I, nullptr, Inner);
+      for (auto [In, SE] : Inner)
+        Calls.push_back(In);
       if (Calls.empty())
         continue;
       for (const Expr *J : IL->inits())

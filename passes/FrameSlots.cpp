@@ -446,6 +446,12 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
     return;
   std::vector<const CallExpr *> Calls;
   mayReachCalls(Pl, Body, Calls);
+  // Allocations in statement expressions save roots too (checkedText).
+  std::vector<std::pair<const CallExpr *, const StmtExpr *>> Inner;
+  callsInStmtExprs(Pl, Body, nullptr, Inner);
+  for (auto [In, SE] : Inner)
+    if (slowPathSite(In))
+      Calls.push_back(In);
   std::set<const VarDecl *> Needed;
   std::vector<unsigned> Saves; // offsets of the calls and polls that save
   bool Unconditional = false;

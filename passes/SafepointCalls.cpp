@@ -105,6 +105,11 @@ void CheckedWalker::hazardOf(const Expr *U, const Expr *E, bool &Hazard,
   for (const Stmt *A = parentIn(X, E); A; X = A, A = parentIn(A, E)) {
     if (const auto *AE = dyn_cast<Expr>(A); AE && C.own(AE) && !isa<CallExpr>(AE))
       Hazard = true; // layout work on the call's result: after the call
+    // A call printed by mode (a dual function's compact body, `f__cp`): the
+    // mode is tested before its arguments run, and one that switches would
+    // leave the compact body called on wide objects.
+    if (const auto *PC = dyn_cast<CallExpr>(A); PC && Direct.own(PC) && !sameText(PC))
+      Hazard = true;
     auto stale = [&](const Stmt *Y, bool Values) {
       Hazard |= staleAcross(Y, Values);
     };
@@ -297,8 +302,8 @@ bool CheckedWalker::unitsOf(const Stmt *St, const Expr *E,
 /// The calls under St that may reach a safepoint inside a statement
 /// expression (`({ ... })`, the body of many allocation and error-check
 /// macros), each with the outermost statement expression it is in.
-static void callsInStmtExprs(const Planner &Pl, const Stmt *St, const StmtExpr *Outer,
-                             std::vector<std::pair<const CallExpr *, const StmtExpr *>> &Out) {
+void callsInStmtExprs(const Planner &Pl, const Stmt *St, const StmtExpr *Outer,
+                      std::vector<std::pair<const CallExpr *, const StmtExpr *>> &Out) {
   if (!St || isa<UnaryExprOrTypeTraitExpr>(St))
     return;
   if (const auto *SE = dyn_cast<StmtExpr>(St); SE && !Outer)
@@ -350,12 +355,10 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
   std::vector<std::pair<const CallExpr *, const StmtExpr *>> Inner;
   callsInStmtExprs(Pl, E, nullptr, Inner);
   unsigned EB = offsetOf(E->getBeginLoc()), EE = endOffsetOf(E->getEndLoc());
-  bool Layout = !Inner.empty() && (C.affected(E) || W.affected(E));
-  // E reads the same in both layouts (it holds allocations, rewritten alike
-  // for both, but no member access or size of a compact type): nothing in
-  // it picks a layout that a switch inside could leave stale.
-  if (Layout)
-    Layout = !sameText(E);
+  // E is printed by mode (a member access, a size of a compact type, a
+  // call to a dual function's compact body): a switch inside would leave
+  // the layout it picked stale.  (An allocation is printed alike for both.)
+  bool Layout = !Inner.empty() && !sameText(E);
   std::vector<const CallExpr *> InnerAllocs;
   AllocUnits.clear();
   for (auto [In, SE] : Inner) {

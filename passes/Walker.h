@@ -234,6 +234,10 @@ const clang::VarDecl *assignedVariable(const clang::Stmt *St, bool AddressToo);
 /// operands and statement expressions.
 void mayReachCalls(const Planner &Pl, const clang::Stmt *St,
                    std::vector<const clang::CallExpr *> &Out);
+/// The calls under St that may reach a safepoint inside a statement
+/// expression, each with the outermost statement expression it is in.
+void callsInStmtExprs(const Planner &Pl, const clang::Stmt *St, const clang::StmtExpr *Outer,
+                      std::vector<std::pair<const clang::CallExpr *, const clang::StmtExpr *>> &Out);
 
 /// Dual.cpp: the dual form of FD: the wide body in place behind an entry
 /// dispatch, the compact clone f__cp right after the function.

@@ -88,5 +88,6 @@ struct node *grow(struct node *head) {
 struct node *refused(struct node *head, int c) {
   head->next = c ? NEW(struct node) : 0; // expected-error {{this expression holds a compact pointer or uses a compact layout across a call to an allocation ('calloc')}}
   head = KEEP(struct node, head); // expected-error {{this statement expression (from macro 'KEEP') calls a function that may reach a safepoint}}
-  return head;
+  struct node *pair[2] = {head, NEW(struct node)}; // expected-error {{this initializer list holds a compact pointer across a call that may reach a safepoint}}
+  return pair[1];
 }

@@ -584,6 +584,14 @@ class Gen:
             return self.slot_op(t, polling, k)
         P = lambda i: self.pool(t, i)
         if k == "new":
+            # Every other one (no draw: the program stays the same) is the
+            # argument of a layout-dependent function, which is printed by
+            # mode: the allocation, which may switch, must go first.
+            self.news = getattr(self, "news", 0) + 1
+            if self.news % 2 == 0:
+                return ["i = rnd(%du);" % t.pool_n,
+                        "if (!%s) acc += hash%d(%s = new%d(rnd(100000u)));" %
+                        (P("i"), x, P("i"), x)], 1
             return ["i = rnd(%du);" % t.pool_n,
                     "if (!%s) %s = new%d(rnd(100000u));" % (P("i"), P("i"), x)], 1
         if k == "grow":
