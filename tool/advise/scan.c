@@ -740,6 +740,71 @@ static void memcpy_call(scan_t *s, CXCursor c, const char *fn) {
 
 static void foreign_object(scan_t *s, CXCursor c, const char *fn);
 
+/** A function the program declares CP_ALLOCATOR (on the declaration the
+ *  call refers to, or on the definition): the plugin allocates compact
+ *  objects through the runtime at its calls. */
+static int names_allocator(scan_t *s, CXCursor d) {
+  if (clang_Cursor_isNull(d))
+    return 0;
+  if (has_token(s, d, "CP_ALLOCATOR", "("))
+    return 1;
+  /* A mark that expands to nothing before the first specifier
+   * (`CP_ALLOCATOR static void *f(...)`) is outside the extent: look from
+   * the start of the line before. */
+  CXSourceLocation at = clang_getRangeStart(clang_getCursorExtent(d));
+  CXFile f;
+  unsigned line, col;
+  clang_getSpellingLocation(at, &f, &line, &col, NULL);
+  if (!f)
+    return 0;
+  CXSourceRange r = clang_getRange(
+      clang_getLocation(s->tu, f, line > 1 ? line - 1 : 1, 1), at);
+  CXToken *toks = NULL;
+  unsigned n = 0;
+  int found = 0;
+  clang_tokenize(s->tu, r, &toks, &n);
+  for (unsigned i = 0; i < n; i++) {
+    /* Only after the declaration before it ended. */
+    CXString sp = clang_getTokenSpelling(s->tu, toks[i]);
+    const char *t = clang_getCString(sp);
+    if (strcmp(t, "CP_ALLOCATOR") == 0)
+      found = 1;
+    else if (strcmp(t, ";") == 0 || strcmp(t, "}") == 0 || strcmp(t, "{") == 0 ||
+             strcmp(t, "#") == 0)
+      found = 0;
+    clang_disposeString(sp);
+  }
+  clang_disposeTokens(s->tu, toks, n);
+  return found;
+}
+
+static int declared_allocator(scan_t *s, CXCursor callee) {
+  if (clang_Cursor_isNull(callee) ||
+      clang_getCursorKind(callee) != CXCursor_FunctionDecl)
+    return 0;
+  return names_allocator(s, callee) ||
+         names_allocator(s, clang_getCursorDefinition(callee));
+}
+
+/** A call of a CP_ALLOCATOR function whose result becomes a struct
+ *  pointer, with sizeof of a struct among its arguments: an allocation
+ *  site, as the plugin routes it. */
+static void allocator_call(scan_t *s, CXCursor c, const char *fn) {
+  int shape = -1;
+  for (int i = 0, n = clang_Cursor_getNumArguments(c); i < n && shape < 0; i++)
+    shape = size_shape(s, clang_Cursor_getArgument(c, i));
+  int dest = destination_struct(s);
+  int t = dest >= 0 ? dest : shape;
+  if (t < 0)
+    return;
+  macro_body(s, c, t, "an allocation");
+  ad_record_t *r = &s->m->records[t];
+  ad_loc_t l = cursor_loc(c);
+  if (!site_seen(r->allocs, r->nallocs, l))
+    AD_PUSH(r->allocs, r->nallocs, r->capallocs, l);
+  (void)fn;
+}
+
 static void call_expr(scan_t *s, CXCursor c) {
   const char *fn = cxstr(clang_getCursorSpelling(c));
   int nargs = clang_Cursor_getNumArguments(c);
@@ -754,7 +819,10 @@ static void call_expr(scan_t *s, CXCursor c) {
   int is_calloc = strcmp(fn, "calloc") == 0 && nargs == 2;
   int is_realloc = strcmp(fn, "realloc") == 0 && nargs == 2;
   if (!is_malloc && !is_calloc && !is_realloc) {
-    foreign_object(s, c, fn);
+    if (declared_allocator(s, clang_getCursorReferenced(c)))
+      allocator_call(s, c, fn);
+    else
+      foreign_object(s, c, fn);
     return;
   }
   CXCursor size = clang_Cursor_getArgument(c, is_realloc ? 1 : 0);
