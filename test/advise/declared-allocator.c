@@ -2,7 +2,8 @@
 // that checks for NULL): its calls with sizeof of a struct are allocation
 // sites, as the plugin routes them, so the struct is a candidate -- with
 // the mark before the specifiers, after them, or on the prototype only.
-// A function declared after one so marked is not marked.
+// A function declared after one so marked is not marked: its call is an
+// allocation the plugin refuses until it is (unannotated-allocator).
 // RUN: compactptr-advise %s -- %cflags | FileCheck %s
 #include <compactptr.h>
 #include <stdio.h>
@@ -38,8 +39,8 @@ struct dir *mkdir_(void) { return xcalloc(1, sizeof(struct dir)); }
 // CHECK: allocation sites (1):
 // CHECK-NEXT: declared-allocator.c:[[@LINE+1]]
 struct file *mkfile(void) { return xmalloc(sizeof(struct file)); }
-// CHECK: struct blob: not a candidate
-// CHECK: [foreign-object, plugin: warning]
+// CHECK: struct blob: blocked
+// CHECK: declared-allocator.c:[[@LINE+1]]: the 'void *' returned by 'plain' becomes a 'struct blob *', and it is not a compact allocation; declare 'plain' CP_ALLOCATOR [unannotated-allocator, plugin: error]
 struct blob *mkblob(void) { return plain(sizeof(struct blob)); }
 
 static void *xmalloc(size_t size) {

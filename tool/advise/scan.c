@@ -899,14 +899,28 @@ static void foreign_object(scan_t *s, CXCursor c, const char *fn) {
     if (!sized)
       return;
   }
-  /* A function declared CP_ALLOCATOR: the plugin allocates through the
-   * runtime there (the macro is empty without the plugin, so its token in
-   * the declaration or the definition tells). */
-  CXCursor callee = clang_getCursorReferenced(c);
-  if (!clang_Cursor_isNull(callee) &&
-      (has_token(s, callee, "CP_ALLOCATOR", "{") ||
-       has_token(s, clang_getCursorDefinition(callee), "CP_ALLOCATOR", "{")))
+  /* A function of the program itself (its body is in this translation
+   * unit) that hands out the memory: the plugin follows it into its body
+   * and asks for CP_ALLOCATOR, an error; with the mark, its calls are
+   * allocations (declared_allocator).  Sized by the struct, the call is
+   * where the program allocates it. */
+  CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(c));
+  if (!clang_Cursor_isNull(def) && !in_system_header(def) && *fn) {
+    int sized = 0;
+    for (int i = 0; i < clang_Cursor_getNumArguments(c) && !sized; i++)
+      sized = size_shape(s, clang_Cursor_getArgument(c, i)) == t;
+    if (sized) {
+      ad_record_t *r = &s->m->records[t];
+      ad_loc_t l = cursor_loc(c);
+      if (!site_seen(r->allocs, r->nallocs, l))
+        AD_PUSH(r->allocs, r->nallocs, r->capallocs, l);
+    }
+    block(s, t, AD_B_UnannotatedAllocator, cursor_loc(c),
+          ad_printf("the 'void *' returned by '%s' becomes a '%s *', and it "
+                    "is not a compact allocation; declare '%s' CP_ALLOCATOR",
+                    fn, rname(s, t), fn));
     return;
+  }
   block(s, t, AD_B_ForeignObject, cursor_loc(c),
         ad_printf("the 'void *' returned by %s%s%s becomes a '%s *'; an object "
                   "allocated inside it is not in the compact arena",
