@@ -236,10 +236,11 @@ static int child(int argc, char **argv) {
   return 0;
 }
 
-/* Runs one child; returns its first figure, stores the second in *extra.
- * Returns a negative value if the child failed. */
+/* Runs one child, pinned to `cpu` unless it is negative; returns its first
+ * figure, stores the second in *extra.  Returns a negative value if the
+ * child failed. */
 static double measure(const char *self, int a, const char *wl, size_t size,
-                      long ops, double *extra) {
+                      long ops, int cpu, double *extra) {
   int fds[2];
   if (pipe(fds) != 0) {
     perror("compactptr-allocbench: pipe");
@@ -253,6 +254,12 @@ static double measure(const char *self, int a, const char *wl, size_t size,
   if (pid == 0) {
     close(fds[0]);
     dup2(fds[1], 1);
+    if (cpu >= 0) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpu, &one);
+      (void)sched_setaffinity(0, sizeof one, &one);
+    }
     if (preload[a])
       setenv("LD_PRELOAD", preload[a], 1);
     execl(self, self, "--child", allocators[a], wl, sz, nops, (char *)NULL);
@@ -284,8 +291,10 @@ static void usage(FILE *f) {
 "and, at 24 bytes, lifo-2t/4t/8t (2, 4, 8 threads doing lifo at once) and\n"
 "xfree (a producer allocates, a consumer frees: cross-thread frees).\n"
 "Figures: millions of operations (allocation + free) per second, best of\n"
-"N interleaved rounds (default 5), and the ratio to glibc.  Memory: bytes\n"
-"of resident memory per object for 2^20 live objects of 12, 20, 24 bytes.\n"
+"N interleaved rounds (default 5), and the ratio to glibc; one-thread\n"
+"rows run every allocator of a round on the same core, the rounds taking\n"
+"the allowed cores in turn.  Memory: bytes of resident memory per object\n"
+"for 2^20 live objects of 12, 20, 24 bytes.\n"
 "  --ops N      operations per round (default 4000000)\n"
 "  --json       one JSON object on stdout instead of the tables\n"
 "Exit status: 0, or 1 if a measurement failed, 2 on bad arguments.\n");
@@ -338,6 +347,12 @@ int main(int argc, char **argv) {
     selfbuf[sl] = 0;
     self = selfbuf;
   }
+  int cpus[CPU_SETSIZE], ncpu = 0;
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+    for (int c = 0; c < CPU_SETSIZE; c++)
+      if (CPU_ISSET(c, &allowed))
+        cpus[ncpu++] = c;
   int have[NALLOC];
   for (int a = 0; a < NALLOC; a++)
     have[a] = !preload[a] || access(preload[a], R_OK) == 0;
@@ -362,7 +377,16 @@ int main(int argc, char **argv) {
         for (int a = 0; a < NALLOC; a++) {
           if (!have[a])
             continue;
-          double extra, v = measure(self, a, wls[w], sizes[z], ops, &extra);
+          /* One-thread rows: every allocator of round r on the same core,
+           * and the rounds go round the cores, so each allocator's best
+           * comes from the same cores.  The cores of a virtual machine
+           * need not run alike: on the build machine one ran these loops
+           * at 0.6x the other's speed for an hour, and a best of three
+           * unpinned rounds compared one allocator's fast core with
+           * another's slow one. */
+          int cpu = w < 2 && ncpu > 0 ? cpus[r % ncpu] : -1;
+          double extra,
+              v = measure(self, a, wls[w], sizes[z], ops, cpu, &extra);
           if (v < 0)
             failed = 1;
           if (v > best[a])
@@ -403,7 +427,7 @@ int main(int argc, char **argv) {
       if (!have[a])
         continue;
       double extra;
-      per[a] = measure(self, a, "memory", msizes[z], 0, &extra);
+      per[a] = measure(self, a, "memory", msizes[z], 0, -1, &extra);
       if (per[a] < 0)
         failed = 1;
       if (a == 3)
