@@ -351,7 +351,6 @@ static void maybe_release(cp_bin_t *b, cp_slab_t *s) {
     return;
   cp__slab_check_empty(s);
   partial_remove(b, s);
-  ((cp_tbin_t *)(b - s->cls))->slack[s->cls] = 0; /* the bin shrank */
   cp__lock();
   cp__slab_release(cp__current_arena(), s);
   cp__unlock();
@@ -477,25 +476,6 @@ static inline bool slab_has_room(cp_slab_t *s) {
   return cp__bump(s) < s->nslots && cp__slab_extend(s);
 }
 
-/* Slabs in rotation come back with the slots freed into them while the
- * others were used, about (free slots of the bin) / (slabs in the line)
- * each.  A heap that frees at random with few free slots in all (100000
- * live 32-byte objects in 49 slabs of 2048 slots: ~7 a turn) would take
- * the slow path every few allocations.  Such a line gets one fresh slab of
- * slack (64 KiB for small slots), which makes a turn ~50 slots; at most
- * one per bin until the bin gives a slab back, and only when the line is
- * long, so a small heap never pays for it. */
-static inline bool lean(const cp_slab_t *s) {
-  return cp__bump(s) - s->used < s->nslots >> 6;
-}
-static bool long_line(const cp_bin_t *b) {
-  const cp_slab_t *s = b->partial;
-  for (int n = 0; n < 8; n++, s = s->next)
-    if (!s)
-      return false;
-  return true;
-}
-
 /* A slab of bin (t, cls) of h with a free slot on its free list, or NULL
  * (try_only, arena exhausted).  A current slab that runs dry goes to the
  * back of the partial list, not to the full list, while other slabs wait
@@ -521,10 +501,6 @@ bin_refill_slow(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t, uint32_t cls,
   drain_notes(h);
   while (b->partial) {
     s = b->partial;
-    if (CP_UNLIKELY(lean(s)) && !tb->slack[cls] && long_line(b)) {
-      tb->slack[cls] = 1;
-      break; /* one slab of slack, below */
-    }
     partial_remove(b, s);
     if (slab_has_room(s) || retire(h, b, s))
       goto use;
@@ -565,7 +541,7 @@ static inline cp_slab_t *bin_refill(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t,
   cp_bin_t *b = &tb->bins[cls];
   cp_slab_t *s = b->cur, *n = b->partial;
   if (CP_LIKELY(s != &cp__slab_none && n && n->free != CP_NONE &&
-                (!lean(n) || tb->slack[cls]) && s->free == CP_NONE && cp__bump(s) >= s->nslots &&
+                s->free == CP_NONE && cp__bump(s) >= s->nslots &&
                 (__atomic_load_n(&s->xfree, __ATOMIC_RELAXED) & CP_XF_HEAD) ==
                     CP_NONE &&
                 !(h->unarmed && several_threads()) &&

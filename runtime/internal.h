@@ -616,10 +616,7 @@ typedef struct cp_tbin {
    * (CP_OWN_*), read by statistics.  Frees are not counted: the live
    * count comes from the slabs (heap.c). */
   uint64_t allocs;
-  /* Per class: the bin took a slab of slack since it last gave one back
-   * (bin_refill_slow), owner-only. */
-  uint8_t slack[CP_NCLASSES];
-  char pad[512 - CP_NCLASSES * sizeof(cp_bin_t) - 8 - CP_NCLASSES];
+  char pad[512 - CP_NCLASSES * sizeof(cp_bin_t) - 8];
 } cp_tbin_t;
 _Static_assert(sizeof(cp_tbin_t) == 512, "a tbin is 512 bytes");
 /* Where the tbin of the type a descriptor resolved to is in a heap, in

@@ -253,55 +253,6 @@ static void test_stats(void **state) {
   cp_free(p);
 }
 
-static uint64_t arena_used(void) {
-  cp_stats_t st;
-  cp_get_stats(&st, NULL, 0);
-  return st.arena_used;
-}
-
-/* Fills `slabs` slabs of holders, frees 64 at random, then frees one at
- * random and allocates one, 20 times over: returns the bytes the bin took
- * meanwhile, and stores its slab size. */
-static uint64_t churn_growth(int slabs, uint64_t *run) {
-  enum { MAX = 16 * 2048 };
-  static void *ps[MAX];
-  ps[0] = cp_alloc(&holder_desc);
-  cp_slab_t *s = slab_of(ps[0]);
-  uint32_t per = s->nslots, n = (uint32_t)slabs * per;
-  *run = (uint64_t)1 << (s->order + CP_PAGE_SHIFT);
-  assert_true(n <= MAX);
-  for (uint32_t i = 1; i < n; i++)
-    ps[i] = cp_alloc(&holder_desc);
-  uint64_t seed = 7, before = arena_used();
-  for (int k = 0; k < 64; k++) {
-    uint32_t i = rng_below(&seed, n);
-    if (ps[i]) {
-      cp_free(ps[i]);
-      ps[i] = NULL;
-    }
-  }
-  for (uint32_t step = 0; step < 20 * n; step++) {
-    uint32_t i = rng_below(&seed, n);
-    if (ps[i])
-      cp_free(ps[i]);
-    ps[i] = cp_alloc(&holder_desc);
-  }
-  uint64_t grew = arena_used() - before;
-  for (uint32_t i = 0; i < n; i++)
-    cp_free(ps[i]);
-  return grew;
-}
-
-/* A long line of slabs with few free slots in all takes one slab of slack
- * (else it would turn slabs every few allocations), never more; a short
- * line takes none. */
-static void test_churn_slack(void **state) {
-  (void)state;
-  uint64_t run;
-  assert_int_equal(churn_growth(3, &run), 0);
-  assert_int_equal(churn_growth(12, &run), run);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dense_slots),
@@ -311,7 +262,6 @@ int main(void) {
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_stats),
       cmocka_unit_test(test_peak),
-      cmocka_unit_test(test_churn_slack),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
