@@ -532,24 +532,33 @@ use:
   return s;
 }
 
-/* bin_refill_slow's usual case, inline: the current slab is dry for good
- * (nothing to collect, nothing left to add), the first partial slab has a
- * free list, and there is nothing to arm or take in; the current slab goes
- * to the back of the line and the first one takes its place. */
+/* bin_refill_slow's usual case: the current slab s of bin b is dry for
+ * good (nothing to collect, nothing left to add), the first partial slab
+ * n has a free list, and there is nothing to arm or take in. */
+static inline bool turn_is_plain(const cp_heap_t *h, const cp_slab_t *s,
+                                 const cp_slab_t *n) {
+  return s != &cp__slab_none && n && n->free != CP_NONE &&
+         s->free == CP_NONE && cp__bump(s) >= s->nslots &&
+         (__atomic_load_n(&s->xfree, __ATOMIC_RELAXED) & CP_XF_HEAD) ==
+             CP_NONE &&
+         !(h->unarmed && several_threads()) &&
+         !__atomic_load_n(&h->notes, __ATOMIC_RELAXED);
+}
+/* ... and what it does: s goes to the back of the line and n takes its
+ * place. */
+static inline void turn(cp_bin_t *b, cp_slab_t *s, cp_slab_t *n) {
+  partial_remove(b, n);
+  partial_add(b, s);
+  b->cur = n;
+  n->where = CP_IN_CUR;
+}
+
 static inline cp_slab_t *bin_refill(cp_heap_t *h, cp_tbin_t *tb, cp_type_t *t,
                                     uint32_t cls, bool try_only) {
   cp_bin_t *b = &tb->bins[cls];
   cp_slab_t *s = b->cur, *n = b->partial;
-  if (CP_LIKELY(s != &cp__slab_none && n && n->free != CP_NONE &&
-                s->free == CP_NONE && cp__bump(s) >= s->nslots &&
-                (__atomic_load_n(&s->xfree, __ATOMIC_RELAXED) & CP_XF_HEAD) ==
-                    CP_NONE &&
-                !(h->unarmed && several_threads()) &&
-                !__atomic_load_n(&h->notes, __ATOMIC_RELAXED))) {
-    partial_remove(b, n);
-    partial_add(b, s);
-    b->cur = n;
-    n->where = CP_IN_CUR;
+  if (CP_LIKELY(turn_is_plain(h, s, n))) {
+    turn(b, s, n);
     return n;
   }
   return bin_refill_slow(h, tb, t, cls, try_only);
@@ -657,6 +666,41 @@ pop_other_size(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
 #define CP_ASSUME(c) ((c) ? (void)0 : __builtin_unreachable())
 #endif
 
+/* The current slab of class 0 of tb ran dry (alloc_one), as it does every
+ * few allocations in a heap that frees at random: the plain turn to the
+ * next slab and the pop from it, with what the fast path already holds
+ * (no type look-up, no class or size test, no stack frame); anything else,
+ * and a slot whose free mark is wrong, goes down the slow path. */
+typedef void *slow_fn(cp_type_desc_t *d, uint32_t cls, bool try_only);
+static inline __attribute__((always_inline)) void *
+turn_and_pop(cp_type_desc_t *d, cp_heap_t *h, cp_tbin_t *tb, bool try_only,
+             slow_fn *slow) {
+  cp_bin_t *b = &tb->bins[0];
+  cp_slab_t *s = b->cur, *n = b->partial;
+  if (CP_LIKELY(turn_is_plain(h, s, n))) {
+    turn(b, s, n);
+    char *p = n->start + n->free;
+    uint32_t slot = n->slot;
+    if (CP_LIKELY(slot >= 8 && cp__is_free_mark(cp__mark_of(p)))) {
+      n->free = *(uint32_t *)p;
+      CP_OWN_ADD(n->used, 1);
+      count_alloc(tb, 1);
+      cp__zero_slot(p, slot);
+      return p;
+    }
+  }
+  return slow(d, 0, try_only);
+}
+typedef void *turn_fn(cp_type_desc_t *d, cp_heap_t *h, cp_tbin_t *tb);
+static __attribute__((noinline)) void *
+alloc_turn(cp_type_desc_t *d, cp_heap_t *h, cp_tbin_t *tb) {
+  return turn_and_pop(d, h, tb, false, cp__heap_alloc_slow);
+}
+static __attribute__((noinline)) void *
+try_alloc_turn(cp_type_desc_t *d, cp_heap_t *h, cp_tbin_t *tb) {
+  return turn_and_pop(d, h, tb, true, cp__heap_alloc_slow);
+}
+
 /* The allocation fast path: the descriptor's rt leads straight to the
  * calling thread's bins of the type (a subtraction, cp__rt_bin, and one
  * compare with the heap's bound, which a descriptor not yet resolved and a
@@ -664,9 +708,8 @@ pop_other_size(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
  * list.  A slot whose free mark is
  * wrong goes down the slow path, which pops it again and reports it; every
  * other way out is a tail call too, so the path needs no stack frame. */
-typedef void *slow_fn(cp_type_desc_t *d, uint32_t cls, bool try_only);
 static inline __attribute__((always_inline)) void *
-alloc_one(cp_type_desc_t *d, bool try_only, slow_fn *slow) {
+alloc_one(cp_type_desc_t *d, bool try_only, slow_fn *slow, turn_fn *dry) {
   cp_heap_t *h = cp__heap;
   uint64_t at = cp__rt_bin(__atomic_load_n(&d->rt, __ATOMIC_RELAXED));
   if (CP_LIKELY(at < __atomic_load_n(&h->nfast, __ATOMIC_RELAXED))) {
@@ -675,53 +718,58 @@ alloc_one(cp_type_desc_t *d, bool try_only, slow_fn *slow) {
     uint32_t off = s->free;
     /* CP_NONE is the only offset with the sign bit set: slabs are far
      * smaller than 2 GiB. */
-    if (CP_LIKELY((int32_t)off >= 0)) {
-      char *p = s->start + off;
-      uint32_t at16 = s->slot16;
-      if (CP_LIKELY(at16 <= 16)) {
-        /* 16 to 32 bytes: two 16-byte stores, at p and p + at16. */
-        if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
-          return pop_zeroed(tb, s, p, at16 + 16);
-      } else if (CP_LIKELY(at16 + 8 <= 7)) {
-        /* 8 to 15 bytes (two or three handles, a key and a handle): two
-         * 8-byte stores.  Unscaled handles make these sizes common. */
-        CP_ASSUME(at16 + 16 >= 8 && at16 + 16 <= 15);
-        if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
-          return pop_zeroed(tb, s, p, at16 + 16);
-      } else if (CP_LIKELY(at16 - 17 <= 31)) {
-        /* 33 to 64 bytes: four 16-byte stores. */
-        CP_ASSUME(at16 >= 17 && at16 <= 48);
-        if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
-          return pop_zeroed(tb, s, p, at16 + 16);
-      } else {
-        return pop_other_size(tb, s, p, at16 + 16);
-      }
+    if (CP_UNLIKELY((int32_t)off < 0))
+      return dry(d, h, tb);
+    char *p = s->start + off;
+    uint32_t at16 = s->slot16;
+    if (CP_LIKELY(at16 <= 16)) {
+      /* 16 to 32 bytes: two 16-byte stores, at p and p + at16. */
+      if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
+        return pop_zeroed(tb, s, p, at16 + 16);
+    } else if (CP_LIKELY(at16 + 8 <= 7)) {
+      /* 8 to 15 bytes (two or three handles, a key and a handle): two
+       * 8-byte stores.  Unscaled handles make these sizes common. */
+      CP_ASSUME(at16 + 16 >= 8 && at16 + 16 <= 15);
+      if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
+        return pop_zeroed(tb, s, p, at16 + 16);
+    } else if (CP_LIKELY(at16 - 17 <= 31)) {
+      /* 33 to 64 bytes: four 16-byte stores. */
+      CP_ASSUME(at16 >= 17 && at16 <= 48);
+      if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
+        return pop_zeroed(tb, s, p, at16 + 16);
+    } else {
+      return pop_other_size(tb, s, p, at16 + 16);
     }
   }
   return slow(d, 0, try_only);
 }
 
 void *cp_alloc(cp_type_desc_t *d) {
-  return alloc_one(d, false, cp__heap_alloc_slow);
+  return alloc_one(d, false, cp__heap_alloc_slow, alloc_turn);
 }
 void *cp_try_alloc(cp_type_desc_t *d) {
-  return alloc_one(d, true, cp__heap_alloc_slow);
+  return alloc_one(d, true, cp__heap_alloc_slow, try_alloc_turn);
 }
 /* The slow path of an allocation at a safepoint: NULL while a switch is
  * pending, so the caller's slow path saves its roots and runs it.  Only
- * here: a pending switch turns every heap's fast path off (set_fast). */
+ * here: a pending switch turns every heap's fast path off (set_fast), and
+ * with it the turn, which a pending switch therefore never reaches. */
 static __attribute__((noinline)) void *
 safepoint_alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only) {
   if (CP_UNLIKELY(__atomic_load_n(&cp__switch_pending, __ATOMIC_RELAXED)))
     return NULL;
   return cp__heap_alloc_slow(d, cls, try_only);
 }
+static __attribute__((noinline)) void *
+safepoint_alloc_turn(cp_type_desc_t *d, cp_heap_t *h, cp_tbin_t *tb) {
+  return turn_and_pop(d, h, tb, true, safepoint_alloc_slow);
+}
 /* The allocation at a safepoint (cp__alloc_fast).  One call rather than
  * a test inline in the caller: a caller whose fast path is one call keeps
  * its values in callee-saved registers (with a test inline, clang moved
  * eight of them in and out of caller-saved ones around the call). */
 void *cp__try_alloc_at_safepoint(cp_type_desc_t *d) {
-  return alloc_one(d, true, safepoint_alloc_slow);
+  return alloc_one(d, true, safepoint_alloc_slow, safepoint_alloc_turn);
 }
 
 static void *alloc_array(cp_type_desc_t *d, size_t n, bool try_only) {
@@ -734,7 +782,8 @@ static void *alloc_array(cp_type_desc_t *d, size_t n, bool try_only) {
     cp__fatal("array of %zu '%s' objects: size overflows", n, d->name);
   }
   if (n == 1)
-    return alloc_one(d, try_only, cp__heap_alloc_slow);
+    return alloc_one(d, try_only, cp__heap_alloc_slow,
+                     try_only ? try_alloc_turn : alloc_turn);
   uint32_t cls = 1;
   while (cls < CP_NCLASSES - 1 && ((size_t)1 << cls) < n)
     cls++;
