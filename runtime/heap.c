@@ -154,7 +154,7 @@ static uint64_t type_allocs(const cp_type_t *t) {
   uint64_t a = t->gone_allocs;
   for (cp_heap_t *h = cp__heaps; h; h = h->next)
     if (t->id < CP_OWN_GET(h->ntb))
-      a += CP_OWN_GET(h->tb[t->id].allocs);
+      a += CP_OWN_GET(cp__tbin_at(h, t->id)->allocs);
   return a;
 }
 
@@ -222,10 +222,17 @@ void cp__set_pending(int v) {
     set_fast(h);
 }
 
+/* A heap and the tbins of the first CP_FAST_TYPES type ids: address space
+ * only, until types come (on 4 KiB pages, not a huge page per thread). */
+static const size_t heap_bytes =
+    sizeof(cp_heap_t) + (size_t)CP_FAST_TYPES * sizeof(cp_tbin_t);
+
 cp_heap_t *cp__heap_new(void) {
-  cp_heap_t *h = calloc(1, sizeof *h);
+  cp_heap_t *h = cp__os_alloc_zeroed(heap_bytes);
   if (!h)
-    cp__fatal("out of memory for a thread's heap");
+    cp__fatal("cannot map a thread's heap (%zu bytes of address space)",
+              heap_bytes);
+  cp__os_advise_pages(h, heap_bytes, false);
   cp__lock();
   h->next = cp__heaps;
   if (cp__heaps)
@@ -236,32 +243,36 @@ cp_heap_t *cp__heap_new(void) {
 }
 
 /* Makes room in h for every registered type (the owner, at the first use
- * of a type).  Statistics read tb under the heap lock, so it moves under
- * it. */
+ * of a type).  Ids below CP_FAST_TYPES have their place in the heap; the
+ * others are in `more`, which moves as it grows: statistics read it under
+ * the heap lock, so it moves under it. */
 static void heap_grow(cp_heap_t *h) {
   cp__lock();
-  uint32_t n = cp__ntypes;
-  if (n > h->ntb) {
-    cp_tbin_t *tb = malloc((size_t)n * sizeof *tb);
-    if (!tb)
+  uint32_t n = cp__ntypes, old = h->ntb;
+  if (n > CP_FAST_TYPES && n > old) {
+    uint32_t had = old > CP_FAST_TYPES ? old - CP_FAST_TYPES : 0;
+    cp_tbin_t *more = malloc((size_t)(n - CP_FAST_TYPES) * sizeof *more);
+    if (!more)
       cp__fatal("out of memory for a thread's heap (%u types)", n);
-    if (h->ntb)
-      memcpy(tb, h->tb, (size_t)h->ntb * sizeof *tb);
-    for (uint32_t i = h->ntb; i < n; i++)
-      tbin_init(&tb[i]);
+    if (had)
+      memcpy(more, h->more, (size_t)had * sizeof *more);
     /* Slabs point at their owner's tbin: move the pointers too. */
-    for (uint32_t i = 0; i < h->ntb; i++)
+    for (uint32_t i = 0; i < had; i++)
       for (uint32_t c = 0; c < CP_NCLASSES; c++) {
-        cp_bin_t *b = &tb[i].bins[c];
+        cp_bin_t *b = &more[i].bins[c];
         if (b->cur != &cp__slab_none)
-          CP_OWN_SET(b->cur->bin, &tb[i]);
+          CP_OWN_SET(b->cur->bin, &more[i]);
         for (cp_slab_t *s = b->partial; s; s = s->next)
-          CP_OWN_SET(s->bin, &tb[i]);
+          CP_OWN_SET(s->bin, &more[i]);
         for (cp_slab_t *s = b->full; s; s = s->next)
-          CP_OWN_SET(s->bin, &tb[i]);
+          CP_OWN_SET(s->bin, &more[i]);
       }
-    free(h->tb);
-    h->tb = tb;
+    free(h->more);
+    h->more = more;
+  }
+  for (uint32_t i = old; i < n; i++)
+    tbin_init(cp__tbin_at(h, i));
+  if (n > old) {
     CP_OWN_SET(h->ntb, n);
     set_fast(h);
   }
@@ -271,7 +282,7 @@ static void heap_grow(cp_heap_t *h) {
 static inline cp_tbin_t *tbin_of(cp_heap_t *h, const cp_type_t *t) {
   if (CP_UNLIKELY(t->id >= h->ntb))
     heap_grow(h);
-  return &h->tb[t->id];
+  return cp__tbin_at(h, t->id);
 }
 
 static void list_push(cp_slab_t **head, cp_slab_t *s) {
@@ -390,7 +401,7 @@ static void arm_full_slabs(cp_heap_t *h) {
   h->unarmed = false;
   for (uint32_t k = 0; k < h->ntb; k++)
     for (uint32_t c = 0; c < CP_NCLASSES; c++) {
-      cp_bin_t *b = &h->tb[k].bins[c];
+      cp_bin_t *b = &cp__tbin_at(h, k)->bins[c];
       for (cp_slab_t *s = b->full, *n; s; s = n) {
         n = s->next;
         if (s->note == CP_NOTE_OFF && !cp__slab_arm(s)) {
@@ -713,7 +724,7 @@ alloc_one(cp_type_desc_t *d, bool try_only, slow_fn *slow, turn_fn *dry) {
   cp_heap_t *h = cp__heap;
   uint64_t at = cp__rt_bin(__atomic_load_n(&d->rt, __ATOMIC_RELAXED));
   if (CP_LIKELY(at < __atomic_load_n(&h->nfast, __ATOMIC_RELAXED))) {
-    cp_tbin_t *tb = (cp_tbin_t *)((char *)h->tb + at);
+    cp_tbin_t *tb = (cp_tbin_t *)((char *)h->tb + at); /* no load */
     cp_slab_t *s = tb->bins[0].cur;
     uint32_t off = s->free;
     /* CP_NONE is the only offset with the sign bit set: slabs are far
@@ -978,7 +989,7 @@ typedef void (*slab_fn)(cp_heap_t *h, cp_slab_t *s, void *ctx);
 static void each_owned(cp_heap_t *h, slab_fn fn, void *ctx) {
   for (uint32_t k = 0; k < h->ntb; k++)
     for (uint32_t c = 0; c < CP_NCLASSES; c++) {
-      cp_bin_t *b = &h->tb[k].bins[c];
+      cp_bin_t *b = &cp__tbin_at(h, k)->bins[c];
       if (b->cur != &cp__slab_none)
         fn(h, b->cur, ctx);
       for (cp_slab_t *s = b->partial, *n; s; s = n) {
@@ -1024,11 +1035,16 @@ static void orphan_one(cp_heap_t *h, cp_slab_t *s, void *ctx) {
   list_push(&s->type->orphans[s->cls], s);
 }
 
+static void heap_free(cp_heap_t *h) {
+  free(h->more);
+  cp__os_free(h, heap_bytes);
+}
+
 /* Unlinks h and moves its allocation counts to the types.  Heap lock
  * held. */
 static void heap_forget(cp_heap_t *h) {
   for (uint32_t k = 0; k < h->ntb && k < cp__ntypes; k++) {
-    cp__types[k]->gone_allocs += h->tb[k].allocs;
+    cp__types[k]->gone_allocs += cp__tbin_at(h, k)->allocs;
   }
   if (h->prev)
     h->prev->next = h->next;
@@ -1059,8 +1075,7 @@ void cp__heap_abandon(cp_heap_t *h) {
   each_owned(h, orphan_one, NULL);
   heap_forget(h);
   cp__unlock();
-  free(h->tb);
-  free(h);
+  heap_free(h);
 }
 
 /* In the child of fork: threads that were between two steps of the remote
@@ -1072,7 +1087,7 @@ static void reset_one(cp_heap_t *h, cp_slab_t *s, void *ctx) {
   s->note = CP_NOTE_OFF;
   if (s->where == CP_IN_FULL) {
     cp__slab_collect(s);
-    cp_bin_t *b = &h->tb[s->type->id].bins[s->cls];
+    cp_bin_t *b = &cp__tbin_at(h, s->type->id)->bins[s->cls];
     if (s->free != CP_NONE || !cp__slab_arm(s)) {
       cp__slab_collect(s);
       bin_to_partial(h, b, s);
@@ -1089,8 +1104,7 @@ void cp__heap_after_fork(cp_heap_t *self) {
       continue;
     each_owned(h, orphan_one, (void *)1);
     heap_forget(h);
-    free(h->tb);
-    free(h);
+    heap_free(h);
   }
   for (uint32_t k = 0; k < cp__ntypes; k++)
     for (uint32_t c = 0; c < CP_NCLASSES; c++)
@@ -1106,7 +1120,8 @@ void cp__heaps_forget_slabs(void) {
     h->notes = NULL;
     for (uint32_t k = 0; k < h->ntb; k++)
       for (uint32_t c = 0; c < CP_NCLASSES; c++)
-        h->tb[k].bins[c] = (cp_bin_t){&cp__slab_none, NULL, NULL, NULL};
+        cp__tbin_at(h, k)->bins[c] =
+            (cp_bin_t){&cp__slab_none, NULL, NULL, NULL};
   }
   for (uint32_t k = 0; k < cp__ntypes; k++)
     for (uint32_t c = 0; c < CP_NCLASSES; c++)
@@ -1122,7 +1137,7 @@ void cp__heap_place(cp_heap_t *h, cp_slab_t *w, uint8_t where) {
     list_push(&w->type->orphans[w->cls], w);
     return;
   }
-  cp_tbin_t *tb = &h->tb[w->type->id];
+  cp_tbin_t *tb = cp__tbin_at(h, w->type->id);
   cp_bin_t *b = &tb->bins[w->cls];
   CP_OWN_SET(w->bin, tb);
   bool room = w->free != CP_NONE || w->bump < w->nslots;

@@ -611,11 +611,11 @@ typedef struct cp_bin {
  * the first cache line, which the fast paths touch; 512 bytes, so an index
  * is a shift. */
 typedef struct cp_tbin {
-  cp_bin_t bins[CP_NCLASSES];
   /* Allocations (elements) by this heap's thread, owner-written
    * (CP_OWN_*), read by statistics.  Frees are not counted: the live
    * count comes from the slabs (heap.c). */
   uint64_t allocs;
+  cp_bin_t bins[CP_NCLASSES];
   char pad[512 - CP_NCLASSES * sizeof(cp_bin_t) - 8];
 } cp_tbin_t;
 _Static_assert(sizeof(cp_tbin_t) == 512, "a tbin is 512 bytes");
@@ -630,9 +630,10 @@ static inline uint64_t cp__rt_bin(const cp_type_t *t) {
 }
 
 typedef struct cp_heap {
-  cp_tbin_t *tb;         /* per type id; grown by the owner under the heap
+  cp_tbin_t *more;       /* per type id from CP_FAST_TYPES up (tb holds the
+                            ones below); grown by the owner under the heap
                             lock, read by statistics under it */
-  uint32_t ntb;          /* entries of tb */
+  uint32_t ntb;          /* type ids with a tbin (cp__tbin_at) */
   uint64_t nfast;        /* the allocation fast path takes types whose
                             cp__rt_bin is below: tb's entries (up to
                             CP_FAST_TYPES), or none under COMPACTPTR_DEBUG=1
@@ -645,7 +646,17 @@ typedef struct cp_heap {
   struct cp_heap *next, *prev; /* every heap (heap lock) */
   bool unarmed;          /* full slabs went unarmed while the process had
                             one thread; armed once it has more */
+  /* The tbins of type ids below CP_FAST_TYPES, in the heap's own mapping
+   * (cp__heap_new: 2 MiB of address space, a page of memory per 8 types
+   * used), so the allocation fast path finds a type's bins at a fixed
+   * offset from the heap, without loading a pointer to them; entries
+   * from ntb up are not initialised. */
+  _Alignas(64) cp_tbin_t tb[];
 } cp_heap_t;
+static inline cp_tbin_t *cp__tbin_at(cp_heap_t *h, uint32_t id) {
+  return CP_LIKELY(id < CP_FAST_TYPES) ? &h->tb[id]
+                                       : &h->more[id - CP_FAST_TYPES];
+}
 
 /* The calling thread's heap; &cp__heap_empty (no types, no slabs) until the
  * thread first allocates or frees, and again after its exit hook ran. */
