@@ -348,6 +348,8 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
     return Sp; // the roots are in their slots until the region's exit
   bool Ok;
   std::vector<const SlotRoot *> Live = liveAt(CB, CE, EB, EE, At, Ok, true);
+  if (const auto *AC = dyn_cast<CallExpr>(At); AC && NotSavedAt.count(AC))
+    llvm::erase_if(Live, [&](const SlotRoot *R) { return NotSavedAt[AC].count(R->VD); });
   if (!Ok || Live.empty())
     return Sp;
   for (const SlotRoot *R : Live)

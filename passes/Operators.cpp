@@ -86,7 +86,7 @@ std::string Printer::binaryText(const BinaryOperator *BO) {
   case BO_Assign:
     if (isSlotDeref(M, L)) {
       std::string Call = "cp__slot_store(" + slotAddr(L) + ", " + text(R) + ")";
-      if (isStatementLevel(BO))
+      if (isValueDiscarded(BO))
         return Call;
       return "((" + ty(L->getType(), L) + ")" + Call + ")";
     }
@@ -95,7 +95,7 @@ std::string Printer::binaryText(const BinaryOperator *BO) {
       // check (Provenance.cpp).
       std::string Store = (isKnownCompact(S, R) ? "cp__sth_known(&" : "cp__sth(&") +
                           clv(L) + ", " + text(R) + ")";
-      if (isStatementLevel(BO))
+      if (isValueDiscarded(BO))
         return Store;
       return "((" + ty(L->getType(), L) + ")" + Store + ")";
     }

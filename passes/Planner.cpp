@@ -32,22 +32,6 @@ template <typename Pred> bool anyNode(const Stmt *St, Pred P) {
   return false;
 }
 
-bool hasStaticLocal(const Stmt *St) {
-  return anyNode(St, [](const Stmt *X) {
-    if (const auto *DS = dyn_cast<DeclStmt>(X))
-      for (const Decl *D : DS->decls())
-        if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->isStaticLocal())
-          return true;
-    return false;
-  });
-}
-
-bool hasLabel(const Stmt *St) {
-  return anyNode(St, [](const Stmt *X) {
-    return isa<LabelStmt>(X) || isa<AddrLabelExpr>(X);
-  });
-}
-
 /// A case label of a switch around St (Duff's device): two copies of St
 /// would repeat it.
 bool hasForeignCase(const Stmt *St) {
@@ -139,6 +123,22 @@ const char *formName(FunctionForm F) {
 }
 
 } // namespace
+
+bool hasStaticLocal(const Stmt *St) {
+  return anyNode(St, [](const Stmt *X) {
+    if (const auto *DS = dyn_cast<DeclStmt>(X))
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->isStaticLocal())
+          return true;
+    return false;
+  });
+}
+
+bool hasLabel(const Stmt *St) {
+  return anyNode(St, [](const Stmt *X) {
+    return isa<LabelStmt>(X) || isa<AddrLabelExpr>(X);
+  });
+}
 
 unsigned Planner::classOf(const FunctionDecl *FD) const {
   if (!FD)

@@ -26,6 +26,11 @@
 
 namespace compactptr {
 
+/// St declares a static local / has a label (or takes one's address):
+/// printed twice, once per layout, it would have two of them.
+bool hasStaticLocal(const clang::Stmt *St);
+bool hasLabel(const clang::Stmt *St);
+
 enum class FunctionForm { Compact, Wide, Dual, Checked };
 
 /// One decision about a statement of a function, with its reason.

@@ -670,6 +670,30 @@ bool Printer::isStatementLevel(const Expr *E) {
   return P && !isa<Expr>(P) && !isa<ReturnStmt>(P);
 }
 
+bool Printer::isValueDiscarded(const Expr *E) {
+  if (isStatementLevel(E))
+    return true;
+  // Up through parentheses: the left of a comma, the right of one whose
+  // value is discarded, or cast to void (`(p->key = k, p->next = n, p)`,
+  // as initializing macros write).
+  const Stmt *X = E;
+  for (;;) {
+    auto Ps = S.Ctx.getParents(*X);
+    const Stmt *P = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+    if (const auto *PE = dyn_cast_or_null<ParenExpr>(P)) {
+      X = PE;
+      continue;
+    }
+    if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P); BO && BO->getOpcode() == BO_Comma)
+      return BO->getLHS() == X || isValueDiscarded(BO); // the right: as the comma
+    if (isa_and_nonnull<BinaryOperator>(P))
+      return false;
+    if (const auto *CE = dyn_cast_or_null<CStyleCastExpr>(P))
+      return CE->getType()->isVoidType();
+    return false;
+  }
+}
+
 std::string Printer::traitText(const UnaryExprOrTypeTraitExpr *U) {
   std::string Kw = U->getKind() == UETT_SizeOf ? "sizeof"
                    : U->getKind() == UETT_AlignOf ? "_Alignof"

@@ -120,6 +120,10 @@ public:
   /// E's value is discarded or only tested (expression statement,
   /// for-increment, condition).
   bool isStatementLevel(const clang::Expr *E);
+  /// Nothing reads E's value: it is statement-level, the left of a comma,
+  /// or cast to void (so a store needs no value cast, which
+  /// -Wunused-value would flag).
+  bool isValueDiscarded(const clang::Expr *E);
   /// How C names T in the output.  A struct, union or enum without a tag
   /// or typedef name has no name that compiles (clang spells it "(unnamed
   /// struct at f.c:7:3)"): the use At is refused (when given).

@@ -10,7 +10,8 @@
 //      the expression's text picks its layout by mode after it.  The roots
 //      live across each call are saved and read back by FrameSlots.cpp.
 // Tests: test/switchable/safepoint-in-expression.c,
-//        test/switchable/allocation-safepoint.c.
+//        test/switchable/allocation-safepoint.c,
+//        test/switchable/allocation-macro-initializes.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Walker.h"
@@ -201,6 +202,39 @@ static bool assignsAny(const CallExpr *CE, const std::vector<const VarDecl *> &V
 /// can switch, so their dispatch would only test it again.
 bool CheckedWalker::modeText(const Expr *E, bool BoolCtx, const Printer::NameMap &Names,
                              const Printer::SpillMap &Spills, std::string &Text) {
+  // (Not when SE is a unit of E, `__extension__ ({ ... })`: then Names
+  // holds its text already.)
+  if (const auto *SE = dyn_cast<StmtExpr>(E->IgnoreParens());
+      SE && AllocFirst.count(SE) && !Names.count(SE)) {
+    // ({ void *cp__aN = <the allocation>; cp_is_compact() ? <SE, compact>
+    //                                                    : <SE, wide>; })
+    // with the allocation in SE named cp__aN: it may switch, so the
+    // layout is picked after it.
+    const CallExpr *In = AllocUnits.at(SE);
+    std::string A, Tmp = "cp__a" + std::to_string(++FrameCounter);
+    {
+      Printer::Context SC(Direct, Names, Spills), SW(W, Names, Spills);
+      A = Direct.text(In);
+      if (A != W.text(In) || !W.affected(SE)) { // an allocation prints alike
+        S.report(Diag::Internal, SE->getBeginLoc(),
+                 "compactptr internal error: cannot print this allocation before "
+                 "the statement expression it is in",
+                 {CharSourceRange::getTokenRange(SE->getSourceRange())});
+        return false;
+      }
+    }
+    Printer::NameMap Inner = Names;
+    Inner[In] = Tmp;
+    Printer::Context SC(Direct, Inner, Spills), SW(W, Inner, Spills);
+    std::string TC = Direct.text(SE), TW = W.text(SE);
+    bool Void = isDiscarded(E) || SE->getType()->isVoidType();
+    std::string Pick = Void ? "cp_is_compact() ? (void)" + TC + " : (void)" + TW
+                            : "cp_is_compact() ? " + TC + " : " + TW;
+    Text = "({ void *" + Tmp + " = " + A + "; " + Pick + "; })";
+    if (BoolCtx)
+      Text = "!!" + Text;
+    return true;
+  }
   Printer::Context SC(Direct, Names, Spills), SW(W, Names, Spills);
   if (!Direct.affected(E))
     return false;
@@ -333,6 +367,125 @@ static bool declaresRootIn(const Model &M, const SourceManager &SM,
   return false;
 }
 
+/// Whether the allocation In is the first thing statement expression SE
+/// evaluates, so that it can be evaluated before SE: what comes before it
+/// evaluates nothing (declarations without initializers or with constant
+/// ones, type declarations, empty statements), and on the way down to it
+/// every operand that C evaluates earlier has In in it (an if's condition,
+/// a variable's initializer or new value, the left of &&, || and the
+/// comma) and every operand that C leaves unordered beside it has no side
+/// effects (`(p = malloc(n)) == NULL`).  In's arguments may not read a
+/// variable SE declares.
+bool CheckedWalker::allocatesFirst(const StmtExpr *SE, const CallExpr *In) {
+  const CompoundStmt *Body = SE->getSubStmt();
+  if (!Body)
+    return false;
+  auto contains = [](const Stmt *X, const Stmt *Y) {
+    std::function<bool(const Stmt *)> in = [&](const Stmt *Z) {
+      if (!Z || Z == Y)
+        return Z != nullptr;
+      for (const Stmt *C : Z->children())
+        if (in(C))
+          return true;
+      return false;
+    };
+    return in(X);
+  };
+  // 1: In comes first in X; 0: X evaluates nothing; -1: something else
+  // comes first (or X is a statement this does not look into).
+  std::function<int(const Stmt *)> first = [&](const Stmt *X) -> int {
+    if (!X || isa<NullStmt>(X))
+      return 0;
+    if (X == In)
+      return 1;
+    if (const auto *CS = dyn_cast<CompoundStmt>(X)) {
+      for (const Stmt *C : CS->body())
+        if (int R = first(C))
+          return R;
+      return 0;
+    }
+    if (const auto *DS = dyn_cast<DeclStmt>(X)) {
+      for (const Decl *D : DS->decls()) {
+        if (const auto *TD = dyn_cast<TypedefNameDecl>(D);
+            TD && TD->getUnderlyingType()->isVariablyModifiedType())
+          return -1; // its size is evaluated here
+        const auto *VD = dyn_cast<VarDecl>(D);
+        if (!VD)
+          continue; // a typedef, a struct
+        if (VD->getType()->isVariablyModifiedType() || VD->hasGlobalStorage())
+          return -1;
+        const Expr *I = VD->getInit();
+        if (!I || (!contains(I, In) && I->isEvaluatable(S.Ctx)))
+          continue;
+        return first(I) == 1 ? 1 : -1;
+      }
+      return 0;
+    }
+    if (const auto *IS = dyn_cast<IfStmt>(X))
+      return !IS->getInit() && !IS->getConditionVariable() && first(IS->getCond()) == 1 ? 1 : -1;
+    const auto *E = dyn_cast<Expr>(X);
+    if (!E)
+      return -1;
+    E = E->IgnoreParenCasts();
+    if (E == In)
+      return 1;
+    if (const auto *UO = dyn_cast<UnaryOperator>(E);
+        UO && !UO->isIncrementDecrementOp() && UO->getOpcode() != UO_Deref)
+      return first(UO->getSubExpr()) == 1 ? 1 : -1;
+    const auto *BO = dyn_cast<BinaryOperator>(E);
+    if (!BO)
+      return -1;
+    const Expr *L = BO->getLHS(), *R = BO->getRHS();
+    if (BO->getOpcode() == BO_Assign)
+      return isa<DeclRefExpr>(L->IgnoreParens()) && first(R) == 1 ? 1 : -1;
+    if (BO->isLogicalOp() || BO->getOpcode() == BO_Comma || BO->isAssignmentOp())
+      return first(L) == 1 ? 1 : -1; // compound assignment: not looked into
+    if (contains(L, In) && !R->HasSideEffects(S.Ctx))
+      return first(L) == 1 ? 1 : -1;
+    if (contains(R, In) && !L->HasSideEffects(S.Ctx))
+      return first(R) == 1 ? 1 : -1;
+    return -1;
+  };
+  // SE is printed once per layout after it: a static local or a label
+  // would be two.
+  if (first(Body) != 1 || hasStaticLocal(Body) || hasLabel(Body))
+    return false;
+  // In's text goes before SE, where nothing SE declares is in scope: it
+  // may not name any of it (a variable, also under sizeof, a typedef, an
+  // enumerator).
+  std::set<std::string> Own;
+  std::function<void(const Stmt *)> declared = [&](const Stmt *X) {
+    if (const auto *DS = dyn_cast_or_null<DeclStmt>(X))
+      for (const Decl *D : DS->decls()) {
+        if (const auto *ND = dyn_cast<NamedDecl>(D); ND && ND->getIdentifier())
+          Own.insert(ND->getName().str());
+        if (const auto *ED = dyn_cast<EnumDecl>(D))
+          for (const EnumConstantDecl *C : ED->enumerators())
+            Own.insert(C->getName().str());
+      }
+    if (X)
+      for (const Stmt *C : X->children())
+        declared(C);
+  };
+  declared(Body);
+  Printer::NameMap None;
+  Printer::Context SC(Direct, None);
+  std::string A = Direct.text(In);
+  for (size_t I = 0; I < A.size();) {
+    if (!isAsciiIdentifierStart(A[I])) {
+      ++I;
+      continue;
+    }
+    size_t J = I;
+    while (J < A.size() && isAsciiIdentifierContinue(A[J]))
+      ++J;
+    if (Own.count(A.substr(I, J - I)))
+      return false;
+    I = J;
+  }
+  return true;
+}
+
 bool CheckedWalker::declaresRootBefore(const StmtExpr *SE, const CallExpr *At) {
   return declaresRootIn(M, S.Ctx.getSourceManager(), SE->getSubStmt(), At);
 }
@@ -361,6 +514,8 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
   bool Layout = !Inner.empty() && !sameText(E);
   std::vector<const CallExpr *> InnerAllocs;
   AllocUnits.clear();
+  AllocFirst.clear();
+  NotSavedAt.clear();
   for (auto [In, SE] : Inner) {
     // Harmless where nothing around the call depends on the layout and no
     // compact pointer is live across it (`CHECK(write(fd, ...))`).
@@ -384,6 +539,31 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
     if (slowPathSite(In) && sameText(SE) && !declaresRootBefore(SE, In)) {
       InnerAllocs.push_back(In);
       AllocUnits.insert({SE, In});
+      continue;
+    }
+    // The usual allocation macro initializes the object it allocates
+    // (`({ T *p = malloc(sizeof *p); p->key = k; p->next = NULL; p; })`):
+    // its text depends on the layout, but the allocation is the first
+    // thing it evaluates, so the mode can be tested after it.
+    if (slowPathSite(In) && allocatesObject(S, In) && sameText(In) &&
+        allocatesFirst(SE, In) &&
+        llvm::count_if(Inner, [SE = SE](const auto &P) { return P.second == SE; }) == 1) {
+      InnerAllocs.push_back(In);
+      AllocUnits.insert({SE, In});
+      AllocFirst.insert(SE);
+      // SE's own variables hold nothing yet where In runs, before SE,
+      // out of their scope: none is saved around it.
+      std::set<const VarDecl *> &Own = NotSavedAt[In];
+      std::function<void(const Stmt *)> own = [&](const Stmt *X) {
+        if (const auto *DS = dyn_cast_or_null<DeclStmt>(X))
+          for (const Decl *D : DS->decls())
+            if (const auto *VD = dyn_cast<VarDecl>(D))
+              Own.insert(VD);
+        if (X)
+          for (const Stmt *C : X->children())
+            own(C);
+      };
+      own(SE->getSubStmt());
       continue;
     }
     std::string From = SE->getBeginLoc().isMacroID()

@@ -146,6 +146,14 @@ private:
   Printer::SpillMap Spills; ///< of the full expression being printed
   /// Its statement expressions that are units, each with its allocation.
   std::map<const clang::StmtExpr *, const clang::CallExpr *> AllocUnits;
+  /// Those of them whose text depends on the layout, the allocation the
+  /// first thing they evaluate (`({ T *p = malloc(..); p->next = 0; p; })`):
+  /// printed with the mode tested after the allocation (modeText).
+  std::set<const clang::StmtExpr *> AllocFirst;
+  /// Their allocations, each with the variables its statement expression
+  /// declares: not in scope where it is printed, so not saved around it.
+  std::map<const clang::CallExpr *, std::set<const clang::VarDecl *>> NotSavedAt;
+  bool allocatesFirst(const clang::StmtExpr *SE, const clang::CallExpr *In);
   bool modeText(const clang::Expr *E, bool BoolCtx, const Printer::NameMap &Names,
                 const Printer::SpillMap &Spills, std::string &Text);
 

@@ -1,7 +1,9 @@
 // Switchable mode: a statement expression is printed whole, by mode, so a
-// call in it that may reach a safepoint (an allocation in a `({ ... })`
-// allocation macro) would switch after its layout was picked and with the
-// roots around it unsaved: refused, at the user's macro or text.  A native
+// call in it that may reach a safepoint would switch after its layout was
+// picked and with the roots around it unsaved: refused, at the user's
+// macro or text -- unless the call is an allocation and either nothing in
+// the statement expression depends on the layout or the allocation is the
+// first thing it evaluates (then the mode is tested after it).  A native
 // region that holds compact pointers must be two statements of one block.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=switchable -fsyntax-only -Xclang -verify %s
@@ -11,13 +13,45 @@
 
 struct CP_COMPACT node { long key; struct node *next; };
 
+// The allocation first, the layout after it: accepted
+// (switchable/allocation-macro-initializes.c runs such macros).
 #define NEW_ZEROED(T) __extension__({ T *p_ = malloc(sizeof *p_); memset(p_, 0, sizeof *p_); p_; })
 
 struct node *push(struct node *head, long key) {
-  struct node *n = NEW_ZEROED(struct node); // expected-error {{this statement expression (from macro 'NEW_ZEROED') calls a function that may reach a safepoint}}
+  struct node *n = NEW_ZEROED(struct node);
   n->key = key;
   n->next = head;
   return n;
+}
+
+// Something evaluated before the allocation, an allocation whose size
+// reads a variable of the macro's, two allocations: refused.
+#define NEW_KEYED(T, k) __extension__({ long k_ = (k); T *p_ = malloc(sizeof *p_); p_->key = k_; p_; })
+#define NEW_MANY(T, n) __extension__({ unsigned long n_ = (n); T *p_; p_ = malloc(n_ * sizeof *p_); p_->key = 0; p_; })
+#define NEW_TWO(T) __extension__({ T *a_ = malloc(sizeof *a_); a_->next = malloc(sizeof *a_); a_; })
+struct node *not_first(long key) {
+  struct node *a = NEW_KEYED(struct node, key); // expected-error {{this statement expression (from macro 'NEW_KEYED') calls a function that may reach a safepoint}}
+  struct node *b = NEW_MANY(struct node, 2); // expected-error {{this statement expression (from macro 'NEW_MANY') calls a function that may reach a safepoint}}
+  struct node *c = NEW_TWO(struct node); // expected-error {{this statement expression (from macro 'NEW_TWO') calls a function that may reach a safepoint}}
+  a->next = b;
+  b->next = c;
+  return a;
+}
+
+// A call before the allocation on the left of a comma, a call beside it
+// that C may run first, a size that reads the layout, a static local that
+// printing once per layout would make two of: refused.
+long bump(void);
+struct node *pick(void);
+struct node *not_alone(struct node *h) {
+  struct node *a = ({ struct node *p_; p_ = (bump(), malloc(sizeof *p_)); p_->key = 1; p_; }); // expected-error {{this statement expression calls a function that may reach a safepoint}}
+  struct node *b = ({ struct node *p_; if ((p_ = malloc(sizeof *p_)) == pick()) abort(); p_->key = 2; p_; }); // expected-error {{this statement expression calls a function that may reach a safepoint}}
+  struct node *c = ({ struct node *p_ = calloc(h->key, sizeof *p_); p_->key = 3; p_; }); // expected-error {{this statement expression calls a function that may reach a safepoint}}
+  struct node *d = ({ struct node *p_ = malloc(sizeof *p_); static long made_; p_->key = ++made_; p_; }); // expected-error {{this statement expression calls a function that may reach a safepoint}}
+  a->next = b;
+  b->next = c;
+  c->next = d;
+  return a;
 }
 
 long poll_inside(struct node *n) {

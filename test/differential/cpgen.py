@@ -1195,8 +1195,9 @@ class Gen:
 # Real C hides its accesses in macros: accessor macros (`NEXT(p)` for
 # `p->next`, as lvalues and rvalues), macros inside macros (`ACC_b(ACC_a(p))`
 # for `p->a->b`), allocation macros (`NEW(T)` for `malloc(sizeof(T))`, and
-# `({ T *p = malloc(sizeof(T)); if (!p) exit(3); p; })` for a variable's
-# whole new value),
+# `({ T *p = malloc(sizeof(T)); if (!p) exit(3); p; })` and the
+# layout-dependent `({ T *p = malloc(sizeof(T)); memset(p, 0, sizeof *p);
+# p; })` for a variable's whole new value),
 # statement macros in `do { } while (0)`, and `#`/`##` macros that touch no
 # compact type.  For half of the seeds (drawn from a PRNG of their own, so
 # the base program of every seed is unchanged) the program's text is
@@ -1204,8 +1205,10 @@ class Gen:
 # output through the macros.
 
 MACRO_PRELUDE = r"""/* cpgen: macro-wrapped accesses */
+#include <string.h>
 #define CPG_NEW(T) ((T *)malloc(sizeof(T)))
 #define CPG_XNEW(T) __extension__({ T *cpg_p = malloc(sizeof(T)); if (!cpg_p) exit(3); cpg_p; })
+#define CPG_ZNEW(T) __extension__({ T *cpg_z = malloc(sizeof(T)); memset(cpg_z, 0, sizeof *cpg_z); cpg_z; })
 #define CPG_STMT(...) do { __VA_ARGS__ } while (0)
 #define CPG_STR(x) #x
 #define CPG_CAT(a, b) a##b
@@ -1258,12 +1261,14 @@ def macro_wrap(src, seed):
             if new2 == new:
                 break
             new = new2
-        # Every other allocation that is a variable's whole new value goes
-        # through a statement-expression macro (xmalloc-style: checked in
-        # the macro), the rest through a cast macro.
+        # Allocations that are a variable's whole new value go in turn
+        # through a cast macro, a statement-expression macro that checks
+        # (xmalloc-style) and one that clears the object it allocates (its
+        # text depends on the layout: the allocation goes first); the rest
+        # through the cast macro.
         whole = _WHOLE_ALLOC.match(new) is not None
         new, k = _MALLOC.subn(lambda m: "CPG_%sNEW(struct %s)" % (
-            "X" if whole and count % 2 else "", m.group(1)), new)
+            ("", "X", "Z")[count % 3] if whole else "", m.group(1)), new)
         count += k
         stripped = new.strip()
         if (stripped.endswith(";") and not stripped.startswith(("return", "case", "default", "break", "continue", "goto"))

@@ -25,6 +25,12 @@ void set_next(struct node *p, struct node *q) { p->next = q; }
 struct node *set_get(struct node *p, struct node *q) { return p->next = q; }
 // CHECK: struct node *set_get(struct node *p, struct node *q) { return ((struct node *)cp__sth(&(((struct cp__c_node *)(p))->next), q)); }
 
+// A store whose value nothing reads, inside a comma expression (as
+// initializing macros write them): no value cast, which -Wunused-value
+// flags under -Wall -Werror.
+struct node *init(struct node *p, struct node *q) { return (p->key = 5, p->next = q, p); }
+// CHECK: struct node *init(struct node *p, struct node *q) { return ((((struct cp__c_node *)(p))->key) = 5, cp__sth(&(((struct cp__c_node *)(p))->next), q), p); }
+
 void bump(struct node *p) { p->key += 2; p->key++; }
 // CHECK: void bump(struct node *p) { (((struct cp__c_node *)(p))->key) += 2; (((struct cp__c_node *)(p))->key)++; }
 
@@ -37,6 +43,8 @@ int main(void) {
   bump(a);
   printf("%d %d %d\n", key_of(a), next_of(a)->key, set_get(b, a) == a);
   // OUT: 4 2 1
+  printf("%d %d\n", init(b, a)->key, b->next == a);
+  // OUT: 5 1
   free(a);
   free(b);
   return 0;
