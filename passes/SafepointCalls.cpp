@@ -302,11 +302,20 @@ bool CheckedWalker::unitsOf(const Stmt *St, const Expr *E,
   }
   llvm::SmallVector<const Expr *, 2> Later;
   if (sequencing(St, Later)) {
+    // (An allocation macro counts as a call: `n->next = c ? NEW(T) : 0`
+    // evaluates the whole ?: first.)
+    std::function<bool(const Stmt *)> allocUnitIn = [&](const Stmt *X) {
+      if (!X)
+        return false;
+      if (const auto *SE = dyn_cast<StmtExpr>(X))
+        return AllocUnits.count(SE) != 0;
+      return llvm::any_of(X->children(), allocUnitIn);
+    };
     bool Calls = false;
     for (const Expr *X : Later) {
       std::vector<const CallExpr *> In;
       mayReachCalls(Pl, X, In);
-      Calls |= !In.empty();
+      Calls |= !In.empty() || allocUnitIn(X);
     }
     if (Calls && St != E) {
       Units.push_back(cast<Expr>(St));
