@@ -643,15 +643,14 @@ static _Noreturn void bad_free_list(const cp_slab_t *s, const void *p) {
 }
 static inline bool is_free_mark(uint32_t m) { return cp__is_free_mark(m); }
 
-/* Takes slot p off the free list of s (the current slab of class 0 of
- * tb; its free mark checked) and clears it.  Written for one slot size
- * range at a time (16 to 32 bytes, the usual node; 8 to 15; 33 to 64), so
- * the clearing folds to a few stores. */
+/* Takes slot p off the free list of s (a current slab of class 0; its
+ * free mark checked; the allocation counted) and clears it.  Written for
+ * one slot size range at a time (16 to 32 bytes, the usual node; 8 to 15;
+ * 33 to 64), so the clearing folds to a few stores. */
 static inline __attribute__((always_inline)) void *
-pop_zeroed(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
+pop_zeroed(cp_slab_t *s, char *p, uint32_t slot) {
   s->free = *(uint32_t *)p;
   CP_OWN_ADD(s->used, 1);
-  count_alloc(tb, 1);
   cp__zero_slot(p, slot);
   return p;
 }
@@ -659,10 +658,10 @@ pop_zeroed(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
 /* Other slot sizes, out of line (a tail call), so the fast path keeps no
  * register of its own. */
 static __attribute__((noinline)) void *
-pop_other_size(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
+pop_other_size(cp_slab_t *s, char *p, uint32_t slot) {
   if (cp__slot_marked(slot) && !is_free_mark(cp__mark_of(p)))
     bad_free_list(s, p);
-  void *r = pop_zeroed(tb, s, p, slot);
+  void *r = pop_zeroed(s, p, slot);
   /* Opaque, so the caller does not keep p alive across the call to return
    * it itself (which would cost the tail call and a saved register). */
   __asm__("" : "+r"(r));
@@ -677,11 +676,12 @@ pop_other_size(cp_tbin_t *tb, cp_slab_t *s, char *p, uint32_t slot) {
 #define CP_ASSUME(c) ((c) ? (void)0 : __builtin_unreachable())
 #endif
 
-/* The current slab of class 0 of tb ran dry (alloc_one), as it does every
- * few allocations in a heap that frees at random: the plain turn to the
- * next slab and the pop from it, with what the fast path already holds
- * (no type look-up, no class or size test, no stack frame); anything else,
- * and a slot whose free mark is wrong, goes down the slow path. */
+/* The current slab of class 0 of tb ran dry (alloc_one, which counted the
+ * allocation), as it does every few allocations in a heap that frees at
+ * random: the plain turn to the next slab and the pop from it, with what
+ * the fast path already holds (no type look-up, no class or size test, no
+ * stack frame); anything else, and a slot whose free mark is wrong, goes
+ * down the slow path, which counts it itself. */
 typedef void *slow_fn(cp_type_desc_t *d, uint32_t cls, bool try_only);
 static inline __attribute__((always_inline)) void *
 turn_and_pop(cp_type_desc_t *d, cp_heap_t *h, cp_tbin_t *tb, bool try_only,
@@ -695,62 +695,72 @@ turn_and_pop(cp_type_desc_t *d, cp_heap_t *h, cp_tbin_t *tb, bool try_only,
     if (CP_LIKELY(slot >= 8 && cp__is_free_mark(cp__mark_of(p)))) {
       n->free = *(uint32_t *)p;
       CP_OWN_ADD(n->used, 1);
-      count_alloc(tb, 1);
       cp__zero_slot(p, slot);
       return p;
     }
   }
+  count_alloc(tb, (uint64_t)-1);
   return slow(d, 0, try_only);
 }
-typedef void *turn_fn(cp_type_desc_t *d, cp_heap_t *h, cp_tbin_t *tb);
+/* (The bins as alloc_one found them, h->tb + at: recomputed here, so the
+ * fast path keeps no register for them.) */
+typedef void *turn_fn(cp_type_desc_t *d, cp_heap_t *h, uint64_t at);
 static __attribute__((noinline)) void *
-alloc_turn(cp_type_desc_t *d, cp_heap_t *h, cp_tbin_t *tb) {
-  return turn_and_pop(d, h, tb, false, cp__heap_alloc_slow);
+alloc_turn(cp_type_desc_t *d, cp_heap_t *h, uint64_t at) {
+  return turn_and_pop(d, h, (cp_tbin_t *)((char *)h->tb + at), false,
+                      cp__heap_alloc_slow);
 }
 static __attribute__((noinline)) void *
-try_alloc_turn(cp_type_desc_t *d, cp_heap_t *h, cp_tbin_t *tb) {
-  return turn_and_pop(d, h, tb, true, cp__heap_alloc_slow);
+try_alloc_turn(cp_type_desc_t *d, cp_heap_t *h, uint64_t at) {
+  return turn_and_pop(d, h, (cp_tbin_t *)((char *)h->tb + at), true,
+                      cp__heap_alloc_slow);
 }
 
 /* The allocation fast path: the descriptor's rt leads straight to the
  * calling thread's bins of the type (a subtraction, cp__rt_bin, and one
  * compare with the heap's bound, which a descriptor not yet resolved and a
  * heap without room for the type fail), then the current slab's free
- * list.  A slot whose free mark is
- * wrong goes down the slow path, which pops it again and reports it; every
- * other way out is a tail call too, so the path needs no stack frame. */
+ * list.  The allocation is counted as soon as the bins are found (one add
+ * at h + at, before h and at are needed for anything else), and
+ * uncounted on the ways out that count it again.  A slot whose free mark
+ * is wrong goes down the slow path, which pops it again and reports it;
+ * every other way out is a tail call too, so the path needs no stack
+ * frame. */
 static inline __attribute__((always_inline)) void *
 alloc_one(cp_type_desc_t *d, bool try_only, slow_fn *slow, turn_fn *dry) {
   cp_heap_t *h = cp__heap;
   uint64_t at = cp__rt_bin(__atomic_load_n(&d->rt, __ATOMIC_RELAXED));
   if (CP_LIKELY(at < __atomic_load_n(&h->nfast, __ATOMIC_RELAXED))) {
     cp_tbin_t *tb = (cp_tbin_t *)((char *)h->tb + at); /* no load */
+    count_alloc(tb, 1);
     cp_slab_t *s = tb->bins[0].cur;
     uint32_t off = s->free;
     /* CP_NONE is the only offset with the sign bit set: slabs are far
      * smaller than 2 GiB. */
     if (CP_UNLIKELY((int32_t)off < 0))
-      return dry(d, h, tb);
+      return dry(d, h, at);
     char *p = s->start + off;
     uint32_t at16 = s->slot16;
     if (CP_LIKELY(at16 <= 16)) {
       /* 16 to 32 bytes: two 16-byte stores, at p and p + at16. */
       if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
-        return pop_zeroed(tb, s, p, at16 + 16);
+        return pop_zeroed(s, p, at16 + 16);
     } else if (CP_LIKELY(at16 + 8 <= 7)) {
       /* 8 to 15 bytes (two or three handles, a key and a handle): two
        * 8-byte stores.  Unscaled handles make these sizes common. */
       CP_ASSUME(at16 + 16 >= 8 && at16 + 16 <= 15);
       if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
-        return pop_zeroed(tb, s, p, at16 + 16);
+        return pop_zeroed(s, p, at16 + 16);
     } else if (CP_LIKELY(at16 - 17 <= 31)) {
       /* 33 to 64 bytes: four 16-byte stores. */
       CP_ASSUME(at16 >= 17 && at16 <= 48);
       if (CP_LIKELY(cp__is_free_mark(cp__mark_of(p))))
-        return pop_zeroed(tb, s, p, at16 + 16);
+        return pop_zeroed(s, p, at16 + 16);
     } else {
-      return pop_other_size(tb, s, p, at16 + 16);
+      return pop_other_size(s, p, at16 + 16);
     }
+    /* A wrong free mark. */
+    count_alloc((cp_tbin_t *)((char *)h->tb + at), (uint64_t)-1);
   }
   return slow(d, 0, try_only);
 }
@@ -772,8 +782,9 @@ safepoint_alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only) {
   return cp__heap_alloc_slow(d, cls, try_only);
 }
 static __attribute__((noinline)) void *
-safepoint_alloc_turn(cp_type_desc_t *d, cp_heap_t *h, cp_tbin_t *tb) {
-  return turn_and_pop(d, h, tb, true, safepoint_alloc_slow);
+safepoint_alloc_turn(cp_type_desc_t *d, cp_heap_t *h, uint64_t at) {
+  return turn_and_pop(d, h, (cp_tbin_t *)((char *)h->tb + at), true,
+                      safepoint_alloc_slow);
 }
 /* The allocation at a safepoint (cp__alloc_fast).  One call rather than
  * a test inline in the caller: a caller whose fast path is one call keeps
