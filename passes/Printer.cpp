@@ -686,8 +686,6 @@ bool Printer::isValueDiscarded(const Expr *E) {
     }
     if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P); BO && BO->getOpcode() == BO_Comma)
       return BO->getLHS() == X || isValueDiscarded(BO); // the right: as the comma
-    if (isa_and_nonnull<BinaryOperator>(P))
-      return false;
     if (const auto *CE = dyn_cast_or_null<CStyleCastExpr>(P))
       return CE->getType()->isVoidType();
     return false;

@@ -43,7 +43,7 @@
  *
  * Metadata lives out of line in one zero-filled mapping, so untouched parts
  * of a large arena cost address space only: per page a slab pointer (the
- * page map), an order byte and two free-list links.
+ * page map) and the buddy's record of a run it heads (cp_buddy_page_t).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dl_iterate_phdr, REG_RIP */
@@ -82,10 +82,9 @@ static bool manage(cp_arena_t *a, char *base, size_t reserved,
   size_t nchunks = (limit + ((size_t)1 << CP_COMMIT_SHIFT) - 1) >> CP_COMMIT_SHIFT;
 
   size_t off_pagemap = 0;
-  size_t off_next = align_up(off_pagemap + npages * sizeof(cp_slab_t *), 64);
-  size_t off_prev = align_up(off_next + npages * sizeof(uint32_t), 64);
-  size_t off_order = align_up(off_prev + npages * sizeof(uint32_t), 64);
-  size_t off_commit = align_up(off_order + npages, 64);
+  size_t off_runs = align_up(off_pagemap + npages * sizeof(cp_slab_t *), 64);
+  size_t off_commit =
+      align_up(off_runs + npages * sizeof(cp_buddy_page_t), 64);
   size_t meta = align_up(off_commit + nchunks, CP_PAGE_SIZE);
 
   char *m = cp__os_alloc_zeroed(meta);
@@ -98,9 +97,7 @@ static bool manage(cp_arena_t *a, char *base, size_t reserved,
   a->meta = m;
   a->meta_bytes = meta;
   a->pagemap = (cp_slab_t **)(m + off_pagemap);
-  a->link_next = (uint32_t *)(m + off_next);
-  a->link_prev = (uint32_t *)(m + off_prev);
-  a->order = (uint8_t *)(m + off_order);
+  a->runs = (cp_buddy_page_t *)(m + off_runs);
   a->committed = (uint8_t *)(m + off_commit);
   a->npages = npages;
   a->first_page = first_page;
@@ -224,9 +221,10 @@ bool cp__compact_arena_adopt(cp_arena_t *a) {
     return false;
   if (!manage(a, r->lo, r->bytes, (uint32_t)(r->bytes >> CP_PAGE_SHIFT), 0,
               false))
-    cp__fatal("cannot map the metadata of the %zu-byte compact arena (17 "
-              "bytes per 4 KiB page); set COMPACTPTR_ARENA_LIMIT lower",
-              r->bytes);
+    cp__fatal_no_memory("cannot map the metadata of the %zu-byte compact "
+                        "arena (20 bytes per 4 KiB page); set "
+                        "COMPACTPTR_ARENA_LIMIT lower",
+                        r->bytes);
   return true;
 }
 

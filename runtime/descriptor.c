@@ -43,7 +43,7 @@ void cp__types_init(void) {
   size_t bytes = (size_t)CP_FAST_TYPES * CP_TYPE_STRIDE;
   void *m = cp__os_alloc_zeroed(bytes);
   if (!m)
-    cp__fatal("cannot map %zu bytes for the type registry", bytes);
+    cp__fatal_no_memory("cannot map %zu bytes for the type registry", bytes);
   cp__type_base = (uintptr_t)m;
 }
 

@@ -230,7 +230,7 @@ static const size_t heap_bytes =
 cp_heap_t *cp__heap_new(void) {
   cp_heap_t *h = cp__os_alloc_zeroed(heap_bytes);
   if (!h)
-    cp__fatal("cannot map a thread's heap (%zu bytes of address space)",
+    cp__fatal_no_memory("cannot map a thread's heap (%zu bytes of address space)",
               heap_bytes);
   cp__os_advise_pages(h, heap_bytes, false);
   cp__lock();
@@ -253,7 +253,7 @@ static void heap_grow(cp_heap_t *h) {
     uint32_t had = old > CP_FAST_TYPES ? old - CP_FAST_TYPES : 0;
     cp_tbin_t *more = malloc((size_t)(n - CP_FAST_TYPES) * sizeof *more);
     if (!more)
-      cp__fatal("out of memory for a thread's heap (%u types)", n);
+      cp__fatal_no_memory("out of memory for a thread's heap (%u types)", n);
     if (had)
       memcpy(more, h->more, (size_t)had * sizeof *more);
     /* Slabs point at their owner's tbin: move the pointers too. */
@@ -676,6 +676,12 @@ pop_other_size(cp_slab_t *s, char *p, uint32_t slot) {
 #define CP_ASSUME(c) ((c) ? (void)0 : __builtin_unreachable())
 #endif
 
+/* The bins at byte offset `at` of h's fast table (cp__rt_bin of a
+ * descriptor's rt): an address computed, not loaded. */
+static inline cp_tbin_t *tbin_at_offset(cp_heap_t *h, uint64_t at) {
+  return (cp_tbin_t *)((char *)h->tb + at);
+}
+
 /* The current slab of class 0 of tb ran dry (alloc_one, which counted the
  * allocation), as it does every few allocations in a heap that frees at
  * random: the plain turn to the next slab and the pop from it, with what
@@ -692,7 +698,7 @@ turn_and_pop(cp_type_desc_t *d, cp_heap_t *h, cp_tbin_t *tb, bool try_only,
     turn(b, s, n);
     char *p = n->start + n->free;
     uint32_t slot = n->slot;
-    if (CP_LIKELY(slot >= 8 && cp__is_free_mark(cp__mark_of(p)))) {
+    if (CP_LIKELY(cp__slot_marked(slot) && cp__is_free_mark(cp__mark_of(p)))) {
       n->free = *(uint32_t *)p;
       CP_OWN_ADD(n->used, 1);
       cp__zero_slot(p, slot);
@@ -707,12 +713,12 @@ turn_and_pop(cp_type_desc_t *d, cp_heap_t *h, cp_tbin_t *tb, bool try_only,
 typedef void *turn_fn(cp_type_desc_t *d, cp_heap_t *h, uint64_t at);
 static __attribute__((noinline)) void *
 alloc_turn(cp_type_desc_t *d, cp_heap_t *h, uint64_t at) {
-  return turn_and_pop(d, h, (cp_tbin_t *)((char *)h->tb + at), false,
+  return turn_and_pop(d, h, tbin_at_offset(h, at), false,
                       cp__heap_alloc_slow);
 }
 static __attribute__((noinline)) void *
 try_alloc_turn(cp_type_desc_t *d, cp_heap_t *h, uint64_t at) {
-  return turn_and_pop(d, h, (cp_tbin_t *)((char *)h->tb + at), true,
+  return turn_and_pop(d, h, tbin_at_offset(h, at), true,
                       cp__heap_alloc_slow);
 }
 
@@ -731,7 +737,7 @@ alloc_one(cp_type_desc_t *d, bool try_only, slow_fn *slow, turn_fn *dry) {
   cp_heap_t *h = cp__heap;
   uint64_t at = cp__rt_bin(__atomic_load_n(&d->rt, __ATOMIC_RELAXED));
   if (CP_LIKELY(at < __atomic_load_n(&h->nfast, __ATOMIC_RELAXED))) {
-    cp_tbin_t *tb = (cp_tbin_t *)((char *)h->tb + at); /* no load */
+    cp_tbin_t *tb = tbin_at_offset(h, at); /* no load */
     count_alloc(tb, 1);
     cp_slab_t *s = tb->bins[0].cur;
     uint32_t off = s->free;
@@ -760,7 +766,7 @@ alloc_one(cp_type_desc_t *d, bool try_only, slow_fn *slow, turn_fn *dry) {
       return pop_other_size(s, p, at16 + 16);
     }
     /* A wrong free mark. */
-    count_alloc((cp_tbin_t *)((char *)h->tb + at), (uint64_t)-1);
+    count_alloc(tbin_at_offset(h, at), (uint64_t)-1);
   }
   return slow(d, 0, try_only);
 }
@@ -783,7 +789,7 @@ safepoint_alloc_slow(cp_type_desc_t *d, uint32_t cls, bool try_only) {
 }
 static __attribute__((noinline)) void *
 safepoint_alloc_turn(cp_type_desc_t *d, cp_heap_t *h, uint64_t at) {
-  return turn_and_pop(d, h, (cp_tbin_t *)((char *)h->tb + at), true,
+  return turn_and_pop(d, h, tbin_at_offset(h, at), true,
                       safepoint_alloc_slow);
 }
 /* The allocation at a safepoint (cp__alloc_fast).  One call rather than

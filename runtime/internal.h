@@ -88,6 +88,10 @@ extern uintptr_t cp__debug_arena_start, cp__debug_arena_end;
 /* ---- os (os.c) ---------------------------------------------------------- */
 _Noreturn void cp__fatal(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
+/* cp__fatal for memory or address space the system refused: under an
+ * address-space limit the message ends naming it and what is free. */
+_Noreturn void cp__fatal_no_memory(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
 void *cp__os_reserve(size_t bytes);           /* PROT_NONE; NULL on failure */
 /* PROT_NONE at exactly addr, or NULL if anything is mapped there. */
 void *cp__os_reserve_at(uintptr_t addr, size_t bytes);
@@ -121,6 +125,17 @@ double cp__now(void);                         /* seconds, CLOCK_MONOTONIC */
 /* ---- arena and buddy (arena.c, buddy.c) --------------------------------- */
 struct cp_slab;
 
+/* What the buddy keeps of a page that heads a run: its order (|
+ * CP_BUDDY_FREE while free) and its free list's links.  One record, not
+ * three arrays: splitting a 4 GiB run down to a slab's writes the heads of
+ * runs far apart, each on a page of metadata of its own, and with three
+ * arrays that touched 28 pages (112 KiB of every process's memory)
+ * rather than 11. */
+typedef struct cp_buddy_page {
+  uint32_t next, prev;
+  uint8_t order;
+} cp_buddy_page_t;
+
 typedef struct cp_arena {
   char *base;              /* reserved start (page 0) */
   size_t reserved;         /* bytes reserved */
@@ -130,8 +145,7 @@ typedef struct cp_arena {
   uint32_t first_page;     /* pages below are never handed out */
   uint32_t max_order;
   struct cp_slab **pagemap;/* per page: owning slab or block, or NULL */
-  uint8_t *order;          /* per page: block order | CP_BUDDY_FREE on heads */
-  uint32_t *link_next, *link_prev; /* free-list links per head page */
+  cp_buddy_page_t *runs;   /* per page: order and free-list links (heads) */
   uint32_t free_head[33];  /* per order: first free head page or CP_NONE */
   uint8_t *committed;      /* per commit chunk: CP_CHUNK_* (0: inaccessible) */
   size_t meta_bytes;       /* bytes of the metadata mapping */

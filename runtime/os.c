@@ -57,7 +57,8 @@ static void flush_streams(void) {
     }
 }
 
-_Noreturn void cp__fatal(const char *fmt, ...) {
+/* The message of cp__fatal and cp__fatal_no_memory, with `note` after it. */
+static _Noreturn void fatal_v(const char *note, const char *fmt, va_list ap) {
   /* What the program wrote so far goes out first, to every stream it
    * opened (a log file as much as stdout), so nothing buffered is lost to
    * _exit and its output and the message appear in order.  No allocation
@@ -65,16 +66,36 @@ _Noreturn void cp__fatal(const char *fmt, ...) {
   flush_streams();
   char buf[1024];
   int n = snprintf(buf, sizeof buf, "compactptr: ");
-  va_list ap;
-  va_start(ap, fmt);
   n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
-  va_end(ap);
+  if (n < (int)sizeof buf - 1)
+    n += snprintf(buf + n, sizeof buf - (size_t)n - 1, "%s", note);
   if (n > (int)sizeof buf - 2)
     n = (int)sizeof buf - 2;
   buf[n++] = '\n';
   ssize_t w = write(2, buf, (size_t)n);
   (void)w;
   _exit(70);
+}
+
+_Noreturn void cp__fatal(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fatal_v("", fmt, ap);
+}
+
+_Noreturn void cp__fatal_no_memory(const char *fmt, ...) {
+  /* A mapping that fails under an address-space limit fails because of
+   * it, more often than not: say so, with the knob that moves it. */
+  char note[160] = "";
+  uint64_t limit, left = cp__os_address_space_free(&limit);
+  if (limit)
+    snprintf(note, sizeof note,
+             ": under the address-space limit RLIMIT_AS (ulimit -v) of %llu "
+             "bytes, %llu of them free; raise it",
+             (unsigned long long)limit, (unsigned long long)left);
+  va_list ap;
+  va_start(ap, fmt);
+  fatal_v(note, fmt, ap);
 }
 
 void *cp__os_reserve(size_t bytes) {

@@ -42,7 +42,6 @@ enum {
   DECOMMIT_BYTES = 64 << 10 /* freed blocks this large give pages back */
 };
 #define REGION_MAX ((size_t)64 << 30) /* halved until the kernel agrees */
-#define REGION_MIN ((size_t)64 << 20)
 #define COMMIT_STEP ((size_t)2 << 20)
 
 static char *region;                 /* reserved once, never released */
@@ -73,7 +72,15 @@ static unsigned size_class(size_t bytes, size_t *size) {
 }
 
 static bool region_reserve(void) {
-  for (size_t span = REGION_MAX; span >= REGION_MIN; span /= 2) {
+  /* Under an address-space limit, at most an eighth of what is left, so
+   * the compact arena, the wide heap after the switch and the program's
+   * own memory still fit beside it (halving from 64 GiB until the kernel
+   * refused took two thirds of it). */
+  uint64_t limit, left = cp__os_address_space_free(&limit);
+  size_t span = REGION_MAX;
+  while (limit && span > COMMIT_STEP && span > left / 8)
+    span /= 2;
+  for (; span >= COMMIT_STEP; span /= 2) {
     char *p = cp__os_reserve(span);
     if (p) {
       region = p;
@@ -153,7 +160,7 @@ static void **root_array_new(size_t n, bool try_only) {
     cp__unlock();
     if (try_only)
       return NULL;
-    cp__fatal("out of memory for a root array of %zu pointers (the region "
+    cp__fatal_no_memory("out of memory for a root array of %zu pointers (the region "
               "for root arrays, %zu bytes of address space, is full or "
               "could not be reserved)", n, span);
   }

@@ -148,7 +148,7 @@ cp_slab_t **cp__slabmap(const cp_arena_t *a, uint64_t *mask) {
   m->bytes = (n * sizeof(cp_slab_t *) + CP_PAGE_SIZE - 1) & ~(CP_PAGE_SIZE - 1);
   m->map = cp__os_alloc_zeroed(m->bytes);
   if (!m->map)
-    cp__fatal("cannot map %zu bytes for the slab map", m->bytes);
+    cp__fatal_no_memory("cannot map %zu bytes for the slab map", m->bytes);
   m->arena = a;
   m->mask = n - 1;
   *mask = m->mask;
@@ -189,7 +189,7 @@ static cp_slab_t *header_new(size_t bytes) {
   bytes = (bytes + 63) & ~(size_t)63;
   cp_slab_t *s = aligned_alloc(64, bytes);
   if (!s)
-    cp__fatal("out of memory for slab metadata (%zu bytes)", bytes);
+    cp__fatal_no_memory("out of memory for slab metadata (%zu bytes)", bytes);
   memset(s, 0, bytes);
   return s;
 }

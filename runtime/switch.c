@@ -97,7 +97,7 @@ static void xl_init(const cp_arena_t *a) {
   /* Zero-filled and touched only where slabs are: 0.05% of the heap. */
   xl.tab = cp__os_alloc_zeroed(xl.bytes);
   if (!xl.tab)
-    cp__fatal("cannot map %zu bytes for the switch's translation table",
+    cp__fatal_no_memory("cannot map %zu bytes for the switch's translation table",
               xl.bytes);
 }
 
@@ -439,7 +439,7 @@ static void mem_init(const cp_arena_t *c, const cp_arena_t *w) {
   mem.cref = cp__os_alloc_zeroed(mem.cref_bytes);
   mem.wstate = cp__os_alloc_zeroed(mem.wstate_bytes);
   if (!mem.cref || !mem.wstate)
-    cp__fatal("cannot map the switch's chunk tables (%zu bytes)",
+    cp__fatal_no_memory("cannot map the switch's chunk tables (%zu bytes)",
               mem.cref_bytes + mem.wstate_bytes);
   mem.move = w->used_pages == 0;
   mem.npool = 0;

@@ -103,7 +103,7 @@ static void bind_self(cp_thread_t *t) {
 static cp_thread_t *record_new(void) {
   cp_thread_t *t = calloc(1, sizeof *t);
   if (!t)
-    cp__fatal("out of memory for a thread record");
+    cp__fatal_no_memory("out of memory for a thread record");
   t->heap = cp__heap_new();
   t->heap->thread = t;
   return t;

@@ -66,7 +66,7 @@ static void test_alignment_and_exhaustion(void **state) {
   assert_int_equal(a.used_pages, 63);
   assert_true(cp__buddy_is_valid(&a));
   for (int i = 0; i < n; i++)
-    cp__buddy_free(&a, got[i], a.order[got[i]]);
+    cp__buddy_free(&a, got[i], a.runs[got[i]].order);
   assert_int_equal(a.used_pages, 0);
   assert_true(cp__buddy_is_valid(&a));
   assert_int_equal(cp__buddy_alloc(&a, 6), CP_NONE); /* page 0 is never free */
@@ -134,33 +134,48 @@ static int has_flag(const char *flags, const char *flag) {
   return 0;
 }
 
-/* A small heap must not pay for a 2 MiB page: the first chunk an arena
- * commits is advised MADV_NOHUGEPAGE ("nh"), later ones MADV_HUGEPAGE
- * ("hg"). */
-static void test_first_chunk_small_pages(void **state) {
+/* A small heap must not pay for 2 MiB pages: the chunks of an arena's
+ * first 8 MiB of commits are advised MADV_NOHUGEPAGE ("nh"), later ones
+ * MADV_HUGEPAGE ("hg"), and once the heap has grown past 8 MiB the first
+ * ones get "hg" too. */
+static void test_small_heap_small_pages(void **state) {
   (void)state;
   if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0)
     skip(); /* no THP in this kernel: no advice to check */
   cp_arena_t b;
   const size_t chunk = (size_t)1 << CP_COMMIT_SHIFT;
-  assert_true(cp__arena_init(&b, 4 * chunk, 4 * chunk, 1, false));
+  assert_true(cp__arena_init(&b, 16 * chunk, 16 * chunk, 1, false));
   char flags[512];
   uint32_t p = cp__buddy_alloc(&b, 0);
   assert_int_not_equal(p, CP_NONE);
   assert_int_equal(vm_flags_at(cp__arena_addr(&b, p), flags, sizeof flags), 0);
   assert_true(has_flag(flags, "nh"));
   assert_false(has_flag(flags, "hg"));
-  /* A 2 MiB run cannot fit in the first chunk (page 0 is reserved): it
-   * commits the second. */
-  uint32_t k = CP_COMMIT_SHIFT - CP_PAGE_SHIFT;
-  uint32_t q = cp__buddy_alloc(&b, k);
-  assert_int_not_equal(q, CP_NONE);
-  assert_true(q >= (1u << k));
-  assert_int_equal(vm_flags_at(cp__arena_addr(&b, q), flags, sizeof flags), 0);
+  /* 2 MiB runs cannot fit in the first chunk (page 0 is reserved): each
+   * commits a chunk of its own.  The three after the first are still in
+   * the first 8 MiB. */
+  uint32_t k = CP_COMMIT_SHIFT - CP_PAGE_SHIFT, q[5];
+  for (int i = 0; i < 3; i++) {
+    q[i] = cp__buddy_alloc(&b, k);
+    assert_int_not_equal(q[i], CP_NONE);
+    assert_int_equal(
+        vm_flags_at(cp__arena_addr(&b, q[i]), flags, sizeof flags), 0);
+    assert_true(has_flag(flags, "nh"));
+  }
+  /* The first chunk is clipped at page 1 (page 0 is never accessible). */
+  assert_int_equal(b.committed_bytes, 4 * chunk - CP_PAGE_SIZE);
+  /* The fifth chunk takes the heap past 8 MiB: huge pages from there on,
+   * and for the chunks before. */
+  q[3] = cp__buddy_alloc(&b, k);
+  q[4] = cp__buddy_alloc(&b, k);
+  assert_int_not_equal(q[4], CP_NONE);
+  assert_int_equal(vm_flags_at(cp__arena_addr(&b, q[4]), flags, sizeof flags),
+                   0);
   assert_true(has_flag(flags, "hg"));
   assert_false(has_flag(flags, "nh"));
-  /* The first chunk is clipped at page 1 (page 0 is never accessible). */
-  assert_int_equal(b.committed_bytes, 2 * chunk - CP_PAGE_SIZE);
+  assert_int_equal(vm_flags_at(cp__arena_addr(&b, p), flags, sizeof flags), 0);
+  assert_true(has_flag(flags, "hg"));
+  assert_false(has_flag(flags, "nh"));
   cp__arena_destroy(&b);
 }
 
@@ -361,7 +376,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_alignment_and_exhaustion, setup, teardown),
       cmocka_unit_test_setup_teardown(test_random_churn, setup, teardown),
       cmocka_unit_test(test_order_for_bytes),
-      cmocka_unit_test(test_first_chunk_small_pages),
+      cmocka_unit_test(test_small_heap_small_pages),
       cmocka_unit_test(test_free_chunks_kept_then_given_back),
       cmocka_unit_test(test_kept_chunk_goes_back_later),
       cmocka_unit_test(test_locked_chunk_is_tried_again),
