@@ -334,6 +334,22 @@ int main(int argc, char **argv) {
     sizes[0] = "64M", sizes[1] = "256M", sizes[2] = "1G";
     nsizes = 3;
   }
+  /* A heap the compact arena cannot hold would be built for seconds and
+   * then stop at the runtime's exhaustion: refuse it now.  Slabs hold a
+   * little more than the objects (slot rounding, slabs partly full), so
+   * SIZE may be 15/16 of what the arena hands out. */
+  cp_stats_t st;
+  cp_get_stats(&st, NULL, 0);
+  for (int i = 0; i < nsizes; i++) {
+    uint64_t b;
+    if (parse_size(sizes[i], &b) == 0 && b > st.arena_reach / 16 * 15) {
+      fprintf(stderr, "compactptr-switchbench: SIZE '%s' does not fit the "
+              "compact arena (%llu bytes; at most %lluM here)\n", sizes[i],
+              (unsigned long long)st.arena_reach,
+              (unsigned long long)(st.arena_reach / 16 * 15 >> 20));
+      return 2;
+    }
+  }
   if (!nthreads)
     nthreads = 1; /* threads[0] == 0: the runtime's default */
   char self[4096];

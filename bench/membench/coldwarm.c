@@ -25,6 +25,8 @@
 #endif
 #include "membench.h"
 
+#include <math.h>
+
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +131,8 @@ typedef struct cw_row {
   const char *name, *what;
   const char *why; /* non-NULL: unavailable */
   mb_stats_t warm, cold;
+  /* Minus the overhead, and cold minus warm: NAN below *_res (mb_net). */
+  double warm_net, cold_net, cost, warm_res, cold_res, cost_res;
 } cw_row_t;
 
 static mb_stats_t time_op(mb_ctx_t *c, const mb_op_t *op, int cold, int sweep, size_t llc) {
@@ -191,6 +195,7 @@ int mb_cmd_coldwarm(int argc, char **argv, mb_ctx_t *c) {
   /* Select. */
   const char *want[16];
   size_t nwant = 0;
+  if (ops_arg && mb_list_opt(c, "--ops", ops_arg)) return MB_EXIT_USAGE;
   char *copy = ops_arg ? strdup(ops_arg) : NULL, *save = NULL;
   if (copy) {
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -230,6 +235,7 @@ int mb_cmd_coldwarm(int argc, char **argv, mb_ctx_t *c) {
   /* Under eviction the harness itself (the code after the TSC read, the
    * call) misses too: subtract an empty operation evicted the same way. */
   mb_stats_t ovh_cold = time_op(c, &empty, 1, sweep, llc);
+  double step = c->clock.resolution > 0 ? c->clock.resolution : 1;
 
   cw_row_t rows[16];
   size_t n = 0;
@@ -248,6 +254,9 @@ int mb_cmd_coldwarm(int argc, char **argv, mb_ctx_t *c) {
     mb_progress(c, "coldwarm %s", op->name);
     r->warm = time_op(c, op, 0, sweep, llc);
     r->cold = time_op(c, op, 1, sweep, llc);
+    r->warm_net = mb_net(r->warm, ovh, step, &r->warm_res);
+    r->cold_net = mb_net(r->cold, ovh_cold, step, &r->cold_res);
+    r->cost = mb_net(r->cold, r->warm, step, &r->cost_res);
   }
   mb_progress(c, "%s", "");
 
@@ -269,10 +278,14 @@ int mb_cmd_coldwarm(int argc, char **argv, mb_ctx_t *c) {
         mb_json_string(&j, "reason", r->why);
       } else {
         mb_json_string(&j, "what", r->what);
-        mb_json_number(&j, "warm_cycles", r->warm.median - ovh.median);
-        mb_json_number(&j, "cold_cycles", r->cold.median - ovh_cold.median);
-        mb_json_number(&j, "warm_ns", mb_ticks_to_ns(&c->clock, r->warm.median - ovh.median));
-        mb_json_number(&j, "cold_ns", mb_ticks_to_ns(&c->clock, r->cold.median - ovh_cold.median));
+        mb_json_number(&j, "warm_cycles", r->warm_net);
+        mb_json_number(&j, "cold_cycles", r->cold_net);
+        mb_json_number(&j, "warm_ns", mb_ticks_to_ns(&c->clock, r->warm_net));
+        mb_json_number(&j, "cold_ns", mb_ticks_to_ns(&c->clock, r->cold_net));
+        mb_json_bool(&j, "warm_below_resolution", isnan(r->warm_net));
+        mb_json_bool(&j, "cold_below_resolution", isnan(r->cold_net));
+        mb_json_number(&j, "warm_resolution_cycles", r->warm_res);
+        mb_json_number(&j, "cold_resolution_cycles", r->cold_res);
         mb_json_number(&j, "warm_raw_min", r->warm.min);
         mb_json_number(&j, "warm_raw_median", r->warm.median);
         mb_json_number(&j, "warm_raw_p99", r->warm.p99);
@@ -296,9 +309,8 @@ int mb_cmd_coldwarm(int argc, char **argv, mb_ctx_t *c) {
         for (int k = 0; k < 10; k++) mb_csv_string(stdout, 0, NULL);
         mb_csv_string(stdout, 0, r->why);
       } else {
-        double v[10] = {r->warm.median - ovh.median, r->cold.median - ovh_cold.median,
-                        mb_ticks_to_ns(&c->clock, r->warm.median - ovh.median),
-                        mb_ticks_to_ns(&c->clock, r->cold.median - ovh_cold.median),
+        double v[10] = {r->warm_net, r->cold_net, mb_ticks_to_ns(&c->clock, r->warm_net),
+                        mb_ticks_to_ns(&c->clock, r->cold_net),
                         r->warm.min, r->warm.median, r->warm.p99,
                         r->cold.min, r->cold.median, r->cold.p99};
         for (int k = 0; k < 10; k++) mb_csv_number(stdout, 0, v[k]);
@@ -320,11 +332,15 @@ int mb_cmd_coldwarm(int argc, char **argv, mb_ctx_t *c) {
         printf("%-12s | unavailable: %s\n", r->name, r->why);
         continue;
       }
-      printf("%-12s | %6.0f %7.0f %7.0f | %6.0f %7.0f %7.0f | %8.0f %8.0f %9.0f\n", r->name,
+      char wn[32], cn[32], d[32];
+      printf("%-12s | %6.0f %7.0f %7.0f | %6.0f %7.0f %7.0f | %8s %8s %9s\n", r->name,
              r->warm.min, r->warm.median, r->warm.p99, r->cold.min, r->cold.median, r->cold.p99,
-             r->warm.median - ovh.median, r->cold.median - ovh_cold.median,
-             r->cold.median - r->warm.median);
+             mb_fmt_net(wn, sizeof wn, r->warm_net, r->warm_res, 0),
+             mb_fmt_net(cn, sizeof cn, r->cold_net, r->cold_res, 0),
+             mb_fmt_net(d, sizeof d, r->cost, r->cost_res, 0));
     }
+    printf("('<x': a difference of medians below what the runs resolve, x: the clock's\n"
+           "step or the spread of the two timings, whichever is larger)\n");
     for (size_t i = 0; i < n; i++)
       if (!rows[i].why) printf("  %-12s %s\n", rows[i].name, rows[i].what);
   }

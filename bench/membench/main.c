@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -85,6 +86,28 @@ int mb_uint_opt(const mb_ctx_t *c, const char *opt, const char *arg,
   char err[200];
   if (mb_parse_uint(arg, lo, hi, out, err, sizeof err) != 0)
     return mb_usage_error(c, "%s: %s", opt, err);
+  return 0;
+}
+
+double mb_net(mb_stats_t v, mb_stats_t o, double step, double *res) {
+  double jitter = (v.median - v.min) + (o.median - o.min);
+  *res = step > jitter ? step : jitter;
+  double d = v.median - o.median;
+  return d >= *res ? d : NAN;
+}
+
+const char *mb_fmt_net(char *buf, size_t len, double v, double res, int prec) {
+  if (isnan(v))
+    snprintf(buf, len, "<%.*f", prec, res);
+  else
+    snprintf(buf, len, "%.*f", prec, v);
+  return buf;
+}
+
+int mb_list_opt(const mb_ctx_t *c, const char *opt, const char *arg) {
+  size_t n = strlen(arg);
+  if (n == 0 || arg[0] == ',' || arg[n - 1] == ',' || strstr(arg, ",,"))
+    return mb_usage_error(c, "%s: '%s' has an empty item", opt, arg);
   return 0;
 }
 

@@ -88,6 +88,15 @@ typedef struct mb_stats {
 /** Summary of n samples (sorted in place).  p99 is the nearest-rank
  *  percentile, so with fewer than 100 samples it is close to the max. */
 mb_stats_t mb_stats(double *v, size_t n);
+/** A net time: the median of v minus the median of the overhead o (both
+ *  in cycles per unit), or NAN when that difference is below what the
+ *  measurement resolves -- `step` (the clock's step per unit) or the
+ *  spread of the two timings (median minus min, summed), whichever is
+ *  larger; *res gets that resolution.  A difference of two noisy medians
+ *  is never reported negative. */
+double mb_net(mb_stats_t v, mb_stats_t o, double step, double *res);
+/** A net time for a table: "%.*f" of v, or "<res" when v is NAN. */
+const char *mb_fmt_net(char *buf, size_t len, double v, double res, int prec);
 
 /* ---- counters.c: optional perf_event_open counters ---------------------- */
 
@@ -291,6 +300,10 @@ int mb_start(mb_ctx_t *c);
 int mb_size_opt(const mb_ctx_t *c, const char *opt, const char *arg, uint64_t *out);
 int mb_uint_opt(const mb_ctx_t *c, const char *opt, const char *arg,
                 uint64_t lo, uint64_t hi, uint64_t *out);
+/** A comma-separated list option: 0, or a usage error if it is empty or
+ *  has an empty item ("4K,,16K", ",4K", "4K,"), which strtok_r would
+ *  silently drop. */
+int mb_list_opt(const mb_ctx_t *c, const char *opt, const char *arg);
 
 /** Write the JSON members shared by every subcommand: tool, version,
  *  subcommand, command line, clock, counters, system. */

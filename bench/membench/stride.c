@@ -165,9 +165,13 @@ static void measure(mb_ctx_t *c, unsigned char *b, size_t n, int order, size_t p
 
 static size_t parse_sizes(const mb_ctx_t *c, const char *arg, uint64_t *out, size_t cap,
                           int *bad) {
+  *bad = 0;
+  if (mb_list_opt(c, "--sizes", arg)) {
+    *bad = 1;
+    return 0;
+  }
   char *copy = strdup(arg), *save = NULL;
   size_t n = 0;
-  *bad = 0;
   for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     if (n == cap) {
       mb_usage_error(c, "--sizes: at most %zu sizes", cap);

@@ -165,14 +165,14 @@ static int run_reach(mb_ctx_t *c, uint64_t lo, uint64_t hi, unsigned steps, uint
 
 typedef struct refill_row {
   uint64_t pages;
-  double warm, flushed, refill; /* TSC cycles per page, medians */
+  double warm, flushed;         /* TSC cycles per page, medians */
+  double refill, res;           /* flushed - warm (NAN below res: mb_net) */
 } refill_row_t;
 
 static int run_refill(mb_ctx_t *c, const uint64_t *pages, size_t np, refill_row_t *rows) {
   mb_rng_t rng;
   mb_rng_seed(&rng, c->seed + 1);
-  double *w = malloc(c->reps * sizeof *w), *f = malloc(c->reps * sizeof *f),
-         *d = malloc(c->reps * sizeof *d);
+  double *w = malloc(c->reps * sizeof *w), *f = malloc(c->reps * sizeof *f);
   for (size_t i = 0; i < np; i++) {
     size_t n = (size_t)pages[i];
     mb_progress(c, "tlb refill %zu pages", n);
@@ -201,19 +201,19 @@ static int run_refill(mb_ctx_t *c, const uint64_t *pages, size_t np, refill_row_
       sink = v;
       w[r] = (double)(t1 - t0) / (double)n;
       f[r] = (double)(t3 - t2) / (double)n;
-      d[r] = f[r] - w[r];
     }
+    mb_stats_t sw = mb_stats(w, c->reps), sf = mb_stats(f, c->reps);
+    double step = c->clock.resolution > 0 ? c->clock.resolution : 1;
     rows[i].pages = n;
-    rows[i].warm = mb_stats(w, c->reps).median;
-    rows[i].flushed = mb_stats(f, c->reps).median;
-    rows[i].refill = mb_stats(d, c->reps).median;
+    rows[i].warm = sw.median;
+    rows[i].flushed = sf.median;
+    rows[i].refill = mb_net(sf, sw, step / (double)n, &rows[i].res);
     free(order);
     free(off);
     mb_buf_free(&b);
   }
   free(w);
   free(f);
-  free(d);
   return 0;
 }
 
@@ -354,9 +354,13 @@ static int plot_reach(mb_ctx_t *c, const reach_row_t *rows, size_t n, const mb_k
 
 static size_t parse_list(const mb_ctx_t *c, const char *opt, const char *arg, uint64_t *out,
                          size_t cap, int *bad) {
+  *bad = 0;
+  if (mb_list_opt(c, opt, arg)) {
+    *bad = 1;
+    return 0;
+  }
   char *copy = strdup(arg), *save = NULL;
   size_t n = 0;
-  *bad = 0;
   for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     if (n == cap || mb_uint_opt(c, opt, tok, 1, 1u << 20, &out[n])) {
       *bad = 1;
@@ -397,6 +401,7 @@ int mb_cmd_tlb(int argc, char **argv, mb_ctx_t *c) {
       return MB_EXIT_OK;
     case O_ONLY: {
       do_reach = do_refill = do_pp = 0;
+      if (mb_list_opt(c, "--only", optarg)) return MB_EXIT_USAGE;
       char *copy = strdup(optarg), *save = NULL;
       for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (strcmp(tok, "reach") == 0) do_reach = 1;
@@ -512,6 +517,8 @@ int mb_cmd_tlb(int argc, char **argv, mb_ctx_t *c) {
       mb_json_number(&j, "flushed_cycles_per_page", refill_rows[i].flushed);
       mb_json_number(&j, "refill_cycles_per_page", refill_rows[i].refill);
       mb_json_number(&j, "refill_ns_per_page", mb_ticks_to_ns(&c->clock, refill_rows[i].refill));
+      mb_json_bool(&j, "refill_below_resolution", isnan(refill_rows[i].refill));
+      mb_json_number(&j, "refill_resolution_cycles", refill_rows[i].res);
       mb_json_end_object(&j);
     }
     mb_json_end_array(&j);
@@ -585,11 +592,16 @@ int mb_cmd_tlb(int argc, char **argv, mb_ctx_t *c) {
       printf("TLB refill after mprotect flush: TSC cycles per page touched (median of %u)\n",
              c->reps);
       printf("%8s %10s %10s %10s %10s\n", "pages", "warm", "flushed", "refill", "refill ns");
-      for (size_t i = 0; i < nrefill; i++)
-        printf("%8llu %10.1f %10.1f %10.1f %10.1f\n", (unsigned long long)refill_rows[i].pages,
-               refill_rows[i].warm, refill_rows[i].flushed, refill_rows[i].refill,
-               mb_ticks_to_ns(&c->clock, refill_rows[i].refill));
-      printf("\n");
+      for (size_t i = 0; i < nrefill; i++) {
+        const refill_row_t *r = &refill_rows[i];
+        char cyc[32], ns[32];
+        printf("%8llu %10.1f %10.1f %10s %10s\n", (unsigned long long)r->pages, r->warm,
+               r->flushed, mb_fmt_net(cyc, sizeof cyc, r->refill, r->res, 1),
+               mb_fmt_net(ns, sizeof ns, mb_ticks_to_ns(&c->clock, r->refill),
+                          mb_ticks_to_ns(&c->clock, r->res), 1));
+      }
+      printf("('<x': flushed minus warm is below what the runs resolve, x: the clock's step\n"
+             "per page or the spread of the runs, whichever is larger)\n\n");
     }
     if (do_pp) {
       printf("Pipe ping-pong on one CPU: cost per switch (half a round trip), median of %u\n",

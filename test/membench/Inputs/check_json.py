@@ -21,6 +21,18 @@ def number(v, where, allow_null=False):
         fail("%s: expected a number, got %r" % (where, v))
 
 
+def net(v, below, resolution, where):
+    """A net time: null when below its resolution, else at least it."""
+    number(resolution, where + " resolution")
+    if below:
+        if v is not None:
+            fail("%s below resolution but %r" % (where, v))
+    else:
+        number(v, where)
+        if v < resolution:
+            fail("%s %r below its resolution %r" % (where, v, resolution))
+
+
 def main():
     cmd, path = sys.argv[1], sys.argv[2]
     with open(path) as f:
@@ -82,15 +94,17 @@ def main():
         for r in res:
             number(r["cycles_per_load"], "cycles_per_load")
         for r in doc["refill"]:
-            number(r["refill_cycles_per_page"], "refill_cycles_per_page")
+            net(r["refill_cycles_per_page"], r["refill_below_resolution"],
+                r["refill_resolution_cycles"], "refill_cycles_per_page")
         modes = {r["mode"] for r in doc["pingpong"]}
         if modes != {"processes", "threads"}:
             fail("pingpong modes %r" % modes)
     elif cmd == "coldwarm":
         for r in res:
             if r["available"]:
-                number(r["warm_cycles"], "warm_cycles")
-                number(r["cold_cycles"], "cold_cycles")
+                for side in ("warm", "cold"):
+                    net(r[side + "_cycles"], r[side + "_below_resolution"],
+                        r[side + "_resolution_cycles"], side + "_cycles")
             elif not r["reason"]:
                 fail("%s unavailable without a reason" % r["op"])
     print("ok: %s, %d results" % (cmd, len(res)))
