@@ -51,7 +51,7 @@
 // local that may reach a safepoint (in a checked function).
 //
 // Tests: test/rewrite/boxed-array.c, test/rewrite/root-descriptors.c,
-//        test/rewrite/boxed-byte-copy.c,
+//        test/rewrite/boxed-byte-copy.c, boxed-byte-address-kept.c,
 //        test/idioms/forward-declared.test,
 //        test/diagnostics/store-address-of-local.c, boxed-address.c,
 //        test/idioms/globals.test,
@@ -185,7 +185,8 @@ private:
     // a `struct targ *`), a visitor's context.
     const auto *CE = dyn_cast_or_null<CastExpr>(parentExpr(Addr));
     bool ByteAddress = CE && CE->getType()->isPointerType() && !M.pointeeOf(CE->getType());
-    bool ComesBack = ByteAddress && (comesBackCompact(CE, 0) || copiedAsObject(CE));
+    bool ComesBack = ByteAddress && (comesBackCompact(CE, 0) || copiedAsObject(CE) ||
+                                     keptAndComesBack(CE, 0));
     if (StaticRecord && ComesBack)
       // A static local is not boxed (its storage is the function's own);
       // a compact pointer to it is refused where it is taken directly
@@ -290,9 +291,47 @@ private:
     return Def && Def->hasBody() ? Def : nullptr;
   }
 
-  /// Def converts parameter PV to a compact pointer, or hands it to a call
-  /// that may (comesBackCompact).
-  bool paramComesBack(const FunctionDecl *Def, const ParmVarDecl *PV, unsigned Depth) {
+  /// The byte address E, through conversions to other pointer types, is
+  /// kept in a local pointer variable (`void *arg = &o;`, `arg = &o;`, as
+  /// pthread_cleanup_push's expansion keeps its argument) whose value may
+  /// come back as a compact pointer (paramComesBack, on that variable).
+  bool keptAndComesBack(const Expr *E, unsigned Depth) {
+    if (Depth > 4)
+      return false;
+    const Expr *P = parentExpr(E);
+    while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
+      if (!C->getType()->isPointerType())
+        return false;
+      E = C;
+      P = parentExpr(C);
+    }
+    const VarDecl *V = nullptr;
+    if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+        BO && BO->getOpcode() == BO_Assign && BO->getRHS()->IgnoreParens() == E) {
+      const auto *DR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens());
+      V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    } else if (!P) {
+      // An initializer: the declaration is the parent of E's parentheses
+      // (`void *__cancel_arg = (arg);`).
+      const Expr *Top = E;
+      for (auto Ps = S.Ctx.getParents(*Top); !Ps.empty() && Ps[0].get<ParenExpr>();
+           Ps = S.Ctx.getParents(*Top))
+        Top = Ps[0].get<ParenExpr>();
+      for (const DynTypedNode &N : S.Ctx.getParents(*Top))
+        if (const auto *VD = N.get<VarDecl>(); VD && VD->getInit() &&
+                                              VD->getInit()->IgnoreParens() == E)
+          V = VD;
+    }
+    if (!V || !V->hasLocalStorage() || !V->getType()->isPointerType())
+      return false;
+    const auto *Def = dyn_cast<FunctionDecl>(V->getDeclContext());
+    return Def && Def->hasBody() && paramComesBack(Def, V, Depth + 1);
+  }
+
+  /// Def converts variable PV (a parameter, or a local keeping a byte
+  /// address) to a compact pointer, hands it to a call that may
+  /// (comesBackCompact), or keeps it in a local that does.
+  bool paramComesBack(const FunctionDecl *Def, const VarDecl *PV, unsigned Depth) {
     bool Yes = false;
     std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
       if (!St || Yes)
@@ -309,7 +348,7 @@ private:
           }
           Use = C;
         }
-        Yes = comesBackCompact(Use, Depth + 1);
+        Yes = comesBackCompact(Use, Depth + 1) || keptAndComesBack(DR, Depth + 1);
         return;
       }
       for (const Stmt *C : St->children())
