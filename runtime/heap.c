@@ -1113,15 +1113,30 @@ static void reset_one(cp_heap_t *h, cp_slab_t *s, void *ctx) {
 }
 
 void cp__heap_after_fork(cp_heap_t *self) {
+  for (cp_heap_t *h = cp__heaps; h; h = h->next)
+    h->notes = NULL;
+  if (self)
+    each_owned(self, reset_one, NULL);
+  /* The other threads are gone, and their bins' lists may be torn: fork
+   * stops a thread anywhere in its lock-free owner code, e.g. in the
+   * middle of a turn, with a slab out of every list (its counterpart at a
+   * later switch went into the freed heap: a crash in the child) or in
+   * two.  So their slabs are found through each type's list of all slabs,
+   * which the heap lock, held across fork, keeps whole, by their owner
+   * word. */
+  for (uint32_t k = 0; k < cp__ntypes; k++)
+    for (cp_slab_t *s = cp__types[k]->all, *n; s; s = n) {
+      n = s->next_all;
+      uintptr_t o = __atomic_load_n(&s->owner, __ATOMIC_RELAXED) & ~CP_OWNER_FLAGS;
+      if (s->kind == CP_SLAB && o && o != (uintptr_t)self)
+        orphan_one(NULL, s, (void *)1);
+    }
   for (cp_heap_t *h = cp__heaps, *next; h; h = next) {
     next = h->next;
-    h->notes = NULL;
-    each_owned(h, reset_one, NULL);
-    if (h == self)
-      continue;
-    each_owned(h, orphan_one, (void *)1);
-    heap_forget(h);
-    heap_free(h);
+    if (h != self) {
+      heap_forget(h);
+      heap_free(h);
+    }
   }
   for (uint32_t k = 0; k < cp__ntypes; k++)
     for (uint32_t c = 0; c < CP_NCLASSES; c++)

@@ -514,20 +514,22 @@ static void case_refusals(void **state) {
 
 /* ---- fork while threads allocate ------------------------------------------ */
 static volatile int fork_stop;
+/* A churner fills its array, then frees all of it, over and over: its
+ * slabs empty out and go back to the arena all the time, and that takes
+ * the heap lock, which fork holds (a churner stopped by fork between
+ * taking an empty slab out of its bin and releasing it left a slab in no
+ * list, still its own; in the child, the switch put its counterpart into
+ * the freed heap and crashed). */
+enum { FORK_KEEP = 16384 };
 static void *fork_churner(void *arg) {
   uint64_t seed = (uint64_t)(uintptr_t)arg + 1;
-  void *keep[256] = {0};
+  static _Thread_local void *keep[FORK_KEEP];
   while (!fork_stop) {
-    int k = (int)rng_below(&seed, 256);
-    if (keep[k]) {
-      cp_free(keep[k]);
-      keep[k] = NULL;
-    } else {
+    for (int k = 0; k < FORK_KEEP; k++)
       keep[k] = cp_alloc(rng_below(&seed, 2) ? &node_desc : &tree_desc);
-    }
+    for (int k = 0; k < FORK_KEEP; k++)
+      cp_free(keep[k]);
   }
-  for (int k = 0; k < 256; k++)
-    cp_free(keep[k]);
   return NULL;
 }
 
