@@ -32,6 +32,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include <array>
+#include <optional>
 #include <set>
 #include <map>
 #include <memory>
@@ -464,6 +465,9 @@ struct Session {
   /// Functions already offered the CP_ALLOCATOR fix-it (Pools.cpp): one
   /// insertion each, however many of their calls are refused.
   std::set<const clang::FunctionDecl *> AllocatorFixIts;
+  /// Functions of the TU that a call starts a thread in (pthread_create's
+  /// start routine), found at the first question (Escapes.cpp).
+  std::optional<std::set<const clang::FunctionDecl *>> ThreadStarts;
   /// The text the preprocessor skipped (SkippedText).
   llvm::ArrayRef<clang::SourceRange> Skipped;
 

@@ -5,12 +5,14 @@
 //      and translates every root; a pointer into the compact heap kept
 //      anywhere else dangles after it.  These checks warn where the
 //      plugin sees such a pointer made: a compact pointer kept as `void *`
-//      (void-escape) and a `void *` from an unknown call turned into a
+//      (void-escape; also returned by a thread start routine, which
+//      pthread_join hands over) and a `void *` from an unknown call turned into a
 //      compact pointer (foreign-object: an object that is not in the
 //      arena at all).  Addresses inside compact objects are Interior.cpp's.
 //      A layout's size kept past the moment it is taken (layout-stored)
 //      is stale after the switch the same way.
-// Tests: test/diagnostics/foreign-object.c, test/diagnostics/void-escape.c,
+// Tests: test/diagnostics/foreign-object.c, test/diagnostics/libc-callbacks.c,
+//      test/diagnostics/thread-return-value.c,
 //      test/diagnostics/layout-stored.c.
 //
 //===----------------------------------------------------------------------===//
@@ -45,6 +47,45 @@ bool insideCompactObject(const Model &M, const Expr *E) {
       return true;
     E = ME->getBase();
   }
+}
+
+/// FD is a thread's start routine: named as one in a call of this TU
+/// (pthread_create's third argument).
+static bool startsThread(Session &S, const FunctionDecl *FD) {
+  if (!S.ThreadStarts) {
+    struct Finder : RecursiveASTVisitor<Finder> {
+      std::set<const FunctionDecl *> Found;
+      bool VisitCallExpr(CallExpr *CE) {
+        const FunctionDecl *Callee = CE->getDirectCallee();
+        int Fn = Callee ? threadStartArgument(Callee) : -1;
+        if (Fn < 0 || (unsigned)Fn >= CE->getNumArgs())
+          return true;
+        const Expr *A = CE->getArg(Fn)->IgnoreParenCasts();
+        if (const auto *UO = dyn_cast<UnaryOperator>(A); UO && UO->getOpcode() == UO_AddrOf)
+          A = UO->getSubExpr()->IgnoreParens();
+        if (const auto *DR = dyn_cast<DeclRefExpr>(A))
+          if (const auto *F = dyn_cast<FunctionDecl>(DR->getDecl()))
+            Found.insert(F->getCanonicalDecl());
+        return true;
+      }
+    } F;
+    F.TraverseDecl(S.Ctx.getTranslationUnitDecl());
+    S.ThreadStarts = std::move(F.Found);
+  }
+  return FD && S.ThreadStarts->count(FD->getCanonicalDecl());
+}
+
+/// The function whose return statement returns E (through parentheses and
+/// conversions), or null.
+static const FunctionDecl *returnedFrom(ASTContext &Ctx, const Expr *E) {
+  DynTypedNodeList Ps = Ctx.getParents(*E);
+  if (Ps.empty() || !Ps[0].get<ReturnStmt>())
+    return nullptr;
+  for (Ps = Ctx.getParents(*Ps[0].get<ReturnStmt>()); !Ps.empty();
+       Ps = Ctx.getParents(Ps[0]))
+    if (const auto *FD = Ps[0].get<FunctionDecl>())
+      return FD;
+  return nullptr;
 }
 
 /// Switchable: a compact pointer handed to a function of the program as
@@ -88,6 +129,11 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
       if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()); VD && VD->hasLocalStorage())
         return;
     Where = "is stored into memory as 'void *'";
+  } else if (const FunctionDecl *FD = P ? nullptr : returnedFrom(S.Ctx, Cur);
+             FD && startsThread(S, FD)) {
+    // pthread_join hands it to the joiner from memory of libc's own.
+    Where = "is returned as 'void *' by thread start routine " + quoted(FD->getName()) +
+            ", and pthread_join hands it over from memory the switch does not see";
   } else {
     return;
   }

@@ -342,8 +342,8 @@ static void retired_fault(int sig, siginfo_t *si, void *uc) {
     static const char rest[] =
         "): it was kept where the switch could "
         "not translate it ('void *' in memory the runtime does not know, an "
-        "integer, a union, a pointer into an object returned by a function "
-        "or passed to one; the plugin's -Wcompactptr-void-escape, "
+        "integer, a union, a thread's return value, a pointer into an "
+        "object returned by a function or passed to one; the plugin's -Wcompactptr-void-escape, "
         "-interior-escape, -foreign-object and -integer-cast warnings say "
         "where they can see it)\n";
     /* The instruction, when its module is known and the part fits whole
