@@ -170,7 +170,14 @@ private:
     const auto *AS = dyn_cast_or_null<ArraySubscriptExpr>(parentExpr(Decay));
     return AS && AS->getBase()->IgnoreParens() == Decay;
   }
+  /// The variables (parameters, locals keeping a byte address) the
+  /// current question has looked into: each once, so a question is a
+  /// search of where the address flows, linear in the variables (without
+  /// it, `b = a; c = b; a = c;` repeated made it cubic).
+  std::set<const VarDecl *> Searched;
+
   void consider(const Expr *Addr, const Expr *Sub) {
+    Searched.clear();
     const VarDecl *VD = rootVar(Sub);
     bool StaticRecord = VD && VD->isStaticLocal() &&
                         S.M.recordOf(stripArrays(VD->getType()).Element) &&
@@ -247,7 +254,7 @@ private:
   /// or a libc callback (qsort's comparator) that does.
   bool comesBackCompact(const Expr *E, unsigned Depth) {
     const CallExpr *Call = callTaking(E);
-    if (!Call || Depth > 4)
+    if (!Call || Depth > 16)
       return false;
     unsigned I = 0;
     while (I < Call->getNumArgs() && Call->getArg(I)->IgnoreParens() != E->IgnoreParens())
@@ -296,7 +303,7 @@ private:
   /// pthread_cleanup_push's expansion keeps its argument) whose value may
   /// come back as a compact pointer (paramComesBack, on that variable).
   bool keptAndComesBack(const Expr *E, unsigned Depth) {
-    if (Depth > 4)
+    if (Depth > 16)
       return false;
     const Expr *P = parentExpr(E);
     while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
@@ -332,6 +339,8 @@ private:
   /// address) to a compact pointer, hands it to a call that may
   /// (comesBackCompact), or keeps it in a local that does.
   bool paramComesBack(const FunctionDecl *Def, const VarDecl *PV, unsigned Depth) {
+    if (!Searched.insert(PV).second)
+      return false; // looked into already: it said no, or it is on the way
     bool Yes = false;
     std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
       if (!St || Yes)

@@ -46,6 +46,7 @@ enum {
 
 static char *region;                 /* reserved once, never released */
 static size_t region_span, region_top, region_committed;
+static bool region_limited; /* sized under an address-space limit */
 static uintptr_t region_lo, region_size; /* read without the lock */
 static cp_root_array_t *free_blocks[NCLASSES];
 static cp_root_array_t *arrays;      /* live */
@@ -72,14 +73,15 @@ static unsigned size_class(size_t bytes, size_t *size) {
 }
 
 static bool region_reserve(void) {
-  /* Under an address-space limit, at most an eighth of what is left, so
+  /* Under an address-space limit, at most a quarter of what is left, so
    * the compact arena, the wide heap after the switch and the program's
    * own memory still fit beside it (halving from 64 GiB until the kernel
    * refused took two thirds of it). */
   uint64_t limit, left = cp__os_address_space_free(&limit);
   size_t span = REGION_MAX;
-  while (limit && span > COMMIT_STEP && span > left / 8)
+  while (limit && span > COMMIT_STEP && span > left / 4)
     span /= 2;
+  region_limited = limit != 0;
   for (; span >= COMMIT_STEP; span /= 2) {
     char *p = cp__os_reserve(span);
     if (p) {
@@ -160,9 +162,17 @@ static void **root_array_new(size_t n, bool try_only) {
     cp__unlock();
     if (try_only)
       return NULL;
-    cp__fatal_no_memory("out of memory for a root array of %zu pointers (the region "
-              "for root arrays, %zu bytes of address space, is full or "
-              "could not be reserved)", n, span);
+    if (region_limited && span)
+      cp__fatal_no_memory("out of memory for a root array of %zu pointers: "
+                          "the region for root arrays, %zu bytes of address "
+                          "space (a quarter of what was free under the "
+                          "address-space limit when the first one was made), "
+                          "is full",
+                          n, span);
+    cp__fatal_no_memory("out of memory for a root array of %zu pointers (the "
+                        "region for root arrays, %zu bytes of address space, "
+                        "is full or could not be reserved)",
+                        n, span);
   }
   h->n = n;
   h->key = key_of(h);

@@ -3,7 +3,8 @@
 // the switch does not see: flagged (void-escape), as a pointer that
 // pthread_setspecific keeps is.  Before, nothing was said at compile
 // time, and a switch between the return and the join stopped the program
-// (exit 70, "a compact pointer was used after the switch").  A start
+// (exit 70, "a compact pointer was used after the switch").  So does
+// pthread_exit's argument.  A start
 // routine that returns something else, a function of the same shape
 // that starts no thread, a thread's argument and compact-only mode are
 // not flagged.
@@ -35,6 +36,11 @@ static void *builder(void *arg) {
   return h; // expected-warning {{a compact pointer to 'struct node' is returned as 'void *' by thread start routine 'builder', and pthread_join hands it over from memory the switch does not see}}
 }
 
+static void *exiter(void *arg) {
+  struct node *h = build((long)arg);
+  pthread_exit(h); // expected-warning {{a compact pointer to 'struct node' is passed as 'void *' to 'pthread_exit', which keeps it after it returns}}
+}
+
 static void *counter(void *arg) {
   struct node *h = arg;
   long n = 0;
@@ -47,13 +53,15 @@ static void *counter(void *arg) {
 static void *first(struct node *h) { return h; }
 
 int main(void) {
-  pthread_t a, b;
+  pthread_t a, b, c;
   void *r;
   struct node *list = build(10);
   if (pthread_create(&a, NULL, builder, (void *)100L) ||
-      pthread_create(&b, NULL, &counter, list))
+      pthread_create(&b, NULL, &counter, list) ||
+      pthread_create(&c, NULL, exiter, (void *)5L))
     return 1;
   pthread_join(a, &r);
   pthread_join(b, NULL);
+  pthread_join(c, &r);
   return first(list) != (void *)list;
 }

@@ -48,20 +48,24 @@ static void report_kept(void *p) {
   report(q);
 }
 
-static void fill(struct owned *o) {
+/* A list of its own: handed a `struct owned *`, it would box the local
+ * by itself. */
+static struct node *fill(void) {
+  struct node *list = NULL;
   for (long i = 0; i < n_nodes; i++) {
     struct node *n = malloc(sizeof *n);
     n->k = (int)(i % 100);
-    n->next = o->list;
-    o->list = n;
+    n->next = list;
+    list = n;
   }
+  return list;
 }
 
 static void *worker(void *unused) {
   (void)unused;
   struct owned w = {NULL, 0, 9};
   // CHECK: struct owned *cp__box_w __attribute__((cleanup(cp__box_free))) = {{.*}}
-  fill(&w);
+  w.list = fill();
   pthread_cleanup_push(report, (void *)&w);
   pthread_cleanup_pop(1);
   return NULL;
@@ -72,12 +76,12 @@ int main(int argc, char **argv) {
     n_nodes = atol(argv[1]);
   struct owned o = {NULL, 0, 7};
   // CHECK: struct owned *cp__box_o __attribute__((cleanup(cp__box_free))) = {{.*}}
-  fill(&o);
+  o.list = fill();
   void *arg = &o;
   report(arg);
   struct owned o2 = {NULL, 0, 8};
   // CHECK: struct owned *cp__box_o2 __attribute__((cleanup(cp__box_free))) = {{.*}}
-  fill(&o2);
+  o2.list = fill();
   void *kept;
   kept = &o2;
   report_kept(kept);
