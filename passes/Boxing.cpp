@@ -208,17 +208,25 @@ private:
       Found.insert(VD->getCanonicalDecl());
   }
 
-  /// The call byte address E is an argument of, through conversions to
-  /// other pointer types (E becomes the outermost), or null.
-  const CallExpr *callTaking(const Expr *&E) {
-    const Expr *P = parentExpr(E);
+  /// Up from byte address E through conversions to other pointer types
+  /// (E becomes the outermost): P is its parent (null at a statement or
+  /// declaration); false where a conversion leaves pointers.
+  bool upThroughPointerCasts(const Expr *&E, const Expr *&P) {
+    P = parentExpr(E);
     while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
       if (!C->getType()->isPointerType())
-        return nullptr;
+        return false;
       E = C;
       P = parentExpr(C);
     }
-    return dyn_cast_or_null<CallExpr>(P);
+    return true;
+  }
+
+  /// The call byte address E is an argument of, through conversions to
+  /// other pointer types (E becomes the outermost), or null.
+  const CallExpr *callTaking(const Expr *&E) {
+    const Expr *P;
+    return upThroughPointerCasts(E, P) ? dyn_cast_or_null<CallExpr>(P) : nullptr;
   }
 
   /// The byte address E is handed to a function of the program together
@@ -303,15 +311,9 @@ private:
   /// pthread_cleanup_push's expansion keeps its argument) whose value may
   /// come back as a compact pointer (paramComesBack, on that variable).
   bool keptAndComesBack(const Expr *E, unsigned Depth) {
-    if (Depth > 16)
+    const Expr *P;
+    if (Depth > 16 || !upThroughPointerCasts(E, P))
       return false;
-    const Expr *P = parentExpr(E);
-    while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
-      if (!C->getType()->isPointerType())
-        return false;
-      E = C;
-      P = parentExpr(C);
-    }
     const VarDecl *V = nullptr;
     if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
         BO && BO->getOpcode() == BO_Assign && BO->getRHS()->IgnoreParens() == E) {
