@@ -48,12 +48,16 @@
 // static initializer of another variable (run-time memory has no
 // constant address), a declaration the rewrite cannot place (produced by
 // a macro together with other declarators), an initializer of a boxed
-// local that may reach a safepoint (in a checked function).
+// local that may reach a safepoint (in a checked function), the byte
+// address of a variable that stays wide (a by-value parameter, a static
+// or thread-local variable, a variable-length array: whyStaysWide) where
+// it comes back as a compact pointer.
 //
 // Tests: test/rewrite/boxed-array.c, test/rewrite/root-descriptors.c,
 //        test/rewrite/boxed-byte-copy.c, boxed-byte-address-kept.c,
 //        test/idioms/forward-declared.test,
 //        test/diagnostics/store-address-of-local.c, boxed-address.c,
+//        static-local-comes-back.c, wide-variable-comes-back.c,
 //        test/idioms/globals.test,
 //        test/idioms/global-arrays.test.
 //
@@ -80,6 +84,22 @@ const BoxedVar *boxedVar(const Model &M, const Expr *E) {
 
 std::string boxUseText(const BoxedVar &B) {
   return B.Static ? "(*" + B.Getter + "())" : "(*" + B.Ptr + ")";
+}
+
+std::string whyStaysWide(const VarDecl *VD) {
+  if (isa<ParmVarDecl>(VD))
+    return "a parameter passed by value stays in wide layout; copy it into a "
+           "local, which then lives in the compact heap";
+  if (VD->getType()->isVariablyModifiedType())
+    return "a variable-length array of compact structs stays in wide layout; "
+           "allocate it with malloc(n * sizeof(...))";
+  if (VD->getTLSKind() != VarDecl::TLS_None)
+    return "a thread-local variable stays in wide layout; allocate it with "
+           "malloc";
+  if (VD->isStaticLocal())
+    return "a static local stays in wide layout; declare it at file scope, "
+           "where it lives in the compact heap";
+  return "";
 }
 
 namespace {
@@ -123,16 +143,30 @@ bool boxedDims(const VarDecl *VD, std::string &Dims, uint64_t &Count) {
   return true;
 }
 
+} // namespace
+
+bool addressOfWideVariable(const Expr *E) {
+  E = E->IgnoreParens();
+  const Expr *Sub = nullptr;
+  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
+    Sub = U->getSubExpr();
+  else if (const auto *C = dyn_cast<ImplicitCastExpr>(E);
+           C && C->getCastKind() == CK_ArrayToPointerDecay)
+    Sub = C->getSubExpr();
+  const VarDecl *VD = Sub ? rootVar(Sub) : nullptr;
+  return VD && !whyStaysWide(VD).empty();
+}
+
+namespace {
+
 /// V can live in the heap behind its name: one object of compact struct
 /// type, or an array of them with constant dimensions.
 bool boxable(Session &S, const VarDecl *VD) {
   std::string Dims;
   uint64_t Count;
-  return !isa<ParmVarDecl>(VD) && VD->getIdentifier() &&
-         VD->getTLSKind() == VarDecl::TLS_None &&
+  return whyStaysWide(VD).empty() && VD->getIdentifier() &&
          S.M.recordOf(stripArrays(VD->getType()).Element) &&
-         boxedDims(VD, Dims, Count) && !S.isIgnoredLoc(VD->getLocation()) &&
-         !VD->isStaticLocal();
+         boxedDims(VD, Dims, Count) && !S.isIgnoredLoc(VD->getLocation());
 }
 
 /// Finds the variables whose address is used as a compact pointer.
@@ -179,11 +213,14 @@ private:
   void consider(const Expr *Addr, const Expr *Sub) {
     Searched.clear();
     const VarDecl *VD = rootVar(Sub);
-    bool StaticRecord = VD && VD->isStaticLocal() &&
-                        S.M.recordOf(stripArrays(VD->getType()).Element) &&
-                        !S.isIgnoredLoc(Addr->getExprLoc());
+    // A variable that stays wide is refused where its address becomes a
+    // compact pointer directly (Safety.cpp), and here where it comes back.
+    std::string Wide = VD && S.M.recordOf(stripArrays(VD->getType()).Element) &&
+                               !S.isIgnoredLoc(Addr->getExprLoc())
+                           ? whyStaysWide(VD)
+                           : std::string();
     bool Boxable = VD && boxable(S, VD);
-    if (!StaticRecord && !Boxable)
+    if (Wide.empty() && !Boxable)
       return;
     // A byte address is the value's bytes, in the layout they are in
     // (memset, fwrite, a hash of the bytes).  Unless it comes back as a
@@ -194,15 +231,17 @@ private:
     bool ByteAddress = CE && CE->getType()->isPointerType() && !M.pointeeOf(CE->getType());
     bool ComesBack = ByteAddress && (comesBackCompact(CE, 0) || copiedAsObject(CE) ||
                                      keptAndComesBack(CE, 0));
-    if (StaticRecord && ComesBack)
-      // A static local is not boxed (its storage is the function's own);
-      // a compact pointer to it is refused where it is taken directly
-      // (Safety.cpp), and here where it comes back.
+    if (!Wide.empty() && ComesBack)
       S.report(Diag::NonHeapAddress, Addr->getExprLoc(),
-               "the address of static local " + quoted(VD->getName()) +
-                   " is turned back into a compact pointer by the function it "
-                   "is handed to, but a static local stays in wide layout; "
-                   "declare it at file scope, where it lives in the compact heap",
+               "the address of " +
+                   std::string(isa<ParmVarDecl>(VD) ? "parameter "
+                               : VD->hasGlobalStorage() && !VD->isStaticLocal()
+                                   ? "global "
+                               : VD->isStaticLocal() ? "static local "
+                                                     : "local ") +
+                   quoted(VD->getName()) +
+                   " may be turned back into a compact pointer by the code it "
+                   "is handed to, but " + Wide,
                {CharSourceRange::getTokenRange(Addr->getSourceRange())});
     if (Boxable && (!ByteAddress || ComesBack))
       Found.insert(VD->getCanonicalDecl());

@@ -358,6 +358,14 @@ const clang::Expr *parentSkippingParens(clang::ASTContext &Ctx, const clang::Exp
 const clang::FieldDecl *memberField(const clang::Expr *E);
 /// Boxing.cpp: the boxed variable E names (a DeclRefExpr), or null.
 const BoxedVar *boxedVar(const Model &M, const clang::Expr *E);
+/// Why VD, of compact struct type, stays in wide layout however its
+/// address is used (a parameter, a static or thread-local variable, a
+/// variable-length array) and the way out; empty for a variable that is
+/// boxed when its address is used.
+std::string whyStaysWide(const clang::VarDecl *VD);
+/// E is `&V`, `&V.f`, `&V[i]` or V decayed, for such a V: a byte address
+/// of wide memory, never a compact pointer.
+bool addressOfWideVariable(const clang::Expr *E);
 /// Boxing.cpp: the text of a use of boxed variable B: the heap object.
 std::string boxUseText(const BoxedVar &B);
 /// Slots.cpp: E (a `T **`, T compact) may hold the address of a handle

@@ -93,12 +93,14 @@ static const FunctionDecl *returnedFrom(ASTContext &Ctx, const Expr *E) {
 /// (`slots[i] = node`).  A generic container keeps it where the switch
 /// cannot see it: after the switch it points into the released arena.
 /// Calls to libc, the runtime and system headers (but for the arguments
-/// libc keeps: tsearch's key), locals of type `void *`, and explicit casts
-/// (which say the code knows) are not flagged.
+/// libc keeps: tsearch's key), locals of type `void *`, explicit casts
+/// (which say the code knows) and the address of a variable that stays
+/// wide (a parameter: wide bytes, no compact pointer) are not flagged.
 void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
   const Model &M = S.M;
   if (!S.Opts.switchable() || E->getCastKind() != CK_BitCast ||
-      !E->getType()->isVoidPointerType() || !M.pointeeOf(E->getSubExpr()->getType()))
+      !E->getType()->isVoidPointerType() || !M.pointeeOf(E->getSubExpr()->getType()) ||
+      addressOfWideVariable(E->getSubExpr()))
     return;
   const Expr *Cur = E;
   const Expr *P = parentSkippingParens(S.Ctx, E, &Cur);

@@ -646,21 +646,8 @@ private:
     E = enclosingObject(E, /*ThroughArrow=*/false);
     const auto *DR = dyn_cast<DeclRefExpr>(E);
     const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-    if (!VD)
-      return " (allocate it with malloc)";
-    if (isa<ParmVarDecl>(VD))
-      return " (a parameter passed by value stays in wide layout; copy it "
-             "into a local, which then lives in the compact heap)";
-    if (VD->getType()->isVariablyModifiedType())
-      return " (a variable-length array of compact structs stays in wide "
-             "layout; allocate it with malloc(n * sizeof(...)))";
-    if (VD->getTLSKind() != VarDecl::TLS_None)
-      return " (a thread-local variable stays in wide layout; allocate it "
-             "with malloc)";
-    if (VD->isStaticLocal())
-      return " (a static local stays in wide layout; declare it at file "
-             "scope, where it lives in the compact heap)";
-    return " (allocate it with malloc)";
+    std::string Wide = VD ? whyStaysWide(VD) : std::string();
+    return " (" + (Wide.empty() ? std::string("allocate it with malloc") : Wide) + ")";
   }
 
   static std::string describe(const Expr *E) {

@@ -35,7 +35,7 @@ long run(void) {
   pthread_t t;
   memset(&once, 0, sizeof once);
   fwrite(&once, sizeof once, 1, stdout);
-  pthread_create(&t, NULL, work, &once); // expected-error {{the address of static local 'once' is turned back into a compact pointer by the function it is handed to, but a static local stays in wide layout; declare it at file scope}}
+  pthread_create(&t, NULL, work, &once); // expected-error {{the address of static local 'once' may be turned back into a compact pointer by the code it is handed to, but a static local stays in wide layout; declare it at file scope}}
   pthread_join(t, NULL);
   pthread_create(&t, NULL, work, &at_file_scope);
   pthread_join(t, NULL);
