@@ -408,7 +408,8 @@ typedef struct cp_slab {
   struct cp_slab *next_all, *prev_all;  /* the type's list (heap lock) */
   struct cp_slab *next_note;            /* owner's notification stack */
   struct cp_slab *counterpart;          /* during the switch: wide slab */
-  uint64_t *live;        /* SLAB: one bit per slot; exact while
+  uint64_t *live;        /* SLAB: one bit per slot, or NULL before its
+                            first use (cp__slab_live_bits); exact while
                             COMPACTPTR_DEBUG=1 and after cp__slab_sync */
 } cp_slab_t;
 _Static_assert(offsetof(cp_slab_t, elem_magic) == 64,
@@ -436,8 +437,10 @@ static inline bool cp__slot_start(const cp_slab_t *s, uint64_t off,
   *i = (uint64_t)(m >> 64);
   return (uint64_t)m < s->magic;
 }
+/* A slab without a bitmap (none taken yet) reads as nothing live. */
 static inline bool cp__slot_is_live(const cp_slab_t *s, uint32_t i) {
-  return (__atomic_load_n(&s->live[i >> 6], __ATOMIC_RELAXED) >> (i & 63)) & 1;
+  return s->live &&
+         (__atomic_load_n(&s->live[i >> 6], __ATOMIC_RELAXED) >> (i & 63)) & 1;
 }
 static inline uint64_t cp__elem_index(const cp_slab_t *s, uint64_t off) {
   return (uint64_t)(((unsigned __int128)off * s->elem_magic) >> 64);
@@ -487,6 +490,10 @@ static inline uint32_t cp__slot_bytes(uint32_t elem, uint32_t cls) {
 uint32_t cp__slots_per_slab(uint32_t slot);
 /* Unlinks s from its type, unmaps and returns its run.  Heap lock held. */
 void cp__slab_release(cp_arena_t *a, cp_slab_t *s);
+/* s's live bitmap, taken (zeroed) at its first use; fatal without memory. */
+uint64_t *cp__slab_live_bits(cp_slab_t *s);
+/* Frees the header of a slab or block whose run is gone or given away. */
+void cp__slab_header_free(cp_slab_t *s);
 /* Finds the slab or block holding p in a, or NULL. */
 static inline cp_slab_t *cp__slab_of(const cp_arena_t *a, const void *p) {
   if (!cp__arena_contains(a, p))

@@ -244,9 +244,7 @@ cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
    * counterpart of a small array class can need less). */
   if (run < ((size_t)1 << CP_SLAB_MIN_SHIFT))
     run = (size_t)1 << CP_SLAB_MIN_SHIFT;
-  size_t words = ((size_t)nslots + 63) / 64;
-  cp_slab_t *s = run_new(a, t, sizeof *s + words * sizeof(uint64_t), run,
-                         slot, elem, false, try_only);
+  cp_slab_t *s = run_new(a, t, sizeof *s, run, slot, elem, false, try_only);
   if (!s)
     return NULL;
   s->elems = (uint16_t)(1u << cls);
@@ -254,7 +252,8 @@ cp_slab_t *cp__slab_new(cp_arena_t *a, cp_type_t *t, uint32_t cls,
   s->nslots = nslots;
   s->count = 1;
   s->kind = CP_SLAB;
-  s->live = (uint64_t *)(s + 1);
+  if (cp__debug)
+    cp__slab_live_bits(s); /* every allocation and free keeps it */
   map_pages(a, s, s);
   all_link(t, s);
   return s;
@@ -290,11 +289,30 @@ cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
   return s;
 }
 
+/* The bitmap is taken only where it is kept: under COMPACTPTR_DEBUG=1, and
+ * by the switch and the verifier (cp__slab_sync).  Otherwise a program
+ * with many types and few objects paid a kilobyte of zeros per slab (41
+ * KiB of its peak for 33 types of one object each). */
+uint64_t *cp__slab_live_bits(cp_slab_t *s) {
+  if (!s->live) {
+    s->live = calloc(((size_t)s->nslots + 63) / 64, sizeof(uint64_t));
+    if (!s->live)
+      cp__fatal_no_memory("out of memory for the live bitmap of a slab of "
+                          "%u slots", s->nslots);
+  }
+  return s->live;
+}
+
+void cp__slab_header_free(cp_slab_t *s) {
+  free(s->live);
+  free(s);
+}
+
 void cp__slab_release(cp_arena_t *a, cp_slab_t *s) {
   all_remove(s->type, s);
   map_pages(a, s, NULL);
   cp__buddy_free(a, s->page, s->order);
-  free(s);
+  cp__slab_header_free(s);
 }
 
 /* ---- the owner's free list ---------------------------------------------- */
@@ -439,13 +457,14 @@ void cp__slab_sync(cp_slab_t *s) {
   if ((x & CP_XF_HEAD) != CP_NONE)
     cp__slab_collect(s);
   uint32_t bump = s->bump, words = (s->nslots + 63) / 64;
+  uint64_t *live = cp__slab_live_bits(s);
   for (uint32_t w = 0; w < words; w++) {
     uint64_t bits = 0;
     if (w * 64 + 64 <= bump)
       bits = ~(uint64_t)0;
     else if (w * 64 < bump)
       bits = ((uint64_t)1 << (bump - w * 64)) - 1;
-    s->live[w] = bits;
+    live[w] = bits;
   }
   uint32_t nfree = 0;
   for (uint32_t off = s->free; off != CP_NONE; off = *link_at(s, off)) {
@@ -455,7 +474,7 @@ void cp__slab_sync(cp_slab_t *s) {
       cp__fatal("the free list of a '%s' slab at %p is corrupt (slot offset "
                 "%u): a use after free wrote into a free slot, or a slot was "
                 "freed twice", s->type->desc->name, (void *)s->start, off);
-    s->live[i >> 6] &= ~((uint64_t)1 << (i & 63));
+    live[i >> 6] &= ~((uint64_t)1 << (i & 63));
   }
   s->used = bump - nfree;
 }

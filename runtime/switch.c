@@ -654,7 +654,8 @@ static void make_counterpart(cp_slab_t *s) {
     w->bump = s->bump;
     w->used = s->used;
     w->nslots = s->nslots;
-    memcpy(w->live, s->live, ((size_t)s->nslots + 63) / 64 * sizeof(uint64_t));
+    memcpy(cp__slab_live_bits(w), cp__slab_live_bits(s),
+           ((size_t)s->nslots + 63) / 64 * sizeof(uint64_t));
   } else {
     w = cp__block_new(&cp__wide_arena, t, t->wide_slot, s->count, false, false);
   }
@@ -843,7 +844,7 @@ static void adopt_counterparts(cp_type_t *t) {
       uintptr_t o = s->owner & ~CP_OWNER_FLAGS;
       cp__heap_place((cp_heap_t *)o, w, o ? s->where : CP_IN_ORPHANS);
     }
-    free(s);
+    cp__slab_header_free(s);
     s = next;
   }
   t->slot = t->wide_slot;

@@ -66,6 +66,34 @@ static void test_churn_keeps_slabs_valid(void **state) {
   assert_true(cp__buddy_is_valid(&cp__compact_arena));
 }
 
+/* The live bitmap is taken where it is kept: under COMPACTPTR_DEBUG=1 from
+ * the slab's creation, otherwise at its first sync (the switch, the
+ * verifier), so a slab of a type with few objects costs no bitmap. */
+static void test_live_bitmap_on_demand(void **state) {
+  (void)state;
+  char *a = cp_alloc(&graph_desc), *b = cp_alloc(&graph_desc);
+  cp_slab_t *s = slab_of(a);
+  assert_ptr_equal(slab_of(b), s);
+  uint32_t ia = (uint32_t)((a - s->start) / s->slot);
+  uint32_t ib = (uint32_t)((b - s->start) / s->slot);
+  if (cp__debug) {
+    assert_non_null(s->live);
+    assert_true(cp__slot_is_live(s, ia));
+  } else {
+    assert_null(s->live);
+    assert_false(cp__slot_is_live(s, ia)); /* no bitmap reads as none */
+  }
+  cp_free(b);
+  cp__lock();
+  cp__slab_sync(s);
+  cp__unlock();
+  assert_non_null(s->live);
+  assert_true(cp__slot_is_live(s, ia));
+  assert_false(cp__slot_is_live(s, ib));
+  assert_true(cp__slab_is_valid(s));
+  cp_free(a);
+}
+
 static void test_arrays(void **state) {
   (void)state;
   /* Small arrays share a slab of their size class: no page each. */
@@ -257,6 +285,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dense_slots),
       cmocka_unit_test(test_churn_keeps_slabs_valid),
+      cmocka_unit_test(test_live_bitmap_on_demand),
       cmocka_unit_test(test_arrays),
       cmocka_unit_test(test_try_alloc_exhaustion),
       cmocka_unit_test(test_errors),
