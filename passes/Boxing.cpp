@@ -148,7 +148,8 @@ bool boxedDims(const VarDecl *VD, std::string &Dims, uint64_t &Count) {
 bool addressOfWideVariable(const Expr *E) {
   E = E->IgnoreParens();
   const Expr *Sub = nullptr;
-  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_AddrOf)
     Sub = U->getSubExpr();
   else if (const auto *C = dyn_cast<ImplicitCastExpr>(E);
            C && C->getCastKind() == CK_ArrayToPointerDecay)
@@ -241,7 +242,8 @@ private:
                                                      : "local ") +
                    quoted(VD->getName()) +
                    " may be turned back into a compact pointer by the code it "
-                   "is handed to, but " + Wide,
+                   "is handed to, but " +
+                   Wide,
                {CharSourceRange::getTokenRange(Addr->getSourceRange())});
     if (Boxable && (!ByteAddress || ComesBack))
       Found.insert(VD->getCanonicalDecl());
@@ -265,7 +267,8 @@ private:
   /// other pointer types (E becomes the outermost), or null.
   const CallExpr *callTaking(const Expr *&E) {
     const Expr *P;
-    return upThroughPointerCasts(E, P) ? dyn_cast_or_null<CallExpr>(P) : nullptr;
+    return upThroughPointerCasts(E, P) ? dyn_cast_or_null<CallExpr>(P)
+                                       : nullptr;
   }
 
   /// The byte address E is handed to a function of the program together
@@ -362,9 +365,7 @@ private:
       // An initializer: the declaration is the parent of E's parentheses
       // (`void *__cancel_arg = (arg);`).
       const Expr *Top = E;
-      for (auto Ps = S.Ctx.getParents(*Top); !Ps.empty() && Ps[0].get<ParenExpr>();
-           Ps = S.Ctx.getParents(*Top))
-        Top = Ps[0].get<ParenExpr>();
+      (void)parentSkippingParens(S.Ctx, E, &Top);
       for (const DynTypedNode &N : S.Ctx.getParents(*Top))
         if (const auto *VD = N.get<VarDecl>(); VD && VD->getInit() &&
                                               VD->getInit()->IgnoreParens() == E)

@@ -99,7 +99,8 @@ static const FunctionDecl *returnedFrom(ASTContext &Ctx, const Expr *E) {
 void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
   const Model &M = S.M;
   if (!S.Opts.switchable() || E->getCastKind() != CK_BitCast ||
-      !E->getType()->isVoidPointerType() || !M.pointeeOf(E->getSubExpr()->getType()) ||
+      !E->getType()->isVoidPointerType() ||
+      !M.pointeeOf(E->getSubExpr()->getType()) ||
       addressOfWideVariable(E->getSubExpr()))
     return;
   const Expr *Cur = E;

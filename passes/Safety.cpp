@@ -647,7 +647,8 @@ private:
     const auto *DR = dyn_cast<DeclRefExpr>(E);
     const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
     std::string Wide = VD ? whyStaysWide(VD) : std::string();
-    return " (" + (Wide.empty() ? std::string("allocate it with malloc") : Wide) + ")";
+    return " (" +
+           (Wide.empty() ? std::string("allocate it with malloc") : Wide) + ")";
   }
 
   static std::string describe(const Expr *E) {

@@ -230,8 +230,8 @@ static const size_t heap_bytes =
 cp_heap_t *cp__heap_new(void) {
   cp_heap_t *h = cp__os_alloc_zeroed(heap_bytes);
   if (!h)
-    cp__fatal_no_memory("cannot map a thread's heap (%zu bytes of address space)",
-              heap_bytes);
+    cp__fatal_no_memory(
+        "cannot map a thread's heap (%zu bytes of address space)", heap_bytes);
   cp__os_advise_pages(h, heap_bytes, false);
   cp__lock();
   h->next = cp__heaps;

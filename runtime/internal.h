@@ -408,9 +408,9 @@ typedef struct cp_slab {
   struct cp_slab *next_all, *prev_all;  /* the type's list (heap lock) */
   struct cp_slab *next_note;            /* owner's notification stack */
   struct cp_slab *counterpart;          /* during the switch: wide slab */
-  uint64_t *live;        /* SLAB: one bit per slot, or NULL before its
-                            first use (cp__slab_live_bits); exact while
-                            COMPACTPTR_DEBUG=1 and after cp__slab_sync */
+  uint64_t *live; /* SLAB: one bit per slot, or NULL before its
+                     first use (cp__slab_live_bits); exact while
+                     COMPACTPTR_DEBUG=1 and after cp__slab_sync */
 } cp_slab_t;
 _Static_assert(offsetof(cp_slab_t, elem_magic) == 64,
                "fast-path and translation fields fill one cache line");

@@ -298,7 +298,8 @@ uint64_t *cp__slab_live_bits(cp_slab_t *s) {
     s->live = calloc(((size_t)s->nslots + 63) / 64, sizeof(uint64_t));
     if (!s->live)
       cp__fatal_no_memory("out of memory for the live bitmap of a slab of "
-                          "%u slots", s->nslots);
+                          "%u slots",
+                          s->nslots);
   }
   return s->live;
 }
