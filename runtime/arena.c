@@ -108,16 +108,8 @@ static bool manage(cp_arena_t *a, char *base, size_t reserved,
   for (uint32_t k = 0; k < 33; k++)
     a->free_head[k] = CP_NONE;
 
-  /* Carve [first_page, npages) into the largest aligned runs that fit. */
-  uint32_t p = first_page;
-  while (p < npages) {
-    uint32_t k = a->max_order;
-    while (k > 0 && ((p & ((1u << k) - 1)) != 0 || (size_t)p + (1u << k) > npages))
-      k--;
-    cp__buddy_free(a, p, k);
-    a->used_pages += 1u << k; /* cp__buddy_free subtracted it */
-    p += 1u << k;
-  }
+  /* The buddy carves runs from [first_page, npages) as it needs them. */
+  a->frontier = first_page;
   a->used_pages = 0;
   a->peak_pages = 0;
   return true;

@@ -9,8 +9,15 @@
  * byte reads k | CP_BUDDY_FREE.  Links are page indices in side arrays, so
  * free runs are never touched (and never need to be committed).
  *
- * Runs are taken from the head of each list and splits keep the lower half,
- * so a young arena fills from its bottom and stays compactly committed.
+ * Runs are taken from the head of each list and splits keep the lower half.
+ * The pages from the frontier up have never been carved into runs: when no
+ * free run is large enough, the run asked for is carved at the frontier
+ * (after runs that align it), so a young arena fills from its bottom and
+ * stays compactly committed, and only the records near the frontier are
+ * touched.  Carving the whole arena at start-up into its largest aligned
+ * runs wrote one record per order, megabytes apart in the per-page array,
+ * and splitting the first one for a slab as many again: 60 KiB of
+ * metadata resident for a program of 33 slabs.
  *
  * Memory goes back to the kernel by whole 2 MiB commit chunks, and not at
  * once: a program that callocs and frees a large array in a loop would
@@ -159,13 +166,57 @@ static void maybe_purge(cp_arena_t *a) {
     purge(a);
 }
 
+/* Frees the never-used run p of order k into the lists (merging with a
+ * free buddy below it). */
+static void release_new(cp_arena_t *a, uint32_t p, uint32_t k) {
+  a->used_pages += 1u << k; /* cp__buddy_free takes it off */
+  cp__buddy_free(a, p, k);
+}
+
+/* Carves a run of order k at the frontier, after the largest aligned runs
+ * that bring the frontier to a multiple of 2^k; at the top of the arena,
+ * where no such run fits, the rest in the largest aligned runs that do. */
+static void carve(cp_arena_t *a, uint32_t k) {
+  uint32_t p = a->frontier;
+  const uint32_t n = a->npages;
+  while (p < n && (p & ((1u << k) - 1)) != 0 &&
+         (uint64_t)p + (1u << __builtin_ctz(p)) <= n) {
+    release_new(a, p, (uint32_t)__builtin_ctz(p));
+    p += 1u << __builtin_ctz(p);
+  }
+  if ((p & ((1u << k) - 1)) == 0 && (uint64_t)p + (1u << k) <= n) {
+    release_new(a, p, k);
+    p += 1u << k;
+  } else {
+    while (p < n) {
+      uint32_t j = p ? (uint32_t)__builtin_ctz(p) : a->max_order;
+      if (j > a->max_order)
+        j = a->max_order;
+      while ((uint64_t)p + (1u << j) > n)
+        j--;
+      release_new(a, p, j);
+      p += 1u << j;
+    }
+  }
+  a->frontier = p;
+}
+
+/* The smallest order from k up with a free run, or max_order + 1. */
+static uint32_t free_order(const cp_arena_t *a, uint32_t k) {
+  while (k <= a->max_order && a->free_head[k] == CP_NONE)
+    k++;
+  return k;
+}
+
 static uint32_t take(cp_arena_t *a, uint32_t k, bool to_zero) {
   if (k > a->max_order)
     return CP_NONE;
   maybe_purge(a);
-  uint32_t j = k;
-  while (j <= a->max_order && a->free_head[j] == CP_NONE)
-    j++;
+  uint32_t j = free_order(a, k);
+  if (j > a->max_order && a->frontier < a->npages) {
+    carve(a, k);
+    j = free_order(a, k);
+  }
   if (j > a->max_order)
     return CP_NONE;
   uint32_t p = a->free_head[j];
@@ -272,6 +323,9 @@ bool cp__buddy_is_valid(const cp_arena_t *a) {
         dirty += a->committed[c] == CP_CHUNK_DIRTY;
     }
   }
-  return free_pages + a->used_pages + a->first_page == a->npages &&
+  return a->frontier >= a->first_page && a->frontier <= a->npages &&
+         free_pages + a->used_pages + a->first_page +
+                 (a->npages - a->frontier) ==
+             a->npages &&
          dirty == a->dirty_free_chunks;
 }

@@ -144,6 +144,7 @@ typedef struct cp_arena {
   uint32_t npages;         /* pages the buddy manages: the limit */
   uint32_t first_page;     /* pages below are never handed out */
   uint32_t max_order;
+  uint32_t frontier;       /* pages from here up were never carved (buddy.c) */
   struct cp_slab **pagemap;/* per page: owning slab or block, or NULL */
   cp_buddy_page_t *runs;   /* per page: order and free-list links (heads) */
   uint32_t free_head[33];  /* per order: first free head page or CP_NONE */

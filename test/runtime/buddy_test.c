@@ -24,16 +24,22 @@ static void test_initial_free_runs(void **state) {
   assert_true(cp__buddy_is_valid(&a));
   assert_int_equal(a.used_pages, 0);
   assert_int_equal(a.max_order, 6);
-  /* Pages 1..63 split as 1, 2-3, 4-7, 8-15, 16-31, 32-63. */
-  for (uint32_t k = 0; k <= 5; k++)
-    assert_int_equal(a.free_head[k], 1u << k);
-  assert_int_equal(a.free_head[6], CP_NONE);
+  /* Nothing is carved before it is asked for. */
+  assert_int_equal(a.frontier, 1);
+  for (uint32_t k = 0; k <= 6; k++)
+    assert_int_equal(a.free_head[k], CP_NONE);
 }
 
 static void test_split_and_coalesce(void **state) {
   (void)state;
+  /* An order-2 run is carved at page 4, after 1 and 2-3 that align it. */
+  uint32_t r = cp__buddy_alloc(&a, 2);
+  assert_int_equal(r, 4);
+  assert_int_equal(a.frontier, 8);
+  assert_int_equal(a.free_head[0], 1);
+  assert_int_equal(a.free_head[1], 2);
   uint32_t p = cp__buddy_alloc(&a, 0);
-  assert_int_equal(p, 1); /* the order-0 run first */
+  assert_int_equal(p, 1); /* a free run before the frontier */
   uint32_t q = cp__buddy_alloc(&a, 0);
   assert_int_equal(q, 2); /* splits 2-3 */
   assert_int_equal(a.free_head[0], 3);
@@ -41,8 +47,13 @@ static void test_split_and_coalesce(void **state) {
   cp__buddy_free(&a, q, 0);
   assert_int_equal(a.free_head[1], 2); /* 2 and 3 merged again */
   cp__buddy_free(&a, p, 0);
+  cp__buddy_free(&a, r, 2);
+  assert_int_equal(a.free_head[2], 4); /* 4-7: its buddy 0-3 holds page 0 */
   assert_true(cp__buddy_is_valid(&a));
   assert_int_equal(a.used_pages, 0);
+  /* Records above the frontier are never written. */
+  for (uint32_t i = a.frontier; i < 64; i++)
+    assert_int_equal(a.runs[i].order, 0);
 }
 
 static void test_alignment_and_exhaustion(void **state) {
@@ -70,6 +81,36 @@ static void test_alignment_and_exhaustion(void **state) {
   assert_int_equal(a.used_pages, 0);
   assert_true(cp__buddy_is_valid(&a));
   assert_int_equal(cp__buddy_alloc(&a, 6), CP_NONE); /* page 0 is never free */
+}
+
+/* An arena whose size is no power of two: the frontier's last carve takes
+ * the largest aligned runs that fit below the top, and every page is
+ * handed out exactly once. */
+static void test_uneven_top(void **state) {
+  (void)state;
+  cp_arena_t u;
+  assert_true(cp__arena_init(&u, 1 << 20, 50 * CP_PAGE_SIZE, 1, false));
+  /* 1, 2-3, 4-7, 8-15, 16-31 align the frontier for 32-63, which does not
+   * fit: 32-47 and 48-49 are carved instead. */
+  assert_int_equal(cp__buddy_alloc(&u, 5), CP_NONE);
+  assert_int_equal(u.frontier, 50);
+  assert_true(cp__buddy_is_valid(&u));
+  static bool seen[50];
+  uint32_t pages = 0;
+  for (uint32_t p; (p = cp__buddy_alloc(&u, 0)) != CP_NONE; pages++) {
+    assert_true(p >= 1 && p < 50);
+    assert_false(seen[p]);
+    seen[p] = true;
+  }
+  assert_int_equal(pages, 49);
+  assert_true(cp__buddy_is_valid(&u));
+  for (uint32_t p = 1; p < 50; p++)
+    cp__buddy_free(&u, p, 0);
+  assert_int_equal(u.used_pages, 0);
+  assert_true(cp__buddy_is_valid(&u));
+  assert_int_equal(u.free_head[4], 32); /* merged back to the carved runs */
+  assert_int_equal(u.free_head[1], 48);
+  cp__arena_destroy(&u);
 }
 
 static void test_random_churn(void **state) {
@@ -375,6 +416,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_split_and_coalesce, setup, teardown),
       cmocka_unit_test_setup_teardown(test_alignment_and_exhaustion, setup, teardown),
       cmocka_unit_test_setup_teardown(test_random_churn, setup, teardown),
+      cmocka_unit_test(test_uneven_top),
       cmocka_unit_test(test_order_for_bytes),
       cmocka_unit_test(test_small_heap_small_pages),
       cmocka_unit_test(test_free_chunks_kept_then_given_back),
