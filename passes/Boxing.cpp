@@ -21,7 +21,8 @@
 //      translation unit -- `&V`, `&V.member`, `&V[i]`, V or a member array
 //      of V decayed -- or as a byte address (`void *`, `char *`) that a
 //      call may turn back into a compact pointer (a thread's argument, a
-//      visitor's context: comesBackCompact) or that a function of the
+//      visitor's context, an argument of a function of another file:
+//      comesBackCompact) or that a function of the
 //      program copies to or from a compact object (copiedAsObject: it is
 //      handed a compact object as bytes, or a compact struct's size, too);
 //      and every
@@ -329,9 +330,23 @@ private:
       return false;
     }
     const FunctionDecl *Def = FD->getDefinition();
-    if (!Def || !Def->hasBody() || I >= Def->getNumParams())
+    if (!Def || !Def->hasBody())
+      // A function of another file of the program (`apply(list, keep,
+      // &ctx)` in lib.c handing ctx to a callback of this one) may turn it
+      // back; libc and the runtime do not, but through the callbacks
+      // above.
+      return !isLibraryFunction(FD);
+    if (I >= Def->getNumParams())
       return false;
     return paramComesBack(Def, Def->getParamDecl(I), Depth);
+  }
+
+  /// FD is a builtin, the runtime's, or declared in a system header.
+  bool isLibraryFunction(const FunctionDecl *FD) {
+    return FD->getBuiltinID() || isRuntimeFunction(FD) ||
+           llvm::any_of(FD->redecls(), [&](const FunctionDecl *R) {
+             return S.SM.isInSystemHeader(S.SM.getExpansionLoc(R->getLocation()));
+           });
   }
 
   /// The function a callback argument names (`work`, `&work`), with its
