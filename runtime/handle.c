@@ -80,6 +80,109 @@ cp_slab_t *cp__slab_owning(const cp_arena_t *a, const void *p) {
   return s;
 }
 
+/* ---- what an address names ------------------------------------------- */
+
+/* The field at offset 0 of both layouts: the struct's first field (the
+ * plugin places a struct's first declared field at compact offset 0). */
+static const cp_field_desc_t *first_field(const cp_type_desc_t *d) {
+  for (uint32_t k = 0; k < d->nfields; k++)
+    if (d->fields[k].compact_offset == 0 && d->fields[k].wide_offset == 0)
+      return &d->fields[k];
+  return NULL;
+}
+
+static bool same_field(const cp_field_desc_t *a, const cp_field_desc_t *b) {
+  const char *ta = a->target ? a->target->name : "";
+  const char *tb = b->target ? b->target->name : "";
+  return a->kind == b->kind && a->count == b->count && a->size == b->size &&
+         strcmp(ta, tb) == 0;
+}
+
+/* C lets a pointer to one struct point at an object of another that
+ * begins with it (its first member, recursively) or shares its first
+ * members (a common initial sequence: the "base struct" idiom); the plugin
+ * accepts such casts and places the shared part at the same offsets in
+ * both compact layouts.  Such an object is what the pointer may name. */
+bool cp__may_name(const cp_type_desc_t *obj, const cp_type_t *expect) {
+  const cp_field_desc_t *a = first_field(obj);
+  const cp_field_desc_t *b = first_field(expect->desc);
+  if (a && b && same_field(a, b))
+    return true;
+  for (const cp_type_desc_t *d = obj;
+       (a = first_field(d)) && a->kind == CP_FIELD_STRUCT && a->target;
+       d = a->target)
+    if (strcmp(a->target->name, expect->desc->name) == 0)
+      return true;
+  return false;
+}
+
+/* A value of compact type `expect` starts at byte off of an object of type
+ * d (in the current layout): d itself or a type it may stand for at offset
+ * 0, or a struct field (an element of it, recursively) holding one.  This is
+ * how a pointer to a list header embedded in a bigger object is told from a
+ * pointer to the wrong type. */
+static bool embeds_at(const cp_type_desc_t *d, uint64_t off,
+                      const cp_type_t *expect, bool wide, int depth) {
+  if (off == 0 && (d == expect->desc || strcmp(d->name, expect->desc->name) == 0))
+    return true;
+  if (depth > 16) /* a by-value nesting this deep is no real struct */
+    return false;
+  for (uint32_t k = 0; k < d->nfields; k++) {
+    const cp_field_desc_t *f = &d->fields[k];
+    if (f->kind != CP_FIELD_STRUCT || !f->target)
+      continue;
+    uint64_t at = wide ? f->wide_offset : f->compact_offset;
+    uint64_t size = wide ? f->target->wide_size : f->target->compact_size;
+    if (size == 0 || off < at || off >= at + (uint64_t)f->count * size)
+      continue;
+    uint64_t in = (off - at) % size;
+    if (in == 0 && cp__may_name(f->target, expect))
+      return true;
+    if (embeds_at(f->target, in, expect, wide, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+bool cp__embeds(const cp_type_desc_t *d, uint64_t off, const cp_type_t *expect,
+                bool wide) {
+  return embeds_at(d, off, expect, wide, 0);
+}
+
+/* Does p name a live object of type expect in a, or one embedded in a
+ * bigger object (its start or a struct member's)? */
+static bool names_live(const cp_arena_t *a, const void *p,
+                       const cp_type_t *expect, bool wide) {
+  cp_slab_t *s = cp__slab_owning(a, p);
+  if (!s)
+    return false;
+  cp_place_t pl = cp__slab_locate(s, (uint64_t)((const char *)p - s->start));
+  bool live = s->kind == CP_BLOCK
+                  ? pl.elem < s->count
+                  : pl.slot < s->bump && cp__slot_is_live(s, (uint32_t)pl.slot);
+  return live && ((pl.rem == 0 && cp__may_name(s->type->desc, expect)) ||
+                  cp__embeds(s->type->desc, pl.rem, expect, wide));
+}
+
+const cp_field_desc_t *cp__container_member(const cp_arena_t *a, const void *p,
+                                            const cp_type_t *t, bool wide) {
+  if (names_live(a, p, t, wide))
+    return NULL;
+  for (uint32_t k = 0; k < t->desc->nfields; k++) {
+    const cp_field_desc_t *f = &t->desc->fields[k];
+    const cp_type_t *u = f->kind == CP_FIELD_STRUCT && f->target
+                             ? cp__type_peek(f->target)
+                             : NULL;
+    if (u && names_live(a, (const char *)p + (wide ? f->wide_offset
+                                                     : f->compact_offset),
+                        u, wide))
+      return f;
+  }
+  return NULL;
+}
+
+/* ---- translation --------------------------------------------------------- */
+
 void *cp__translate(void *p) {
   cp_arena_t *a = &cp__compact_arena;
   if (!p || !cp__arena_contains(a, p))

@@ -495,6 +495,21 @@ void cp__slab_release(cp_arena_t *a, cp_slab_t *s);
 uint64_t *cp__slab_live_bits(cp_slab_t *s);
 /* Frees the header of a slab or block whose run is gone or given away. */
 void cp__slab_header_free(cp_slab_t *s);
+/* C lets a pointer to one struct name an object of another that begins
+ * with it or shares its first members (handle.c). */
+bool cp__may_name(const cp_type_desc_t *obj, const cp_type_t *expect);
+/* A value of type expect starts at byte off of an object of type d, in the
+ * wide or the compact layout: d itself, or a struct member (recursively). */
+bool cp__embeds(const cp_type_desc_t *d, uint64_t off, const cp_type_t *expect,
+                bool wide);
+/* A pointer p to a t that names no t but one of t's struct members would
+ * (p plus its offset names a live object of the member's type, or one
+ * embedded): what container_of makes of a list head that is no element,
+ * `container_of(&head, struct item, link)` at the end of the kernel's
+ * list_for_each_entry_safe.  That member, or NULL.  World stopped; slabs
+ * synced. */
+const cp_field_desc_t *cp__container_member(const cp_arena_t *a, const void *p,
+                                            const cp_type_t *t, bool wide);
 /* Finds the slab or block holding p in a, or NULL. */
 static inline cp_slab_t *cp__slab_of(const cp_arena_t *a, const void *p) {
   if (!cp__arena_contains(a, p))
@@ -778,6 +793,7 @@ typedef struct cp_thread {
   unsigned native_nest;  /* native regions entered and not left (owner) */
   unsigned deferred_depth; /* at its last safepoint deferred under a compact
                               body (atomic), 0 if none */
+  unsigned exit_rounds;  /* the exit hook's calls so far (thread.c) */
   cp_frame_t **frames;   /* the thread's cp__frame_top */
   cp_heap_t *heap;
   char *stack_lo, *stack_hi; /* its stack block (thread-local storage too) */

@@ -96,6 +96,8 @@ static void hold_signals(sigset_t *old) {
 void cp__park(cp_thread_t *self) {
   sigset_t old;
   hold_signals(&old);
+  int cancel; /* as in cp__safepoint: a new thread parks in its trampoline */
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
   int was = state_of(self);
   __atomic_store_n(&self->state, CP_TS_PARKED, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&arrive_cond);
@@ -103,6 +105,7 @@ void cp__park(cp_thread_t *self) {
   while (epoch == e)
     pthread_cond_wait(&resume_cond, &cp__reg_mutex);
   __atomic_store_n(&self->state, was, __ATOMIC_RELEASE);
+  pthread_setcancelstate(cancel, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
@@ -139,7 +142,7 @@ static _Noreturn void refuse(const cp_thread_t *t, const char *why) {
   read_task(t->tid, "comm", comm, sizeof comm);
   char ks = task_state(t->tid);
   int s = state_of(t);
-  char what[600];
+  char what[800];
   if (s == CP_TS_NATIVE_UNSAFE)
     snprintf(what, sizeof what,
              "it is in a native region it entered under a compact body "
@@ -152,13 +155,18 @@ static _Noreturn void refuse(const cp_thread_t *t, const char *why) {
     snprintf(what, sizeof what,
              "it is blocked in the kernel (state %c) outside a native region; "
              "wrap its blocking call in CP_NATIVE(...) (or cp_native_enter() "
-             "and cp_native_leave()) so the switch can run while it waits",
+             "and cp_native_leave()) so the switch can run while it waits, "
+             "unless the call waits on memory inside a compact object (a "
+             "mutex in a node, which the switch moves under its waiters: "
+             "keep it outside compact structs; the plugin's "
+             "-Wcompactptr-blocking-on-object says where)",
              ks);
   else
     snprintf(what, sizeof what,
              "it is running (state %c) and reached no safepoint: it is in a "
              "compact body (code that touches compact objects and reaches no "
-             "safepoint) or in a loop without a cp_safepoint() call%s",
+             "safepoint), in a loop without a cp_safepoint() call, or in code "
+             "built without the plugin that does not return%s",
              ks,
              __atomic_load_n(&t->deferred_depth, __ATOMIC_RELAXED)
                  ? "; its last safepoint was deferred under a compact body"
@@ -243,28 +251,29 @@ void cp__safepoint(const char *why) {
   }
   sigset_t old;
   hold_signals(&old);
+  /* Not a cancellation point: a thread cancelled in the condition waits
+   * below (pthread_cancel of a worker parked for the switch) woke holding
+   * the registry lock and unwound with it, and every other thread hung. */
+  int cancel;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
   cp__reg_lock();
   if (!cp__pending() || cp__wide) {
-    cp__reg_unlock();
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return;
-  }
-  if (leader) {
+    /* nothing to do */
+  } else if (leader) {
     cp__park(self);
-    cp__reg_unlock();
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return;
+  } else {
+    leader = self;
+    stop_world(self, why);
+    uint32_t n = 0;
+    for (cp_thread_t *t = cp__threads_list; t; t = t->next)
+      n++;
+    cp__switch_threads = n;
+    cp__switch_run(why);
+    resume_world();
+    leader = NULL;
   }
-  leader = self;
-  stop_world(self, why);
-  uint32_t n = 0;
-  for (cp_thread_t *t = cp__threads_list; t; t = t->next)
-    n++;
-  cp__switch_threads = n;
-  cp__switch_run(why);
-  resume_world();
-  leader = NULL;
   cp__reg_unlock();
+  pthread_setcancelstate(cancel, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
@@ -398,10 +407,13 @@ static void leave_region(cp_thread_t *t) {
      * the asynchronous signals held as a parked thread holds them. */
     sigset_t old;
     hold_signals(&old);
+    int cancel; /* as in cp__safepoint */
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
     cp__reg_lock();
     while (state_of(t) == CP_TS_HELD)
       pthread_cond_wait(&resume_cond, &cp__reg_mutex);
     cp__reg_unlock();
+    pthread_setcancelstate(cancel, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
   }
 }

@@ -854,7 +854,16 @@ static void translate_root(void **slot, cp_type_t *target, const char *name,
                            void *ctx) {
   uint64_t *n = ctx;
   void *p = *slot;
-  if (p && cp__arena_contains(&cp__compact_arena, p)) {
+  /* A container_of of a member that is no element (the list head at the
+   * end of a loop) moves with the member: its wide offset differs. */
+  const cp_field_desc_t *f =
+      p && target ? cp__container_member(&cp__compact_arena, p, target, false)
+                  : NULL;
+  if (f) {
+    *slot = (char *)cp__translate((char *)p + f->compact_offset) -
+            f->wide_offset;
+    (*n)++;
+  } else if (p && cp__arena_contains(&cp__compact_arena, p)) {
     *slot = cp__translate(p);
     (*n)++;
   } else if (p && target && foreign_object(p)) {

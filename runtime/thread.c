@@ -155,10 +155,19 @@ static void forget(cp_thread_t *t) {
 }
 
 /* The exit hook (pthread key destructor).  A switch in progress is waited
- * out first: the heap changes owner layout there. */
+ * out first: the heap changes owner layout there.
+ * The hook's key is made at load time, before the program's, and glibc
+ * runs destructors in key order: the program's (a tss or pthread_key
+ * destructor that walks or frees its thread's compact list, its
+ * _Thread_local roots) ran after the thread was forgotten, unstopped by a
+ * switch and with its roots dropped (a wrong total, exit 70).  So the hook
+ * sets its key again the first time, which makes glibc run another round
+ * of destructors after the program's, and forgets the thread then. */
 static void on_thread_exit(void *arg) {
   cp_thread_t *t = arg;
   if (t != cp__self)
+    return;
+  if (t->exit_rounds++ == 0 && pthread_setspecific(exit_key, t) == 0)
     return;
   cp__reg_lock();
   if (__atomic_load_n(&cp__stopping, __ATOMIC_ACQUIRE))

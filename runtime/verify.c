@@ -73,69 +73,6 @@ static _Noreturn void bad(const where_t *w, const void *p, const char *why) {
             w->when, field, d->name, w->at, p, why);
 }
 
-/* The field at offset 0 of both layouts: the struct's first field (the
- * plugin places a struct's first declared field at compact offset 0). */
-static const cp_field_desc_t *first_field(const cp_type_desc_t *d) {
-  for (uint32_t k = 0; k < d->nfields; k++)
-    if (d->fields[k].compact_offset == 0 && d->fields[k].wide_offset == 0)
-      return &d->fields[k];
-  return NULL;
-}
-
-static bool same_field(const cp_field_desc_t *a, const cp_field_desc_t *b) {
-  const char *ta = a->target ? a->target->name : "";
-  const char *tb = b->target ? b->target->name : "";
-  return a->kind == b->kind && a->count == b->count && a->size == b->size &&
-         strcmp(ta, tb) == 0;
-}
-
-/* C lets a pointer to one struct point at an object of another that
- * begins with it (its first member, recursively) or shares its first
- * members (a common initial sequence: the "base struct" idiom); the plugin
- * accepts such casts and places the shared part at the same offsets in
- * both compact layouts.  Such an object is what the pointer may name. */
-static bool may_name(const cp_type_desc_t *obj, const cp_type_t *expect) {
-  const cp_field_desc_t *a = first_field(obj);
-  const cp_field_desc_t *b = first_field(expect->desc);
-  if (a && b && same_field(a, b))
-    return true;
-  for (const cp_type_desc_t *d = obj;
-       (a = first_field(d)) && a->kind == CP_FIELD_STRUCT && a->target;
-       d = a->target)
-    if (strcmp(a->target->name, expect->desc->name) == 0)
-      return true;
-  return false;
-}
-
-/* A value of compact type `expect` starts at byte off of an object of type
- * d (in the current layout): d itself or a type it may stand for at offset
- * 0, or a struct field (an element of it, recursively) holding one.  This is
- * how a pointer to a list header embedded in a bigger object is told from a
- * pointer to the wrong type. */
-static bool embeds(const cp_type_desc_t *d, uint64_t off,
-                   const cp_type_t *expect, int depth) {
-  if (off == 0 && (d == expect->desc || strcmp(d->name, expect->desc->name) == 0))
-    return true;
-  if (depth > 16) /* a by-value nesting this deep is no real struct */
-    return false;
-  bool wide = cp__wide;
-  for (uint32_t k = 0; k < d->nfields; k++) {
-    const cp_field_desc_t *f = &d->fields[k];
-    if (f->kind != CP_FIELD_STRUCT || !f->target)
-      continue;
-    uint64_t at = wide ? f->wide_offset : f->compact_offset;
-    uint64_t size = wide ? f->target->wide_size : f->target->compact_size;
-    if (size == 0 || off < at || off >= at + (uint64_t)f->count * size)
-      continue;
-    uint64_t in = (off - at) % size;
-    if (in == 0 && may_name(f->target, expect))
-      return true;
-    if (embeds(f->target, in, expect, depth + 1))
-      return true;
-  }
-  return false;
-}
-
 /* Fields naming freed memory, reported at the end of a walk. */
 enum { DANGLING_SHOWN = 5 };
 static uint64_t dangling_fields;
@@ -158,6 +95,15 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
   if (!p)
     return 0;
   cp_arena_t *a = cp__current_arena();
+  /* A root made by container_of from a member that is no element is named
+   * by the member's place (translate_root). */
+  const cp_field_desc_t *f =
+      is_root && expect ? cp__container_member(a, p, expect, cp__wide) : NULL;
+  if (f)
+    return mix(mix(7, (uint64_t)(f - expect->desc->fields)),
+               canon((const char *)p +
+                         (cp__wide ? f->wide_offset : f->compact_offset),
+                     cp__type_peek(f->target), true, w));
   if (!cp__arena_contains(a, p))
     return mix(1, (uint64_t)(uintptr_t)p); /* not in the heap: unchanged */
   cp_slab_t *s = cp__slab_owning(a, p);
@@ -185,8 +131,8 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
   if (!live && !is_root)
     report_dangling(w, p, "which is not a live object (freed, or never "
                           "allocated)");
-  if (expect && s->type != expect && !may_name(s->type->desc, expect) &&
-      !(live && embeds(s->type->desc, rem, expect, 0))) {
+  if (expect && s->type != expect && !cp__may_name(s->type->desc, expect) &&
+      !(live && cp__embeds(s->type->desc, rem, expect, cp__wide))) {
     static char why[160];
     snprintf(why, sizeof why, "a '%s' object, where a '%s' is expected",
              s->type->desc->name, expect->desc->name);
