@@ -143,8 +143,11 @@ bool touchesCompact(const Model &M, const Expr *E) {
   // pointers in place.  Its members may still read a compact pointer.
   if (M.elementOf(T) && isCompactLocated(M, E))
     return true;
+  // A number read from a node (`&locks[n->shard]`, `buf + n->len`) only
+  // says where in other memory: the memory handed over is not the node's.
   for (const Stmt *C : E->children())
-    if (const auto *X = dyn_cast_or_null<Expr>(C); X && touchesCompact(M, X))
+    if (const auto *X = dyn_cast_or_null<Expr>(C);
+        X && !X->getType()->isArithmeticType() && touchesCompact(M, X))
       return true;
   return false;
 }

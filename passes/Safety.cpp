@@ -461,7 +461,12 @@ public:
   }
 
   bool VisitAtomicExpr(AtomicExpr *E) {
-    checkAtomicOnHandle(E, E->getPtr(), E->getBuiltinLoc());
+    // The object, and the operands passed by address (the expected value
+    // of a compare-exchange, `atomic_compare_exchange_weak(&top, &n->next,
+    // n)`; the value and result of the generic forms).
+    Expr **Ops = E->getSubExprs();
+    for (unsigned I = 0; I < E->getNumSubExprs(); ++I)
+      checkAtomicOnHandle(E, Ops[I], E->getBuiltinLoc(), Ops[I] == E->getPtr());
     return true;
   }
 
@@ -512,7 +517,8 @@ private:
   /// would load, compare or store 8 bytes of pointer there (it stopped at
   /// the encode check, or corrupted the next field).  Named at the
   /// builtin as the user spelled it (clang calls a sized variant).
-  void checkAtomicOnHandle(const Expr *Whole, const Expr *Ptr, SourceLocation Builtin) {
+  void checkAtomicOnHandle(const Expr *Whole, const Expr *Ptr, SourceLocation Builtin,
+                           bool Object = true) {
     if (!Builtin.isValid() || S.isIgnoredLoc(Whole->getExprLoc()))
       return;
     const auto *UO = dyn_cast<UnaryOperator>(Ptr->IgnoreParenImpCasts());
@@ -526,6 +532,19 @@ private:
         Lexer::getSourceText(CharSourceRange::getTokenRange(SM.getSpellingLoc(Builtin)), SM,
                              S.Ctx.getLangOpts())
             .str();
+    if (!Object) {
+      // Single-threaded it zeroed the next object's first field: the
+      // builtin wrote a whole pointer of `expected` back into the handle.
+      S.report(Diag::Unrewritable, Builtin,
+               quoted(Name) + " given the address of handle field " +
+                   quoted(fieldName(Slot)) +
+                   ": in compact layout the field is a 32-bit handle, not a "
+                   "pointer, so the builtin cannot read or write a pointer "
+                   "there; pass the address of a local pointer and store it "
+                   "into the field after the call",
+               {tokRange(Ptr->getSourceRange())});
+      return;
+    }
     S.report(Diag::Unrewritable, Builtin,
              quoted(Name) + " on handle field " + quoted(fieldName(Slot)) +
                  ": in compact layout the field is a 32-bit handle, not a "
@@ -655,9 +674,10 @@ private:
     E = enclosingObject(E, /*ThroughArrow=*/true);
     if (const auto *DR = dyn_cast<DeclRefExpr>(E))
       if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
-        return std::string(!VD->hasGlobalStorage() ? "local "
-                           : VD->isStaticLocal()  ? "static local "
-                                                  : "global ") +
+        return std::string(isa<ParmVarDecl>(VD)      ? "parameter "
+                           : !VD->hasGlobalStorage() ? "local "
+                           : VD->isStaticLocal()     ? "static local "
+                                                     : "global ") +
                quoted(VD->getName());
     return "a non-heap object";
   }

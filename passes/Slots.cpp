@@ -212,11 +212,14 @@ public:
   /// slot pointer it would load or store a whole pointer where the slot
   /// holds a 32-bit handle.  (`&p->f` itself: Safety.cpp names it.)
   bool VisitAtomicExpr(AtomicExpr *AE) {
-    if (Check && isSlotPointer(M, AE->getPtr()) &&
-        !isa<UnaryOperator>(AE->getPtr()->IgnoreParenImpCasts()))
-      escape(AE->getPtr(), "handed to an atomic builtin, which would load, compare "
-                           "or store a whole pointer where the slot holds a 32-bit "
-                           "handle");
+    // The object and the operands passed by address (a compare-exchange's
+    // expected value).
+    Expr **Ops = AE->getSubExprs();
+    for (unsigned I = 0; Check && I < AE->getNumSubExprs(); ++I)
+      if (isSlotPointer(M, Ops[I]) && !isa<UnaryOperator>(Ops[I]->IgnoreParenImpCasts()))
+        escape(Ops[I], "handed to an atomic builtin, which would load, compare "
+                       "or store a whole pointer where the slot holds a 32-bit "
+                       "handle");
     return true;
   }
 

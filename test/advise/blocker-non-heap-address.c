@@ -25,7 +25,7 @@ static struct node pool[8];
 struct node *make(void) { return malloc(sizeof(struct node)); }
 
 void link_param(struct node *n, struct node v) {
-  n->next = &v; // expected-error {{storing the address of local 'v' into compact field 'next'; compact fields can only point to heap objects}}
+  n->next = &v; // expected-error {{storing the address of parameter 'v' into compact field 'next'; compact fields can only point to heap objects}}
   // CHECK-NEXT: blocker-non-heap-address.c:[[@LINE-1]]: the address of local 'v' is stored into pointer field 'next'; 'struct node' objects must be on the heap [non-heap-address, plugin: error]
   n->next = &sentinel; // placed in the compact heap: fine
 }

@@ -8,6 +8,7 @@
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify %s
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=wide -fsyntax-only -Xclang -verify %s
 #include <compactptr.h>
+#include <stdatomic.h>
 
 struct CP_COMPACT node {
   struct node *next;
@@ -49,4 +50,17 @@ void push_through_slot(struct bucket *b, struct node *n) {
   struct node **slot = &b->head;
   n->next = *slot;
   __atomic_store_n(slot, n, __ATOMIC_RELEASE); // expected-error {{'slot', which may point at a handle field, is handed to an atomic builtin, which would load, compare or store a whole pointer where the slot holds a 32-bit handle}}
+}
+
+// The head in a root, but the expected value of the compare-exchange is
+// the new node's link field: the builtin writes a whole pointer back into
+// the 4-byte handle when it fails (single-threaded, the next object's
+// first field read 0).  C11's form too.
+static _Atomic(struct node *) c11_top;
+void push_expected_in_field(struct node *n) {
+  n->next = atomic_load(&c11_top);
+  while (!atomic_compare_exchange_weak(&c11_top, &n->next, n)); // expected-error {{given the address of handle field 'next': in compact layout the field is a 32-bit handle, not a pointer, so the builtin cannot read or write a pointer there; pass the address of a local pointer}}
+  while (!__atomic_compare_exchange_n(&top, &n->next, n, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)); // expected-error {{'__atomic_compare_exchange_n' given the address of handle field 'next'}}
+  struct node **expected = &n->next;
+  while (!__atomic_compare_exchange_n(&top, expected, n, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)); // expected-error {{'expected', which may point at a handle field, is handed to an atomic builtin}}
 }

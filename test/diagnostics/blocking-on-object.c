@@ -67,3 +67,19 @@ void enroll(void) {
   // WARN: blocking-on-object.c:[[@LINE-1]]:22: warning: 'pthread_mutex_lock' is handed memory inside a compact object
   pthread_mutex_unlock(&reg.mu);
 }
+
+// A lock outside the heap picked by a number read from a node (a shard
+// index): the memory handed over is the global array's, so the call is a
+// native region, without a warning (the warning took the index's node
+// for the lock's, and a switch while a thread waited there stopped the
+// program).
+static pthread_mutex_t shard_locks[8];
+// CHECK-LABEL: long by_shard(struct job *j) {
+// CHECK: cp_native_enter()
+// CHECK-NEXT: pthread_mutex_lock(&shard_locks[
+long by_shard(struct job *j) {
+  pthread_mutex_lock(&shard_locks[j->n & 7]);
+  long k = j->n;
+  pthread_mutex_unlock(&shard_locks[j->n & 7]);
+  return k;
+}

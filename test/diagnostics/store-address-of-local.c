@@ -19,7 +19,7 @@ struct node sentinel;
 static _Thread_local struct node per_thread; // a root of each thread, but not in the heap
 
 void link_param(struct node *p, struct node byval) {
-  p->next = &byval; // expected-error {{storing the address of local 'byval' into compact field 'next'; compact fields can only point to heap objects (a parameter passed by value stays in wide layout; copy it into a local, which then lives in the compact heap)}}
+  p->next = &byval; // expected-error {{storing the address of parameter 'byval' into compact field 'next'; compact fields can only point to heap objects (a parameter passed by value stays in wide layout; copy it into a local, which then lives in the compact heap)}}
   p->next = &per_thread; // expected-error {{(a thread-local variable stays in wide layout; allocate it with malloc)}}
 }
 
