@@ -21,8 +21,8 @@
 //      translation unit -- `&V`, `&V.member`, `&V[i]`, V or a member array
 //      of V decayed -- or as a byte address (`void *`, `char *`) that a
 //      call may turn back into a compact pointer (a thread's argument, a
-//      visitor's context, an argument of a function of another file:
-//      comesBackCompact) or that a function of the
+//      visitor's context, also one of another file handed a callback of
+//      this one: comesBackCompact) or that a function of the
 //      program copies to or from a compact object (copiedAsObject: it is
 //      handed a compact object as bytes, or a compact struct's size, too);
 //      and every
@@ -331,14 +331,26 @@ private:
     }
     const FunctionDecl *Def = FD->getDefinition();
     if (!Def || !Def->hasBody())
-      // A function of another file of the program (`apply(list, keep,
-      // &ctx)` in lib.c handing ctx to a callback of this one) may turn it
-      // back; libc and the runtime do not, but through the callbacks
-      // above.
-      return !isLibraryFunction(FD);
+      return !isLibraryFunction(FD) && callsBack(Call, Depth);
     if (I >= Def->getNumParams())
       return false;
     return paramComesBack(Def, Def->getParamDecl(I), Depth);
+  }
+
+  /// A call of a function of another file (its body unseen) that is also
+  /// handed a function of this file turning a byte parameter back into a
+  /// compact pointer: a visitor (`visit_all(list, keep, &ctx)`) that
+  /// hands it the context.  One that is handed no such function is taken
+  /// for a byte helper (`write_all(fd, &rec, sizeof rec)`, a hash): the
+  /// value stays wide, its bytes and size the native ones.
+  bool callsBack(const CallExpr *Call, unsigned Depth) {
+    for (const Expr *A : Call->arguments())
+      if (const FunctionDecl *Cb = functionNamed(A))
+        for (const ParmVarDecl *PV : Cb->parameters())
+          if (PV->getType()->isPointerType() && !M.pointeeOf(PV->getType()) &&
+              paramComesBack(Cb, PV, Depth))
+            return true;
+    return false;
   }
 
   /// FD is a builtin, the runtime's, or declared in a system header.

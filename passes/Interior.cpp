@@ -130,6 +130,16 @@ bool isInteriorPointer(const Model &M, const Expr *E) {
   return false;
 }
 
+/// E converts a pointer to an integer somewhere inside.
+static bool holdsAddress(const Expr *E) {
+  if (const auto *C = dyn_cast<CastExpr>(E); C && C->getCastKind() == CK_PointerToIntegral)
+    return true;
+  for (const Stmt *C : E->children())
+    if (const auto *X = dyn_cast_or_null<Expr>(C); X && holdsAddress(X))
+      return true;
+  return false;
+}
+
 bool touchesCompact(const Model &M, const Expr *E) {
   if (!E || isa<UnaryExprOrTypeTraitExpr>(E))
     return false;
@@ -145,9 +155,12 @@ bool touchesCompact(const Model &M, const Expr *E) {
     return true;
   // A number read from a node (`&locks[n->shard]`, `buf + n->len`) only
   // says where in other memory: the memory handed over is not the node's.
+  // An address made a number (`(uintptr_t)&n->mu`, aligned and cast back)
+  // still is.
   for (const Stmt *C : E->children())
     if (const auto *X = dyn_cast_or_null<Expr>(C);
-        X && !X->getType()->isArithmeticType() && touchesCompact(M, X))
+        X && (!X->getType()->isArithmeticType() || holdsAddress(X)) &&
+        touchesCompact(M, X))
       return true;
   return false;
 }

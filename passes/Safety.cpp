@@ -18,6 +18,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 #include <algorithm>
+#include <functional>
 
 using namespace clang;
 
@@ -774,10 +775,74 @@ private:
   }
 
   /// True if a diagnostic was reported.
+  /// The function of this file that byte address E (a compact pointer
+  /// converted to `void *` or `char *`) is handed to when it turns that
+  /// parameter into an integer (`ptr_hash((const void *)n)`, hashing
+  /// `(uintptr_t)p`); else null.
+  const FunctionDecl *addressTurnedIntegerBy(const CastExpr *E) {
+    const Expr *Cur = E;
+    const Expr *P = parentExpr(Cur);
+    for (; const auto *C = dyn_cast_or_null<CastExpr>(P); P = parentExpr(Cur)) {
+      if (!C->getType()->isPointerType())
+        return nullptr;
+      Cur = C;
+    }
+    const auto *Call = dyn_cast_or_null<CallExpr>(P);
+    const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+    const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+    if (!Def || !Def->hasBody())
+      return nullptr;
+    unsigned I = 0;
+    while (I < Call->getNumArgs() && Call->getArg(I)->IgnoreParens() != Cur->IgnoreParens())
+      ++I;
+    if (I >= Def->getNumParams())
+      return nullptr;
+    const ParmVarDecl *PV = Def->getParamDecl(I);
+    bool Yes = false;
+    std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
+      if (!St || Yes)
+        return;
+      if (const auto *DR = dyn_cast<DeclRefExpr>(St); DR && DR->getDecl() == PV) {
+        const Expr *Use = DR;
+        for (const Expr *Up = parentExpr(Use); const auto *C = dyn_cast_or_null<CastExpr>(Up);
+             Up = parentExpr(Use)) {
+          if (C->getCastKind() == CK_PointerToIntegral) {
+            Yes = true;
+            return;
+          }
+          Use = C;
+        }
+        return;
+      }
+      for (const Stmt *Child : St->children())
+        Walk(Child);
+    };
+    Walk(Def->getBody());
+    return Yes ? Def : nullptr;
+  }
+
   bool checkCast(const CastExpr *E) {
     QualType To = E->getType(), From = E->getSubExpr()->getType();
     CompactType *FromT = M.pointeeOf(From), *ToT = M.pointeeOf(To);
     auto R = tokRange(E->getSourceRange());
+    // Switchable: an address hashed or ordered as a number through a
+    // function of the file does not hold after the switch moves the
+    // object (a pointer-keyed hash set found 1 of 1000 nodes after it).
+    if (FromT && !ToT && E->getCastKind() == CK_BitCast && To->isPointerType() &&
+        S.Opts.switchable())
+      if (const FunctionDecl *By = addressTurnedIntegerBy(E)) {
+        recordIntegerCast(FromT, E->getExprLoc());
+        S.report(Diag::IntegerCast, E->getExprLoc(),
+                 "compact pointer to " + quoted(FromT->WideSpelling) +
+                     " handed as " + quoted(To.getAsString()) + " to " +
+                     quoted(By->getName()) +
+                     ", which casts it to an integer; the switch to wide "
+                     "mode moves every object, so a hash or an order of "
+                     "addresses taken before it does not hold after it (key "
+                     "on a field of the object instead)",
+                 {R});
+        return true;
+      }
     if (ToT && !FromT && E->getCastKind() == CK_BitCast)
       if (const VarDecl *VD = arrayVarBase(E->getSubExpr());
           VD && VD->getType()->isArrayType()) {

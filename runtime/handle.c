@@ -166,7 +166,11 @@ static bool names_live(const cp_arena_t *a, const void *p,
 
 const cp_field_desc_t *cp__container_member(const cp_arena_t *a, const void *p,
                                             const cp_type_t *t, bool wide) {
-  if (names_live(a, p, t, wide))
+  /* In a run of t's own (an object, or one past the end of an array:
+   * `end = a + n`, whose member offsets may reach into the next run): the
+   * root's own place.  Also the common case, decided with one lookup. */
+  const cp_slab_t *own = cp__slab_owning(a, p);
+  if ((own && own->type == t) || names_live(a, p, t, wide))
     return NULL;
   for (uint32_t k = 0; k < t->desc->nfields; k++) {
     const cp_field_desc_t *f = &t->desc->fields[k];

@@ -4,7 +4,9 @@
 // the compact heap, as when the function's body is in this file.  Before,
 // it stayed wide while the callback wrote it in the compact layout:
 // `last -1` for `last 0`, exit 0, no diagnostic in compact-only mode.  A
-// byte address handed to libc (memset, fwrite) stays a wide value.
+// byte address handed to libc (memset, fwrite) or to a byte helper of
+// another file that is handed no callback stays a wide value: its bytes
+// and its size are the native ones.
 // RUN: %rewrite --main-only %s -- %cflags -I%inputs/other-file > %t.c
 // RUN: FileCheck --match-full-lines %s < %t.c
 // RUN: %clang %cflags -I%inputs/other-file -O2 %s %inputs/other-file/visit.c -o %t.native && %t.native > %t.native.out
@@ -49,8 +51,11 @@ int main(int argc, char **argv) {
   // CHECK: struct threshold bytes;
   struct threshold bytes;
   memset(&bytes, 0, sizeof bytes);
-  printf("kept %d seen %ld last %d zero %ld\n", kept, th.seen,
-         th.last_dropped ? th.last_dropped->qty : -1, bytes.seen);
+  bytes.min_qty = 3;
+  unsigned long sum = sum_bytes(&bytes, sizeof bytes);
+  printf("kept %d seen %ld last %d zero %ld bytes %lu of %zu\n", kept, th.seen,
+         th.last_dropped ? th.last_dropped->qty : -1, bytes.seen, sum,
+         sizeof bytes);
   while (h) {
     struct item *next = h->next;
     free(h);

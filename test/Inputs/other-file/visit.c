@@ -8,3 +8,11 @@ int visit_all(struct item *h, keep_fn keep, void *ctx) {
     k += keep(h, ctx);
   return k;
 }
+
+unsigned long sum_bytes(const void *p, unsigned long n) {
+  const unsigned char *b = p;
+  unsigned long s = 0;
+  while (n--)
+    s = s * 31 + *b++;
+  return s;
+}

@@ -8,3 +8,5 @@ struct CP_COMPACT item {
 };
 typedef int (*keep_fn)(const struct item *it, void *ctx);
 int visit_all(struct item *h, keep_fn keep, void *ctx);
+/* A byte helper: it sees bytes only. */
+unsigned long sum_bytes(const void *p, unsigned long n);
