@@ -477,6 +477,18 @@ const Expr *parentSkippingParens(ASTContext &Ctx, const Expr *E,
   }
 }
 
+bool anyReferenceTo(const Stmt *Body, const ValueDecl *V,
+                    llvm::function_ref<bool(const DeclRefExpr *)> F) {
+  if (!Body)
+    return false;
+  if (const auto *DR = dyn_cast<DeclRefExpr>(Body); DR && DR->getDecl() == V)
+    return F(DR);
+  for (const Stmt *C : Body->children())
+    if (anyReferenceTo(C, V, F))
+      return true;
+  return false;
+}
+
 const FieldDecl *memberField(const Expr *E) {
   const auto *ME = dyn_cast<MemberExpr>(E->IgnoreParens());
   return ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;

@@ -410,30 +410,16 @@ private:
   bool paramComesBack(const FunctionDecl *Def, const VarDecl *PV, unsigned Depth) {
     if (!Searched.insert(PV).second)
       return false; // looked into already: it said no, or it is on the way
-    bool Yes = false;
-    std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
-      if (!St || Yes)
-        return;
-      if (const auto *DR = dyn_cast<DeclRefExpr>(St); DR && DR->getDecl() == PV) {
-        const Expr *Use = DR;
-        for (const Expr *Up = parentExpr(Use); Up; Up = parentExpr(Use)) {
-          const auto *C = dyn_cast<CastExpr>(Up);
-          if (!C)
-            break;
-          if (M.pointeeOf(C->getType())) {
-            Yes = true;
-            return;
-          }
-          Use = C;
-        }
-        Yes = comesBackCompact(Use, Depth + 1) || keptAndComesBack(DR, Depth + 1);
-        return;
+    return anyReferenceTo(Def->getBody(), PV, [&](const DeclRefExpr *DR) {
+      const Expr *Use = DR;
+      for (const Expr *Up = parentExpr(Use); const auto *C = dyn_cast_or_null<CastExpr>(Up);
+           Up = parentExpr(Use)) {
+        if (M.pointeeOf(C->getType()))
+          return true;
+        Use = C;
       }
-      for (const Stmt *C : St->children())
-        Walk(C);
-    };
-    Walk(Def->getBody());
-    return Yes;
+      return comesBackCompact(Use, Depth + 1) || keptAndComesBack(DR, Depth + 1);
+    });
   }
 };
 

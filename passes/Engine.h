@@ -356,6 +356,10 @@ const clang::Expr *parentSkippingParens(clang::ASTContext &Ctx, const clang::Exp
                                         const clang::Expr **Outermost = nullptr);
 /// The field a member expression names, if any.
 const clang::FieldDecl *memberField(const clang::Expr *E);
+/// Some reference to V under Body satisfies F (the walk stops at the
+/// first that does).
+bool anyReferenceTo(const clang::Stmt *Body, const clang::ValueDecl *V,
+                    llvm::function_ref<bool(const clang::DeclRefExpr *)> F);
 /// Boxing.cpp: the boxed variable E names (a DeclRefExpr), or null.
 const BoxedVar *boxedVar(const Model &M, const clang::Expr *E);
 /// Why VD, of compact struct type, stays in wide layout however its

@@ -18,7 +18,6 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 #include <algorithm>
-#include <functional>
 
 using namespace clang;
 
@@ -797,27 +796,16 @@ private:
       ++I;
     if (I >= Def->getNumParams())
       return nullptr;
-    const ParmVarDecl *PV = Def->getParamDecl(I);
-    bool Yes = false;
-    std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
-      if (!St || Yes)
-        return;
-      if (const auto *DR = dyn_cast<DeclRefExpr>(St); DR && DR->getDecl() == PV) {
-        const Expr *Use = DR;
-        for (const Expr *Up = parentExpr(Use); const auto *C = dyn_cast_or_null<CastExpr>(Up);
-             Up = parentExpr(Use)) {
-          if (C->getCastKind() == CK_PointerToIntegral) {
-            Yes = true;
-            return;
-          }
-          Use = C;
-        }
-        return;
+    bool Yes = anyReferenceTo(Def->getBody(), Def->getParamDecl(I), [&](const DeclRefExpr *DR) {
+      const Expr *Use = DR;
+      for (const Expr *Up = parentExpr(Use); const auto *C = dyn_cast_or_null<CastExpr>(Up);
+           Up = parentExpr(Use)) {
+        if (C->getCastKind() == CK_PointerToIntegral)
+          return true;
+        Use = C;
       }
-      for (const Stmt *Child : St->children())
-        Walk(Child);
-    };
-    Walk(Def->getBody());
+      return false;
+    });
     return Yes ? Def : nullptr;
   }
 
