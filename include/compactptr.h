@@ -285,6 +285,8 @@ extern CP_API __thread cp_frame_t *cp__frame_top CP__TLS;
 /** The empty frame every known thread's chain ends with.  Never written. */
 extern CP_API cp_frame_t cp__frame_bottom;
 extern CP_API __thread unsigned cp__compact_depth CP__TLS; /**< active compact bodies */
+/** Native regions the thread has entered and not left (cp_native_enter). */
+extern CP_API __thread unsigned cp__native_nest CP__TLS;
 struct cp_thread;
 /** The calling thread's runtime record; NULL until the runtime knows it. */
 extern CP_API __thread struct cp_thread *cp__self CP__TLS;
@@ -526,6 +528,60 @@ CP_API CP__NATIVE_ATTR void cp_native_leave(void);
  *  nothing.  Async-signal-safe; both preserve errno. */
 CP_API int cp__signal_enter(void);
 CP_API void cp__signal_leave(int *entered);
+/* A thread's state word (the switch's view of it) is the first member of
+ * its runtime record, cp__self; cp__jump_landed reads it without a call.
+ * The values are the runtime's (internal.h checks that they agree). */
+#define CP__TS_RUNNING 1
+#define CP__TS_NATIVE 3
+#define CP__TS_HELD 4
+/** Settles what cp__jump_landed found, after the thread has taken itself
+ *  out of the switch's hands: native regions entered since the setjmp are
+ *  left (the thread runs again, its heap back) or, with `nest` > 0, the
+ *  thread is back in the region the setjmp was called in.  Preserves
+ *  errno. */
+CP_API void cp__native_landed(unsigned nest);
+/** What the plugin writes after a setjmp (sigsetjmp, getcontext, vfork,
+ *  the __sigsetjmp of pthread_cleanup_push) in switchable mode, given the
+ *  thread's shadow-stack top, compact depth and native nesting when the
+ *  call first returned.  A jump back skips the exits of the functions it
+ *  leaves, so all three are put back.  When the jump also left a native
+ *  region (a thread cancelled in pthread_cond_wait, a signal handler's
+ *  siglongjmp out of a blocking read), a switch may hold the thread and
+ *  be walking its shadow stack, frames of the functions the jump left
+ *  included: they lie below the stack pointer, where any call would now
+ *  write.  So the thread first takes itself out of the switch's hands
+ *  here, with no call, spinning while the switch holds it (the switch
+ *  happens once, and a jump during it is rare), and only then writes its
+ *  chain. */
+static __inline__ __attribute__((always_inline)) void
+cp__jump_landed(cp_frame_t *top, unsigned depth, unsigned nest) {
+  if (__builtin_expect(cp__native_nest != nest, 0)) {
+    int *state = (int *)cp__self;
+    for (;;) {
+      int s = CP__TS_NATIVE;
+      if (__atomic_compare_exchange_n(state, &s, CP__TS_RUNNING, 0,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        break;
+      /* Running already (a signal handler's cp__signal_enter), or in a
+       * region entered under a compact body: no switch walks the thread
+       * now, and none will before cp__native_landed settles it. */
+      if (s != CP__TS_HELD)
+        break;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#elif defined(__aarch64__)
+      __asm__ __volatile__("yield");
+#endif
+    }
+    cp__frame_top = top;
+    cp__compact_depth = depth;
+    cp__native_landed(nest);
+    return;
+  }
+  cp__frame_top = top;
+  cp__compact_depth = depth;
+}
+
 /* The two calls are statements of one block: the plugin keeps the
  * compact-pointer locals in their slots from the one to the other (a
  * statement expression's calls would be out of its reach). */

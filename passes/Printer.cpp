@@ -469,11 +469,15 @@ std::string Printer::callText(const CallExpr *CE) {
 /// frames would stay on the thread's chain (the switch would then walk
 /// dead stack memory) and the compact bodies among them would stay counted
 /// (every later safepoint would defer).  Both are as they were when the
-/// call first returned: its caller's, which the jump comes back to.
+/// call first returned: its caller's, which the jump comes back to.  A jump
+/// out of a native region (a cancelled thread's cleanup handler, a signal
+/// handler's siglongjmp) leaves the region too; cp__jump_landed says why
+/// that is done before anything else.
 std::string Printer::returnsTwiceText(const CallExpr *CE) {
-  return "__extension__({ cp_frame_t *cp__jt = cp__frame_top; unsigned cp__jd = "
-         "cp__compact_depth; __auto_type cp__jr = " +
-         splice(CE) + "; cp__frame_top = cp__jt; cp__compact_depth = cp__jd; cp__jr; })";
+  return "__extension__({ cp_frame_t *cp__jt = cp__frame_top; unsigned cp__jd "
+         "= "
+         "cp__compact_depth, cp__jn = cp__native_nest; __auto_type cp__jr = " +
+         splice(CE) + "; cp__jump_landed(cp__jt, cp__jd, cp__jn); cp__jr; })";
 }
 
 /// The non-blocking form of a lock call (pthread_mutex_lock ->

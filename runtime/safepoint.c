@@ -240,7 +240,7 @@ static void resume_world(void) {
 
 void cp__safepoint(const char *why) {
   cp_thread_t *self = cp__thread();
-  if (self->native_nest) {
+  if (cp__native_nest) {
     /* A signal handler inside a region runs (cp__signal_enter) and is
      * no place to stop; any other code the blocking call runs back (a
      * callback, an init routine) ends the region, as an allocation
@@ -315,7 +315,7 @@ void cp_switch_to_wide(void) {
   if (cp__compact_depth)
     cp__fatal("cp_switch_to_wide() called while a compact body is active; "
               "call it from code that is not layout-dependent");
-  if (cp__self && cp__self->native_nest)
+  if (cp__native_nest)
     cp__fatal("cp_switch_to_wide() called inside a native region "
               "(CP_NATIVE, cp_native_enter); call it after leaving it");
   cp__lock();
@@ -341,7 +341,7 @@ void cp_request_switch(void) {
 void cp_native_enter(void) {
   int e = errno;
   cp_thread_t *t = cp__thread();
-  if (t->native_nest++ == 0) {
+  if (cp__native_nest++ == 0) {
     /* Allocation and free in the region reach cp__heap_slow and stop. */
     cp__heap = &cp__heap_empty;
     unsigned d = cp__compact_depth;
@@ -421,7 +421,7 @@ static void leave_region(cp_thread_t *t) {
 void cp_native_leave(void) {
   int e = errno;
   cp_thread_t *t = cp__self;
-  if (!t || t->native_nest == 0 || --t->native_nest > 0) {
+  if (!t || cp__native_nest == 0 || --cp__native_nest > 0) {
     errno = e;
     return;
   }
@@ -431,8 +431,27 @@ void cp_native_leave(void) {
 
 void cp__native_end(cp_thread_t *t) {
   int e = errno;
-  t->native_nest = 0;
+  cp__native_nest = 0;
   leave_region(t);
   errno = e;
 }
 
+void cp__native_landed(unsigned nest) {
+  /* cp__jump_landed has made the thread RUNNING (or found it running, or
+   * in a region entered under a compact body, which no switch walks), so
+   * nothing here races with a switch. */
+  int e = errno;
+  cp_thread_t *t = cp__self;
+  cp__native_nest = nest;
+  if (nest == 0) {
+    cp__heap = t->heap;
+    __atomic_store_n(&t->state, CP_TS_RUNNING, __ATOMIC_SEQ_CST);
+  } else {
+    /* Back in the region the setjmp was called in (a jump within one
+     * CP_NATIVE statement): safe again, as cp_native_enter made it. */
+    unsigned d = __atomic_load_n(&t->native_depth, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->state, d ? CP_TS_NATIVE_UNSAFE : CP_TS_NATIVE,
+                     __ATOMIC_SEQ_CST);
+  }
+  errno = e;
+}

@@ -127,7 +127,7 @@ cp_thread_t *cp__thread_attach(void) {
 
 cp_heap_t *cp__heap_slow(void) {
   cp_thread_t *t = cp__self;
-  if (t && t->native_nest) {
+  if (t && cp__native_nest) {
     /* Code the blocking call runs on this thread touches the heap: the
      * init routine of pthread_once, the cleanup handler of a thread
      * cancelled in pthread_cond_wait, a callback.  The region ends here

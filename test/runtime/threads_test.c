@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -478,15 +479,52 @@ static void refuse_native_unsafe(void *arg) {
 static void alloc_ends_region(void) {
   cp_native_enter();
   cp_native_enter();
-  assert_int_equal(cp__self->native_nest, 2);
+  assert_int_equal(cp__native_nest, 2);
   void *p = cp_alloc(&node_desc);
   assert_non_null(p);
-  assert_int_equal(cp__self->native_nest, 0);
+  assert_int_equal(cp__native_nest, 0);
   assert_int_equal(__atomic_load_n(&cp__self->state, __ATOMIC_ACQUIRE), CP_TS_RUNNING);
   cp_native_leave();
   cp_native_leave();
-  assert_int_equal(cp__self->native_nest, 0);
+  assert_int_equal(cp__native_nest, 0);
   assert_int_equal(__atomic_load_n(&cp__self->state, __ATOMIC_ACQUIRE), CP_TS_RUNNING);
+  cp_free(p);
+}
+/* A jump back to a setjmp out of native regions (a cancelled thread's
+ * cleanup handler, a handler's siglongjmp out of a blocking read) leaves
+ * the regions entered since the setjmp, and no others: cp__jump_landed
+ * with what the plugin saves at the setjmp. */
+static void jump_leaves_region(void) {
+  jmp_buf env;
+  cp_frame_t *top = cp__frame_top;
+  unsigned depth = cp__compact_depth, nest = cp__native_nest;
+  if (setjmp(env) == 0) {
+    cp_native_enter();
+    cp_native_enter();
+    longjmp(env, 1);
+  }
+  cp__jump_landed(top, depth, nest);
+  assert_int_equal(cp__native_nest, 0);
+  assert_int_equal(__atomic_load_n(&cp__self->state, __ATOMIC_ACQUIRE),
+                   CP_TS_RUNNING);
+  assert_ptr_equal(cp__heap, cp__self->heap);
+  assert_ptr_equal(cp__frame_top, top);
+
+  cp_native_enter(); /* a setjmp inside a region, and a jump within it */
+  nest = cp__native_nest;
+  if (setjmp(env) == 0) {
+    cp_native_enter();
+    longjmp(env, 1);
+  }
+  cp__jump_landed(top, depth, nest);
+  assert_int_equal(cp__native_nest, 1);
+  assert_int_equal(__atomic_load_n(&cp__self->state, __ATOMIC_ACQUIRE),
+                   CP_TS_NATIVE);
+  cp_native_leave();
+  assert_int_equal(__atomic_load_n(&cp__self->state, __ATOMIC_ACQUIRE),
+                   CP_TS_RUNNING);
+  void *p = cp_alloc(&node_desc);
+  assert_non_null(p);
   cp_free(p);
 }
 static void switch_in_native(void *arg) {
@@ -510,6 +548,7 @@ static void case_refusals(void **state) {
                "(cp__compact_depth 1)");
   expect_fatal(refuse_native_unsafe, NULL, "thread 2 (tid ");
   alloc_ends_region(); /* in this process: after the children above */
+  jump_leaves_region();
 }
 
 /* ---- fork while threads allocate ------------------------------------------ */

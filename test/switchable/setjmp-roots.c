@@ -65,7 +65,7 @@ static long jump_back(struct node *q, int n) {
 // TEXT-LABEL: static long jump_back(struct node *q, int n) {struct cp__slotframe_s
 // The shadow-stack top and the compact-body count are put back after the
 // call too (switchable/longjmp-skips-frames.c).
-// TEXT: if (__extension__({  __auto_type cp__r{{[0-9]+}} = (cp__slotframe.s[{{[0-9]}}] = {{[pq]}}, cp__slotframe.s[{{[0-9]}}] = {{[pq]}}, __extension__({ cp_frame_t *cp__jt = cp__frame_top; unsigned cp__jd = cp__compact_depth; __auto_type cp__jr = setjmp(env); cp__frame_top = cp__jt; cp__compact_depth = cp__jd; cp__jr; })); {{[pq]}} = cp__slotframe.s[{{[0-9]}}]; {{[pq]}} = cp__slotframe.s[{{[0-9]}}];  cp__r{{[0-9]+}}; }) == 0)
+// TEXT: if (__extension__({  __auto_type cp__r{{[0-9]+}} = (cp__slotframe.s[{{[0-9]}}] = {{[pq]}}, cp__slotframe.s[{{[0-9]}}] = {{[pq]}}, __extension__({ cp_frame_t *cp__jt = cp__frame_top; unsigned cp__jd = cp__compact_depth, cp__jn = cp__native_nest; __auto_type cp__jr = setjmp(env); cp__jump_landed(cp__jt, cp__jd, cp__jn); cp__jr; })); {{[pq]}} = cp__slotframe.s[{{[0-9]}}]; {{[pq]}} = cp__slotframe.s[{{[0-9]}}];  cp__r{{[0-9]+}}; }) == 0)
 
 // The jump comes from a callback the function calls through a pointer
 // (an interpreter's protected call), with a list built before setjmp.
