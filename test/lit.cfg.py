@@ -31,9 +31,9 @@ runtime_lib = os.path.join(obj, "runtime", "libcompactptr.a")
 config.substitutions.append(("%clang", config.clang))
 config.substitutions.append(("%cflags", incs))
 config.substitutions.append(("%plugin", plugin))
-# The runtime built with ThreadSanitizer (COMPACTPTR_SANITIZER_TESTS=ON);
+# The runtime built with ThreadSanitizer (runtime/, where clang links TSan);
 # before %runtime, which is its prefix.
-runtime_tsan = os.path.join(obj, "test", "runtime", "libcompactptr_tsan.a")
+runtime_tsan = os.path.join(obj, "runtime", "libcompactptr_tsan.a")
 config.substitutions.append(("%runtime_tsan", "-fsanitize=thread %s -lpthread" % runtime_tsan))
 config.substitutions.append(("%runtime", "%s -lpthread" % runtime_lib))
 config.substitutions.append(("%rewrite", os.path.join(obj, "tool", "compactptr-rewrite")))
