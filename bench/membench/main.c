@@ -122,8 +122,17 @@ const char *mb_plot_format(const char *file) {
 int mb_common_opt(mb_ctx_t *c, int opt, const char *arg) {
   uint64_t v;
   switch (opt) {
-  case MB_OPT_JSON: c->out = MB_OUT_JSON; return 0;
-  case MB_OPT_CSV: c->out = MB_OUT_CSV; return 0;
+  case MB_OPT_JSON:
+  case MB_OPT_CSV: {
+    /* One output: the last of two formats silently winning hid the other. */
+    mb_out_t want = opt == MB_OPT_JSON ? MB_OUT_JSON : MB_OUT_CSV;
+    if (c->out != MB_OUT_TABLE && c->out != want) {
+      mb_usage_error(c, "--json and --csv: give one");
+      return -1;
+    }
+    c->out = want;
+    return 0;
+  }
   case MB_OPT_PLOT:
     if (!mb_plot_format(arg)) {
       mb_usage_error(c, "--plot: '%s' must end in .svg or .png", arg);

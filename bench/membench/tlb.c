@@ -421,8 +421,8 @@ int mb_cmd_tlb(int argc, char **argv, mb_ctx_t *c) {
     case O_MAXP: if (mb_uint_opt(c, "--max-pages", optarg, 1, 1u << 20, &hi)) return MB_EXIT_USAGE; break;
     case O_STEPS: if (mb_uint_opt(c, "--steps", optarg, 1, 64, &steps)) return MB_EXIT_USAGE; break;
     case O_RISE: if (mb_uint_opt(c, "--knee-rise", optarg, 1, 1000, &rise)) return MB_EXIT_USAGE; break;
-    case O_LOADS: if (mb_uint_opt(c, "--loads", optarg, 1, 1ull << 36, &loads)) return MB_EXIT_USAGE; break;
-    case O_RT: if (mb_uint_opt(c, "--round-trips", optarg, 1, 1ull << 32, &rt)) return MB_EXIT_USAGE; break;
+    case O_LOADS: if (mb_uint_opt(c, "--loads", optarg, 1, 1ull << 24, &loads)) return MB_EXIT_USAGE; break;
+    case O_RT: if (mb_uint_opt(c, "--round-trips", optarg, 1, 1ull << 20, &rt)) return MB_EXIT_USAGE; break;
     case O_PPP: if (mb_uint_opt(c, "--pp-pages", optarg, 0, 1u << 18, &ppp)) return MB_EXIT_USAGE; break;
     case O_REFILL:
       nrefill = parse_list(c, "--refill-pages", optarg, refill, 32, &bad);
