@@ -489,6 +489,41 @@ bool anyReferenceTo(const Stmt *Body, const ValueDecl *V,
   return false;
 }
 
+bool upThroughPointerCasts(ASTContext &Ctx, const Expr *&E, const Expr *&P) {
+  P = parentSkippingParens(Ctx, E);
+  while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
+    if (!C->getType()->isPointerType())
+      return false;
+    E = C;
+    P = parentSkippingParens(Ctx, C);
+  }
+  return true;
+}
+
+const CallExpr *callTakingPointer(ASTContext &Ctx, const Expr *&E) {
+  const Expr *P;
+  return upThroughPointerCasts(Ctx, E, P) ? dyn_cast_or_null<CallExpr>(P)
+                                          : nullptr;
+}
+
+unsigned argumentIndex(const CallExpr *Call, const Expr *E) {
+  unsigned I = 0;
+  while (I < Call->getNumArgs() &&
+         Call->getArg(I)->IgnoreParens() != E->IgnoreParens())
+    ++I;
+  return I;
+}
+
+StringRef variableKind(const VarDecl *VD) {
+  if (isa<ParmVarDecl>(VD))
+    return "parameter";
+  if (VD->getTLSKind() != VarDecl::TLS_None)
+    return "thread-local";
+  if (!VD->hasGlobalStorage())
+    return "local";
+  return VD->isStaticLocal() ? "static local" : "global";
+}
+
 const FieldDecl *memberField(const Expr *E) {
   const auto *ME = dyn_cast<MemberExpr>(E->IgnoreParens());
   return ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;

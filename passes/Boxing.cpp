@@ -194,13 +194,7 @@ private:
   const Model &M;
 
   const Expr *parentExpr(const Expr *E) {
-    for (;;) {
-      auto Ps = S.Ctx.getParents(*E);
-      const Expr *P = Ps.empty() ? nullptr : Ps[0].get<Expr>();
-      if (!P || !isa<ParenExpr>(P))
-        return P;
-      E = P;
-    }
+    return parentSkippingParens(S.Ctx, E);
   }
   bool isSubscriptBase(const Expr *Decay) {
     const auto *AS = dyn_cast_or_null<ArraySubscriptExpr>(parentExpr(Decay));
@@ -235,12 +229,7 @@ private:
                                      keptAndComesBack(CE, 0));
     if (!Wide.empty() && ComesBack)
       S.report(Diag::NonHeapAddress, Addr->getExprLoc(),
-               "the address of " +
-                   std::string(isa<ParmVarDecl>(VD) ? "parameter "
-                               : VD->hasGlobalStorage() && !VD->isStaticLocal()
-                                   ? "global "
-                               : VD->isStaticLocal() ? "static local "
-                                                     : "local ") +
+               "the address of " + variableKind(VD).str() + " " +
                    quoted(VD->getName()) +
                    " may be turned back into a compact pointer by the code it "
                    "is handed to, but " +
@@ -248,28 +237,6 @@ private:
                {CharSourceRange::getTokenRange(Addr->getSourceRange())});
     if (Boxable && (!ByteAddress || ComesBack))
       Found.insert(VD->getCanonicalDecl());
-  }
-
-  /// Up from byte address E through conversions to other pointer types
-  /// (E becomes the outermost): P is its parent (null at a statement or
-  /// declaration); false where a conversion leaves pointers.
-  bool upThroughPointerCasts(const Expr *&E, const Expr *&P) {
-    P = parentExpr(E);
-    while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
-      if (!C->getType()->isPointerType())
-        return false;
-      E = C;
-      P = parentExpr(C);
-    }
-    return true;
-  }
-
-  /// The call byte address E is an argument of, through conversions to
-  /// other pointer types (E becomes the outermost), or null.
-  const CallExpr *callTaking(const Expr *&E) {
-    const Expr *P;
-    return upThroughPointerCasts(E, P) ? dyn_cast_or_null<CallExpr>(P)
-                                       : nullptr;
   }
 
   /// The byte address E is handed to a function of the program together
@@ -280,7 +247,7 @@ private:
   /// object and the size are in -- a heap object.  libc's own copies
   /// are memcpy-value's (Safety.cpp).
   bool copiedAsObject(const Expr *E) {
-    const CallExpr *Call = callTaking(E);
+    const CallExpr *Call = callTakingPointer(S.Ctx, E);
     const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
     if (!Call || (FD && S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation()))))
       return false;
@@ -304,12 +271,10 @@ private:
   /// call through a function pointer (anything), a thread's start routine
   /// or a libc callback (qsort's comparator) that does.
   bool comesBackCompact(const Expr *E, unsigned Depth) {
-    const CallExpr *Call = callTaking(E);
+    const CallExpr *Call = callTakingPointer(S.Ctx, E);
     if (!Call || Depth > 16)
       return false;
-    unsigned I = 0;
-    while (I < Call->getNumArgs() && Call->getArg(I)->IgnoreParens() != E->IgnoreParens())
-      ++I;
+    unsigned I = argumentIndex(Call, E);
     if (I == Call->getNumArgs())
       return false; // the callee itself
     const FunctionDecl *FD = Call->getDirectCallee();
@@ -381,7 +346,7 @@ private:
   /// come back as a compact pointer (paramComesBack, on that variable).
   bool keptAndComesBack(const Expr *E, unsigned Depth) {
     const Expr *P;
-    if (Depth > 16 || !upThroughPointerCasts(E, P))
+    if (Depth > 16 || !upThroughPointerCasts(S.Ctx, E, P))
       return false;
     const VarDecl *V = nullptr;
     if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);

@@ -354,6 +354,21 @@ const clang::Expr *handleArrayCleared(clang::ASTContext &Ctx, const Model &M,
 /// Outermost: the last parenthesis instead.
 const clang::Expr *parentSkippingParens(clang::ASTContext &Ctx, const clang::Expr *E,
                                         const clang::Expr **Outermost = nullptr);
+/// Up from pointer E through conversions to other pointer types (E becomes
+/// the outermost, through parentheses too): P is its parent (null at a
+/// statement or declaration); false where a conversion leaves pointers.
+bool upThroughPointerCasts(clang::ASTContext &Ctx, const clang::Expr *&E,
+                           const clang::Expr *&P);
+/// The call pointer E is an argument of, through conversions to other
+/// pointer types (E becomes the outermost), or null.
+const clang::CallExpr *callTakingPointer(clang::ASTContext &Ctx,
+                                         const clang::Expr *&E);
+/// The position of E among Call's arguments (parentheses aside), or
+/// Call->getNumArgs() if it is none of them (the callee).
+unsigned argumentIndex(const clang::CallExpr *Call, const clang::Expr *E);
+/// What kind of variable VD is, for messages: "parameter", "local",
+/// "static local", "thread-local" or "global".
+llvm::StringRef variableKind(const clang::VarDecl *VD);
 /// The field a member expression names, if any.
 const clang::FieldDecl *memberField(const clang::Expr *E);
 /// Some reference to V under Body satisfies F (the walk stops at the

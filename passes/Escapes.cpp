@@ -88,6 +88,38 @@ static const FunctionDecl *returnedFrom(ASTContext &Ctx, const Expr *E) {
   return nullptr;
 }
 
+/// Parameter I of FD (a definition) may be kept past the call: some use
+/// of it, through parentheses and conversions, is stored (an assignment's
+/// right side, the initializer of a variable that is not a typed compact
+/// pointer), returned, or handed to another call.  A comparator that only
+/// reads through it (`const struct sym *x = a; return x->id - ...`) keeps
+/// nothing.
+static bool paramMayBeKept(ASTContext &Ctx, const Model &M,
+                           const FunctionDecl *FD, unsigned I) {
+  if (I >= FD->getNumParams())
+    return true; // variadic: va_arg may take it anywhere
+  return anyReferenceTo(
+      FD->getBody(), FD->getParamDecl(I), [&](const DeclRefExpr *DR) {
+        const Expr *Use = DR;
+        const Expr *P = parentSkippingParens(Ctx, Use, &Use);
+        while (const auto *C = dyn_cast_or_null<CastExpr>(P))
+          P = parentSkippingParens(Ctx, Use = C, &Use);
+        if (!P) {
+          for (const DynTypedNode &N : Ctx.getParents(*Use)) {
+            if (isa_and_nonnull<ReturnStmt>(N.get<Stmt>()))
+              return true;
+            if (const auto *VD = N.get<VarDecl>())
+              return !VD->hasLocalStorage() || !M.pointeeOf(VD->getType());
+          }
+          return false;
+        }
+        if (const auto *BO = dyn_cast<BinaryOperator>(P))
+          return BO->isAssignmentOp() && BO->getRHS()->IgnoreParens() == Use;
+        return isa<CallExpr>(P) || isa<InitListExpr>(P) ||
+               isa<ConditionalOperator>(P);
+      });
+}
+
 /// Switchable: a compact pointer handed to a function of the program as
 /// `void *` (`vec_push(&v, node)`) or stored into memory as one
 /// (`slots[i] = node`).  A generic container keeps it where the switch
@@ -106,6 +138,10 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
   const Expr *Cur = E;
   const Expr *P = parentSkippingParens(S.Ctx, E, &Cur);
   std::string Where;
+  // Where a library keeps it (tsearch's tree), no field or root array of
+  // the program's can hold it instead.
+  std::string Advice = "keep it in a field or a root array of its own type, "
+                       "or cast explicitly if it is not kept";
   if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
     const FunctionDecl *FD = CE->getDirectCallee();
     if (CE->getCallee()->IgnoreParenImpCasts() == Cur)
@@ -122,6 +158,16 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
                  CE->getArg(Kept)->IgnoreParens() == Cur;
     if (System && !Keeps)
       return;
+    // A function of this file that keeps nothing (a comparator called
+    // directly) cannot leave it where the switch does not see it.
+    const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+    if (!System && Def && Def->hasBody() &&
+        !paramMayBeKept(S.Ctx, M, Def, argumentIndex(CE, Cur)))
+      return;
+    if (System && Keeps)
+      Advice = "keep such pointers in a structure of the program's own (a "
+               "tree or table of compact type) instead, or build the program "
+               "compact-only (--cp-mode=compact-only), which never switches";
     Where = "is passed as 'void *' to " +
             (FD && FD->getIdentifier() ? quoted(FD->getName()) : std::string("this call")) +
             (Keeps ? ", which keeps it after it returns" : "");
@@ -146,10 +192,11 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
   std::string Why = T->Annotated ? "" : " (compact by inference: it holds a "
                                         "pointer to a compact type)";
   S.report(Diag::VoidEscape, E->getExprLoc(),
-           "a compact pointer to " + quoted(T->WideSpelling) + Why + " " + Where +
+           "a compact pointer to " + quoted(T->WideSpelling) + Why + " " +
+               Where +
                "; kept there, it is no root, and after the switch it points "
-               "into the released arena (keep it in a field or a root array "
-               "of its own type, or cast explicitly if it is not kept)",
+               "into the released arena (" +
+               Advice + ")",
            {tokRange(E->getSourceRange())});
 }
 

@@ -674,11 +674,7 @@ private:
     E = enclosingObject(E, /*ThroughArrow=*/true);
     if (const auto *DR = dyn_cast<DeclRefExpr>(E))
       if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
-        return std::string(isa<ParmVarDecl>(VD)      ? "parameter "
-                           : !VD->hasGlobalStorage() ? "local "
-                           : VD->isStaticLocal()     ? "static local "
-                                                     : "global ") +
-               quoted(VD->getName());
+        return variableKind(VD).str() + " " + quoted(VD->getName());
     return "a non-heap object";
   }
 
@@ -780,20 +776,12 @@ private:
   /// `(uintptr_t)p`); else null.
   const FunctionDecl *addressTurnedIntegerBy(const CastExpr *E) {
     const Expr *Cur = E;
-    const Expr *P = parentExpr(Cur);
-    for (; const auto *C = dyn_cast_or_null<CastExpr>(P); P = parentExpr(Cur)) {
-      if (!C->getType()->isPointerType())
-        return nullptr;
-      Cur = C;
-    }
-    const auto *Call = dyn_cast_or_null<CallExpr>(P);
+    const CallExpr *Call = callTakingPointer(S.Ctx, Cur);
     const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
     const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
     if (!Def || !Def->hasBody())
       return nullptr;
-    unsigned I = 0;
-    while (I < Call->getNumArgs() && Call->getArg(I)->IgnoreParens() != Cur->IgnoreParens())
-      ++I;
+    unsigned I = argumentIndex(Call, Cur);
     if (I >= Def->getNumParams())
       return nullptr;
     bool Yes = anyReferenceTo(Def->getBody(), Def->getParamDecl(I), [&](const DeclRefExpr *DR) {
@@ -807,6 +795,37 @@ private:
       return false;
     });
     return Yes ? Def : nullptr;
+  }
+
+  /// The integer address E became goes into arithmetic that mixes its
+  /// bits (`(uintptr_t)n >> 3`, `% buckets`, `* 2654435761u`, `^`): a hash.
+  /// Masking or shifting left (a tag in the low bits) is not one.
+  bool mixesBits(const Expr *E) {
+    const Expr *Cur = E;
+    const Expr *P = parentExpr(Cur);
+    for (; const auto *C = dyn_cast_or_null<CastExpr>(P); P = parentExpr(Cur)) {
+      if (!C->getType()->isIntegerType())
+        return false;
+      Cur = C;
+    }
+    const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+    if (!BO)
+      return false;
+    switch (BO->getOpcode()) {
+    case BO_Shr:
+    case BO_Rem:
+    case BO_Mul:
+    case BO_Div:
+    case BO_Xor:
+    case BO_ShrAssign:
+    case BO_RemAssign:
+    case BO_MulAssign:
+    case BO_DivAssign:
+    case BO_XorAssign:
+      return true;
+    default:
+      return false;
+    }
   }
 
   bool checkCast(const CastExpr *E) {
@@ -846,7 +865,16 @@ private:
     case CK_PointerToIntegral:
       if (FromT)
         recordIntegerCast(FromT, E->getExprLoc());
-      if (FromT)
+      if (FromT && S.Opts.switchable() && mixesBits(E))
+        S.report(Diag::IntegerCast, E->getExprLoc(),
+                 "compact pointer to " + quoted(FromT->WideSpelling) +
+                     " cast to an integer and hashed; the switch to wide mode "
+                     "moves every object, so a table keyed on addresses "
+                     "taken before it finds nothing after it (key the table "
+                     "on a field of the object, or build the program "
+                     "compact-only, which never switches)",
+                 {R});
+      else if (FromT)
         S.report(Diag::IntegerCast, E->getExprLoc(),
                   "compact pointer to " + quoted(FromT->WideSpelling) +
                       " cast to an integer; " +

@@ -37,6 +37,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
+#include "Vocabulary.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
@@ -182,8 +183,24 @@ public:
       break;
     }
     if (isSlotPointer(M, C->getSubExpr()))
-      refuse(C, "converted to '" + S.typeText(C->getType()) + "'");
+      refuse(C, "converted to '" + S.typeText(C->getType()) + "'" +
+                    byteCopyAdvice(C));
     return true;
+  }
+
+  /// Where the conversion hands a run of handles to memmove or memcpy
+  /// (shifting a B-tree node's children): what to write instead.
+  std::string byteCopyAdvice(const CastExpr *C) {
+    const Expr *Top = C;
+    const auto *CE =
+        dyn_cast_or_null<CallExpr>(parentSkippingParens(S.Ctx, C, &Top));
+    const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+    StringRef Fn = FD ? byteCopyFunction(FD) : "";
+    if (!Fn.contains("memmove") && !Fn.contains("memcpy") && Fn != "bcopy")
+      return "";
+    return " to be copied by " + Fn.str() +
+           " (move a run of node pointers element by element instead: "
+           "for (j = n; j > i; j--) x->kids[j] = x->kids[j - 1];)";
   }
 
   bool VisitCallExpr(CallExpr *CE) {

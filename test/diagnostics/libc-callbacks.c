@@ -7,7 +7,9 @@
 // a compact pointer passed there is flagged (void-escape), as for a
 // generic container of the program.  Before, neither had a warning, and
 // both stopped the program after a switch (exit 70).  Compact-only mode
-// never switches: no warning.
+// never switches: no warning.  A comparator of this file called directly
+// keeps nothing (before, void-escape warned there too); a function of
+// this file that stores its argument does.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only %s 2>&1 | FileCheck --implicit-check-not=warning: %s
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Werror %s
@@ -42,6 +44,9 @@ static int cmp_sym(const void *a, const void *b) {
   return ((const struct sym *)a)->key - ((const struct sym *)b)->key;
 }
 
+static void *stash;
+static void keep(void *p) { stash = p; }
+
 static void *index_root;
 static pthread_key_t current;
 
@@ -56,9 +61,13 @@ void sort_all(struct sym **v, size_t n) {
 
 void remember(struct sym *s) {
   tsearch(s, &index_root, cmp_sym);
-  // CHECK: libc-callbacks.c:[[@LINE-1]]:11: warning: a compact pointer to 'struct sym' is passed as 'void *' to 'tsearch', which keeps it after it returns
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:11: warning: a compact pointer to 'struct sym' is passed as 'void *' to 'tsearch', which keeps it after it returns; kept there, it is no root, and after the switch it points into the released arena (keep such pointers in a structure of the program's own (a tree or table of compact type) instead, or build the program compact-only (--cp-mode=compact-only), which never switches)
   (void)tfind(s, &index_root, cmp_sym); // kept only while it runs
   pthread_setspecific(current, s);
   // CHECK: libc-callbacks.c:[[@LINE-1]]:32: warning: a compact pointer to 'struct sym' is passed as 'void *' to 'pthread_setspecific', which keeps it after it returns
+  if (s->memo && cmp_sym(s, s->memo) == 0) // keeps nothing
+    s->key++;
+  keep(s);
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:8: warning: a compact pointer to 'struct sym' is passed as 'void *' to 'keep'; kept there
   memset(s, 0, sizeof *s); // libc that keeps nothing
 }

@@ -37,7 +37,7 @@ static void by_value(struct owned o, void (*f)(void *)) {
 static _Thread_local struct owned last;
 
 static void thread_local_visited(void) {
-  visit(&last); // expected-error {{the address of global 'last' may be turned back into a compact pointer by the code it is handed to, but a thread-local variable stays in wide layout; allocate it with malloc}}
+  visit(&last); // expected-error {{the address of thread-local 'last' may be turned back into a compact pointer by the code it is handed to, but a thread-local variable stays in wide layout; allocate it with malloc}}
   hexdump(&last, sizeof last);
 }
 
