@@ -665,6 +665,59 @@ const Expr *handleArrayCleared(ASTContext &Ctx, const Model &M, const CallExpr *
   return Cleared == Measured ? A : nullptr;
 }
 
+/// The handle lvalue E takes the address of (`&p->kids[i]`, through
+/// conversions), or null.
+static const Expr *handleAddressed(const Model &M, const Expr *E) {
+  const auto *UO = dyn_cast<UnaryOperator>(E->IgnoreParenCasts());
+  if (!UO || UO->getOpcode() != UO_AddrOf)
+    return nullptr;
+  const Expr *L = UO->getSubExpr()->IgnoreParens();
+  return isa<ArraySubscriptExpr>(L) && isHandleLValue(M, L) ? L : nullptr;
+}
+
+/// E is `sizeof X` or `sizeof(T)` with X or T of type Ptr.
+static bool isSizeOfType(ASTContext &Ctx, const Expr *E, QualType Ptr) {
+  const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E->IgnoreParenImpCasts());
+  return U && U->getKind() == UETT_SizeOf &&
+         Ctx.hasSameUnqualifiedType(U->getTypeOfArgument(), Ptr);
+}
+
+std::optional<HandleRun> handleRunMoved(ASTContext &Ctx, const Model &M, const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  StringRef Fn = FD ? byteCopyFunction(FD) : "";
+  bool Clear = Fn.ends_with("memset");
+  if (CE->getNumArgs() != 3 ||
+      !(Clear || Fn.ends_with("memmove") || Fn.ends_with("memcpy")) ||
+      !valueDiscardedOrTested(Ctx, CE))
+    return std::nullopt;
+  HandleRun R;
+  R.Dst = handleAddressed(M, CE->getArg(0));
+  if (Clear) {
+    // A null handle is 0, as a null pointer is.
+    std::optional<llvm::APSInt> Fill = CE->getArg(1)->getIntegerConstantExpr(Ctx);
+    if (!R.Dst || !Fill || *Fill != 0)
+      return std::nullopt;
+  } else {
+    R.Src = handleAddressed(M, CE->getArg(1));
+    if (!R.Dst || !R.Src || !Ctx.hasSameUnqualifiedType(R.Dst->getType(), R.Src->getType()))
+      return std::nullopt;
+  }
+  QualType Ptr = R.Dst->getType();
+  const Expr *N = CE->getArg(2)->IgnoreParenImpCasts();
+  if (isSizeOfType(Ctx, N, Ptr))
+    return R;
+  const auto *Mul = dyn_cast<BinaryOperator>(N);
+  if (!Mul || Mul->getOpcode() != BO_Mul)
+    return std::nullopt;
+  if (isSizeOfType(Ctx, Mul->getRHS(), Ptr))
+    R.Count = Mul->getLHS();
+  else if (isSizeOfType(Ctx, Mul->getLHS(), Ptr))
+    R.Count = Mul->getRHS();
+  else
+    return std::nullopt;
+  return R;
+}
+
 bool isHandleLValue(const Model &M, const Expr *E) {
   E = E->IgnoreParens();
   return M.pointeeOf(E->getType()) && (inHeapField(M, E) || isHandleRootElement(M, E));

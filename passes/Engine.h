@@ -350,6 +350,19 @@ bool valueDiscardedOrTested(clang::ASTContext &Ctx, const clang::Expr *E);
 /// its size are the layout's (Printer::callText).
 const clang::Expr *handleArrayCleared(clang::ASTContext &Ctx, const Model &M,
                                       const clang::CallExpr *CE);
+/// A run of handles moved or copied between handle arrays, or cleared:
+/// `memmove(&D, &S, N * sizeof X)` (memcpy, their builtins; `sizeof X * N`,
+/// or `sizeof X` for one element) with D and S handle lvalues (elements
+/// of handle arrays) of the same pointee type and X of that pointer type,
+/// or `memset(&D, 0, N * sizeof X)` (Src null), the result unused.  Count
+/// is N (null for one element).  In either layout the run is that many
+/// slots of the layout's own size (Printer::callText), as shifting a
+/// B-tree node's children needs.
+struct HandleRun {
+  const clang::Expr *Dst = nullptr, *Src = nullptr, *Count = nullptr;
+};
+std::optional<HandleRun> handleRunMoved(clang::ASTContext &Ctx, const Model &M,
+                                        const clang::CallExpr *CE);
 /// E's parent expression, through parentheses (null at a statement).
 /// Outermost: the last parenthesis instead.
 const clang::Expr *parentSkippingParens(clang::ASTContext &Ctx, const clang::Expr *E,

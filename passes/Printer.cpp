@@ -452,6 +452,13 @@ std::string Printer::callText(const CallExpr *CE) {
   // memset(p->kids, 0, sizeof p->kids): the handles and their size.
   if (const Expr *X = compact() ? handleArrayCleared(S.Ctx, M, CE) : nullptr)
     return "memset(&" + clv(X) + ", 0, sizeof(" + clv(X) + "))";
+  // memmove(&x->kids[i + 1], &x->kids[i], n * sizeof x->kids[0]): n
+  // handles of the compact layout (the wide text is the call as written).
+  if (std::optional<HandleRun> Run = compact() ? handleRunMoved(S.Ctx, M, CE) : std::nullopt)
+    return text(CE->getCallee()) + "(&" + clv(Run->Dst) + ", " +
+           (Run->Src ? "&" + clv(Run->Src) : std::string("0")) + ", " +
+           (Run->Count ? "(" + text(Run->Count) + ") * " : std::string()) + "sizeof(" +
+           clv(Run->Dst) + "))";
   if (CompactBodies && dualCallee(CE)) {
     // A compact body calls a dual function's compact body directly.
     std::string Out = CE->getDirectCallee()->getName().str() + "__cp(";

@@ -182,10 +182,20 @@ public:
     default:
       break;
     }
-    if (isSlotPointer(M, C->getSubExpr()))
+    if (isSlotPointer(M, C->getSubExpr()) && !movesHandleRun(C))
       refuse(C, "converted to '" + S.typeText(C->getType()) + "'" +
                     byteCopyAdvice(C));
     return true;
+  }
+
+  /// C hands the start of a run of handles to a memmove or memcpy that
+  /// Printer rewrites (handleRunMoved).
+  bool movesHandleRun(const CastExpr *C) {
+    const Expr *Top = C;
+    const auto *CE = dyn_cast_or_null<CallExpr>(parentSkippingParens(S.Ctx, C, &Top));
+    return CE && CE->getNumArgs() == 3 &&
+           (CE->getArg(0)->IgnoreParens() == Top || CE->getArg(1)->IgnoreParens() == Top) &&
+           handleRunMoved(S.Ctx, M, CE);
   }
 
   /// Where the conversion hands a run of handles to memmove or memcpy

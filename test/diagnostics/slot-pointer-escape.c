@@ -71,13 +71,15 @@ void append(struct node **head, struct node *n) {
 
 // CHECK: slot-pointer-escape.c:24:10: error: the address of handle field 'next' is returned from 'exported'
 
-// Shifting a B-tree node's children with memmove: refused, with the loop
-// that does it instead.
+// Shifting a B-tree node's children with memmove by a size that is not a
+// count of slots (bytes of a wide pointer): refused, with the loop that
+// does it instead (a count of `sizeof x->kids[0]` is rewritten:
+// rewrite/handle-run-memmove.c).
 struct CP_COMPACT bnode {
   int n;
   struct bnode *kids[8];
 };
 
 void shift_kids(struct bnode *x, int i) {
-  __builtin_memmove(&x->kids[i + 2], &x->kids[i + 1], (unsigned long)(x->n - i) * sizeof x->kids[0]); // expected-error 2 {{to be copied by __builtin_memmove (move a run of node pointers element by element instead: for (j = n; j > i; j--) x->kids[j] = x->kids[j - 1];)}}
+  __builtin_memmove(&x->kids[i + 2], &x->kids[i + 1], (unsigned long)(x->n - i) * 8); // expected-error 2 {{to be copied by __builtin_memmove (move a run of node pointers element by element instead: for (j = n; j > i; j--) x->kids[j] = x->kids[j - 1];)}}
 }

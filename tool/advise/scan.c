@@ -1304,6 +1304,46 @@ static int is_handle_array_clear(scan_t *s, frame_t *f, CXCursor m) {
                 ad_printf("sizeof%s", unparenthesized(extent_text(s, m)))) == 0;
 }
 
+/** 1 if size (stripped) is a count of pointer slots: `sizeof X` or
+ *  `sizeof(T *)` with X a pointer, or N times one of those. */
+static int slot_count(scan_t *s, CXCursor size) {
+  if (clang_getCursorKind(size) == CXCursor_BinaryOperator &&
+      clang_getCursorBinaryOperatorKind(size) == CXBinaryOperator_Mul) {
+    kids_t ks = kids(size);
+    return ks.n == 2 && (slot_count(s, strip(ks.v[0])) || slot_count(s, strip(ks.v[1])));
+  }
+  if (!is_sizeof(s, size) || in_macro(size))
+    return 0;
+  kids_t ks = kids(size);
+  if (ks.n == 1 && clang_getCursorKind(ks.v[0]) != CXCursor_TypeRef)
+    return clang_getCanonicalType(clang_getCursorType(ks.v[0])).kind == CXType_Pointer;
+  return has_token(s, size, "*", NULL);
+}
+
+/** True if the address of a handle slot (`&p->kids[i]`; f = the frames
+ *  above the `&`) starts a run the plugin rewrites: memmove or memcpy
+ *  (or memset with 0) of a count of slots, its result unused. */
+static int is_handle_run(scan_t *s, frame_t *f) {
+  while (f && (clang_getCursorKind(f->c) == CXCursor_ParenExpr ||
+               clang_getCursorKind(f->c) == CXCursor_UnexposedExpr))
+    f = f->up;
+  if (!f || clang_getCursorKind(f->c) != CXCursor_CallExpr ||
+      clang_Cursor_getNumArguments(f->c) != 3)
+    return 0;
+  const char *fn = cxstr(clang_getCursorSpelling(f->c));
+  const char *base = strncmp(fn, "__builtin_", 10) == 0 ? fn + 10 : fn;
+  if (strcmp(base, "memmove") != 0 && strcmp(base, "memcpy") != 0 &&
+      strcmp(base, "memset") != 0)
+    return 0;
+  frame_t *u = f->up;
+  while (u && (clang_getCursorKind(u->c) == CXCursor_ParenExpr ||
+               clang_getCursorKind(u->c) == CXCursor_UnexposedExpr))
+    u = u->up;
+  if (!u || clang_getCursorKind(u->c) != CXCursor_CompoundStmt)
+    return 0;
+  return slot_count(s, strip(clang_Cursor_getArgument(f->c, 2)));
+}
+
 static void unary_operator(scan_t *s, CXCursor c) {
   if (clang_getCursorUnaryOperatorKind(c) != CXUnaryOperator_AddrOf)
     return;
@@ -1343,6 +1383,9 @@ static void unary_operator(scan_t *s, CXCursor c) {
         return;
       }
       if (x >= 0) {
+        if (clang_getCursorKind(sub) == CXCursor_ArraySubscriptExpr &&
+            is_handle_run(s, s->top))
+          return;
         const char *where = slot_escape(s, c);
         if (where)
           block(s, x, AD_B_SlotEscape, cursor_loc(c),
