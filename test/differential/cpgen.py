@@ -193,6 +193,12 @@ class Gen:
         self.cr = random.Random(seed * 31337 + 7)
         self.ctx = self.cr.random() < 0.5
         self.facts["ctx"] = self.ctx
+        # Half of the element stores into a handle array field are runs of
+        # handles instead, moved or cleared by the bytes as a B-tree node
+        # shifts its children (`memmove(&p->f[1], &p->f[0], c * sizeof
+        # p->f[0])`, `memset(&p->f[c], 0, (n - c) * sizeof(struct T *))`).
+        # A PRNG of its own, so the rest of each program is unchanged.
+        self.hr = random.Random(seed * 15485863 + 3)
 
     # -- layout --------------------------------------------------------------
     def make_types(self):
@@ -260,6 +266,7 @@ class Gen:
             e("#include <setjmp.h>")
         e("#include <stdio.h>")
         e("#include <stdlib.h>")
+        e("#include <string.h>")
         e("")
         if self.jumps:
             e("static jmp_buf cpg_env;")
@@ -959,6 +966,23 @@ class Gen:
         if k == "ptrarr":
             f = r.choice([f for f in t.fields if f.kind == "arr"])
             u = self.types[f.target]
+            run = self.hr.choice([None, "move", "clear"])
+            if run:
+                self.facts["handle_runs"] = self.facts.get("handle_runs", 0) + 1
+            if run == "move":
+                return head + ["if (%s) {" % p,
+                               "  c = rnd(%du);" % f.n,
+                               "  memmove(&%s->%s[1], &%s->%s[0], c * sizeof %s->%s[0]);"
+                               % (p, f.name, p, f.name, p, f.name),
+                               "  j = rnd(%du);" % u.pool_n,
+                               "  %s->%s[0] = %s;" % (p, f.name, self.pool(u, "j")),
+                               "}"], 0
+            if run == "clear":
+                return head + ["if (%s) {" % p,
+                               "  c = rnd(%du);" % f.n,
+                               "  memset(&%s->%s[c], 0, (%du - c) * sizeof(struct %s *));"
+                               % (p, f.name, f.n, u.name),
+                               "}"], 0
             return head + ["if (%s) {" % p,
                            "  struct %s **sp = &%s->%s[rnd(%du)];" % (u.name, p, f.name, f.n),
                            "  j = rnd(%du);" % u.pool_n,
