@@ -528,58 +528,66 @@ CP_API CP__NATIVE_ATTR void cp_native_leave(void);
  *  nothing.  Async-signal-safe; both preserve errno. */
 CP_API int cp__signal_enter(void);
 CP_API void cp__signal_leave(int *entered);
-/* A thread's state word (the switch's view of it) is the first member of
- * its runtime record, cp__self; cp__jump_landed reads it without a call.
- * The values are the runtime's (internal.h checks that they agree). */
-#define CP__TS_RUNNING 1
-#define CP__TS_NATIVE 3
-#define CP__TS_HELD 4
-/** Settles what cp__jump_landed found, after the thread has taken itself
- *  out of the switch's hands: native regions entered since the setjmp are
- *  left (the thread runs again, its heap back) or, with `nest` > 0, the
- *  thread is back in the region the setjmp was called in.  Preserves
- *  errno. */
-CP_API void cp__native_landed(unsigned nest);
+/** The slow half of cp__jump_landed, entered on a stack below every
+ *  shadow-stack frame the thread's chain names: takes the thread out of
+ *  the switch's hands (waiting while the switch holds it), puts back its
+ *  chain (`top`), compact depth and native nesting as the setjmp saw them,
+ *  and leaves the native regions entered since (its heap back) or, with
+ *  `nest` > 0, goes back into the region the setjmp was called in.
+ *  Preserves errno. */
+CP_API void cp__jump_settle(cp_frame_t *top, unsigned depth, unsigned nest);
 /** What the plugin writes after a setjmp (sigsetjmp, getcontext, vfork,
  *  the __sigsetjmp of pthread_cleanup_push) in switchable mode, given the
  *  thread's shadow-stack top, compact depth and native nesting when the
  *  call first returned.  A jump back skips the exits of the functions it
- *  leaves, so all three are put back.  When the jump also left a native
- *  region (a thread cancelled in pthread_cond_wait, a signal handler's
- *  siglongjmp out of a blocking read), a switch may hold the thread and
- *  be walking its shadow stack, frames of the functions the jump left
- *  included: they lie below the stack pointer, where any call would now
- *  write.  So the thread first takes itself out of the switch's hands
- *  here, with no call, spinning while the switch holds it (the switch
- *  happens once, and a jump during it is rare), and only then writes its
- *  chain. */
+ *  leaves, so all three are put back: two stores, when the jump left no
+ *  native region.  When it left one (a thread cancelled in
+ *  pthread_cond_wait, a signal handler's siglongjmp out of a blocking
+ *  read), a switch may hold the thread and be walking its shadow stack,
+ *  frames of the functions the jump left included, which now lie below
+ *  the stack pointer: a call, or a signal's frame, would write over them.
+ *  So the landing moves the stack pointer below the lowest frame of the
+ *  chain first and settles there (cp__jump_settle), with no access to
+ *  memory the compiler might instrument (ThreadSanitizer calls its hooks
+ *  on every access) before the move: the whole landing is one asm block.
+ *  (A debugger cannot unwind through cp__jump_settle's frame.) */
 static __inline__ __attribute__((always_inline)) void
 cp__jump_landed(cp_frame_t *top, unsigned depth, unsigned nest) {
-  if (__builtin_expect(cp__native_nest != nest, 0)) {
-    int *state = (int *)cp__self;
-    for (;;) {
-      int s = CP__TS_NATIVE;
-      if (__atomic_compare_exchange_n(state, &s, CP__TS_RUNNING, 0,
-                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        break;
-      /* Running already (a signal handler's cp__signal_enter), or in a
-       * region entered under a compact body: no switch walks the thread
-       * now, and none will before cp__native_landed settles it. */
-      if (s != CP__TS_HELD)
-        break;
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#elif defined(__aarch64__)
-      __asm__ __volatile__("yield");
-#endif
-    }
-    cp__frame_top = top;
-    cp__compact_depth = depth;
-    cp__native_landed(nest);
-    return;
-  }
-  cp__frame_top = top;
-  cp__compact_depth = depth;
+  __asm__ __volatile__(
+      "movq cp__native_nest@gottpoff(%%rip), %%rax\n\t"
+      "cmpl %%fs:(%%rax), %k[nest]\n\t"
+      "jne 1f\n\t"
+      "movq cp__frame_top@gottpoff(%%rip), %%rax\n\t"
+      "movq %[top], %%fs:(%%rax)\n\t"
+      "movq cp__compact_depth@gottpoff(%%rip), %%rax\n\t"
+      "movl %k[depth], %%fs:(%%rax)\n\t"
+      "jmp 3f\n"
+      "1:\n\t"
+      /* The lowest frame of the chain, if it is on this stack below the
+       * stack pointer (within 64 MiB); else the stack pointer itself. */
+      "movq cp__frame_top@gottpoff(%%rip), %%rax\n\t"
+      "movq %%fs:(%%rax), %%rax\n\t"
+      "movq %%rsp, %%rcx\n\t"
+      "subq %%rax, %%rcx\n\t"
+      "cmpq $0x4000000, %%rcx\n\t"
+      "jb 2f\n\t"
+      "movq %%rsp, %%rax\n"
+      "2:\n\t"
+      "movq %%rsp, %%rbx\n\t"
+      "leaq -256(%%rax), %%rsp\n\t"
+      "andq $-16, %%rsp\n\t"
+      "movq %[top], %%rdi\n\t"
+      "movl %k[depth], %%esi\n\t"
+      "movl %k[nest], %%edx\n\t"
+      "call cp__jump_settle@PLT\n\t"
+      "movq %%rbx, %%rsp\n"
+      "3:"
+      :
+      : [top] "r"(top), [depth] "r"(depth), [nest] "r"(nest)
+      : "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "xmm0", "xmm1",
+        "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+        "xmm12", "xmm13", "xmm14", "xmm15", "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)",
+        "st(6)", "st(7)", "memory", "cc");
 }
 
 /* The two calls are statements of one block: the plugin keeps the

@@ -785,9 +785,9 @@ enum {
 };
 
 typedef struct cp_thread {
-  int state;             /* CP_TS_* (atomic); first: cp__jump_landed */
-  int tid;               /* kernel thread id */
   struct cp_thread *next, *prev; /* the registry (registry lock) */
+  int state;                     /* CP_TS_* (atomic) */
+  int tid;                       /* kernel thread id */
   uint32_t seq;          /* 1 for the first thread, then in attach order */
   unsigned native_depth; /* cp__compact_depth when it entered native */
   unsigned deferred_depth; /* at its last safepoint deferred under a compact
@@ -800,11 +800,6 @@ typedef struct cp_thread {
   void *(*start_fn)(void *);
   void *start_arg;
 } cp_thread_t;
-/* The header's inline landing of a jump reads the state word so. */
-_Static_assert(offsetof(cp_thread_t, state) == 0, "state first");
-_Static_assert(CP_TS_RUNNING == CP__TS_RUNNING &&
-                   CP_TS_NATIVE == CP__TS_NATIVE && CP_TS_HELD == CP__TS_HELD,
-               "thread states as in compactptr.h");
 
 /* The calling thread's record, NULL until it is known. */
 extern _Thread_local cp_thread_t *cp__self CP__TLS;

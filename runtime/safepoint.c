@@ -338,22 +338,34 @@ void cp_request_switch(void) {
   cp__unlock();
 }
 
+/* Into the outermost native region (its compact depth recorded at the
+ * entry): allocation and free there reach cp__heap_slow and stop, and the
+ * thread counts as stopped. */
+static void into_region(cp_thread_t *t) {
+  cp__heap = &cp__heap_empty;
+  unsigned d = __atomic_load_n(&t->native_depth, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->state, d ? CP_TS_NATIVE_UNSAFE : CP_TS_NATIVE,
+                   __ATOMIC_SEQ_CST);
+  /* A leader waiting for this thread need not wait for its timeout.  With
+   * the signals held: a handler that jumps out of the region from here
+   * (siglongjmp, which cp__jump_landed supports) would leave the registry
+   * lock taken. */
+  if (__atomic_load_n(&cp__stopping, __ATOMIC_SEQ_CST)) {
+    sigset_t old;
+    hold_signals(&old);
+    cp__reg_lock();
+    pthread_cond_broadcast(&arrive_cond);
+    cp__reg_unlock();
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+  }
+}
+
 void cp_native_enter(void) {
   int e = errno;
   cp_thread_t *t = cp__thread();
   if (cp__native_nest++ == 0) {
-    /* Allocation and free in the region reach cp__heap_slow and stop. */
-    cp__heap = &cp__heap_empty;
-    unsigned d = cp__compact_depth;
-    __atomic_store_n(&t->native_depth, d, __ATOMIC_RELAXED);
-    __atomic_store_n(&t->state, d ? CP_TS_NATIVE_UNSAFE : CP_TS_NATIVE,
-                     __ATOMIC_SEQ_CST);
-    /* A leader waiting for this thread need not wait for its timeout. */
-    if (__atomic_load_n(&cp__stopping, __ATOMIC_SEQ_CST)) {
-      cp__reg_lock();
-      pthread_cond_broadcast(&arrive_cond);
-      cp__reg_unlock();
-    }
+    __atomic_store_n(&t->native_depth, cp__compact_depth, __ATOMIC_RELAXED);
+    into_region(t);
   }
   errno = e;
 }
@@ -421,11 +433,16 @@ static void leave_region(cp_thread_t *t) {
 void cp_native_leave(void) {
   int e = errno;
   cp_thread_t *t = cp__self;
-  if (!t || cp__native_nest == 0 || --cp__native_nest > 0) {
+  if (!t || cp__native_nest == 0) {
     errno = e;
     return;
   }
-  leave_region(t);
+  /* Running first, the count after: a jump that lands in between (a
+   * handler's siglongjmp) finds the count above its setjmp's and settles
+   * the region itself (cp__jump_landed). */
+  if (cp__native_nest == 1)
+    leave_region(t);
+  cp__native_nest--;
   errno = e;
 }
 
@@ -436,22 +453,31 @@ void cp__native_end(cp_thread_t *t) {
   errno = e;
 }
 
-void cp__native_landed(unsigned nest) {
-  /* cp__jump_landed has made the thread RUNNING (or found it running, or
-   * in a region entered under a compact body, which no switch walks), so
-   * nothing here races with a switch. */
+void cp__jump_settle(cp_frame_t *top, unsigned depth, unsigned nest) {
+  /* On a stack below every frame of the chain (cp__jump_landed), so
+   * nothing here writes what a switch holding the thread may read. */
   int e = errno;
+  int cancel;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
   cp_thread_t *t = cp__self;
+  /* Running, once a switch that holds the thread is over.  Found running
+   * already (a handler's cp__signal_enter, or between cp_native_enter's
+   * count and its state) or in a region entered under a compact body, no
+   * switch walks the thread meanwhile. */
+  for (int s = state_of(t); s == CP_TS_NATIVE || s == CP_TS_HELD;
+       s = state_of(t))
+    leave_region(t);
+  cp__frame_top = top;
+  cp__compact_depth = depth;
   cp__native_nest = nest;
   if (nest == 0) {
     cp__heap = t->heap;
     __atomic_store_n(&t->state, CP_TS_RUNNING, __ATOMIC_SEQ_CST);
   } else {
     /* Back in the region the setjmp was called in (a jump within one
-     * CP_NATIVE statement): safe again, as cp_native_enter made it. */
-    unsigned d = __atomic_load_n(&t->native_depth, __ATOMIC_RELAXED);
-    __atomic_store_n(&t->state, d ? CP_TS_NATIVE_UNSAFE : CP_TS_NATIVE,
-                     __ATOMIC_SEQ_CST);
+     * CP_NATIVE statement): stopped again, as cp_native_enter made it. */
+    into_region(t);
   }
+  pthread_setcancelstate(cancel, NULL);
   errno = e;
 }

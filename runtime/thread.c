@@ -175,6 +175,7 @@ static void on_thread_exit(void *arg) {
   forget(t);
   cp__self = NULL;
   cp__frame_top = NULL; /* a later frame (another key's destructor) re-attaches */
+  cp__native_nest = 0;  /* a region left by the cancellation of the thread */
   cp__heap = &cp__heap_empty;
   cp__reg_unlock();
 }

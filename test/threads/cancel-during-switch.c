@@ -16,6 +16,11 @@
 // RUN: %clang %t.o %t.canceller.o %runtime -o %t
 // RUN: %t.native 200000 0 > %t.expect
 // RUN: sh -c 'for d in 0 200 1000 3000 10000; do env COMPACTPTR_VERIFY=1 COMPACTPTR_STATS=1 %t 200000 $d > %t.out 2> %t.err || exit 1; diff %t.expect %t.out || exit 1; grep -q "switch to wide mode (cp_switch_to_wide()).*verified" %t.err || exit 1; done'
+// A heap large enough that the cancellation and the signals land while
+// the switch runs (the earlier waits crashed here in 2 runs of 3, SIGSEGV
+// in the root walk).
+// RUN: %t.native 4000000 0 > %t.expect-big
+// RUN: sh -c 'for d in 1000 3000 3000 3000; do env COMPACTPTR_STATS=1 %t 4000000 $d > %t.out 2> %t.err || exit 1; diff %t.expect-big %t.out || exit 1; grep -q "switch to wide mode (cp_switch_to_wide())" %t.err || exit 1; done'
 #include <compactptr.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -58,13 +63,14 @@ static long deep(int d, struct node *mine) {
     long r = deep(d - 1, more);
     return r + more->v;
   }
+  // The cleanup handler that unlocks is the outermost one (worker's):
+  // the cancellation lands there alone, leaving every frame of this
+  // recursion below the stack pointer while the switch may walk them.
   pthread_mutex_lock(&mu);
-  pthread_cleanup_push(unlock, &mu);
   ready = 1;
   pthread_cond_broadcast(&cv);
   for (;;)
     pthread_cond_wait(&cv, &mu);
-  pthread_cleanup_pop(1);
   return sum(mine);
 }
 
@@ -74,6 +80,7 @@ static struct node *worker_list;
 static void count(void *arg) {
   (void)arg;
   cleaned = sum(worker_list);
+  unlock(&mu);
 }
 
 static void *worker(void *arg) {
@@ -81,7 +88,7 @@ static void *worker(void *arg) {
   long r = 0;
   worker_list = push(0, 7);
   pthread_cleanup_push(count, 0);
-  r = deep(20, worker_list);
+  r = deep(60, worker_list);
   pthread_cleanup_pop(0);
   return (void *)r;
 }
