@@ -88,35 +88,59 @@ static const FunctionDecl *returnedFrom(ASTContext &Ctx, const Expr *E) {
   return nullptr;
 }
 
-/// Parameter I of FD (a definition) may be kept past the call: some use
-/// of it, through parentheses and conversions, is stored (an assignment's
-/// right side, the initializer of a variable that is not a typed compact
-/// pointer), returned, or handed to another call.  A comparator that only
-/// reads through it (`const struct sym *x = a; return x->id - ...`) keeps
-/// nothing.
-static bool paramMayBeKept(ASTContext &Ctx, const Model &M,
-                           const FunctionDecl *FD, unsigned I) {
+/// Parameter I of FD (a definition) may be kept past the call.  Only uses
+/// known to keep nothing count as such, through parentheses and pointer
+/// conversions: reading through it (`->`, `*`, `[]`), comparing it, the
+/// initializer of a local compact pointer (a root of FD's own), and a
+/// call of libc that keeps nothing (`strcmp(a, b)`).  Anything else -- a
+/// store, `&p`, a return, an atomic builtin, another function of the
+/// program, `?:`, a comma, an initializer list -- may keep it.  A
+/// comparator that only reads (`const struct sym *x = a; return x->id -
+/// ...`) keeps nothing.
+static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I) {
   if (I >= FD->getNumParams())
     return true; // variadic: va_arg may take it anywhere
+  ASTContext &Ctx = S.Ctx;
   return anyReferenceTo(
       FD->getBody(), FD->getParamDecl(I), [&](const DeclRefExpr *DR) {
         const Expr *Use = DR;
         const Expr *P = parentSkippingParens(Ctx, Use, &Use);
-        while (const auto *C = dyn_cast_or_null<CastExpr>(P))
+        while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
+          if (C->getCastKind() != CK_LValueToRValue &&
+              C->getCastKind() != CK_NoOp && !C->getType()->isPointerType())
+            return C->getCastKind() != CK_PointerToBoolean; // `if (p)` reads it
           P = parentSkippingParens(Ctx, Use = C, &Use);
-        if (!P) {
-          for (const DynTypedNode &N : Ctx.getParents(*Use)) {
-            if (isa_and_nonnull<ReturnStmt>(N.get<Stmt>()))
-              return true;
-            if (const auto *VD = N.get<VarDecl>())
-              return !VD->hasLocalStorage() || !M.pointeeOf(VD->getType());
-          }
-          return false;
         }
+        if (!P) {
+          for (const DynTypedNode &N : Ctx.getParents(*Use))
+            if (const auto *VD = N.get<VarDecl>())
+              return !(VD->hasLocalStorage() && !VD->isStaticLocal() &&
+                       S.M.pointeeOf(VD->getType()));
+          return true;
+        }
+        if (const auto *ME = dyn_cast<MemberExpr>(P))
+          return ME->getBase()->IgnoreParens() != Use->IgnoreParens();
+        if (const auto *UO = dyn_cast<UnaryOperator>(P))
+          return UO->getOpcode() != UO_Deref && UO->getOpcode() != UO_LNot;
+        if (const auto *AS = dyn_cast<ArraySubscriptExpr>(P))
+          return AS->getBase()->IgnoreParens() != Use->IgnoreParens();
         if (const auto *BO = dyn_cast<BinaryOperator>(P))
-          return BO->isAssignmentOp() && BO->getRHS()->IgnoreParens() == Use;
-        return isa<CallExpr>(P) || isa<InitListExpr>(P) ||
-               isa<ConditionalOperator>(P);
+          return !BO->isComparisonOp() && !BO->isLogicalOp();
+        if (const auto *CE = dyn_cast<CallExpr>(P)) {
+          const FunctionDecl *Callee = CE->getDirectCallee();
+          if (!Callee || CE->getCallee()->IgnoreParenImpCasts() == Use)
+            return true;
+          bool Library =
+              Callee->getBuiltinID() ||
+              llvm::any_of(Callee->redecls(), [&](const FunctionDecl *R) {
+                return S.SM.isInSystemHeader(
+                    S.SM.getExpansionLoc(R->getLocation()));
+              });
+          int Kept = keptArgument(Callee);
+          return !Library ||
+                 (Kept >= 0 && argumentIndex(CE, Use) == (unsigned)Kept);
+        }
+        return true;
       });
 }
 
@@ -162,7 +186,7 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
     // directly) cannot leave it where the switch does not see it.
     const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
     if (!System && Def && Def->hasBody() &&
-        !paramMayBeKept(S.Ctx, M, Def, argumentIndex(CE, Cur)))
+        !paramMayBeKept(S, Def, argumentIndex(CE, Cur)))
       return;
     if (System && Keeps)
       Advice = "keep such pointers in a structure of the program's own (a "

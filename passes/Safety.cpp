@@ -798,8 +798,10 @@ private:
   }
 
   /// The integer address E became goes into arithmetic that mixes its
-  /// bits (`(uintptr_t)n >> 3`, `% buckets`, `* 2654435761u`, `^`): a hash.
-  /// Masking or shifting left (a tag in the low bits) is not one.
+  /// bits or picks a bucket: `(uintptr_t)n >> 3`, `% buckets`, `* 2654435761u`,
+  /// `^`, a mask wider than a tag's (`& (size - 1)`, `& 1023`).  Not a hash:
+  /// an alignment test (`% 16 == 0`, `& 7`), a page number (`/ 4096`), a tag
+  /// set in the low bits (`| 1`, `<< 1`).
   bool mixesBits(const Expr *E) {
     const Expr *Cur = E;
     const Expr *P = parentExpr(Cur);
@@ -811,18 +813,26 @@ private:
     const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
     if (!BO)
       return false;
+    const Expr *Other =
+        BO->getLHS()->IgnoreParens() == Cur ? BO->getRHS() : BO->getLHS();
+    std::optional<llvm::APSInt> K = Other->getIntegerConstantExpr(S.Ctx);
     switch (BO->getOpcode()) {
     case BO_Shr:
-    case BO_Rem:
     case BO_Mul:
-    case BO_Div:
     case BO_Xor:
     case BO_ShrAssign:
-    case BO_RemAssign:
     case BO_MulAssign:
-    case BO_DivAssign:
     case BO_XorAssign:
       return true;
+    case BO_Rem:
+    case BO_RemAssign: {
+      // `% 16 == 0` tests alignment.
+      const auto *Test = dyn_cast_or_null<BinaryOperator>(parentExpr(BO));
+      return !(Test && Test->isEqualityOp());
+    }
+    case BO_And:
+    case BO_AndAssign:
+      return !K || K->getZExtValue() > 15;
     default:
       return false;
     }

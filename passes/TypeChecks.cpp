@@ -36,6 +36,46 @@ std::string pointerField(const FieldDecl *FD) {
   return Out;
 }
 
+/// Switchable: field FD of a compact struct embeds E, a struct that is
+/// not compact and links to its own kind (`struct hlist_node { struct
+/// hlist_node *next, **pprev; }`, a `list_head`): its links point inside
+/// compact objects, and as plain pointers the switch moves the objects
+/// without translating them (the program stopped at its first use of a
+/// link after the switch, exit 70).  Declared compact too, the link's
+/// pointers become handles the switch translates.
+void checkEmbeddedLink(Session &S, const FieldDecl *FD, QualType E,
+                       const std::string &Who) {
+  const auto *RT = E->getAs<RecordType>();
+  if (!RT || S.M.recordOf(E) || !RT->getDecl()->getDefinition())
+    return;
+  const RecordDecl *Link = RT->getDecl()->getDefinition();
+  QualType Self = S.Ctx.getRecordType(Link).getCanonicalType();
+  bool Links = llvm::any_of(Link->fields(), [&](const FieldDecl *F) {
+    QualType T = F->getType().getCanonicalType();
+    for (int Depth = 0; Depth < 2 && T->isPointerType(); ++Depth) {
+      T = T->getPointeeType().getCanonicalType().getUnqualifiedType();
+      if (T == Self)
+        return true;
+    }
+    return false;
+  });
+  if (!Links)
+    return;
+  std::string Name = quoted(S.typeText(E));
+  S.report(
+      Diag::InteriorEscape, FD->getLocation(),
+      "field " + quoted(FD->getName()) + " of compact type " + Who +
+          " embeds " + Name +
+          ", which links objects by addresses inside them; as plain pointers "
+          "they "
+          "are not translated when the switch to wide mode moves the objects: "
+          "declare " +
+          Name +
+          " CP_COMPACT too (its links become handles), or "
+          "build the program compact-only, which never switches",
+      {tokRange(FD->getSourceRange())});
+}
+
 /// Type-level refusals, per record.
 void checkRecord(Session &S, const RecordDecl *RD) {
   const Model &M = S.M;
@@ -150,6 +190,8 @@ void checkRecord(Session &S, const RecordDecl *RD) {
               {FR});
       continue;
     }
+    if (S.Opts.switchable())
+      checkEmbeddedLink(S, FD, E, Who);
     if (M.pointeeOf(E) && (E.isVolatileQualified() || E->isAtomicType()))
       S.report(Diag::UnsupportedType, FD->getLocation(),
               "volatile or _Atomic compact pointer " + quoted(FD->getName()) +

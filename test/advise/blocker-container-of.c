@@ -18,7 +18,7 @@
 struct link { struct link *next; };
 struct MARK obj {
   int v;
-  struct link link;
+  struct link link; // expected-warning {{embeds 'struct link', which links objects by addresses inside them}}
   struct obj *peer;
 };
 // CHECK: struct obj: blocked

@@ -3,7 +3,7 @@
 // a 32-bit handle as a pointer.  Refused where the offset is taken; the
 // offset of a plain field stays allowed (it is rewritten to the compact
 // layout).
-// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify=expected,sw %s
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify %s
 #include <compactptr.h>
 #include <stddef.h>
@@ -24,7 +24,7 @@ static void *link_of(void *node, size_t off) {
 size_t plain_offset(void) { return offsetof(struct employee, dept); }
 
 void *second(struct employee *e) {
-  return link_of(e, offsetof(struct employee, next)); // expected-error {{offsetof names handle field 'next'; in compact layout the bytes there are a 32-bit handle, not a pointer}}
+  return link_of(e, offsetof(struct employee, next)); // expected-error {{offsetof names handle field 'next'; in compact layout the bytes there are a 32-bit handle, not a pointer}} sw-warning {{a compact pointer to 'struct employee' is passed as 'void *' to 'link_of'}}
 }
 
 size_t peer_offset(void) {

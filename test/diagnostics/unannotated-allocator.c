@@ -59,7 +59,7 @@ struct ent *by_hand(void) {
 // container_of with an offset kept at run time (uthash keeps it in its
 // table): the offset is measured in one layout; offsetof is given in each.
 struct link { struct link *next; long off; };
-struct CP_COMPACT item { int id; struct item *peer; struct link ln; };
+struct CP_COMPACT item { int id; struct item *peer; struct link ln; }; // expected-warning {{field 'ln' of compact type 'struct item' embeds 'struct link'}}
 struct item *owner_of(struct link *l) {
   return (struct item *)((char *)l - l->off); // expected-error {{a compact pointer to 'struct item' is made from an address stepped from another object by an offset computed at run time, which the plugin cannot tell is the start of a 'struct item' (it would differ between the layouts); step back with offsetof(struct item, member), as container_of does}}
 }

@@ -1,0 +1,60 @@
+// Switchable mode: a compact pointer handed as `void *` to a function of
+// this file is warned (void-escape) unless every use of the parameter
+// there is known to keep nothing: reading through it, comparing it, a
+// local compact pointer initialized from it, libc that keeps nothing.
+// Every other use may keep it: each function below keeps its argument in
+// a way the first version of this rule took for a read (a silent wrong
+// result after the switch, exit 70 at the first use of the kept pointer).
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Werror %s
+#include <compactptr.h>
+#include <stdatomic.h>
+#include <string.h>
+
+struct CP_COMPACT sym {
+  int key;
+  struct sym *next;
+};
+
+static void *stash;
+static _Atomic(void *) astash;
+struct box { int tag; void *p; };
+static struct box gbox;
+
+static int cmp(const void *a, const void *b) { // keeps nothing
+  const struct sym *x = a;
+  return x->key - ((const struct sym *)b)->key + (a == b) + !a + memcmp(a, b, 1);
+}
+static void atomic_keep(void *p) { __atomic_store_n(&stash, p, __ATOMIC_RELEASE); }
+static void c11_keep(void *p) { atomic_store(&astash, p); }
+static void copy_keep(void *p) { memcpy(&stash, &p, sizeof p); }
+static void put(void **pp) { stash = *pp; }
+static void address_keep(void *p) { put(&p); }
+static void elvis_keep(void *p) { stash = p ?: stash; }
+static void comma_keep(void *p) { stash = (gbox.tag++, p); }
+static void stmt_keep(void *p) { stash = ({ p; }); }
+static void designated_keep(void *p) {
+  struct box b = {.tag = 1, .p = p};
+  gbox = b;
+}
+static void *return_keep(void *p) { return p; }
+static void local_keep(void *p) {
+  void *q = p;
+  stash = q;
+}
+
+int use(struct sym *s, struct sym *t) {
+  int r = cmp(s, t);
+  atomic_keep(s);     // expected-warning {{passed as 'void *' to 'atomic_keep'}}
+  c11_keep(s);        // expected-warning {{passed as 'void *' to 'c11_keep'}}
+  copy_keep(s);       // expected-warning {{passed as 'void *' to 'copy_keep'}}
+  address_keep(s);    // expected-warning {{passed as 'void *' to 'address_keep'}}
+  elvis_keep(s);      // expected-warning {{passed as 'void *' to 'elvis_keep'}}
+  comma_keep(s);      // expected-warning {{passed as 'void *' to 'comma_keep'}}
+  stmt_keep(s);       // expected-warning {{passed as 'void *' to 'stmt_keep'}}
+  designated_keep(s); // expected-warning {{passed as 'void *' to 'designated_keep'}}
+  stash = return_keep(s); // expected-warning {{passed as 'void *' to 'return_keep'}}
+  local_keep(s);      // expected-warning {{passed as 'void *' to 'local_keep'}}
+  return r;
+}
