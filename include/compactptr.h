@@ -549,45 +549,49 @@ CP_API void cp__jump_settle(cp_frame_t *top, unsigned depth, unsigned nest);
  *  So the landing moves the stack pointer below the lowest frame of the
  *  chain first and settles there (cp__jump_settle), with no access to
  *  memory the compiler might instrument (ThreadSanitizer calls its hooks
- *  on every access) before the move: the whole landing is one asm block.
- *  (A debugger cannot unwind through cp__jump_settle's frame.) */
+ *  on every access) before the move: the test and the move are asm.  (A
+ *  debugger cannot unwind through cp__jump_settle's frame.) */
 static __inline__ __attribute__((always_inline)) void
 cp__jump_landed(cp_frame_t *top, unsigned depth, unsigned nest) {
-  __asm__ __volatile__(
-      "movq cp__native_nest@gottpoff(%%rip), %%rax\n\t"
-      "cmpl %%fs:(%%rax), %k[nest]\n\t"
-      "jne 1f\n\t"
-      "movq cp__frame_top@gottpoff(%%rip), %%rax\n\t"
-      "movq %[top], %%fs:(%%rax)\n\t"
-      "movq cp__compact_depth@gottpoff(%%rip), %%rax\n\t"
-      "movl %k[depth], %%fs:(%%rax)\n\t"
-      "jmp 3f\n"
-      "1:\n\t"
-      /* The lowest frame of the chain, if it is on this stack below the
-       * stack pointer (within 64 MiB); else the stack pointer itself. */
-      "movq cp__frame_top@gottpoff(%%rip), %%rax\n\t"
-      "movq %%fs:(%%rax), %%rax\n\t"
-      "movq %%rsp, %%rcx\n\t"
-      "subq %%rax, %%rcx\n\t"
-      "cmpq $0x4000000, %%rcx\n\t"
-      "jb 2f\n\t"
-      "movq %%rsp, %%rax\n"
-      "2:\n\t"
-      "movq %%rsp, %%rbx\n\t"
-      "leaq -256(%%rax), %%rsp\n\t"
-      "andq $-16, %%rsp\n\t"
-      "movq %[top], %%rdi\n\t"
-      "movl %k[depth], %%esi\n\t"
-      "movl %k[nest], %%edx\n\t"
-      "call cp__jump_settle@PLT\n\t"
-      "movq %%rbx, %%rsp\n"
-      "3:"
-      :
-      : [top] "r"(top), [depth] "r"(depth), [nest] "r"(nest)
-      : "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "xmm0", "xmm1",
-        "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
-        "xmm12", "xmm13", "xmm14", "xmm15", "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)",
-        "st(6)", "st(7)", "memory", "cc");
+  unsigned char left;
+  __asm__ __volatile__("movq cp__native_nest@gottpoff(%%rip), %%rax\n\t"
+                       "cmpl %%fs:(%%rax), %k1\n\t"
+                       "setne %0"
+                       : "=r"(left)
+                       : "r"(nest)
+                       : "rax", "cc", "memory");
+  if (__builtin_expect(left, 0)) {
+    __asm__ __volatile__(
+        /* Below the lowest frame of the chain, if it is on this stack
+         * below the stack pointer (within 64 MiB); else below the stack
+         * pointer itself. */
+        "movq cp__frame_top@gottpoff(%%rip), %%rax\n\t"
+        "movq %%fs:(%%rax), %%rax\n\t"
+        "movq %%rsp, %%rcx\n\t"
+        "subq %%rax, %%rcx\n\t"
+        "cmpq $0x4000000, %%rcx\n\t"
+        "jb 1f\n\t"
+        "movq %%rsp, %%rax\n"
+        "1:\n\t"
+        "movq %%rsp, %%rbx\n\t"
+        "leaq -256(%%rax), %%rsp\n\t"
+        "andq $-16, %%rsp\n\t"
+        "movq %0, %%rdi\n\t"
+        "movl %k1, %%esi\n\t"
+        "movl %k2, %%edx\n\t"
+        "call cp__jump_settle@PLT\n\t"
+        "movq %%rbx, %%rsp"
+        :
+        : "r"(top), "r"(depth), "r"(nest)
+        : "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11",
+          "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+          "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+          "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)",
+          "memory", "cc");
+  } else {
+    cp__frame_top = top;
+    cp__compact_depth = depth;
+  }
 }
 
 /* The two calls are statements of one block: the plugin keeps the

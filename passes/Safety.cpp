@@ -838,6 +838,67 @@ private:
     }
   }
 
+  /// Why an address kept as an integer in a struct (the parent pointer
+  /// and the colour of a Linux rbtree node in one `unsigned long`) breaks
+  /// at the switch, and what to write instead.
+  static std::string keptAsInteger() {
+    return "an address kept as an integer is not translated when the switch "
+           "to wide mode moves the objects, so after it the field names "
+           "nothing (the program stops at its first use); keep the address "
+           "in a field of pointer type and the bits beside it in a field of "
+           "their own, or build the program compact-only, which never switches";
+  }
+
+  /// The field an integer made from an address is stored into, through
+  /// integer conversions and the bit operations that add a tag (`rb->pc =
+  /// color | (unsigned long)p`); null if it is not stored so.
+  const FieldDecl *storedIntoField(const Expr *E) {
+    const Expr *Cur = E;
+    for (const Expr *P = parentExpr(Cur); P; P = parentExpr(Cur)) {
+      if (const auto *C = dyn_cast<CastExpr>(P);
+          C && C->getType()->isIntegerType()) {
+        Cur = C;
+        continue;
+      }
+      const auto *BO = dyn_cast<BinaryOperator>(P);
+      if (!BO)
+        return nullptr;
+      if (BO->getOpcode() == BO_Assign) {
+        if (BO->getRHS()->IgnoreParens() != Cur->IgnoreParens())
+          return nullptr;
+        const auto *ME =
+            dyn_cast<MemberExpr>(BO->getLHS()->IgnoreParenImpCasts());
+        return ME && !ME->getType()->isPointerType() &&
+                       insideCompactObject(M, ME)
+                   ? dyn_cast<FieldDecl>(ME->getMemberDecl())
+                   : nullptr;
+      }
+      if (BO->getOpcode() != BO_Or && BO->getOpcode() != BO_And &&
+          BO->getOpcode() != BO_Add && BO->getOpcode() != BO_Xor)
+        return nullptr;
+      Cur = BO;
+    }
+    return nullptr;
+  }
+
+  /// The field of a compact object an integer operand reads, through
+  /// integer conversions and bit operations (`(r)->pc & ~3`); null if none.
+  const FieldDecl *readFromField(const Expr *E) {
+    E = E->IgnoreParenCasts();
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return insideCompactObject(M, ME)
+                 ? dyn_cast<FieldDecl>(ME->getMemberDecl())
+                 : nullptr;
+    if (const auto *BO = dyn_cast<BinaryOperator>(E);
+        BO && (BO->getOpcode() == BO_And || BO->getOpcode() == BO_Or ||
+               BO->getOpcode() == BO_Xor || BO->isAdditiveOp())) {
+      if (const FieldDecl *F = readFromField(BO->getLHS()))
+        return F;
+      return readFromField(BO->getRHS());
+    }
+    return nullptr;
+  }
+
   bool checkCast(const CastExpr *E) {
     QualType To = E->getType(), From = E->getSubExpr()->getType();
     CompactType *FromT = M.pointeeOf(From), *ToT = M.pointeeOf(To);
@@ -875,7 +936,14 @@ private:
     case CK_PointerToIntegral:
       if (FromT)
         recordIntegerCast(FromT, E->getExprLoc());
-      if (FromT && S.Opts.switchable() && mixesBits(E))
+      if (const FieldDecl *F =
+              FromT && S.Opts.switchable() ? storedIntoField(E) : nullptr)
+        S.report(Diag::IntegerCast, E->getExprLoc(),
+                 "compact pointer to " + quoted(FromT->WideSpelling) +
+                     " cast to an integer and stored in field " +
+                     quoted(F->getName()) + "; " + keptAsInteger(),
+                 {R});
+      else if (FromT && S.Opts.switchable() && mixesBits(E))
         S.report(Diag::IntegerCast, E->getExprLoc(),
                  "compact pointer to " + quoted(FromT->WideSpelling) +
                      " cast to an integer and hashed; the switch to wide mode "
@@ -900,11 +968,19 @@ private:
       if (ToT && !E->getSubExpr()->isNullPointerConstant(
                      S.Ctx, Expr::NPC_ValueDependentIsNotNull)) {
         recordIntegerCast(ToT, E->getExprLoc());
-        S.report(Diag::IntegerCast, E->getExprLoc(),
-                  "integer cast to a compact pointer to " +
-                      quoted(ToT->WideSpelling) +
-                      "; it must hold the address of a heap object",
-                  {R});
+        if (const FieldDecl *F =
+                S.Opts.switchable() ? readFromField(E->getSubExpr()) : nullptr)
+          S.report(Diag::IntegerCast, E->getExprLoc(),
+                   "integer read from field " + quoted(F->getName()) +
+                       " cast to a compact pointer to " +
+                       quoted(ToT->WideSpelling) + "; " + keptAsInteger(),
+                   {R});
+        else
+          S.report(Diag::IntegerCast, E->getExprLoc(),
+                   "integer cast to a compact pointer to " +
+                       quoted(ToT->WideSpelling) +
+                       "; it must hold the address of a heap object",
+                   {R});
         return true;
       }
       return false;
