@@ -91,7 +91,9 @@ void checkRecord(Session &S, const RecordDecl *RD) {
         S.report(Diag::Union, FD->getLocation(),
                 "union member " + quoted(FD->getName()) +
                     " holds a compact pointer to " + quoted(T->WideSpelling) +
-                    "; compact pointers cannot live in unions",
+                    "; compact pointers cannot live in unions (make the union a "
+                    "struct, one field per member, or give each variant a "
+                    "compact struct of its own)",
                 {tokRange(FD->getSourceRange())});
       else if (CompactType *T = M.recordOf(E))
         S.report(Diag::Union, FD->getLocation(),
@@ -99,7 +101,9 @@ void checkRecord(Session &S, const RecordDecl *RD) {
                     " holds " +
                     (T->Name.empty() ? std::string("a struct with compact pointers")
                                      : "compact type " + quoted(T->WideSpelling)) +
-                    "; compact types cannot live in unions",
+                    "; compact types cannot live in unions (make the union a "
+                    "struct, one field per member, or give each variant a "
+                    "compact struct of its own)",
                 {tokRange(FD->getSourceRange())});
     }
     return;
@@ -110,6 +114,9 @@ void checkRecord(Session &S, const RecordDecl *RD) {
   std::string Who = T->Name.empty() ? std::string("anonymous struct")
                                     : quoted(T->WideSpelling);
   if (T->Name.empty()) {
+    // Inside a union it is refused already, with the way out there.
+    if (const auto *U = dyn_cast<RecordDecl>(RD->getParent()); U && U->isUnion())
+      return;
     S.report(Diag::UnsupportedType, RD->getLocation(),
             "compact type needs a name: give the struct a tag or a typedef");
     return;

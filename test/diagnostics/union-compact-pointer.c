@@ -25,3 +25,15 @@ struct CP_COMPACT tagged {
   union plain u;
   struct tagged *next;
 };
+
+// A tagged union of node variants (an AST): one error per member, which
+// says the way out; its unnamed structs get no error of their own (they
+// had "compact type needs a name", which naming them did not cure).
+struct CP_COMPACT expr {
+  int kind;
+  union {
+    struct { struct expr *l, *r; } bin; // expected-error {{union member 'bin' holds a struct with compact pointers; compact types cannot live in unions (make the union a struct, one field per member, or give each variant a compact struct of its own)}}
+    struct expr *neg; // expected-error {{union member 'neg' holds a compact pointer to 'struct expr'}}
+    long num;
+  } u;
+};
