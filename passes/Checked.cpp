@@ -186,7 +186,11 @@ bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
     const auto *VD = dyn_cast<VarDecl>(D);
     if (!VD)
       continue;
-    if (InMacro && (isSlotRoot(VD) || isFrameRoot(VD))) {
+    // (pthread_cleanup_push's `__cancel_arg`, initialized where it is
+    // declared, needs no text there: its saves go at the calls.)
+    bool SavedAtCalls =
+        isSlotRoot(VD) && VD->getInit() && VD->getName() == "__cancel_arg";
+    if (InMacro && !SavedAtCalls && (isSlotRoot(VD) || isFrameRoot(VD))) {
       if (!Reach)
         continue;
       const FunctionDecl *G = Reach->getDirectCallee();

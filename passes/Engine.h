@@ -382,6 +382,9 @@ unsigned argumentIndex(const clang::CallExpr *Call, const clang::Expr *E);
 /// What kind of variable VD is, for messages: "parameter", "local",
 /// "static local", "thread-local" or "global".
 llvm::StringRef variableKind(const clang::VarDecl *VD);
+/// VD is glibc pthread_cleanup_push's `__cancel_arg` with another
+/// pthread_cleanup_push nested in its scope (FrameSlots.cpp).
+bool cleanupArgHidden(clang::ASTContext &Ctx, const clang::VarDecl *VD);
 /// The field a member expression names, if any.
 const clang::FieldDecl *memberField(const clang::Expr *E);
 /// Some reference to V under Body satisfies F (the walk stops at the

@@ -144,6 +144,16 @@ static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I) {
       });
 }
 
+/// The `__cancel_arg` of a glibc pthread_cleanup_push that E initializes,
+/// when a nested one hides it (so it is no root: FrameSlots.cpp), or null.
+static const VarDecl *hiddenCleanupArg(ASTContext &Ctx, const Expr *E) {
+  for (const DynTypedNode &N : Ctx.getParents(*E))
+    if (const auto *VD = N.get<VarDecl>();
+        VD && VD->getName() == "__cancel_arg" && cleanupArgHidden(Ctx, VD))
+      return VD;
+  return nullptr;
+}
+
 /// Switchable: a compact pointer handed to a function of the program as
 /// `void *` (`vec_push(&v, node)`) or stored into memory as one
 /// (`slots[i] = node`).  A generic container keeps it where the switch
@@ -202,6 +212,15 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
       if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()); VD && VD->hasLocalStorage())
         return;
     Where = "is stored into memory as 'void *'";
+  } else if (const VarDecl *Arg = P ? nullptr : hiddenCleanupArg(S.Ctx, Cur)) {
+    (void)Arg;
+    Where =
+        "is handed to pthread_cleanup_push, which keeps it until its handler "
+        "runs, and the pthread_cleanup_push nested inside hides where it is "
+        "kept";
+    Advice = "hand the outer handler an index, or the address of a global or "
+             "thread-local compact pointer that holds it, or nest no "
+             "pthread_cleanup_push inside";
   } else if (const FunctionDecl *FD = P ? nullptr : returnedFrom(S.Ctx, Cur);
              FD && startsThread(S, FD)) {
     // pthread_join hands it to the joiner from memory of libc's own.

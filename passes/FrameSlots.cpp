@@ -46,8 +46,45 @@ bool CheckedWalker::isSlotRoot(const VarDecl *VD) const {
   if (!VD->hasLocalStorage() || !VD->getIdentifier() || AddrTaken.count(VD))
     return false;
   QualType T = VD->getType();
-  return T->isPointerType() && M.pointeeOf(T) && !T.isConstQualified() &&
-         !T.isVolatileQualified();
+  return slotType(VD) && !T.isConstQualified() && !T.isVolatileQualified();
+}
+
+CompactType *CheckedWalker::slotType(const VarDecl *VD) const {
+  QualType T = VD->getType();
+  if (!T->isPointerType())
+    return nullptr;
+  if (CompactType *C = M.pointeeOf(T))
+    return C;
+  // glibc's pthread_cleanup_push keeps its argument in `void
+  // *__cancel_arg` until the handler runs (at pthread_cleanup_pop, or when
+  // the thread is cancelled, from the jump back to the macro's setjmp): a
+  // compact pointer there is a root of its initializer's type, or the
+  // handler got the address the switch had left behind (exit 70).
+  if (VD->getName() != "__cancel_arg" || !T->isVoidPointerType() ||
+      !VD->getInit())
+    return nullptr;
+  CompactType *C = M.pointeeOf(VD->getInit()->IgnoreParenImpCasts()->getType());
+  // Under a nested pthread_cleanup_push the inner `__cancel_arg` hides it,
+  // and the saves there could not name it: no root then (Escapes.cpp warns).
+  return C && !cleanupArgHidden(S.Ctx, VD) ? C : nullptr;
+}
+
+bool cleanupArgHidden(ASTContext &Ctx, const VarDecl *VD) {
+  auto Ps = Ctx.getParents(*VD);
+  const auto *DS = Ps.empty() ? nullptr : Ps[0].get<DeclStmt>();
+  auto Up = DS ? Ctx.getParents(*DS) : DynTypedNodeList(DynTypedNode());
+  const Stmt *Scope = DS && !Up.empty() ? Up[0].get<Stmt>() : nullptr;
+  std::function<bool(const Stmt *)> Inner = [&](const Stmt *St) {
+    if (!St)
+      return false;
+    if (const auto *D = dyn_cast<DeclStmt>(St))
+      for (const Decl *X : D->decls())
+        if (const auto *V = dyn_cast<VarDecl>(X);
+            V && V != VD && V->getName() == "__cancel_arg")
+          return true;
+    return llvm::any_of(St->children(), Inner);
+  };
+  return Scope && Inner(Scope);
 }
 
 unsigned CheckedWalker::offsetOf(SourceLocation L) const {
@@ -401,7 +438,8 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
     // Types and names are constants; the helper fills the descriptors.
     std::string Types, Names;
     for (size_t I = 0; I < Live.size(); ++I) {
-      Types += std::string(I ? ", " : "") + "&" + M.pointeeOf(Live[I]->VD->getType())->DescName;
+      Types +=
+          std::string(I ? ", " : "") + "&" + slotType(Live[I]->VD)->DescName;
       Names += std::string(I ? ", " : "") + "\"" + Live[I]->VD->getName().str() + "\"";
       saveRestore(Live[I]->VD, "cp__ls[" + std::to_string(I) + "]", false, Sp.Save,
                   Sp.Restore);
@@ -416,9 +454,10 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
              "]; cp_frame_t cp__lf; int cp__li __attribute__((unused)) = (";
   for (size_t I = 0; I < Live.size(); ++I) {
     std::string Slot = "cp__ls[" + std::to_string(I) + "]";
-    Sp.Decls += "cp__root(&cp__lr[" + std::to_string(I) + "], (void *)&" + Slot +
-                ", CP_ROOT_POINTER, 1, &" + M.pointeeOf(Live[I]->VD->getType())->DescName +
-                ", \"" + Live[I]->VD->getName().str() + "\"), ";
+    Sp.Decls += "cp__root(&cp__lr[" + std::to_string(I) + "], (void *)&" +
+                Slot + ", CP_ROOT_POINTER, 1, &" +
+                slotType(Live[I]->VD)->DescName + ", \"" +
+                Live[I]->VD->getName().str() + "\"), ";
     saveRestore(Live[I]->VD, Slot, false, Sp.Save, Sp.Restore);
   }
   Sp.Decls += "cp__frame(&cp__lf, " + K + ", cp__lr));";
@@ -529,7 +568,7 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
     std::string Nm = R.VD->getName().str(), I = std::to_string(R.Index);
     Descs += std::string(Descs.empty() ? "" : ", ") +
              "{(void *)__builtin_offsetof(struct cp__slotframe_s, s[" + I +
-             "]), CP_ROOT_POINTER, 1, &" + M.pointeeOf(R.VD->getType())->DescName + ", \"" +
+             "]), CP_ROOT_POINTER, 1, &" + slotType(R.VD)->DescName + ", \"" +
              Nm + "\"}";
     Names += (Names.empty() ? "" : ", ") + Nm;
   }

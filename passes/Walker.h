@@ -206,6 +206,9 @@ private:
   bool SlotFrame = false; ///< the frame of slots was placed
   clang::FileID BodyFID;
   bool isSlotRoot(const clang::VarDecl *VD) const;
+  /// The compact type a slot root VD points to (its own pointee, or for
+  /// pthread_cleanup_push's `void *__cancel_arg` its initializer's), or null.
+  CompactType *slotType(const clang::VarDecl *VD) const;
   unsigned offsetOf(clang::SourceLocation L) const;
   unsigned endOffsetOf(clang::SourceLocation L) const;
   void collectSlots(const clang::CompoundStmt *Body);

@@ -157,8 +157,9 @@ static _Noreturn void refuse(const cp_thread_t *t, const char *why) {
              "wrap its blocking call in CP_NATIVE(...) (or cp_native_enter() "
              "and cp_native_leave()) so the switch can run while it waits, "
              "unless the call waits on memory inside a compact object (a "
-             "mutex in a node, which the switch moves under its waiters: "
-             "keep it outside compact structs; the plugin's "
+             "mutex in a node, or in a global struct that holds compact "
+             "pointers, which the switch moves under its waiters: keep it "
+             "outside such structs; the plugin's "
              "-Wcompactptr-blocking-on-object says where)",
              ks);
   else
