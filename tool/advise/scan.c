@@ -1266,25 +1266,41 @@ static const char *unparenthesized(const char *t) {
   return r;
 }
 
+/** The first frame from f up that is no parenthesis or implicit
+ *  conversion, or NULL. */
+static frame_t *past_parens(frame_t *f) {
+  while (f && (clang_getCursorKind(f->c) == CXCursor_ParenExpr ||
+               clang_getCursorKind(f->c) == CXCursor_UnexposedExpr))
+    f = f->up;
+  return f;
+}
+
+/** The call of three arguments the frames from f up hold (through
+ *  parentheses), if its callee, its `__builtin_` prefix aside, is one of
+ *  the NULL-terminated names; else NULL. */
+static frame_t *byte_call(frame_t *f, const char *const *names) {
+  f = past_parens(f);
+  if (!f || clang_getCursorKind(f->c) != CXCursor_CallExpr ||
+      clang_Cursor_getNumArguments(f->c) != 3)
+    return NULL;
+  const char *fn = cxstr(clang_getCursorSpelling(f->c));
+  const char *base = strncmp(fn, "__builtin_", 10) == 0 ? fn + 10 : fn;
+  for (; *names; names++)
+    if (strcmp(base, *names) == 0)
+      return f;
+  return NULL;
+}
+
 /** The frame above `from` that holds the call the array field `m` (or its
  *  address, f = the `&`) is the first argument of, if it is the clear the
  *  plugin rewrites: memset(X, 0, sizeof X) with X written the same way. */
 static int is_handle_array_clear(scan_t *s, frame_t *f, CXCursor m) {
-  while (f && (clang_getCursorKind(f->c) == CXCursor_ParenExpr ||
-               clang_getCursorKind(f->c) == CXCursor_UnexposedExpr))
-    f = f->up;
-  if (!f || clang_getCursorKind(f->c) != CXCursor_CallExpr ||
-      clang_Cursor_getNumArguments(f->c) != 3)
-    return 0;
-  const char *fn = cxstr(clang_getCursorSpelling(f->c));
-  if (strcmp(fn, "memset") != 0 && strcmp(fn, "__builtin_memset") != 0)
+  static const char *const clear[] = {"memset", NULL};
+  if (!(f = byte_call(f, clear)))
     return 0;
   /* Its result (the array's address) thrown away or tested, as the plugin
    * requires: a statement of its own or a condition. */
-  frame_t *u = f->up;
-  while (u && (clang_getCursorKind(u->c) == CXCursor_ParenExpr ||
-               clang_getCursorKind(u->c) == CXCursor_UnexposedExpr))
-    u = u->up;
+  frame_t *u = past_parens(f->up);
   enum CXCursorKind uk = u ? clang_getCursorKind(u->c) : CXCursor_InvalidFile;
   if (uk != CXCursor_CompoundStmt && uk != CXCursor_IfStmt && uk != CXCursor_WhileStmt &&
       uk != CXCursor_DoStmt && uk != CXCursor_ForStmt && uk != CXCursor_LabelStmt &&
@@ -1324,21 +1340,10 @@ static int slot_count(scan_t *s, CXCursor size) {
  *  above the `&`) starts a run the plugin rewrites: memmove or memcpy
  *  (or memset with 0) of a count of slots, its result unused. */
 static int is_handle_run(scan_t *s, frame_t *f) {
-  while (f && (clang_getCursorKind(f->c) == CXCursor_ParenExpr ||
-               clang_getCursorKind(f->c) == CXCursor_UnexposedExpr))
-    f = f->up;
-  if (!f || clang_getCursorKind(f->c) != CXCursor_CallExpr ||
-      clang_Cursor_getNumArguments(f->c) != 3)
+  static const char *const runs[] = {"memmove", "memcpy", "memset", NULL};
+  if (!(f = byte_call(f, runs)))
     return 0;
-  const char *fn = cxstr(clang_getCursorSpelling(f->c));
-  const char *base = strncmp(fn, "__builtin_", 10) == 0 ? fn + 10 : fn;
-  if (strcmp(base, "memmove") != 0 && strcmp(base, "memcpy") != 0 &&
-      strcmp(base, "memset") != 0)
-    return 0;
-  frame_t *u = f->up;
-  while (u && (clang_getCursorKind(u->c) == CXCursor_ParenExpr ||
-               clang_getCursorKind(u->c) == CXCursor_UnexposedExpr))
-    u = u->up;
+  frame_t *u = past_parens(f->up);
   if (!u || clang_getCursorKind(u->c) != CXCursor_CompoundStmt)
     return 0;
   return slot_count(s, strip(clang_Cursor_getArgument(f->c, 2)));
