@@ -88,6 +88,12 @@ static const FunctionDecl *returnedFrom(ASTContext &Ctx, const Expr *E) {
   return nullptr;
 }
 
+/// A builtin that stores what it is handed (`__sync_lock_test_and_set(&g,
+/// p)`, the compare-and-swaps): not libc that keeps nothing.
+static bool storingBuiltin(const FunctionDecl *FD) {
+  return FD->getIdentifier() && FD->getName().starts_with("__sync_");
+}
+
 /// Parameter I of FD (a definition) may be kept past the call.  Only uses
 /// known to keep nothing count as such, through parentheses and pointer
 /// conversions: reading through it (`->`, `*`, `[]`), comparing it, the
@@ -131,7 +137,7 @@ static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I) {
           if (!Callee || CE->getCallee()->IgnoreParenImpCasts() == Use)
             return true;
           bool Library =
-              Callee->getBuiltinID() ||
+              (Callee->getBuiltinID() && !storingBuiltin(Callee)) ||
               llvm::any_of(Callee->redecls(), [&](const FunctionDecl *R) {
                 return S.SM.isInSystemHeader(
                     S.SM.getExpansionLoc(R->getLocation()));
@@ -182,11 +188,13 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
       return;
     // Any declaration in a system header counts: compactptr.h redeclares
     // pthread_create, whose argument the runtime keeps as a root.
-    bool System = FD && (FD->getBuiltinID() || isRuntimeFunction(FD) ||
-                         allocFunction(CE) != AllocFn::None ||
-                         llvm::any_of(FD->redecls(), [&](const FunctionDecl *R) {
-                           return S.Ctx.getSourceManager().isInSystemHeader(R->getLocation());
-                         }));
+    bool System =
+        FD &&
+        ((FD->getBuiltinID() && !storingBuiltin(FD)) || isRuntimeFunction(FD) ||
+         allocFunction(CE) != AllocFn::None ||
+         llvm::any_of(FD->redecls(), [&](const FunctionDecl *R) {
+           return S.Ctx.getSourceManager().isInSystemHeader(R->getLocation());
+         }));
     int Kept = keptArgument(FD);
     bool Keeps = Kept >= 0 && (unsigned)Kept < CE->getNumArgs() &&
                  CE->getArg(Kept)->IgnoreParens() == Cur;

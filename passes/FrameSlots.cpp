@@ -147,8 +147,16 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
       for (const Decl *D : DS->decls())
         if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getIdentifier() &&
                                                    VD->isLocalVarDecl())
-          add(VD, offsetOf(VD->getEndLoc()) + 1, offsetOf(Scope->getBeginLoc()),
-              endOffsetOf(Scope->getEndLoc()));
+          // pthread_cleanup_push's `__cancel_arg` sits at the start of the
+          // macro's expansion, as the __sigsetjmp after it does: in scope
+          // there, so the landing of a cancellation reads it back.
+          add(VD,
+              offsetOf(VD->getEndLoc()) +
+                  (VD->getLocation().isMacroID() &&
+                           VD->getName() == "__cancel_arg"
+                       ? 0
+                       : 1),
+              offsetOf(Scope->getBeginLoc()), endOffsetOf(Scope->getEndLoc()));
     } else if (const auto *DR = dyn_cast<DeclRefExpr>(St)) {
       if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
         if (auto It = Index.find(VD); It != Index.end())

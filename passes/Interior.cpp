@@ -44,6 +44,7 @@
 #include "Engine.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace clang;
 
@@ -183,6 +184,18 @@ public:
 
   bool VisitVarDecl(VarDecl *VD) {
     const Expr *Init = VD->getInit();
+    // `void *q = node;`: a plain pointer local holding a whole compact
+    // object's address points inside it too (at offset 0): a root the
+    // switch moves, and memory a blocking call must not be handed in a
+    // native region (a write() from it lost the object's bytes).
+    // (pthread_cleanup_push's `__cancel_arg` is a typed slot root of its
+    // own: FrameSlots.cpp.)
+    if (Init && VD->hasLocalStorage() && !VD->isStaticLocal() &&
+        VD->getName() != "__cancel_arg" &&
+        isPlainPointerType(M, VD->getType()) && heldCompactPointer(Init)) {
+      add(VD);
+      return true;
+    }
     if (!Init || !isInteriorPointer(M, Init))
       return true;
     if (VD->hasLocalStorage() && !VD->isStaticLocal())
@@ -192,7 +205,21 @@ public:
     return true;
   }
 
+  /// E is a compact pointer converted to another pointer type.
+  bool heldCompactPointer(const Expr *E) const {
+    const auto *C = dyn_cast<CastExpr>(E->IgnoreParens());
+    return C &&
+           (C->getCastKind() == CK_BitCast || C->getCastKind() == CK_NoOp) &&
+           M.pointeeOf(C->getSubExpr()->IgnoreParenImpCasts()->getType());
+  }
+
   bool VisitBinaryOperator(BinaryOperator *BO) {
+    if (BO->getOpcode() == BO_Assign && heldCompactPointer(BO->getRHS()) &&
+        isPlainPointerType(M, BO->getLHS()->getType()))
+      if (const VarDecl *VD = localVariable(BO->getLHS())) {
+        add(VD);
+        return true;
+      }
     if (BO->getOpcode() != BO_Assign || !isInteriorPointer(M, BO->getRHS()))
       return true;
     if (const VarDecl *VD = localVariable(BO->getLHS()))
@@ -212,6 +239,16 @@ public:
   }
 
   bool VisitCallExpr(CallExpr *CE) {
+    // Whatever the callee (a blocking call, a function of the program that
+    // waits: `CP_NATIVE(wait_on(&x->cv, &x->mu))`), memory inside a compact
+    // object handed over in a declared region is used while the switch
+    // counts the thread as stopped.
+    if (Check && CE->getDirectCallee() && inDeclaredRegion(CE))
+      for (const Expr *A : CE->arguments())
+        if (handsCompactMemory(M, A)) {
+          nativeOnObject(CE, A);
+          return true;
+        }
     const FunctionDecl *Def = localDefinition(S, CE);
     if (Def) {
       for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I)
@@ -219,16 +256,25 @@ public:
           add(Def->getParamDecl(I));
       return true;
     }
-    if (Check && isBlockingFunction(CE->getDirectCallee()))
+    if (Check && isBlockingFunction(CE->getDirectCallee()) &&
+        !mostlyPrompt(CE->getDirectCallee()))
       for (const Expr *A : CE->arguments())
         if (handsCompactMemory(M, A)) {
-          if (inDeclaredRegion(CE))
-            nativeOnObject(CE, A);
-          else
-            blockingOnObject(CE, A);
+          blockingOnObject(CE, A);
           break;
         }
     return true;
+  }
+
+  /// Writes and stdio reads block only on a pipe or socket whose other end
+  /// is slow, and serializing an object with them is common (`write(fd,
+  /// n, sizeof *n)` to a file): handed compact memory they get no native
+  /// region, as any blocking call, but no warning either.
+  static bool mostlyPrompt(const FunctionDecl *FD) {
+    return llvm::StringSwitch<bool>(FD->getName())
+        .Cases("write", "writev", "send", "sendto", "sendmsg", "sendmmsg", true)
+        .Cases("fgets", "getline", "getdelim", "fread", true)
+        .Default(false);
   }
 
   /// St lies between the statements `cp_native_enter();` and

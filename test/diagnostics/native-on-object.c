@@ -11,6 +11,7 @@
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Werror %s
 #include <compactptr.h>
 #include <pthread.h>
+#include <unistd.h>
 
 struct CP_COMPACT job {
   int n;
@@ -38,3 +39,15 @@ static struct job *take(struct queue *q) {
 }
 
 struct job *next_job(void) { return take(&Q); }
+
+// The memory reached through a `void *` local holding a compact pointer,
+// and a function of the program handed it inside the region (it waits on
+// it there just the same).
+static void wait_on(pthread_cond_t *c, pthread_mutex_t *m) { pthread_cond_wait(c, m); } // expected-warning {{'pthread_cond_wait' is handed memory inside a compact object}}
+long fill(struct job *j, int fd) {
+  void *buf = j;
+  long n;
+  CP_NATIVE(n = read(fd, buf, sizeof(int))); // expected-error {{'read' is handed memory inside a compact object in a native region}}
+  CP_NATIVE(wait_on(&Q.cv, &Q.mu)); // expected-error {{'wait_on' is handed memory inside a compact object in a native region}}
+  return n;
+}

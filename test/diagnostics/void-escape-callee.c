@@ -58,3 +58,9 @@ int use(struct sym *s, struct sym *t) {
   local_keep(s);      // expected-warning {{passed as 'void *' to 'local_keep'}}
   return r;
 }
+
+// A builtin that stores its argument keeps it (the __sync family).
+static void sync_keep(void *p) { __sync_lock_test_and_set(&stash, p); }
+void use_sync(struct sym *s) {
+  sync_keep(s); // expected-warning {{passed as 'void *' to 'sync_keep'}}
+}

@@ -4,8 +4,10 @@
 // its initializer's type: before, a switch between push and pop handed
 // the handler the address the switch had left behind (exit 70 in every
 // run, with no warning).  Both ways the handler runs are here: pop(1) on
-// the main thread, and a worker cancelled in pthread_cond_wait after the
-// switch.  A push nested inside another hides the outer one's argument
+// the main thread, and a worker cancelled in pthread_cond_wait after a
+// switch that ran while it waited there (the landing of the cancellation
+// reads the argument back from its slot; before that was done, exit 70).
+// A push nested inside another hides the outer one's argument
 // from the saves: that one is warned, not a root (NESTED below).
 // REQUIRES: plugin
 // RUN: %clang %cflags -O1 %s -lpthread -o %t.native
@@ -19,7 +21,7 @@
 // RUN: diff %t.expect %t.out2
 // RUN: grep -q "switch to wide mode (high-water mark).*verified" %t.err2
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -DNESTED %s 2>&1 | FileCheck --check-prefix=NESTED %s
-// NESTED: cleanup-push-argument.c:[[@LINE+75]]:3: warning: a compact pointer to 'struct owner' is handed to pthread_cleanup_push, which keeps it until its handler runs, and the pthread_cleanup_push nested inside hides where it is kept
+// NESTED: cleanup-push-argument.c:[[@LINE+74]]:3: warning: a compact pointer to 'struct owner' is handed to pthread_cleanup_push, which keeps it until its handler runs, and the pthread_cleanup_push nested inside hides where it is kept
 #include <compactptr.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -69,26 +71,25 @@ static void *worker(void *arg) {
   pthread_mutex_lock(&mu);
   grown = 1;
   pthread_cond_broadcast(&cv);
-  pthread_mutex_unlock(&mu);
-  for (;;)
-    pthread_testcancel(), cp_safepoint(); // cancelled once main has switched
+  for (;;) // cancelled here, once main has switched
+    pthread_cond_wait(&cv, &mu);
   pthread_cleanup_pop(0);
   return arg;
 }
 
 int main(void) {
-  struct owner *o = malloc(sizeof *o);
-  o->id = 0;
-  o->list = NULL;
-  pthread_cleanup_push(free_list, o);
-  grow(o, 60000); // the switch happens in here
-  pthread_cleanup_pop(1);
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);
   pthread_mutex_lock(&mu);
   while (!grown)
     pthread_cond_wait(&cv, &mu);
   pthread_mutex_unlock(&mu);
+  struct owner *o = malloc(sizeof *o);
+  o->id = 0;
+  o->list = NULL;
+  pthread_cleanup_push(free_list, o);
+  grow(o, 60000); // the switch happens in here, the worker waiting
+  pthread_cleanup_pop(1);
   pthread_cancel(t);
   pthread_join(t, NULL);
   printf("freed %ld %ld\n", freed[0], freed[1]);
