@@ -551,6 +551,17 @@ CP_API void cp__jump_settle(cp_frame_t *top, unsigned depth, unsigned nest);
  *  memory the compiler might instrument (ThreadSanitizer calls its hooks
  *  on every access) before the move: the test and the move are asm.  (A
  *  debugger cannot unwind through cp__jump_settle's frame.) */
+/* The call in cp__jump_landed clobbers what the ABI lets a callee
+ * clobber; with AVX-512 on, that includes 16 more vector registers and the
+ * mask registers (libc's own copies use them). */
+#ifdef __AVX512F__
+#define CP__AVX512_CLOBBERS                                                    \
+  , "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",    \
+      "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",  \
+      "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"
+#else
+#define CP__AVX512_CLOBBERS
+#endif
 static __inline__ __attribute__((always_inline)) void
 cp__jump_landed(cp_frame_t *top, unsigned depth, unsigned nest) {
   unsigned char left;
@@ -587,7 +598,7 @@ cp__jump_landed(cp_frame_t *top, unsigned depth, unsigned nest) {
           "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
           "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
           "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)",
-          "memory", "cc");
+          "memory", "cc" CP__AVX512_CLOBBERS);
   } else {
     cp__frame_top = top;
     cp__compact_depth = depth;
