@@ -16,6 +16,7 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/StringSwitch.h"
 #include <functional>
 #include <map>
 
@@ -377,12 +378,40 @@ QualType pointerUse(ASTContext &Ctx, const Expr *E) {
   return T;
 }
 
+bool promptBlockingFunction(const FunctionDecl *FD) {
+  return FD && FD->getIdentifier() &&
+         llvm::StringSwitch<bool>(FD->getName())
+             .Cases("write", "writev", "send", "sendto", "sendmsg", "sendmmsg",
+                    true)
+             .Cases("fgets", "getline", "getdelim", "fread", true)
+             .Default(false);
+}
+
+/// A byte or `void *` pointer variable: where it points the plugin does
+/// not follow (`void *q = node; ... q = buf;`), so it may be an object.
+static bool bytesOfUnknownObject(const Expr *A) {
+  const auto *DR = dyn_cast<DeclRefExpr>(A->IgnoreParenCasts());
+  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  if (!VD || !VD->getType()->isPointerType())
+    return false;
+  QualType P = VD->getType()->getPointeeType();
+  return P->isVoidType() || P->isCharType();
+}
+
 bool isNativeCall(const Session &S, const CallExpr *CE) {
   if (!S.Opts.switchable() || !isBlockingFunction(CE->getDirectCallee()))
     return false;
   for (const Expr *A : CE->arguments())
     if (handsCompactMemory(S.M, A))
       return false;
+  // A write from (or a read into) bytes behind a pointer variable may use
+  // a compact object's bytes: in a region the switch would move them while
+  // the kernel copies (a write lost 12 of 16 KiB).  Without one the switch
+  // waits for the call, as before these calls were regions.
+  if (promptBlockingFunction(CE->getDirectCallee()))
+    for (const Expr *A : CE->arguments())
+      if (bytesOfUnknownObject(A))
+        return false;
   return true;
 }
 

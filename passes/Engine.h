@@ -385,6 +385,9 @@ llvm::StringRef variableKind(const clang::VarDecl *VD);
 /// VD is glibc pthread_cleanup_push's `__cancel_arg` with another
 /// pthread_cleanup_push nested in its scope (FrameSlots.cpp).
 bool cleanupArgHidden(clang::ASTContext &Ctx, const clang::VarDecl *VD);
+/// Writes and stdio reads (write, send..., fgets, fread): they block only
+/// on a slow pipe or socket, and serialize objects to files all the time.
+bool promptBlockingFunction(const clang::FunctionDecl *FD);
 /// The field a member expression names, if any.
 const clang::FieldDecl *memberField(const clang::Expr *E);
 /// Some reference to V under Body satisfies F (the walk stops at the

@@ -88,10 +88,19 @@ static const FunctionDecl *returnedFrom(ASTContext &Ctx, const Expr *E) {
   return nullptr;
 }
 
-/// A builtin that stores what it is handed (`__sync_lock_test_and_set(&g,
-/// p)`, the compare-and-swaps): not libc that keeps nothing.
-static bool storingBuiltin(const FunctionDecl *FD) {
-  return FD->getIdentifier() && FD->getName().starts_with("__sync_");
+/// The argument a `__sync` builtin stores (`__sync_lock_test_and_set(&g,
+/// p)`: p; a compare-and-swap's new value), or -1: the address it works
+/// on is not kept (`__sync_fetch_and_add((int *)o, 1)`).
+static int storedBuiltinArgument(const FunctionDecl *FD) {
+  if (!FD || !FD->getIdentifier())
+    return -1;
+  StringRef N = FD->getName();
+  if (N.starts_with("__sync_lock_test_and_set"))
+    return 1;
+  if (N.starts_with("__sync_val_compare_and_swap") ||
+      N.starts_with("__sync_bool_compare_and_swap"))
+    return 2;
+  return -1;
 }
 
 /// Parameter I of FD (a definition) may be kept past the call.  Only uses
@@ -137,12 +146,14 @@ static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I) {
           if (!Callee || CE->getCallee()->IgnoreParenImpCasts() == Use)
             return true;
           bool Library =
-              (Callee->getBuiltinID() && !storingBuiltin(Callee)) ||
+              Callee->getBuiltinID() ||
               llvm::any_of(Callee->redecls(), [&](const FunctionDecl *R) {
                 return S.SM.isInSystemHeader(
                     S.SM.getExpansionLoc(R->getLocation()));
               });
           int Kept = keptArgument(Callee);
+          if (Kept < 0)
+            Kept = storedBuiltinArgument(Callee);
           return !Library ||
                  (Kept >= 0 && argumentIndex(CE, Use) == (unsigned)Kept);
         }
@@ -190,12 +201,14 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
     // pthread_create, whose argument the runtime keeps as a root.
     bool System =
         FD &&
-        ((FD->getBuiltinID() && !storingBuiltin(FD)) || isRuntimeFunction(FD) ||
+        (FD->getBuiltinID() || isRuntimeFunction(FD) ||
          allocFunction(CE) != AllocFn::None ||
          llvm::any_of(FD->redecls(), [&](const FunctionDecl *R) {
            return S.Ctx.getSourceManager().isInSystemHeader(R->getLocation());
          }));
     int Kept = keptArgument(FD);
+    if (Kept < 0)
+      Kept = storedBuiltinArgument(FD);
     bool Keeps = Kept >= 0 && (unsigned)Kept < CE->getNumArgs() &&
                  CE->getArg(Kept)->IgnoreParens() == Cur;
     if (System && !Keeps)

@@ -184,18 +184,6 @@ public:
 
   bool VisitVarDecl(VarDecl *VD) {
     const Expr *Init = VD->getInit();
-    // `void *q = node;`: a plain pointer local holding a whole compact
-    // object's address points inside it too (at offset 0): a root the
-    // switch moves, and memory a blocking call must not be handed in a
-    // native region (a write() from it lost the object's bytes).
-    // (pthread_cleanup_push's `__cancel_arg` is a typed slot root of its
-    // own: FrameSlots.cpp.)
-    if (Init && VD->hasLocalStorage() && !VD->isStaticLocal() &&
-        VD->getName() != "__cancel_arg" &&
-        isPlainPointerType(M, VD->getType()) && heldCompactPointer(Init)) {
-      add(VD);
-      return true;
-    }
     if (!Init || !isInteriorPointer(M, Init))
       return true;
     if (VD->hasLocalStorage() && !VD->isStaticLocal())
@@ -205,21 +193,7 @@ public:
     return true;
   }
 
-  /// E is a compact pointer converted to another pointer type.
-  bool heldCompactPointer(const Expr *E) const {
-    const auto *C = dyn_cast<CastExpr>(E->IgnoreParens());
-    return C &&
-           (C->getCastKind() == CK_BitCast || C->getCastKind() == CK_NoOp) &&
-           M.pointeeOf(C->getSubExpr()->IgnoreParenImpCasts()->getType());
-  }
-
   bool VisitBinaryOperator(BinaryOperator *BO) {
-    if (BO->getOpcode() == BO_Assign && heldCompactPointer(BO->getRHS()) &&
-        isPlainPointerType(M, BO->getLHS()->getType()))
-      if (const VarDecl *VD = localVariable(BO->getLHS())) {
-        add(VD);
-        return true;
-      }
     if (BO->getOpcode() != BO_Assign || !isInteriorPointer(M, BO->getRHS()))
       return true;
     if (const VarDecl *VD = localVariable(BO->getLHS()))
@@ -257,24 +231,13 @@ public:
       return true;
     }
     if (Check && isBlockingFunction(CE->getDirectCallee()) &&
-        !mostlyPrompt(CE->getDirectCallee()))
+        !promptBlockingFunction(CE->getDirectCallee()))
       for (const Expr *A : CE->arguments())
         if (handsCompactMemory(M, A)) {
           blockingOnObject(CE, A);
           break;
         }
     return true;
-  }
-
-  /// Writes and stdio reads block only on a pipe or socket whose other end
-  /// is slow, and serializing an object with them is common (`write(fd,
-  /// n, sizeof *n)` to a file): handed compact memory they get no native
-  /// region, as any blocking call, but no warning either.
-  static bool mostlyPrompt(const FunctionDecl *FD) {
-    return llvm::StringSwitch<bool>(FD->getName())
-        .Cases("write", "writev", "send", "sendto", "sendmsg", "sendmmsg", true)
-        .Cases("fgets", "getline", "getdelim", "fread", true)
-        .Default(false);
   }
 
   /// St lies between the statements `cp_native_enter();` and
@@ -287,23 +250,25 @@ public:
       const FunctionDecl *G = C ? C->getDirectCallee() : nullptr;
       return G && G->getName() == Name;
     };
+    // The nearest enter or leave before St, block by block outwards: a
+    // leave in an inner block (an early exit) ends the region there.
     for (DynTypedNodeList Ps = S.Ctx.getParents(*St); !Ps.empty();
          Ps = S.Ctx.getParents(Ps[0])) {
       const Stmt *Up = Ps[0].get<Stmt>();
       if (!Up)
         return false;
       if (const auto *CS = dyn_cast<CompoundStmt>(Up)) {
-        bool Entered = false;
+        int Last = 0; // 1 entered, -1 left
         for (const Stmt *X : CS->body()) {
           if (X == St)
             break;
           if (isCall(X, "cp_native_enter"))
-            Entered = true;
+            Last = 1;
           else if (isCall(X, "cp_native_leave"))
-            Entered = false;
+            Last = -1;
         }
-        if (Entered)
-          return true;
+        if (Last)
+          return Last > 0;
       }
       St = Up;
     }

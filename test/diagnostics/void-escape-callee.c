@@ -64,3 +64,7 @@ static void sync_keep(void *p) { __sync_lock_test_and_set(&stash, p); }
 void use_sync(struct sym *s) {
   sync_keep(s); // expected-warning {{passed as 'void *' to 'sync_keep'}}
 }
+
+// The address a __sync builtin works on is not kept (a reference count).
+static void retain(void *o) { __sync_fetch_and_add((int *)o, 1); }
+void use_count(struct sym *s) { retain(s); }
