@@ -536,6 +536,17 @@ CP_API void cp__signal_leave(int *entered);
  *  `nest` > 0, goes back into the region the setjmp was called in.
  *  Preserves errno. */
 CP_API void cp__jump_settle(cp_frame_t *top, unsigned depth, unsigned nest);
+/* The call in cp__jump_landed clobbers what the ABI lets a callee
+ * clobber; with AVX-512 on, that includes 16 more vector registers and the
+ * mask registers (libc's own copies use them). */
+#ifdef __AVX512F__
+#define CP__AVX512_CLOBBERS                                                    \
+  , "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",    \
+      "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",  \
+      "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"
+#else
+#define CP__AVX512_CLOBBERS
+#endif
 /** What the plugin writes after a setjmp (sigsetjmp, getcontext, vfork,
  *  the __sigsetjmp of pthread_cleanup_push) in switchable mode, given the
  *  thread's shadow-stack top, compact depth and native nesting when the
@@ -551,17 +562,6 @@ CP_API void cp__jump_settle(cp_frame_t *top, unsigned depth, unsigned nest);
  *  memory the compiler might instrument (ThreadSanitizer calls its hooks
  *  on every access) before the move: the test and the move are asm.  (A
  *  debugger cannot unwind through cp__jump_settle's frame.) */
-/* The call in cp__jump_landed clobbers what the ABI lets a callee
- * clobber; with AVX-512 on, that includes 16 more vector registers and the
- * mask registers (libc's own copies use them). */
-#ifdef __AVX512F__
-#define CP__AVX512_CLOBBERS                                                    \
-  , "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",    \
-      "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",  \
-      "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"
-#else
-#define CP__AVX512_CLOBBERS
-#endif
 static __inline__ __attribute__((always_inline)) void
 cp__jump_landed(cp_frame_t *top, unsigned depth, unsigned nest) {
   unsigned char left;

@@ -189,7 +189,7 @@ bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
     // (pthread_cleanup_push's `__cancel_arg`, initialized where it is
     // declared, needs no text there: its saves go at the calls.)
     bool SavedAtCalls =
-        isSlotRoot(VD) && VD->getInit() && VD->getName() == "__cancel_arg";
+        isSlotRoot(VD) && VD->getInit() && isCleanupArgument(VD);
     if (InMacro && !SavedAtCalls && (isSlotRoot(VD) || isFrameRoot(VD))) {
       if (!Reach)
         continue;

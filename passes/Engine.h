@@ -382,8 +382,11 @@ unsigned argumentIndex(const clang::CallExpr *Call, const clang::Expr *E);
 /// What kind of variable VD is, for messages: "parameter", "local",
 /// "static local", "thread-local" or "global".
 llvm::StringRef variableKind(const clang::VarDecl *VD);
-/// VD is glibc pthread_cleanup_push's `__cancel_arg` with another
-/// pthread_cleanup_push nested in its scope (FrameSlots.cpp).
+/// VD is the `void *__cancel_arg` glibc's pthread_cleanup_push declares
+/// to keep its argument until the handler runs.
+bool isCleanupArgument(const clang::VarDecl *VD);
+/// VD (isCleanupArgument) has another pthread_cleanup_push nested in its
+/// scope, whose own `__cancel_arg` hides it there (FrameSlots.cpp).
 bool cleanupArgHidden(clang::ASTContext &Ctx, const clang::VarDecl *VD);
 /// Writes and stdio reads (write, send..., fgets, fread): they block only
 /// on a slow pipe or socket, and serialize objects to files all the time.

@@ -166,7 +166,7 @@ static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I) {
 static const VarDecl *hiddenCleanupArg(ASTContext &Ctx, const Expr *E) {
   for (const DynTypedNode &N : Ctx.getParents(*E))
     if (const auto *VD = N.get<VarDecl>();
-        VD && VD->getName() == "__cancel_arg" && cleanupArgHidden(Ctx, VD))
+        VD && isCleanupArgument(VD) && cleanupArgHidden(Ctx, VD))
       return VD;
   return nullptr;
 }

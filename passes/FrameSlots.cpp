@@ -60,13 +60,17 @@ CompactType *CheckedWalker::slotType(const VarDecl *VD) const {
   // the thread is cancelled, from the jump back to the macro's setjmp): a
   // compact pointer there is a root of its initializer's type, or the
   // handler got the address the switch had left behind (exit 70).
-  if (VD->getName() != "__cancel_arg" || !T->isVoidPointerType() ||
-      !VD->getInit())
+  if (!isCleanupArgument(VD) || !VD->getInit())
     return nullptr;
   CompactType *C = M.pointeeOf(VD->getInit()->IgnoreParenImpCasts()->getType());
   // Under a nested pthread_cleanup_push the inner `__cancel_arg` hides it,
   // and the saves there could not name it: no root then (Escapes.cpp warns).
   return C && !cleanupArgHidden(S.Ctx, VD) ? C : nullptr;
+}
+
+bool isCleanupArgument(const VarDecl *VD) {
+  return VD->getIdentifier() && VD->getName() == "__cancel_arg" &&
+         VD->getType()->isVoidPointerType() && VD->getLocation().isMacroID();
 }
 
 bool cleanupArgHidden(ASTContext &Ctx, const VarDecl *VD) {
@@ -80,7 +84,7 @@ bool cleanupArgHidden(ASTContext &Ctx, const VarDecl *VD) {
     if (const auto *D = dyn_cast<DeclStmt>(St))
       for (const Decl *X : D->decls())
         if (const auto *V = dyn_cast<VarDecl>(X);
-            V && V != VD && V->getName() == "__cancel_arg")
+            V && V != VD && isCleanupArgument(V))
           return true;
     return llvm::any_of(St->children(), Inner);
   };
@@ -150,12 +154,7 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
           // pthread_cleanup_push's `__cancel_arg` sits at the start of the
           // macro's expansion, as the __sigsetjmp after it does: in scope
           // there, so the landing of a cancellation reads it back.
-          add(VD,
-              offsetOf(VD->getEndLoc()) +
-                  (VD->getLocation().isMacroID() &&
-                           VD->getName() == "__cancel_arg"
-                       ? 0
-                       : 1),
+          add(VD, offsetOf(VD->getEndLoc()) + (isCleanupArgument(VD) ? 0 : 1),
               offsetOf(Scope->getBeginLoc()), endOffsetOf(Scope->getEndLoc()));
     } else if (const auto *DR = dyn_cast<DeclRefExpr>(St)) {
       if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))

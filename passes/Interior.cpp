@@ -44,7 +44,6 @@
 #include "Engine.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace clang;
 

@@ -149,11 +149,10 @@ bool cp__embeds(const cp_type_desc_t *d, uint64_t off, const cp_type_t *expect,
   return embeds_at(d, off, expect, wide, 0);
 }
 
-/* Does p name a live object of type expect in a, or one embedded in a
- * bigger object (its start or a struct member's)? */
-static bool names_live(const cp_arena_t *a, const void *p,
+/* Does p, in slab s (NULL: none), name a live object of type expect, or
+ * one embedded in a bigger object (its start or a struct member's)? */
+static bool names_live(const cp_slab_t *s, const void *p,
                        const cp_type_t *expect, bool wide) {
-  cp_slab_t *s = cp__slab_owning(a, p);
   if (!s)
     return false;
   cp_place_t pl = cp__slab_locate(s, (uint64_t)((const char *)p - s->start));
@@ -170,16 +169,16 @@ const cp_field_desc_t *cp__container_member(const cp_arena_t *a, const void *p,
    * `end = a + n`, whose member offsets may reach into the next run): the
    * root's own place.  Also the common case, decided with one lookup. */
   const cp_slab_t *own = cp__slab_owning(a, p);
-  if ((own && own->type == t) || names_live(a, p, t, wide))
+  if ((own && own->type == t) || names_live(own, p, t, wide))
     return NULL;
   for (uint32_t k = 0; k < t->desc->nfields; k++) {
     const cp_field_desc_t *f = &t->desc->fields[k];
     const cp_type_t *u = f->kind == CP_FIELD_STRUCT && f->target
                              ? cp__type_peek(f->target)
                              : NULL;
-    if (u && names_live(a, (const char *)p + (wide ? f->wide_offset
-                                                     : f->compact_offset),
-                        u, wide))
+    const char *q =
+        (const char *)p + (wide ? f->wide_offset : f->compact_offset);
+    if (u && names_live(cp__slab_owning(a, q), q, u, wide))
       return f;
   }
   return NULL;

@@ -465,8 +465,8 @@ void cp__jump_settle(cp_frame_t *top, unsigned depth, unsigned nest) {
    * already (a handler's cp__signal_enter, or between cp_native_enter's
    * count and its state) or in a region entered under a compact body, no
    * switch walks the thread meanwhile. */
-  for (int s = state_of(t); s == CP_TS_NATIVE || s == CP_TS_HELD;
-       s = state_of(t))
+  int s = state_of(t);
+  if (s == CP_TS_NATIVE || s == CP_TS_HELD)
     leave_region(t);
   cp__frame_top = top;
   cp__compact_depth = depth;
