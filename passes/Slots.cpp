@@ -209,8 +209,9 @@ public:
     if (!Fn.contains("memmove") && !Fn.contains("memcpy") && Fn != "bcopy")
       return "";
     return " to be copied by " + Fn.str() +
-           " (move a run of node pointers element by element instead: "
-           "for (j = n; j > i; j--) x->kids[j] = x->kids[j - 1];)";
+           " (a copy is rewritten when both addresses are elements of arrays "
+           "of the same pointer type, `&a[i]`, and the size is `n * sizeof "
+           "a[0]`; otherwise copy the pointers one by one)";
   }
 
   bool VisitCallExpr(CallExpr *CE) {

@@ -81,5 +81,5 @@ struct CP_COMPACT bnode {
 };
 
 void shift_kids(struct bnode *x, int i) {
-  __builtin_memmove(&x->kids[i + 2], &x->kids[i + 1], (unsigned long)(x->n - i) * 8); // expected-error 2 {{to be copied by __builtin_memmove (move a run of node pointers element by element instead: for (j = n; j > i; j--) x->kids[j] = x->kids[j - 1];)}}
+  __builtin_memmove(&x->kids[i + 2], &x->kids[i + 1], (unsigned long)(x->n - i) * 8); // expected-error 2 {{to be copied by __builtin_memmove (a copy is rewritten when both addresses are elements of arrays of the same pointer type, `&a[i]`, and the size is `n * sizeof a[0]`; otherwise copy the pointers one by one)}}
 }
