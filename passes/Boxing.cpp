@@ -44,7 +44,8 @@
 //     that defines V: the pointer is set before the initializer is stored,
 //     so an initializer may take V's own address or another boxed
 //     variable's).  External linkage keeps both symbols external, so every
-//     translation unit uses the same object.
+//     translation unit uses the same object.  A constructor calls the
+//     getter before main, so that threads never race to the first use.
 // Refused (errors at the user's text): a boxed variable's address in a
 // static initializer of another variable (run-time memory has no
 // constant address), a declaration the rewrite cannot place (produced by
@@ -55,6 +56,7 @@
 // it comes back as a compact pointer.
 //
 // Tests: test/rewrite/boxed-array.c, test/rewrite/root-descriptors.c,
+//        test/threads/boxed-global-first-use.c,
 //        test/rewrite/boxed-byte-copy.c, boxed-byte-address-kept.c,
 //        test/idioms/forward-declared.test,
 //        test/diagnostics/store-address-of-local.c, boxed-address.c,
@@ -743,7 +745,13 @@ void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
                        Where + Link + "__typeof__(" + B.Ptr + ") " + B.Init +
                        "(void) { " + B.pointerType(T) +
                        " cp__b = (" + B.pointerType(T) + ")" + allocText(B) + "; " +
-                       B.Ptr + " = cp__b;" + Pre + Store + " return cp__b; }\n");
+                       B.Ptr + " = cp__b;" + Pre + Store + " return cp__b; }\n" +
+                       // Before main too, so that threads find it allocated:
+                       // two first uses at once would each allocate one and
+                       // keep writing to their own.  The getter stays for
+                       // uses in other constructors, which may run earlier.
+                       "static __attribute__((constructor, used)) void cp__box_ctor_" +
+                       VD->getName().str() + "(void) { (void)" + B.Getter + "(); }\n");
   }
 }
 

@@ -22,7 +22,7 @@
 // OUT: global: visited 3 sum 3 after 103
 // OUT: member: visited 3 sum 3 after 103
 // OUT: heap: visited 3 sum 3 after 103
-// CHECK: compactptr: switch to wide mode (cp_switch_to_wide()) after 4 allocations: {{.*}}, verified
+// CHECK: compactptr: switch to wide mode (cp_switch_to_wide()) after 5 allocations: {{.*}}, verified
 #include <compactptr.h>
 #include <stddef.h>
 #include <stdio.h>
