@@ -362,6 +362,26 @@ static __inline__ cp_handle_t cp_encode(const void *p) {
   return (cp_handle_t)((__UINTPTR_TYPE__)p >> CP_GRANULE_SHIFT);
 }
 
+/** Where a member that no handle can represent points after a struct
+ *  value is stored whole into the heap: inside the unmapped guard below the
+ *  arena (the kernel maps nothing under 64 KiB), so following it faults
+ *  and the switch and the verifier leave it as it is. */
+#define CP__POISON_ADDRESS ((__UINTPTR_TYPE__)0x8000)
+
+/** cp_encode for a pointer member of a struct value stored whole into the
+ *  heap (`*p = v`, a boxed variable's initializer).  C lets a struct with
+ *  members never set be copied (an array of links filled up to a count, a
+ *  link read only under a flag), so such a member may hold anything: one
+ *  a handle can represent is stored as it is, any other as the handle of
+ *  CP__POISON_ADDRESS, instead of stopping the program as cp_encode does.
+ *  A select, not a branch, so that an indeterminate value never decides
+ *  which way the program goes (the compiler may assume either). */
+static __inline__ cp_handle_t cp__encode_member(const void *p) {
+  __UINTPTR_TYPE__ v = (__UINTPTR_TYPE__)p;
+  v = (v & CP__UNREPRESENTABLE) != 0 ? CP__POISON_ADDRESS : v;
+  return (cp_handle_t)(v >> CP_GRANULE_SHIFT);
+}
+
 /* ------------------------------------------------------------------------
  * Allocation.  Objects are allocated in the layout of the current mode:
  * compact layout in the arena in compact mode, wide layout after the switch.

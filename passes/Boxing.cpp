@@ -739,19 +739,20 @@ void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
     }
     PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(VD->getLocation()), false);
     std::string Where = PL.isValid() ? lineDirective(PL.getLine(), PL.getFilename()) : "";
-    S.Edits.insert(Main, MainBuf.size(),
-                   "\n/* compactptr: '" + VD->getName().str() +
-                       "' lives in the compact heap, allocated at its first use */\n" +
-                       Where + Link + "__typeof__(" + B.Ptr + ") " + B.Init +
-                       "(void) { " + B.pointerType(T) +
-                       " cp__b = (" + B.pointerType(T) + ")" + allocText(B) + "; " +
-                       B.Ptr + " = cp__b;" + Pre + Store + " return cp__b; }\n" +
-                       // Before main too, so that threads find it allocated:
-                       // two first uses at once would each allocate one and
-                       // keep writing to their own.  The getter stays for
-                       // uses in other constructors, which may run earlier.
-                       "static __attribute__((constructor, used)) void cp__box_ctor_" +
-                       VD->getName().str() + "(void) { (void)" + B.Getter + "(); }\n");
+    S.Edits.insert(
+        Main, MainBuf.size(),
+        "\n/* compactptr: '" + VD->getName().str() +
+            "' lives in the compact heap, allocated at its first use */\n" +
+            Where + Link + "__typeof__(" + B.Ptr + ") " + B.Init + "(void) { " +
+            B.pointerType(T) + " cp__b = (" + B.pointerType(T) + ")" +
+            allocText(B) + "; " + B.Ptr + " = cp__b;" + Pre + Store +
+            " return cp__b; }\n" +
+            // Before main too, so that threads find it allocated:
+            // two first uses at once would each allocate one and
+            // keep writing to their own.  The getter stays for
+            // uses in other constructors, which may run earlier.
+            "static __attribute__((constructor, used)) void cp__box_ctor_" +
+            VD->getName().str() + "(void) { (void)" + B.Getter + "(); }\n");
   }
 }
 

@@ -169,6 +169,9 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
     return Out;
 
   // Converters between a heap object (compact layout) and a wide value.
+  // A value stored whole may hold links never set (C allows copying it),
+  // so its pointers are encoded without the check that stops the program
+  // (cp__encode_member); a store of one pointer keeps the check.
   const std::string W = T.WideSpelling, CT = T.compactSpelling();
   std::string Load = " static __inline__ __attribute__((unused)) " + W + " cp__load_" + T.Name + "(const " +
                      CT + " *cp__c) { " + W + " cp__w;";
@@ -191,7 +194,7 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
       std::string PT = handleElemText(S, F);
       if (!IsArray) {
         Load += " cp__w." + N + " = (" + PT + ")cp_decode(cp__c->" + N + ");";
-        Store += " cp__c->" + N + " = cp_encode(cp__w." + N + ");";
+        Store += " cp__c->" + N + " = cp__encode_member(cp__w." + N + ");";
       } else {
         std::string Cnt = std::to_string(F.Count);
         Load += " { unsigned long cp__i; for (cp__i = 0; cp__i < " + Cnt + "; cp__i++) ((" +
@@ -200,7 +203,8 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
                 ")[cp__i]); }";
         Store += " { unsigned long cp__i; for (cp__i = 0; cp__i < " + Cnt +
                  "; cp__i++) ((cp_handle_t *)(void *)&cp__c->" + N +
-                 ")[cp__i] = cp_encode(((" + PT + " *)(void *)&cp__w." + N + ")[cp__i]); }";
+                 ")[cp__i] = cp__encode_member(((" + PT + " *)(void *)&cp__w." +
+                 N + ")[cp__i]); }";
       }
       break;
     }
