@@ -46,13 +46,15 @@ SizeShape sizeShape(const Expr *E) {
   if (const auto *B = dyn_cast<BinaryOperator>(E)) {
     if (B->getOpcode() != BO_Mul)
       return R;
+    // The sizeof may be any factor: `n * sizeof(T)`, `sizeof(T *) * rows
+    // * cols`, `rows * (cols * sizeof(T))`.
     SizeShape L = sizeShape(B->getLHS()), Rt = sizeShape(B->getRHS());
-    if (L.Ok && !L.Count) {
-      L.Count = B->getRHS();
+    if (L.Ok) {
+      L.Counts.push_back(B->getRHS());
       return L;
     }
-    if (Rt.Ok && !Rt.Count) {
-      Rt.Count = B->getLHS();
+    if (Rt.Ok) {
+      Rt.Counts.insert(Rt.Counts.begin(), B->getLHS());
       return Rt;
     }
   }
@@ -106,16 +108,14 @@ static const Expr *allocatorSizeArg(const CallExpr *CE) {
 /// calloc's (N, Size), either way round: one of them sizeof(T).
 static SizeShape countAndSize(const Expr *N, const Expr *Size) {
   SizeShape A = sizeShape(Size);
-  if (A.Ok && !A.Count) {
-    A.Count = N;
+  if (A.Ok) {
+    A.Counts.insert(A.Counts.begin(), N);
     return A;
   }
   SizeShape B = sizeShape(N);
-  if (B.Ok && !B.Count) {
-    B.Count = Size;
-    return B;
-  }
-  return SizeShape();
+  if (B.Ok)
+    B.Counts.push_back(Size);
+  return B;
 }
 
 SizeShape allocSizeShape(const CallExpr *CE) {
@@ -197,9 +197,13 @@ std::string Printer::otherArgs(const CallExpr *CE, const Expr *Keep) {
 }
 
 std::string Printer::countText(const SizeShape &Sh, const CallExpr *CE) {
-  if (!Sh.Count)
+  if (Sh.Counts.empty())
     return "1";
-  return "(unsigned long)(" + text(Sh.Count) + ")";
+  std::string Out;
+  for (const Expr *C : Sh.Counts)
+    Out += (Out.empty() ? "" : " * ") + std::string("(unsigned long)(") +
+           text(C) + ")";
+  return Sh.Counts.size() > 1 ? "(" + Out + ")" : Out;
 }
 
 /// The fix-it for an allocation size not written through sizeof: `16` or
@@ -328,7 +332,7 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
     // Roots are saved only on the slow path: a pending switch, or an
     // arena that cannot serve the allocation.
     std::string A = Sp ? "cp__a" + std::to_string(Sp->Id) : "";
-    if (!Sh.Count) {
+    if (Sh.Counts.empty()) {
       if (!Sp)
         return "cp_alloc" + SP + Desc + ")";
       return "__extension__({ void *" + A + " = cp__alloc_fast(" + Desc +

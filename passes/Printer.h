@@ -43,7 +43,9 @@ private:
 struct SizeShape {
   bool Ok = false;
   clang::QualType Elem;
-  const clang::Expr *Count = nullptr; ///< null: one element
+  /// The factors of the element count (`sizeof(T *) * rows * cols`: rows
+  /// and cols); none: one element.
+  llvm::SmallVector<const clang::Expr *, 2> Counts;
 };
 /// Allocation.cpp: E's shape as a size (through casts to integer types).
 SizeShape sizeShape(const clang::Expr *E);

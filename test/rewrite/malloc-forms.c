@@ -1,5 +1,6 @@
 // malloc, calloc, realloc and free of compact types become typed runtime
-// calls, whatever the spelling of the size and the casts around them.
+// calls, whatever the spelling of the size and the casts around them
+// (the sizeof may be any factor of a product).
 // RUN: %rewrite --main-only %s -- %cflags > %t.c
 // RUN: FileCheck --match-full-lines %s < %t.c
 // RUN: %clang %cflags -Wall -Werror %t.c %runtime -o %t && %t | FileCheck --check-prefix=OUT %s
@@ -21,6 +22,16 @@ int main(void) {
   // CHECK: struct node *d = cp_alloc_array(&cp__desc_node, (unsigned long)(n));
   d = (node_t *)realloc(d, 2 * n * sizeof *d);
   // CHECK: d = (node_t *)cp_realloc_array(&cp__desc_node, d, (unsigned long)(2 * n));
+  struct node *e = malloc(sizeof(struct node) * 2 * n);
+  // CHECK: struct node *e = cp_alloc_array(&cp__desc_node, ((unsigned long)(2) * (unsigned long)(n)));
+  struct node *f = calloc(n, 3 * sizeof *f);
+  // CHECK: struct node *f = cp_alloc_array(&cp__desc_node, ((unsigned long)(n) * (unsigned long)(3)));
+  struct node **g = malloc(sizeof(struct node *) * n * 2);
+  // CHECK: cp_handle_t *g = ((void *)malloc(((unsigned long)(n) * (unsigned long)(2)) * sizeof(cp_handle_t)));
+  e[2 * n - 1].key = 5; f[3 * n - 1].key = 6; g[2 * n - 1] = e;
+  printf("%d %d %d\n", e[2 * n - 1].key, f[3 * n - 1].key, g[2 * n - 1]->key);
+  // OUT: 5 6 0
+  free(e); free(f); free(g);
   void *raw = malloc(64);
   // CHECK: void *raw = malloc(64);
   a->key = 1; b->key = 2; c[4].key = 3; d[9].key = 4;

@@ -645,7 +645,8 @@ static int sizeof_struct_pointer(scan_t *s, CXCursor c) {
   return -1;
 }
 
-/** Like size_shape, for root arrays: sizeof(T *) or n * sizeof(T *). */
+/** Like size_shape, for root arrays: sizeof(T *), or a product with it as
+ *  one factor. */
 static int root_size_shape(scan_t *s, CXCursor c) {
   c = strip(c);
   int t = sizeof_struct_pointer(s, c);
@@ -655,16 +656,16 @@ static int root_size_shape(scan_t *s, CXCursor c) {
       clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Mul) {
     kids_t ks = kids(c);
     if (ks.n == 2) {
-      int a = sizeof_struct_pointer(s, ks.v[0]), b = sizeof_struct_pointer(s, ks.v[1]);
-      return a >= 0 ? a : b;
+      int a = root_size_shape(s, ks.v[0]);
+      return a >= 0 ? a : root_size_shape(s, ks.v[1]);
     }
   }
   return -2;
 }
 
-/** Struct index if `c` has the shape sizeof(T), n * sizeof(T) or
- *  sizeof(T) * n; -1 if it has another shape; -2 if it has no sizeof of a
- *  struct at all. */
+/** Struct index if `c` has the shape sizeof(T) or a product with it as
+ *  one factor (n * sizeof(T), sizeof(T) * rows * cols), as the plugin
+ *  takes them; -2 otherwise. */
 static int size_shape(scan_t *s, CXCursor c) {
   c = strip(c);
   int t = sizeof_struct(s, c);
@@ -674,11 +675,8 @@ static int size_shape(scan_t *s, CXCursor c) {
       clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Mul) {
     kids_t ks = kids(c);
     if (ks.n == 2) {
-      int a = sizeof_struct(s, ks.v[0]), b = sizeof_struct(s, ks.v[1]);
-      if (a >= 0 && b < 0)
-        return a;
-      if (b >= 0 && a < 0)
-        return b;
+      int a = size_shape(s, ks.v[0]);
+      return a >= 0 ? a : size_shape(s, ks.v[1]);
     }
   }
   return -2;
@@ -828,8 +826,8 @@ static void call_expr(scan_t *s, CXCursor c) {
   CXCursor size = clang_Cursor_getArgument(c, is_realloc ? 1 : 0);
   int shape = size_shape(s, size);
   if (is_calloc) {
-    int a = sizeof_struct(s, clang_Cursor_getArgument(c, 0));
-    int b = sizeof_struct(s, clang_Cursor_getArgument(c, 1));
+    int a = size_shape(s, clang_Cursor_getArgument(c, 0));
+    int b = size_shape(s, clang_Cursor_getArgument(c, 1));
     shape = b >= 0 ? b : a >= 0 ? a : -2;
     if (b < 0 && a < 0)
       size = clang_Cursor_getArgument(c, 1);
