@@ -167,8 +167,21 @@ static void on_thread_exit(void *arg) {
   cp_thread_t *t = arg;
   if (t != cp__self)
     return;
-  if (t->exit_rounds++ == 0 && pthread_setspecific(exit_key, t) == 0)
-    return;
+  if (t->exit_rounds++ == 0) {
+    /* Every frame of the thread's function is gone, but pthread_exit and
+     * cancellation unwind C code without running the cleanups that pop
+     * its shadow frames: the chain still names stack the unwinder and the
+     * destructors have written over since (a SIGSEGV in the switch's walk
+     * of it).  Out of a region the cancellation left it in first (waiting
+     * out a switch that may be walking the chain), then the chain starts
+     * again at its bottom, for the destructors' own frames. */
+    if (cp__native_nest)
+      cp__native_end(t);
+    cp__frame_top = &cp__frame_bottom;
+    cp__compact_depth = 0;
+    if (pthread_setspecific(exit_key, t) == 0)
+      return;
+  }
   cp__reg_lock();
   if (__atomic_load_n(&cp__stopping, __ATOMIC_ACQUIRE))
     cp__park(t);
