@@ -119,6 +119,14 @@ struct FieldInfo {
   unsigned CompactAlign = 1;          ///< bytes, for field ordering
   uint64_t CompactSize = 0;           ///< bytes (0 if unknown)
   uint64_t CompactOffset = 0;         ///< bytes (Layout)
+  /// A run of consecutive bit-fields, kept together as one Bytes field:
+  /// its fields in declaration order (FD is the first named one).  Its
+  /// bits keep their places relative to a boundary aligned for the run,
+  /// so the bytes they span copy as they are between the layouts.
+  std::vector<const clang::FieldDecl *> Bits;
+  uint64_t BitsLead = 0;  ///< bytes from that boundary to the run's first
+  uint64_t BitsWide = 0;  ///< the run's first byte in the wide layout
+  uint64_t BitsBytes = 0; ///< bytes the run spans
 };
 
 /// A compact type: annotated with `compact` or inferred.

@@ -6,7 +6,8 @@
 //      compact layout of nested compact structs, every other field
 //      unchanged; placed first fit in declaration order (each field at the
 //      lowest aligned offset where it fits, in a hole an earlier field left
-//      or at the end), which removes most padding.  The text of `struct
+//      or at the end), which removes most padding; a run of consecutive
+//      bit-fields is one field (bitRun).  The text of `struct
 //      cp__c_T`, of the field-by-field converters between a heap object and
 //      a wide value, and of the type descriptor.
 // Why first fit: a field's offset depends only on the fields declared
@@ -22,12 +23,14 @@
 //      4 bytes and to the granule, so every object and array element has a
 //      handle and its handle fields are aligned.
 // Tests: test/rewrite/layout-reorder.c, test/rewrite/descriptor.c,
-//      test/rewrite/nested-struct-field.c, test/rewrite/struct-copy.c.
+//      test/rewrite/nested-struct-field.c, test/rewrite/struct-copy.c,
+//      test/rewrite/bit-fields.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/PrettyPrinter.h"
+#include "clang/AST/RecordLayout.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
@@ -35,12 +38,62 @@ using namespace clang;
 namespace compactptr {
 namespace {
 
+/// A run of consecutive bit-fields as one Bytes field.  C places a
+/// bit-field by its offset modulo its type's size, so the run keeps the
+/// places its bits have in the wide layout if it starts at a boundary
+/// aligned for every type in it, plus the bytes the wide layout has
+/// between such a boundary and the run's first byte (BitsLead).  Then the
+/// bytes the run spans are the same bits in both layouts, and copy as
+/// bytes.  A bit-field never shares a byte with another kind of field,
+/// so those bytes belong to the run alone.  None if the run has no named
+/// field (its bits are padding).
+std::optional<FieldInfo> bitRun(ASTContext &C, const RecordDecl *RD,
+                                llvm::ArrayRef<const FieldDecl *> Run) {
+  const ASTRecordLayout &RL = C.getASTRecordLayout(RD);
+  FieldInfo F;
+  F.K = FieldInfo::Bytes;
+  uint64_t Begin = UINT64_MAX, End = 0, Align = 1;
+  for (const FieldDecl *B : Run) {
+    F.Bits.push_back(B);
+    Align = std::max<uint64_t>(
+        Align, C.getTypeAlignInChars(B->getType()).getQuantity());
+    unsigned Width = B->getBitWidthValue(C);
+    if (!Width)
+      continue;
+    uint64_t At = RL.getFieldOffset(B->getFieldIndex());
+    Begin = std::min(Begin, At);
+    End = std::max(End, At + Width);
+    if (!F.FD && B->getIdentifier())
+      F.FD = B;
+  }
+  if (!F.FD)
+    return std::nullopt;
+  F.BitsWide = Begin / 8;
+  F.BitsLead = F.BitsWide % Align;
+  F.BitsBytes = (End + 7) / 8 - F.BitsWide;
+  F.CompactAlign = Align;
+  F.CompactSize = (F.BitsLead + F.BitsBytes + Align - 1) / Align * Align;
+  return F;
+}
+
 void layoutType(Session &S, CompactType &T) {
   if (T.LayoutDone)
     return;
   T.LayoutDone = true; // a by-value cycle is impossible in C
   ASTContext &C = S.Ctx;
-  for (const FieldDecl *FD : T.RD->fields()) {
+  std::vector<const FieldDecl *> All(T.RD->field_begin(), T.RD->field_end());
+  for (size_t I = 0; I < All.size(); ++I) {
+    const FieldDecl *FD = All[I];
+    if (FD->isBitField()) {
+      size_t J = I;
+      while (J < All.size() && All[J]->isBitField())
+        ++J;
+      if (std::optional<FieldInfo> F =
+              bitRun(C, T.RD, llvm::ArrayRef(All).slice(I, J - I)))
+        T.Fields.push_back(*F);
+      I = J - 1;
+      continue;
+    }
     FieldInfo F;
     F.FD = FD;
     ArrayShape A = stripArrays(FD->getType());
@@ -135,6 +188,33 @@ void runLayout(Session &S) {
     layoutType(S, *T);
 }
 
+/// A bit-field's type as its declaration spells it; an enumeration of
+/// unnamed type (`enum { RED, BLACK } color : 1;`) by its integer type,
+/// which places it alike (`__typeof__` cannot name a bit-field's type).
+static std::string bitFieldType(const Session &S, const FieldDecl *FD) {
+  QualType T = FD->getType();
+  if (const auto *ET = T->getAs<EnumType>(); ET && isUnnamedTag(T))
+    T = ET->getDecl()->getIntegerType();
+  return declText(S, T, "");
+}
+
+/// The member holding a run of bit-fields: an anonymous struct aligned as
+/// the run's boundary, whose marker array (named after the first field)
+/// spans the lead bytes before the run's first one; the bit-fields follow,
+/// unnamed ones and widths as declared.  `__extension__`: anonymous
+/// structs and zero-length arrays are extensions before C11.
+static std::string bitRunText(const Session &S, const FieldInfo &F) {
+  std::string Out = " __extension__ struct __attribute__((aligned(" +
+                    std::to_string(F.CompactAlign) + "))) { char cp__bits_" +
+                    F.FD->getName().str() + "[" + std::to_string(F.BitsLead) +
+                    "];";
+  for (const FieldDecl *B : F.Bits)
+    Out += " " + bitFieldType(S, B) +
+           (B->getIdentifier() ? " " + B->getName().str() : "") + " : " +
+           std::to_string(B->getBitWidthValue(S.Ctx)) + ";";
+  return Out + " };";
+}
+
 std::string compactDeclText(const Session &S, const CompactType &T) {
   std::string Out = "struct " + T.CompactTag + " {";
   for (const FieldInfo &F : T.Fields) {
@@ -148,6 +228,10 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
       Out += " " + typeOf(S, F.Target).compactSpelling() + " " + Name + Dims + ";";
       break;
     case FieldInfo::Bytes:
+      if (!F.Bits.empty()) {
+        Out += bitRunText(S, F);
+        break;
+      }
       // A field of unnamed type (`enum { LEAF, INNER } kind;`) has no
       // spelling of its own: take it from the wide type's field.
       if (isUnnamedTag(F.FD->getType()))
@@ -182,6 +266,16 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
     bool IsArray = F.FD->getType()->isArrayType();
     switch (F.K) {
     case FieldInfo::Bytes:
+      if (!F.Bits.empty()) {
+        for (const FieldDecl *B : F.Bits)
+          if (B->getIdentifier()) {
+            Load += " cp__w." + B->getName().str() + " = cp__c->" +
+                    B->getName().str() + ";";
+            Store += " cp__c->" + B->getName().str() + " = cp__w." +
+                     B->getName().str() + ";";
+          }
+        break;
+      }
       if (IsArray) {
         Load += " __builtin_memcpy(&cp__w." + N + ", &cp__c->" + N + ", sizeof cp__w." + N + ");";
         Store += " __builtin_memcpy(&cp__c->" + N + ", &cp__w." + N + ", sizeof cp__w." + N + ");";
@@ -238,6 +332,15 @@ std::string descriptorText(const Session &S, const CompactType &T) {
   std::string Out = "static const cp_field_desc_t cp__fields_" + T.Name + "[] = {\n";
   for (const FieldInfo &F : T.Fields) {
     std::string N = F.FD->getName().str();
+    if (!F.Bits.empty()) {
+      // offsetof cannot name a bit-field: the run's marker, and its place
+      // in the wide layout from clang's own layout of the struct.
+      Out += "  {\"" + N + "\", __builtin_offsetof(" + CT + ", cp__bits_" + N +
+             ") + " + std::to_string(F.BitsLead) + ", " +
+             std::to_string(F.BitsWide) + ", CP_FIELD_BYTES, 1, " +
+             std::to_string(F.BitsBytes) + ", 0},\n";
+      continue;
+    }
     Out += "  {\"" + N + "\", __builtin_offsetof(" + CT + ", " + N +
            "), __builtin_offsetof(" + W + ", " + N + "), ";
     std::string Cnt = std::to_string(F.Count);

@@ -4,10 +4,11 @@
 // Out: diagnostics only: an error for every type the rewrite cannot lay
 //      out (unions holding compact pointers or values, unnamed, empty,
 //      packed or local compact types, or ones a macro defines and goes on
-//      after; bit-fields, flexible and variable-length array fields,
-//      anonymous members, volatile or _Atomic compact pointers).  Errors here stop the pipeline before
-//      any use is checked (Session::TypeErrors).  The uses of compact types
-//      in function bodies are checked in Safety.cpp.
+//      after; bit-fields with an alignment of their own, flexible and
+//      variable-length array fields,
+//      anonymous members, volatile or _Atomic compact pointers).  Errors here
+//      stop the pipeline before any use is checked (Session::TypeErrors).  The
+//      uses of compact types in function bodies are checked in Safety.cpp.
 // Tests: test/diagnostics/*.c (one file per reason).
 //
 //===----------------------------------------------------------------------===//
@@ -158,11 +159,15 @@ void checkRecord(Session &S, const RecordDecl *RD) {
   for (const FieldDecl *FD : RD->fields()) {
     auto FR = tokRange(FD->getSourceRange());
     QualType E = elementType(FD->getType());
-    if (FD->isBitField()) {
+    // A run of bit-fields keeps its bits' places relative to a boundary
+    // aligned for it (Layout.cpp), which an alignment of its own would move.
+    if (FD->isBitField() && FD->hasAttr<AlignedAttr>()) {
       S.report(Diag::BitField, FD->getLocation(),
-              "bit-field " + quoted(FD->getName()) + " in compact type " + Who +
-                  " is not supported; use a plain integer field",
-              {FR});
+               "bit-field " + quoted(FD->getName()) + " in compact type " +
+                   Who +
+                   " has an alignment of its own, which is not supported; "
+                   "remove the aligned attribute",
+               {FR});
       continue;
     }
     if (FD->hasAttr<PackedAttr>())
@@ -190,7 +195,7 @@ void checkRecord(Session &S, const RecordDecl *RD) {
     // A named field of unnamed type is fine: Layout spells its type
     // through the field and Analysis names a nested compact struct after
     // it.  An anonymous member has no name to spell it by.
-    if (FD->getName().empty()) {
+    if (FD->getName().empty() && !FD->isBitField()) {
       S.report(Diag::UnnamedFieldType, FD->getLocation(),
               "anonymous struct or union member in compact type " + Who +
                   " is not supported; give the member a name",

@@ -14,7 +14,8 @@ random mix of fields: links to any type, arrays of links, unsigned and
 signed integers of every width, `_Bool`, `float`, `double`, `char` arrays,
 a `const char *` (not a compact pointer), a plain by-value struct and a
 by-value struct that holds a compact pointer (inferred compact), or an
-array of those (named, or of unnamed type, `struct { ... } ls[2]`).  Every
+array of those (named, or of unnamed type, `struct { ... } ls[2]`), a run
+of bit-fields (of several types and widths, with unnamed pads).  Every
 type has a pool of slots (a global array, or a heap root array from calloc
 that is also realloc'ed, and for some types realloc'ed and freed through a
 `void *`); a slot holds NULL or a
@@ -78,6 +79,9 @@ SCALARS = ["unsigned char", "unsigned short", "unsigned", "unsigned long",
            "int", "short", "signed char", "long", "_Bool", "double", "float",
            "chars", "str"]
 FLOATS = ("double", "float")
+# Bit-field types and their widest width.
+BITFIELD_TYPES = [("unsigned", 32), ("unsigned char", 8), ("unsigned short", 16),
+                  ("int", 31), ("unsigned long long", 64), ("_Bool", 1)]
 
 
 class Field:
@@ -88,6 +92,7 @@ class Field:
         self.target = target  # type index for ptr/arr/link/links
         self.n = n            # array length for arr/chars/links
         self.anon = False     # links: declared with an unnamed struct type
+        self.bits = []        # bits: (C type, name or None, width) a member
 
 
 class CType:
@@ -136,6 +141,8 @@ class CType:
                 out += [("%s[%d].w" % (f.name, i), "unsigned") for i in range(f.n)]
             elif f.kind == "chars":
                 out += [("%s[%d]" % (f.name, i), "unsigned char") for i in range(f.n)]
+            elif f.kind == "bits":
+                out += [(name, ct) for ct, name, _ in f.bits if name]
         return out
 
     def compact_size(self):
@@ -157,6 +164,8 @@ class CType:
                 n += f.n
             elif f.kind == "links":
                 n += 8 * f.n
+            elif f.kind == "bits":
+                n += (sum(w for _, _, w in f.bits) + 7) // 8 + 4
         return (n + 7) // 8 * 8
 
     def doubles(self):
@@ -237,9 +246,25 @@ class Gen:
                 fs[-1].anon = random.Random(self.seed * 7919 + t.idx).random() < 0.5
                 if not fs[-1].anon:
                     self.link_targets.add(tg)
+            # A run of bit-fields (colour bits, flags, counters), from a
+            # PRNG of its own so the programs of earlier seeds stay as
+            # they were: named ones of several types, sometimes an unnamed
+            # pad or a `: 0` that starts a new unit.
+            br = random.Random(self.seed * 15485863 + t.idx)
+            if br.random() < 0.35:
+                f = Field("bits", "b")
+                for j in range(br.randint(1, 4)):
+                    ct, top = br.choice(BITFIELD_TYPES)
+                    if br.random() < 0.2:
+                        f.bits.append(("unsigned", None, br.choice([0, 3])))
+                    f.bits.append((ct, "b%d" % j, br.randint(1, top)))
+            else:
+                f = None
             head, rest = fs[:1], fs[1:]
             r.shuffle(rest)
             t.fields = rest[:1] + head + rest[1:] if r.random() < 0.5 else head + rest
+            if f:
+                t.fields.insert(br.randint(0, len(t.fields)), f)
             t.pool_n = r.choice([4, 8, 16, 32, 48])
             t.heap_pool = r.random() < 0.4
             t.has_arr = r.random() < 0.3
@@ -304,6 +329,9 @@ class Gen:
                     e("  struct { struct T%d *to; unsigned w; } %s[%d]; /* unnamed type */" % (f.target, f.name, f.n))
                 elif f.kind == "links":
                     e("  struct lk%d %s[%d];" % (f.target, f.name, f.n))
+                elif f.kind == "bits":
+                    for ct, name, w in f.bits:
+                        e("  %s %s: %d;" % (ct, name + " " if name else "", w))
             e("};")
             if t.typedef:
                 e("typedef struct %s %s_t;" % (t.name, t.name))
@@ -395,6 +423,10 @@ class Gen:
                         elif f.kind == "links":
                             for i in range(f.n):
                                 e("  p->%s[%d].to = NULL; p->%s[%d].w = %d;" % (f.name, i, f.name, i, i))
+                        elif f.kind == "bits":
+                            for _, name, _ in f.bits:
+                                if name:
+                                    e("  p->%s = 0;" % name)
             for d in t.doubles():
                 e("  p->%s = (double)(key %% 1000u) / 4;" % d)
             for sname in t.strs():

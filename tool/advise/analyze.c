@@ -67,8 +67,39 @@ static void compact_layout(ad_model_t *m, int i) {
   for (size_t k = 0; k < n; k++) {
     ad_field_t *f = &r->fields[k];
     ad_record_t *t = f->target >= 0 ? &m->records[f->target] : NULL;
-    if (f->bitfield || f->flexible)
+    if (f->flexible || (f->bitfield && f->aligned))
       unsupported = 1;
+    if (f->bitfield) {
+      /* A run of bit-fields, as passes/Layout.cpp places it: one field
+       * aligned for its widest type, spanning its bits plus the bytes
+       * between such a boundary and its first byte; -1 for the rest of the
+       * run and for a run of padding alone. */
+      size_t j = k;
+      long long begin = -1, end = 0, a = 1;
+      int named = 0;
+      for (; j < n && r->fields[j].bitfield; j++) {
+        const ad_field_t *b = &r->fields[j];
+        if (b->align > a)
+          a = b->align;
+        if (b->bit_width <= 0)
+          continue;
+        if (begin < 0 || b->bit_offset < begin)
+          begin = b->bit_offset;
+        if (b->bit_offset + b->bit_width > end)
+          end = b->bit_offset + b->bit_width;
+        named |= *b->name != 0;
+      }
+      for (size_t x = k; x < j; x++)
+        sz[x] = -1;
+      if (named && begin >= 0) {
+        long long first = begin / 8, lead = first % a,
+                  bytes = (end + 7) / 8 - first;
+        sz[k] = (lead + bytes + a - 1) / a * a;
+        al[k] = a;
+      }
+      k = j - 1;
+      continue;
+    }
     if (f->kind == AD_FIELD_POINTER && t && t->compact) {
       sz[k] = 4 * f->count;
       al[k] = 4;
@@ -92,6 +123,8 @@ static void compact_layout(ad_model_t *m, int i) {
     size_t used = 0; /* placed intervals [b, e), sorted */
     long long end = 0, align = 1;
     for (size_t k = 0; k < n; k++) {
+      if (sz[k] < 0)
+        continue; /* inside a run of bit-fields */
       long long A = al[k], at = 0, prev = 0;
       size_t i = 0;
       if (sz[k] == 0) {

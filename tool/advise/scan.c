@@ -338,6 +338,14 @@ typedef struct {
   int rec;
 } fields_ctx_t;
 
+static enum CXChildVisitResult aligned_attr_cb(CXCursor c, CXCursor parent,
+                                               CXClientData d) {
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_AlignedAttr)
+    *(int *)d = 1;
+  return CXChildVisit_Continue;
+}
+
 static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
   fields_ctx_t *fc = d;
   scan_t *s = fc->s;
@@ -348,6 +356,11 @@ static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
   f.loc = cursor_loc(c);
   f.target = -1;
   f.bitfield = clang_Cursor_isBitField(c) != 0;
+  if (f.bitfield) {
+    f.bit_offset = clang_Cursor_getOffsetOfField(c);
+    f.bit_width = clang_getFieldDeclBitWidth(c);
+    clang_visitChildren(c, aligned_attr_cb, &f.aligned);
+  }
   CXType ft = clang_getCursorType(c);
   CXType e = strip_arrays(ft, &f.count, &f.flexible);
   f.size = clang_Type_getSizeOf(ft);
@@ -371,9 +384,14 @@ static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
     r = &s->m->records[fc->rec];
     const char *who = r->name;
     if (!r->is_union) {
-      if (f.bitfield)
+      /* A run of bit-fields keeps its bits' places relative to a boundary
+       * aligned for it; an alignment of a bit-field's own would move it. */
+      if (f.bitfield && f.aligned)
         block(s, fc->rec, AD_B_BitField, f.loc,
-              ad_printf("bit-field '%s' in '%s'", f.name, who));
+              ad_printf("bit-field '%s' in '%s' has an alignment of its own",
+                        f.name, who));
+      else if (f.bitfield)
+        ; /* laid out as a run (passes/Layout.cpp) */
       else if (f.flexible)
         block(s, fc->rec, AD_B_FlexibleArray, f.loc,
               ad_printf("flexible array member '%s' in '%s'", f.name, who));

@@ -41,9 +41,9 @@ MODULE = struct.Struct("<QQQQQQQI")
 
 
 class Field(object):
-    def __init__(self, name, offset, kind, count, size, target):
-        self.name, self.offset, self.kind = name, offset, kind
-        self.count, self.size, self.target = count, size, target
+    def __init__(self, name, offset, wide_offset, kind, count, size, target):
+        self.name, self.offset, self.wide_offset = name, offset, wide_offset
+        self.kind, self.count, self.size, self.target = kind, count, size, target
 
 
 class TypeDesc(object):
@@ -115,13 +115,13 @@ class Runtime(object):
                 continue
             fields = {}
             for i in range(nfields):
-                fname_p, coff, _woff, kind, count, size, target = FIELD_DESC.unpack(
+                fname_p, coff, woff, kind, count, size, target = FIELD_DESC.unpack(
                     _read(fields_p + i * FIELD_DESC.size, FIELD_DESC.size))
                 tname = None
                 if target:
                     tname = _cstring(struct.unpack("<Q", _read(target + 16, 8))[0])
-                fields[_cstring(fname_p)] = Field(_cstring(fname_p), coff, kind,
-                                                  count, size, tname)
+                fields[_cstring(fname_p)] = Field(_cstring(fname_p), coff, woff,
+                                                  kind, count, size, tname)
             descs[name] = TypeDesc(name, shift, csize, wsize, fields)
         if descs:  # none yet: the program has not started, ask again later
             self.descs, self.key = descs, key
@@ -168,9 +168,32 @@ class Runtime(object):
 RUNTIME = Runtime()
 
 
+def bitfield_value(desc, addr, field):
+    """A bit-field of the compact object at addr.  The descriptor names a
+    run of bit-fields by its first one, with the bytes it spans in each
+    layout; inside them every bit has the same place in both."""
+    pos = field.bitpos
+    for f in desc.fields.values():
+        if f.kind == FIELD_BYTES and f.wide_offset * 8 <= pos < (f.wide_offset + f.size) * 8:
+            bit = f.offset * 8 + pos - f.wide_offset * 8
+            raw = int.from_bytes(_read(addr + bit // 8, (bit % 8 + field.bitsize + 7) // 8),
+                                 "little")
+            v = (raw >> (bit % 8)) & ((1 << field.bitsize) - 1)
+            t = field.type.strip_typedefs()
+            signed = getattr(t, "is_signed", t.code == gdb.TYPE_CODE_INT and
+                             not str(t).startswith("unsigned"))
+            if signed and v >> (field.bitsize - 1):
+                v -= 1 << field.bitsize
+            return gdb.Value(v).cast(field.type)
+    raise gdb.GdbError("compactptr: '%s' has no run of bit-fields holding '%s' "
+                       "in its descriptor" % (desc.name, field.name))
+
+
 def field_value(desc, addr, field):
     """The value of `field` of the compact object at addr (a gdb.Value),
     handles decoded into pointers of the field's C type."""
+    if field.bitsize:
+        return bitfield_value(desc, addr, field)
     f = desc.fields.get(field.name)
     if f is None:
         raise gdb.GdbError("compactptr: '%s' has no field '%s' in its "
@@ -198,6 +221,8 @@ class CompactObjectPrinter(object):
     def children(self):
         addr = int(self.val.address)
         for field in self.val.type.strip_typedefs().fields():
+            if not field.name and field.bitsize:
+                continue  # an unnamed bit-field: padding
             v = field_value(self.desc, addr, field)
             if isinstance(v, list):
                 v = "{" + ", ".join(v) + "}"

@@ -6,6 +6,7 @@ static struct tnode *new_node(long key) {
   struct tnode *n = calloc(1, sizeof(struct tnode));
   n->key = key;
   n->count = 1;
+  n->mark = (unsigned)key & 0xff;
   return n;
 }
 

@@ -6,7 +6,8 @@
 
 struct CP_COMPACT tnode {
   long key;
-  int count;
+  int count : 24;
+  unsigned mark : 8; /* low bits of the key: a bit-field gdb must find */
   struct tnode *left, *right;
 };
 
