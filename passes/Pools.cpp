@@ -41,6 +41,8 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 
+#include <functional>
+
 using namespace clang;
 
 namespace compactptr {
@@ -299,6 +301,40 @@ const FunctionDecl *enclosingFunction(ASTContext &Ctx, const Stmt *E) {
 
 } // namespace
 
+/// G hands out memory it only looks up: its body calls nothing and
+/// changes nothing but its own locals (`return v->data + i * v->elem;`).
+/// An allocator takes the memory from somewhere: a call, a bump of a
+/// pool's cursor, a free list's head.
+static bool onlyLooksUp(const FunctionDecl *G) {
+  const Stmt *Body = G->getBody();
+  if (!Body)
+    return false;
+  std::function<bool(const Stmt *)> Changes = [&](const Stmt *X) {
+    if (!X)
+      return false;
+    if (isa<CallExpr>(X))
+      return true;
+    const Expr *Target = nullptr;
+    if (const auto *BO = dyn_cast<BinaryOperator>(X);
+        BO && BO->isAssignmentOp())
+      Target = BO->getLHS();
+    else if (const auto *UO = dyn_cast<UnaryOperator>(X);
+             UO && UO->isIncrementDecrementOp())
+      Target = UO->getSubExpr();
+    if (Target) {
+      const auto *DR = dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts());
+      const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+      if (!VD || !VD->hasLocalStorage())
+        return true;
+    }
+    for (const Stmt *C : X->children())
+      if (Changes(C))
+        return true;
+    return false;
+  };
+  return !Changes(Body);
+}
+
 bool checkPoolConversion(Session &S, const CastExpr *E) {
   CompactType *T = S.M.pointeeOf(E->getType());
   if (!T || !isBytePointer(E->getSubExpr()->getType()))
@@ -338,6 +374,27 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
                  ", which the plugin cannot tell is the start of a '" + T->WideSpelling +
                  "' (it would differ between the layouts); step back with "
                  "offsetof(" + T->WideSpelling + ", member), as container_of does",
+             {R});
+    return true;
+  }
+  if (G && G->getDefinition() && onlyLooksUp(G->getDefinition())) {
+    // An accessor of a buffer (a generic vector's `vec_at`): what it finds
+    // there are bytes, copies of objects or none, and CP_ALLOCATOR would
+    // turn each lookup into an allocation.
+    S.report(Diag::UnannotatedAllocator, E->getExprLoc(),
+             "the " +
+                 std::string(
+                     E->getSubExpr()->getType()->getPointeeType()->isVoidType()
+                         ? "'void *'"
+                         : "'char *'") +
+                 " returned by '" + G->getNameAsString() +
+                 "' becomes a compact pointer to '" + T->WideSpelling +
+                 "', but '" + G->getNameAsString() +
+                 "' looks it up in memory it does not allocate: objects kept "
+                 "there as bytes are copies outside the "
+                 "compact heap, which compact pointers cannot name; keep "
+                 "pointers to the objects (an array of '" +
+                 T->WideSpelling + " *') instead of their bytes",
              {R});
     return true;
   }

@@ -59,10 +59,14 @@ public:
       const Expr *Sub = E->getSubExpr()->IgnoreParens();
       if (isHandleArray(M, Sub) && !isSubscriptBase(E) && !clearedByMemset(E, Sub)) {
         S.report(Diag::HandleArrayDecay, E->getExprLoc(),
-                quoted(fieldName(Sub)) +
-                    " is a handle array field; it cannot be used as a "
-                    "pointer, only subscripted",
-                {tokRange(E->getSourceRange())});
+                 quoted(fieldName(Sub)) +
+                     " is a handle array field; it cannot be used as a "
+                     "pointer, only subscripted (walk it by index, p->" +
+                     fieldName(Sub) +
+                     "[i], or pass p and index inside; a "
+                     "function that wants a pointer can take a copy in a "
+                     "local array)",
+                 {tokRange(E->getSourceRange())});
       } else if (M.recordOf(E->getType()->getPointeeType()) &&
                  M.elementOf(Sub->getType()) && !isCompactLocated(M, Sub) &&
                  !isSubscriptBase(E)) {

@@ -91,3 +91,15 @@ struct ent *from_pool_again(void) {
   return (struct ent *)localmalloc(sizeof(struct ent)); // expected-error {{the 'char *' returned by 'localmalloc' becomes a compact pointer to 'struct ent'}}
 }
 // CHECK-NOT: fix-it:"{{.*}}unannotated-allocator.c":{19:1-19:1}
+
+// A generic vector's accessor hands out memory it only looks up: no
+// CP_ALLOCATOR advice (each lookup would become an allocation); the nodes
+// it holds are byte copies.
+struct gvec {
+  char *data;
+  unsigned long elem;
+};
+static void *gvec_at(struct gvec *v, unsigned long i) { return v->data + i * v->elem; }
+struct ent *from_vector(struct gvec *v) {
+  return gvec_at(v, 3); // expected-error {{the 'void *' returned by 'gvec_at' becomes a compact pointer to 'struct ent', but 'gvec_at' looks it up in memory it does not allocate: objects kept there as bytes are copies outside the compact heap, which compact pointers cannot name; keep pointers to the objects (an array of 'struct ent *') instead of their bytes}}
+}
