@@ -490,6 +490,10 @@ void checkForeignObject(Session &S, const CastExpr *E) {
   // libc's aligned allocators are refused for compact objects (Safety.cpp).
   if (allocFunction(CE) != AllocFn::None || isRuntimeFunction(FD) || isAlignedAllocator(FD))
     return;
+  // pthread_getspecific gives back what pthread_setspecific was handed:
+  // where that was a compact pointer, void-escape said so there.
+  if (returnsKept(FD))
+    return;
   // bsearch over an array of compact objects finds one of them.
   if (const Expr *In = resultArgument(CE); In && M.pointeeOf(In->IgnoreParenImpCasts()->getType()))
     return;

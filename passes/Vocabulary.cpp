@@ -132,6 +132,17 @@ int argumentIn(ArrayRef<NamedArg> Table, const FunctionDecl *FD) {
 } // namespace
 
 int keptArgument(const FunctionDecl *FD) { return argumentIn(KeptArgs, FD); }
+
+bool returnsKept(const FunctionDecl *FD) {
+  if (!isLibraryFunction(FD))
+    return false;
+  StringRef N = nameOf(FD);
+#define CP_RETURNS_KEPT_FN(Name)                                               \
+  if (N == Name)                                                               \
+    return true;
+#include "Vocabulary.def"
+  return false;
+}
 int callbackArgument(const FunctionDecl *FD) { return argumentIn(Callbacks, FD); }
 int threadStartArgument(const FunctionDecl *FD) { return argumentIn(ThreadStarts, FD); }
 

@@ -63,6 +63,9 @@ bool isBlockingFunction(const clang::FunctionDecl *FD);
 bool returnsTwice(const clang::FunctionDecl *FD);
 /// The pointer argument a libc function keeps after it returns, or -1.
 int keptArgument(const clang::FunctionDecl *FD);
+/// FD's result is a pointer libc kept (pthread_getspecific's), not memory
+/// it allocates.
+bool returnsKept(const clang::FunctionDecl *FD);
 /// The function argument a libc function calls back, or -1.
 int callbackArgument(const clang::FunctionDecl *FD);
 /// pthread_create and the like (Vocabulary.def): the argument that is the
