@@ -46,17 +46,19 @@
 //     variable's).  External linkage keeps both symbols external, so every
 //     translation unit uses the same object.  A constructor calls the
 //     getter before main, so that threads never race to the first use.
-// Refused (errors at the user's text): a boxed variable's address in a
-// static initializer of another variable (run-time memory has no
-// constant address), a declaration the rewrite cannot place (produced by
-// a macro together with other declarators), an initializer of a boxed
-// local that may reach a safepoint (in a checked function), the byte
-// address of a variable that stays wide (a by-value parameter, a static
-// or thread-local variable, a variable-length array: whyStaysWide) where
-// it comes back as a compact pointer.
+// A file-scope pointer whose initializer names a boxed variable (`static
+// struct rb *root = NIL;`) gets it in a constructor of the file instead.
+// Refused (errors at the user's text): a boxed variable's address in any
+// other static initializer (run-time memory has no constant address), a
+// declaration the rewrite cannot place (produced by a macro together with other
+// declarators), an initializer of a boxed local that may reach a safepoint (in
+// a checked function), the byte address of a variable that stays wide (a
+// by-value parameter, a static or thread-local variable, a variable-length
+// array: whyStaysWide) where it comes back as a compact pointer.
 //
 // Tests: test/rewrite/boxed-array.c, test/rewrite/root-descriptors.c,
 //        test/threads/boxed-global-first-use.c,
+//        test/rewrite/pointer-init-at-run-time.c,
 //        test/rewrite/boxed-byte-copy.c, boxed-byte-address-kept.c,
 //        test/idioms/forward-declared.test,
 //        test/diagnostics/store-address-of-local.c, boxed-address.c,
@@ -69,6 +71,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include <functional>
+#include <optional>
 
 using namespace clang;
 
@@ -627,6 +630,73 @@ private:
 };
 } // namespace
 
+/// The ` = <init>` of a file-scope pointer whose initializer names a boxed
+/// variable (a red-black tree's `static struct rb *root = NIL;`, NIL the
+/// sentinel's address), as offsets in the main file; that address exists
+/// only at run time.  None if VD is no such pointer or its initializer is
+/// not in the main file's text (the caller then refuses it).
+static std::optional<std::pair<unsigned, unsigned>>
+runTimeInit(const Session &S, const VarDecl *VD) {
+  const SourceManager &SM = S.SM;
+  const Expr *Init = VD->getInit();
+  if (!Init || S.M.Boxed.empty() || !VD->getType()->isPointerType() ||
+      !VD->isFileVarDecl() || VD->getTLSKind() != VarDecl::TLS_None ||
+      S.M.Boxed.count(VD->getCanonicalDecl()))
+    return std::nullopt;
+  bool NamesBoxed = false;
+  std::function<void(const Stmt *)> Scan = [&](const Stmt *X) {
+    if (!X || NamesBoxed)
+      return;
+    if (const auto *E = dyn_cast<Expr>(X); E && boxedVar(S.M, E))
+      NamesBoxed = true;
+    for (const Stmt *C : X->children())
+      Scan(C);
+  };
+  Scan(Init);
+  if (!NamesBoxed)
+    return std::nullopt;
+  SourceLocation NameEnd = VD->getLocation(),
+                 End = SM.getExpansionRange(Init->getEndLoc()).getEnd();
+  FileID Main = SM.getMainFileID();
+  if (!NameEnd.isFileID() || SM.getFileID(NameEnd) != Main ||
+      SM.getFileID(End) != Main)
+    return std::nullopt;
+  unsigned From =
+      SM.getFileOffset(Lexer::getLocForEndOfToken(NameEnd, 0, SM, S.LO));
+  unsigned To = SM.getFileOffset(Lexer::getLocForEndOfToken(End, 0, SM, S.LO));
+  if (To <= From ||
+      !SM.getBufferData(Main).substr(From, To - From).ltrim().starts_with("="))
+    return std::nullopt;
+  return std::make_pair(From, To);
+}
+
+bool initializedAtRunTime(const Session &S, const VarDecl *VD) {
+  return runTimeInit(S, VD).has_value();
+}
+
+/// Moves such an initializer into a constructor of the file (the getter
+/// allocates the variable it names if that one's constructor has not run
+/// yet).
+static void moveInitToConstructor(Session &S, Printer &Wide,
+                                  const VarDecl *VD) {
+  const SourceManager &SM = S.SM;
+  auto [From, To] = *runTimeInit(S, VD);
+  FileID Main = SM.getMainFileID();
+  StringRef Old = SM.getBufferData(Main).substr(From, To - From);
+  S.Edits.replace(SM,
+                  CharSourceRange::getCharRange(SM.getComposedLoc(Main, From),
+                                                SM.getComposedLoc(Main, To)),
+                  std::string(Old.count('\n'), '\n'));
+  std::string N = VD->getName().str();
+  S.Edits.insert(
+      Main, SM.getBufferData(Main).size(),
+      "\n/* compactptr: '" + N +
+          "' is initialized with the address of a "
+          "variable in the compact heap, before main */\n"
+          "static __attribute__((constructor, used)) void cp__init_" +
+          N + "(void) { " + N + " = " + Wide.text(VD->getInit()) + "; }\n");
+}
+
 void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
   const SourceManager &SM = S.SM;
   if (!S.M.Boxed.empty())
@@ -653,7 +723,9 @@ void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide) {
       continue;
     auto It = S.M.Boxed.find(VD->getCanonicalDecl());
     if (It == S.M.Boxed.end()) {
-      if (VD->getInit())
+      if (initializedAtRunTime(S, VD))
+        moveInitToConstructor(S, Wide, VD);
+      else if (VD->getInit())
         StaticInits(S, VD).TraverseStmt(const_cast<Expr *>(VD->getInit()));
       continue;
     }

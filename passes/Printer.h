@@ -270,6 +270,9 @@ std::string boxLocalText(Session &S, const clang::VarDecl *VD, Printer *C,
 /// after an error.
 bool rewriteBoxedLocal(Session &S, EditSet &Out, const clang::VarDecl *VD,
                        const std::string &Text);
+/// Boxing.cpp: VD is a file-scope pointer whose initializer names a boxed
+/// variable; rewriteBoxedGlobals moves that initializer into a constructor.
+bool initializedAtRunTime(const Session &S, const clang::VarDecl *VD);
 /// Boxing.cpp: the declarations, getters and initializer functions of the
 /// boxed variables with static storage.
 void rewriteBoxedGlobals(Session &S, Printer &Compact, Printer &Wide);

@@ -250,8 +250,10 @@ void runRewrite(Session &S) {
     if (const auto *VD = dyn_cast<VarDecl>(D)) {
       // A boxed variable's initializer moves into its initializer
       // function (rewriteBoxedGlobals).
+      // So does one that names a boxed variable (a constructor's).
       if (const Expr *Init = VD->getInit();
-          Init && !S.M.Boxed.count(VD->getCanonicalDecl()))
+          Init && !S.M.Boxed.count(VD->getCanonicalDecl()) &&
+          !initializedAtRunTime(S, VD))
         Walker(S, Inits, S.Edits).run(Init);
       continue;
     }

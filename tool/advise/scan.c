@@ -1109,6 +1109,14 @@ static void boxed_in_static_init(scan_t *s, CXCursor addr, CXCursor var_decl,
       return;
     if (boxable_var(f->c) && owner_is_boxed(s, f->c, x))
       return;
+    /* A file-scope pointer: the plugin moves its initializer into a
+     * constructor. */
+    if (clang_getCursorKind(clang_getCursorSemanticParent(f->c)) ==
+            CXCursor_TranslationUnit &&
+        clang_getCanonicalType(clang_getCursorType(f->c)).kind ==
+            CXType_Pointer &&
+        clang_getCursorTLSKind(f->c) == CXTLS_None)
+      return;
     block(s, x, AD_B_BoxedAddress, cursor_loc(addr),
           ad_printf("'%s' lives in the compact heap once '%s' is compact "
                     "(its address is used as a '%s *'), so the static "
