@@ -211,9 +211,13 @@ void checkRecord(Session &S, const RecordDecl *RD) {
               {FR});
     if (E->isAtomicType() && M.pointeeOf(E->getAs<AtomicType>()->getValueType()))
       S.report(Diag::UnsupportedType, FD->getLocation(),
-              "_Atomic compact pointer " + quoted(FD->getName()) +
-                  " is not supported",
-              {FR});
+               "_Atomic compact pointer " + quoted(FD->getName()) +
+                   " is not supported: the field holds a 32-bit handle, which "
+                   "the C11 atomic operations on it would load, store and "
+                   "compare as a 64-bit pointer; make it a plain pointer "
+                   "guarded by a lock (a lock-free list may keep its head, "
+                   "a global or a local, _Atomic)",
+               {FR});
     // An _Atomic struct has a layout of its own (clang may pad it to a
     // power of two and reach it through libatomic), which the compact
     // and wide layouts of its type do not describe: it built, and the
