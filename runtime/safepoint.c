@@ -48,6 +48,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -137,8 +138,27 @@ static char task_state(int tid) {
   return close_paren && close_paren[1] == ' ' ? close_paren[2] : '?';
 }
 
+/* Where a thread started, for the user to tell their threads apart: the
+ * start routine's name if the dynamic symbol table has it, else its module
+ * and offset (`addr2line -f -e MODULE OFFSET` names a static function). */
+static void start_routine_text(const cp_thread_t *t, char *out, size_t n) {
+  Dl_info info;
+  out[0] = 0;
+  if (!t->start_fn || !dladdr((void *)t->start_fn, &info))
+    return;
+  if (info.dli_sname && info.dli_saddr == (void *)t->start_fn) {
+    snprintf(out, n, ", start routine '%s'", info.dli_sname);
+  } else if (info.dli_fname) {
+    const char *base = strrchr(info.dli_fname, '/');
+    snprintf(
+        out, n, ", start routine at %s+%#lx", base ? base + 1 : info.dli_fname,
+        (unsigned long)((uintptr_t)t->start_fn - (uintptr_t)info.dli_fbase));
+  }
+}
+
 static _Noreturn void refuse(const cp_thread_t *t, const char *why) {
-  char comm[64];
+  char comm[64], started[256];
+  start_routine_text(t, started, sizeof started);
   read_task(t->tid, "comm", comm, sizeof comm);
   char ks = task_state(t->tid);
   int s = state_of(t);
@@ -172,10 +192,10 @@ static _Noreturn void refuse(const cp_thread_t *t, const char *why) {
              __atomic_load_n(&t->deferred_depth, __ATOMIC_RELAXED)
                  ? "; its last safepoint was deferred under a compact body"
                  : "");
-  cp__fatal("cannot switch to wide mode (%s): thread %u (tid %d, '%s') did "
+  cp__fatal("cannot switch to wide mode (%s): thread %u (tid %d, '%s'%s) did "
             "not stop at a safepoint within %llu ms "
             "(COMPACTPTR_SAFEPOINT_TIMEOUT): %s",
-            why, t->seq, t->tid, comm,
+            why, t->seq, t->tid, comm, started,
             (unsigned long long)cp__safepoint_timeout_ms, what);
 }
 

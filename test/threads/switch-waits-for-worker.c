@@ -4,7 +4,8 @@
 // started (it is known from pthread_create, and then starts in wide mode)
 // or waits until it has stopped (here: it finishes); the worker's list is
 // handed back through a global (a root).  With a worker that never stops
-// and a short timeout, the switch refuses, naming the thread.
+// and a short timeout, the switch refuses, naming the thread and where
+// its start routine is.
 // RUN: %clang %cflags -O1 -Werror %s -lpthread -o %t.native
 // RUN: %clang %cflags -O1 -Werror -fplugin=%plugin %s %runtime -o %t
 // RUN: %t.native > %t.native.out
@@ -13,7 +14,7 @@
 // RUN: FileCheck %s < %t.err
 // RUN: not env COMPACTPTR_SAFEPOINT_TIMEOUT=300 %t forever 2>&1 | FileCheck --check-prefix=REFUSE %s
 // CHECK: compactptr: switch to wide mode (cp_switch_to_wide()) after {{[0-9]+}} allocations: moved {{[0-9]+}} objects, {{.*}}verified
-// REFUSE: compactptr: cannot switch to wide mode (cp_switch_to_wide()): thread 2 (tid {{[0-9]+}}, '{{.*}}') did not stop at a safepoint within 300 ms (COMPACTPTR_SAFEPOINT_TIMEOUT): it is running (state R) and reached no safepoint: it is in a compact body
+// REFUSE: compactptr: cannot switch to wide mode (cp_switch_to_wide()): thread 2 (tid {{[0-9]+}}, '{{[^']*}}', start routine {{.*}}) did not stop at a safepoint within 300 ms (COMPACTPTR_SAFEPOINT_TIMEOUT): it is running (state R) and reached no safepoint: it is in a compact body
 #include <compactptr.h>
 #include <pthread.h>
 #include <stdio.h>
