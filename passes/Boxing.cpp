@@ -639,21 +639,28 @@ static std::optional<std::pair<unsigned, unsigned>>
 runTimeInit(const Session &S, const VarDecl *VD) {
   const SourceManager &SM = S.SM;
   const Expr *Init = VD->getInit();
-  if (!Init || S.M.Boxed.empty() || !VD->getType()->isPointerType() ||
-      !VD->isFileVarDecl() || VD->getTLSKind() != VarDecl::TLS_None ||
+  // A compact pointer (a root, which the switch translates; another
+  // pointer type would keep the address where the switch does not look),
+  // assignable, at file scope; its initializer the address of a boxed
+  // variable or of one of its elements (`&nil`, `NIL`, `&states[2]`,
+  // `states`): nothing another check would have to see.
+  if (!Init || S.M.Boxed.empty() || !S.M.pointeeOf(VD->getType()) ||
+      VD->getType().isConstQualified() || !VD->isFileVarDecl() ||
+      VD->getTLSKind() != VarDecl::TLS_None ||
       S.M.Boxed.count(VD->getCanonicalDecl()))
     return std::nullopt;
-  bool NamesBoxed = false;
-  std::function<void(const Stmt *)> Scan = [&](const Stmt *X) {
-    if (!X || NamesBoxed)
-      return;
-    if (const auto *E = dyn_cast<Expr>(X); E && boxedVar(S.M, E))
-      NamesBoxed = true;
-    for (const Stmt *C : X->children())
-      Scan(C);
-  };
-  Scan(Init);
-  if (!NamesBoxed)
+  const Expr *A = Init->IgnoreParenImpCasts();
+  if (const auto *C = dyn_cast<CStyleCastExpr>(A);
+      C && S.M.pointeeOf(C->getType()))
+    A = C->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(A);
+      UO && UO->getOpcode() == UO_AddrOf) {
+    A = UO->getSubExpr()->IgnoreParens();
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(A);
+        AS && AS->getIdx()->isIntegerConstantExpr(S.Ctx))
+      A = AS->getBase()->IgnoreParenImpCasts();
+  }
+  if (!boxedVar(S.M, A))
     return std::nullopt;
   SourceLocation NameEnd = VD->getLocation(),
                  End = SM.getExpansionRange(Init->getEndLoc()).getEnd();
@@ -693,7 +700,8 @@ static void moveInitToConstructor(Session &S, Printer &Wide,
       "\n/* compactptr: '" + N +
           "' is initialized with the address of a "
           "variable in the compact heap, before main */\n"
-          "static __attribute__((constructor, used)) void cp__init_" +
+          // Before the program's own constructors (default priority).
+          "static __attribute__((constructor(101), used)) void cp__init_" +
           N + "(void) { " + N + " = " + Wide.text(VD->getInit()) + "; }\n");
 }
 

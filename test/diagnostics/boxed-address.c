@@ -13,6 +13,10 @@ static struct node sentinel = {0, &sentinel}; // its own address: fine (stored a
 #define NIL (&sentinel)
 
 static struct node *first = NIL; // a pointer: set by a constructor
+static void *anchor = NIL; // expected-error {{so the static initializer of 'anchor' cannot refer to it}}
+static struct node *const fixed = NIL; // expected-error {{so the static initializer of 'fixed' cannot refer to it}}
+static int *keyp = &sentinel.key; // expected-error {{so the static initializer of 'keyp' cannot refer to it}}
+int uses(void) { return (anchor == fixed) + *keyp; }
 struct holder { int n; struct node *at; };
 static struct holder pair = {1, NIL}; // expected-error {{'sentinel' lives in the compact heap (its address is used as a compact pointer), so the static initializer of 'pair' cannot refer to it; assign it at run time}}
 int pair_n(void) { return pair.n + (pair.at == first); }

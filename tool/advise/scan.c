@@ -1109,12 +1109,13 @@ static void boxed_in_static_init(scan_t *s, CXCursor addr, CXCursor var_decl,
       return;
     if (boxable_var(f->c) && owner_is_boxed(s, f->c, x))
       return;
-    /* A file-scope pointer: the plugin moves its initializer into a
+    /* A file-scope pointer to a struct, not const itself, set to the
+     * variable's address: the plugin moves its initializer into a
      * constructor. */
+    CXType vt = clang_getCursorType(f->c);
     if (clang_getCursorKind(clang_getCursorSemanticParent(f->c)) ==
             CXCursor_TranslationUnit &&
-        clang_getCanonicalType(clang_getCursorType(f->c)).kind ==
-            CXType_Pointer &&
+        pointee_struct(s, vt) == x && !clang_isConstQualifiedType(vt) &&
         clang_getCursorTLSKind(f->c) == CXTLS_None)
       return;
     block(s, x, AD_B_BoxedAddress, cursor_loc(addr),
