@@ -199,13 +199,14 @@ std::string Printer::otherArgs(const CallExpr *CE, const Expr *Keep) {
 std::string Printer::countText(const SizeShape &Sh, const CallExpr *CE) {
   if (Sh.Counts.empty())
     return "1";
-  std::string Out;
-  for (const Expr *C : Sh.Counts)
-    Out += (Out.empty() ? "" : " * ") + std::string("(unsigned long)(") +
-           text(C) + ")";
-  return Sh.Counts.size() > 1 ? "(" + Out + ")" : Out;
+  // Several factors multiply with an overflow check (calloc checks its
+  // own product; a wrapped count would allocate too little).
+  std::string Out = "(unsigned long)(" + text(Sh.Counts[0]) + ")";
+  for (size_t I = 1; I < Sh.Counts.size(); ++I)
+    Out = "cp__count_mul(" + Out + ", (unsigned long)(" + text(Sh.Counts[I]) +
+          "))";
+  return Out;
 }
-
 /// The fix-it for an allocation size not written through sizeof: `16` or
 /// `sizeof(long[2])` where the element is 16 bytes becomes `sizeof(T)`,
 /// `48` becomes `3 * sizeof(T)`, `n * 16` becomes `n * sizeof(T)`; a
