@@ -161,6 +161,18 @@ void checkRecord(Session &S, const RecordDecl *RD) {
     QualType E = elementType(FD->getType());
     // A run of bit-fields keeps its bits' places relative to a boundary
     // aligned for it (Layout.cpp), which an alignment of its own would move.
+    // Microsoft's rules (ms_struct, -mms-bitfields) place bit-fields by
+    // other rules than the ones the run keeps.
+    if (FD->isBitField() && RD->isMsStruct(S.Ctx)) {
+      S.report(Diag::BitField, FD->getLocation(),
+               "bit-field " + quoted(FD->getName()) + " in compact type " +
+                   Who +
+                   " is laid out by Microsoft's rules (ms_struct, "
+                   "-mms-bitfields), which is not supported; use the "
+                   "target's own layout",
+               {FR});
+      continue;
+    }
     if (FD->isBitField() && FD->hasAttr<AlignedAttr>()) {
       S.report(Diag::BitField, FD->getLocation(),
                "bit-field " + quoted(FD->getName()) + " in compact type " +
