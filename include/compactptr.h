@@ -374,11 +374,15 @@ static __inline__ cp_handle_t cp_encode(const void *p) {
  *  link read only under a flag), so such a member may hold anything: one
  *  a handle can represent is stored as it is, any other as the handle of
  *  CP__POISON_ADDRESS, instead of stopping the program as cp_encode does.
- *  A select, not a branch, so that an indeterminate value never decides
- *  which way the program goes (the compiler may assume either). */
+ *  Either way the program goes on, so an indeterminate value (whose branch
+ *  the compiler may take either way) never stops it.  cp__poison_link
+ *  installs the fault handler that names a poisoned link when it is
+ *  followed, and with COMPACTPTR_DEBUG=1 says so at the first such store. */
+CP_API cp_handle_t cp__poison_link(const void *p);
 static __inline__ cp_handle_t cp__encode_member(const void *p) {
   __UINTPTR_TYPE__ v = (__UINTPTR_TYPE__)p;
-  v = (v & CP__UNREPRESENTABLE) != 0 ? CP__POISON_ADDRESS : v;
+  if (__builtin_expect((v & CP__UNREPRESENTABLE) != 0, 0))
+    return cp__poison_link(p);
   return (cp_handle_t)(v >> CP_GRANULE_SHIFT);
 }
 

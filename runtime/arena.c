@@ -244,7 +244,9 @@ void cp__compact_reserve_release(void) {
 /* ---- the retired compact arena ------------------------------------------ */
 
 static uintptr_t retired_lo, retired_hi;
-static struct sigaction retired_prev;
+static struct sigaction fault_prev;
+/* Where a poisoned link leads: its address plus a field's offset. */
+#define POISON_SPAN ((uintptr_t)0x8000)
 
 /* The modules loaded when the arena retired (the program, its shared
  * libraries): where each is mapped and its file, taken outside the signal
@@ -321,23 +323,46 @@ static uintptr_t fault_pc(const void *uc) {
 }
 
 /* SIGSEGV: a fault in the retired arena is a compact pointer the switch
- * did not translate; any other fault goes where it went before. */
-static void retired_fault(int sig, siginfo_t *si, void *uc) {
+ * did not translate; one just above CP__POISON_ADDRESS is a poisoned link
+ * (cp__poison_link) followed; any other fault goes where it went before. */
+static void arena_fault(int sig, siginfo_t *si, void *uc) {
   uintptr_t a = (uintptr_t)si->si_addr;
-  if (a >= retired_lo && a < retired_hi) {
+  bool retired = a >= retired_lo && a < retired_hi;
+  bool poisoned =
+      a >= CP__POISON_ADDRESS && a < CP__POISON_ADDRESS + POISON_SPAN;
+  if (retired || poisoned) {
     /* Async-signal-safe: no stdio, the address formatted by hand. */
-    char msg[1024] = "compactptr: a compact pointer was used after the switch "
-                     "to wide mode (an access at ";
-    size_t n = strlen(msg);
-    n += put_hex(msg + n, a);
-    n += put_str(msg + n, sizeof msg - n, ", in the released compact arena");
-    static const char rest[] =
+    char msg[1024];
+    size_t n = 0;
+    if (retired) {
+      n = put_str(msg, sizeof msg,
+                  "compactptr: a compact pointer was used after the switch "
+                  "to wide mode (an access at ");
+      n += put_hex(msg + n, a);
+      n += put_str(msg + n, sizeof msg - n, ", in the released compact arena");
+    } else {
+      n = put_str(msg, sizeof msg,
+                  "compactptr: a link that names no object was followed (an "
+                  "access at ");
+      n += put_hex(msg + n, a);
+    }
+    static const char rest_retired[] =
         "): it was kept where the switch could "
         "not translate it ('void *' in memory the runtime does not know, an "
         "integer, a union, a thread's return value, a pointer into an "
-        "object returned by a function or passed to one; the plugin's -Wcompactptr-void-escape, "
+        "object returned by a function or passed to one; the plugin's "
+        "-Wcompactptr-void-escape, "
         "-interior-escape, -foreign-object and -integer-cast warnings say "
         "where they can see it)\n";
+    static const char rest_poisoned[] =
+        "): a struct value stored whole into the heap had a pointer there "
+        "that no handle can represent, a member never set or memory "
+        "compactptr did not allocate (the "
+        "plugin's -Wcompactptr-foreign-object and -integer-cast warnings say "
+        "where they can see it; COMPACTPTR_DEBUG=1 names the first such "
+        "store)\n";
+    const char *rest = retired ? rest_retired : rest_poisoned;
+    size_t rest_len = retired ? sizeof rest_retired : sizeof rest_poisoned;
     /* The instruction, when its module is known and the part fits whole
      * beside the rest of the line (a path is not worth half a message). */
     uintptr_t pc = fault_pc(uc);
@@ -347,8 +372,8 @@ static void retired_fault(int sig, siginfo_t *si, void *uc) {
       static const char at[] = ", by the instruction at ", in[] = " in ",
                         cmd[] = ": addr2line -fie ";
       size_t name = strlen(modules[i].name);
-      if (n + sizeof at + sizeof in + sizeof cmd + 2 * (name + 18) +
-              sizeof rest > sizeof msg)
+      if (n + sizeof at + sizeof in + sizeof cmd + 2 * (name + 18) + rest_len >
+          sizeof msg)
         break;
       uintptr_t off = pc - modules[i].bias;
       n += put_str(msg + n, sizeof at - 1, at);
@@ -365,14 +390,36 @@ static void retired_fault(int sig, siginfo_t *si, void *uc) {
     (void)!write(2, msg, n);
     _exit(70);
   }
-  if (retired_prev.sa_flags & SA_SIGINFO) {
-    retired_prev.sa_sigaction(sig, si, uc);
-  } else if (retired_prev.sa_handler == SIG_DFL || retired_prev.sa_handler == SIG_IGN) {
+  if (fault_prev.sa_flags & SA_SIGINFO) {
+    fault_prev.sa_sigaction(sig, si, uc);
+  } else if (fault_prev.sa_handler == SIG_DFL ||
+             fault_prev.sa_handler == SIG_IGN) {
     /* The faulting access runs again under the action that was there. */
-    sigaction(SIGSEGV, &retired_prev, NULL);
+    sigaction(SIGSEGV, &fault_prev, NULL);
   } else {
-    retired_prev.sa_handler(sig);
+    fault_prev.sa_handler(sig);
   }
+}
+
+/* Once: the modules loaded now, and the handler (the previous action kept
+ * for the faults that are not ours). */
+static void install_fault_handler(void) {
+  static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+  static bool installed;
+  pthread_mutex_lock(&once);
+  if (!installed) {
+    installed = true;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    size_t used = 0;
+    nmodules = 0;
+    dl_iterate_phdr(note_module, &used);
+    sa.sa_sigaction = arena_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &fault_prev);
+  }
+  pthread_mutex_unlock(&once);
 }
 
 void cp__compact_arena_retire(cp_arena_t *a) {
@@ -381,17 +428,22 @@ void cp__compact_arena_retire(cp_arena_t *a) {
     retired_hi = retired_lo + a->reserved;
     cp__os_guard(a->base, a->reserved);
     a->base = NULL; /* still reserved: nothing for cp__arena_destroy to unmap */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    size_t used = 0;
-    nmodules = 0;
-    dl_iterate_phdr(note_module, &used);
-    sa.sa_sigaction = retired_fault;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &retired_prev);
+    install_fault_handler();
   }
   cp__arena_destroy(a);
+}
+
+cp_handle_t cp__poison_link(const void *p) {
+  static bool shown;
+  install_fault_handler();
+  if (cp__debug && !__atomic_exchange_n(&shown, true, __ATOMIC_RELAXED))
+    fprintf(stderr,
+            "compactptr: debug: a struct value stored whole into the heap "
+            "holds %p, which no handle can represent: stored as a link to "
+            "%#lx, which faults when followed (a member never set is "
+            "harmless; shown once)\n",
+            p, (unsigned long)CP__POISON_ADDRESS);
+  return (cp_handle_t)(CP__POISON_ADDRESS >> CP_GRANULE_SHIFT);
 }
 
 const char *cp__arena_limit_note(const cp_arena_t *a) {
