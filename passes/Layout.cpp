@@ -188,6 +188,18 @@ void runLayout(Session &S) {
     layoutType(S, *T);
 }
 
+/// The converter's store of Value into the wide value's field N: an
+/// assignment, or for a const field (`const int k;`, which C lets a
+/// struct's initializer set but no assignment) a copy of its bytes.
+static std::string setWide(const FieldInfo &F, const std::string &N,
+                           const std::string &Value) {
+  if (!F.FD->getType().isConstQualified())
+    return " cp__w." + N + " = " + Value + ";";
+  return " { __typeof__(" + Value + ") cp__t = " + Value +
+         "; __builtin_memcpy((void *)&cp__w." + N +
+         ", &cp__t, sizeof cp__t); }";
+}
+
 /// A bit-field's type as its declaration spells it; an enumeration of
 /// unnamed type (`enum { RED, BLACK } color : 1;`) by its integer type,
 /// which places it alike (`__typeof__` cannot name a bit-field's type).
@@ -277,17 +289,18 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
         break;
       }
       if (IsArray) {
-        Load += " __builtin_memcpy(&cp__w." + N + ", &cp__c->" + N + ", sizeof cp__w." + N + ");";
+        Load += " __builtin_memcpy((void *)&cp__w." + N + ", &cp__c->" + N +
+                ", sizeof cp__w." + N + ");";
         Store += " __builtin_memcpy(&cp__c->" + N + ", &cp__w." + N + ", sizeof cp__w." + N + ");";
       } else {
-        Load += " cp__w." + N + " = cp__c->" + N + ";";
+        Load += setWide(F, N, "cp__c->" + N);
         Store += " cp__c->" + N + " = cp__w." + N + ";";
       }
       break;
     case FieldInfo::Handle: {
       std::string PT = handleElemText(S, F);
       if (!IsArray) {
-        Load += " cp__w." + N + " = (" + PT + ")cp_decode(cp__c->" + N + ");";
+        Load += setWide(F, N, "(" + PT + ")cp_decode(cp__c->" + N + ")");
         Store += " cp__c->" + N + " = cp__encode_member(cp__w." + N + ");";
       } else {
         std::string Cnt = std::to_string(F.Count);
@@ -305,7 +318,7 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
     case FieldInfo::Struct: {
       const CompactType &R = typeOf(S, F.Target);
       if (!IsArray) {
-        Load += " cp__w." + N + " = cp__load_" + R.Name + "(&cp__c->" + N + ");";
+        Load += setWide(F, N, "cp__load_" + R.Name + "(&cp__c->" + N + ")");
         Store += " cp__store_" + R.Name + "(&cp__c->" + N + ", cp__w." + N + ");";
       } else {
         std::string Cnt = std::to_string(F.Count);

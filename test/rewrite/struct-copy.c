@@ -14,6 +14,12 @@ static struct node get(struct node *p) { return *p; }
 // CHECK: static struct node get(struct node *p) { return cp__load_node((&(*(struct cp__c_node *)(p)))); }
 static int key_of(struct node v) { return v.key; }
 
+// A const field: set by its object's initializer, never assigned; the
+// converter that reads a heap object into a value copies its bytes.
+struct CP_COMPACT tag { const int id; struct tag *next; };
+// CHECK: {{.*}} { __typeof__(cp__c->id) cp__t = cp__c->id; __builtin_memcpy((void *)&cp__w.id, &cp__t, sizeof cp__t); }{{.*}}
+static int id_of(const struct tag *t) { struct tag v = *t; return v.id; }
+
 int main(void) {
   struct node *p = malloc(sizeof *p), *q = malloc(sizeof *q);
   p->key = 7;
@@ -28,6 +34,10 @@ int main(void) {
   // CHECK: (void)((*(struct cp__c_node *)(p)) = (*(struct cp__c_node *)(q)));
   printf("%d %d %d %d\n", v.key, v.next == q, key_of(*p), get(q).next == NULL);
   // OUT: 8 1 8 1
+  struct tag *t = calloc(1, sizeof *t);
+  printf("%d\n", id_of(t));
+  // OUT: 0
+  free(t);
   free(p);
   free(q);
   return 0;
