@@ -126,12 +126,13 @@ void checkRecord(Session &S, const RecordDecl *RD) {
     S.report(Diag::UnsupportedType, RD->getLocation(), "compact type " + Who + " has no fields");
     return;
   }
-  if (RD->hasAttr<PackedAttr>() || RD->hasAttr<MaxFieldAlignmentAttr>())
+  if (RD->hasAttr<PackedAttr>() || RD->hasAttr<MaxFieldAlignmentAttr>() ||
+      S.Ctx.getLangOpts().PackStruct)
     S.report(Diag::Packed, RD->getLocation(),
-            "compact type " + Who +
-                " is packed; compact types cannot be packed (remove "
-                "__attribute__((packed)) or #pragma pack)",
-            {tokRange(RD->getSourceRange())});
+             "compact type " + Who +
+                 " is packed; compact types cannot be packed (remove "
+                 "__attribute__((packed)), #pragma pack or -fpack-struct)",
+             {tokRange(RD->getSourceRange())});
   const DeclContext *DC = RD->getLexicalDeclContext();
   // A struct defined inside another struct has file scope in C; its
   // declarations go after the outermost enclosing struct (Emit.cpp).
