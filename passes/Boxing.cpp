@@ -586,6 +586,10 @@ std::string storeInit(Printer &P, const VarDecl *VD, const BoxedVar &B) {
   if (P.form() == Form::Compact)
     return "cp__store_" + B.T->Name + "((" + B.T->compactSpelling() +
            " *)(void *)cp__b, " + V + ")";
+  // A const member (C lets an initializer set it, no assignment): bytes.
+  if (hasConstPart(VD->getType()))
+    return "__extension__({ __typeof__(*cp__b) cp__v = " + V +
+           "; __builtin_memcpy((void *)cp__b, &cp__v, sizeof cp__v); })";
   return "*cp__b = " + V;
 }
 
@@ -642,8 +646,9 @@ runTimeInit(const Session &S, const VarDecl *VD) {
   // A compact pointer (a root, which the switch translates; another
   // pointer type would keep the address where the switch does not look),
   // assignable, at file scope; its initializer the address of a boxed
-  // variable or of one of its elements (`&nil`, `NIL`, `&states[2]`,
-  // `states`): nothing another check would have to see.
+  // variable or of its first element (`&nil`, `NIL`, `states`), the same
+  // in every layout: nothing another check would have to see.  (An
+  // element past the first, `&states[2]`, lies at a layout's stride.)
   if (!Init || S.M.Boxed.empty() || !S.M.pointeeOf(VD->getType()) ||
       VD->getType().isConstQualified() || !VD->isFileVarDecl() ||
       VD->getTLSKind() != VarDecl::TLS_None ||
@@ -654,12 +659,8 @@ runTimeInit(const Session &S, const VarDecl *VD) {
       C && S.M.pointeeOf(C->getType()))
     A = C->getSubExpr()->IgnoreParenImpCasts();
   if (const auto *UO = dyn_cast<UnaryOperator>(A);
-      UO && UO->getOpcode() == UO_AddrOf) {
+      UO && UO->getOpcode() == UO_AddrOf)
     A = UO->getSubExpr()->IgnoreParens();
-    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(A);
-        AS && AS->getIdx()->isIntegerConstantExpr(S.Ctx))
-      A = AS->getBase()->IgnoreParenImpCasts();
-  }
   if (!boxedVar(S.M, A))
     return std::nullopt;
   SourceLocation NameEnd = VD->getLocation(),

@@ -108,8 +108,11 @@ struct Options {
 struct CompactType;
 struct Session;
 
-
 /// One field of a compact type, as the compact layout stores it.
+/// Layout.cpp: T is const or holds a const member at any depth (C lets an
+/// initializer set it, no assignment: the generated code copies bytes).
+bool hasConstPart(clang::QualType T);
+
 struct FieldInfo {
   enum Kind { Bytes, Handle, Struct };
   const clang::FieldDecl *FD = nullptr;

@@ -183,17 +183,31 @@ std::string handleElemText(const Session &S, const FieldInfo &F) {
 
 } // namespace
 
+bool hasConstPart(QualType T) {
+  T = T.getCanonicalType();
+  if (T.isConstQualified())
+    return true;
+  if (const auto *AT = dyn_cast<ArrayType>(T.getTypePtr()))
+    return hasConstPart(AT->getElementType());
+  if (const auto *RT = T->getAs<RecordType>())
+    for (const FieldDecl *FD : RT->getDecl()->fields())
+      if (hasConstPart(FD->getType()))
+        return true;
+  return false;
+}
+
 void runLayout(Session &S) {
   for (auto &T : S.M.Types)
     layoutType(S, *T);
 }
 
 /// The converter's store of Value into the wide value's field N: an
-/// assignment, or for a const field (`const int k;`, which C lets a
-/// struct's initializer set but no assignment) a copy of its bytes.
+/// assignment, or for a field that is or holds a const member (`const int
+/// k;`, which C lets a struct's initializer set but no assignment) a copy
+/// of its bytes.
 static std::string setWide(const FieldInfo &F, const std::string &N,
                            const std::string &Value) {
-  if (!F.FD->getType().isConstQualified())
+  if (!hasConstPart(F.FD->getType()))
     return " cp__w." + N + " = " + Value + ";";
   return " { __typeof__(" + Value + ") cp__t = " + Value +
          "; __builtin_memcpy((void *)&cp__w." + N +
@@ -291,10 +305,14 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
       if (IsArray) {
         Load += " __builtin_memcpy((void *)&cp__w." + N + ", &cp__c->" + N +
                 ", sizeof cp__w." + N + ");";
-        Store += " __builtin_memcpy(&cp__c->" + N + ", &cp__w." + N + ", sizeof cp__w." + N + ");";
+        Store += " __builtin_memcpy((void *)&cp__c->" + N + ", &cp__w." + N +
+                 ", sizeof cp__w." + N + ");";
       } else {
         Load += setWide(F, N, "cp__c->" + N);
-        Store += " cp__c->" + N + " = cp__w." + N + ";";
+        Store += hasConstPart(F.FD->getType())
+                     ? " __builtin_memcpy((void *)&cp__c->" + N + ", &cp__w." +
+                           N + ", sizeof cp__w." + N + ");"
+                     : " cp__c->" + N + " = cp__w." + N + ";";
       }
       break;
     case FieldInfo::Handle: {

@@ -245,8 +245,9 @@ void cp__compact_reserve_release(void) {
 
 static uintptr_t retired_lo, retired_hi;
 static struct sigaction fault_prev;
-/* Where a poisoned link leads: its address plus a field's offset. */
-#define POISON_SPAN ((uintptr_t)0x8000)
+/* Where a poisoned link leads: its address plus a field's offset (a
+ * page: a program's own probe of low memory elsewhere stays its own). */
+#define POISON_SPAN ((uintptr_t)0x1000)
 
 /* The modules loaded when the arena retired (the program, its shared
  * libraries): where each is mapped and its file, taken outside the signal
@@ -415,7 +416,10 @@ static void install_fault_handler(void) {
     nmodules = 0;
     dl_iterate_phdr(note_module, &used);
     sa.sa_sigaction = arena_fault;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    /* SA_NODEFER: the program's handler that this one hands a fault on to
+     * may fault again inside itself (a probe that recovers by siglongjmp),
+     * which must reach it, not kill the process. */
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGSEGV, &sa, &fault_prev);
   }

@@ -16,7 +16,10 @@ static struct node *first = NIL; // a pointer: set by a constructor
 static void *anchor = NIL; // expected-error {{so the static initializer of 'anchor' cannot refer to it}}
 static struct node *const fixed = NIL; // expected-error {{so the static initializer of 'fixed' cannot refer to it}}
 static int *keyp = &sentinel.key; // expected-error {{so the static initializer of 'keyp' cannot refer to it}}
-int uses(void) { return (anchor == fixed) + *keyp; }
+static struct node ring[3];
+static struct node *third = &ring[2]; // expected-error {{so the static initializer of 'third' cannot refer to it}}
+static struct node *head_of_ring = ring; // the first element: set by a constructor
+int uses(void) { return (anchor == fixed) + *keyp + (third == head_of_ring); }
 struct holder { int n; struct node *at; };
 static struct holder pair = {1, NIL}; // expected-error {{'sentinel' lives in the compact heap (its address is used as a compact pointer), so the static initializer of 'pair' cannot refer to it; assign it at run time}}
 int pair_n(void) { return pair.n + (pair.at == first); }

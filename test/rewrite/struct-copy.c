@@ -19,6 +19,16 @@ static int key_of(struct node v) { return v.key; }
 struct CP_COMPACT tag { const int id; struct tag *next; };
 // CHECK: {{.*}} { __typeof__(cp__c->id) cp__t = cp__c->id; __builtin_memcpy((void *)&cp__w.id, &cp__t, sizeof cp__t); }{{.*}}
 static int id_of(const struct tag *t) { struct tag v = *t; return v.id; }
+// So does a field that holds one (a plain struct's, a nested compact
+// struct's), and a variable in the compact heap that has one.
+struct fixed { const int z; double d; };
+struct CP_COMPACT holder { struct holder *next; struct fixed f; struct tag t; };
+static int z_of(const struct holder *h) { struct holder v = *h; return v.f.z + v.t.id; }
+static int boxed_id(void) {
+  struct tag local = {6, NULL};
+  struct tag *lp = &local;
+  return lp->id;
+}
 
 int main(void) {
   struct node *p = malloc(sizeof *p), *q = malloc(sizeof *q);
@@ -35,8 +45,10 @@ int main(void) {
   printf("%d %d %d %d\n", v.key, v.next == q, key_of(*p), get(q).next == NULL);
   // OUT: 8 1 8 1
   struct tag *t = calloc(1, sizeof *t);
-  printf("%d\n", id_of(t));
-  // OUT: 0
+  struct holder *h = calloc(1, sizeof *h);
+  printf("%d %d %d\n", id_of(t), z_of(h), boxed_id());
+  // OUT: 0 0 6
+  free(h);
   free(t);
   free(p);
   free(q);
