@@ -293,13 +293,17 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
     switch (F.K) {
     case FieldInfo::Bytes:
       if (!F.Bits.empty()) {
-        for (const FieldDecl *B : F.Bits)
-          if (B->getIdentifier()) {
-            Load += " cp__w." + B->getName().str() + " = cp__c->" +
-                    B->getName().str() + ";";
-            Store += " cp__c->" + B->getName().str() + " = cp__w." +
-                     B->getName().str() + ";";
-          }
+        // The run's bytes, as the switch copies them (a const bit-field
+        // has no assignment, and none has an address).
+        std::string At = " + __builtin_offsetof(" + CT + ", cp__bits_" + N +
+                         ") + " + std::to_string(F.BitsLead);
+        std::string Wv =
+            "(char *)(void *)&cp__w + " + std::to_string(F.BitsWide);
+        std::string Len = std::to_string(F.BitsBytes);
+        Load += " __builtin_memcpy(" + Wv +
+                ", (const char *)(const void *)cp__c" + At + ", " + Len + ");";
+        Store += " __builtin_memcpy((char *)(void *)cp__c" + At + ", " + Wv +
+                 ", " + Len + ");";
         break;
       }
       if (IsArray) {
