@@ -404,6 +404,7 @@ CP_API void *cp_try_alloc(cp_type_desc_t *type);
  *  of their size class (powers of two up to 8 KiB); larger ones get pages
  *  of their own.  Overflow of n * size is fatal. */
 CP_API void *cp_alloc_array(cp_type_desc_t *type, size_t n);
+CP_API void *cp_try_alloc_array(cp_type_desc_t *type, size_t n);
 /** a * b, or the largest count when the product overflows (the allocation
  *  then stops as an overflow of n * size does): the count of an allocation
  *  whose size the program writes as a product of several factors and a
@@ -413,7 +414,6 @@ static __inline__ __SIZE_TYPE__ cp__count_mul(__SIZE_TYPE__ a,
   __SIZE_TYPE__ r;
   return __builtin_mul_overflow(a, b, &r) ? ~(__SIZE_TYPE__)0 : r;
 }
-CP_API void *cp_try_alloc_array(cp_type_desc_t *type, size_t n);
 /** Resize an object or array (p may be NULL) to `n` elements, keeping the
  *  first min(old, n) elements; the others read as zero (also when the
  *  array is resized in place).  n == 0 frees p and returns NULL.  p must be
