@@ -404,26 +404,26 @@ static void arena_fault(int sig, siginfo_t *si, void *uc) {
 
 /* Once: the modules loaded now, and the handler (the previous action kept
  * for the faults that are not ours). */
+static void install_fault_handler_once(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  size_t used = 0;
+  nmodules = 0;
+  dl_iterate_phdr(note_module, &used);
+  sa.sa_sigaction = arena_fault;
+  /* SA_NODEFER: the program's handler that this one hands a fault on to
+   * may fault again inside itself (a probe that recovers by siglongjmp),
+   * which must reach it, not kill the process. */
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, &fault_prev);
+}
+
+/* pthread_once: a program that stores poisoned links in a loop pays one
+ * load after the first. */
 static void install_fault_handler(void) {
-  static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
-  static bool installed;
-  pthread_mutex_lock(&once);
-  if (!installed) {
-    installed = true;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    size_t used = 0;
-    nmodules = 0;
-    dl_iterate_phdr(note_module, &used);
-    sa.sa_sigaction = arena_fault;
-    /* SA_NODEFER: the program's handler that this one hands a fault on to
-     * may fault again inside itself (a probe that recovers by siglongjmp),
-     * which must reach it, not kill the process. */
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &fault_prev);
-  }
-  pthread_mutex_unlock(&once);
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, install_fault_handler_once);
 }
 
 void cp__compact_arena_retire(cp_arena_t *a) {
