@@ -158,6 +158,10 @@ public:
       HoldsCompact = true;
     return true;
   }
+  // A spin loop polls for the switch (LoopPolls.cpp): a safepoint.
+  bool VisitWhileStmt(WhileStmt *L) { return spins(L); }
+  bool VisitDoStmt(DoStmt *L) { return spins(L); }
+  bool VisitForStmt(ForStmt *L) { return spins(L); }
   bool VisitCallExpr(CallExpr *E) {
     if (isOpaqueCall(S, E)) {
       Opaque = Allocates = true;
@@ -189,6 +193,11 @@ public:
 private:
   const Session &S;
   const Model &M;
+  bool spins(const Stmt *L) {
+    if (S.Opts.switchable() && S.Opts.AutoSafepoints && isSpinLoop(L))
+      Safepoint = true;
+    return true;
+  }
   /// The node depends on a layout if Uses; the visit goes on.
   bool mark(bool Uses) {
     LayoutDependent |= Uses;

@@ -61,6 +61,7 @@ void CheckedWalker::rewrite() {
   checkStackArrays(CS);
   checkVarArgs(CS);
   run(CS);
+  warnUnpolledSpins(CS);
   hintInline();
 }
 

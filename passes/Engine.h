@@ -68,8 +68,8 @@ enum class Mode { CompactOnly, Wide, Switchable };
 
 struct Options {
   Mode TheMode = Mode::CompactOnly;
-  /// Plugin option auto-safepoints: polls at the loop back-edges of main
-  /// (switchable mode only).
+  /// Plugin option auto-safepoints: polls in the loops of main and in spin
+  /// loops (isSpinLoop) (switchable mode only).
   bool AutoSafepoints = true;
   /// Keep the planner's decisions as text in Session::PlanText.
   bool DumpPlan = false;
@@ -227,6 +227,13 @@ clang::QualType pointerUse(clang::ASTContext &Ctx, const clang::Expr *E);
 /// mutex inside a node) it is a plain call: the switch cannot move what
 /// the kernel or a waiter holds (blocking-on-object, Interior.cpp).
 bool isNativeCall(const Session &S, const clang::CallExpr *CE);
+/// LoopPolls.cpp: Loop is a spin loop, one that may wait for another
+/// thread: it touches an atomic object (an _Atomic lvalue, a __sync or
+/// __atomic builtin), reads a volatile one, or yields or pauses
+/// (Vocabulary.def).  In switchable mode it polls for the switch at each
+/// iteration, wherever it is: the thread it waits for may be the one that
+/// switches.
+bool isSpinLoop(const clang::Stmt *Loop);
 /// Analysis.cpp: why FD cannot have the dual form (variadic, main, static
 /// locals, its braces from a macro ...), or "".
 std::string dualBlocker(const clang::SourceManager &SM, const clang::FunctionDecl *FD);

@@ -166,6 +166,8 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
       // polled: no save at its start (the frame would open inside a run
       // versioned by mode that holds the macro).
       Loops.push_back({offsetOf(St->getBeginLoc()), endOffsetOf(St->getEndLoc())});
+      if (Pl.spins(St))
+        SpinLoops.insert(Loops.back().first);
     } else if (isa<LabelStmt>(St) || isa<AddrLabelExpr>(St) ||
                isa<IndirectGotoStmt>(St)) {
       AllLive = true; // a goto may jump back: every variable in scope is live
@@ -514,8 +516,8 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
   }
   if (!Unconditional)
     return;
-  if (polls())
-    for (auto [LB, LE] : Loops) {
+  for (auto [LB, LE] : Loops)
+    if (polls() || SpinLoops.count(LB)) {
       bool Ok;
       for (const SlotRoot *R : liveAt(LB, LB, 1, 0, Body, Ok, true)) {
         Needed.insert(R->VD);

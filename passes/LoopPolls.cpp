@@ -22,6 +22,42 @@ using namespace clang;
 
 namespace compactptr {
 
+/// A node of a loop that says the loop may be waiting for another thread.
+static bool waitsOnThreads(const Stmt *St) {
+  if (isa<AtomicExpr>(St))
+    return true;
+  if (const auto *CE = dyn_cast<CallExpr>(St)) {
+    const FunctionDecl *G = CE->getDirectCallee();
+    return isAtomicBuiltin(G) || isSpinHint(G);
+  }
+  // An _Atomic object named (loaded, stored or updated in place), or a
+  // volatile one read: `while (!ready)`, `while (stop == 0)`.
+  if (const auto *E = dyn_cast<Expr>(St))
+    if (E->isGLValue() && E->getType()->isAtomicType())
+      return true;
+  if (const auto *IC = dyn_cast<ImplicitCastExpr>(St))
+    return IC->getCastKind() == CK_LValueToRValue &&
+           IC->getSubExpr()->getType().isVolatileQualified();
+  return false;
+}
+
+bool isSpinLoop(const Stmt *Loop) {
+  if (Planner::runsOnce(Loop)) // a statement macro's do { } while (0)
+    return false;
+  // Unevaluated operands (sizeof) do nothing at run time.
+  std::function<bool(const Stmt *)> Any = [&](const Stmt *St) {
+    if (!St || isa<UnaryExprOrTypeTraitExpr>(St))
+      return false;
+    if (waitsOnThreads(St))
+      return true;
+    for (const Stmt *C : St->children())
+      if (Any(C))
+        return true;
+    return false;
+  };
+  return Any(Loop);
+}
+
 /// Where statement St's text starts in a file: its first token, or the
 /// start of the macro expansion that opens it (`FOREACH(x, h) body`);
 /// invalid if it starts inside a macro's expansion.
@@ -95,12 +131,14 @@ unsigned CheckedWalker::endAfter(const Stmt *St) const {
 /// polls could switch in the middle of the copy.  Cond and inc keep the
 /// checked form, since the poll may switch between them and the body.
 void CheckedWalker::loopBody(const Stmt *Body) {
-  if (!Body || !polls()) {
+  bool Spin = SpinBodies.count(Body);
+  if (!Body || !(polls() || Spin)) {
     walk(Body);
     return;
   }
   std::string Poll = pollText(offsetOf(Body->getBeginLoc()), Body);
-  if (Pl.versionBody(FD, Body) && versionByMode(Body, "{ " + Poll + " ", " }")) {
+  if (Pl.versionBody(FD, Body, Spin) &&
+      versionByMode(Body, "{ " + Poll + " ", " }")) {
     Pl.note(FD, Body->getBeginLoc(), "loop body versioned after its poll",
             "nothing past the poll can reach a safepoint");
     return;
@@ -126,6 +164,21 @@ void CheckedWalker::loopBody(const Stmt *Body) {
     Close = endAfter(Body);
   }
   if (B.isInvalid() || !B.isFileID() || (!CS && Close == ~0u)) {
+    if (Spin) {
+      // It compiled before spin loops polled: a warning, and the loop
+      // stays as it was.
+      S.report(Diag::UnpolledSpin, Body->getBeginLoc(),
+               "no safepoint poll can go in this spin loop: its body comes "
+               "from macro '" +
+                   P.macroName(Body) +
+                   "'; if it waits for a thread that switches, the switch "
+                   "waits for it until COMPACTPTR_SAFEPOINT_TIMEOUT stops the "
+                   "program: write the loop outside the macro, or call "
+                   "cp_safepoint() in its body",
+               {CharSourceRange::getTokenRange(Body->getSourceRange())});
+      walk(Body);
+      return;
+    }
     fail(Body,
          "cannot insert a safepoint poll in this loop of main: its body "
          "comes from macro '" + P.macroName(Body) +
@@ -141,10 +194,34 @@ void CheckedWalker::loopBody(const Stmt *Body) {
   std::tie(FID, Open) = SM.getDecomposedLoc(B);
   Out.insert(FID, CS ? Open + 1 : Open, OpenText);
   Pl.note(FD, Body->getBeginLoc(), "poll at the start of the loop body",
-          "a loop of main that may allocate or reach a safepoint");
+          Spin ? "a spin loop: it may wait for the thread that switches"
+               : "a loop of main that may allocate or reach a safepoint");
   walk(Body);
   if (Close != ~0u)
     Out.insert(FID, Close, CloseText);
+}
+
+void CheckedWalker::warnUnpolledSpins(const Stmt *St) {
+  if (!St)
+    return;
+  if (isa<WhileStmt>(St) || isa<DoStmt>(St) || isa<ForStmt>(St)) {
+    const Stmt *Body = isa<WhileStmt>(St) ? cast<WhileStmt>(St)->getBody()
+                       : isa<DoStmt>(St)  ? cast<DoStmt>(St)->getBody()
+                                          : cast<ForStmt>(St)->getBody();
+    if (Pl.spins(St) && !SpinBodies.count(Body)) {
+      S.report(Diag::UnpolledSpin, St->getBeginLoc(),
+               "no safepoint poll can go in this spin loop: it is inside a "
+               "statement expression; if it waits for a thread that "
+               "switches, the switch waits for it until "
+               "COMPACTPTR_SAFEPOINT_TIMEOUT stops the program: write the "
+               "loop as a statement of its own, or call cp_safepoint() in "
+               "its body",
+               {CharSourceRange::getTokenRange(St->getSourceRange())});
+      return;
+    }
+  }
+  for (const Stmt *C : St->children())
+    warnUnpolledSpins(C);
 }
 
 /// A loop of a checked function in which no safepoint can run (no poll,
@@ -163,6 +240,16 @@ bool CheckedWalker::walkLoop(const Stmt *St) {
     walk(D->getBody());
     top(D->getCond(), true);
     return true;
+  }
+  // A spin loop polls at each iteration, in any function, and is never
+  // versioned whole: the thread it waits for may be the one that switches
+  // (docs/plugin.md, section 4a).
+  if (Pl.spins(St)) {
+    const Stmt *Body = isa<WhileStmt>(St) ? cast<WhileStmt>(St)->getBody()
+                       : isa<DoStmt>(St)  ? cast<DoStmt>(St)->getBody()
+                                          : cast<ForStmt>(St)->getBody();
+    SpinBodies.insert(Body);
+    return false;
   }
   if (St == PlainLoop)
     return false;

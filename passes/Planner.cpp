@@ -165,6 +165,16 @@ std::string Planner::checkedReason(const FunctionDecl *FD) const {
       return "calls '" + G->getNameAsString() + "', which may reach a safepoint";
     return "calls through a function pointer, which may reach a safepoint";
   }
+  const Stmt *Spin = nullptr;
+  anyNode(FD->getBody(), [&](const Stmt *X) {
+    if ((isa<WhileStmt>(X) || isa<DoStmt>(X) || isa<ForStmt>(X)) && spins(X))
+      Spin = X;
+    return Spin != nullptr;
+  });
+  if (Spin)
+    return "waits for other threads in a spin loop (line " +
+           std::to_string(line(Spin->getBeginLoc())) +
+           "), which polls for the switch";
   return "reaches a safepoint";
 }
 
@@ -258,7 +268,17 @@ const CallExpr *Planner::firstMayReachCall(const Stmt *St) const {
 
 bool Planner::copyable(const Stmt *St) const {
   return !firstMayReachCall(St) && !hasLabel(St) && !hasStaticLocal(St) &&
-         !hasForeignCase(St);
+         !hasForeignCase(St) && !hasSpinLoop(St);
+}
+
+bool Planner::spins(const Stmt *Loop) const {
+  return S.Opts.AutoSafepoints && isSpinLoop(Loop);
+}
+
+bool Planner::hasSpinLoop(const Stmt *St) const {
+  return anyNode(St, [&](const Stmt *X) {
+    return (isa<WhileStmt>(X) || isa<DoStmt>(X) || isa<ForStmt>(X)) && spins(X);
+  });
 }
 
 bool Planner::hasLoop(const Stmt *St) {
@@ -310,8 +330,8 @@ bool Planner::versionLoop(const FunctionDecl *FD, const Stmt *Loop) {
   return !(pollsLoops(FD) && mayAllocate(Loop)) && versionable(Loop);
 }
 
-bool Planner::versionBody(const FunctionDecl *FD, const Stmt *Body) {
-  return pollsLoops(FD) && !hasLoop(Body) && versionable(Body);
+bool Planner::versionBody(const FunctionDecl *FD, const Stmt *Body, bool Spin) {
+  return (Spin || pollsLoops(FD)) && !hasLoop(Body) && versionable(Body);
 }
 
 Run Planner::run(const FunctionDecl *FD, ArrayRef<const Stmt *> Body, size_t I) {
@@ -428,7 +448,8 @@ bool Planner::sitesIn(const Stmt *St, bool InBlock, bool DeclInScope,
 
 bool Planner::transferable(const Stmt *St, std::vector<const Stmt *> &Sites,
                            bool InBlock) const {
-  if (hasLabel(St) || hasStaticLocal(St) || hasForeignCase(St))
+  if (hasLabel(St) || hasStaticLocal(St) || hasForeignCase(St) ||
+      hasSpinLoop(St))
     return false;
   std::vector<const Stmt *> Mine;
   if (!sitesIn(St, InBlock, false, Mine) || Mine.empty())

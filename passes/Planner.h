@@ -83,8 +83,15 @@ public:
   /// Loop is versioned whole (no safepoint can run inside; in main: it
   /// cannot allocate, so one poll goes in front).
   bool versionLoop(const clang::FunctionDecl *FD, const clang::Stmt *Loop);
-  /// A polled loop body of main is versioned after its poll.
-  bool versionBody(const clang::FunctionDecl *FD, const clang::Stmt *Body);
+  /// A polled loop body (of main, or of a spin loop: Spin) is versioned
+  /// after its poll.
+  bool versionBody(const clang::FunctionDecl *FD, const clang::Stmt *Body,
+                   bool Spin = false);
+  /// Loop is a spin loop (isSpinLoop) and auto-safepoints are on: it
+  /// polls at each iteration, in any function.
+  bool spins(const clang::Stmt *Loop) const;
+  /// St holds a spin loop (or is one): a safepoint can run inside it.
+  bool hasSpinLoop(const clang::Stmt *St) const;
   /// The run of the statements of a block of a checked function that
   /// starts at Body[I]: it stops before a statement that may reach a
   /// safepoint other than at transfer sites, or cannot be copied (in main:
@@ -114,7 +121,7 @@ public:
   /// operands excluded).
   const clang::CallExpr *firstMayReachCall(const clang::Stmt *St) const;
   /// No safepoint can run inside St and it can be copied (no labels,
-  /// static locals, case labels of a switch around it).
+  /// static locals, case labels of a switch around it, no spin loop).
   bool copyable(const clang::Stmt *St) const;
   /// St is a transfer site: `v = <allocation of compact objects>;`, v a
   /// local or parameter (not boxed), nothing else in St may reach a

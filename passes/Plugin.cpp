@@ -17,7 +17,7 @@
 // Options: -fplugin-arg-compactptr-mode=switchable|compact-only|wide
 //            (default switchable)
 //          -fplugin-arg-compactptr-auto-safepoints=on|off (default on: polls
-//            at the loop back-edges of main in switchable mode)
+//            in the loops of main and in spin loops, switchable mode)
 //          -fplugin-arg-compactptr-dump=-|DIR  (rewritten text to stderr or
 //                                               to DIR/<file name>)
 //          -fplugin-arg-compactptr-plan=-      (the planner's decisions, per

@@ -4,7 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Vocabulary.h"
+#include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -78,6 +80,21 @@ bool isBlockingFunction(const FunctionDecl *FD) {
     return false;
   StringRef N = nameOf(FD);
 #define CP_BLOCKING_FN(Name)                                                   \
+  if (N == Name)                                                               \
+    return true;
+#include "Vocabulary.def"
+  return false;
+}
+
+bool isSpinHint(const FunctionDecl *FD) {
+  // _mm_pause is a static inline function of a system header, the pause
+  // builtin has no declaration of its own: by name, libc's or not.
+  if (!FD || !(isLibraryFunction(FD) || FD->getBuiltinID() ||
+               FD->getASTContext().getSourceManager().isInSystemHeader(
+                   FD->getLocation())))
+    return false;
+  StringRef N = nameOf(FD);
+#define CP_SPIN_HINT_FN(Name)                                                  \
   if (N == Name)                                                               \
     return true;
 #include "Vocabulary.def"

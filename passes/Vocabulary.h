@@ -58,6 +58,10 @@ bool isSafepointFunction(const clang::FunctionDecl *FD);
 /// as _FORTIFY_SOURCE makes them, count as declared).
 bool isBlockingFunction(const clang::FunctionDecl *FD);
 
+/// FD is a call a thread makes while it waits in a loop for another
+/// (sched_yield, _mm_pause: Vocabulary.def).
+bool isSpinHint(const clang::FunctionDecl *FD);
+
 /// FD may return a second time (clang's returns_twice, or setjmp's kind by
 /// name: Vocabulary.def).
 bool returnsTwice(const clang::FunctionDecl *FD);

@@ -94,6 +94,11 @@ private:
   void hintInline();
   bool polls() const { return Pl.pollsLoops(FD) && !PollFree; }
   bool PollFree = false;                  ///< inside a loop that cannot allocate
+  /// Bodies of spin loops (Planner::spins): each polls, in any function.
+  std::set<const clang::Stmt *> SpinBodies;
+  /// A warning for each spin loop the walk did not reach (one inside a
+  /// statement expression), which has no poll.
+  void warnUnpolledSpins(const clang::Stmt *Body);
   const clang::Stmt *PlainLoop = nullptr; ///< being walked without walkLoop
   /// Macro expansions with a poll in front for the loops inside them.
   std::set<const clang::Stmt *> PolledFronts;
@@ -191,6 +196,8 @@ private:
   std::set<const clang::VarDecl *> AddrTaken;
   std::vector<LocalVar> Locals;
   std::vector<std::pair<unsigned, unsigned>> Loops;
+  /// The starts of those that are spin loops (polled in any function).
+  std::set<unsigned> SpinLoops;
   bool AllLive = false;   ///< labels: every variable in scope is live
   /// The function calls setjmp (vfork, getcontext): see computeLiveness.
   bool ReturnsTwice = false;

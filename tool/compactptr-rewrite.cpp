@@ -34,8 +34,9 @@ static llvm::cl::opt<std::string>
 
 static llvm::cl::opt<bool> AutoSafepointsOpt(
     "auto-safepoints",
-    llvm::cl::desc("switchable mode: safepoint polls at the loop back-edges "
-                   "of main (default on)"),
+    llvm::cl::desc("switchable mode: safepoint polls in the loops of main and "
+                   "in spin loops, those that may wait for another thread "
+                   "(default on)"),
     llvm::cl::init(true), llvm::cl::cat(Category));
 
 static llvm::cl::opt<std::string>

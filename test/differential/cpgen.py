@@ -1400,7 +1400,10 @@ if __name__ == "__main__":
 # requires).  main.c starts the threads (pthread_create, which plugin-built
 # code links to cp_thread_create), joins them in a native region, then
 # prints each thread's output in thread order and exits with the first
-# non-zero status.  The output depends on the seed and N only.
+# non-zero status.  Before its final digest each thread waits for the
+# others in a spin loop (a spin barrier), which the plugin polls: the
+# threads done first spin while the others may switch.  The output
+# depends on the seed and N only.
 
 THREADED_MAIN = r'''#include <compactptr.h>
 #include <pthread.h>
@@ -1415,6 +1418,7 @@ static int (*const mains[N])(void) = {%(mains)s};
 static char *out[N];
 static size_t len[N], cap[N];
 static int status[N];
+int cpg_arrived; /* the threads' spin barrier (t<i>.c) */
 
 int cpg_printf(int t, const char *fmt, ...) {
   char buf[256];
@@ -1465,6 +1469,16 @@ int main(void) {
 '''
 
 
+# The barrier's forms: a busy spin on an atomic builtin, and one that yields.
+SPIN_BARRIER = [
+    "  { extern int cpg_arrived; __atomic_fetch_add(&cpg_arrived, 1, __ATOMIC_SEQ_CST);\n"
+    "    while (__atomic_load_n(&cpg_arrived, __ATOMIC_ACQUIRE) < %(n)d) ; }\n",
+    "  { extern int cpg_arrived; extern int sched_yield(void);\n"
+    "    __atomic_fetch_add(&cpg_arrived, 1, __ATOMIC_SEQ_CST);\n"
+    "    while (__atomic_load_n(&cpg_arrived, __ATOMIC_ACQUIRE) < %(n)d) sched_yield(); }\n",
+]
+
+
 def generate_threaded(seed, nthreads):
     """The program of `seed` run by `nthreads` threads, each on its own heap
     (see above): returns ({file name: text}, facts)."""
@@ -1485,6 +1499,12 @@ def generate_threaded(seed, nthreads):
         head, sep, body = text.partition("int cpg_main_%d(void) {" % i)
         body = re.sub(r"^(\s*for \(.*\) \{)$", r"\1 cp_safepoint();", body,
                       flags=re.M)
+        # a spin barrier before the final digest: the threads done first
+        # wait in a spin loop (which the plugin polls) while the others
+        # still allocate and may switch
+        body, n = re.subn(r'^(  printf\("final )', SPIN_BARRIER[seed % len(SPIN_BARRIER)]
+                          % {"n": nthreads} + r"\1", body, count=1, flags=re.M)
+        assert n == 1, "no final digest in the generated program"
         text = head + sep + body
         # each thread's file is its own translation unit: the globals with
         # external linkage get names of their own

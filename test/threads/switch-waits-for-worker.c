@@ -40,9 +40,10 @@ static void *worker(void *arg) {
     head = n;
   }
   built = 1;
-  while (forever) /* walks its list for ever, reaching no safepoint */
-    for (p = head; p; p = p->next)
-      sum += p->key;
+  if (forever)
+    for (;;) /* walks its list for ever, reaching no safepoint (the */
+      for (p = head; p; p = p->next) /* loop reads nothing another */
+        sum += p->key;               /* thread writes: no spin loop) */
   theirs = head;
   return (void *)sum;
 }
