@@ -168,6 +168,11 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
       Loops.push_back({offsetOf(St->getBeginLoc()), endOffsetOf(St->getEndLoc())});
       if (Pl.spins(St))
         SpinLoops.insert(Loops.back().first);
+      const Stmt *LoopBody = isa<WhileStmt>(St) ? cast<WhileStmt>(St)->getBody()
+                             : isa<DoStmt>(St)  ? cast<DoStmt>(St)->getBody()
+                                                : cast<ForStmt>(St)->getBody();
+      if (LoopBody)
+        PollAt[Loops.back().first] = offsetOf(LoopBody->getBeginLoc());
     } else if (isa<LabelStmt>(St) || isa<AddrLabelExpr>(St) ||
                isa<IndirectGotoStmt>(St)) {
       AllLive = true; // a goto may jump back: every variable in scope is live
@@ -516,14 +521,20 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
   }
   if (!Unconditional)
     return;
+  // A polled loop's poll is in front of it (main's loops, as far as the
+  // frame needs: one that polls in its body calls what saves the same
+  // roots) or at the start of its body (a spin loop's), where a variable
+  // its `for` declares is in scope too.
   for (auto [LB, LE] : Loops)
-    if (polls() || SpinLoops.count(LB)) {
-      bool Ok;
-      for (const SlotRoot *R : liveAt(LB, LB, 1, 0, Body, Ok, true)) {
-        Needed.insert(R->VD);
-        Saves.push_back(LB);
+    if (polls() || SpinLoops.count(LB))
+      for (unsigned At :
+           {LB, SpinLoops.count(LB) && PollAt.count(LB) ? PollAt[LB] : LB}) {
+        bool Ok;
+        for (const SlotRoot *R : liveAt(At, At, 1, 0, Body, Ok, true)) {
+          Needed.insert(R->VD);
+          Saves.push_back(At);
+        }
       }
-    }
   auto savesRoot = [&](const Stmt *St) {
     unsigned SB = offsetOf(St->getBeginLoc()), SE = endOffsetOf(St->getEndLoc());
     if (SB == ~0u || SE == ~0u)

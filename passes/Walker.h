@@ -198,6 +198,8 @@ private:
   std::vector<std::pair<unsigned, unsigned>> Loops;
   /// The starts of those that are spin loops (polled in any function).
   std::set<unsigned> SpinLoops;
+  /// Where a poll at the start of each loop's body goes, by loop start.
+  std::map<unsigned, unsigned> PollAt;
   bool AllLive = false;   ///< labels: every variable in scope is live
   /// The function calls setjmp (vfork, getcontext): see computeLiveness.
   bool ReturnsTwice = false;
