@@ -123,6 +123,8 @@ public:
   bool Opaque = false;
   bool Allocates = false;
   bool HoldsCompact = false;
+  /// The function may be a signal handler: its spin loops do not poll.
+  bool InHandler = false;
   std::vector<const FunctionDecl *> Callees;
   /// The function types called through pointers.
   std::vector<const FunctionType *> Indirect;
@@ -194,7 +196,8 @@ private:
   const Session &S;
   const Model &M;
   bool spins(const Stmt *L) {
-    if (S.Opts.switchable() && S.Opts.AutoSafepoints && isSpinLoop(L))
+    if (S.Opts.switchable() && S.Opts.AutoSafepoints && !InHandler &&
+        isSpinLoop(L))
       Safepoint = true;
     return true;
   }
@@ -265,6 +268,7 @@ void runAnalysis(Session &S) {
                    });
   if (S.M.Types.empty())
     return;
+  findSignalHandlers(S);
 
   // Function classes; they propagate over calls between functions of the
   // TU (docs/plugin.md, section 4a).  Every function is known first, so a
@@ -275,6 +279,7 @@ void runAnalysis(Session &S) {
   llvm::DenseMap<const FunctionDecl *, std::vector<const FunctionType *>> Indirect;
   for (const FunctionDecl *FD : Fns) {
     Classifier K(S);
+    K.InHandler = S.M.Handlers.count(FD->getCanonicalDecl());
     K.TraverseStmt(FD->getBody());
     unsigned Cls = FC_None;
     if (K.LayoutDependent)

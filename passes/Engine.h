@@ -19,6 +19,8 @@
 #ifndef COMPACTPTR_ENGINE_H
 #define COMPACTPTR_ENGINE_H
 
+#include "Edits.h"
+#include "Vocabulary.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
@@ -26,16 +28,15 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Token.h"
-#include "Edits.h"
-#include "Vocabulary.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include <array>
-#include <optional>
-#include <set>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -228,11 +229,12 @@ clang::QualType pointerUse(clang::ASTContext &Ctx, const clang::Expr *E);
 /// the kernel or a waiter holds (blocking-on-object, Interior.cpp).
 bool isNativeCall(const Session &S, const clang::CallExpr *CE);
 /// LoopPolls.cpp: Loop is a spin loop, one that may wait for another
-/// thread: it touches an atomic object (an _Atomic lvalue, a __sync or
-/// __atomic builtin), reads a volatile one, or yields or pauses
-/// (Vocabulary.def).  In switchable mode it polls for the switch at each
-/// iteration, wherever it is: the thread it waits for may be the one that
-/// switches.
+/// thread: its condition touches an atomic object (an _Atomic lvalue, a
+/// __sync or __atomic builtin) or reads a volatile one, its body yields or
+/// pauses (Vocabulary.def), or an `if` in its body on such a read leaves
+/// it.  In switchable mode it polls for the switch at each iteration,
+/// wherever it is (not in a possible signal handler, nor in a native
+/// region): the thread it waits for may be the one that switches.
 bool isSpinLoop(const clang::Stmt *Loop);
 /// Analysis.cpp: why FD cannot have the dual form (variadic, main, static
 /// locals, its braces from a macro ...), or "".
@@ -263,6 +265,11 @@ struct Model {
   std::vector<std::unique_ptr<CompactType>> Types; ///< definition order
   llvm::DenseMap<const clang::RecordDecl *, CompactType *> ByDecl;
   llvm::DenseMap<const clang::FunctionDecl *, unsigned> Functions;
+  /// SignalHandlers.cpp (switchable): definitions (canonical) that may be
+  /// signal handlers: of a handler's type, their address taken.  Their
+  /// spin loops do not poll: a switch there would move the heap under the
+  /// code the signal interrupted.
+  llvm::SetVector<const clang::FunctionDecl *> Handlers;
   /// Every struct and union definition outside system headers.
   std::vector<const clang::RecordDecl *> Records;
   /// Slots.cpp: `T **` locals and parameters, and functions (canonical)
@@ -604,6 +611,8 @@ bool isKnownCompact(const Session &S, const clang::Expr *E);
 /// SignalHandlers.cpp (switchable): handler-looking functions whose
 /// address is taken leave a native region at their entry.
 void runSignalHandlers(Session &S);
+/// SignalHandlers.cpp: fill Model::Handlers (switchable mode).
+void findSignalHandlers(Session &S);
 /// Safety.cpp: the safety gate: the type-level refusals (runTypeChecks),
 /// then the refusals and hazards in function bodies.
 void runSafety(Session &S);

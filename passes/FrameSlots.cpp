@@ -166,6 +166,8 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
       // polled: no save at its start (the frame would open inside a run
       // versioned by mode that holds the macro).
       Loops.push_back({offsetOf(St->getBeginLoc()), endOffsetOf(St->getEndLoc())});
+      // (One inside a native region is not polled: saving for it as
+      // well costs a slot at most.)
       if (Pl.spins(St))
         SpinLoops.insert(Loops.back().first);
       const Stmt *LoopBody = isa<WhileStmt>(St) ? cast<WhileStmt>(St)->getBody()

@@ -41,21 +41,54 @@ static bool waitsOnThreads(const Stmt *St) {
   return false;
 }
 
+/// St or a node inside it satisfies P (unevaluated operands, which do
+/// nothing at run time, left out).
+template <typename Pred> static bool anyEvaluated(const Stmt *St, Pred P) {
+  if (!St || isa<UnaryExprOrTypeTraitExpr>(St))
+    return false;
+  if (P(St))
+    return true;
+  for (const Stmt *C : St->children())
+    if (anyEvaluated(C, P))
+      return true;
+  return false;
+}
+
+/// A yield or a pause: a call that only a waiting loop makes.
+static bool spinHint(const Stmt *St) {
+  const auto *CE = dyn_cast<CallExpr>(St);
+  return CE && isSpinHint(CE->getDirectCallee());
+}
+
+/// Body leaves the loop on what another thread writes: an `if` whose
+/// condition reads an atomic or volatile object and that breaks out,
+/// returns or jumps (`for (;;) { if (atomic_load(&done)) break; ... }`).
+static bool exitsOnThreads(const Stmt *Body) {
+  return anyEvaluated(Body, [](const Stmt *X) {
+    const auto *If = dyn_cast<IfStmt>(X);
+    return If && anyEvaluated(If->getCond(), waitsOnThreads) &&
+           anyEvaluated(If, [](const Stmt *Y) {
+             return isa<BreakStmt>(Y) || isa<ReturnStmt>(Y) || isa<GotoStmt>(Y);
+           });
+  });
+}
+
 bool isSpinLoop(const Stmt *Loop) {
   if (Planner::runsOnce(Loop)) // a statement macro's do { } while (0)
     return false;
-  // Unevaluated operands (sizeof) do nothing at run time.
-  std::function<bool(const Stmt *)> Any = [&](const Stmt *St) {
-    if (!St || isa<UnaryExprOrTypeTraitExpr>(St))
-      return false;
-    if (waitsOnThreads(St))
-      return true;
-    for (const Stmt *C : St->children())
-      if (Any(C))
-        return true;
+  const Stmt *Cond = nullptr, *Body = nullptr;
+  if (const auto *W = dyn_cast<WhileStmt>(Loop))
+    Cond = W->getCond(), Body = W->getBody();
+  else if (const auto *D = dyn_cast<DoStmt>(Loop))
+    Cond = D->getCond(), Body = D->getBody();
+  else if (const auto *F = dyn_cast<ForStmt>(Loop))
+    Cond = F->getCond(), Body = F->getBody();
+  else
     return false;
-  };
-  return Any(Loop);
+  // What the loop waits on decides when it ends: an atomic counter bumped
+  // in a loop over keys (a comparator's) makes no spin loop.
+  return anyEvaluated(Cond, waitsOnThreads) || anyEvaluated(Body, spinHint) ||
+         exitsOnThreads(Body);
 }
 
 /// Where statement St's text starts in a file: its first token, or the
@@ -164,9 +197,10 @@ void CheckedWalker::loopBody(const Stmt *Body) {
     Close = endAfter(Body);
   }
   if (B.isInvalid() || !B.isFileID() || (!CS && Close == ~0u)) {
-    if (Spin) {
+    if (Spin && !polls()) {
       // It compiled before spin loops polled: a warning, and the loop
-      // stays as it was.
+      // stays as it was.  (A loop of main that needs a poll is refused
+      // below, as before.)
       S.report(Diag::UnpolledSpin, Body->getBeginLoc(),
                "no safepoint poll can go in this spin loop: its body comes "
                "from macro '" +
@@ -208,7 +242,7 @@ void CheckedWalker::warnUnpolledSpins(const Stmt *St) {
     const Stmt *Body = isa<WhileStmt>(St) ? cast<WhileStmt>(St)->getBody()
                        : isa<DoStmt>(St)  ? cast<DoStmt>(St)->getBody()
                                           : cast<ForStmt>(St)->getBody();
-    if (Pl.spins(St) && !SpinBodies.count(Body)) {
+    if (Pl.spins(St) && !InRegion.count(St) && !SpinBodies.count(Body)) {
       S.report(Diag::UnpolledSpin, St->getBeginLoc(),
                "no safepoint poll can go in this spin loop: it is inside a "
                "statement expression; if it waits for a thread that "
@@ -244,7 +278,7 @@ bool CheckedWalker::walkLoop(const Stmt *St) {
   // A spin loop polls at each iteration, in any function, and is never
   // versioned whole: the thread it waits for may be the one that switches
   // (docs/plugin.md, section 4a).
-  if (Pl.spins(St)) {
+  if (Pl.spins(St) && !InRegion.count(St)) { // a native region is safe
     const Stmt *Body = isa<WhileStmt>(St) ? cast<WhileStmt>(St)->getBody()
                        : isa<DoStmt>(St)  ? cast<DoStmt>(St)->getBody()
                                           : cast<ForStmt>(St)->getBody();

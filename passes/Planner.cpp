@@ -272,7 +272,20 @@ bool Planner::copyable(const Stmt *St) const {
 }
 
 bool Planner::spins(const Stmt *Loop) const {
-  return S.Opts.AutoSafepoints && isSpinLoop(Loop);
+  if (!S.Opts.AutoSafepoints)
+    return false;
+  auto [It, New] = Spins.try_emplace(Loop, false);
+  if (!New)
+    return It->second;
+  bool R = isSpinLoop(Loop);
+  // Not in a signal handler: a poll there would switch under the code the
+  // signal interrupted (its compact pointers are in registers).
+  SourceLocation L = SM.getExpansionLoc(Loop->getBeginLoc());
+  for (const FunctionDecl *H : M.Handlers)
+    if (const Stmt *B = H->getDefinition()->getBody(); R && B)
+      R = !SM.isPointWithin(L, SM.getExpansionLoc(B->getBeginLoc()),
+                            SM.getExpansionLoc(B->getEndLoc()));
+  return Spins[Loop] = R;
 }
 
 bool Planner::hasSpinLoop(const Stmt *St) const {

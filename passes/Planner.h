@@ -92,6 +92,7 @@ public:
   bool spins(const clang::Stmt *Loop) const;
   /// St holds a spin loop (or is one): a safepoint can run inside it.
   bool hasSpinLoop(const clang::Stmt *St) const;
+  mutable llvm::DenseMap<const clang::Stmt *, bool> Spins; ///< spins(), cached
   /// The run of the statements of a block of a checked function that
   /// starts at Body[I]: it stops before a statement that may reach a
   /// safepoint other than at transfer sites, or cannot be copied (in main:

@@ -61,19 +61,24 @@ public:
 
 } // namespace
 
-void runSignalHandlers(Session &S) {
+void findSignalHandlers(Session &S) {
   if (!S.Opts.switchable())
     return;
   AddressTaken A;
   A.TraverseDecl(S.Ctx.getTranslationUnitDecl());
-  std::set<const FunctionDecl *> Done;
   for (const DeclRefExpr *DR : A.Refs) {
     if (A.Callees.count(DR) || S.isIgnoredLoc(DR->getExprLoc()))
       continue;
     const FunctionDecl *FD = cast<FunctionDecl>(DR->getDecl())->getDefinition();
-    if (!FD || !FD->doesThisDeclarationHaveABody() || S.isIgnoredLoc(FD->getLocation()) ||
-        !handlerType(FD) || !Done.insert(FD).second)
-      continue;
+    if (FD && FD->doesThisDeclarationHaveABody() &&
+        !S.isIgnoredLoc(FD->getLocation()) && handlerType(FD))
+      S.M.Handlers.insert(FD->getCanonicalDecl());
+  }
+}
+
+void runSignalHandlers(Session &S) {
+  for (const FunctionDecl *Canon : S.M.Handlers) {
+    const FunctionDecl *FD = Canon->getDefinition();
     const auto *Body = dyn_cast<CompoundStmt>(FD->getBody());
     SourceLocation LB = Body ? Body->getLBracLoc() : SourceLocation();
     if (!LB.isFileID()) {

@@ -13,7 +13,7 @@
 // RUN: FileCheck %s < %t.err
 // RUN: %rewrite -mode=switchable %s -- %cflags | FileCheck --check-prefix=TEXT %s
 // CHECK: compactptr: switch to wide mode {{.*}} verified
-// TEXT: for (struct node *p = keep; {{.*}} { if (cp__safepoint_due()) { {{.*}}cp__slotframe.s[{{[0-9]}}] = p){{.*}}; cp_safepoint_slow();
+// TEXT: for (struct node *p = keep; p && {{.*}} { if (cp__safepoint_due()) { {{.*}}cp__slotframe.s[{{[0-9]}}] = p){{.*}}; cp_safepoint_slow();
 #include <compactptr.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -29,6 +29,7 @@ struct CP_COMPACT node {
 };
 
 static atomic_long visits;
+static atomic_int stop;
 
 static struct node *push(struct node *h, long k) {
   struct node *n = malloc(sizeof *n);
@@ -41,8 +42,8 @@ static long walk(struct node *h) {
   long s = 0;
   struct node *keep = push(h, 7); // h is live across the call: a frame
   s += keep->key + h->key;
-  for (struct node *p = keep; p; p = p->next) {
-    atomic_fetch_add(&visits, 1); // a spin loop to the plugin: it polls
+  for (struct node *p = keep; p && !atomic_load(&stop); p = p->next) {
+    atomic_fetch_add(&visits, 1); // its condition reads an atomic: it polls
     if (p->key == 500)
       cp_request_switch(); // the next iteration's poll switches
     s += p->key;
