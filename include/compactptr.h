@@ -550,6 +550,12 @@ CP_API void cp_request_switch(void);
 #endif
 CP_API CP__NATIVE_ATTR void cp_native_enter(void);
 CP_API CP__NATIVE_ATTR void cp_native_leave(void);
+/** cp_native_enter() for a thread the runtime knows already, else
+ *  nothing (cp_native_leave() then does nothing either): what the plugin
+ *  wraps each blocking call of a file without compact types in.  A thread
+ *  the runtime does not know is not waited for by the switch, and a call
+ *  there does not make it known. */
+CP_API void cp__native_enter_known(void);
 /** A signal handler's entry and exit (the plugin writes them into every
  *  function of type `void (int)` or `void (int, siginfo_t *, void *)`
  *  whose address the program takes).  A signal that lands on a thread
@@ -886,10 +892,17 @@ CP_API int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
  * call to pthread_create (no macro) and links to cp_thread_create.  This
  * header must come before the first call; -DCOMPACTPTR_NO_THREAD_HOOK
  * keeps pthread_create as it is. */
+/** thrd_create(3) (<threads.h>; thrd_t is glibc's unsigned long) the same
+ *  way: the new thread is known before it runs.  Returns thrd_success,
+ *  thrd_nomem or thrd_error. */
+CP_API int cp_thrd_create(unsigned long *thread, int (*start)(void *),
+                          void *arg);
 #if !defined(COMPACTPTR_NO_THREAD_HOOK) && !defined(CP__RUNTIME_ITSELF)
 extern int pthread_create(pthread_t *__restrict, const pthread_attr_t *__restrict,
                           void *(*)(void *), void *__restrict)
     __asm__("cp_thread_create");
+extern int thrd_create(unsigned long *, int (*)(void *),
+                       void *) __asm__("cp_thrd_create");
 #endif
 #endif /* __cplusplus */
 #endif /* COMPACTPTR_RUNTIME */

@@ -314,7 +314,7 @@ public:
     // The nested parse reports clang's own diagnostics on the user's text.
     ClangDiagRecorder Clang(CI.getDiagnosticOpts().ShowOptionNames);
     runNested(CI, Sink, R, Clang);
-    if (!R.Files.empty()) // rewritten: it has compact types
+    if (!R.Files.empty()) // rewritten
       declareHooksFirst(CI.getPreprocessor());
     if (Plan)
       llvm::errs() << R.Plan;
@@ -408,12 +408,20 @@ private:
   void runNested(CompilerInstance &CI, RecordingSink &Sink, NestedResult &R,
                  ClangDiagRecorder &Clang) {
     InNested = true;
-    bool Found = mainFileNamesCompact(CI);
+    bool Blocking;
+    bool Found = mainFileNamesCompact(CI, Blocking);
     if (!Found) {
       ScanAction Scan;
       nestedCompiler(CI)->ExecuteAction(Scan);
       Found = Scan.Found;
     }
+    // A file without compact types that calls a blocking function: parsed
+    // for its native regions (not preprocessed text: a .i the plugin made
+    // has them already, and one made without it is the user's choice).
+    const FrontendOptions &FO = CI.getFrontendOpts();
+    if (!Found && Blocking && Opts.switchable() && !FO.Inputs.empty() &&
+        !FO.Inputs[0].getKind().isPreprocessed())
+      Found = true;
     if (Found) {
       NestedAction A(Opts, Sink, R);
       nestedCompiler(CI, &Clang)->ExecuteAction(A);
@@ -468,7 +476,11 @@ private:
   /// text names `compact` or `CP_COMPACT` (raw tokens: no comment or
   /// string) is parsed without it.  A false positive costs only time: a
   /// parse that finds no compact type rewrites nothing.
-  static bool mainFileNamesCompact(CompilerInstance &CI) {
+  /// Blocking: set when the text names a blocking libc function
+  /// (Vocabulary.def), whose calls a file without compact types wraps in
+  /// native regions in switchable mode (PlainFiles.cpp).
+  static bool mainFileNamesCompact(CompilerInstance &CI, bool &Blocking) {
+    Blocking = false;
     SourceManager &SM = CI.getSourceManager();
     FileID Main = SM.getMainFileID();
     if (Main.isInvalid())
@@ -479,9 +491,12 @@ private:
     Token Tok;
     do {
       L.LexFromRawLexer(Tok);
-      if (Tok.is(tok::raw_identifier) && (Tok.getRawIdentifier() == "compact" ||
-                                          Tok.getRawIdentifier() == CP_COMPACT_MACRO))
+      if (!Tok.is(tok::raw_identifier))
+        continue;
+      if (Tok.getRawIdentifier() == "compact" ||
+          Tok.getRawIdentifier() == CP_COMPACT_MACRO)
         return true;
+      Blocking |= isBlockingName(Tok.getRawIdentifier());
     } while (Tok.isNot(tok::eof));
     return false;
   }

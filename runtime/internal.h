@@ -798,6 +798,9 @@ typedef struct cp_thread {
   char *stack_lo, *stack_hi; /* its stack block (thread-local storage too) */
   /* cp_thread_create: start routine and argument (a root until it runs). */
   void *(*start_fn)(void *);
+  /* A C11 thread's (cp_thrd_create): start_fn is NULL then.  Either one
+   * names the thread's start routine in a refusal. */
+  int (*start_c11)(void *);
   void *start_arg;
 } cp_thread_t;
 

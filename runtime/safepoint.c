@@ -144,15 +144,16 @@ static char task_state(int tid) {
 static void start_routine_text(const cp_thread_t *t, char *out, size_t n) {
   Dl_info info;
   out[0] = 0;
-  if (!t->start_fn || !dladdr((void *)t->start_fn, &info))
+  void *fn = t->start_fn ? (void *)t->start_fn : (void *)t->start_c11;
+  if (!fn || !dladdr(fn, &info))
     return;
-  if (info.dli_sname && info.dli_saddr == (void *)t->start_fn) {
+  if (info.dli_sname && info.dli_saddr == fn) {
     snprintf(out, n, ", start routine '%s'", info.dli_sname);
   } else if (info.dli_fname) {
     const char *base = strrchr(info.dli_fname, '/');
-    snprintf(
-        out, n, ", start routine at %s+%#lx", base ? base + 1 : info.dli_fname,
-        (unsigned long)((uintptr_t)t->start_fn - (uintptr_t)info.dli_fbase));
+    snprintf(out, n, ", start routine at %s+%#lx",
+             base ? base + 1 : info.dli_fname,
+             (unsigned long)((uintptr_t)fn - (uintptr_t)info.dli_fbase));
   }
 }
 
@@ -389,6 +390,11 @@ void cp_native_enter(void) {
     into_region(t);
   }
   errno = e;
+}
+
+void cp__native_enter_known(void) {
+  if (cp__self)
+    cp_native_enter();
 }
 
 int cp__signal_enter(void) {

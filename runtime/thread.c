@@ -32,8 +32,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <threads.h>
 #include <unistd.h>
 
 _Thread_local cp_thread_t *cp__self CP__TLS;
@@ -216,17 +218,22 @@ static void *trampoline(void *arg) {
     cp__park(t);
   __atomic_store_n(&t->state, CP_TS_RUNNING, __ATOMIC_RELEASE);
   void *(*fn)(void *) = t->start_fn;
+  int (*c11)(void *) = t->start_c11;
   void *a = t->start_arg;
   t->start_arg = NULL;
   cp__reg_unlock();
-  return fn(a);
+  /* A C11 start routine returns int, which thrd_join reads back from the
+   * pointer pthread_join gives (as glibc's own thrd_create arranges). */
+  return fn ? fn(a) : (void *)(intptr_t)c11(a);
 }
 
-int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
-                     void *(*start)(void *), void *arg) {
+static int thread_create(pthread_t *thread, const pthread_attr_t *attr,
+                         void *(*start)(void *), int (*start_c11)(void *),
+                         void *arg) {
   cp__init();
   cp_thread_t *t = record_new();
   t->start_fn = start;
+  t->start_c11 = start_c11;
   t->start_arg = arg;
   cp__reg_lock();
   __atomic_store_n(&t->state, CP_TS_STARTING, __ATOMIC_RELAXED);
@@ -241,6 +248,20 @@ int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
     cp__reg_unlock();
   }
   return r;
+}
+
+int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
+                     void *(*start)(void *), void *arg) {
+  return thread_create(thread, attr, start, NULL, arg);
+}
+
+int cp_thrd_create(unsigned long *thread, int (*start)(void *), void *arg) {
+  _Static_assert(sizeof(thrd_t) == sizeof(unsigned long),
+                 "thrd_t is pthread_t");
+  int r = thread_create((pthread_t *)thread, NULL, NULL, start, arg);
+  return r == 0                       ? thrd_success
+         : r == ENOMEM || r == EAGAIN ? thrd_nomem
+                                      : thrd_error;
 }
 
 int cp_thread_register(void) { return 0; }
