@@ -2,7 +2,9 @@
 //
 // In:  a translation unit that declares no compact type, built in
 //      switchable mode.
-// Out: the main file with each blocking libc call (Vocabulary.def) in a
+// Out: the main file with each spin loop polled (isSpinLoop: at the start
+//      of its body, CP__PLAIN_POLL), and each blocking libc call
+//      (Vocabulary.def) in a
 //      native region, for a thread the runtime knows: `pthread_cond_wait(
 //      &cv, &mu)` becomes `__extension__({ CP__PLAIN_ENTER(); __auto_type
 //      cp__nr1 = pthread_cond_wait(&cv, &mu); CP__PLAIN_LEAVE(); cp__nr1;
@@ -90,6 +92,9 @@ public:
   bool TraverseUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *) {
     return true;
   }
+  bool VisitWhileStmt(WhileStmt *L) { return spin(L, L->getBody()); }
+  bool VisitDoStmt(DoStmt *L) { return spin(L, L->getBody()); }
+  bool VisitForStmt(ForStmt *L) { return spin(L, L->getBody()); }
   bool VisitCallExpr(CallExpr *CE) {
     if (Collecting) {
       if (const auto *DR =
@@ -149,6 +154,52 @@ private:
   Session &S;
   SourceManager &SM;
   std::vector<std::pair<unsigned, unsigned>> Done; ///< rewritten calls
+
+  /// A spin loop (isSpinLoop) polls at the start of its body, as in a
+  /// file with compact types: the thread it waits for may be parked for
+  /// the switch (a spin lock of its own file whose holder allocates).  Its
+  /// callers of other files save their roots around the call, as around
+  /// any call to code they cannot see.  A body that is a block, a `;` or
+  /// an expression statement spelled in the file has a place for it.
+  bool spin(const Stmt *Loop, const Stmt *Body) {
+    // (Headers are not rewritten here: their loops are left alone.)
+    if (Collecting || !S.Opts.AutoSafepoints || !Body ||
+        !SM.isInMainFile(SM.getExpansionLoc(Loop->getBeginLoc())) ||
+        !isSpinLoop(Loop))
+      return true;
+    const char *Poll = "CP__PLAIN_POLL();";
+    if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
+      SourceLocation L = CS->getLBracLoc();
+      if (L.isFileID() && SM.isInMainFile(L)) {
+        auto [FID, Off] = SM.getDecomposedLoc(L);
+        S.Edits.insert(FID, Off + 1, std::string(" ") + Poll);
+        ++Count;
+        return true;
+      }
+    } else if (isa<NullStmt>(Body) || isa<Expr>(Body)) {
+      SourceLocation B = Body->getBeginLoc(), E = Body->getEndLoc();
+      SourceLocation After =
+          isa<NullStmt>(Body)
+              ? E.getLocWithOffset(1)
+              : Lexer::findLocationAfterToken(E, tok::semi, SM, S.LO, false);
+      if (B.isFileID() && E.isFileID() && After.isValid() && After.isFileID() &&
+          SM.isInMainFile(B)) {
+        auto [FID, Off] = SM.getDecomposedLoc(B);
+        S.Edits.insert(FID, Off, std::string("{ ") + Poll + " ");
+        S.Edits.insert(FID, SM.getFileOffset(After), " }");
+        ++Count;
+        return true;
+      }
+    }
+    S.report(Diag::UnpolledSpin, Loop->getBeginLoc(),
+             "no safepoint poll can go in this spin loop: its body comes from "
+             "a macro or is not a block; if it waits for a thread that "
+             "switches, the switch waits for it until "
+             "COMPACTPTR_SAFEPOINT_TIMEOUT stops the program: write the body "
+             "as a block in the file, or call cp_safepoint() in it",
+             {CharSourceRange::getTokenRange(Loop->getSourceRange())});
+    return true;
+  }
 };
 
 } // namespace
@@ -189,15 +240,22 @@ void runPlainFile(Session &S, std::vector<RewrittenFile> &Out) {
   // The declarations <compactptr.h> makes (with its attributes, so the
   // header may come later in the file), weak: a program that links no
   // runtime (no file of it has compact types) calls neither.
-  std::string Text = "__attribute__((weak, visibility(\"default\"))) void "
-                     "cp__native_enter_known(void); "
-                     "__attribute__((weak, visibility(\"default\"))) void "
-                     "cp_native_leave(void);\n"
-                     "#define CP__PLAIN_ENTER() (cp__native_enter_known ? "
-                     "cp__native_enter_known() : (void)0)\n"
-                     "#define CP__PLAIN_LEAVE() (cp_native_leave ? "
-                     "cp_native_leave() : (void)0)\n" +
-                     lineDirective(1, R.Name);
+  std::string Text =
+      "__attribute__((weak, visibility(\"default\"))) void "
+      "cp__native_enter_known(void); "
+      "__attribute__((weak, visibility(\"default\"))) void "
+      "cp_native_leave(void);\n"
+      "#define CP__PLAIN_ENTER() (cp__native_enter_known ? "
+      "cp__native_enter_known() : (void)0)\n"
+      "#define CP__PLAIN_LEAVE() (cp_native_leave ? "
+      "cp_native_leave() : (void)0)\n"
+      "extern __attribute__((weak, visibility(\"default\"))) int "
+      "cp__switch_pending; __attribute__((weak, "
+      "visibility(\"default\"))) void cp_safepoint_slow(void);\n"
+      "#define CP__PLAIN_POLL() ((&cp__switch_pending && "
+      "__atomic_load_n(&cp__switch_pending, __ATOMIC_RELAXED)) ? "
+      "cp_safepoint_slow() : (void)0)\n" +
+      lineDirective(1, R.Name);
   R.PreambleSize = Text.size();
   R.Applied = std::move(Body.Applied);
   R.Text = Text + Body.Text;

@@ -477,8 +477,9 @@ private:
   /// string) is parsed without it.  A false positive costs only time: a
   /// parse that finds no compact type rewrites nothing.
   /// Blocking: set when the text names a blocking libc function
-  /// (Vocabulary.def), whose calls a file without compact types wraps in
-  /// native regions in switchable mode (PlainFiles.cpp).
+  /// (Vocabulary.def) or what a spin loop waits on: a file without compact
+  /// types wraps such calls in native regions and polls in such loops in
+  /// switchable mode (PlainFiles.cpp).
   static bool mainFileNamesCompact(CompilerInstance &CI, bool &Blocking) {
     Blocking = false;
     SourceManager &SM = CI.getSourceManager();
@@ -496,7 +497,11 @@ private:
       if (Tok.getRawIdentifier() == "compact" ||
           Tok.getRawIdentifier() == CP_COMPACT_MACRO)
         return true;
-      Blocking |= isBlockingName(Tok.getRawIdentifier());
+      // A blocking call, or what a spin loop reads or calls.
+      StringRef Id = Tok.getRawIdentifier();
+      Blocking |= isBlockingName(Id) || Id == "volatile" || Id == "_Atomic" ||
+                  Id.starts_with("atomic_") || Id.starts_with("__atomic_") ||
+                  Id.starts_with("__sync_") || isSpinHintName(Id);
     } while (Tok.isNot(tok::eof));
     return false;
   }

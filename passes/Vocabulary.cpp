@@ -94,6 +94,14 @@ bool isBlockingName(StringRef N) {
   return false;
 }
 
+bool isSpinHintName(StringRef N) {
+#define CP_SPIN_HINT_FN(Name)                                                  \
+  if (N == Name)                                                               \
+    return true;
+#include "Vocabulary.def"
+  return false;
+}
+
 bool isSpinHint(const FunctionDecl *FD) {
   // _mm_pause is a static inline function of a system header, the pause
   // builtin has no declaration of its own: by name, libc's or not.
