@@ -550,12 +550,6 @@ CP_API void cp_request_switch(void);
 #endif
 CP_API CP__NATIVE_ATTR void cp_native_enter(void);
 CP_API CP__NATIVE_ATTR void cp_native_leave(void);
-/** cp_native_enter() for a thread the runtime knows already, else
- *  nothing (cp_native_leave() then does nothing either): what the plugin
- *  wraps each blocking call of a file without compact types in.  A thread
- *  the runtime does not know is not waited for by the switch, and a call
- *  there does not make it known. */
-CP_API void cp__native_enter_known(void);
 /** A signal handler's entry and exit (the plugin writes them into every
  *  function of type `void (int)` or `void (int, siginfo_t *, void *)`
  *  whose address the program takes).  A signal that lands on a thread

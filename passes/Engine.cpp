@@ -325,11 +325,8 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
   // so a file's errors come in one run.  Errors in the types do.
   if (S.TypeErrors)
     return false;
-  if (S.M.Types.empty()) {
-    if (S.Opts.switchable() && !S.Errors)
-      runPlainFile(S, Out);
+  if (S.M.Types.empty())
     return S.Errors == 0;
-  }
   runSlots(S);
   runInterior(S);
   runHandleRoots(S);

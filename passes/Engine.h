@@ -471,9 +471,6 @@ struct RewrittenFile {
   std::string Name; ///< as the compiler spells it (presumed name)
   std::string Text;
   bool IsMain = false;
-  /// A file without compact types whose blocking calls became native
-  /// regions (PlainFiles.cpp): nothing else of the rewrite is in it.
-  bool Plain = false;
   /// Where original offsets went: the preamble size and, per applied edit,
   /// {original offset, original length, new length}.
   unsigned PreambleSize = 0;
@@ -635,9 +632,6 @@ std::string rootDescText(const Session &S, const clang::VarDecl *VD,
 void runRewrite(Session &S);
 /// Emit.cpp: place generated code and apply all edits.
 void runEmit(Session &S, std::vector<RewrittenFile> &Out);
-/// PlainFiles.cpp: a file without compact types in switchable mode: its
-/// blocking calls in native regions (nothing in Out if it has none).
-void runPlainFile(Session &S, std::vector<RewrittenFile> &Out);
 
 /// Records the text of each macro expansion in the user's files, as the
 /// parser receives its tokens (GeneratorMacros.cpp): attach it to the

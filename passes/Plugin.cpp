@@ -314,7 +314,7 @@ public:
     // The nested parse reports clang's own diagnostics on the user's text.
     ClangDiagRecorder Clang(CI.getDiagnosticOpts().ShowOptionNames);
     runNested(CI, Sink, R, Clang);
-    if (!R.Files.empty()) // rewritten
+    if (!R.Files.empty()) // rewritten: it has compact types
       declareHooksFirst(CI.getPreprocessor());
     if (Plan)
       llvm::errs() << R.Plan;
@@ -408,20 +408,12 @@ private:
   void runNested(CompilerInstance &CI, RecordingSink &Sink, NestedResult &R,
                  ClangDiagRecorder &Clang) {
     InNested = true;
-    bool Blocking;
-    bool Found = mainFileNamesCompact(CI, Blocking);
+    bool Found = mainFileNamesCompact(CI);
     if (!Found) {
       ScanAction Scan;
       nestedCompiler(CI)->ExecuteAction(Scan);
       Found = Scan.Found;
     }
-    // A file without compact types that calls a blocking function: parsed
-    // for its native regions (not preprocessed text: a .i the plugin made
-    // has them already, and one made without it is the user's choice).
-    const FrontendOptions &FO = CI.getFrontendOpts();
-    if (!Found && Blocking && Opts.switchable() && !FO.Inputs.empty() &&
-        !FO.Inputs[0].getKind().isPreprocessed())
-      Found = true;
     if (Found) {
       NestedAction A(Opts, Sink, R);
       nestedCompiler(CI, &Clang)->ExecuteAction(A);
@@ -476,12 +468,7 @@ private:
   /// text names `compact` or `CP_COMPACT` (raw tokens: no comment or
   /// string) is parsed without it.  A false positive costs only time: a
   /// parse that finds no compact type rewrites nothing.
-  /// Blocking: set when the text names a blocking libc function
-  /// (Vocabulary.def) or what a spin loop waits on: a file without compact
-  /// types wraps such calls in native regions and polls in such loops in
-  /// switchable mode (PlainFiles.cpp).
-  static bool mainFileNamesCompact(CompilerInstance &CI, bool &Blocking) {
-    Blocking = false;
+  static bool mainFileNamesCompact(CompilerInstance &CI) {
     SourceManager &SM = CI.getSourceManager();
     FileID Main = SM.getMainFileID();
     if (Main.isInvalid())
@@ -492,16 +479,9 @@ private:
     Token Tok;
     do {
       L.LexFromRawLexer(Tok);
-      if (!Tok.is(tok::raw_identifier))
-        continue;
-      if (Tok.getRawIdentifier() == "compact" ||
-          Tok.getRawIdentifier() == CP_COMPACT_MACRO)
+      if (Tok.is(tok::raw_identifier) && (Tok.getRawIdentifier() == "compact" ||
+                                          Tok.getRawIdentifier() == CP_COMPACT_MACRO))
         return true;
-      // A blocking call, or what a spin loop reads or calls.
-      StringRef Id = Tok.getRawIdentifier();
-      Blocking |= isBlockingName(Id) || Id == "volatile" || Id == "_Atomic" ||
-                  Id.starts_with("atomic_") || Id.starts_with("__atomic_") ||
-                  Id.starts_with("__sync_") || isSpinHintName(Id);
     } while (Tok.isNot(tok::eof));
     return false;
   }

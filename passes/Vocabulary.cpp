@@ -86,22 +86,6 @@ bool isBlockingFunction(const FunctionDecl *FD) {
   return false;
 }
 
-bool isBlockingName(StringRef N) {
-#define CP_BLOCKING_FN(Name)                                                   \
-  if (N == Name)                                                               \
-    return true;
-#include "Vocabulary.def"
-  return false;
-}
-
-bool isSpinHintName(StringRef N) {
-#define CP_SPIN_HINT_FN(Name)                                                  \
-  if (N == Name)                                                               \
-    return true;
-#include "Vocabulary.def"
-  return false;
-}
-
 bool isSpinHint(const FunctionDecl *FD) {
   // _mm_pause is a static inline function of a system header, the pause
   // builtin has no declaration of its own: by name, libc's or not.

@@ -58,13 +58,6 @@ bool isSafepointFunction(const clang::FunctionDecl *FD);
 /// as _FORTIFY_SOURCE makes them, count as declared).
 bool isBlockingFunction(const clang::FunctionDecl *FD);
 
-/// Name is one of the blocking functions of Vocabulary.def (the plugin's
-/// scan of a file for calls to wrap, before any parse).
-bool isBlockingName(llvm::StringRef Name);
-
-/// Name is one of the spin hints of Vocabulary.def (sched_yield, _mm_pause).
-bool isSpinHintName(llvm::StringRef Name);
-
 /// FD is a call a thread makes while it waits in a loop for another
 /// (sched_yield, _mm_pause: Vocabulary.def).
 bool isSpinHint(const clang::FunctionDecl *FD);

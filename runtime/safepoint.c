@@ -392,11 +392,6 @@ void cp_native_enter(void) {
   errno = e;
 }
 
-void cp__native_enter_known(void) {
-  if (cp__self)
-    cp_native_enter();
-}
-
 int cp__signal_enter(void) {
   /* By the state, not native_nest: the signal may land between the
    * count's change and the state's in cp_native_enter or leave. */

@@ -259,9 +259,8 @@ int cp_thrd_create(unsigned long *thread, int (*start)(void *), void *arg) {
   _Static_assert(sizeof(thrd_t) == sizeof(unsigned long),
                  "thrd_t is pthread_t");
   int r = thread_create((pthread_t *)thread, NULL, NULL, start, arg);
-  return r == 0                       ? thrd_success
-         : r == ENOMEM || r == EAGAIN ? thrd_nomem
-                                      : thrd_error;
+  /* As glibc's thrd_create maps pthread_create's errors. */
+  return r == 0 ? thrd_success : r == ENOMEM ? thrd_nomem : thrd_error;
 }
 
 int cp_thread_register(void) { return 0; }

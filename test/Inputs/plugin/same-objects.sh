@@ -1,7 +1,7 @@
 #!/bin/sh
 # same-objects.sh CLANG "CFLAGS" PLUGIN OUTDIR FILE...
-# Compiles each FILE with and without the plugin (given $PLUGIN_ARGS too)
-# and fails unless the object files are byte-identical.  Files that do not compile natively with
+# Compiles each FILE with and without the plugin and fails unless the
+# object files are byte-identical.  Files that do not compile natively with
 # CFLAGS (other components' sources change their include needs) are
 # skipped and counted.
 set -eu
@@ -14,7 +14,7 @@ for f in "$@"; do
     skipped=$((skipped + 1))
     continue
   fi
-  $cc $flags -O1 -fplugin="$plugin" ${PLUGIN_ARGS:-} -c "$f" -o "$out/p/$b.o"
+  $cc $flags -O1 -fplugin="$plugin" -c "$f" -o "$out/p/$b.o"
   cmp "$out/n/$b.o" "$out/p/$b.o"
   same=$((same + 1))
 done
