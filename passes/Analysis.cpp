@@ -279,7 +279,7 @@ void runAnalysis(Session &S) {
   llvm::DenseMap<const FunctionDecl *, std::vector<const FunctionType *>> Indirect;
   for (const FunctionDecl *FD : Fns) {
     Classifier K(S);
-    K.InHandler = S.M.Handlers.count(FD->getCanonicalDecl());
+    K.InHandler = S.M.HandlerReach.count(FD->getCanonicalDecl());
     K.TraverseStmt(FD->getBody());
     unsigned Cls = FC_None;
     if (K.LayoutDependent)

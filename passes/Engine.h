@@ -267,9 +267,12 @@ struct Model {
   llvm::DenseMap<const clang::FunctionDecl *, unsigned> Functions;
   /// SignalHandlers.cpp (switchable): definitions (canonical) that may be
   /// signal handlers: of a handler's type, their address taken.  Their
-  /// spin loops do not poll: a switch there would move the heap under the
-  /// code the signal interrupted.
+  /// spin loops, and those of what they call, do not poll: a switch there
+  /// would move the heap under the code the signal interrupted.
   llvm::SetVector<const clang::FunctionDecl *> Handlers;
+  /// Those and the functions of the TU they call, directly or through
+  /// others (canonical): no spin loop of theirs polls.
+  std::set<const clang::FunctionDecl *> HandlerReach;
   /// Every struct and union definition outside system headers.
   std::vector<const clang::RecordDecl *> Records;
   /// Slots.cpp: `T **` locals and parameters, and functions (canonical)

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Walker.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/SaveAndRestore.h"
 
 using namespace clang;
@@ -60,13 +61,54 @@ static bool spinHint(const Stmt *St) {
   return CE && isSpinHint(CE->getDirectCallee());
 }
 
+/// The locals Body loads from what another thread writes: `r =
+/// atomic_load(&ready);`, `int r = flag;` (flag volatile).
+static llvm::SmallPtrSet<const VarDecl *, 4> loadedLocals(const Stmt *Body) {
+  llvm::SmallPtrSet<const VarDecl *, 4> Out;
+  auto local = [](const Expr *E) -> const VarDecl * {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    return VD && VD->hasLocalStorage() ? VD : nullptr;
+  };
+  anyEvaluated(Body, [&](const Stmt *X) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(X);
+        BO && BO->isAssignmentOp())
+      if (const VarDecl *VD = local(BO->getLHS());
+          VD && anyEvaluated(BO->getRHS(), waitsOnThreads))
+        Out.insert(VD);
+    if (const auto *DS = dyn_cast<DeclStmt>(X))
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D);
+            VD && VD->hasLocalStorage() && VD->getInit() &&
+            anyEvaluated(VD->getInit(), waitsOnThreads))
+          Out.insert(VD);
+    return false;
+  });
+  return Out;
+}
+
+/// St reads what another thread writes: directly, or through a local the
+/// loop's body loaded it into (`do r = atomic_load(&ready); while (!r);`).
+static bool readsThreads(const Stmt *St,
+                         const llvm::SmallPtrSet<const VarDecl *, 4> &Loaded) {
+  return anyEvaluated(St, [&](const Stmt *X) {
+    if (waitsOnThreads(X))
+      return true;
+    const auto *DR = dyn_cast<DeclRefExpr>(X);
+    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    return VD && Loaded.count(VD);
+  });
+}
+
 /// Body leaves the loop on what another thread writes: an `if` whose
-/// condition reads an atomic or volatile object and that breaks out,
-/// returns or jumps (`for (;;) { if (atomic_load(&done)) break; ... }`).
-static bool exitsOnThreads(const Stmt *Body) {
-  return anyEvaluated(Body, [](const Stmt *X) {
+/// condition reads it and that breaks out, returns or jumps (`for (;;) {
+/// if (atomic_load(&done)) break; ... }`).
+static bool
+exitsOnThreads(const Stmt *Body,
+               const llvm::SmallPtrSet<const VarDecl *, 4> &Loaded) {
+  return anyEvaluated(Body, [&](const Stmt *X) {
     const auto *If = dyn_cast<IfStmt>(X);
-    return If && anyEvaluated(If->getCond(), waitsOnThreads) &&
+    return If && readsThreads(If->getCond(), Loaded) &&
            anyEvaluated(If, [](const Stmt *Y) {
              return isa<BreakStmt>(Y) || isa<ReturnStmt>(Y) || isa<GotoStmt>(Y);
            });
@@ -87,8 +129,10 @@ bool isSpinLoop(const Stmt *Loop) {
     return false;
   // What the loop waits on decides when it ends: an atomic counter bumped
   // in a loop over keys (a comparator's) makes no spin loop.
-  return anyEvaluated(Cond, waitsOnThreads) || anyEvaluated(Body, spinHint) ||
-         exitsOnThreads(Body);
+  if (anyEvaluated(Body, spinHint))
+    return true;
+  llvm::SmallPtrSet<const VarDecl *, 4> Loaded = loadedLocals(Body);
+  return readsThreads(Cond, Loaded) || exitsOnThreads(Body, Loaded);
 }
 
 /// Where statement St's text starts in a file: its first token, or the

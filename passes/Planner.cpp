@@ -281,7 +281,7 @@ bool Planner::spins(const Stmt *Loop) const {
   // Not in a signal handler: a poll there would switch under the code the
   // signal interrupted (its compact pointers are in registers).
   SourceLocation L = SM.getExpansionLoc(Loop->getBeginLoc());
-  for (const FunctionDecl *H : M.Handlers)
+  for (const FunctionDecl *H : M.HandlerReach)
     if (const Stmt *B = H->getDefinition()->getBody(); R && B)
       R = !SM.isPointWithin(L, SM.getExpansionLoc(B->getBeginLoc()),
                             SM.getExpansionLoc(B->getEndLoc()));

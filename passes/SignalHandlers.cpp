@@ -59,6 +59,17 @@ public:
   }
 };
 
+/// The functions of the TU a body calls directly (canonical).
+class CalleesOf : public RecursiveASTVisitor<CalleesOf> {
+public:
+  std::vector<const FunctionDecl *> Found;
+  bool VisitCallExpr(CallExpr *CE) {
+    if (const FunctionDecl *G = CE->getDirectCallee(); G && G->getDefinition())
+      Found.push_back(G->getCanonicalDecl());
+    return true;
+  }
+};
+
 } // namespace
 
 void findSignalHandlers(Session &S) {
@@ -73,6 +84,22 @@ void findSignalHandlers(Session &S) {
     if (FD && FD->doesThisDeclarationHaveABody() &&
         !S.isIgnoredLoc(FD->getLocation()) && handlerType(FD))
       S.M.Handlers.insert(FD->getCanonicalDecl());
+  }
+  // What they call, through functions of the TU (a handler's helper that
+  // waits for an acknowledgement in a spin loop).
+  std::vector<const FunctionDecl *> Work(S.M.Handlers.begin(),
+                                         S.M.Handlers.end());
+  while (!Work.empty()) {
+    const FunctionDecl *F = Work.back();
+    Work.pop_back();
+    if (!S.M.HandlerReach.insert(F).second)
+      continue;
+    const FunctionDecl *Def = F->getDefinition();
+    if (!Def || !Def->getBody())
+      continue;
+    CalleesOf C;
+    C.TraverseStmt(Def->getBody());
+    Work.insert(Work.end(), C.Found.begin(), C.Found.end());
   }
 }
 

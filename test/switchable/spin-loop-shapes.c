@@ -1,15 +1,19 @@
 // Which loops are spin loops (docs/plugin.md, section 4a): what the loop
 // waits on decides when it ends -- an atomic or volatile read in its
 // condition, a yield or a pause in its body, or an `if` on such a read
-// that leaves the loop.  An atomic counter bumped in a loop over keys (a
+// that leaves the loop, also through a local the body loads it into (`do
+// r = atomic_load(&ready); while (!r);`).  An atomic counter bumped in a loop over keys (a
 // qsort comparator's) makes none: before, it polled inside qsort, which
 // holds copies of the elements, and a switch there left them stale (exit
 // 70).  A possible signal handler's loops never poll (a switch there moved
-// the heap under the code the signal interrupted), nor a loop inside a
-// native region (the thread counts as stopped there already).
+// the heap under the code the signal interrupted), nor those of a
+// function it calls, nor a loop inside a native region (the thread counts
+// as stopped there already).
 // REQUIRES: plugin
 // RUN: %rewrite --plan -mode=switchable %s -- %cflags | FileCheck %s
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Werror %s
+// CHECK-LABEL: plan: wait_ack
+// CHECK-NOT: spin loop
 // CHECK-LABEL: plan: on_signal
 // CHECK-NOT: spin loop
 // CHECK-LABEL: plan: by_key
@@ -19,6 +23,10 @@
 // CHECK-LABEL: plan: until_flag
 // CHECK-SAME: waits for other threads in a spin loop
 // CHECK-LABEL: plan: yielding
+// CHECK-SAME: waits for other threads in a spin loop
+// CHECK-LABEL: plan: loaded_local
+// CHECK-SAME: waits for other threads in a spin loop
+// CHECK-LABEL: plan: loaded_exit
 // CHECK-SAME: waits for other threads in a spin loop
 // CHECK-LABEL: plan: in_region
 // CHECK-NOT: spin loop
@@ -39,9 +47,15 @@ static atomic_int done, go;
 static volatile int flag;
 static struct node *list;
 
+static void wait_ack(void) {
+  while (!atomic_load(&done))
+    ;
+}
+
 static void on_signal(int sig) {
   long old;
   (void)sig;
+  wait_ack();
   do
     old = atomic_load(&events);
   while (!atomic_compare_exchange_weak(&events, &old, old + 1));
@@ -75,6 +89,21 @@ static void yielding(int n) {
     sched_yield();
 }
 
+static void loaded_local(void) {
+  int r;
+  do
+    r = atomic_load(&go);
+  while (!r);
+}
+
+static void loaded_exit(void) {
+  for (;;) {
+    int r = flag;
+    if (r)
+      break;
+  }
+}
+
 static void in_region(void) {
   CP_NATIVE(while (!atomic_load(&go)) {});
 }
@@ -90,6 +119,8 @@ int main(void) {
   until_done();
   until_flag();
   yielding(1);
+  loaded_local();
+  loaded_exit();
   in_region();
   return 0;
 }
