@@ -72,7 +72,7 @@ static llvm::SmallPtrSet<const VarDecl *, 4> loadedLocals(const Stmt *Body) {
   };
   anyEvaluated(Body, [&](const Stmt *X) {
     if (const auto *BO = dyn_cast<BinaryOperator>(X);
-        BO && BO->isAssignmentOp())
+        BO && BO->getOpcode() == BO_Assign) // not `s += load`: a sum
       if (const VarDecl *VD = local(BO->getLHS());
           VD && anyEvaluated(BO->getRHS(), waitsOnThreads))
         Out.insert(VD);

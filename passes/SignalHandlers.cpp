@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
@@ -59,6 +60,58 @@ public:
   }
 };
 
+/// DR is handed to the kernel as a signal handler: an argument of
+/// signal() (sigset, bsd_signal), or stored in a sigaction's sa_handler or
+/// sa_sigaction (by assignment or in an initializer).
+bool installedAsHandler(ASTContext &Ctx, const Expr *DR) {
+  const Expr *E = DR;
+  for (;;) {
+    auto Parents = Ctx.getParents(*E);
+    if (Parents.empty())
+      return false;
+    if (const auto *P = Parents[0].get<Expr>();
+        P && (isa<ImplicitCastExpr>(P) || isa<ParenExpr>(P) ||
+              isa<CStyleCastExpr>(P) ||
+              (isa<UnaryOperator>(P) &&
+               cast<UnaryOperator>(P)->getOpcode() == UO_AddrOf))) {
+      E = P;
+      continue;
+    }
+    if (const auto *CE = Parents[0].get<CallExpr>()) {
+      const FunctionDecl *G = CE->getDirectCallee();
+      StringRef N = G && G->getIdentifier() ? G->getName() : "";
+      return N == "signal" || N == "sigset" || N == "bsd_signal" ||
+             N == "sysv_signal";
+    }
+    if (const auto *BO = Parents[0].get<BinaryOperator>()) {
+      const auto *ME =
+          dyn_cast<MemberExpr>(BO->getLHS()->IgnoreParenImpCasts());
+      StringRef N = ME && ME->getMemberDecl()->getIdentifier()
+                        ? ME->getMemberDecl()->getName()
+                        : "";
+      return BO->getOpcode() == BO_Assign &&
+             (N == "sa_handler" || N == "sa_sigaction");
+    }
+    if (const auto *DI = Parents[0].get<DesignatedInitExpr>()) {
+      for (const DesignatedInitExpr::Designator &D : DI->designators())
+        if (D.isFieldDesignator() && D.getFieldName() &&
+            (D.getFieldName()->getName() == "sa_handler" ||
+             D.getFieldName()->getName() == "sa_sigaction"))
+          return true;
+      return false;
+    }
+    if (const auto *IL = Parents[0].get<InitListExpr>()) {
+      // glibc's handler is a member of a union inside struct sigaction.
+      const RecordDecl *RD = IL->getType()->getAsRecordDecl();
+      for (; RD; RD = dyn_cast<RecordDecl>(RD->getDeclContext()))
+        if (RD->getIdentifier() && RD->getName() == "sigaction")
+          return true;
+      return false;
+    }
+    return false;
+  }
+}
+
 /// The functions of the TU a body calls directly (canonical).
 class CalleesOf : public RecursiveASTVisitor<CalleesOf> {
 public:
@@ -85,10 +138,19 @@ void findSignalHandlers(Session &S) {
         !S.isIgnoredLoc(FD->getLocation()) && handlerType(FD))
       S.M.Handlers.insert(FD->getCanonicalDecl());
   }
-  // What they call, through functions of the TU (a handler's helper that
-  // waits for an acknowledgement in a spin loop).
-  std::vector<const FunctionDecl *> Work(S.M.Handlers.begin(),
-                                         S.M.Handlers.end());
+  // What the ones installed as handlers call, through functions of the TU
+  // (a helper that waits for an acknowledgement in a spin loop): matched
+  // by type alone, a `void (int)` callback of a table would take the
+  // polls away from everything it calls.
+  std::vector<const FunctionDecl *> Work;
+  for (const DeclRefExpr *DR : A.Refs)
+    if (const auto *FD = dyn_cast<FunctionDecl>(DR->getDecl());
+        !A.Callees.count(DR) && S.M.Handlers.count(FD->getCanonicalDecl()) &&
+        installedAsHandler(S.Ctx, DR))
+      Work.push_back(FD->getCanonicalDecl());
+  S.M.HandlerReach.insert(S.M.Handlers.begin(), S.M.Handlers.end());
+  for (const FunctionDecl *H : Work)
+    S.M.HandlerReach.erase(H); // walked below
   while (!Work.empty()) {
     const FunctionDecl *F = Work.back();
     Work.pop_back();

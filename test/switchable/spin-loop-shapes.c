@@ -7,8 +7,10 @@
 // holds copies of the elements, and a switch there left them stale (exit
 // 70).  A possible signal handler's loops never poll (a switch there moved
 // the heap under the code the signal interrupted), nor those of a
-// function it calls, nor a loop inside a native region (the thread counts
-// as stopped there already).
+// function an installed handler calls (signal(), sa_handler), nor a loop
+// inside a native region (the thread counts as stopped there already).  A
+// `void (int)` callback of a table is no installed handler: what it calls
+// polls.  A sum of atomic counters bounds no wait.
 // REQUIRES: plugin
 // RUN: %rewrite --plan -mode=switchable %s -- %cflags | FileCheck %s
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Werror %s
@@ -28,6 +30,10 @@
 // CHECK-SAME: waits for other threads in a spin loop
 // CHECK-LABEL: plan: loaded_exit
 // CHECK-SAME: waits for other threads in a spin loop
+// CHECK-LABEL: plan: barrier
+// CHECK-SAME: waits for other threads in a spin loop
+// CHECK-LABEL: plan: summed
+// CHECK-NOT: spin loop
 // CHECK-LABEL: plan: in_region
 // CHECK-NOT: spin loop
 // CHECK-LABEL: plan: main
@@ -104,6 +110,30 @@ static void loaded_exit(void) {
   }
 }
 
+static void barrier(void) {
+  int r;
+  do
+    r = atomic_load(&go);
+  while (r < 2);
+}
+
+static void task(int n) { // a table's callback, of a handler's type
+  (void)n;
+  barrier();
+}
+
+static void (*const tasks[])(int) = {task};
+
+static atomic_long hits[8];
+
+static long summed(void) {
+  long s = 0;
+  int i;
+  for (i = 0; i < 8 && s < 1000; i++)
+    s += atomic_load(&hits[i]);
+  return s;
+}
+
 static void in_region(void) {
   CP_NATIVE(while (!atomic_load(&go)) {});
 }
@@ -119,6 +149,8 @@ int main(void) {
   until_done();
   until_flag();
   yielding(1);
+  tasks[0](1);
+  summed();
   loaded_local();
   loaded_exit();
   in_region();
