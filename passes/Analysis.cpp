@@ -125,6 +125,8 @@ public:
   bool HoldsCompact = false;
   /// The function may be a signal handler: its spin loops do not poll.
   bool InHandler = false;
+  /// Its spin loops that poll (Model::SpinLoops).
+  std::vector<const Stmt *> Spins;
   std::vector<const FunctionDecl *> Callees;
   /// The function types called through pointers.
   std::vector<const FunctionType *> Indirect;
@@ -197,8 +199,10 @@ private:
   const Model &M;
   bool spins(const Stmt *L) {
     if (S.Opts.switchable() && S.Opts.AutoSafepoints && !InHandler &&
-        isSpinLoop(L))
+        isSpinLoop(L)) {
       Safepoint = true;
+      Spins.push_back(L);
+    }
     return true;
   }
   /// The node depends on a layout if Uses; the visit goes on.
@@ -296,6 +300,7 @@ void runAnalysis(Session &S) {
     if (Holds)
       Cls |= FC_HoldsCompact;
     S.M.Functions[FD->getCanonicalDecl()] |= Cls;
+    S.M.SpinLoops.insert(K.Spins.begin(), K.Spins.end());
     Calls[FD->getCanonicalDecl()] = std::move(K.Callees);
     Indirect[FD->getCanonicalDecl()] = std::move(K.Indirect);
   }

@@ -236,6 +236,8 @@ bool isNativeCall(const Session &S, const clang::CallExpr *CE);
 /// wherever it is (not in a possible signal handler, nor in a native
 /// region): the thread it waits for may be the one that switches.
 bool isSpinLoop(const clang::Stmt *Loop);
+/// LoopPolls.cpp: the body of a while, do or for statement.
+const clang::Stmt *loopBodyOf(const clang::Stmt *Loop);
 /// Analysis.cpp: why FD cannot have the dual form (variadic, main, static
 /// locals, its braces from a macro ...), or "".
 std::string dualBlocker(const clang::SourceManager &SM, const clang::FunctionDecl *FD);
@@ -273,6 +275,9 @@ struct Model {
   /// Those and the functions of the TU they call, directly or through
   /// others (canonical): no spin loop of theirs polls.
   std::set<const clang::FunctionDecl *> HandlerReach;
+  /// Analysis.cpp (switchable, auto-safepoints): the spin loops that poll
+  /// (isSpinLoop, outside HandlerReach).
+  llvm::DenseSet<const clang::Stmt *> SpinLoops;
   /// Every struct and union definition outside system headers.
   std::vector<const clang::RecordDecl *> Records;
   /// Slots.cpp: `T **` locals and parameters, and functions (canonical)

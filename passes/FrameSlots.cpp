@@ -168,13 +168,8 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
       Loops.push_back({offsetOf(St->getBeginLoc()), endOffsetOf(St->getEndLoc())});
       // (One inside a native region is not polled: saving for it as
       // well costs a slot at most.)
-      if (Pl.spins(St))
-        SpinLoops.insert(Loops.back().first);
-      const Stmt *LoopBody = isa<WhileStmt>(St) ? cast<WhileStmt>(St)->getBody()
-                             : isa<DoStmt>(St)  ? cast<DoStmt>(St)->getBody()
-                                                : cast<ForStmt>(St)->getBody();
-      if (LoopBody)
-        PollAt[Loops.back().first] = offsetOf(LoopBody->getBeginLoc());
+      if (const Stmt *LoopBody = loopBodyOf(St); Pl.spins(St) && LoopBody)
+        SpinPolls[Loops.back().first] = offsetOf(LoopBody->getBeginLoc());
     } else if (isa<LabelStmt>(St) || isa<AddrLabelExpr>(St) ||
                isa<IndirectGotoStmt>(St)) {
       AllLive = true; // a goto may jump back: every variable in scope is live
@@ -527,16 +522,19 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
   // frame needs: one that polls in its body calls what saves the same
   // roots) or at the start of its body (a spin loop's), where a variable
   // its `for` declares is in scope too.
-  for (auto [LB, LE] : Loops)
-    if (polls() || SpinLoops.count(LB))
-      for (unsigned At :
-           {LB, SpinLoops.count(LB) && PollAt.count(LB) ? PollAt[LB] : LB}) {
-        bool Ok;
-        for (const SlotRoot *R : liveAt(At, At, 1, 0, Body, Ok, true)) {
-          Needed.insert(R->VD);
-          Saves.push_back(At);
-        }
-      }
+  auto pollAt = [&](unsigned At) {
+    bool Ok;
+    for (const SlotRoot *R : liveAt(At, At, 1, 0, Body, Ok, true)) {
+      Needed.insert(R->VD);
+      Saves.push_back(At);
+    }
+  };
+  for (auto [LB, LE] : Loops) {
+    if (polls())
+      pollAt(LB);
+    if (auto It = SpinPolls.find(LB); It != SpinPolls.end())
+      pollAt(It->second);
+  }
   auto savesRoot = [&](const Stmt *St) {
     unsigned SB = offsetOf(St->getBeginLoc()), SE = endOffsetOf(St->getEndLoc());
     if (SB == ~0u || SE == ~0u)

@@ -115,6 +115,14 @@ exitsOnThreads(const Stmt *Body,
   });
 }
 
+const Stmt *loopBodyOf(const Stmt *Loop) {
+  if (const auto *W = dyn_cast<WhileStmt>(Loop))
+    return W->getBody();
+  if (const auto *D = dyn_cast<DoStmt>(Loop))
+    return D->getBody();
+  return cast<ForStmt>(Loop)->getBody();
+}
+
 bool isSpinLoop(const Stmt *Loop) {
   if (Planner::runsOnce(Loop)) // a statement macro's do { } while (0)
     return false;
@@ -283,9 +291,7 @@ void CheckedWalker::warnUnpolledSpins(const Stmt *St) {
   if (!St)
     return;
   if (isa<WhileStmt>(St) || isa<DoStmt>(St) || isa<ForStmt>(St)) {
-    const Stmt *Body = isa<WhileStmt>(St) ? cast<WhileStmt>(St)->getBody()
-                       : isa<DoStmt>(St)  ? cast<DoStmt>(St)->getBody()
-                                          : cast<ForStmt>(St)->getBody();
+    const Stmt *Body = loopBodyOf(St);
     if (Pl.spins(St) && !InRegion.count(St) && !SpinBodies.count(Body)) {
       S.report(Diag::UnpolledSpin, St->getBeginLoc(),
                "no safepoint poll can go in this spin loop: it is inside a "
@@ -323,9 +329,7 @@ bool CheckedWalker::walkLoop(const Stmt *St) {
   // versioned whole: the thread it waits for may be the one that switches
   // (docs/plugin.md, section 4a).
   if (Pl.spins(St) && !InRegion.count(St)) { // a native region is safe
-    const Stmt *Body = isa<WhileStmt>(St) ? cast<WhileStmt>(St)->getBody()
-                       : isa<DoStmt>(St)  ? cast<DoStmt>(St)->getBody()
-                                          : cast<ForStmt>(St)->getBody();
+    const Stmt *Body = loopBodyOf(St);
     SpinBodies.insert(Body);
     return false;
   }

@@ -271,22 +271,7 @@ bool Planner::copyable(const Stmt *St) const {
          !hasForeignCase(St) && !hasSpinLoop(St);
 }
 
-bool Planner::spins(const Stmt *Loop) const {
-  if (!S.Opts.AutoSafepoints)
-    return false;
-  auto [It, New] = Spins.try_emplace(Loop, false);
-  if (!New)
-    return It->second;
-  bool R = isSpinLoop(Loop);
-  // Not in a signal handler: a poll there would switch under the code the
-  // signal interrupted (its compact pointers are in registers).
-  SourceLocation L = SM.getExpansionLoc(Loop->getBeginLoc());
-  for (const FunctionDecl *H : M.HandlerReach)
-    if (const Stmt *B = H->getDefinition()->getBody(); R && B)
-      R = !SM.isPointWithin(L, SM.getExpansionLoc(B->getBeginLoc()),
-                            SM.getExpansionLoc(B->getEndLoc()));
-  return Spins[Loop] = R;
-}
+bool Planner::spins(const Stmt *Loop) const { return M.SpinLoops.count(Loop); }
 
 bool Planner::hasSpinLoop(const Stmt *St) const {
   return anyNode(St, [&](const Stmt *X) {

@@ -87,12 +87,11 @@ public:
   /// after its poll.
   bool versionBody(const clang::FunctionDecl *FD, const clang::Stmt *Body,
                    bool Spin = false);
-  /// Loop is a spin loop (isSpinLoop) and auto-safepoints are on: it
-  /// polls at each iteration, in any function.
+  /// Loop is a spin loop that polls at each iteration, in any function
+  /// (Model::SpinLoops: auto-safepoints on, not in a signal handler).
   bool spins(const clang::Stmt *Loop) const;
   /// St holds a spin loop (or is one): a safepoint can run inside it.
   bool hasSpinLoop(const clang::Stmt *St) const;
-  mutable llvm::DenseMap<const clang::Stmt *, bool> Spins; ///< spins(), cached
   /// The run of the statements of a block of a checked function that
   /// starts at Body[I]: it stops before a statement that may reach a
   /// safepoint other than at transfer sites, or cannot be copied (in main:

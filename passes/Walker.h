@@ -196,10 +196,9 @@ private:
   std::set<const clang::VarDecl *> AddrTaken;
   std::vector<LocalVar> Locals;
   std::vector<std::pair<unsigned, unsigned>> Loops;
-  /// The starts of those that are spin loops (polled in any function).
-  std::set<unsigned> SpinLoops;
-  /// Where a poll at the start of each loop's body goes, by loop start.
-  std::map<unsigned, unsigned> PollAt;
+  /// The spin loops among them (polled in any function): where each one's
+  /// poll goes, at the start of its body, by the loop's start.
+  std::map<unsigned, unsigned> SpinPolls;
   bool AllLive = false;   ///< labels: every variable in scope is live
   /// The function calls setjmp (vfork, getcontext): see computeLiveness.
   bool ReturnsTwice = false;
