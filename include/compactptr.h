@@ -441,9 +441,28 @@ CP_API void **cp_try_root_array_alloc(size_t n);
 CP_API void **cp_root_array_realloc(void **p, size_t n);
 CP_API void cp_root_array_free(void **p);
 
+/** Pinned objects (switchable mode): a struct the plugin does not compact
+ *  because it holds a synchronization object (pthread_mutex_t,
+ *  pthread_spinlock_t, pthread_cond_t, pthread_rwlock_t,
+ *  pthread_barrier_t, sem_t, mtx_t, cnd_t) beside compact pointers -- a
+ *  work queue, a pool, a shared table.  It keeps its native (wide) layout
+ *  and never moves: the switch translates its compact pointers in place,
+ *  so a thread waiting on its mutex in the kernel keeps a valid address.
+ *  The plugin routes malloc, calloc and realloc of such types here: `n`
+ *  objects of `type` (whose descriptor lists the compact pointers at their
+ *  wide offsets), zeroed, aligned to 16 bytes or to the type if more.
+ *  cp_pinned_realloc follows realloc(3) (NULL p allocates, n == 0 frees;
+ *  objects past the old end are zero).  Running out of memory stops the
+ *  program with one line.  free(3) and realloc(3) through any pointer type
+ *  find them (cp_free_any, cp_realloc_any). */
+CP_API void *cp_pinned_alloc(cp_type_desc_t *type, size_t n);
+CP_API void *cp_pinned_realloc(cp_type_desc_t *type, void *p, size_t n);
+CP_API void cp_pinned_free(void *p);
+
 /** free(3) and realloc(3) for a pointer of any static type (`void *`,
  *  `char *`, a struct holding it as a generic item): a root array is freed
- *  or resized as one (a size in bytes, rounded up to whole slots), a
+ *  or resized as one (a size in bytes, rounded up to whole slots; pinned
+ *  objects to whole objects), a
  *  compact object is freed with cp_free, anything else goes to libc.  A
  *  compact object cannot be resized this way (its size in elements is not
  *  known): that realloc stops the program with one line naming the type.
@@ -777,6 +796,7 @@ typedef struct cp_stats {
   __UINT64_TYPE__ arena_peak;
   __UINT64_TYPE__ arena_committed; /**< bytes made accessible */
   __UINT64_TYPE__ root_arrays, root_array_bytes;
+  __UINT64_TYPE__ pinned_blocks, pinned_bytes; /**< cp_pinned_alloc */
   __UINT32_TYPE__ ntypes;
   __UINT64_TYPE__ switch_objects, switch_bytes_compact, switch_bytes_wide;
   __UINT64_TYPE__ switch_roots;

@@ -9,8 +9,10 @@
 //      cp_realloc_array / cp_free for compact objects (the size must be
 //      sizeof(T) or n * sizeof(T): otherwise an error with a fix-it), and
 //      cp_root_array_alloc / _realloc / _free for heap arrays of compact
-//      pointers (root arrays).  The type comes from where the result goes
-//      (through casts), from realloc's argument or from the size.
+//      pointers (root arrays), cp_pinned_alloc / _realloc / _free for
+//      pinned objects (Pinned.cpp; the same rule for the size).  The type
+//      comes from where the result goes (through casts), from realloc's
+//      argument or from the size.
 // Every form rewrites allocation, so these are Printer members shared by
 // both printers.
 // Tests: test/rewrite/malloc-forms.c, test/rewrite/root-array.c,
@@ -142,8 +144,9 @@ AllocTarget allocTarget(const Session &S, const CallExpr *CE) {
   AllocFn F = allocFunction(CE);
   auto of = [&](QualType T) {
     return M.pointeeOf(T)       ? AllocTarget::Object
-           : rootPointee(M, T) ? AllocTarget::RootArray
-                               : AllocTarget::None;
+           : rootPointee(M, T)  ? AllocTarget::RootArray
+           : M.pinnedPointee(T) ? AllocTarget::Pinned
+                                : AllocTarget::None;
   };
   switch (F) {
   case AllocFn::Free:
@@ -167,6 +170,8 @@ AllocTarget allocTarget(const Session &S, const CallExpr *CE) {
       return AllocTarget::None;
     if (M.recordOf(Sh.Elem))
       return AllocTarget::Object;
+    if (M.pinnedOf(Sh.Elem))
+      return AllocTarget::Pinned;
     return of(S.Ctx.getPointerType(Sh.Elem));
   }
   case AllocFn::None:
@@ -244,7 +249,9 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
     if (M.HandleRootFrees.count(CE)) // a root array of handles: a block of libc's
       return "free(" + text(A) + ")";
     std::string Call = M.pointeeOf(AT) ? "cp_free(" + text(A) + ")"
-                                       : "cp_root_array_free((void **)(" + text(A) + "))";
+                       : M.pinnedPointee(AT)
+                           ? "cp_pinned_free(" + text(A) + ")"
+                           : "cp_root_array_free((void **)(" + text(A) + "))";
     return Pre.empty() ? Call : "(" + Pre + Call + ")";
   }
   if (F == AllocFn::Allocator) {
@@ -280,6 +287,8 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
                                                  : CE->getArg(F == AllocFn::Realloc ? 1 : 0);
   if (!Sh.Ok && (F == AllocFn::Calloc || F == AllocFn::Realloc))
     SizeArg = CE->getArg(CE->getNumArgs() - 1); // calloc's, reallocarray's size
+  if (SizeArg && allocTarget(S, CE) == AllocTarget::Pinned)
+    return pinnedCall(CE, F, Sh, SizeArg);
   if (!SizeArg) {
     fail(CE, "'" + CE->getDirectCallee()->getNameAsString() +
                  "' is declared CP_ALLOCATOR but takes no size: an allocator "
@@ -366,6 +375,38 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
     return "((void *)cp_root_array_alloc(" + N + "))";
   }
   return splice(CE);
+}
+
+/// Pinned objects: cp_pinned_alloc(&desc, n) for malloc and calloc,
+/// cp_pinned_realloc(&desc, p, n) for realloc; n from a size that counts
+/// objects, else the alloc-size error (the runtime counts whole objects).
+std::string Printer::pinnedCall(const CallExpr *CE, AllocFn F,
+                                const SizeShape &Sh, const Expr *SizeArg) {
+  QualType D = destinationType(S.Ctx, CE);
+  CompactType *DP = M.pinnedPointee(D);
+  if (!DP && F == AllocFn::Realloc)
+    DP = M.pinnedPointee(CE->getArg(0)->IgnoreParenImpCasts()->getType());
+  CompactType *SP = Sh.Ok ? M.pinnedOf(Sh.Elem) : nullptr;
+  if (!SP || (DP && DP != SP)) {
+    CompactType *T = DP ? DP : SP;
+    std::vector<FixItHint> Fix;
+    sizeFix(SizeArg, "sizeof(" + T->WideSpelling + ")",
+            S.Ctx.getTypeSizeInChars(S.Ctx.getRecordType(T->RD)).getQuantity(),
+            Fix);
+    S.report(Diag::AllocSize, SizeArg->getExprLoc(),
+             "allocation of " + quoted(T->WideSpelling) +
+                 " (pinned: it holds a '" + T->Sync +
+                 "' and compact pointers, and stays in place at the "
+                 "switch) must have its size expressed as sizeof(" +
+                 T->WideSpelling + ") or n * sizeof(" + T->WideSpelling + ")",
+             {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
+    return "";
+  }
+  std::string Desc = "&" + SP->DescName;
+  if (F == AllocFn::Realloc)
+    return "cp_pinned_realloc(" + Desc + ", " + text(CE->getArg(0)) + ", " +
+           countText(Sh, CE) + ")";
+  return "cp_pinned_alloc(" + Desc + ", " + countText(Sh, CE) + ")";
 }
 
 } // namespace compactptr

@@ -238,12 +238,17 @@ bool definedHere(const Model &M, const FunctionDecl *FD) {
 
 } // namespace
 
-void runAnalysis(Session &S) {
-  std::vector<const FunctionDecl *> Fns;
-  Collector C(S, Fns);
-  C.TraverseDecl(S.Ctx.getTranslationUnitDecl());
+const RecordDecl *valueRecord(const FieldDecl *FD) {
+  const auto *RT = stripArrays(FD->getType()).Element->getAs<RecordType>();
+  return RT ? cast<RecordDecl>(RT->getDecl()->getCanonicalDecl()) : nullptr;
+}
 
-  // Annotated types first, then inferred ones to a fixed point.
+void inferCompactTypes(Session &S, const std::set<const RecordDecl *> &Pinned) {
+  S.M.Types.clear();
+  S.M.ByDecl.clear();
+  // Annotated types first, then inferred ones to a fixed point.  A struct
+  // holding a pinned one by value is inferred too: it holds its mutex, so
+  // it is pinned in turn (Pinned.cpp).
   for (const RecordDecl *RD : S.M.Records)
     if (RD->isStruct() && hasAttribute(RD, "compact"))
       addType(S, RD, true);
@@ -251,16 +256,28 @@ void runAnalysis(Session &S) {
   while (Changed) {
     Changed = false;
     for (const RecordDecl *RD : S.M.Records) {
-      if (!RD->isStruct() || S.M.ByDecl.count(cast<RecordDecl>(RD->getCanonicalDecl())))
+      const auto *C = cast<RecordDecl>(RD->getCanonicalDecl());
+      if (!RD->isStruct() || S.M.ByDecl.count(C) || Pinned.count(C))
         continue;
       for (const FieldDecl *FD : RD->fields())
-        if (fieldIsCompact(S, FD)) {
+        if (fieldIsCompact(S, FD) || Pinned.count(valueRecord(FD))) {
           addType(S, RD, false);
           Changed = true;
           break;
         }
     }
   }
+}
+
+void runAnalysis(Session &S) {
+  std::vector<const FunctionDecl *> Fns;
+  Collector C(S, Fns);
+  C.TraverseDecl(S.Ctx.getTranslationUnitDecl());
+
+  if (S.Opts.switchable())
+    choosePinnedTypes(S);
+  else
+    inferCompactTypes(S, {});
   for (auto &T : S.M.Types)
     nameNestedType(S, *T);
   // Keep definition order (inferred types were appended late).
@@ -329,8 +346,7 @@ void runAnalysis(Session &S) {
   auto dual = [&](const FunctionDecl *F, unsigned Cls) {
     return (Cls & FC_LayoutDependent) && !(Cls & FC_Safepoint) && !Blocked[F];
   };
-  Changed = true;
-  while (Changed) {
+  for (bool Changed = true; Changed;) {
     Changed = false;
     for (auto &[F, Callees] : Calls) {
       unsigned &Cls = S.M.Functions[F];

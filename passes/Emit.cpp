@@ -262,6 +262,8 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
   std::vector<const CompactType *> ByEnd;
   for (const auto &T : S.M.Types)
     ByEnd.push_back(T.get());
+  for (const auto &T : S.M.Pinned)
+    ByEnd.push_back(T.get());
   std::stable_sort(ByEnd.begin(), ByEnd.end(),
                    [&](const CompactType *A, const CompactType *B) {
                      return SM.isBeforeInTranslationUnit(
@@ -290,7 +292,10 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
                                     "compact type '" + T->WideSpelling + "'");
       return;
     }
-    S.Edits.insert(FID, At, " " + compactDeclText(S, *T));
+    S.Edits.insert(FID, At,
+                   T->Sync.empty()
+                       ? " " + compactDeclText(S, *T)
+                       : " static cp_type_desc_t " + T->DescName + ";");
   }
 
   // Group edits by file entry (a header included twice has two FileIDs):
@@ -343,6 +348,8 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
               std::string(Options::modeName(S.Opts.TheMode)) + ") */\n";
       for (const auto &T : S.M.Types)
         Text += descriptorText(S, *T);
+      for (const auto &T : S.M.Pinned)
+        Text += pinnedDescriptorText(S, *T);
       Text += rootsText(S);
       Text += "CP_DEFINE_MODULE();\n";
     }

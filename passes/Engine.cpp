@@ -69,6 +69,19 @@ CompactType *Model::elementOf(QualType T) const {
   return T.isNull() ? nullptr : recordOf(stripArrays(T).Element);
 }
 
+CompactType *Model::pinnedOf(QualType T) const {
+  const RecordDecl *RD = T.isNull() ? nullptr : recordDeclOf(T);
+  return RD ? PinnedByDecl.lookup(cast<RecordDecl>(RD->getCanonicalDecl()))
+            : nullptr;
+}
+
+CompactType *Model::pinnedPointee(QualType T) const {
+  if (T.isNull())
+    return nullptr;
+  const auto *PT = T.getCanonicalType()->getAs<PointerType>();
+  return PT ? pinnedOf(PT->getPointeeType()) : nullptr;
+}
+
 RootShape rootShape(const Model &M, QualType T) {
   RootShape R;
   if (T.isNull())
@@ -82,7 +95,7 @@ RootShape rootShape(const Model &M, QualType T) {
     A.Element = AT->getValueType().getCanonicalType();
   if ((R.T = M.pointeeOf(A.Element)))
     R.Kind = "CP_ROOT_POINTER";
-  else if ((R.T = M.recordOf(A.Element)))
+  else if ((R.T = M.recordOf(A.Element)) || (R.T = M.pinnedOf(A.Element)))
     R.Kind = "CP_ROOT_VALUE";
   if (R.Count == 0)
     R.Kind = nullptr;

@@ -149,6 +149,9 @@ struct CompactType {
   /// integer (the integer-cast warning), recorded in the descriptor so the
   /// runtime can say after the switch that such values did not follow.
   std::vector<std::string> IntegerCastSites;
+  /// Pinned (Model::Pinned): the synchronization object it holds
+  /// ("pthread_mutex_t"); empty for a compact type.
+  std::string Sync;
   std::string compactSpelling() const { return "struct " + CompactTag; }
 };
 
@@ -266,6 +269,16 @@ struct BoxedVar {
 struct Model {
   std::vector<std::unique_ptr<CompactType>> Types; ///< definition order
   llvm::DenseMap<const clang::RecordDecl *, CompactType *> ByDecl;
+  /// Analysis.cpp (switchable): pinned types, structs not annotated that
+  /// hold compact pointers (or a pinned struct) and a synchronization
+  /// object (CP_SYNC_TYPE) -- a work queue, a pool.  Not compact: they
+  /// keep their layout, pointers to them are native, and their heap
+  /// objects come from cp_pinned_alloc, which the switch never moves (a
+  /// thread may wait in the kernel on the mutex at its address) and whose
+  /// compact pointers it translates in place.  Values are roots.  Only
+  /// DescName, Name, WideSpelling, RD and Sync are set.
+  std::vector<std::unique_ptr<CompactType>> Pinned;
+  llvm::DenseMap<const clang::RecordDecl *, CompactType *> PinnedByDecl;
   llvm::DenseMap<const clang::FunctionDecl *, unsigned> Functions;
   /// SignalHandlers.cpp (switchable): definitions (canonical) that may be
   /// signal handlers: of a handler's type, their address taken.  Their
@@ -309,11 +322,15 @@ struct Model {
   CompactType *pointeeOf(clang::QualType T) const;
   /// Strip array types: the compact record element, else null.
   CompactType *elementOf(clang::QualType T) const;
+  /// The pinned type of a record type (through typedefs), else null.
+  CompactType *pinnedOf(clang::QualType T) const;
+  /// The pinned pointee of a pointer type, else null.
+  CompactType *pinnedPointee(clang::QualType T) const;
 };
 
 /// How a variable of type T is registered as a root: CP_ROOT_POINTER for
 /// compact pointers (and arrays of them), CP_ROOT_VALUE for values of
-/// compact types; Kind null if T holds neither.
+/// compact or pinned types; Kind null if T holds neither.
 struct RootShape {
   const char *Kind = nullptr;
   uint64_t Count = 1;      ///< flattened array elements
@@ -465,8 +482,9 @@ bool handsCompactMemory(const Model &M, const clang::Expr *A);
 
 /// Allocation.cpp: what a call to a libc allocation function allocates or
 /// frees: compact objects (the typed runtime calls), a root array (a heap
-/// array of compact pointers), or neither (left to libc).
-enum class AllocTarget { None, Object, RootArray };
+/// array of compact pointers), pinned objects (Model::Pinned), or neither
+/// (left to libc).
+enum class AllocTarget { None, Object, RootArray, Pinned };
 AllocTarget allocTarget(const Session &S, const clang::CallExpr *CE);
 /// CE allocates (malloc, calloc, realloc) compact objects: in switchable
 /// mode an allocation site is a safepoint.
@@ -587,8 +605,18 @@ struct Session {
 
 // ---- the passes, in pipeline order ----------------------------------------
 /// Analysis.cpp: fill Model::Types (annotated, then inferred to a fixed
-/// point) and Model::Functions.
+/// point; in switchable mode Pinned.cpp chooses) and Model::Functions.
 void runAnalysis(Session &S);
+/// Analysis.cpp: Model::Types anew: the annotated structs, then to a fixed
+/// point those holding a compact pointer or value, or a record of Pinned
+/// (canonical) by value; the records of Pinned left out.
+void inferCompactTypes(Session &S,
+                       const std::set<const clang::RecordDecl *> &Pinned);
+/// Analysis.cpp: the record a field holds by value (through arrays;
+/// canonical), else null.
+const clang::RecordDecl *valueRecord(const clang::FieldDecl *FD);
+/// Pinned.cpp (switchable): Model::Types and Model::Pinned.
+void choosePinnedTypes(Session &S);
 /// Pools.cpp: the unannotated-allocator error for a conversion of a byte
 /// pointer to a compact pointer whose memory the plugin can trace to
 /// libc's malloc or a bump pointer; true if reported.
@@ -632,6 +660,10 @@ void runLayout(Session &S);
 std::string compactDeclText(const Session &S, const CompactType &T);
 /// Layout.cpp: the descriptor definition and its registration.
 std::string descriptorText(const Session &S, const CompactType &T);
+/// Layout.cpp: the descriptor of a pinned type (Model::Pinned): its wide
+/// layout as both layouts, listing its compact pointers and the pinned
+/// structs it holds by value.
+std::string pinnedDescriptorText(const Session &S, const CompactType &T);
 /// Emit.cpp: a root descriptor and its registration for a variable with
 /// static storage that holds compact pointers or compact values, else "".
 std::string rootDescText(const Session &S, const clang::VarDecl *VD,

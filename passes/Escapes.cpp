@@ -479,6 +479,13 @@ void checkForeignObject(Session &S, const CastExpr *E) {
   if (E->getCastKind() != CK_BitCast)
     return;
   CompactType *ToT = M.pointeeOf(E->getType());
+  // A pinned object the program allocates itself is never registered:
+  // the switch would not translate its compact pointers.  Only a call
+  // handed the type's size says so; any other `void *` may be one the
+  // runtime allocated (a table's lookup, a thread's argument).
+  CompactType *Pinned = ToT ? nullptr : M.pinnedPointee(E->getType());
+  if (Pinned)
+    ToT = Pinned;
   QualType From = E->getSubExpr()->getType();
   if (!ToT || !From->isPointerType() ||
       !From->getPointeeType()->isVoidType())
@@ -501,10 +508,27 @@ void checkForeignObject(Session &S, const CastExpr *E) {
   bool Sized = (!FD || byteCopyFunction(FD).empty()) &&
                llvm::any_of(CE->arguments(), [&](const Expr *A) {
                  SizeShape Sh = sizeShape(A);
-                 return Sh.Ok && M.recordOf(Sh.Elem) == ToT;
+                 return Sh.Ok && (Pinned ? M.pinnedOf(Sh.Elem)
+                                         : M.recordOf(Sh.Elem)) == ToT;
                });
   StringRef N = FD && FD->getIdentifier() ? FD->getName() : "";
   std::string Who = N.empty() ? "this call" : quoted(N);
+  if (Pinned) {
+    if (Sized)
+      S.report(Diag::ForeignObject, E->getExprLoc(),
+               Who + " is handed the size of " + quoted(ToT->WideSpelling) +
+                   " (pinned: it holds a '" + ToT->Sync +
+                   "' and compact pointers) and its result becomes a "
+                   "pointer to one: it allocates the object where the "
+                   "runtime does not see it, so the switch would not "
+                   "translate its compact pointers; " +
+                   (N.empty() ? std::string("")
+                              : "declare " + Who + " CP_ALLOCATOR, or ") +
+                   "call malloc(sizeof(" + ToT->WideSpelling +
+                   ")) where the type is known",
+               {tokRange(CE->getSourceRange())});
+    return;
+  }
   if (Sized) {
     std::string Fix = "call malloc(sizeof(" + ToT->WideSpelling + ")) where the type is known";
     if (!N.empty())

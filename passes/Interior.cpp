@@ -158,10 +158,13 @@ bool touchesCompact(const Model &M, const Expr *E) {
   // says where in other memory: the memory handed over is not the node's.
   // An address made a number (`(uintptr_t)&n->mu`, aligned and cast back)
   // still is.
+  // Neither does a pointer to a pinned struct read from a node
+  // (`&t->owner->mu`): the memory handed over is the pinned object's,
+  // which the switch never moves.
   for (const Stmt *C : E->children())
     if (const auto *X = dyn_cast_or_null<Expr>(C);
         X && (!X->getType()->isArithmeticType() || holdsAddress(X)) &&
-        touchesCompact(M, X))
+        !M.pinnedPointee(X->getType()) && touchesCompact(M, X))
       return true;
   return false;
 }

@@ -416,4 +416,53 @@ std::string descriptorText(const Session &S, const CompactType &T) {
   return Out;
 }
 
+std::string pinnedDescriptorText(const Session &S, const CompactType &T) {
+  // One layout: the compact offsets are the wide ones.  Only what the
+  // switch translates is listed: compact pointers, and pinned or compact
+  // structs held by value (their own lists; a compact one in its wide
+  // layout, which is all a root's visit reads).
+  const std::string &W = T.WideSpelling;
+  std::string Fields;
+  unsigned N = 0;
+  for (const FieldDecl *FD : T.RD->fields()) {
+    ArrayShape A = stripArrays(FD->getType());
+    QualType E = A.Element;
+    if (const auto *AT = E->getAs<AtomicType>())
+      E = AT->getValueType();
+    std::string Kind, Target;
+    if (CompactType *P = S.M.pointeeOf(E))
+      Kind = "CP_FIELD_HANDLE", Target = P->DescName;
+    else if (CompactType *P = S.M.pinnedOf(E))
+      Kind = "CP_FIELD_STRUCT", Target = P->DescName;
+    else if (CompactType *P = S.M.recordOf(E)) // read at its wide offsets
+      Kind = "CP_FIELD_STRUCT", Target = P->DescName;
+    if (Kind.empty() || FD->isBitField() || !A.Count || FD->getName().empty())
+      continue;
+    std::string Off =
+        "__builtin_offsetof(" + W + ", " + FD->getName().str() + ")";
+    Fields += "  {\"" + FD->getName().str() + "\", " + Off + ", " + Off + ", " +
+              Kind + ", " + std::to_string(A.Count) + ", 0, &" + Target +
+              "},\n";
+    ++N;
+  }
+  std::string Out;
+  if (N)
+    Out += "static const cp_field_desc_t cp__fields_" + T.Name + "[] = {\n" +
+           Fields + "};\n";
+  std::string Size =
+      "((sizeof(" + W + ") + CP_GRANULE - 1) / CP_GRANULE * CP_GRANULE)";
+  std::string Align =
+      "(__alignof__(" + W + ") > 4 ? __alignof__(" + W + ") : 4)";
+  Out += "static cp_type_desc_t " + T.DescName +
+         " = {CP_ABI_VERSION, "
+         "CP_GRANULE_SHIFT, " +
+         std::string(S.Opts.buildFlag()) + ", \"" + T.Name + "\", " + Size +
+         ", " + Align + ", sizeof(" + W + "), __alignof__(" + W + "), " +
+         std::to_string(N) + ", " +
+         (N ? "cp__fields_" + T.Name : std::string("0")) +
+         ", &cp__module, 0};\n";
+  Out += "CP_REGISTER_TYPE(" + T.DescName + ");\n";
+  return Out;
+}
+
 } // namespace compactptr

@@ -123,6 +123,9 @@ public:
   /// The outermost function of this TU whose return value origin() traced
   /// the memory through (`xmalloc` in `c ? xmalloc(n) : 0`), or null.
   const FunctionDecl *Maker = nullptr;
+  /// Tracing a pinned object: a realloc through `void *` keeps one pinned
+  /// (cp_realloc_any resizes it in whole objects).
+  bool Pinned = false;
 
   /// Why the memory E points at is not a compact allocation, or "".
   std::string origin(const Expr *E, const FunctionDecl *FD, unsigned Depth = 0) {
@@ -179,7 +182,8 @@ private:
     case AllocFn::Realloc: {
       // The rewrite routes an allocation converted to the compact type right
       // there, or sized by sizeof of one (Allocation.cpp).
-      if (Depth == 0 || sizesCompact(CE))
+      if (Depth == 0 || sizesCompact(CE) ||
+          (Pinned && allocFunction(CE) == AllocFn::Realloc))
         return "";
       return "a block from '" + CE->getDirectCallee()->getNameAsString() + "'";
     }
@@ -336,9 +340,14 @@ static bool onlyLooksUp(const FunctionDecl *G) {
 }
 
 bool checkPoolConversion(Session &S, const CastExpr *E) {
+  // A pinned struct too (Pinned.cpp): memory the runtime did not hand out
+  // is never registered, so the switch would not translate its pointers.
   CompactType *T = S.M.pointeeOf(E->getType());
+  bool Pinned = !T && (T = S.M.pinnedPointee(E->getType()));
   if (!T || !isBytePointer(E->getSubExpr()->getType()))
     return false;
+  const std::string Ptr =
+      Pinned ? "a pointer to pinned '" : "a compact pointer to '";
   const FunctionDecl *FD = enclosingFunction(S.Ctx, E);
   if (FD && hasAttribute(FD, "allocator")) {
     // In every mode the calls that allocate compact objects go to the
@@ -358,6 +367,7 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
   if (!S.Opts.compactBodies())
     return false;
   Tracer Tr(S);
+  Tr.Pinned = Pinned;
   std::string Why = Tr.origin(E->getSubExpr(), FD);
   if (Why.empty())
     return false;
@@ -365,15 +375,19 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
   const FunctionDecl *G = CE ? CE->getDirectCallee() : Tr.Maker;
   auto R = CharSourceRange::getTokenRange(E->getSourceRange());
   if (Why.find(SteppedByRuntimeOffset) != std::string::npos) {
+    if (Pinned) // one layout: an offset measured at run time is right
+      return false;
     // The offset was measured in one layout; offsetof is what the rewrite
     // gives in each.  Also when a function of this TU does the step (a
     // generic list's `obj_of`): it is no allocator, and CP_ALLOCATOR would
     // turn the lookup into an allocation.
     S.report(Diag::UnannotatedAllocator, E->getExprLoc(),
-             "a compact pointer to '" + T->WideSpelling + "' is made from " + Why +
-                 ", which the plugin cannot tell is the start of a '" + T->WideSpelling +
+             Ptr + T->WideSpelling + "' is made from " + Why +
+                 ", which the plugin cannot tell is the start of a '" +
+                 T->WideSpelling +
                  "' (it would differ between the layouts); step back with "
-                 "offsetof(" + T->WideSpelling + ", member), as container_of does",
+                 "offsetof(" +
+                 T->WideSpelling + ", member), as container_of does",
              {R});
     return true;
   }
@@ -387,9 +401,8 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
                      E->getSubExpr()->getType()->getPointeeType()->isVoidType()
                          ? "'void *'"
                          : "'char *'") +
-                 " returned by '" + G->getNameAsString() +
-                 "' becomes a compact pointer to '" + T->WideSpelling +
-                 "', but '" + G->getNameAsString() +
+                 " returned by '" + G->getNameAsString() + "' becomes " + Ptr +
+                 T->WideSpelling + "', but '" + G->getNameAsString() +
                  "' looks it up in memory it does not allocate: objects kept "
                  "there as bytes are copies outside the "
                  "compact heap, which compact pointers cannot name; keep "
@@ -403,16 +416,19 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
     // an allocator, on its first declaration.
     const FunctionDecl *First = G->getFirstDecl();
     SourceLocation At = First->getOuterLocStart();
-    bool Reported = S.report(Diag::UnannotatedAllocator, E->getExprLoc(),
-             "the " + std::string(E->getSubExpr()->getType()->getPointeeType()->isVoidType()
-                                      ? "'void *'"
-                                      : "'char *'") +
-                 " returned by '" + G->getNameAsString() + "' becomes a compact pointer to '" +
-                 T->WideSpelling + "', but it is not a compact allocation: " + Why +
-                 "; declare '" + G->getNameAsString() +
-                 "' CP_ALLOCATOR, and the plugin allocates compact objects through "
-                 "the runtime instead",
-             {R});
+    bool Reported = S.report(
+        Diag::UnannotatedAllocator, E->getExprLoc(),
+        "the " +
+            std::string(
+                E->getSubExpr()->getType()->getPointeeType()->isVoidType()
+                    ? "'void *'"
+                    : "'char *'") +
+            " returned by '" + G->getNameAsString() + "' becomes " + Ptr +
+            T->WideSpelling + "', but it is not a compact allocation: " + Why +
+            "; declare '" + G->getNameAsString() +
+            "' CP_ALLOCATOR, and the plugin allocates compact objects through "
+            "the runtime instead",
+        {R});
     if (Reported && At.isFileID() && S.AllocatorFixIts.insert(First).second)
       // What the annotation changes is easy to miss in a pool with state
       // of its own (a free list, a live count), so the note says it.
@@ -424,9 +440,10 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
     return true;
   }
   S.report(Diag::UnannotatedAllocator, E->getExprLoc(),
-           "a compact pointer to '" + T->WideSpelling + "' is made from " + Why +
+           Ptr + T->WideSpelling + "' is made from " + Why +
                ", which is not a compact allocation; allocate compact objects "
-               "with malloc(sizeof(" + T->WideSpelling +
+               "with malloc(sizeof(" +
+               T->WideSpelling +
                ")), or move the pool into a function declared CP_ALLOCATOR",
            {R});
   return true;

@@ -257,6 +257,8 @@ private:
   std::string countText(const SizeShape &Sh, const clang::CallExpr *CE);
   std::string allocText(const clang::CallExpr *CE, const Spill *Sp = nullptr);
   std::string allocCall(const clang::CallExpr *CE, AllocFn F, const Spill *Sp);
+  std::string pinnedCall(const clang::CallExpr *CE, AllocFn F,
+                         const SizeShape &Sh, const clang::Expr *SizeArg);
   std::string otherArgs(const clang::CallExpr *CE, const clang::Expr *Keep);
   void sizeFix(const clang::Expr *Size, const std::string &SizeofT, int64_t Elem,
                std::vector<clang::FixItHint> &Fix);

@@ -306,6 +306,17 @@ public:
                {tokRange(E->getSourceRange())});
       return;
     }
+    if (CompactType *PT = M.pinnedOf(Pointee); PT && IsAligned) {
+      S.report(Diag::ForeignAllocation, E->getExprLoc(),
+               "this " + quoted(FD->getName()) + " allocates " +
+                   quoted(PT->WideSpelling) + " (pinned: it holds a '" +
+                   PT->Sync +
+                   "' and compact pointers) where the runtime does not see "
+                   "it: the switch would not translate its compact pointers; "
+                   "allocate it with malloc or calloc (aligned to its type)",
+               {tokRange(E->getSourceRange())});
+      return;
+    }
     CompactType *CT = M.pointeeOf(Pointee);
     if (!CT || !S.Opts.switchable())
       return;

@@ -96,6 +96,18 @@ void checkRecord(Session &S, const RecordDecl *RD) {
                     "struct, one field per member, or give each variant a "
                     "compact struct of its own)",
                 {tokRange(FD->getSourceRange())});
+      else if (CompactType *P = M.pinnedOf(E))
+        S.report(
+            Diag::Union, FD->getLocation(),
+            "union member " + quoted(FD->getName()) + " holds " +
+                quoted(P->WideSpelling) +
+                ", which keeps compact pointers "
+                "beside a '" +
+                P->Sync +
+                "' (pinned, translated in place at "
+                "the switch); compact pointers cannot live in unions (make "
+                "the union a struct, or pad with an aligned attribute)",
+            {tokRange(FD->getSourceRange())});
       else if (CompactType *T = M.recordOf(E))
         S.report(Diag::Union, FD->getLocation(),
                 "union member " + quoted(FD->getName()) +
@@ -126,6 +138,21 @@ void checkRecord(Session &S, const RecordDecl *RD) {
     S.report(Diag::UnsupportedType, RD->getLocation(), "compact type " + Who + " has no fields");
     return;
   }
+  // A pinned struct inside a compact one would move with it, its compact
+  // pointers copied as bytes (Pinned.cpp).
+  for (const FieldDecl *FD : RD->fields())
+    if (CompactType *P = M.pinnedOf(elementType(FD->getType())))
+      S.report(Diag::PinnedMember, FD->getLocation(),
+               "compact type " + Who + " holds " + quoted(P->WideSpelling) +
+                   " by value, which stays in place at the switch (pinned: it "
+                   "holds a '" +
+                   P->Sync +
+                   "' beside compact pointers); hold it "
+                   "through a pointer, or annotate " +
+                   quoted(P->WideSpelling) +
+                   " CP_COMPACT to make it compact (a wait on its '" + P->Sync +
+                   "' then holds a switch up)",
+               {tokRange(FD->getSourceRange())});
   if (RD->hasAttr<PackedAttr>() || RD->hasAttr<MaxFieldAlignmentAttr>() ||
       S.Ctx.getLangOpts().PackStruct)
     S.report(Diag::Packed, RD->getLocation(),

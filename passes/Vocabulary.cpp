@@ -101,6 +101,37 @@ bool isSpinHint(const FunctionDecl *FD) {
   return false;
 }
 
+StringRef syncObjectIn(QualType T) {
+  for (QualType Q = T; !Q.isNull();) {
+    if (const auto *AT = Q->getAsArrayTypeUnsafe()) {
+      Q = AT->getElementType();
+      continue;
+    }
+    if (const auto *TT = Q->getAs<TypedefType>()) {
+      const TypedefNameDecl *TD = TT->getDecl();
+      StringRef N = TD->getName();
+      if (TD->getASTContext().getSourceManager().isInSystemHeader(
+              TD->getLocation())) {
+#define CP_SYNC_TYPE(Name)                                                     \
+  if (N == Name)                                                               \
+    return Name;
+#include "Vocabulary.def"
+      }
+      Q = TT->desugar();
+      continue;
+    }
+    break;
+  }
+  const auto *RT =
+      T.getCanonicalType()->getBaseElementTypeUnsafe()->getAs<RecordType>();
+  if (!RT || !RT->getDecl()->getDefinition())
+    return "";
+  for (const FieldDecl *FD : RT->getDecl()->getDefinition()->fields())
+    if (StringRef N = syncObjectIn(FD->getType()); !N.empty())
+      return N;
+  return "";
+}
+
 bool returnsTwice(const FunctionDecl *FD) {
   if (!FD)
     return false;

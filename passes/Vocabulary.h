@@ -61,6 +61,10 @@ bool isBlockingFunction(const clang::FunctionDecl *FD);
 /// FD is a call a thread makes while it waits in a loop for another
 /// (sched_yield, _mm_pause: Vocabulary.def).
 bool isSpinHint(const clang::FunctionDecl *FD);
+/// T is, or holds by value (through arrays, structs and unions), a
+/// synchronization object of a system header (CP_SYNC_TYPE): the name of
+/// the first one found, else "".
+llvm::StringRef syncObjectIn(clang::QualType T);
 
 /// FD may return a second time (clang's returns_twice, or setjmp's kind by
 /// name: Vocabulary.def).

@@ -863,6 +863,9 @@ typedef void (*cp_root_visit_fn)(void **slot, cp_type_t *target,
  * and the arguments of threads not yet started.  World stopped, or a single
  * thread. */
 void cp__roots_each(cp_root_visit_fn fn, void *ctx);
+/* Calls fn on every compact pointer of the wide-layout value of t at v. */
+void cp__root_visit_value(char *v, cp_type_t *t, const char *name,
+                          cp_root_visit_fn fn, void *ctx);
 /* Drops registered roots inside [lo, hi) (an exiting thread's stack and
  * thread-local storage).  Heap lock held. */
 void cp__roots_forget_range(const char *lo, const char *hi);
@@ -870,8 +873,10 @@ void cp__roots_forget_range(const char *lo, const char *hi);
  * (cp_tls_roots_register), when it becomes known.  Takes the heap lock. */
 void cp__tls_roots_attach(void);
 extern uint64_t cp__root_arrays, cp__root_array_bytes;
-/* rootarray.c: every slot of every live root array; is p in the region
- * root arrays are carved from (one range compare, no lock)? */
+extern uint64_t cp__pinned_blocks, cp__pinned_bytes;
+/* rootarray.c: every slot of every live root array and every compact
+ * pointer of every pinned object; is p in the region both are carved from
+ * (one range compare, no lock)? */
 void cp__root_arrays_each(cp_root_visit_fn fn, void *ctx);
 bool cp__is_root_array_memory(const void *p);
 

@@ -22,15 +22,32 @@
  * their pages back, so a large bucket table freed costs nothing resident.
  * Everything here runs under the heap lock; the region's bounds are set
  * once, before the first block is handed out.
+ *
+ * Pinned objects share the region.  In switchable mode the plugin keeps a
+ * struct that holds a synchronization object (a mutex, a condition
+ * variable) beside compact pointers -- a work queue, a pool -- in its
+ * native layout: the switch must not move it while a thread waits on its
+ * mutex in the kernel, at its address.  Such an object is a block whose
+ * header names its type: the switch translates the compact pointers of
+ * each value in place, as a root, and never moves it.  Being a block of
+ * the region, it is told from libc memory by the same range compare, so
+ * free(3) through a `void *` finds it.
  */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct cp_root_array {
   struct cp_root_array *next, *prev; /* live list; next: free list */
-  size_t n;                          /* slots */
+  cp_type_t *type;                   /* pinned: values of it fill the
+                                        slots; NULL: compact pointers */
+  size_t lead; /* bytes from the block's start to this header: values
+                  aligned above 16 bytes sit that far in */
+  /* Last, where libc reads a chunk's size: realloc(3) of a block from a
+   * file built without compactptr.h stops with "invalid old size". */
+  size_t n;                          /* slots: pointer-sized words */
   uint64_t key;                      /* ROOT_KEY ^ address while live */
 } cp_root_array_t;
 _Static_assert(sizeof(cp_root_array_t) % 16 == 0, "keep slots 16-aligned");
@@ -51,6 +68,7 @@ static uintptr_t region_lo, region_size; /* read without the lock */
 static cp_root_array_t *free_blocks[NCLASSES];
 static cp_root_array_t *arrays;      /* live */
 uint64_t cp__root_arrays, cp__root_array_bytes;
+uint64_t cp__pinned_blocks, cp__pinned_bytes;
 
 static uint64_t key_of(const cp_root_array_t *h) {
   return ROOT_KEY ^ (uint64_t)(uintptr_t)h;
@@ -135,9 +153,19 @@ static cp_root_array_t *block_take(unsigned c, size_t size, size_t used) {
   return h;
 }
 
-static void block_give(cp_root_array_t *h) {
+/* The bytes a block of n slots takes, header included: values aligned
+ * above 16 bytes get room to be moved up to their alignment. */
+static size_t block_bytes(size_t n, const cp_type_t *type) {
+  size_t align = type ? type->desc->wide_align : 16;
+  return sizeof(cp_root_array_t) + n * sizeof(void *) +
+         (align > 16 ? align - 16 : 0);
+}
+
+/* Gives back the block whose header is h (list and key cleared). */
+static void block_give(cp_root_array_t *h, size_t used) {
   size_t size;
-  unsigned c = size_class(sizeof *h + h->n * sizeof(void *), &size);
+  unsigned c = size_class(used, &size);
+  h = (cp_root_array_t *)((char *)h - h->lead);
   if (size >= DECOMMIT_BYTES) {
     char *lo, *hi;
     inner_pages(h, size, &lo, &hi);
@@ -147,47 +175,66 @@ static void block_give(cp_root_array_t *h) {
   free_blocks[c] = h;
 }
 
-static void **root_array_new(size_t n, bool try_only) {
+/* A live block of n slots (a root array, or pinned values of type), or
+ * NULL (try_only), or fatal. */
+static void **block_new(size_t n, cp_type_t *type, bool try_only) {
   if (n > (SIZE_MAX / 2 - sizeof(cp_root_array_t)) / sizeof(void *)) {
     if (try_only)
       return NULL;
     cp__fatal("root array of %zu pointers: size overflows", n);
   }
-  size_t used = sizeof(cp_root_array_t) + n * sizeof(void *), size;
+  size_t used = block_bytes(n, type), size;
   unsigned c = size_class(used, &size);
   cp__lock();
   cp_root_array_t *h = block_take(c, size, used);
+  if (h && type && type->desc->wide_align > 16) {
+    size_t a = type->desc->wide_align;
+    size_t lead = (a - ((uintptr_t)(h + 1) & (a - 1))) & (a - 1);
+    h = (cp_root_array_t *)((char *)h + lead);
+    h->lead = lead;
+  }
   if (!h) {
     size_t span = region_span;
     cp__unlock();
     if (try_only)
       return NULL;
+    char what[160];
+    if (type)
+      snprintf(what, sizeof what, "%zu bytes of pinned '%s' objects",
+               n * sizeof(void *), type->desc->name);
+    else
+      snprintf(what, sizeof what, "a root array of %zu pointers", n);
     if (region_limited && span)
-      cp__fatal_no_memory("out of memory for a root array of %zu pointers: "
-                          "the region for root arrays, %zu bytes of address "
-                          "space (a quarter of what was free under the "
-                          "address-space limit when the first one was made), "
-                          "is full",
-                          n, span);
-    cp__fatal_no_memory("out of memory for a root array of %zu pointers (the "
-                        "region for root arrays, %zu bytes of address space, "
-                        "is full or could not be reserved)",
-                        n, span);
+      cp__fatal_no_memory("out of memory for %s: the region for root arrays "
+                          "and pinned objects, %zu bytes of address space (a "
+                          "quarter of what was free under the address-space "
+                          "limit when the first one was made), is full",
+                          what, span);
+    cp__fatal_no_memory("out of memory for %s (the region for root arrays "
+                        "and pinned objects, %zu bytes of address space, is "
+                        "full or could not be reserved)",
+                        what, span);
   }
   h->n = n;
   h->key = key_of(h);
+  h->type = type;
   h->next = arrays;
   if (arrays)
     arrays->prev = h;
   arrays = h;
-  cp__root_arrays++;
-  cp__root_array_bytes += n * sizeof(void *);
+  if (type) {
+    cp__pinned_blocks++;
+    cp__pinned_bytes += n * sizeof(void *);
+  } else {
+    cp__root_arrays++;
+    cp__root_array_bytes += n * sizeof(void *);
+  }
   cp__unlock();
   return (void **)(h + 1);
 }
 
-void **cp_root_array_alloc(size_t n) { return root_array_new(n, false); }
-void **cp_try_root_array_alloc(size_t n) { return root_array_new(n, true); }
+void **cp_root_array_alloc(size_t n) { return block_new(n, NULL, false); }
+void **cp_try_root_array_alloc(size_t n) { return block_new(n, NULL, true); }
 
 bool cp__is_root_array_memory(const void *p) {
   return (uintptr_t)p - __atomic_load_n(&region_lo, __ATOMIC_RELAXED) <
@@ -199,8 +246,9 @@ static cp_root_array_t *header_of(void **p) {
   cp_root_array_t *h = (cp_root_array_t *)p - 1;
   if (!cp__is_root_array_memory(p) || (uintptr_t)p - region_lo > region_top ||
       h->key != key_of(h))
-    cp__fatal("%p is not a root array from cp_root_array_alloc (freed "
-              "twice, or not the start of one)", (void *)p);
+    cp__fatal("%p is not a root array or a pinned object of the runtime "
+              "(freed twice, or not the start of one)",
+              (void *)p);
   return h;
 }
 
@@ -215,11 +263,18 @@ void cp_root_array_free(void **p) {
     arrays = h->next;
   if (h->next)
     h->next->prev = h->prev;
-  cp__root_arrays--;
-  cp__root_array_bytes -= h->n * sizeof(void *);
+  if (h->type) {
+    cp__pinned_blocks--;
+    cp__pinned_bytes -= h->n * sizeof(void *);
+  } else {
+    cp__root_arrays--;
+    cp__root_array_bytes -= h->n * sizeof(void *);
+  }
+  size_t used = block_bytes(h->n, h->type);
   h->key = 0;
+  h->type = NULL;
   h->prev = NULL;
-  block_give(h);
+  block_give(h, used);
   cp__unlock();
 }
 
@@ -231,8 +286,14 @@ void **cp_root_array_realloc(void **p, size_t n) {
     return NULL;
   }
   cp__lock();
-  size_t old = header_of(p)->n;
+  cp_root_array_t *h = header_of(p);
+  size_t old = h->n;
+  cp_type_t *t = h->type;
   cp__unlock();
+  if (t)
+    cp__fatal("%p holds pinned '%s' objects, not compact pointers: resize "
+              "it as a 'struct %s *'",
+              (void *)p, t->desc->name, t->desc->name);
   if (n == old)
     return p;
   void **q = cp_root_array_alloc(n);
@@ -241,9 +302,61 @@ void **cp_root_array_realloc(void **p, size_t n) {
   return q;
 }
 
+/* The slots of pinned values of t for n of them; 0 if too many. */
+static size_t pinned_slots(const cp_type_t *t, size_t n) {
+  size_t w = t->desc->wide_size;
+  if (n > SIZE_MAX / 2 / w)
+    return 0;
+  return (n * w + sizeof(void *) - 1) / sizeof(void *);
+}
+
+void *cp_pinned_alloc(cp_type_desc_t *type, size_t n) {
+  cp_type_t *t = cp__type_resolve(type);
+  size_t slots = pinned_slots(t, n);
+  if (n && !slots)
+    cp__fatal("%zu pinned '%s' objects: size overflows", n, type->name);
+  return block_new(slots, t, false);
+}
+
+void *cp_pinned_realloc(cp_type_desc_t *type, void *p, size_t n) {
+  if (!p)
+    return cp_pinned_alloc(type, n);
+  if (n == 0) {
+    cp_root_array_free(p);
+    return NULL;
+  }
+  cp_type_t *t = cp__type_resolve(type);
+  cp__lock();
+  cp_root_array_t *h = header_of(p);
+  size_t old = h->n;
+  bool same = h->type == t;
+  cp__unlock();
+  if (!same)
+    cp__fatal("realloc of %p as pinned '%s' objects: it holds %s", p,
+              type->name, h->type ? h->type->desc->name : "compact pointers");
+  size_t slots = pinned_slots(t, n);
+  if (!slots)
+    cp__fatal("%zu pinned '%s' objects: size overflows", n, type->name);
+  if (slots == old)
+    return p;
+  void **q = block_new(slots, t, false);
+  memcpy(q, p, (old < slots ? old : slots) * sizeof(void *));
+  cp_root_array_free(p);
+  return q;
+}
+
+void cp_pinned_free(void *p) { cp_root_array_free(p); }
+
 void cp__root_arrays_each(cp_root_visit_fn fn, void *ctx) {
   for (cp_root_array_t *h = arrays; h; h = h->next) {
     void **slots = (void **)(h + 1);
+    if (h->type) {
+      size_t w = h->type->desc->wide_size;
+      for (size_t i = 0; i < h->n * sizeof(void *) / w; i++)
+        cp__root_visit_value((char *)slots + i * w, h->type,
+                             h->type->desc->name, fn, ctx);
+      continue;
+    }
     for (size_t i = 0; i < h->n; i++)
       fn(&slots[i], NULL, NULL, ctx);
   }
@@ -275,6 +388,13 @@ void *cp_realloc_any(void *p, size_t bytes) {
       cp_root_array_free(p);
       return NULL;
     }
+    cp__lock();
+    cp_type_t *t = header_of(p)->type;
+    cp__unlock();
+    if (t) /* pinned values: whole ones, the last one rounded up */
+      return cp_pinned_realloc(t->desc, p,
+                               bytes / t->desc->wide_size +
+                                   (bytes % t->desc->wide_size != 0));
     /* Slots are pointers: a size that is not a multiple of one rounds up,
      * and the slots past the old end read as NULL. */
     return cp_root_array_realloc(p, bytes / sizeof(void *) +

@@ -83,8 +83,8 @@ int cp_root_unregister(void *slot) {
   return -1;
 }
 
-static void visit_value(char *v, cp_type_t *t, const char *name,
-                        cp_root_visit_fn fn, void *ctx) {
+void cp__root_visit_value(char *v, cp_type_t *t, const char *name,
+                          cp_root_visit_fn fn, void *ctx) {
   for (uint32_t i = 0; i < t->nops; i++) {
     const cp_copy_op_t *op = &t->ops[i];
     if (op->kind != CP_FIELD_HANDLE)
@@ -101,8 +101,8 @@ static void visit_desc(const cp_root_desc_t *r, cp_root_visit_fn fn,
   if (r->kind == CP_ROOT_VALUE) {
     cp_type_t *t = cp__type_resolve(r->type);
     for (uint32_t i = 0; i < r->count; i++)
-      visit_value((char *)r->addr + (size_t)i * t->desc->wide_size, t, r->name, fn,
-                  ctx);
+      cp__root_visit_value((char *)r->addr + (size_t)i * t->desc->wide_size, t,
+                           r->name, fn, ctx);
     return;
   }
   cp_type_t *target = r->type ? cp__type_resolve(r->type) : NULL;

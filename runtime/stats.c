@@ -24,6 +24,8 @@ uint32_t cp_get_stats(cp_stats_t *out, cp_type_stats_t *types, uint32_t max) {
   out->arena_committed = a->committed_bytes;
   out->root_arrays = cp__root_arrays;
   out->root_array_bytes = cp__root_array_bytes;
+  out->pinned_blocks = cp__pinned_blocks;
+  out->pinned_bytes = cp__pinned_bytes;
   out->ntypes = cp__ntypes;
   out->switch_objects = cp__switch_count_objects;
   out->switch_bytes_compact = cp__switch_bytes_compact;
@@ -61,9 +63,14 @@ void cp_print_stats(void *fp) {
           (unsigned long long)(s.arena_peak >> 10));
   if (s.wide)
     fprintf(f, ", wide heap %llu KiB in use", (unsigned long long)(s.arena_used >> 10));
-  fprintf(f, "; %llu root arrays (%llu bytes)\n",
+  fprintf(f, "; %llu root arrays (%llu bytes)",
           (unsigned long long)s.root_arrays,
           (unsigned long long)s.root_array_bytes);
+  if (s.pinned_blocks)
+    fprintf(f, "; %llu pinned blocks (%llu bytes)",
+            (unsigned long long)s.pinned_blocks,
+            (unsigned long long)s.pinned_bytes);
+  fputc('\n', f);
   cp__arena_describe(f);
   fprintf(f, "compactptr: %-20s %8s %8s %12s %12s %12s %14s\n", "type",
           "compact", "wide", "live", "peak", "allocs", "live bytes");

@@ -20,7 +20,7 @@
 // RUN: prlimit --as=1073741824 %t.sw 1000 8388608 > %t.out
 // RUN: %t.native 1000 8388608 | diff - %t.out
 // RUN: not prlimit --as=1073741824 %t.sw 1000 33554432 2>&1 | FileCheck --check-prefix=BIG %s
-// BIG: compactptr: out of memory for a root array of 33554432 pointers: the region for root arrays, {{[0-9]+}} bytes of address space (a quarter of what was free under the address-space limit when the first one was made), is full: under the address-space limit RLIMIT_AS (ulimit -v) of 1073741824 bytes, {{[0-9]+}} of them free; raise it{{$}}
+// BIG: compactptr: out of memory for a root array of 33554432 pointers: the region for root arrays and pinned objects, {{[0-9]+}} bytes of address space (a quarter of what was free under the address-space limit when the first one was made), is full: under the address-space limit RLIMIT_AS (ulimit -v) of 1073741824 bytes, {{[0-9]+}} of them free; raise it{{$}}
 // Far too small: whichever mapping fails first names the limit.
 // RUN: not prlimit --as=4194304 %t.sw 1000 2>&1 | FileCheck --check-prefix=TINY %s
 // TINY: compactptr: {{.*}}: under the address-space limit RLIMIT_AS (ulimit -v) of 4194304 bytes, {{[0-9]+}} of them free; raise it{{$}}

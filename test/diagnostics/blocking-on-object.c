@@ -6,8 +6,10 @@
 // holding the head of a list of compact jobs, with its mutex and condition
 // variable) is not in the heap: its calls are native regions, with no
 // warning (a worker waiting there used to hold up the switch until the
-// program stopped).  A variable whose address becomes a compact pointer
-// lives in the heap: its mutex is inside a compact object again.
+// program stopped).  A compact struct whose variable's address becomes a
+// compact pointer lives in the heap: its mutex is inside a compact object
+// again.  (In switchable mode such a struct is pinned -- left in place,
+// not compact -- unless annotated: rewrite/pinned-types.c.)
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only %s 2>&1 | FileCheck --check-prefix=WARN --implicit-check-not=warning: %s
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Werror %s
@@ -31,7 +33,7 @@ struct queue { // compact by inference: it holds a compact pointer
 };
 static struct queue q = {0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
 
-struct registry {
+struct CP_COMPACT registry {
   struct registry *self;
   struct job *first;
   pthread_mutex_t mu;

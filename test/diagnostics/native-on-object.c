@@ -5,7 +5,10 @@
 // variable of a queue struct the plugin keeps in the heap (its address is
 // a compact pointer) slept on the old address, and 6 of 30 runs hung, 2
 // stopped inside libc.  Refused; without the region the call is warned
-// (blocking-on-object) and a switch waits for it instead.
+// (blocking-on-object) and a switch waits for it instead.  The queue is
+// annotated here: one compact only by inference is pinned instead, left
+// where it is at the switch, and its waits are native regions
+// (rewrite/pinned-types.c).
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Werror %s
@@ -17,7 +20,7 @@ struct CP_COMPACT job {
   int n;
   struct job *next;
 };
-struct queue {
+struct CP_COMPACT queue {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   struct job *head;

@@ -80,6 +80,110 @@ static void test_free_any(void **state) {
   cp_free_any(fresh);
 }
 
+/* Pinned objects: blocks of the root-array region whose header names a
+ * type; the switch visits each compact pointer of each value. */
+struct w_box {
+  pthread_mutex_t mu;
+  struct w_node *first;
+  long n;
+};
+static const cp_field_desc_t box_fields[] = {
+    FIELD("first", struct w_box, struct w_box, first, CP_FIELD_HANDLE, 1, 0,
+          &node_desc),
+};
+static DESC(box_desc, "box", struct w_box, struct w_box, box_fields);
+
+static void test_pinned(void **state) {
+  (void)state;
+  uint64_t blocks = cp__pinned_blocks, arrays = cp__root_arrays;
+  struct w_box *b = cp_pinned_alloc(&box_desc, 4);
+  assert_true(cp__is_root_array_memory(b));
+  assert_int_equal(cp__pinned_blocks, blocks + 1);
+  assert_int_equal(cp__root_arrays, arrays);
+  for (int i = 0; i < 4; i++) {
+    assert_null(b[i].first);
+    assert_int_equal(b[i].n, 0);
+  }
+  b[1].first = cp_alloc(&node_desc);
+  b[3].first = cp_alloc(&node_desc);
+  int n = 0;
+  cp__roots_each(count_slot, &n);
+  assert_int_equal(n, 2);
+  b = cp_pinned_realloc(&box_desc, b, 2); /* the second value stays */
+  assert_non_null(b[1].first);
+  n = 0;
+  cp__roots_each(count_slot, &n);
+  assert_int_equal(n, 1);
+  cp_stats_t st;
+  cp_get_stats(&st, NULL, 0);
+  assert_int_equal(st.pinned_blocks, blocks + 1);
+  assert_int_equal(st.pinned_bytes, 2 * sizeof *b);
+  cp_free(b[1].first);
+  cp_pinned_free(b);
+  assert_int_equal(cp__pinned_blocks, blocks);
+  assert_null(cp_pinned_realloc(&box_desc, cp_pinned_alloc(&box_desc, 1), 0));
+  cp_pinned_free(NULL);
+}
+
+/* A pinned struct aligned to a cache line (a padded shard): its values
+ * sit at that alignment inside their block, which goes back whole. */
+struct w_shard {
+  pthread_mutex_t mu;
+  struct w_node *first;
+} __attribute__((aligned(64)));
+static const cp_field_desc_t shard_fields[] = {
+    FIELD("first", struct w_shard, struct w_shard, first, CP_FIELD_HANDLE, 1, 0,
+          &node_desc),
+};
+static DESC(shard_desc, "shard", struct w_shard, struct w_shard, shard_fields);
+
+static void test_pinned_aligned(void **state) {
+  (void)state;
+  for (int round = 0; round < 3; round++) {
+    struct w_shard *a = cp_pinned_alloc(&shard_desc, 3);
+    void **other = cp_root_array_alloc(5);
+    assert_int_equal((uintptr_t)a % 64, 0);
+    a[2].first = cp_alloc(&node_desc);
+    int n = 0;
+    cp__roots_each(count_slot, &n);
+    assert_int_equal(n, 1);
+    a = cp_realloc_any(a, 7 * sizeof *a);
+    assert_int_equal((uintptr_t)a % 64, 0);
+    assert_non_null(a[2].first);
+    assert_null(a[6].first);
+    cp_free(a[2].first);
+    cp_free_any(a);
+    cp_root_array_free(other);
+  }
+}
+
+static void realloc_pinned_as_root_array(void *arg) {
+  (void)arg;
+  cp_root_array_realloc(cp_pinned_alloc(&box_desc, 1), 8);
+}
+
+static void realloc_root_array_as_pinned(void *arg) {
+  (void)arg;
+  cp_pinned_realloc(&box_desc, cp_root_array_alloc(4), 2);
+}
+
+static void free_pinned_twice(void *arg) {
+  (void)arg;
+  void *b = cp_pinned_alloc(&box_desc, 1);
+  cp_free_any(b);
+  cp_free_any(b);
+}
+
+static void test_pinned_errors(void **state) {
+  (void)state;
+  expect_fatal(realloc_pinned_as_root_array, NULL,
+               "holds pinned 'box' objects, not compact pointers");
+  expect_fatal(realloc_root_array_as_pinned, NULL,
+               "as pinned 'box' objects: it holds compact pointers");
+  expect_fatal(free_pinned_twice, NULL,
+               "is not a root array or a pinned object of the runtime");
+}
+
 static void free_root_array_twice(void *arg) {
   (void)arg;
   void **a = cp_root_array_alloc(3);
@@ -102,8 +206,8 @@ static void realloc_object_untyped(void *arg) {
 static void test_free_any_errors(void **state) {
   (void)state;
   expect_fatal(free_root_array_twice, NULL,
-               "is not a root array from cp_root_array_alloc (freed twice, "
-               "or not the start of one)");
+               "is not a root array or a pinned object of the runtime (freed "
+               "twice, or not the start of one)");
   expect_fatal(free_root_array_inside, NULL, "is not a root array");
   expect_fatal(realloc_object_untyped, NULL,
                "a 'node' object, through a pointer the plugin cannot see is "
@@ -190,6 +294,9 @@ int main(void) {
       cmocka_unit_test(test_root_arrays),
       cmocka_unit_test(test_free_any),
       cmocka_unit_test(test_free_any_errors),
+      cmocka_unit_test(test_pinned),
+      cmocka_unit_test(test_pinned_errors),
+      cmocka_unit_test(test_pinned_aligned),
       cmocka_unit_test(test_registered),
       cmocka_unit_test(test_thread_local_roots),
       cmocka_unit_test(test_bad_root_array),

@@ -290,6 +290,53 @@ static void case_root_arrays_and_frames(void **state) {
   cp_root_array_free(ra);
 }
 
+/* Pinned objects (a work queue: a mutex beside compact pointers, as the
+ * plugin keeps it in switchable mode): the switch leaves them where they
+ * are -- a thread may wait on the mutex at that address -- and translates
+ * their compact pointers in place, a handle array's too. */
+struct w_queue {
+  pthread_mutex_t mu;
+  struct w_node *head;
+  long n;
+  struct w_node *ring[3];
+};
+static const cp_field_desc_t queue_fields[] = {
+    FIELD("head", struct w_queue, struct w_queue, head, CP_FIELD_HANDLE, 1, 0,
+          &node_desc),
+    FIELD("ring", struct w_queue, struct w_queue, ring, CP_FIELD_HANDLE, 3, 0,
+          &node_desc),
+};
+static DESC(queue_desc, "queue", struct w_queue, struct w_queue, queue_fields);
+
+static void case_pinned(void **state) {
+  (void)state;
+  struct w_queue *q = cp_pinned_alloc(&queue_desc, 2);
+  assert_int_equal((uintptr_t)q % 16, 0);
+  pthread_mutex_init(&q[0].mu, NULL);
+  for (int i = 0; i < 2; i++) {
+    q[i].head = cp_alloc(&node_desc);
+    NODE_KEY(q[i].head) = 10 + i;
+    q[i].ring[2] = cp_alloc(&node_desc);
+    NODE_KEY(q[i].ring[2]) = 20 + i;
+    q[i].n = 30 + i;
+  }
+  q = cp_realloc_any(q, 3 * sizeof *q - 1); /* whole objects: 3 */
+  assert_null(q[2].head);
+  struct w_queue *kept = q;
+  pthread_mutex_lock(&q[0].mu);
+  cp_switch_to_wide();
+  assert_ptr_equal(q, kept);
+  for (int i = 0; i < 2; i++) {
+    assert_true(cp__arena_contains(&cp__wide_arena, q[i].head));
+    assert_int_equal(NODE_KEY(q[i].head), 10 + i);
+    assert_int_equal(NODE_KEY(q[i].ring[2]), 20 + i);
+    assert_null(q[i].ring[0]);
+    assert_int_equal(q[i].n, 30 + i);
+  }
+  assert_int_equal(pthread_mutex_unlock(&q[0].mu), 0);
+  cp_free_any(q);
+}
+
 /* A frame of slots as the plugin emits it: the frame and its slots in one
  * struct, static descriptors whose addr is each slot's offset from the
  * frame (CP_FRAME_RELATIVE), pushed under an absolute frame. */
@@ -500,12 +547,24 @@ static const struct {
   const char *name;
   void (*fn)(void **);
 } cases[] = {
-    CASE(list), CASE(dlist_cycle), CASE(tree_parent), CASE(graph),
-    CASE(holder_nested), CASE(heap_array_interior), CASE(heap_block_interior),
-    CASE(root_arrays_and_frames), CASE(relative_frame), CASE(freed_slots_reused), CASE(empty_heap),
-    CASE(registered_empty_heap), CASE(high_water_exact),
-    CASE(deferred_under_compact_body), CASE(fast_path_off_while_pending),
-    CASE(forced_twice), CASE(refusals),
+    CASE(list),
+    CASE(dlist_cycle),
+    CASE(tree_parent),
+    CASE(graph),
+    CASE(holder_nested),
+    CASE(heap_array_interior),
+    CASE(heap_block_interior),
+    CASE(root_arrays_and_frames),
+    CASE(pinned),
+    CASE(relative_frame),
+    CASE(freed_slots_reused),
+    CASE(empty_heap),
+    CASE(registered_empty_heap),
+    CASE(high_water_exact),
+    CASE(deferred_under_compact_body),
+    CASE(fast_path_off_while_pending),
+    CASE(forced_twice),
+    CASE(refusals),
 };
 
 int main(int argc, char **argv) {

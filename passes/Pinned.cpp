@@ -1,0 +1,163 @@
+//===- Pinned.cpp - structs that stay in place at the switch -------------===//
+//
+// In:  the records of the TU (Model::Records), switchable mode.
+// Out: Model::Types, and Model::Pinned: the structs not annotated that
+//      hold compact pointers (or a pinned struct by value) beside a
+//      synchronization object (Vocabulary.def, CP_SYNC_TYPE) -- a work
+//      queue's head next to its mutex and condition variable, a pool's
+//      free list next to its lock.
+// Why: a thread waits on such a mutex in the kernel, at its address.  A
+//      compact object moves at the switch, so the waiter was stranded on
+//      the old copy and the switch waited for it until the program
+//      stopped.  A pinned struct keeps its native layout and its place:
+//      pointers to it are native, its heap objects come from
+//      cp_pinned_alloc (Allocation.cpp), the switch translates their
+//      compact pointers in place as roots, and a blocking call on its
+//      mutex hands the kernel no compact memory, so it is a native region.
+//      Compaction is lost only on these few, large objects.
+// Rules: annotated structs stay compact (the program asked for handles to
+//      them: a mutex in one is warned, blocking-on-object).  A struct that
+//      holds a compact struct by value (an intrusive list head), a union
+//      hiding a compact pointer, is aligned above a page, packed, has no
+//      name or is defined in a function is not pinned on its own account;
+//      one that holds a pinned struct by value is pinned with it.  A
+//      compact struct that holds a pinned one by value is refused
+//      (pinned-member, TypeChecks.cpp): its copy at the switch would carry
+//      the pinned one's pointers as bytes.  Pinning one struct changes
+//      what is compact (a struct holding only a pointer to it is no longer
+//      compact by inference), so the choice runs to a fixed point; it only
+//      adds, and reads a struct's own definition and those of the types it
+//      holds or points to, never other records of the file: every
+//      translation unit that sees the same definitions chooses the same.
+// Tests: test/rewrite/pinned-types.c, test/threads/queue-in-heap.c.
+//
+//===----------------------------------------------------------------------===//
+#include "Engine.h"
+#include "clang/AST/Attr.h"
+
+using namespace clang;
+
+namespace compactptr {
+namespace {
+
+using RecordSet = std::set<const RecordDecl *>;
+
+const RecordDecl *canonical(const RecordDecl *RD) {
+  return cast<RecordDecl>(RD->getCanonicalDecl());
+}
+
+/// RD, a record held by value, holds a compact pointer somewhere its
+/// descriptor could not say (a union member, a plain nested struct).
+bool hidesCompactPointer(const Session &S, const RecordDecl *RD) {
+  const RecordDecl *Def = RD->getDefinition();
+  if (!Def)
+    return false;
+  for (const FieldDecl *FD : Def->fields()) {
+    QualType E = stripArrays(FD->getType()).Element;
+    if (const auto *AT = E->getAs<AtomicType>())
+      E = AT->getValueType();
+    if (S.M.pointeeOf(E))
+      return true;
+    if (const RecordDecl *R = valueRecord(FD); R && hidesCompactPointer(S, R))
+      return true;
+  }
+  return false;
+}
+
+/// A struct that may be pinned at all: not annotated (the program asked
+/// for handles to it), with a name and at file scope (for its
+/// descriptor), aligned to at most a page (the runtime's limit) and not
+/// packed, and with no union or plain struct hiding a compact pointer
+/// (its descriptor could not say where).
+bool eligible(const Session &S, const CompactType &T, const RecordSet &Pinned) {
+  if (T.Annotated || T.Name.empty() || !T.RD->isStruct() ||
+      T.RD->getParentFunctionOrMethod() || T.RD->hasAttr<PackedAttr>() ||
+      T.RD->hasAttr<MaxFieldAlignmentAttr>() ||
+      S.Ctx.getTypeAlignInChars(S.Ctx.getRecordType(T.RD)).getQuantity() > 4096)
+    return false;
+  for (const FieldDecl *FD : T.RD->fields())
+    if (const RecordDecl *R = valueRecord(FD);
+        R && !Pinned.count(R) &&
+        !S.M.recordOf(stripArrays(FD->getType()).Element) &&
+        hidesCompactPointer(S, R))
+      return false;
+  return true;
+}
+
+/// T is pinned: it holds a pinned struct by value (and so its mutex), or
+/// it holds a synchronization object and compact pointers but no compact
+/// struct by value (whose address inside it would be a compact pointer:
+/// an intrusive list head stays compact, as before).
+bool pinned(const Session &S, const CompactType &T, const RecordSet &Pinned) {
+  bool HoldsCompactValue = false;
+  for (const FieldDecl *FD : T.RD->fields()) {
+    if (Pinned.count(valueRecord(FD)))
+      return true;
+    HoldsCompactValue |=
+        S.M.recordOf(stripArrays(FD->getType()).Element) != nullptr;
+  }
+  return !HoldsCompactValue && !syncObjectIn(S.Ctx.getRecordType(T.RD)).empty();
+}
+
+/// The pinned records that hold a compact pointer, or a kept one by value:
+/// the others hold nothing the switch translates and stay plain structs.
+RecordSet keepHolders(const Session &S, const RecordSet &Pinned) {
+  RecordSet Kept;
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (const RecordDecl *RD : Pinned) {
+      if (Kept.count(RD))
+        continue;
+      for (const FieldDecl *FD : RD->getDefinition()->fields()) {
+        QualType E = stripArrays(FD->getType()).Element;
+        if (const auto *AT = E->getAs<AtomicType>())
+          E = AT->getValueType();
+        if (S.M.pointeeOf(E) || S.M.recordOf(E) ||
+            Kept.count(valueRecord(FD))) {
+          Kept.insert(RD);
+          Changed = true;
+          break;
+        }
+      }
+    }
+  }
+  return Kept;
+}
+
+} // namespace
+
+void choosePinnedTypes(Session &S) {
+  // Pinning only adds: a struct leaves the compact types when it is
+  // pinned, and a struct holding it by value follows.
+  RecordSet Pinned;
+  for (bool Grew = true; Grew;) {
+    inferCompactTypes(S, Pinned);
+    Grew = false;
+    for (const auto &T : S.M.Types)
+      if (eligible(S, *T, Pinned) && pinned(S, *T, Pinned))
+        Grew |= Pinned.insert(canonical(T->RD)).second;
+  }
+  RecordSet Kept = keepHolders(S, Pinned);
+  if (Kept.size() != Pinned.size())
+    inferCompactTypes(
+        S, Kept); // the others are plain: nothing is compact through them
+  for (const RecordDecl *RD : S.M.Records) {
+    if (!Kept.count(canonical(RD)) || S.M.PinnedByDecl.count(canonical(RD)))
+      continue;
+    auto T = std::make_unique<CompactType>();
+    T->RD = RD;
+    if (const IdentifierInfo *II = RD->getIdentifier()) {
+      T->Name = II->getName().str();
+      T->WideSpelling = "struct " + T->Name;
+    } else {
+      T->Name = RD->getTypedefNameForAnonDecl()->getName().str();
+      T->WideSpelling = T->Name;
+    }
+    T->DescName = "cp__desc_" + T->Name;
+    T->Sync = syncObjectIn(S.Ctx.getRecordType(RD)).str();
+    S.M.PinnedByDecl[canonical(RD)] = T.get();
+    S.M.Pinned.push_back(std::move(T));
+  }
+}
+
+} // namespace compactptr
