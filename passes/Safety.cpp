@@ -49,12 +49,15 @@ public:
     }
     if (M.elementOf(Sub->getType()) && !isCompactLocated(M, Sub))
       checkNonHeapAddress(E, Sub);
+    checkPinnedLiteral(E, Sub);
     return true;
   }
 
   bool VisitImplicitCastExpr(ImplicitCastExpr *E) {
     if (S.isIgnoredLoc(E->getExprLoc()))
       return true;
+    if (E->getCastKind() == CK_ArrayToPointerDecay)
+      checkPinnedLiteral(E, E->getSubExpr()->IgnoreParens());
     if (E->getCastKind() == CK_ArrayToPointerDecay) {
       const Expr *Sub = E->getSubExpr()->IgnoreParens();
       if (isHandleArray(M, Sub) && !isSubscriptBase(E) && !clearedByMemset(E, Sub)) {
@@ -96,6 +99,24 @@ public:
   }
 
   /// Switchable: a layout's size kept past the moment it is taken.
+  /// The address of a compound literal of a pinned type (Pinned.cpp), or
+  /// an array of them decayed: an object no root describes, so the switch
+  /// would leave its compact pointers behind.  A literal copied by value
+  /// into a named variable is fine: the variable is the root.
+  void checkPinnedLiteral(const Expr *E, const Expr *Sub) {
+    const auto *CL = dyn_cast<CompoundLiteralExpr>(Sub);
+    CompactType *P = CL ? M.pinnedOf(stripArrays(CL->getType()).Element) : nullptr;
+    if (!P)
+      return;
+    S.report(Diag::NonHeapAddress, E->getExprLoc(),
+             "the address of a compound literal of " + quoted(P->WideSpelling) +
+                 " (pinned: it holds a '" + P->Sync + "' beside compact "
+                 "pointers): no root describes the literal, so the switch would "
+                 "not translate its compact pointers; declare it as a named "
+                 "variable (a local or global of the type is a root)",
+             {tokRange(E->getSourceRange())});
+  }
+
   bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *E) {
     if (S.Opts.switchable() && layoutDependentTrait(M, E) == E)
       checkLayoutStored(S, E, M.recordOf(stripArrays(E->getTypeOfArgument()).Element));

@@ -41,3 +41,12 @@ struct spun {
   struct node *head;
 };
 struct spun spins[2];
+
+// A compound literal has no root: its address is refused; a copy into a
+// named variable is fine.
+struct locked_list *keep;
+void literals(struct node *n) {
+  keep = &(struct locked_list){.head = n}; // expected-error {{the address of a compound literal of 'struct locked_list' (pinned: it holds a 'pthread_mutex_t' beside compact pointers): no root describes the literal, so the switch would not translate its compact pointers; declare it as a named variable (a local or global of the type is a root)}}
+  struct locked_list copy = (struct locked_list){.head = n};
+  (void)copy;
+}
