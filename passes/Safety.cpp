@@ -105,16 +105,19 @@ public:
   /// into a named variable is fine: the variable is the root.
   void checkPinnedLiteral(const Expr *E, const Expr *Sub) {
     const auto *CL = dyn_cast<CompoundLiteralExpr>(Sub);
-    CompactType *P = CL ? M.pinnedOf(stripArrays(CL->getType()).Element) : nullptr;
+    CompactType *P =
+        CL ? M.pinnedOf(stripArrays(CL->getType()).Element) : nullptr;
     if (!P)
       return;
-    S.report(Diag::NonHeapAddress, E->getExprLoc(),
-             "the address of a compound literal of " + quoted(P->WideSpelling) +
-                 " (pinned: it holds a '" + P->Sync + "' beside compact "
-                 "pointers): no root describes the literal, so the switch would "
-                 "not translate its compact pointers; declare it as a named "
-                 "variable (a local or global of the type is a root)",
-             {tokRange(E->getSourceRange())});
+    S.report(
+        Diag::NonHeapAddress, E->getExprLoc(),
+        "the address of a compound literal of " + quoted(P->WideSpelling) +
+            " (pinned: it holds a '" + P->Sync +
+            "' beside compact "
+            "pointers): no root describes the literal, so the switch would "
+            "not translate its compact pointers; declare it as a named "
+            "variable (a local or global of the type is a root)",
+        {tokRange(E->getSourceRange())});
   }
 
   bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *E) {
