@@ -339,6 +339,15 @@ static bool onlyLooksUp(const FunctionDecl *G) {
   return !Changes(Body);
 }
 
+/// "the 'void *' returned by 'G' becomes a compact pointer to 'T'".
+static std::string returned(const CastExpr *E, const FunctionDecl *G,
+                            const std::string &Ptr, const CompactType *T) {
+  bool Void = E->getSubExpr()->getType()->getPointeeType()->isVoidType();
+  return std::string("the ") + (Void ? "'void *'" : "'char *'") +
+         " returned by '" + G->getNameAsString() + "' becomes " + Ptr +
+         T->WideSpelling + "'";
+}
+
 bool checkPoolConversion(Session &S, const CastExpr *E) {
   // A pinned struct too (Pinned.cpp): memory the runtime did not hand out
   // is never registered, so the switch would not translate its pointers.
@@ -396,13 +405,7 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
     // there are bytes, copies of objects or none, and CP_ALLOCATOR would
     // turn each lookup into an allocation.
     S.report(Diag::UnannotatedAllocator, E->getExprLoc(),
-             "the " +
-                 std::string(
-                     E->getSubExpr()->getType()->getPointeeType()->isVoidType()
-                         ? "'void *'"
-                         : "'char *'") +
-                 " returned by '" + G->getNameAsString() + "' becomes " + Ptr +
-                 T->WideSpelling + "', but '" + G->getNameAsString() +
+             returned(E, G, Ptr, T) + ", but '" + G->getNameAsString() +
                  "' looks it up in memory it does not allocate: objects kept "
                  "there as bytes are copies outside the "
                  "compact heap, which compact pointers cannot name; keep "
@@ -418,13 +421,7 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
     SourceLocation At = First->getOuterLocStart();
     bool Reported = S.report(
         Diag::UnannotatedAllocator, E->getExprLoc(),
-        "the " +
-            std::string(
-                E->getSubExpr()->getType()->getPointeeType()->isVoidType()
-                    ? "'void *'"
-                    : "'char *'") +
-            " returned by '" + G->getNameAsString() + "' becomes " + Ptr +
-            T->WideSpelling + "', but it is not a compact allocation: " + Why +
+        returned(E, G, Ptr, T) + ", but it is not a compact allocation: " + Why +
             "; declare '" + G->getNameAsString() +
             "' CP_ALLOCATOR, and the plugin allocates compact objects through "
             "the runtime instead",
