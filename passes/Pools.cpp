@@ -421,8 +421,8 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
     SourceLocation At = First->getOuterLocStart();
     bool Reported = S.report(
         Diag::UnannotatedAllocator, E->getExprLoc(),
-        returned(E, G, Ptr, T) + ", but it is not a compact allocation: " + Why +
-            "; declare '" + G->getNameAsString() +
+        returned(E, G, Ptr, T) + ", but it is not a compact allocation: " +
+            Why + "; declare '" + G->getNameAsString() +
             "' CP_ALLOCATOR, and the plugin allocates compact objects through "
             "the runtime instead",
         {R});
