@@ -142,6 +142,7 @@ static void *worker(void *arg) {
   struct pool *p = arg;
   pthread_mutex_lock(&p->count_lock);
   p->alive++;
+  pthread_cond_broadcast(&p->all_idle); /* pool_new waits for all */
   pthread_mutex_unlock(&p->count_lock);
   for (;;) {
     bsem_wait(p->queue.has_jobs);
@@ -183,6 +184,12 @@ static struct pool *pool_new(int n) {
   p->threads = malloc(n * sizeof(pthread_t));
   for (int i = 0; i < n; i++)
     pthread_create(&p->threads[i], NULL, worker, p);
+  /* Every worker counted alive before the pool is used: pool_destroy
+   * wakes them until none is, and one not yet counted would sleep on. */
+  pthread_mutex_lock(&p->count_lock);
+  while (p->alive < n)
+    pthread_cond_wait(&p->all_idle, &p->count_lock);
+  pthread_mutex_unlock(&p->count_lock);
   return p;
 }
 
