@@ -617,6 +617,9 @@ void inferCompactTypes(Session &S,
 const clang::RecordDecl *valueRecord(const clang::FieldDecl *FD);
 /// Pinned.cpp (switchable): Model::Types and Model::Pinned.
 void choosePinnedTypes(Session &S);
+/// Pinned.cpp: the pinned-prefix warning, at each pinned struct that
+/// begins with a compact struct's fields (a compact pointer among them).
+void warnPinnedPrefixes(Session &S);
 /// Pools.cpp: the unannotated-allocator error for a conversion of a byte
 /// pointer to a compact pointer whose memory the plugin can trace to
 /// libc's malloc or a bump pointer; true if reported.

@@ -29,7 +29,12 @@
 //      adds, and reads a struct's own definition and those of the types it
 //      holds or points to, never other records of the file: every
 //      translation unit that sees the same definitions chooses the same.
-// Tests: test/rewrite/pinned-types.c, test/threads/queue-in-heap.c.
+//      A pinned struct that begins with a compact struct's fields is
+//      warned (pinned-prefix): read as the other through `void *` it
+//      would give the wrong fields.
+// Tests: test/rewrite/pinned-types.c, test/threads/queue-in-heap.c,
+//      test/diagnostics/pinned-allocation.c, pinned-member.c,
+//      pinned-prefix.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
@@ -124,7 +129,44 @@ RecordSet keepHolders(const Session &S, const RecordSet &Pinned) {
   return Kept;
 }
 
+/// The first compact struct that begins with the same fields as pinned P,
+/// a compact pointer among them (C's common initial sequence, laid out
+/// differently in the two), else null.
+const CompactType *comparablePrefix(const Session &S, const CompactType &P) {
+  for (const auto &C : S.M.Types) {
+    bool Pointer = false;
+    auto A = P.RD->field_begin(), AE = P.RD->field_end();
+    auto B = C->RD->getDefinition()->field_begin(),
+         BE = C->RD->getDefinition()->field_end();
+    for (; A != AE && B != BE; ++A, ++B) {
+      if (!S.Ctx.hasSameType(A->getType(), B->getType()) ||
+          A->isBitField() != B->isBitField())
+        break;
+      Pointer |= S.M.pointeeOf(stripArrays(A->getType()).Element) != nullptr;
+    }
+    if (Pointer)
+      return C.get();
+  }
+  return nullptr;
+}
+
 } // namespace
+
+void warnPinnedPrefixes(Session &S) {
+  for (const auto &P : S.M.Pinned)
+    if (const CompactType *C = comparablePrefix(S, *P);
+        C && !S.isIgnoredLoc(P->RD->getLocation()))
+      S.report(Diag::PinnedPrefix, P->RD->getLocation(),
+               quoted(P->WideSpelling) + " is pinned (it holds a '" + P->Sync +
+                   "' beside compact pointers) and begins with the same "
+                   "fields as compact " +
+                   quoted(C->WideSpelling) +
+                   ", laid out differently: code that reads one through a "
+                   "pointer to the other (through 'void *') reads the wrong "
+                   "fields; annotate " +
+                   quoted(P->WideSpelling) +
+                   " CP_COMPACT if it is used that way");
+}
 
 void choosePinnedTypes(Session &S) {
   // Pinning only adds: a struct leaves the compact types when it is

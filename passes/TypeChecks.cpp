@@ -277,6 +277,7 @@ void checkRecord(Session &S, const RecordDecl *RD) {
 void runTypeChecks(Session &S) {
   for (const RecordDecl *RD : S.M.Records)
     checkRecord(S, RD);
+  warnPinnedPrefixes(S);
 }
 
 } // namespace compactptr
