@@ -49,18 +49,8 @@ private:
 };
 
 void addType(Session &S, const RecordDecl *RD, bool Annotated) {
-  auto T = std::make_unique<CompactType>();
-  T->RD = RD;
+  std::unique_ptr<CompactType> T = namedType(RD);
   T->Annotated = Annotated;
-  if (const IdentifierInfo *II = RD->getIdentifier()) {
-    T->Name = II->getName().str();
-    T->WideSpelling = "struct " + T->Name;
-  } else if (const TypedefNameDecl *TD = RD->getTypedefNameForAnonDecl()) {
-    T->Name = TD->getName().str();
-    T->WideSpelling = T->Name;
-  }
-  T->CompactTag = "cp__c_" + T->Name;
-  T->DescName = "cp__desc_" + T->Name;
   S.M.ByDecl[cast<RecordDecl>(RD->getCanonicalDecl())] = T.get();
   S.M.Types.push_back(std::move(T));
 }
@@ -237,6 +227,21 @@ bool definedHere(const Model &M, const FunctionDecl *FD) {
 }
 
 } // namespace
+
+std::unique_ptr<CompactType> namedType(const RecordDecl *RD) {
+  auto T = std::make_unique<CompactType>();
+  T->RD = RD;
+  if (const IdentifierInfo *II = RD->getIdentifier()) {
+    T->Name = II->getName().str();
+    T->WideSpelling = "struct " + T->Name;
+  } else if (const TypedefNameDecl *TD = RD->getTypedefNameForAnonDecl()) {
+    T->Name = TD->getName().str();
+    T->WideSpelling = T->Name;
+  }
+  T->CompactTag = "cp__c_" + T->Name;
+  T->DescName = "cp__desc_" + T->Name;
+  return T;
+}
 
 const RecordDecl *valueRecord(const FieldDecl *FD) {
   const auto *RT = stripArrays(FD->getType()).Element->getAs<RecordType>();

@@ -612,6 +612,9 @@ void runAnalysis(Session &S);
 /// (canonical) by value; the records of Pinned left out.
 void inferCompactTypes(Session &S,
                        const std::set<const clang::RecordDecl *> &Pinned);
+/// Analysis.cpp: a CompactType for RD with its names (tag or typedef name,
+/// spellings, descriptor), which stay empty for an unnamed struct.
+std::unique_ptr<CompactType> namedType(const clang::RecordDecl *RD);
 /// Analysis.cpp: the record a field holds by value (through arrays;
 /// canonical), else null.
 const clang::RecordDecl *valueRecord(const clang::FieldDecl *FD);

@@ -72,18 +72,21 @@ bool hidesCompactPointer(const Session &S, const RecordDecl *RD) {
 /// A struct that may be pinned at all: not annotated (the program asked
 /// for handles to it), with a name and at file scope (for its
 /// descriptor), aligned to at most a page (the runtime's limit) and not
-/// packed, and with no union or plain struct hiding a compact pointer
-/// (its descriptor could not say where).
+/// packed, and with no union, plain struct or anonymous member hiding a
+/// compact pointer (its descriptor could not say where).
 bool eligible(const Session &S, const CompactType &T, const RecordSet &Pinned) {
   if (T.Annotated || T.Name.empty() || !T.RD->isStruct() ||
       T.RD->getParentFunctionOrMethod() || T.RD->hasAttr<PackedAttr>() ||
       T.RD->hasAttr<MaxFieldAlignmentAttr>() ||
       S.Ctx.getTypeAlignInChars(S.Ctx.getRecordType(T.RD)).getQuantity() > 4096)
     return false;
+  // An anonymous member has no name for the descriptor to give.
   for (const FieldDecl *FD : T.RD->fields())
     if (const RecordDecl *R = valueRecord(FD);
-        R && !Pinned.count(R) &&
-        !S.M.recordOf(stripArrays(FD->getType()).Element) &&
+        R &&
+        (FD->getName().empty() ||
+         (!Pinned.count(R) &&
+          !S.M.recordOf(stripArrays(FD->getType()).Element))) &&
         hidesCompactPointer(S, R))
       return false;
   return true;
@@ -179,23 +182,14 @@ void choosePinnedTypes(Session &S) {
       if (eligible(S, *T, Pinned) && pinned(S, *T, Pinned))
         Grew |= Pinned.insert(canonical(T->RD)).second;
   }
+  // The others are plain structs: nothing is compact through them.
   RecordSet Kept = keepHolders(S, Pinned);
   if (Kept.size() != Pinned.size())
-    inferCompactTypes(
-        S, Kept); // the others are plain: nothing is compact through them
+    inferCompactTypes(S, Kept);
   for (const RecordDecl *RD : S.M.Records) {
     if (!Kept.count(canonical(RD)) || S.M.PinnedByDecl.count(canonical(RD)))
       continue;
-    auto T = std::make_unique<CompactType>();
-    T->RD = RD;
-    if (const IdentifierInfo *II = RD->getIdentifier()) {
-      T->Name = II->getName().str();
-      T->WideSpelling = "struct " + T->Name;
-    } else {
-      T->Name = RD->getTypedefNameForAnonDecl()->getName().str();
-      T->WideSpelling = T->Name;
-    }
-    T->DescName = "cp__desc_" + T->Name;
+    std::unique_ptr<CompactType> T = namedType(RD);
     T->Sync = syncObjectIn(S.Ctx.getRecordType(RD)).str();
     S.M.PinnedByDecl[canonical(RD)] = T.get();
     S.M.Pinned.push_back(std::move(T));

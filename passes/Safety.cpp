@@ -56,10 +56,9 @@ public:
   bool VisitImplicitCastExpr(ImplicitCastExpr *E) {
     if (S.isIgnoredLoc(E->getExprLoc()))
       return true;
-    if (E->getCastKind() == CK_ArrayToPointerDecay)
-      checkPinnedLiteral(E, E->getSubExpr()->IgnoreParens());
     if (E->getCastKind() == CK_ArrayToPointerDecay) {
       const Expr *Sub = E->getSubExpr()->IgnoreParens();
+      checkPinnedLiteral(E, Sub);
       if (isHandleArray(M, Sub) && !isSubscriptBase(E) && !clearedByMemset(E, Sub)) {
         S.report(Diag::HandleArrayDecay, E->getExprLoc(),
                  quoted(fieldName(Sub)) +
@@ -98,7 +97,6 @@ public:
     return false;
   }
 
-  /// Switchable: a layout's size kept past the moment it is taken.
   /// The address of a compound literal of a pinned type (Pinned.cpp), or
   /// an array of them decayed: an object no root describes, so the switch
   /// would leave its compact pointers behind.  A literal copied by value
@@ -113,13 +111,13 @@ public:
         Diag::NonHeapAddress, E->getExprLoc(),
         "the address of a compound literal of " + quoted(P->WideSpelling) +
             " (pinned: it holds a '" + P->Sync +
-            "' beside compact "
-            "pointers): no root describes the literal, so the switch would "
-            "not translate its compact pointers; declare it as a named "
-            "variable (a local or global of the type is a root)",
+            "' beside compact pointers): no root describes the literal, so "
+            "the switch would not translate its compact pointers; declare it "
+            "as a named variable (a local or global of the type is a root)",
         {tokRange(E->getSourceRange())});
   }
 
+  /// Switchable: a layout's size kept past the moment it is taken.
   bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *E) {
     if (S.Opts.switchable() && layoutDependentTrait(M, E) == E)
       checkLayoutStored(S, E, M.recordOf(stripArrays(E->getTypeOfArgument()).Element));

@@ -329,11 +329,11 @@ void *cp_pinned_realloc(cp_type_desc_t *type, void *p, size_t n) {
   cp__lock();
   cp_root_array_t *h = header_of(p);
   size_t old = h->n;
-  bool same = h->type == t;
+  const cp_type_t *held = h->type;
   cp__unlock();
-  if (!same)
+  if (held != t)
     cp__fatal("realloc of %p as pinned '%s' objects: it holds %s", p,
-              type->name, h->type ? h->type->desc->name : "compact pointers");
+              type->name, held ? held->desc->name : "compact pointers");
   size_t slots = pinned_slots(t, n);
   if (!slots)
     cp__fatal("%zu pinned '%s' objects: size overflows", n, type->name);

@@ -50,3 +50,13 @@ void literals(struct node *n) {
   struct locked_list copy = (struct locked_list){.head = n};
   (void)copy;
 }
+
+// An anonymous member hiding a compact pointer has no name for the
+// descriptor: its holder is not pinned, so it cannot hold the list, and
+// as a compact struct it is refused for the member too.
+struct mixed {
+  struct locked_list l; // expected-error {{compact type 'struct mixed' holds 'struct locked_list' by value}}
+  struct { // expected-error {{anonymous struct or union member in compact type 'struct mixed' is not supported; give the member a name}}
+    struct node *spare;
+  };
+};
