@@ -229,10 +229,17 @@ static const size_t heap_bytes =
     sizeof(cp_heap_t) + (size_t)CP_FAST_TYPES * sizeof(cp_tbin_t);
 
 cp_heap_t *cp__heap_new(void) {
-  cp_heap_t *h = cp__os_alloc_zeroed(heap_bytes);
+  cp_heap_t *h = cp__heap_try_new();
   if (!h)
     cp__fatal_no_memory(
         "cannot map a thread's heap (%zu bytes of address space)", heap_bytes);
+  return h;
+}
+
+cp_heap_t *cp__heap_try_new(void) {
+  cp_heap_t *h = cp__os_alloc_zeroed(heap_bytes);
+  if (!h)
+    return NULL;
   cp__os_advise_pages(h, heap_bytes, false);
   cp__lock();
   h->next = cp__heaps;

@@ -708,6 +708,9 @@ void cp__free_slow(cp_slab_t *s, void *p);
  * become orphans, empty ones go back to the buddy, counters go to the
  * types.  Heap lock taken inside. */
 cp_heap_t *cp__heap_new(void);
+/* The same, or NULL where its address space cannot be mapped (thread
+ * creation then fails as pthread_create does, with EAGAIN). */
+cp_heap_t *cp__heap_try_new(void);
 void cp__heap_abandon(cp_heap_t *h);
 /* After fork, in the child: the heaps of threads that do not exist there
  * are abandoned, and the caller's own heap is resynchronised (freers that

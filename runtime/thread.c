@@ -102,12 +102,23 @@ static void bind_self(cp_thread_t *t) {
   cp__tls_roots_attach();
 }
 
-static cp_thread_t *record_new(void) {
+/* A thread's record and heap, or NULL where memory or address space runs
+ * out (ENOMEM from calloc, or the heap's mapping refused). */
+static cp_thread_t *record_try_new(void) {
   cp_thread_t *t = calloc(1, sizeof *t);
+  if (t && !(t->heap = cp__heap_try_new())) {
+    free(t);
+    t = NULL;
+  }
+  if (t)
+    t->heap->thread = t;
+  return t;
+}
+
+static cp_thread_t *record_new(void) {
+  cp_thread_t *t = record_try_new();
   if (!t)
-    cp__fatal_no_memory("out of memory for a thread record");
-  t->heap = cp__heap_new();
-  t->heap->thread = t;
+    cp__fatal_no_memory("out of memory for a thread record and heap");
   return t;
 }
 
@@ -231,7 +242,11 @@ static int thread_create(pthread_t *thread, const pthread_attr_t *attr,
                          void *(*start)(void *), int (*start_c11)(void *),
                          void *arg) {
   cp__init();
-  cp_thread_t *t = record_new();
+  /* Out of memory here is the program's to handle, as it is for the
+   * thread's stack: pthread_create's "insufficient resources". */
+  cp_thread_t *t = record_try_new();
+  if (!t)
+    return EAGAIN;
   t->start_fn = start;
   t->start_c11 = start_c11;
   t->start_arg = arg;

@@ -19,6 +19,9 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <threads.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -631,14 +634,75 @@ static void case_fork(void **state) {
   check_all_slabs();
 }
 
+/* ---- thread creation without room -----------------------------------------
+ */
+/* Under an address-space limit with no room left, creating a thread fails
+ * as pthread_create does (EAGAIN; thrd_error from thrd_create), and the
+ * runtime forgets the record it had begun: once the limit is raised, a
+ * thread is created, known and runs. */
+static void *note_ran(void *arg) {
+  *(int *)arg = 1;
+  return NULL;
+}
+static int create_without_room(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long pages = 0;
+  if (!f || fscanf(f, "%lu", &pages) != 1)
+    return 3;
+  fclose(f);
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) != 0)
+    return 4;
+  rlim_t hard = rl.rlim_cur;
+  rl.rlim_cur = pages * 4096ul; /* what is mapped now, no more */
+  if (setrlimit(RLIMIT_AS, &rl) != 0)
+    return 4;
+  uint32_t known = known_threads();
+  pthread_t th;
+  int ran = 0;
+  if (cp_thread_create(&th, NULL, note_ran, &ran) != EAGAIN)
+    return 5;
+  unsigned long c11;
+  if (cp_thrd_create(&c11, NULL, NULL) != thrd_error)
+    return 6;
+  if (known_threads() != known)
+    return 7;
+  rl.rlim_cur = hard;
+  if (setrlimit(RLIMIT_AS, &rl) != 0)
+    return 4;
+  if (cp_thread_create(&th, NULL, note_ran, &ran) != 0 ||
+      pthread_join(th, NULL) != 0 || !ran)
+    return 8;
+  return 0;
+}
+static void case_create_no_room(void **state) {
+  (void)state;
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  skip(); /* ASan's own allocator stops the process without address space */
+#endif
+#endif
+  void *p = cp_alloc(&node_desc); /* this thread's heap exists */
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0)
+    _exit(create_without_room());
+  int status;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  cp_free(p);
+}
+
 #define CASE(name) {#name, case_##name}
 static const struct {
   const char *name;
   void (*fn)(void **);
 } cases[] = {
-    CASE(churn),          CASE(cross_free),     CASE(exited_thread),
+    CASE(churn),           CASE(cross_free),     CASE(exited_thread),
     CASE(exit_destructor), CASE(switch_request), CASE(switch_high_water),
-    CASE(refusals),       CASE(fork),
+    CASE(refusals),        CASE(fork),           CASE(create_no_room),
 };
 
 int main(int argc, char **argv) {
