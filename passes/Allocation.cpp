@@ -2,9 +2,9 @@
 //
 // In:  a call to a libc allocation function (Vocabulary.def), or to a
 //      program's own allocation function declared CP_ALLOCATOR /
-//      CP_DEALLOCATOR (a pool: the size is the argument shaped sizeof(T) or
-//      n * sizeof(T), the object freed the first pointer argument; the
-//      others are still evaluated when they have side effects).
+//      CP_DEALLOCATOR (a pool: the size and counts as Allocators.cpp reads
+//      them, the object freed the first pointer argument; the others are
+//      still evaluated when they have side effects).
 // Out: the typed runtime call: cp_alloc / cp_alloc_array /
 //      cp_realloc_array / cp_free for compact objects (the size must be
 //      sizeof(T) or n * sizeof(T): otherwise an error with a fix-it), and
@@ -97,16 +97,6 @@ static const Expr *freedArg(const CallExpr *CE) {
   return nullptr;
 }
 
-/// The argument a CP_ALLOCATOR function's size is in: the first one shaped
-/// sizeof(T) or n * sizeof(T), else the first one (for the error); null if
-/// it takes none.
-static const Expr *allocatorSizeArg(const CallExpr *CE) {
-  for (const Expr *A : CE->arguments())
-    if (sizeShape(A).Ok)
-      return A;
-  return CE->getNumArgs() ? CE->getArg(0) : nullptr;
-}
-
 /// calloc's (N, Size), either way round: one of them sizeof(T).
 static SizeShape countAndSize(const Expr *N, const Expr *Size) {
   SizeShape A = sizeShape(Size);
@@ -124,7 +114,11 @@ SizeShape allocSizeShape(const CallExpr *CE) {
   switch (allocFunction(CE)) {
   case AllocFn::Allocator: {
     const Expr *A = allocatorSizeArg(CE);
-    return A ? sizeShape(A) : SizeShape();
+    SizeShape Sh = A ? sizeShape(A) : SizeShape();
+    if (Sh.Ok)
+      for (const Expr *N : allocatorCall(CE).Counts)
+        Sh.Counts.push_back(N);
+    return Sh;
   }
   case AllocFn::Malloc:
     return sizeShape(CE->getArg(0));
@@ -193,10 +187,11 @@ bool Printer::allocShape(const CallExpr *CE) {
 
 /// `(void)(a), ` for each argument of CE other than Keep that has side
 /// effects: a call routed to the runtime still evaluates them.
-std::string Printer::otherArgs(const CallExpr *CE, const Expr *Keep) {
+std::string Printer::otherArgs(const CallExpr *CE,
+                               llvm::ArrayRef<const Expr *> Keep) {
   std::string Out;
   for (const Expr *A : CE->arguments())
-    if (A != Keep && A->HasSideEffects(S.Ctx))
+    if (!llvm::is_contained(Keep, A) && A->HasSideEffects(S.Ctx))
       Out += "(void)(" + text(A) + "), ";
   return Out;
 }
@@ -255,8 +250,19 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
     return Pre.empty() ? Call : "(" + Pre + Call + ")";
   }
   if (F == AllocFn::Allocator) {
-    // The pool's own call goes away; its other arguments still run.
-    std::string Pre = otherArgs(CE, allocatorSizeArg(CE));
+    if (std::string Problem = allocatorCall(CE).Problem; !Problem.empty()) {
+      fail(CE,
+           "this call of a CP_ALLOCATOR function cannot go to the "
+           "runtime: " +
+               Problem,
+           Diag::AllocSize);
+      return "";
+    }
+    // The pool's own call goes away; its other arguments still run (the
+    // size and the counts once, in the runtime's call).
+    std::vector<const Expr *> Keep = allocatorCall(CE).Counts;
+    Keep.push_back(allocatorSizeArg(CE));
+    std::string Pre = otherArgs(CE, Keep);
     if (!Pre.empty()) {
       std::string Call = allocCall(CE, F, Sp);
       return Call.empty() ? "" : "(" + Pre + Call + ")";

@@ -52,6 +52,19 @@ SizeShape sizeShape(const clang::Expr *E);
 /// Allocation.cpp: the size an allocation call CE asks for, as a shape
 /// (calloc's two arguments either way round, reallocarray's last two).
 SizeShape allocSizeShape(const clang::CallExpr *CE);
+/// Allocators.cpp: the argument a CP_ALLOCATOR call's size is in (the first
+/// shaped sizeof(T) or n * sizeof(T), else the first, for the error); null
+/// if it takes none.
+const clang::Expr *allocatorSizeArg(const clang::CallExpr *CE);
+/// Allocators.cpp: how a call of a CP_ALLOCATOR function sizes what it
+/// allocates beyond its sizeof argument: the arguments that count objects,
+/// and a problem that keeps the runtime from taking the call over (empty
+/// if none).
+struct AllocatorCall {
+  std::vector<const clang::Expr *> Counts;
+  std::string Problem;
+};
+AllocatorCall allocatorCall(const clang::CallExpr *CE);
 
 class Printer {
 public:
@@ -259,7 +272,8 @@ private:
   std::string allocCall(const clang::CallExpr *CE, AllocFn F, const Spill *Sp);
   std::string pinnedCall(const clang::CallExpr *CE, AllocFn F,
                          const SizeShape &Sh, const clang::Expr *SizeArg);
-  std::string otherArgs(const clang::CallExpr *CE, const clang::Expr *Keep);
+  std::string otherArgs(const clang::CallExpr *CE,
+                        llvm::ArrayRef<const clang::Expr *> Keep);
   void sizeFix(const clang::Expr *Size, const std::string &SizeofT, int64_t Elem,
                std::vector<clang::FixItHint> &Fix);
 };

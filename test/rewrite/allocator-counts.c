@@ -1,0 +1,64 @@
+// A CP_ALLOCATOR function that counts objects apart from their size
+// (calloc-like: xcalloc(n, sizeof *p)) allocates n objects through the
+// runtime: the plugin reads which parameters count from the function's
+// body in this file (through a wrapper of a wrapper), or from its
+// alloc_size attribute; a count with side effects is evaluated once.
+// RUN: %rewrite --main-only %s -- %cflags > %t.c
+// RUN: FileCheck --match-full-lines %s < %t.c
+// RUN: %clang %cflags -Wall -Werror %t.c %runtime -o %t && %t | FileCheck --check-prefix=OUT %s
+#include <compactptr.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct CP_COMPACT node { int v; struct node *next; };
+
+static CP_ALLOCATOR void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n, size);
+  if (!p)
+    exit(2);
+  return p;
+}
+static CP_ALLOCATOR void *xcalloc_again(size_t count, size_t size) {
+  return xcalloc(count, size);
+}
+static CP_ALLOCATOR void *xmallocarray(size_t size, size_t n) {
+  size_t bytes = n * size;
+  return malloc(bytes);
+}
+// Declared only: the attribute says which argument counts.
+CP_ALLOCATOR void *table_new(int zone, size_t count, size_t size)
+    __attribute__((alloc_size(2, 3)));
+
+static long sum(struct node *a, int n) {
+  long s = 0;
+  for (int i = 0; i < n; i++)
+    s += a[i].v + (a[i].next ? a[i].next->v : 0);
+  return s;
+}
+
+int main(void) {
+  int n = 100, k = 0;
+  struct node *a = xcalloc(n, sizeof *a);
+  // CHECK: struct node *a = cp_alloc_array(&cp__desc_node, (unsigned long)(n));
+  struct node *b = xcalloc_again(n, sizeof(struct node));
+  // CHECK: struct node *b = cp_alloc_array(&cp__desc_node, (unsigned long)(n));
+  struct node *c = xmallocarray(sizeof *c, k++ + n);
+  // CHECK: struct node *c = cp_alloc_array(&cp__desc_node, (unsigned long)(k++ + n));
+  for (int i = 0; i < n; i++) {
+    a[i].v = i;
+    b[i].v = 2 * i;
+    c[i].v = 3 * i;
+    a[i].next = &b[n - 1 - i];
+  }
+  printf("%ld %ld %ld k=%d\n", sum(a, n), sum(b, n), sum(c, n), k);
+  // OUT: 14850 9900 14850 k=1
+  free(a);
+  free(b);
+  free(c);
+  if (0) {
+    struct node *d = table_new(1, n, sizeof *d);
+    // CHECK: struct node *d = cp_alloc_array(&cp__desc_node, (unsigned long)(n));
+    free(d);
+  }
+  return 0;
+}
