@@ -133,6 +133,17 @@ SizeShape allocSizeShape(const CallExpr *CE) {
   }
 }
 
+/// The block a call resizes: realloc's first argument, or the one a
+/// CP_ALLOCATOR realloc wrapper hands to realloc (Allocators.cpp); null
+/// for an allocation.
+static const Expr *resizedBlock(const CallExpr *CE, AllocFn F) {
+  if (F == AllocFn::Realloc)
+    return CE->getArg(0);
+  if (F == AllocFn::Allocator)
+    return allocatorCall(CE).Block;
+  return nullptr;
+}
+
 AllocTarget allocTarget(const Session &S, const CallExpr *CE) {
   const Model &M = S.M;
   AllocFn F = allocFunction(CE);
@@ -155,8 +166,8 @@ AllocTarget allocTarget(const Session &S, const CallExpr *CE) {
   case AllocFn::Allocator: {
     if (AllocTarget T = of(destinationType(S.Ctx, CE)); T != AllocTarget::None)
       return T;
-    if (F == AllocFn::Realloc)
-      if (AllocTarget T = of(CE->getArg(0)->IgnoreParenImpCasts()->getType());
+    if (const Expr *B = resizedBlock(CE, F))
+      if (AllocTarget T = of(B->IgnoreParenImpCasts()->getType());
           T != AllocTarget::None)
         return T;
     SizeShape Sh = allocSizeShape(CE);
@@ -260,8 +271,10 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
     }
     // The pool's own call goes away; its other arguments still run (the
     // size and the counts once, in the runtime's call).
-    std::vector<const Expr *> Keep = allocatorCall(CE).Counts;
+    AllocatorCall AC = allocatorCall(CE);
+    std::vector<const Expr *> Keep = AC.Counts;
     Keep.push_back(allocatorSizeArg(CE));
+    Keep.push_back(AC.Block);
     std::string Pre = otherArgs(CE, Keep);
     if (!Pre.empty()) {
       std::string Call = allocCall(CE, F, Sp);
@@ -275,8 +288,9 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
   QualType D = destinationType(S.Ctx, CE);
   SizeShape Sh = allocSizeShape(CE);
   CompactType *DT = M.pointeeOf(D), *DR = rootPointee(M, D);
-  if (F == AllocFn::Realloc && !DT && !DR) {
-    QualType A = CE->getArg(0)->IgnoreParenImpCasts()->getType();
+  const Expr *Block = resizedBlock(CE, F);
+  if (Block && !DT && !DR) {
+    QualType A = Block->IgnoreParenImpCasts()->getType();
     DT = M.pointeeOf(A);
     DR = rootPointee(M, A);
   }
@@ -336,8 +350,8 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
     // pending switch first, and switch rather than exhaust the arena).
     std::string Desc = "&" + ST->DescName;
     std::string SP = S.Opts.switchable() ? "_safepoint(" : "(";
-    if (F == AllocFn::Realloc) {
-      std::string T = "cp_realloc_array" + SP + Desc + ", " + text(CE->getArg(0)) +
+    if (Block) {
+      std::string T = "cp_realloc_array" + SP + Desc + ", " + text(Block) +
                       ", " + countText(Sh, CE) + ")";
       if (!Sp)
         return T;
@@ -375,9 +389,9 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
     std::string N = countText(Sh, CE);
     if (PerElem != 1)
       N += " * " + std::to_string(PerElem);
-    if (F == AllocFn::Realloc)
-      return "((void *)cp_root_array_realloc((void **)(" + text(CE->getArg(0)) +
-             "), " + N + "))";
+    if (Block)
+      return "((void *)cp_root_array_realloc((void **)(" + text(Block) + "), " +
+             N + "))";
     return "((void *)cp_root_array_alloc(" + N + "))";
   }
   return splice(CE);
@@ -390,8 +404,9 @@ std::string Printer::pinnedCall(const CallExpr *CE, AllocFn F,
                                 const SizeShape &Sh, const Expr *SizeArg) {
   QualType D = destinationType(S.Ctx, CE);
   CompactType *DP = M.pinnedPointee(D);
-  if (!DP && F == AllocFn::Realloc)
-    DP = M.pinnedPointee(CE->getArg(0)->IgnoreParenImpCasts()->getType());
+  const Expr *Block = resizedBlock(CE, F);
+  if (!DP && Block)
+    DP = M.pinnedPointee(Block->IgnoreParenImpCasts()->getType());
   CompactType *SP = Sh.Ok ? M.pinnedOf(Sh.Elem) : nullptr;
   if (!SP || (DP && DP != SP)) {
     CompactType *T = DP ? DP : SP;
@@ -409,8 +424,8 @@ std::string Printer::pinnedCall(const CallExpr *CE, AllocFn F,
     return "";
   }
   std::string Desc = "&" + SP->DescName;
-  if (F == AllocFn::Realloc)
-    return "cp_pinned_realloc(" + Desc + ", " + text(CE->getArg(0)) + ", " +
+  if (Block)
+    return "cp_pinned_realloc(" + Desc + ", " + text(Block) + ", " +
            countText(Sh, CE) + ")";
   return "cp_pinned_alloc(" + Desc + ", " + countText(Sh, CE) + ")";
 }

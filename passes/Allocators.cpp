@@ -7,17 +7,19 @@
 //      over at all.  The function says so through its alloc_size
 //      attribute, or through its body in this translation unit (read for
 //      parameters that multiply a size or reach calloc's count, and for one
-//      that reaches realloc's block: a resize the runtime cannot take
-//      over); with neither, an argument that may be a count or a block
-//      makes the call ambiguous, and it is refused rather than allocated as
-//      one object.
+//      that reaches realloc's block: the call is then the runtime's realloc
+//      of that argument); with neither, an argument that may be a count or
+//      a block makes the call ambiguous, and it is refused rather than
+//      allocated as one object.
 // Tests: test/rewrite/allocator-counts.c, test/diagnostics/allocator-call.c,
 //        test/rewrite/pool-allocator.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Printer.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include <optional>
 
 using namespace clang;
 
@@ -45,9 +47,75 @@ struct ParamRoles {
 
 static ParamRoles paramRoles(const FunctionDecl *FD, unsigned Depth);
 
+/// The parameters of FD whose values locals of its body hold: `void *old
+/// = p;`, `n2 = n + 1;` (the first pass of RoleFinder).
+class AliasFinder : public RecursiveASTVisitor<AliasFinder> {
+public:
+  explicit AliasFinder(const FunctionDecl *FD) : FD(FD) {}
+  llvm::DenseMap<const VarDecl *, llvm::SmallBitVector> Alias;
+
+  bool VisitVarDecl(VarDecl *V) {
+    if (!isa<ParmVarDecl>(V) && V->getInit())
+      flowInto(V, V->getInit());
+    return true;
+  }
+  bool VisitBinaryOperator(BinaryOperator *B) {
+    if (B->getOpcode() == BO_Assign)
+      if (const auto *DR = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParens()))
+        if (const auto *V = dyn_cast<VarDecl>(DR->getDecl());
+            V && !isa<ParmVarDecl>(V))
+          flowInto(V, B->getRHS());
+    return true;
+  }
+  /// The parameters E's value may come from: every one it names, directly
+  /// or through a local (Whole: anywhere inside; else only as its value,
+  /// through casts, `?:` and commas, never as the base of a member or an
+  /// operand of arithmetic).
+  void paramsIn(const Expr *E, bool Whole, llvm::SmallBitVector &Out) const {
+    if (!E)
+      return;
+    E = E->IgnoreParenCasts();
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
+      if (const auto *P = dyn_cast<ParmVarDecl>(DR->getDecl())) {
+        if (P->getDeclContext() == FD &&
+            P->getFunctionScopeIndex() < Out.size())
+          Out.set(P->getFunctionScopeIndex());
+      } else if (const auto *V = dyn_cast<VarDecl>(DR->getDecl())) {
+        auto It = Alias.find(V);
+        if (It != Alias.end())
+          Out |= It->second;
+      }
+      return;
+    }
+    if (const auto *C = dyn_cast<AbstractConditionalOperator>(E)) {
+      paramsIn(C->getTrueExpr(), Whole, Out);
+      paramsIn(C->getFalseExpr(), Whole, Out);
+      return;
+    }
+    if (const auto *B = dyn_cast<BinaryOperator>(E);
+        B && B->getOpcode() == BO_Comma) {
+      paramsIn(B->getRHS(), Whole, Out);
+      return;
+    }
+    if (Whole)
+      for (const Stmt *Child : E->children())
+        if (const auto *CE = dyn_cast_or_null<Expr>(Child))
+          paramsIn(CE, Whole, Out);
+  }
+
+private:
+  const FunctionDecl *FD;
+  void flowInto(const VarDecl *V, const Expr *E) {
+    llvm::SmallBitVector &Bits = Alias[V];
+    Bits.resize(FD->getNumParams());
+    paramsIn(E, /*Whole=*/true, Bits);
+  }
+};
+
 class RoleFinder : public RecursiveASTVisitor<RoleFinder> {
 public:
-  RoleFinder(const FunctionDecl *FD, unsigned Depth) : FD(FD), Depth(Depth) {
+  RoleFinder(const FunctionDecl *FD, unsigned Depth, const AliasFinder &A)
+      : FD(FD), Depth(Depth), A(A) {
     R.Count.resize(FD->getNumParams());
     R.Block.resize(FD->getNumParams());
   }
@@ -56,7 +124,7 @@ public:
   bool VisitBinaryOperator(BinaryOperator *B) {
     if (B->getOpcode() == BO_Mul || B->getOpcode() == BO_MulAssign)
       for (const Expr *Side : {B->getLHS(), B->getRHS()})
-        mark(R.Count, Side);
+        count(Side);
     return true;
   }
   bool VisitCallExpr(CallExpr *C) {
@@ -65,32 +133,32 @@ public:
       return true;
     AllocFn F = allocFunction(C);
     if (F == AllocFn::Calloc) {
-      for (const Expr *A : C->arguments())
-        mark(R.Count, A);
+      for (const Expr *Arg : C->arguments())
+        count(Arg);
       return true;
     }
     if (F == AllocFn::Realloc) {
-      mark(R.Block, C->getArg(0));
+      block(C->getArg(0));
       for (unsigned I = 1; C->getNumArgs() == 3 && I < 3; ++I)
-        mark(R.Count, C->getArg(I));
+        count(C->getArg(I));
       return true;
     }
     if (const auto *AS = Callee->getAttr<AllocSizeAttr>()) {
       if (AS->getNumElemsParam().isValid()) {
-        mark(R.Count, argAt(C, AS->getElemSizeParam().getASTIndex()));
-        mark(R.Count, argAt(C, AS->getNumElemsParam().getASTIndex()));
+        count(argAt(C, AS->getElemSizeParam().getASTIndex()));
+        count(argAt(C, AS->getNumElemsParam().getASTIndex()));
       }
       return true;
     }
     const FunctionDecl *Def = Callee->getDefinition();
-    if (!Def || Def == FD || Depth == 0)
+    if (!Def || !Def->getBody() || Def == FD || Depth == 0)
       return true;
     ParamRoles Inner = paramRoles(Def, Depth - 1);
     for (unsigned I = 0; I < C->getNumArgs() && I < Def->getNumParams(); ++I) {
       if (Inner.Count.test(I))
-        mark(R.Count, C->getArg(I));
+        count(C->getArg(I));
       if (Inner.Block.test(I))
-        mark(R.Block, C->getArg(I));
+        block(C->getArg(I));
     }
     return true;
   }
@@ -98,21 +166,32 @@ public:
 private:
   const FunctionDecl *FD;
   unsigned Depth;
+  const AliasFinder &A;
 
   static const Expr *argAt(const CallExpr *C, unsigned I) {
     return I < C->getNumArgs() ? C->getArg(I) : nullptr;
   }
-  void mark(llvm::SmallBitVector &Bits, const Expr *E) {
-    const auto *DR = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenCasts()) : nullptr;
-    const auto *P = DR ? dyn_cast<ParmVarDecl>(DR->getDecl()) : nullptr;
-    if (P && P->getDeclContext() == FD &&
-        P->getFunctionScopeIndex() < Bits.size())
-      Bits.set(P->getFunctionScopeIndex());
+  /// Integer parameters anywhere in E count; pointer parameters that are
+  /// E's value are the block.
+  void count(const Expr *E) { mark(R.Count, E, true, false); }
+  void block(const Expr *E) { mark(R.Block, E, false, true); }
+  void mark(llvm::SmallBitVector &Bits, const Expr *E, bool Whole,
+            bool Pointers) {
+    llvm::SmallBitVector Found(FD->getNumParams());
+    A.paramsIn(E, Whole, Found);
+    for (int I = Found.find_first(); I >= 0; I = Found.find_next(I)) {
+      QualType T = FD->getParamDecl(I)->getType();
+      if (Pointers ? T->isPointerType() : T->isIntegerType())
+        Bits.set(I);
+    }
   }
 };
 
 static ParamRoles paramRoles(const FunctionDecl *FD, unsigned Depth) {
-  RoleFinder V(FD, Depth);
+  AliasFinder A(FD);
+  A.TraverseStmt(FD->getBody());
+  A.TraverseStmt(FD->getBody()); // a local set from another set later
+  RoleFinder V(FD, Depth, A);
   V.TraverseStmt(FD->getBody());
   return V.R;
 }
@@ -121,8 +200,10 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
   AllocatorCall R;
   const FunctionDecl *FD = CE->getDirectCallee();
   const Expr *SizeArg = allocatorSizeArg(CE);
-  if (!FD || !SizeArg || !sizeShape(SizeArg).Ok)
+  SizeShape Sh = SizeArg ? sizeShape(SizeArg) : SizeShape();
+  if (!FD || !Sh.Ok)
     return R;
+  ASTContext &Ctx = FD->getASTContext();
   unsigned Size = 0;
   while (CE->getArg(Size) != SizeArg)
     ++Size;
@@ -130,11 +211,21 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
   auto argText = [&](unsigned I) {
     std::string Out;
     llvm::raw_string_ostream OS(Out);
-    CE->getArg(I)->IgnoreParenImpCasts()->printPretty(
-        OS, nullptr, FD->getASTContext().getPrintingPolicy());
+    CE->getArg(I)->IgnoreParenImpCasts()->printPretty(OS, nullptr,
+                                                      Ctx.getPrintingPolicy());
     return "'" + Out + "'";
   };
-  // The attribute says it: alloc_size(size) or alloc_size(size, count).
+  const FunctionDecl *Def = FD->getDefinition();
+  std::optional<ParamRoles> Roles;
+  if (Def && Def->getBody())
+    Roles = paramRoles(Def, 4);
+
+  // The counts: the attribute says it (alloc_size(size) or alloc_size(size,
+  // count)), else the body; with neither, another argument may count the
+  // objects (xcalloc(n, sizeof *p), or the other way round after a bare
+  // sizeof).  An integer after a size that counts already, or a constant
+  // after a bare sizeof, is taken for something else (a zone, flags, an
+  // alignment, __LINE__).
   if (const auto *AS = FD->getMostRecentDecl()->getAttr<AllocSizeAttr>()) {
     unsigned E = AS->getElemSizeParam().getASTIndex();
     int N = AS->getNumElemsParam().isValid()
@@ -144,59 +235,61 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
       R.Counts.push_back(CE->getArg(N));
     else if ((int)Size == N && E < CE->getNumArgs())
       R.Counts.push_back(CE->getArg(E));
-    else if (Size != E)
+    else if (Size != E) {
       R.Problem =
           Name + " takes its size as argument " + std::to_string(E + 1) +
           " (alloc_size), but sizeof is argument " + std::to_string(Size + 1);
-    return R;
-  }
-  const FunctionDecl *Def = FD->getDefinition();
-  if (Def) {
-    ParamRoles Roles = paramRoles(Def, 4);
-    for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I) {
-      if (Roles.Block.test(I)) {
-        R.Problem = Name + " resizes the block it is handed (" + argText(I) +
-                    " reaches realloc): the runtime cannot take a resize "
-                    "over through it; call realloc here, or make " +
-                    Name + " allocate only";
+      return R;
+    }
+  } else if (Roles) {
+    for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I)
+      if (I != Size && Roles->Count.test(I) && !Roles->Block.test(I))
+        R.Counts.push_back(CE->getArg(I));
+  } else {
+    for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
+      const Expr *A = CE->getArg(I)->IgnoreParenImpCasts();
+      if (I != Size && A->getType()->isIntegerType() &&
+          (I < Size || (Sh.Counts.empty() && !A->isIntegerConstantExpr(Ctx)))) {
+        R.Problem = "the plugin cannot see whether " + argText(I) +
+                    " counts the objects " + Name +
+                    " allocates (its body is not in this file): give " + Name +
+                    " __attribute__((alloc_size(...))), or pass the whole "
+                    "size (n * sizeof(T))";
         return R;
       }
-      if (I != Size && Roles.Count.test(I))
-        R.Counts.push_back(CE->getArg(I));
     }
-    return R;
   }
-  // No body here and no attribute: another argument may count the objects
-  // (xcalloc(n, sizeof *p), or the other way round after a bare sizeof) or
-  // hand over a block to resize.  An integer after a size that counts
-  // already, or a constant after a bare sizeof, is taken for something
-  // else (a zone, flags, an alignment, __LINE__).
-  bool Bare = sizeShape(SizeArg).Counts.empty();
+
+  // The block to resize: the one argument the body hands to realloc (the
+  // call becomes the runtime's realloc of it).  Without a body, an
+  // argument of the allocated type's pointer type may be one.
   for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
     if (I == Size)
       continue;
-    const Expr *A = CE->getArg(I)->IgnoreParenImpCasts();
-    QualType T = A->getType();
-    if (T->isIntegerType() &&
-        (I < Size ||
-         (Bare && !A->isIntegerConstantExpr(FD->getASTContext())))) {
-      R.Problem = "the plugin cannot see whether " + argText(I) +
-                  " counts the objects " + Name +
-                  " allocates (its body is not in this file): give " + Name +
-                  " __attribute__((alloc_size(...))), or pass the whole size "
-                  "(n * sizeof(T))";
+    bool Block;
+    if (Roles) {
+      Block = I < Def->getNumParams() && Roles->Block.test(I);
+    } else {
+      QualType T = CE->getArg(I)->IgnoreParenImpCasts()->getType();
+      if (T->isPointerType() &&
+          Ctx.hasSameUnqualifiedType(T->getPointeeType(), Sh.Elem)) {
+        R.Problem = "the plugin cannot see whether " + Name + " resizes " +
+                    argText(I) +
+                    " (its body is not in this file); call realloc here, or "
+                    "give " +
+                    Name + " a body in this file";
+        return R;
+      }
+      Block = false;
+    }
+    if (!Block)
+      continue;
+    if (R.Block) {
+      R.Problem = Name + " hands both " + argText(I) +
+                  " and another argument to realloc";
       return R;
     }
-    if (T->isPointerType() && sizeShape(SizeArg).Ok &&
-        FD->getASTContext().hasSameUnqualifiedType(T->getPointeeType(),
-                                                   sizeShape(SizeArg).Elem)) {
-      R.Problem = "the plugin cannot see whether " + Name + " resizes " +
-                  argText(I) +
-                  " (its body is not in this file); call "
-                  "realloc here, or give " +
-                  Name + " a body in this file";
-      return R;
-    }
+    R.Block = CE->getArg(I);
   }
   return R;
 }

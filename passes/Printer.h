@@ -58,10 +58,11 @@ SizeShape allocSizeShape(const clang::CallExpr *CE);
 const clang::Expr *allocatorSizeArg(const clang::CallExpr *CE);
 /// Allocators.cpp: how a call of a CP_ALLOCATOR function sizes what it
 /// allocates beyond its sizeof argument: the arguments that count objects,
-/// and a problem that keeps the runtime from taking the call over (empty
-/// if none).
+/// the block it resizes (a realloc wrapper; null if none), and a problem
+/// that keeps the runtime from taking the call over (empty if none).
 struct AllocatorCall {
   std::vector<const clang::Expr *> Counts;
+  const clang::Expr *Block = nullptr;
   std::string Problem;
 };
 AllocatorCall allocatorCall(const clang::CallExpr *CE);

@@ -2,7 +2,10 @@
 // (calloc-like: xcalloc(n, sizeof *p)) allocates n objects through the
 // runtime: the plugin reads which parameters count from the function's
 // body in this file (through a wrapper of a wrapper), or from its
-// alloc_size attribute; a count with side effects is evaluated once.
+// alloc_size attribute; a count with side effects is evaluated once.  One
+// whose body hands the block it is given to realloc (a grow wrapper, also
+// through a local) is the runtime's realloc of that block: the contents
+// stay.
 // RUN: %rewrite --main-only %s -- %cflags > %t.c
 // RUN: FileCheck --match-full-lines %s < %t.c
 // RUN: %clang %cflags -Wall -Werror %t.c %runtime -o %t && %t | FileCheck --check-prefix=OUT %s
@@ -24,6 +27,16 @@ static CP_ALLOCATOR void *xcalloc_again(size_t count, size_t size) {
 static CP_ALLOCATOR void *xmallocarray(size_t size, size_t n) {
   size_t bytes = n * size;
   return malloc(bytes);
+}
+static CP_ALLOCATOR void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n);
+  if (!q)
+    exit(2);
+  return q;
+}
+static CP_ALLOCATOR void *grow(void *p, size_t n, size_t size) {
+  void *old = p;
+  return xrealloc(old, n * size);
 }
 // Declared only: the attribute says which argument counts.
 CP_ALLOCATOR void *table_new(int zone, size_t count, size_t size)
@@ -52,6 +65,24 @@ int main(void) {
   }
   printf("%ld %ld %ld k=%d\n", sum(a, n), sum(b, n), sum(c, n), k);
   // OUT: 14850 9900 14850 k=1
+  a = grow(a, 2 * n, sizeof *a);
+  // CHECK: a = cp_realloc_array(&cp__desc_node, a, (unsigned long)(2 * n));
+  for (int i = n; i < 2 * n; i++) {
+    a[i].v = i;
+    a[i].next = NULL;
+  }
+  struct node **v = NULL;
+  for (int i = 0; i < 4; i++) {
+    v = grow(v, i + 1, sizeof *v);
+    // CHECK: v = ((void *)cp_root_array_realloc((void **)(v), (unsigned long)(i + 1)));
+    v[i] = &a[i];
+  }
+  c = xrealloc(c, 2 * n * sizeof *c);
+  // CHECK: c = cp_realloc_array(&cp__desc_node, c, (unsigned long)(2 * n));
+  c[2 * n - 1].v = 7;
+  printf("%ld %d %d\n", sum(a, 2 * n), v[3]->v, c[n - 1].v + c[2 * n - 1].v);
+  // OUT: 29800 3 304
+  free(v);
   free(a);
   free(b);
   free(c);
