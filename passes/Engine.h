@@ -363,7 +363,7 @@ std::vector<llvm::StringRef> directiveLines(llvm::StringRef Text);
 /// object of compact type: `p->value`, `p->pos.x`, `p->vals[i]`.
 bool insideCompactObject(const Model &M, const clang::Expr *E);
 /// A compact pointer converted to `void *` and kept (void-escape).
-void checkVoidEscape(Session &S, const clang::ImplicitCastExpr *E);
+void checkVoidEscape(Session &S, const clang::CastExpr *E);
 /// Escapes.cpp (switchable): a sizeof, _Alignof or offsetof of a compact
 /// struct (Trait) whose value is kept -- stored, or handed to a function of
 /// the program -- is the size of the layout of the moment; after the

@@ -161,6 +161,58 @@ static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I) {
       });
 }
 
+/// Parameter I of FD (a definition) is kept past the call for certain:
+/// stored into memory that is not a local of FD (`seen[i] = p`, `ctx->data
+/// = p`, a static), handed to a libc function that keeps it (tsearch's
+/// key), or passed to a function of this file that keeps it so, a few
+/// calls deep.  What an explicit cast to `void *` does not excuse.
+static bool paramStored(Session &S, const FunctionDecl *FD, unsigned I,
+                        unsigned Depth) {
+  if (I >= FD->getNumParams() || !FD->hasBody())
+    return false;
+  ASTContext &Ctx = S.Ctx;
+  return anyReferenceTo(
+      FD->getBody(), FD->getParamDecl(I), [&](const DeclRefExpr *DR) {
+        const Expr *Use = DR;
+        const Expr *P = parentSkippingParens(Ctx, Use, &Use);
+        while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
+          if (C->getCastKind() != CK_LValueToRValue &&
+              C->getCastKind() != CK_NoOp && C->getCastKind() != CK_BitCast)
+            return false;
+          P = parentSkippingParens(Ctx, Use = C, &Use);
+        }
+        if (!P) { // an initializer: of a static or global
+          for (const DynTypedNode &N : Ctx.getParents(*Use))
+            if (const auto *VD = N.get<VarDecl>())
+              return !VD->hasLocalStorage();
+          return false;
+        }
+        if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+          if (BO->getOpcode() != BO_Assign ||
+              BO->getRHS()->IgnoreParens() != Use->IgnoreParens())
+            return false;
+          const auto *L = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens());
+          const auto *VD = L ? dyn_cast<VarDecl>(L->getDecl()) : nullptr;
+          return !VD || !VD->hasLocalStorage();
+        }
+        if (const auto *CE = dyn_cast<CallExpr>(P)) {
+          const FunctionDecl *Callee = CE->getDirectCallee();
+          if (!Callee || CE->getCallee()->IgnoreParenImpCasts() == Use)
+            return false;
+          unsigned At = argumentIndex(CE, Use);
+          int Kept = keptArgument(Callee);
+          if (Kept < 0)
+            Kept = storedBuiltinArgument(Callee);
+          if (Kept >= 0)
+            return At == (unsigned)Kept;
+          const FunctionDecl *Def = Callee->getDefinition();
+          return Def && Def != FD && Depth > 0 &&
+                 paramStored(S, Def, At, Depth - 1);
+        }
+        return false;
+      });
+}
+
 /// The `__cancel_arg` of a glibc pthread_cleanup_push that E initializes,
 /// when a nested one hides it (so it is no root: FrameSlots.cpp), or null.
 static const VarDecl *hiddenCleanupArg(ASTContext &Ctx, const Expr *E) {
@@ -176,15 +228,21 @@ static const VarDecl *hiddenCleanupArg(ASTContext &Ctx, const Expr *E) {
 /// (`slots[i] = node`).  A generic container keeps it where the switch
 /// cannot see it: after the switch it points into the released arena.
 /// Calls to libc, the runtime and system headers (but for the arguments
-/// libc keeps: tsearch's key), locals of type `void *`, explicit casts
-/// (which say the code knows) and the address of a variable that stays
-/// wide (a parameter: wide bytes, no compact pointer) are not flagged.
-void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
+/// libc keeps: tsearch's key), locals of type `void *` and the address of
+/// a variable that stays wide (a parameter: wide bytes, no compact
+/// pointer) are not flagged.  An explicit cast (`add((void *)n)`) says the
+/// code knows, but only where the plugin cannot see the pointer kept: it
+/// is flagged where it is stored into memory, handed to a libc function
+/// that keeps it, or to a function of this file whose body stores it (an
+/// identity set of `void *` compared after the switch gave wrong answers,
+/// silently).
+void checkVoidEscape(Session &S, const CastExpr *E) {
   const Model &M = S.M;
+  bool Explicit = isa<ExplicitCastExpr>(E);
   if (!S.Opts.switchable() || E->getCastKind() != CK_BitCast ||
       !E->getType()->isVoidPointerType() ||
-      !M.pointeeOf(E->getSubExpr()->getType()) ||
-      addressOfWideVariable(E->getSubExpr()))
+      !M.pointeeOf(E->getSubExpr()->IgnoreParenImpCasts()->getType()) ||
+      addressOfWideVariable(E->getSubExpr()->IgnoreParenImpCasts()))
     return;
   const Expr *Cur = E;
   const Expr *P = parentSkippingParens(S.Ctx, E, &Cur);
@@ -214,11 +272,15 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
     if (System && !Keeps)
       return;
     // A function of this file that keeps nothing (a comparator called
-    // directly) cannot leave it where the switch does not see it.
+    // directly) cannot leave it where the switch does not see it; through
+    // an explicit cast, only one that stores it is flagged.
     const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
     if (!System && Def && Def->hasBody() &&
-        !paramMayBeKept(S, Def, argumentIndex(CE, Cur)))
+        !(Explicit ? paramStored(S, Def, argumentIndex(CE, Cur), 3)
+                   : paramMayBeKept(S, Def, argumentIndex(CE, Cur))))
       return;
+    if (Explicit && !System && !(Def && Def->hasBody()))
+      return; // the cast says the code knows what the callee does
     if (System && Keeps)
       Advice = "keep such pointers in a structure of the program's own (a "
                "tree or table of compact type) instead, or build the program "
@@ -250,7 +312,11 @@ void checkVoidEscape(Session &S, const ImplicitCastExpr *E) {
   } else {
     return;
   }
-  CompactType *T = M.pointeeOf(E->getSubExpr()->getType());
+  CompactType *T =
+      M.pointeeOf(E->getSubExpr()->IgnoreParenImpCasts()->getType());
+  if (Explicit)
+    Advice = "keep it in a field or a root array of its own type: the cast "
+             "does not keep the switch from releasing what it points to";
   // A struct that is compact only because it holds a compact pointer
   // surprises a reader who never annotated it: say why it is one.
   std::string Why = T->Annotated ? "" : " (compact by inference: it holds a "

@@ -508,8 +508,11 @@ public:
   }
 
   bool VisitCStyleCastExpr(CStyleCastExpr *E) {
-    if (!S.isIgnoredLoc(E->getExprLoc()) && !checkCast(E) && !checkPoolConversion(S, E))
+    if (!S.isIgnoredLoc(E->getExprLoc()) && !checkCast(E) &&
+        !checkPoolConversion(S, E)) {
       checkForeignObject(S, E);
+      checkVoidEscape(S, E);
+    }
     return true;
   }
 

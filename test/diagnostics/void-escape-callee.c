@@ -68,3 +68,30 @@ void use_sync(struct sym *s) {
 // The address a __sync builtin works on is not kept (a reference count).
 static void retain(void *o) { __sync_fetch_and_add((int *)o, 1); }
 void use_count(struct sym *s) { retain(s); }
+
+// Through an explicit cast the code says it knows what the callee does:
+// flagged only where the plugin sees the pointer stored -- into memory, or
+// by a function of this file, a call or two deep (an identity set of
+// `void *` compared after the switch gave wrong answers, silently).
+static void *seen[64];
+static int add(void *p, unsigned k) {
+  if (seen[k & 63] == p)
+    return 0;
+  seen[k & 63] = p;
+  return 1;
+}
+static void add_again(void *p) { add(p, 1); }
+static void show(void *p) { (void)p; }
+void opaque(void *p);
+static void *ret(void *p) { return p; }
+void use_cast(struct sym *s) {
+  add((void *)s, 3);   // expected-warning {{a compact pointer to 'struct sym' is passed as 'void *' to 'add'; kept there, it is no root, and after the switch it points into the released arena (keep it in a field or a root array of its own type: the cast does not keep the switch from releasing what it points to)}}
+  add_again((void *)s); // expected-warning {{passed as 'void *' to 'add_again'}}
+  gbox.p = (void *)s;  // expected-warning {{is stored into memory as 'void *'}}
+  show((void *)s);
+  opaque((void *)s);
+  void *local = (void *)s;
+  (void)local;
+  (void)ret((void *)s);
+  (void)memcmp((void *)s, (void *)s, 1);
+}

@@ -18,8 +18,9 @@ array of those (named, or of unnamed type, `struct { ... } ls[2]`), a run
 of bit-fields (of several types and widths, with unnamed pads).  Every
 type has a pool of slots (a global array, an array in a heap struct that
 holds a mutex too -- pinned in switchable mode --, or a heap root array
-from calloc that is also realloc'ed, and for some types realloc'ed and
-freed through a `void *`); a slot holds NULL or a
+from calloc that is also realloc'ed, for some types through a grow
+wrapper declared CP_ALLOCATOR, and for some realloc'ed and freed through a
+`void *`); a slot holds NULL or a
 *head*, and every head owns a chain through `next`.  Some types have a
 heap array of structs (with a one-past-the-end pointer in a global) and a
 global struct value.  Step functions apply operations chosen here with
@@ -306,6 +307,24 @@ class Gen:
         if self.jumps:
             e("static jmp_buf cpg_env;")
             e("static unsigned long cpg_jumps;")
+        # A program's own allocation wrappers, declared CP_ALLOCATOR: a
+        # calloc-like one (the count apart from the size) and a grow
+        # wrapper that resizes through another (the plugin reads both
+        # from their bodies).  Used for some heap arrays and root arrays,
+        # chosen by their sizes, not by a draw.
+        e("static CP_ALLOCATOR __attribute__((unused)) void *cpg_xcalloc(size_t n, size_t size) {")
+        e("  void *p = calloc(n, size);")
+        e("  if (!p) exit(3);")
+        e("  return p;")
+        e("}")
+        e("static CP_ALLOCATOR __attribute__((unused)) void *cpg_xrealloc(void *p, size_t bytes) {")
+        e("  void *q = realloc(p, bytes);")
+        e("  if (!q) exit(3);")
+        e("  return q;")
+        e("}")
+        e("static CP_ALLOCATOR __attribute__((unused)) void *cpg_grow(void *p, size_t n, size_t size) {")
+        e("  return cpg_xrealloc(p, n * size);")
+        e("}")
         for t in self.types:
             e("struct %s;" % t.name)
         if self.use_plain:
@@ -903,6 +922,8 @@ class Gen:
                 # the other programs of every seed stay as they were.)
                 return ["{ void *v = hp%d; size_t bytes = %d * sizeof(struct %s *);" % (x, t.pool_n, n),
                         "  v = realloc(v, bytes); if (!v) exit(3); hp%d = v; }" % x], 0
+            if t.pool_n == 16:
+                return ["hp%d = cpg_grow(hp%d, %d, sizeof(struct %s *));" % (x, x, t.pool_n, n)], 0
             return ["hp%d = realloc(hp%d, %d * sizeof(struct %s *));" % (x, x, t.pool_n, n),
                     "if (!hp%d) exit(3);" % x], 0
         if k == "callback":
@@ -1150,7 +1171,8 @@ class Gen:
                 e("  if (!pb%d) return 3;" % t.idx)
                 e("  pthread_mutex_init(&pb%d->mu, NULL);" % t.idx)
             if t.has_arr:
-                e("  arr%d = calloc(%d, sizeof(struct %s));" % (t.idx, t.arr_n, t.name))
+                e("  arr%d = %s(%d, sizeof(struct %s));" % (
+                    t.idx, "cpg_xcalloc" if t.arr_n % 2 else "calloc", t.arr_n, t.name))
                 e("  if (!arr%d) return 3;" % t.idx)
                 e("  arrend%d = arr%d + %d;" % (t.idx, t.idx, t.arr_n))
                 e("  for (q%d = arr%d; q%d < arrend%d; q%d++) q%d->id = ++serial;" % ((t.idx,) * 6))
