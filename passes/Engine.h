@@ -364,6 +364,9 @@ std::vector<llvm::StringRef> directiveLines(llvm::StringRef Text);
 bool insideCompactObject(const Model &M, const clang::Expr *E);
 /// A compact pointer converted to `void *` and kept (void-escape).
 void checkVoidEscape(Session &S, const clang::CastExpr *E);
+/// Escapes.cpp: the bytes of a compact pointer variable copied out by
+/// memcpy or write, or read in by read, where the switch cannot see them.
+void checkPointerBytes(Session &S, const clang::CallExpr *CE);
 /// Escapes.cpp (switchable): a sizeof, _Alignof or offsetof of a compact
 /// struct (Trait) whose value is kept -- stored, or handed to a function of
 /// the program -- is the size of the layout of the moment; after the

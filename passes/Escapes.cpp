@@ -213,6 +213,126 @@ static bool paramStored(Session &S, const FunctionDecl *FD, unsigned I,
       });
 }
 
+/// The compact pointer variable whose bytes E hands over (`&p`, an array
+/// of compact pointers `ptrs` or its address), through casts; null if E is
+/// anything else.
+static const VarDecl *pointerVariable(const Model &M, const Expr *E) {
+  E = E->IgnoreParenCasts();
+  bool Address = false;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E);
+      UO && UO->getOpcode() == UO_AddrOf) {
+    E = UO->getSubExpr()->IgnoreParens();
+    Address = true;
+  }
+  const auto *DR = dyn_cast<DeclRefExpr>(E);
+  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  // Without `&`, only an array hands over its own bytes (a pointer hands
+  // over what it points to).
+  if (!VD || (!Address && !VD->getType()->isArrayType()))
+    return nullptr;
+  ArrayShape A = stripArrays(VD->getType());
+  return !A.Variable && M.pointeeOf(A.Element) ? VD : nullptr;
+}
+
+/// Parameter I of FD (a definition) reaches, through casts, the argument
+/// of a libc function that copies its bytes out (memcpy's source, write's
+/// buffer), or of a function of this file that does, a few calls deep; the
+/// library function's name, or "".
+static std::string paramBytesOut(Session &S, const FunctionDecl *FD, unsigned I,
+                                 unsigned Depth) {
+  if (I >= FD->getNumParams() || !FD->hasBody())
+    return "";
+  std::string Found;
+  anyReferenceTo(
+      FD->getBody(), FD->getParamDecl(I), [&](const DeclRefExpr *DR) {
+        const Expr *Use = DR;
+        const Expr *P = parentSkippingParens(S.Ctx, Use, &Use);
+        while (isa_and_nonnull<CastExpr>(P))
+          P = parentSkippingParens(S.Ctx, Use = P, &Use);
+        const auto *CE = dyn_cast_or_null<CallExpr>(P);
+        const FunctionDecl *Callee = CE ? CE->getDirectCallee() : nullptr;
+        if (!Callee || CE->getCallee()->IgnoreParenImpCasts() == Use)
+          return false;
+        unsigned At = argumentIndex(CE, Use);
+        int Out = bytesOutArgument(Callee);
+        if (Out >= 0) {
+          if (At != (unsigned)Out)
+            return false;
+          Found = Callee->getName().str();
+          return true;
+        }
+        const FunctionDecl *Def = Callee->getDefinition();
+        if (!Def || Def == FD || Depth == 0)
+          return false;
+        Found = paramBytesOut(S, Def, At, Depth - 1);
+        return !Found.empty();
+      });
+  return Found;
+}
+
+/// Switchable: the bytes of a compact pointer variable copied where the
+/// switch does not see them -- into a byte buffer (`memcpy(buf, &p, sizeof
+/// p)`, also through a function of this file: a FIFO of elements of any
+/// size), to a file, pipe or socket (`write(fd, &p, sizeof p)`) -- or read
+/// into one from there (`read(fd, &m, sizeof m)`): such a copy is no root,
+/// and one made before the switch points into the released arena after it
+/// (a byte FIFO of task pointers stopped the program with exit 70, with no
+/// warning).  A copy between two compact pointer variables is fine.
+void checkPointerBytes(Session &S, const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!S.Opts.switchable() || !FD)
+    return;
+  auto report = [&](const Expr *A, const VarDecl *V, const std::string &What) {
+    S.report(Diag::VoidEscape, A->getExprLoc(),
+             "the bytes of compact pointer " + quoted(V->getName()) + " " +
+                 What +
+                 "; such a copy is no root, and one made before the switch "
+                 "points into the released arena after it (keep compact "
+                 "pointers in variables, fields or root arrays of their own "
+                 "type, or hand over an index)",
+             {tokRange(A->getSourceRange())});
+  };
+  if (int In = bytesInArgument(FD);
+      In >= 0 && (unsigned)In < CE->getNumArgs()) {
+    if (const VarDecl *V = pointerVariable(S.M, CE->getArg(In)))
+      report(CE->getArg(In), V,
+             "are read by " + quoted(FD->getName()) +
+                 " from a file, pipe or socket");
+    return;
+  }
+  if (int Out = bytesOutArgument(FD); Out >= 0) {
+    if ((unsigned)Out >= CE->getNumArgs())
+      return;
+    const VarDecl *V = pointerVariable(S.M, CE->getArg(Out));
+    // memcpy(&q, &p, sizeof p): from one compact pointer to another.
+    unsigned Dest = Out == 0 ? 1 : 0;
+    if (!V ||
+        (byteCopyFunction(FD, nullptr).size() && Dest < CE->getNumArgs() &&
+         pointerVariable(S.M, CE->getArg(Dest))))
+      return;
+    bool ToFile = !byteCopyFunction(FD, nullptr).size() &&
+                  FD->getName() != "mempcpy" &&
+                  FD->getName() != "__builtin_mempcpy";
+    report(CE->getArg(Out), V,
+           ToFile ? "are written by " + quoted(FD->getName()) +
+                        " to a file, pipe or socket"
+                  : "are copied by " + quoted(FD->getName()) +
+                        " into memory the switch does not see");
+    return;
+  }
+  const FunctionDecl *Def = FD->getDefinition();
+  if (!Def || !Def->hasBody() || S.SM.isInSystemHeader(Def->getLocation()))
+    return;
+  for (unsigned I = 0; I < CE->getNumArgs(); ++I)
+    if (const VarDecl *V = pointerVariable(S.M, CE->getArg(I)))
+      if (std::string Lib = paramBytesOut(S, Def, I, 3); !Lib.empty())
+        report(CE->getArg(I), V,
+               "are handed to " + quoted(FD->getName()) +
+                   ", which copies "
+                   "them out with " +
+                   quoted(Lib));
+}
+
 /// The `__cancel_arg` of a glibc pthread_cleanup_push that E initializes,
 /// when a nested one hides it (so it is no root: FrameSlots.cpp), or null.
 static const VarDecl *hiddenCleanupArg(ASTContext &Ctx, const Expr *E) {

@@ -154,6 +154,16 @@ bool touchesCompact(const Model &M, const Expr *E) {
   // pointers in place.  Its members may still read a compact pointer.
   if (M.elementOf(T) && isCompactLocated(M, E))
     return true;
+  // The address of a variable is that variable's memory: a local or global
+  // compact pointer (`read(fd, &m, sizeof m)`) or struct in wide layout
+  // stays where it is.  Only a variable in the compact heap (a boxed
+  // global) moves.
+  if (const auto *UO = dyn_cast<UnaryOperator>(E->IgnoreParens());
+      UO && UO->getOpcode() == UO_AddrOf)
+    if (const auto *DR =
+            dyn_cast<DeclRefExpr>(UO->getSubExpr()->IgnoreParens());
+        DR && isa<VarDecl>(DR->getDecl()))
+      return isCompactLocated(M, DR);
   // A number read from a node (`&locks[n->shard]`, `buf + n->len`) only
   // says where in other memory: the memory handed over is not the node's.
   // An address made a number (`(uintptr_t)&n->mu`, aligned and cast back)

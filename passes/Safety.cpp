@@ -435,6 +435,7 @@ public:
     checkLibcAllocation(E, FD);
     checkContextSwitch(E, FD);
     checkCallbackSafepoint(S, E);
+    checkPointerBytes(S, E);
     // The __sync builtins are calls (of a sized variant); __atomic_* and
     // __c11_atomic_* are AtomicExprs, below.
     if (isAtomicBuiltin(FD) && E->getNumArgs() > 0)

@@ -158,6 +158,14 @@ constexpr NamedArg Callbacks[] = {
 #define CP_CALLBACK_FN(Name, Arg) {Name, Arg},
 #include "Vocabulary.def"
 };
+constexpr NamedArg BytesOut[] = {
+#define CP_BYTES_OUT_FN(Name, Arg) {Name, Arg},
+#include "Vocabulary.def"
+};
+constexpr NamedArg BytesIn[] = {
+#define CP_BYTES_IN_FN(Name, Arg) {Name, Arg},
+#include "Vocabulary.def"
+};
 constexpr NamedArg ThreadStarts[] = {
 #define CP_THREAD_START_FN(Name, Arg) {Name, Arg},
 #include "Vocabulary.def"
@@ -180,6 +188,10 @@ int argumentIn(ArrayRef<NamedArg> Table, const FunctionDecl *FD) {
 } // namespace
 
 int keptArgument(const FunctionDecl *FD) { return argumentIn(KeptArgs, FD); }
+int bytesOutArgument(const FunctionDecl *FD) {
+  return argumentIn(BytesOut, FD);
+}
+int bytesInArgument(const FunctionDecl *FD) { return argumentIn(BytesIn, FD); }
 
 bool returnsKept(const FunctionDecl *FD) {
   if (!isLibraryFunction(FD))

@@ -71,6 +71,12 @@ llvm::StringRef syncObjectIn(clang::QualType T);
 bool returnsTwice(const clang::FunctionDecl *FD);
 /// The pointer argument a libc function keeps after it returns, or -1.
 int keptArgument(const clang::FunctionDecl *FD);
+/// The argument whose bytes library function FD copies elsewhere
+/// (memcpy's source, write's buffer), or -1.
+int bytesOutArgument(const clang::FunctionDecl *FD);
+/// The argument library function FD fills from a file, pipe or socket
+/// (read's buffer), or -1.
+int bytesInArgument(const clang::FunctionDecl *FD);
 /// FD's result is a pointer libc kept (pthread_getspecific's), not memory
 /// it allocates.
 bool returnsKept(const clang::FunctionDecl *FD);

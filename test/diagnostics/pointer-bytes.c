@@ -1,0 +1,56 @@
+// Switchable mode: the bytes of a compact pointer variable copied where the
+// switch does not see them -- into a byte buffer by memcpy (also through a
+// function of this file: a FIFO of elements of any size), to a pipe by
+// write -- or read into one from a pipe: such a copy is no root, and one
+// made before the switch points into the released arena after it (a byte
+// FIFO of task pointers stopped the program with exit 70, unwarned).  A
+// copy from one compact pointer variable to another is fine, and so are
+// compact-only builds, which never switch.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Werror %s
+#include <compactptr.h>
+#include <string.h>
+#include <unistd.h>
+
+struct CP_COMPACT task {
+  int id;
+  struct task *parent;
+};
+
+struct fifo {
+  char buf[256];
+  unsigned head, tail;
+};
+static void fifo_put(struct fifo *f, const void *elem, size_t size) {
+  memcpy(f->buf + f->tail, elem, size);
+  f->tail += (unsigned)size;
+}
+static void put_task(struct fifo *f, const void *elem) {
+  fifo_put(f, elem, sizeof(struct task *));
+}
+static int fifo_get(struct fifo *f, void *elem, size_t size) {
+  if (f->head == f->tail)
+    return 0;
+  memcpy(elem, f->buf + f->head, size);
+  f->head += (unsigned)size;
+  return 1;
+}
+
+int relay(struct fifo *f, int fd, struct task *t) {
+  struct task *u = t, *ring[4] = {t, t, t, t};
+  char raw[sizeof t];
+  fifo_put(f, &t, sizeof t); // expected-warning {{the bytes of compact pointer 't' are handed to 'fifo_put', which copies them out with 'memcpy'; such a copy is no root, and one made before the switch points into the released arena after it (keep compact pointers in variables, fields or root arrays of their own type, or hand over an index)}}
+  put_task(f, &t);           // expected-warning {{the bytes of compact pointer 't' are handed to 'put_task', which copies them out with 'memcpy'}}
+  memcpy(raw, &t, sizeof t); // expected-warning {{the bytes of compact pointer 't' are copied by 'memcpy' into memory the switch does not see}}
+  memcpy(raw, ring, sizeof raw); // expected-warning {{the bytes of compact pointer 'ring' are copied by 'memcpy'}}
+  (void)write(fd, &t, sizeof t); // expected-warning {{the bytes of compact pointer 't' are written by 'write' to a file, pipe or socket}}
+  (void)read(fd, &u, sizeof u);  // expected-warning {{the bytes of compact pointer 'u' are read by 'read' from a file, pipe or socket}}
+  // Fine: between compact pointer variables; the task's own bytes; a
+  // function of the file that only reads the element.
+  memcpy(&u, &t, sizeof t);
+  memcpy(ring, &ring[1], sizeof ring[0]);
+  (void)fifo_get(f, raw, sizeof raw);
+  (void)write(fd, &t->id, sizeof t->id);
+  return u != 0;
+}
