@@ -304,11 +304,20 @@ void checkPointerBytes(Session &S, const CallExpr *CE) {
     if ((unsigned)Out >= CE->getNumArgs())
       return;
     const VarDecl *V = pointerVariable(S.M, CE->getArg(Out));
-    // memcpy(&q, &p, sizeof p): from one compact pointer to another.
+    // memcpy(&q, &p, sizeof p), into a root array or an array of compact
+    // pointers: into memory typed as compact pointers, which the switch
+    // sees.
     unsigned Dest = Out == 0 ? 1 : 0;
-    if (!V ||
-        (byteCopyFunction(FD, nullptr).size() && Dest < CE->getNumArgs() &&
-         pointerVariable(S.M, CE->getArg(Dest))))
+    auto typedDest = [&]() {
+      if (!byteCopyFunction(FD, nullptr).size() || Dest >= CE->getNumArgs())
+        return false;
+      QualType T = CE->getArg(Dest)->IgnoreParenCasts()->getType();
+      if (T->isArrayType())
+        T = S.Ctx.getArrayDecayedType(T);
+      return T->isPointerType() &&
+             S.M.pointeeOf(stripArrays(T->getPointeeType()).Element);
+    };
+    if (!V || typedDest())
       return;
     bool ToFile = !byteCopyFunction(FD, nullptr).size() &&
                   FD->getName() != "mempcpy" &&

@@ -10,6 +10,7 @@
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Werror %s
 #include <compactptr.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -50,6 +51,9 @@ int relay(struct fifo *f, int fd, struct task *t) {
   // function of the file that only reads the element.
   memcpy(&u, &t, sizeof t);
   memcpy(ring, &ring[1], sizeof ring[0]);
+  struct task **roots = malloc(4 * sizeof *roots);
+  memcpy(roots, ring, sizeof ring);
+  free(roots);
   (void)fifo_get(f, raw, sizeof raw);
   (void)write(fd, &t->id, sizeof t->id);
   return u != 0;
