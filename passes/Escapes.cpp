@@ -621,8 +621,13 @@ void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
   if (Where.empty())
     return;
   S.report(Diag::LayoutStored, Trait->getExprLoc(),
-           "this " + std::string(isa<OffsetOfExpr>(Trait) ? "offsetof" : "sizeof") +
-               " of compact type " + quoted(T->WideSpelling) + " " + Where +
+           "this " +
+               std::string(isa<OffsetOfExpr>(Trait) ? "offsetof" : "sizeof") +
+               " of compact type " + quoted(T->WideSpelling) +
+               (T->Annotated ? ""
+                             : " (compact by inference: it holds a "
+                               "pointer to a compact type)") +
+               " " + Where +
                ": it is the value in the layout of the moment, and after the "
                "switch the objects have their wide layout, so a copy or a "
                "step sized by it then goes wrong; take it where it is used "

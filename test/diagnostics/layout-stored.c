@@ -122,3 +122,11 @@ int main(void) {
   free(p3);
   return 0;
 }
+
+// A struct compact only by inference says so.
+struct ref { struct item *target; int w; };
+void ref_pool(void) {
+  struct pool rp;
+  pool_init(&rp, sizeof(struct ref));
+  // CHECK: layout-stored.c:[[@LINE-1]]:{{[0-9]+}}: warning: this sizeof of compact type 'struct ref' (compact by inference: it holds a pointer to a compact type) is handed to 'pool_init', which may keep it
+}
