@@ -37,12 +37,14 @@ const Expr *allocatorSizeArg(const CallExpr *CE) {
 
 /// What a CP_ALLOCATOR function does with its parameters, read from its
 /// body: which ones multiply a size or go where calloc and reallocarray
-/// take a count (Count), and which reach realloc's block argument (Block).
+/// take a count (Count), which reach realloc's block argument (Block), and
+/// which reach it through a dereference (BlockRef: `*pp = realloc(*pp,
+/// n)`, a block resized in place of the caller's variable).
 /// Followed through calls to functions with a body in this translation
 /// unit (a wrapper of a wrapper) and through their alloc_size attributes,
 /// a few levels deep.
 struct ParamRoles {
-  llvm::SmallBitVector Count, Block;
+  llvm::SmallBitVector Count, Block, BlockRef;
 };
 
 static ParamRoles paramRoles(const FunctionDecl *FD, unsigned Depth);
@@ -118,6 +120,7 @@ public:
       : FD(FD), Depth(Depth), A(A) {
     R.Count.resize(FD->getNumParams());
     R.Block.resize(FD->getNumParams());
+    R.BlockRef.resize(FD->getNumParams());
   }
   ParamRoles R;
 
@@ -157,6 +160,8 @@ public:
     for (unsigned I = 0; I < C->getNumArgs() && I < Def->getNumParams(); ++I) {
       if (Inner.Count.test(I))
         count(C->getArg(I));
+      if (Inner.BlockRef.test(I))
+        mark(R.BlockRef, C->getArg(I), false, true);
       if (Inner.Block.test(I))
         block(C->getArg(I));
     }
@@ -174,7 +179,16 @@ private:
   /// Integer parameters anywhere in E count; pointer parameters that are
   /// E's value are the block.
   void count(const Expr *E) { mark(R.Count, E, true, false); }
-  void block(const Expr *E) { mark(R.Block, E, false, true); }
+  void block(const Expr *E) {
+    mark(R.Block, E, false, true);
+    // `*pp`, `pp[0]`: the block is in the caller's variable pp points to.
+    const Expr *X = E->IgnoreParenCasts();
+    if (const auto *UO = dyn_cast<UnaryOperator>(X);
+        UO && UO->getOpcode() == UO_Deref)
+      mark(R.BlockRef, UO->getSubExpr(), false, true);
+    else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(X))
+      mark(R.BlockRef, AS->getBase(), false, true);
+  }
   void mark(llvm::SmallBitVector &Bits, const Expr *E, bool Whole,
             bool Pointers) {
     llvm::SmallBitVector Found(FD->getNumParams());
@@ -268,6 +282,13 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
       continue;
     bool Block;
     if (Roles) {
+      if (I < Def->getNumParams() && Roles->BlockRef.test(I)) {
+        R.Problem = Name + " resizes the block " + argText(I) +
+                    " points to (it reaches realloc through a "
+                    "dereference): the runtime cannot take that resize "
+                    "over; call realloc here";
+        return R;
+      }
       Block = I < Def->getNumParams() && Roles->Block.test(I);
     } else {
       QualType T = CE->getArg(I)->IgnoreParenImpCasts()->getType();

@@ -14,6 +14,12 @@ static CP_ALLOCATOR void *both(void *p, void *q, size_t size) {
   void *r = realloc(p, size);
   return r ? realloc(q, size) : r;
 }
+static CP_ALLOCATOR void *grow_in_place(void **pp, size_t n, size_t size) {
+  void *q = realloc(*pp, n * size);
+  if (q)
+    *pp = q;
+  return q;
+}
 CP_ALLOCATOR void *ext_calloc(size_t n, size_t size);
 CP_ALLOCATOR void *ext_resize(void *p, size_t size);
 CP_ALLOCATOR void *ext_flags(size_t size, int flags);
@@ -22,6 +28,7 @@ CP_ALLOCATOR void *ext_sized(size_t n, size_t size)
 
 struct node *f(struct node *a, int n, int flags) {
   a = both(a, a, sizeof *a); // expected-error {{this call of a CP_ALLOCATOR function cannot go to the runtime: 'both' hands both 'a' and another argument to realloc}}
+  a = grow_in_place((void **)&a, n, sizeof *a); // expected-error {{this call of a CP_ALLOCATOR function cannot go to the runtime: 'grow_in_place' resizes the block '(void **)&a' points to (it reaches realloc through a dereference): the runtime cannot take that resize over; call realloc here}}
   a = ext_calloc(n, sizeof *a); // expected-error {{the plugin cannot see whether 'n' counts the objects 'ext_calloc' allocates (its body is not in this file): give 'ext_calloc' __attribute__((alloc_size(...))), or pass the whole size (n * sizeof(T))}}
   a = ext_calloc(4, sizeof *a); // expected-error {{whether '4' counts the objects 'ext_calloc' allocates}}
   a = ext_resize(a, sizeof *a); // expected-error {{the plugin cannot see whether 'ext_resize' resizes 'a' (its body is not in this file); call realloc here, or give 'ext_resize' a body in this file}}
