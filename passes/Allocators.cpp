@@ -39,12 +39,14 @@ const Expr *allocatorSizeArg(const CallExpr *CE) {
 /// body: which ones multiply a size or go where calloc and reallocarray
 /// take a count (Count), which reach realloc's block argument (Block), and
 /// which reach it through a dereference (BlockRef: `*pp = realloc(*pp,
-/// n)`, a block resized in place of the caller's variable).
+/// n)`, a block resized in place of the caller's variable), and which are
+/// freed or copied from (Copied: a resize made by hand with malloc, memcpy
+/// and free).
 /// Followed through calls to functions with a body in this translation
 /// unit (a wrapper of a wrapper) and through their alloc_size attributes,
 /// a few levels deep.
 struct ParamRoles {
-  llvm::SmallBitVector Count, Block, BlockRef;
+  llvm::SmallBitVector Count, Block, BlockRef, Copied;
 };
 
 static ParamRoles paramRoles(const FunctionDecl *FD, unsigned Depth);
@@ -121,6 +123,7 @@ public:
     R.Count.resize(FD->getNumParams());
     R.Block.resize(FD->getNumParams());
     R.BlockRef.resize(FD->getNumParams());
+    R.Copied.resize(FD->getNumParams());
   }
   ParamRoles R;
 
@@ -138,6 +141,11 @@ public:
     if (F == AllocFn::Calloc) {
       for (const Expr *Arg : C->arguments())
         count(Arg);
+      return true;
+    }
+    if (F == AllocFn::Free ||
+        (byteCopyFunction(Callee, nullptr).size() && C->getNumArgs() > 1)) {
+      mark(R.Copied, C->getArg(F == AllocFn::Free ? 0 : 1), false, true);
       return true;
     }
     if (F == AllocFn::Realloc) {
@@ -160,6 +168,8 @@ public:
     for (unsigned I = 0; I < C->getNumArgs() && I < Def->getNumParams(); ++I) {
       if (Inner.Count.test(I))
         count(C->getArg(I));
+      if (Inner.Copied.test(I))
+        mark(R.Copied, C->getArg(I), false, true);
       if (Inner.BlockRef.test(I))
         mark(R.BlockRef, C->getArg(I), false, true);
       if (Inner.Block.test(I))
@@ -275,8 +285,7 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
   }
 
   // The block to resize: the one argument the body hands to realloc (the
-  // call becomes the runtime's realloc of it).  Without a body, an
-  // argument of the allocated type's pointer type may be one.
+  // call becomes the runtime's realloc of it).
   for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
     if (I == Size)
       continue;
@@ -291,17 +300,26 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
       }
       Block = I < Def->getNumParams() && Roles->Block.test(I);
     } else {
-      QualType T = CE->getArg(I)->IgnoreParenImpCasts()->getType();
-      if (T->isPointerType() &&
-          Ctx.hasSameUnqualifiedType(T->getPointeeType(), Sh.Elem)) {
-        R.Problem = "the plugin cannot see whether " + Name + " resizes " +
-                    argText(I) +
-                    " (its body is not in this file); call realloc here, or "
-                    "give " +
-                    Name + " a body in this file";
-        return R;
-      }
       Block = false;
+    }
+    // An argument of the allocated type's pointer type that the body frees
+    // or copies from (a resize made by hand with malloc, memcpy and free,
+    // or a clone), or that a body the plugin cannot see may resize.
+    QualType T = CE->getArg(I)->IgnoreParenImpCasts()->getType();
+    if (!Block && T->isPointerType() &&
+        Ctx.hasSameUnqualifiedType(T->getPointeeType(), Sh.Elem) &&
+        (!Roles || (I < Def->getNumParams() && Roles->Copied.test(I)))) {
+      R.Problem = Roles ? Name + " is handed " + argText(I) +
+                              ", an object of the type it allocates, and "
+                              "does not resize it with realloc (a copy by "
+                              "hand, or a clone): call realloc, or malloc "
+                              "and copy, here"
+                        : "the plugin cannot see whether " + Name +
+                              " resizes " + argText(I) +
+                              " (its body is not in this file); call "
+                              "realloc here, or give " +
+                              Name + " a body in this file";
+      return R;
     }
     if (!Block)
       continue;

@@ -7,6 +7,7 @@
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 #include <compactptr.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct CP_COMPACT node { int v; struct node *next; };
 
@@ -20,6 +21,17 @@ static CP_ALLOCATOR void *grow_in_place(void **pp, size_t n, size_t size) {
     *pp = q;
   return q;
 }
+static CP_ALLOCATOR void *regrow(void *p, size_t old, size_t n) {
+  void *q = malloc(n);
+  if (q && p)
+    memcpy(q, p, old);
+  free(p);
+  return q;
+}
+static CP_ALLOCATOR void *near(struct node *hint, size_t size) {
+  (void)hint; // a placement hint: neither freed nor copied
+  return malloc(size);
+}
 CP_ALLOCATOR void *ext_calloc(size_t n, size_t size);
 CP_ALLOCATOR void *ext_resize(void *p, size_t size);
 CP_ALLOCATOR void *ext_flags(size_t size, int flags);
@@ -29,6 +41,7 @@ CP_ALLOCATOR void *ext_sized(size_t n, size_t size)
 struct node *f(struct node *a, int n, int flags) {
   a = both(a, a, sizeof *a); // expected-error {{this call of a CP_ALLOCATOR function cannot go to the runtime: 'both' hands both 'a' and another argument to realloc}}
   a = grow_in_place((void **)&a, n, sizeof *a); // expected-error {{this call of a CP_ALLOCATOR function cannot go to the runtime: 'grow_in_place' resizes the block '(void **)&a' points to (it reaches realloc through a dereference): the runtime cannot take that resize over; call realloc here}}
+  a = regrow(a, sizeof *a, 2 * sizeof *a); // expected-error {{'regrow' is handed 'a', an object of the type it allocates, and does not resize it with realloc (a copy by hand, or a clone): call realloc, or malloc and copy, here}}
   a = ext_calloc(n, sizeof *a); // expected-error {{the plugin cannot see whether 'n' counts the objects 'ext_calloc' allocates (its body is not in this file): give 'ext_calloc' __attribute__((alloc_size(...))), or pass the whole size (n * sizeof(T))}}
   a = ext_calloc(4, sizeof *a); // expected-error {{whether '4' counts the objects 'ext_calloc' allocates}}
   a = ext_resize(a, sizeof *a); // expected-error {{the plugin cannot see whether 'ext_resize' resizes 'a' (its body is not in this file); call realloc here, or give 'ext_resize' a body in this file}}
@@ -38,5 +51,6 @@ struct node *f(struct node *a, int n, int flags) {
   // alignment, a line number), the count in the size.
   a = ext_flags(n * sizeof *a, flags);
   a = ext_flags(sizeof *a, 64);
+  a = near(a, sizeof *a);
   return a;
 }
