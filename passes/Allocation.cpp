@@ -144,6 +144,10 @@ static const Expr *resizedBlock(const CallExpr *CE, AllocFn F) {
   return nullptr;
 }
 
+bool resizesBlock(const CallExpr *CE) {
+  return resizedBlock(CE, allocFunction(CE)) != nullptr;
+}
+
 AllocTarget allocTarget(const Session &S, const CallExpr *CE) {
   const Model &M = S.M;
   AllocFn F = allocFunction(CE);

@@ -16,7 +16,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Printer.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/Builtins.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include <optional>
@@ -35,145 +37,164 @@ const Expr *allocatorSizeArg(const CallExpr *CE) {
   return CE->getNumArgs() ? CE->getArg(0) : nullptr;
 }
 
-/// What a CP_ALLOCATOR function does with its parameters, read from its
-/// body: which ones multiply a size or go where calloc and reallocarray
-/// take a count (Count), which reach realloc's block argument (Block), and
-/// which reach it through a dereference (BlockRef: `*pp = realloc(*pp,
-/// n)`, a block resized in place of the caller's variable), and which are
-/// freed or copied from (Copied: a resize made by hand with malloc, memcpy
-/// and free).
-/// Followed through calls to functions with a body in this translation
-/// unit (a wrapper of a wrapper) and through their alloc_size attributes,
-/// a few levels deep.
+/// What a CP_ALLOCATOR function's body does with its parameters, as far
+/// as the allocations in it show (libc's, and those of functions with an
+/// alloc_size attribute or a body here, a few calls deep):
+///   Factor    a factor of an allocation's size, `n * size`, `calloc(n,
+///             size)`, also through a local (`bytes = n * size`) and
+///             `__builtin_mul_overflow`;
+///   InSize    anywhere in an allocation's size (`(size + 7) & ~7`);
+///   Block     realloc's block (by value: the call is the runtime's
+///             realloc of that argument);
+///   BlockRef  realloc's block through a dereference (`*pp = realloc(*pp,
+///             n)`);
+///   Copied    freed or copied from (a resize by hand, a clone);
+///   Opaque    handed to a call the plugin cannot see into (a function of
+///             another file without alloc_size, a function pointer).
 struct ParamRoles {
-  llvm::SmallBitVector Count, Block, BlockRef, Copied;
+  llvm::SmallBitVector Factor, InSize, Block, BlockRef, Copied, Opaque;
+  /// Each allocation's size as a product: its parameter factors, the
+  /// parameters inside its other factors, and whether a factor holds no
+  /// parameter (a constant, a global).
+  struct Product {
+    llvm::SmallBitVector Params, Held;
+    bool Other;
+  };
+  std::vector<Product> Products;
+  bool Allocates = false; ///< an allocation was seen
 };
 
 static ParamRoles paramRoles(const FunctionDecl *FD, unsigned Depth);
 
-/// The parameters of FD whose values locals of its body hold: `void *old
-/// = p;`, `n2 = n + 1;` (the first pass of RoleFinder).
-class AliasFinder : public RecursiveASTVisitor<AliasFinder> {
+/// The definitions of FD's locals (`void *old = p;`, `bytes = n * size;`,
+/// `__builtin_mul_overflow(n, size, &bytes)`: the factors it multiplies).
+class LocalDefs : public RecursiveASTVisitor<LocalDefs> {
 public:
-  explicit AliasFinder(const FunctionDecl *FD) : FD(FD) {}
-  llvm::DenseMap<const VarDecl *, llvm::SmallBitVector> Alias;
+  llvm::DenseMap<const VarDecl *, std::vector<std::vector<const Expr *>>> Defs;
 
   bool VisitVarDecl(VarDecl *V) {
     if (!isa<ParmVarDecl>(V) && V->getInit())
-      flowInto(V, V->getInit());
+      Defs[V].push_back({V->getInit()});
     return true;
   }
   bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->getOpcode() == BO_Assign)
-      if (const auto *DR = dyn_cast<DeclRefExpr>(B->getLHS()->IgnoreParens()))
-        if (const auto *V = dyn_cast<VarDecl>(DR->getDecl());
-            V && !isa<ParmVarDecl>(V))
-          flowInto(V, B->getRHS());
+    if (const VarDecl *V = local(B->getLHS()); V && B->isAssignmentOp())
+      Defs[V].push_back({B->getOpcode() == BO_Assign ? B->getRHS() : B});
     return true;
   }
-  /// The parameters E's value may come from: every one it names, directly
-  /// or through a local (Whole: anywhere inside; else only as its value,
-  /// through casts, `?:` and commas, never as the base of a member or an
-  /// operand of arithmetic).
-  void paramsIn(const Expr *E, bool Whole, llvm::SmallBitVector &Out) const {
-    if (!E)
-      return;
-    E = E->IgnoreParenCasts();
-    if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
-      if (const auto *P = dyn_cast<ParmVarDecl>(DR->getDecl())) {
-        if (P->getDeclContext() == FD &&
-            P->getFunctionScopeIndex() < Out.size())
-          Out.set(P->getFunctionScopeIndex());
-      } else if (const auto *V = dyn_cast<VarDecl>(DR->getDecl())) {
-        auto It = Alias.find(V);
-        if (It != Alias.end())
-          Out |= It->second;
-      }
-      return;
-    }
-    if (const auto *C = dyn_cast<AbstractConditionalOperator>(E)) {
-      paramsIn(C->getTrueExpr(), Whole, Out);
-      paramsIn(C->getFalseExpr(), Whole, Out);
-      return;
-    }
-    if (const auto *B = dyn_cast<BinaryOperator>(E);
-        B && B->getOpcode() == BO_Comma) {
-      paramsIn(B->getRHS(), Whole, Out);
-      return;
-    }
-    if (Whole)
-      for (const Stmt *Child : E->children())
-        if (const auto *CE = dyn_cast_or_null<Expr>(Child))
-          paramsIn(CE, Whole, Out);
+  bool VisitCallExpr(CallExpr *C) {
+    const FunctionDecl *F = C->getDirectCallee();
+    if (F && F->getBuiltinID() == Builtin::BI__builtin_mul_overflow &&
+        C->getNumArgs() == 3)
+      if (const auto *UO =
+              dyn_cast<UnaryOperator>(C->getArg(2)->IgnoreParenCasts());
+          UO && UO->getOpcode() == UO_AddrOf)
+        if (const VarDecl *V = local(UO->getSubExpr()))
+          Defs[V].push_back({C->getArg(0), C->getArg(1)});
+    return true;
   }
-
-private:
-  const FunctionDecl *FD;
-  void flowInto(const VarDecl *V, const Expr *E) {
-    llvm::SmallBitVector &Bits = Alias[V];
-    Bits.resize(FD->getNumParams());
-    paramsIn(E, /*Whole=*/true, Bits);
+  static const VarDecl *local(const Expr *E) {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParens());
+    const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    return V && !isa<ParmVarDecl>(V) && V->hasLocalStorage() ? V : nullptr;
   }
 };
 
 class RoleFinder : public RecursiveASTVisitor<RoleFinder> {
 public:
-  RoleFinder(const FunctionDecl *FD, unsigned Depth, const AliasFinder &A)
-      : FD(FD), Depth(Depth), A(A) {
-    R.Count.resize(FD->getNumParams());
-    R.Block.resize(FD->getNumParams());
-    R.BlockRef.resize(FD->getNumParams());
-    R.Copied.resize(FD->getNumParams());
+  RoleFinder(const FunctionDecl *FD, unsigned Depth, const LocalDefs &L)
+      : FD(FD), Depth(Depth), L(L) {
+    unsigned N = FD->getNumParams();
+    for (llvm::SmallBitVector *B :
+         {&R.Factor, &R.InSize, &R.Block, &R.BlockRef, &R.Copied, &R.Opaque})
+      B->resize(N);
   }
   ParamRoles R;
 
-  bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->getOpcode() == BO_Mul || B->getOpcode() == BO_MulAssign)
-      for (const Expr *Side : {B->getLHS(), B->getRHS()})
-        count(Side);
-    return true;
-  }
   bool VisitCallExpr(CallExpr *C) {
     const FunctionDecl *Callee = C->getDirectCallee();
-    if (!Callee)
-      return true;
-    AllocFn F = allocFunction(C);
-    if (F == AllocFn::Calloc) {
-      for (const Expr *Arg : C->arguments())
-        count(Arg);
-      return true;
-    }
-    if (F == AllocFn::Free ||
-        (byteCopyFunction(Callee, nullptr).size() && C->getNumArgs() > 1)) {
-      mark(R.Copied, C->getArg(F == AllocFn::Free ? 0 : 1), false, true);
-      return true;
-    }
-    if (F == AllocFn::Realloc) {
+    if (Callee && Callee->getBuiltinID() == Builtin::BI__builtin_mul_overflow)
+      return true; // a definition (LocalDefs)
+    AllocFn F = Callee ? allocFunction(C) : AllocFn::None;
+    unsigned NA = C->getNumArgs();
+    switch (F) {
+    case AllocFn::Malloc:
+      return size({C->getArg(0)});
+    case AllocFn::Calloc:
+      return size({C->getArg(0), C->getArg(1)});
+    case AllocFn::Realloc:
       block(C->getArg(0));
-      for (unsigned I = 1; C->getNumArgs() == 3 && I < 3; ++I)
-        count(C->getArg(I));
+      return NA == 3 ? size({C->getArg(1), C->getArg(2)})
+                     : size({C->getArg(1)});
+    case AllocFn::Free:
+      mark(R.Copied, C->getArg(0), false);
+      return true;
+    default:
+      break;
+    }
+    if (!Callee) { // through a pointer: a hook
+      for (const Expr *A : C->arguments())
+        mark(R.Opaque, A, true);
+      return true;
+    }
+    if (byteCopyFunction(Callee, nullptr).size() && NA > 1) {
+      mark(R.Copied, C->getArg(1), false);
       return true;
     }
     if (const auto *AS = Callee->getAttr<AllocSizeAttr>()) {
-      if (AS->getNumElemsParam().isValid()) {
-        count(argAt(C, AS->getElemSizeParam().getASTIndex()));
-        count(argAt(C, AS->getNumElemsParam().getASTIndex()));
-      }
-      return true;
+      std::vector<const Expr *> Sz;
+      for (ParamIdx I : {AS->getElemSizeParam(), AS->getNumElemsParam()})
+        if (I.isValid() && I.getASTIndex() < NA)
+          Sz.push_back(C->getArg(I.getASTIndex()));
+      // Its other arguments: a block it may resize, or anything.
+      for (unsigned I = 0; I < NA; ++I)
+        if (!llvm::is_contained(Sz, C->getArg(I)))
+          mark(R.Opaque, C->getArg(I), true);
+      return size(Sz);
     }
     const FunctionDecl *Def = Callee->getDefinition();
-    if (!Def || !Def->getBody() || Def == FD || Depth == 0)
+    if (!Def || !Def->getBody() || Def == FD || Depth == 0) {
+      // libc that only reads (strlen, printf) or the program's own code
+      // in another file: a parameter handed over is opaque unless the
+      // call is a system header's.
+      if (!Callee->getBuiltinID() && !isSystemFunction(Callee))
+        for (const Expr *A : C->arguments())
+          mark(R.Opaque, A, true);
       return true;
-    ParamRoles Inner = paramRoles(Def, Depth - 1);
-    for (unsigned I = 0; I < C->getNumArgs() && I < Def->getNumParams(); ++I) {
-      if (Inner.Count.test(I))
-        count(C->getArg(I));
-      if (Inner.Copied.test(I))
-        mark(R.Copied, C->getArg(I), false, true);
-      if (Inner.BlockRef.test(I))
-        mark(R.BlockRef, C->getArg(I), false, true);
-      if (Inner.Block.test(I))
-        block(C->getArg(I));
+    }
+    ParamRoles In = paramRoles(Def, Depth - 1);
+    // Each of its allocations, in terms of this call's arguments: a
+    // factor of it stays a factor (through the argument's own product),
+    // a parameter held inside another factor stays held.
+    for (const ParamRoles::Product &IP : In.Products) {
+      std::vector<const Expr *> Sz;
+      bool Held = false, Other = IP.Other;
+      llvm::SmallBitVector H(R.Factor.size());
+      for (unsigned I = 0; I < NA && I < Def->getNumParams(); ++I) {
+        if (IP.Params.test(I))
+          Sz.push_back(C->getArg(I));
+        if (IP.Held.test(I)) {
+          mark(H, C->getArg(I), true);
+          Held = true;
+        }
+      }
+      size(Sz);
+      ParamRoles::Product &Last = R.Products.back();
+      Last.Held |= H;
+      Last.Other |= Other || (Held && H.none());
+      R.InSize |= H;
+    }
+    R.Allocates |= In.Allocates;
+    for (unsigned I = 0; I < NA && I < Def->getNumParams(); ++I) {
+      const Expr *A = C->getArg(I);
+      if (In.Block.test(I))
+        block(A);
+      if (In.BlockRef.test(I))
+        mark(R.BlockRef, A, false);
+      if (In.Copied.test(I))
+        mark(R.Copied, A, false);
+      if (In.Opaque.test(I))
+        mark(R.Opaque, A, true);
     }
     return true;
   }
@@ -181,43 +202,169 @@ public:
 private:
   const FunctionDecl *FD;
   unsigned Depth;
-  const AliasFinder &A;
+  const LocalDefs &L;
 
-  static const Expr *argAt(const CallExpr *C, unsigned I) {
-    return I < C->getNumArgs() ? C->getArg(I) : nullptr;
+  bool isSystemFunction(const FunctionDecl *F) const {
+    const SourceManager &SM = FD->getASTContext().getSourceManager();
+    return llvm::any_of(F->redecls(), [&](const FunctionDecl *D) {
+      return SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation()));
+    });
   }
-  /// Integer parameters anywhere in E count; pointer parameters that are
-  /// E's value are the block.
-  void count(const Expr *E) { mark(R.Count, E, true, false); }
+
+  /// The parameter E names, directly (through casts), or -1.
+  int param(const Expr *E) const {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts());
+    const auto *P = DR ? dyn_cast<ParmVarDecl>(DR->getDecl()) : nullptr;
+    return P && P->getDeclContext() == FD ? (int)P->getFunctionScopeIndex()
+                                          : -1;
+  }
+
+  /// The parameters E's value may come from, through casts, `?:`, commas
+  /// and locals (Whole: also from anywhere inside it, arithmetic included).
+  void mark(llvm::SmallBitVector &Bits, const Expr *E, bool Whole,
+            unsigned Level = 0) {
+    if (!E || Level > 4)
+      return;
+    E = E->IgnoreParenCasts();
+    if (int P = param(E); P >= 0) {
+      Bits.set(P);
+      return;
+    }
+    if (const VarDecl *V = LocalDefs::local(E)) {
+      auto It = L.Defs.find(V);
+      if (It != L.Defs.end())
+        for (const auto &Def : It->second)
+          for (const Expr *X : Def)
+            mark(Bits, X, Whole, Level + 1);
+      return;
+    }
+    if (const auto *C = dyn_cast<AbstractConditionalOperator>(E)) {
+      mark(Bits, C->getTrueExpr(), Whole, Level);
+      mark(Bits, C->getFalseExpr(), Whole, Level);
+      return;
+    }
+    if (const auto *B = dyn_cast<BinaryOperator>(E);
+        B && B->getOpcode() == BO_Comma) {
+      mark(Bits, B->getRHS(), Whole, Level);
+      return;
+    }
+    if (Whole)
+      for (const Stmt *Child : E->children())
+        if (const auto *X = dyn_cast_or_null<Expr>(Child))
+          mark(Bits, X, Whole, Level);
+  }
+
+  /// The factors of a product: parameters (Params), other factors that
+  /// hold parameters (Held: `(size + 7) / 8`, `*cap`), and whether a
+  /// factor is a constant other than 1 or holds none (Other).  Of `c ? x :
+  /// 1` (a size never zero) the product is x's.
+  void factors(const Expr *E, llvm::SmallBitVector &Params,
+               llvm::SmallBitVector &Held, bool &Other, unsigned Level = 0) {
+    E = E->IgnoreParenCasts();
+    if (const auto *B = dyn_cast<BinaryOperator>(E);
+        B && (B->getOpcode() == BO_Mul || B->getOpcode() == BO_MulAssign)) {
+      factors(B->getLHS(), Params, Held, Other, Level);
+      factors(B->getRHS(), Params, Held, Other, Level);
+      return;
+    }
+    if (int P = param(E); P >= 0) {
+      Params.set(P);
+      return;
+    }
+    ASTContext &Ctx = FD->getASTContext();
+    if (std::optional<llvm::APSInt> V = E->getIntegerConstantExpr(Ctx)) {
+      Other |= *V != 1;
+      return;
+    }
+    if (const auto *C = dyn_cast<AbstractConditionalOperator>(E)) {
+      const Expr *T = C->getTrueExpr(), *F = C->getFalseExpr();
+      if (F->isIntegerConstantExpr(Ctx) && !T->isIntegerConstantExpr(Ctx))
+        return factors(T, Params, Held, Other, Level);
+      if (T->isIntegerConstantExpr(Ctx) && !F->isIntegerConstantExpr(Ctx))
+        return factors(F, Params, Held, Other, Level);
+    }
+    if (const VarDecl *V = LocalDefs::local(E); V && Level < 4) {
+      auto It = L.Defs.find(V);
+      if (It != L.Defs.end() && It->second.size() == 1) {
+        for (const Expr *X : It->second.front())
+          factors(X, Params, Held, Other, Level + 1);
+        return;
+      }
+    }
+    llvm::SmallBitVector In(Params.size());
+    mark(In, E, true);
+    if (In.any())
+      Held |= In;
+    else
+      Other = true;
+  }
+
+  /// An allocation whose size is the product of Parts.
+  bool size(std::vector<const Expr *> Parts) {
+    R.Allocates = true;
+    unsigned N = R.Factor.size();
+    ParamRoles::Product P{llvm::SmallBitVector(N), llvm::SmallBitVector(N),
+                          false};
+    for (const Expr *X : Parts)
+      factors(X, P.Params, P.Held, P.Other);
+    R.Factor |= P.Params;
+    R.InSize |= P.Params;
+    R.InSize |= P.Held;
+    R.Products.push_back(std::move(P));
+    return true;
+  }
+
   void block(const Expr *E) {
-    mark(R.Block, E, false, true);
+    mark(R.Block, E, false);
     // `*pp`, `pp[0]`: the block is in the caller's variable pp points to.
     const Expr *X = E->IgnoreParenCasts();
     if (const auto *UO = dyn_cast<UnaryOperator>(X);
         UO && UO->getOpcode() == UO_Deref)
-      mark(R.BlockRef, UO->getSubExpr(), false, true);
+      mark(R.BlockRef, UO->getSubExpr(), false);
     else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(X))
-      mark(R.BlockRef, AS->getBase(), false, true);
-  }
-  void mark(llvm::SmallBitVector &Bits, const Expr *E, bool Whole,
-            bool Pointers) {
-    llvm::SmallBitVector Found(FD->getNumParams());
-    A.paramsIn(E, Whole, Found);
-    for (int I = Found.find_first(); I >= 0; I = Found.find_next(I)) {
-      QualType T = FD->getParamDecl(I)->getType();
-      if (Pointers ? T->isPointerType() : T->isIntegerType())
-        Bits.set(I);
-    }
+      mark(R.BlockRef, AS->getBase(), false);
   }
 };
 
 static ParamRoles paramRoles(const FunctionDecl *FD, unsigned Depth) {
-  AliasFinder A(FD);
-  A.TraverseStmt(FD->getBody());
-  A.TraverseStmt(FD->getBody()); // a local set from another set later
-  RoleFinder V(FD, Depth, A);
+  LocalDefs L;
+  L.TraverseStmt(FD->getBody());
+  RoleFinder V(FD, Depth, L);
   V.TraverseStmt(FD->getBody());
   return V.R;
+}
+
+/// A and B name the same variable or member chain (`a`, `q->items`).
+static bool sameLValue(const Expr *A, const Expr *B) {
+  A = A->IgnoreParenCasts();
+  B = B->IgnoreParenCasts();
+  if (const auto *DA = dyn_cast<DeclRefExpr>(A)) {
+    const auto *DB = dyn_cast<DeclRefExpr>(B);
+    return DB && DA->getDecl() == DB->getDecl();
+  }
+  if (const auto *MA = dyn_cast<MemberExpr>(A)) {
+    const auto *MB = dyn_cast<MemberExpr>(B);
+    return MB && MA->getMemberDecl() == MB->getMemberDecl() &&
+           MA->isArrow() == MB->isArrow() &&
+           sameLValue(MA->getBase(), MB->getBase());
+  }
+  return false;
+}
+
+/// The expression a call's result is assigned to (`a = f(...)`, through
+/// casts), or null.
+static const Expr *destinationOf(ASTContext &Ctx, const Expr *E) {
+  for (;;) {
+    DynTypedNodeList Ps = Ctx.getParents(*E);
+    const auto *P = Ps.empty() ? nullptr : Ps[0].get<Expr>();
+    if (P && (isa<ParenExpr>(P) || isa<CastExpr>(P))) {
+      E = P;
+      continue;
+    }
+    const auto *B = dyn_cast_or_null<BinaryOperator>(P);
+    return B && B->getOpcode() == BO_Assign && B->getRHS() == E ? B->getLHS()
+                                                                : nullptr;
+  }
 }
 
 AllocatorCall allocatorCall(const CallExpr *CE) {
@@ -241,15 +388,25 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
   };
   const FunctionDecl *Def = FD->getDefinition();
   std::optional<ParamRoles> Roles;
-  if (Def && Def->getBody())
+  if (Def && Def->getBody()) {
     Roles = paramRoles(Def, 4);
+    // A body whose allocation the plugin cannot see (a hook through a
+    // pointer, a function of another file) says nothing: read the call as
+    // one without a body.
+    if (!Roles->Allocates ||
+        (Size < Def->getNumParams() && !Roles->InSize.test(Size)))
+      Roles.reset();
+  }
+  auto role = [&](llvm::SmallBitVector ParamRoles::*B, unsigned I) {
+    return Roles && I < Def->getNumParams() && ((*Roles).*B).test(I);
+  };
 
   // The counts: the attribute says it (alloc_size(size) or alloc_size(size,
-  // count)), else the body; with neither, another argument may count the
-  // objects (xcalloc(n, sizeof *p), or the other way round after a bare
-  // sizeof).  An integer after a size that counts already, or a constant
-  // after a bare sizeof, is taken for something else (a zone, flags, an
-  // alignment, __LINE__).
+  // count)), else the allocation in the body; with neither, another
+  // argument may count the objects (xcalloc(n, sizeof *p), or the other
+  // way round after a bare sizeof).  An integer after a size that counts
+  // already, or a constant after a bare sizeof, is taken for something
+  // else (a zone, flags, an alignment, __LINE__).
   if (const auto *AS = FD->getMostRecentDecl()->getAttr<AllocSizeAttr>()) {
     unsigned E = AS->getElemSizeParam().getASTIndex();
     int N = AS->getNumElemsParam().isValid()
@@ -266,17 +423,37 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
       return R;
     }
   } else if (Roles) {
-    for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I)
-      if (I != Size && Roles->Count.test(I) && !Roles->Block.test(I))
-        R.Counts.push_back(CE->getArg(I));
+    // The allocations whose size the sizeof argument is a factor of: the
+    // other parameter factors count; a factor of its own (a capacity it
+    // picks, a constant) leaves the count unknown.  Where the size is
+    // only inside a factor (rounded up) the object is one.
+    for (const ParamRoles::Product &P : Roles->Products) {
+      if (Size >= P.Params.size() || !P.Params.test(Size))
+        continue;
+      if (P.Other || P.Held.any()) {
+        R.Problem = "the plugin cannot tell how many objects " + Name +
+                    " allocates: its allocation multiplies the size by "
+                    "something other than its arguments (a capacity it "
+                    "picks itself, a constant); call malloc, calloc or "
+                    "realloc here";
+        return R;
+      }
+      for (unsigned I = 0; I < CE->getNumArgs(); ++I)
+        if (I != Size && I < P.Params.size() && P.Params.test(I) &&
+            CE->getArg(I)->getType()->isIntegerType() &&
+            !llvm::is_contained(R.Counts, CE->getArg(I)))
+          R.Counts.push_back(CE->getArg(I));
+    }
   } else {
     for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
       const Expr *A = CE->getArg(I)->IgnoreParenImpCasts();
       if (I != Size && A->getType()->isIntegerType() &&
           (I < Size || (Sh.Counts.empty() && !A->isIntegerConstantExpr(Ctx)))) {
         R.Problem = "the plugin cannot see whether " + argText(I) +
-                    " counts the objects " + Name +
-                    " allocates (its body is not in this file): give " + Name +
+                    " counts the objects " + Name + " allocates (" +
+                    (Def ? "its allocation is not in this file"
+                         : "its body is not in this file") +
+                    "): give " + Name +
                     " __attribute__((alloc_size(...))), or pass the whole "
                     "size (n * sizeof(T))";
         return R;
@@ -285,50 +462,57 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
   }
 
   // The block to resize: the one argument the body hands to realloc (the
-  // call becomes the runtime's realloc of it).
+  // call becomes the runtime's realloc of it).  An argument of the
+  // allocated type's pointer type, or the variable the result goes to
+  // (`a = f(a, ...)`), that is no such block: a resize by hand, a clone,
+  // or a body the plugin cannot see.
+  const Expr *Dest = destinationOf(Ctx, CE);
   for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
     if (I == Size)
       continue;
-    bool Block;
-    if (Roles) {
-      if (I < Def->getNumParams() && Roles->BlockRef.test(I)) {
-        R.Problem = Name + " resizes the block " + argText(I) +
-                    " points to (it reaches realloc through a "
-                    "dereference): the runtime cannot take that resize "
-                    "over; call realloc here";
+    const Expr *A = CE->getArg(I)->IgnoreParenCasts();
+    if (role(&ParamRoles::BlockRef, I)) {
+      R.Problem = Name + " resizes the block " + argText(I) +
+                  " points to (it reaches realloc through a "
+                  "dereference): the runtime cannot take that resize "
+                  "over; call realloc here";
+      return R;
+    }
+    if (role(&ParamRoles::Block, I)) {
+      if (R.Block) {
+        R.Problem = Name + " hands both " + argText(I) +
+                    " and another argument to realloc";
         return R;
       }
-      Block = I < Def->getNumParams() && Roles->Block.test(I);
-    } else {
-      Block = false;
-    }
-    // An argument of the allocated type's pointer type that the body frees
-    // or copies from (a resize made by hand with malloc, memcpy and free,
-    // or a clone), or that a body the plugin cannot see may resize.
-    QualType T = CE->getArg(I)->IgnoreParenImpCasts()->getType();
-    if (!Block && T->isPointerType() &&
-        Ctx.hasSameUnqualifiedType(T->getPointeeType(), Sh.Elem) &&
-        (!Roles || (I < Def->getNumParams() && Roles->Copied.test(I)))) {
-      R.Problem = Roles ? Name + " is handed " + argText(I) +
-                              ", an object of the type it allocates, and "
-                              "does not resize it with realloc (a copy by "
-                              "hand, or a clone): call realloc, or malloc "
-                              "and copy, here"
-                        : "the plugin cannot see whether " + Name +
-                              " resizes " + argText(I) +
-                              " (its body is not in this file); call "
-                              "realloc here, or give " +
-                              Name + " a body in this file";
-      return R;
-    }
-    if (!Block)
+      R.Block = CE->getArg(I);
       continue;
-    if (R.Block) {
-      R.Problem = Name + " hands both " + argText(I) +
-                  " and another argument to realloc";
-      return R;
     }
-    R.Block = CE->getArg(I);
+    QualType T = CE->getArg(I)->IgnoreParenImpCasts()->getType();
+    bool OfType = T->isPointerType() &&
+                  Ctx.hasSameUnqualifiedType(T->getPointeeType(), Sh.Elem);
+    bool IsDest = Dest && sameLValue(A, Dest);
+    if (!OfType && !IsDest)
+      continue;
+    if (Roles && !role(&ParamRoles::Copied, I) &&
+        !role(&ParamRoles::Opaque, I) && !IsDest)
+      continue; // a hint or a context the body only reads
+    R.Problem = Roles ? Name + " is handed " + argText(I) +
+                            (IsDest ? ", the pointer its result replaces,"
+                                    : ", an object of the type it "
+                                      "allocates,") +
+                            " and does not resize it with realloc (a copy "
+                            "by hand, a clone, or a call the plugin cannot "
+                            "see into): call realloc, or malloc and copy, "
+                            "here"
+                      : "the plugin cannot see whether " + Name + " resizes " +
+                            argText(I) + " (" +
+                            (Def ? "no allocation of its body takes the "
+                                   "size"
+                                 : "its body is not in this file") +
+                            "); call realloc here, or give " + Name +
+                            " a body in this file that allocates with "
+                            "malloc, calloc or realloc";
+    return R;
   }
   return R;
 }

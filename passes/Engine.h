@@ -492,6 +492,10 @@ AllocTarget allocTarget(const Session &S, const clang::CallExpr *CE);
 /// CE allocates (malloc, calloc, realloc) compact objects: in switchable
 /// mode an allocation site is a safepoint.
 bool allocatesObject(const Session &S, const clang::CallExpr *CE);
+/// Allocation.cpp: CE resizes a block (realloc, or a CP_ALLOCATOR wrapper
+/// that hands it to realloc): its block is live across the call, no
+/// fresh allocation.
+bool resizesBlock(const clang::CallExpr *CE);
 
 /// A rewritten file: the whole new text.
 struct RewrittenFile {

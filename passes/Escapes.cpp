@@ -161,6 +161,26 @@ static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I) {
       });
 }
 
+/// The local variable (not static) whose own memory E is: `v`, `v.f`,
+/// `v[i]`, `v.a[i].f` (never through a pointer); null otherwise.
+static const VarDecl *localStorage(const Expr *E) {
+  for (;;) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow()) {
+      E = ME->getBase();
+      continue;
+    }
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E);
+        AS && AS->getBase()->IgnoreParenImpCasts()->getType()->isArrayType()) {
+      E = AS->getBase();
+      continue;
+    }
+    const auto *DR = dyn_cast<DeclRefExpr>(E);
+    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    return VD && VD->hasLocalStorage() ? VD : nullptr;
+  }
+}
+
 /// Parameter I of FD (a definition) is kept past the call for certain:
 /// stored into memory that is not a local of FD (`seen[i] = p`, `ctx->data
 /// = p`, a static), handed to a libc function that keeps it (tsearch's
@@ -191,9 +211,9 @@ static bool paramStored(Session &S, const FunctionDecl *FD, unsigned I,
           if (BO->getOpcode() != BO_Assign ||
               BO->getRHS()->IgnoreParens() != Use->IgnoreParens())
             return false;
-          const auto *L = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens());
-          const auto *VD = L ? dyn_cast<VarDecl>(L->getDecl()) : nullptr;
-          return !VD || !VD->hasLocalStorage();
+          // Into FD's own locals (a struct of context, a work stack) it
+          // lives no longer than the call.
+          return !localStorage(BO->getLHS());
         }
         if (const auto *CE = dyn_cast<CallExpr>(P)) {
           const FunctionDecl *Callee = CE->getDirectCallee();
@@ -213,9 +233,9 @@ static bool paramStored(Session &S, const FunctionDecl *FD, unsigned I,
       });
 }
 
-/// The compact pointer variable whose bytes E hands over (`&p`, an array
-/// of compact pointers `ptrs` or its address), through casts; null if E is
-/// anything else.
+/// The variable whose bytes E hands over and hold a compact pointer (`&p`,
+/// an array of compact pointers `ptrs` or its address, `&m` of a struct
+/// that holds one), through casts; null if E is anything else.
 static const VarDecl *pointerVariable(const Model &M, const Expr *E) {
   E = E->IgnoreParenCasts();
   bool Address = false;
@@ -231,7 +251,24 @@ static const VarDecl *pointerVariable(const Model &M, const Expr *E) {
   if (!VD || (!Address && !VD->getType()->isArrayType()))
     return nullptr;
   ArrayShape A = stripArrays(VD->getType());
-  return !A.Variable && M.pointeeOf(A.Element) ? VD : nullptr;
+  return !A.Variable && (M.pointeeOf(A.Element) || M.elementOf(A.Element))
+             ? VD
+             : nullptr;
+}
+
+/// A byte copy (memcpy's kind) whose destination is a local of the
+/// function making it: a temporary (a swap's buffer) that lives no longer
+/// than the call.
+static bool copiesIntoLocal(const CallExpr *CE) {
+  const FunctionDecl *F = CE->getDirectCallee();
+  if (!F || byteCopyFunction(F, nullptr).empty() || CE->getNumArgs() < 2)
+    return false;
+  const Expr *D =
+      CE->getArg(bytesOutArgument(F) == 0 ? 1 : 0)->IgnoreParenCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(D);
+      UO && UO->getOpcode() == UO_AddrOf)
+    D = UO->getSubExpr();
+  return localStorage(D) != nullptr;
 }
 
 /// Parameter I of FD (a definition) reaches, through casts, the argument
@@ -256,7 +293,7 @@ static std::string paramBytesOut(Session &S, const FunctionDecl *FD, unsigned I,
         unsigned At = argumentIndex(CE, Use);
         int Out = bytesOutArgument(Callee);
         if (Out >= 0) {
-          if (At != (unsigned)Out)
+          if (At != (unsigned)Out || copiesIntoLocal(CE))
             return false;
           Found = Callee->getName().str();
           return true;
@@ -283,9 +320,11 @@ void checkPointerBytes(Session &S, const CallExpr *CE) {
   if (!S.Opts.switchable() || !FD)
     return;
   auto report = [&](const Expr *A, const VarDecl *V, const std::string &What) {
+    bool Ptr = S.M.pointeeOf(stripArrays(V->getType()).Element) != nullptr;
     S.report(Diag::VoidEscape, A->getExprLoc(),
-             "the bytes of compact pointer " + quoted(V->getName()) + " " +
-                 What +
+             "the bytes of " + std::string(Ptr ? "compact pointer " : "") +
+                 quoted(V->getName()) +
+                 (Ptr ? "" : ", which holds a compact pointer,") + " " + What +
                  "; such a copy is no root, and one made before the switch "
                  "points into the released arena after it (keep compact "
                  "pointers in variables, fields or root arrays of their own "
@@ -317,7 +356,7 @@ void checkPointerBytes(Session &S, const CallExpr *CE) {
       return T->isPointerType() &&
              S.M.pointeeOf(stripArrays(T->getPointeeType()).Element);
     };
-    if (!V || typedDest())
+    if (!V || typedDest() || copiesIntoLocal(CE))
       return;
     bool ToFile = !byteCopyFunction(FD, nullptr).size() &&
                   FD->getName() != "mempcpy" &&
@@ -420,9 +459,10 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
   } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P)) {
     if (BO->getOpcode() != BO_Assign || BO->getRHS()->IgnoreParens() != Cur)
       return;
-    if (const auto *DR = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens()))
-      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()); VD && VD->hasLocalStorage())
-        return;
+    // A local `void *`, or an element or member of a local (a work stack
+    // of `void *`): not flagged, as locals of type `void *` are not.
+    if (localStorage(BO->getLHS()))
+      return;
     Where = "is stored into memory as 'void *'";
   } else if (const VarDecl *Arg = P ? nullptr : hiddenCleanupArg(S.Ctx, Cur)) {
     (void)Arg;

@@ -280,7 +280,7 @@ bool CheckedWalker::deadAfter(const Stmt *At, const VarDecl *VD) {
 /// compact objects (malloc, calloc) or cp_safepoint().
 bool CheckedWalker::slowPathSite(const CallExpr *CE) const {
   if (allocatesObject(S, CE))
-    return allocFunction(CE) != AllocFn::Realloc;
+    return !resizesBlock(CE);
   const FunctionDecl *G = CE->getDirectCallee();
   return G && G->getName() == "cp_safepoint" && CE->getNumArgs() == 0;
 }

@@ -396,7 +396,7 @@ const CallExpr *Planner::transferSite(const Stmt *St, const VarDecl **Var) const
       VD->getType().isVolatileQualified() || M.Boxed.count(VD->getCanonicalDecl()))
     return nullptr;
   const auto *CE = dyn_cast<CallExpr>(BO->getRHS()->IgnoreParenCasts());
-  if (!CE || !allocatesObject(S, CE) || allocFunction(CE) == AllocFn::Realloc)
+  if (!CE || !allocatesObject(S, CE) || resizesBlock(CE))
     return nullptr;
   for (const Expr *A : CE->arguments())
     if (firstMayReachCall(A))

@@ -38,23 +38,41 @@ static int fifo_get(struct fifo *f, void *elem, size_t size) {
   return 1;
 }
 
+struct msg {
+  int kind;
+  struct task *task;
+};
+static char raw[64];
+
+static void swap(void *a, void *b, size_t n) {
+  unsigned char buf[64];
+  memcpy(buf, a, n);
+  memcpy(a, b, n);
+  memcpy(b, buf, n);
+}
+
 int relay(struct fifo *f, int fd, struct task *t) {
   struct task *u = t, *ring[4] = {t, t, t, t};
-  char raw[sizeof t];
+  struct msg m = {1, t};
+  char tmp[sizeof t];
   fifo_put(f, &t, sizeof t); // expected-warning {{the bytes of compact pointer 't' are handed to 'fifo_put', which copies them out with 'memcpy'; such a copy is no root, and one made before the switch points into the released arena after it (keep compact pointers in variables, fields or root arrays of their own type, or hand over an index)}}
   put_task(f, &t);           // expected-warning {{the bytes of compact pointer 't' are handed to 'put_task', which copies them out with 'memcpy'}}
   memcpy(raw, &t, sizeof t); // expected-warning {{the bytes of compact pointer 't' are copied by 'memcpy' into memory the switch does not see}}
-  memcpy(raw, ring, sizeof raw); // expected-warning {{the bytes of compact pointer 'ring' are copied by 'memcpy'}}
+  memcpy(raw, ring, sizeof ring); // expected-warning {{the bytes of compact pointer 'ring' are copied by 'memcpy'}}
+  fifo_put(f, &m, sizeof m); // expected-warning {{the bytes of 'm', which holds a compact pointer, are handed to 'fifo_put', which copies them out with 'memcpy'}}
   (void)write(fd, &t, sizeof t); // expected-warning {{the bytes of compact pointer 't' are written by 'write' to a file, pipe or socket}}
   (void)read(fd, &u, sizeof u);  // expected-warning {{the bytes of compact pointer 'u' are read by 'read' from a file, pipe or socket}}
-  // Fine: between compact pointer variables; the task's own bytes; a
-  // function of the file that only reads the element.
+  // Fine: between compact pointer variables, into a temporary of the
+  // function (a swap's buffer); the task's own bytes; a function of the
+  // file that only reads the element.
+  memcpy(tmp, &t, sizeof t);
+  swap(&t, &u, sizeof t);
   memcpy(&u, &t, sizeof t);
   memcpy(ring, &ring[1], sizeof ring[0]);
   struct task **roots = malloc(4 * sizeof *roots);
   memcpy(roots, ring, sizeof ring);
   free(roots);
-  (void)fifo_get(f, raw, sizeof raw);
+  (void)fifo_get(f, tmp, sizeof tmp);
   (void)write(fd, &t->id, sizeof t->id);
   return u != 0;
 }

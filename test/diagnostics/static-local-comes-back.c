@@ -5,7 +5,7 @@
 // compact one (the totals came back 0).  Refused at the address; the same
 // variable at file scope is boxed.  A byte address that only a byte
 // function sees (memset, fwrite) is fine.
-// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify=expected,sw %s
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify %s
 #include <compactptr.h>
 #include <pthread.h>
@@ -34,7 +34,7 @@ long run(void) {
   static struct targ once;
   pthread_t t;
   memset(&once, 0, sizeof once);
-  fwrite(&once, sizeof once, 1, stdout);
+  fwrite(&once, sizeof once, 1, stdout); // sw-warning {{the bytes of 'once', which holds a compact pointer, are written by 'fwrite' to a file, pipe or socket}}
   pthread_create(&t, NULL, work, &once); // expected-error {{the address of static local 'once' may be turned back into a compact pointer by the code it is handed to, but a static local stays in wide layout; declare it at file scope}}
   pthread_join(t, NULL);
   pthread_create(&t, NULL, work, &at_file_scope);

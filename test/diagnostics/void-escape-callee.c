@@ -95,3 +95,27 @@ void use_cast(struct sym *s) {
   (void)ret((void *)s);
   (void)memcmp((void *)s, (void *)s, 1);
 }
+
+// Stored into the callee's own locals (a struct of context, a work stack of
+// `void *`), or into a local array here, it lives no longer than the call.
+struct ctx {
+  void *want;
+  int hits;
+};
+static int count_in(void *want) {
+  struct ctx c;
+  c.want = want;
+  c.hits = 0;
+  return c.hits + (c.want != 0);
+}
+static int stack_walk(void *start) {
+  void *stack[4];
+  int sp = 0;
+  stack[sp++] = start;
+  return sp;
+}
+int use_local(struct sym *s) {
+  void *stk[2];
+  stk[0] = s;
+  return count_in((void *)s) + stack_walk((void *)s) + (stk[0] != 0);
+}
