@@ -32,6 +32,10 @@ static CP_ALLOCATOR void *near(struct node *hint, size_t size) {
   (void)hint; // a placement hint: neither freed nor copied
   return malloc(size);
 }
+static CP_ALLOCATOR void *grow_cap(void *p, size_t *cap, size_t size) {
+  *cap = *cap ? 2 * *cap : 8;
+  return realloc(p, *cap * size);
+}
 CP_ALLOCATOR void *ext_calloc(size_t n, size_t size);
 CP_ALLOCATOR void *ext_resize(void *p, size_t size);
 CP_ALLOCATOR void *ext_flags(size_t size, int flags);
@@ -42,6 +46,8 @@ struct node *f(struct node *a, int n, int flags) {
   a = both(a, a, sizeof *a); // expected-error {{this call of a CP_ALLOCATOR function cannot go to the runtime: 'both' hands both 'a' and another argument to realloc}}
   a = grow_in_place((void **)&a, n, sizeof *a); // expected-error {{this call of a CP_ALLOCATOR function cannot go to the runtime: 'grow_in_place' resizes the block '(void **)&a' points to (it reaches realloc through a dereference): the runtime cannot take that resize over; call realloc here}}
   a = regrow(a, n, sizeof *a); // expected-error {{'regrow' is handed 'a', the pointer its result replaces, and does not resize it with realloc (a copy by hand, a clone, or a call the plugin cannot see into): call realloc, or malloc and copy, here}}
+  size_t cap = 0;
+  a = grow_cap(a, &cap, sizeof *a); // expected-error {{the plugin cannot tell how many objects 'grow_cap' allocates: its allocation multiplies the size by something other than its arguments (a capacity it picks itself, a constant); call malloc, calloc or realloc here}}
   a = ext_calloc(n, sizeof *a); // expected-error {{the plugin cannot see whether 'n' counts the objects 'ext_calloc' allocates (its body is not in this file): give 'ext_calloc' __attribute__((alloc_size(...))), or pass the whole size (n * sizeof(T))}}
   a = ext_calloc(4, sizeof *a); // expected-error {{whether '4' counts the objects 'ext_calloc' allocates}}
   a = ext_resize(a, sizeof *a); // expected-error {{the plugin cannot see whether 'ext_resize' resizes 'a' (its body is not in this file); call realloc here, or give 'ext_resize' a body in this file that allocates with malloc, calloc or realloc}}

@@ -12,6 +12,7 @@
 #include <compactptr.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct CP_COMPACT node { int v; struct node *next; };
 
@@ -37,6 +38,26 @@ static CP_ALLOCATOR void *xrealloc(void *p, size_t n) {
 static CP_ALLOCATOR void *grow(void *p, size_t n, size_t size) {
   void *old = p;
   return xrealloc(old, n * size);
+}
+// Only the factors of the allocation's size count: a tag that indexes a
+// table, an alignment the size is rounded up to, are none; a product
+// checked with __builtin_mul_overflow is one.
+static unsigned long tag_bytes[8];
+static CP_ALLOCATOR void *tmalloc(size_t size, int tag) {
+  tag_bytes[tag * 2] += size;
+  return malloc(size);
+}
+static CP_ALLOCATOR void *amalloc(size_t size, size_t align) {
+  return malloc((size + align - 1) / align * align);
+}
+static CP_ALLOCATOR void *ocalloc(size_t n, size_t size) {
+  size_t bytes;
+  if (__builtin_mul_overflow(n, size, &bytes))
+    exit(2);
+  void *p = malloc(bytes ? bytes : 1);
+  if (p)
+    memset(p, 0, bytes);
+  return p;
 }
 // Declared only: the attribute says which argument counts.
 CP_ALLOCATOR void *table_new(int zone, size_t count, size_t size)
@@ -82,6 +103,20 @@ int main(void) {
   c[2 * n - 1].v = 7;
   printf("%ld %d %d\n", sum(a, 2 * n), v[3]->v, c[n - 1].v + c[2 * n - 1].v);
   // OUT: 29800 3 304
+  struct node *t = tmalloc(sizeof *t, 3);
+  // CHECK: struct node *t = cp_alloc(&cp__desc_node);
+  struct node *al = amalloc(sizeof *al, 16);
+  // CHECK: struct node *al = cp_alloc(&cp__desc_node);
+  struct node *o = ocalloc(n, sizeof *o);
+  // CHECK: struct node *o = cp_alloc_array(&cp__desc_node, (unsigned long)(n));
+  o[n - 1].v = 5;
+  t->v = 1;
+  al->v = 2;
+  printf("%d\n", t->v + al->v + o[n - 1].v);
+  // OUT: 8
+  free(t);
+  free(al);
+  free(o);
   free(v);
   free(a);
   free(b);
