@@ -103,6 +103,22 @@ static int storedBuiltinArgument(const FunctionDecl *FD) {
   return -1;
 }
 
+/// The parent of a use of a value (Use, a parameter's reference) past the
+/// conversions Through accepts; Use becomes the outermost of them.  The
+/// result is the first parent that is no such conversion (a cast Through
+/// rejects included), or null at the top of an expression.
+static const Expr *
+pastConversions(ASTContext &Ctx, const Expr *&Use,
+                llvm::function_ref<bool(const CastExpr *)> Through) {
+  const Expr *P = parentSkippingParens(Ctx, Use, &Use);
+  while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
+    if (!Through(C))
+      return C;
+    P = parentSkippingParens(Ctx, Use = C, &Use);
+  }
+  return P;
+}
+
 /// Parameter I of FD (a definition) may be kept past the call.  Only uses
 /// known to keep nothing count as such, through parentheses and pointer
 /// conversions: reading through it (`->`, `*`, `[]`), comparing it, the
@@ -119,13 +135,12 @@ static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I) {
   return anyReferenceTo(
       FD->getBody(), FD->getParamDecl(I), [&](const DeclRefExpr *DR) {
         const Expr *Use = DR;
-        const Expr *P = parentSkippingParens(Ctx, Use, &Use);
-        while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
-          if (C->getCastKind() != CK_LValueToRValue &&
-              C->getCastKind() != CK_NoOp && !C->getType()->isPointerType())
-            return C->getCastKind() != CK_PointerToBoolean; // `if (p)` reads it
-          P = parentSkippingParens(Ctx, Use = C, &Use);
-        }
+        const Expr *P = pastConversions(Ctx, Use, [](const CastExpr *C) {
+          return C->getCastKind() == CK_LValueToRValue ||
+                 C->getCastKind() == CK_NoOp || C->getType()->isPointerType();
+        });
+        if (const auto *C = dyn_cast_or_null<CastExpr>(P))
+          return C->getCastKind() != CK_PointerToBoolean; // `if (p)` reads it
         if (!P) {
           for (const DynTypedNode &N : Ctx.getParents(*Use))
             if (const auto *VD = N.get<VarDecl>())
@@ -194,13 +209,12 @@ static bool paramStored(Session &S, const FunctionDecl *FD, unsigned I,
   return anyReferenceTo(
       FD->getBody(), FD->getParamDecl(I), [&](const DeclRefExpr *DR) {
         const Expr *Use = DR;
-        const Expr *P = parentSkippingParens(Ctx, Use, &Use);
-        while (const auto *C = dyn_cast_or_null<CastExpr>(P)) {
-          if (C->getCastKind() != CK_LValueToRValue &&
-              C->getCastKind() != CK_NoOp && C->getCastKind() != CK_BitCast)
-            return false;
-          P = parentSkippingParens(Ctx, Use = C, &Use);
-        }
+        const Expr *P = pastConversions(Ctx, Use, [](const CastExpr *C) {
+          return C->getCastKind() == CK_LValueToRValue ||
+                 C->getCastKind() == CK_NoOp || C->getCastKind() == CK_BitCast;
+        });
+        if (isa_and_nonnull<CastExpr>(P))
+          return false;
         if (!P) { // an initializer: of a static or global
           for (const DynTypedNode &N : Ctx.getParents(*Use))
             if (const auto *VD = N.get<VarDecl>())
@@ -283,9 +297,8 @@ static std::string paramBytesOut(Session &S, const FunctionDecl *FD, unsigned I,
   anyReferenceTo(
       FD->getBody(), FD->getParamDecl(I), [&](const DeclRefExpr *DR) {
         const Expr *Use = DR;
-        const Expr *P = parentSkippingParens(S.Ctx, Use, &Use);
-        while (isa_and_nonnull<CastExpr>(P))
-          P = parentSkippingParens(S.Ctx, Use = P, &Use);
+        const Expr *P =
+            pastConversions(S.Ctx, Use, [](const CastExpr *) { return true; });
         const auto *CE = dyn_cast_or_null<CallExpr>(P);
         const FunctionDecl *Callee = CE ? CE->getDirectCallee() : nullptr;
         if (!Callee || CE->getCallee()->IgnoreParenImpCasts() == Use)
