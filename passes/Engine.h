@@ -367,6 +367,10 @@ void checkVoidEscape(Session &S, const clang::CastExpr *E);
 /// Escapes.cpp: the bytes of a compact pointer variable copied out by
 /// memcpy or write, or read in by read, where the switch cannot see them.
 void checkPointerBytes(Session &S, const clang::CallExpr *CE);
+/// Escapes.cpp: a `void *` local set from a compact pointer, handed to a
+/// function that keeps its argument.
+void checkVoidLocalEscape(Session &S, const clang::CallExpr *CE,
+                          const clang::FunctionDecl *Caller);
 /// Escapes.cpp (switchable): a sizeof, _Alignof or offsetof of a compact
 /// struct (Trait) whose value is kept -- stored, or handed to a function of
 /// the program -- is the size of the layout of the moment; after the

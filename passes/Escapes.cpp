@@ -320,6 +320,62 @@ static std::string paramBytesOut(Session &S, const FunctionDecl *FD, unsigned I,
   return Found;
 }
 
+/// The compact type a `void *` local of Body is ever set from (`void *key
+/// = (void *)n;`, `key = n;`), or null.
+static CompactType *compactSetInto(Session &S, const Stmt *Body,
+                                   const VarDecl *V) {
+  auto from = [&](const Expr *E) {
+    return E ? S.M.pointeeOf(E->IgnoreParenCasts()->getType()) : nullptr;
+  };
+  if (CompactType *T = from(V->getInit()))
+    return T;
+  CompactType *Found = nullptr;
+  anyReferenceTo(Body, V, [&](const DeclRefExpr *DR) {
+    for (const DynTypedNode &N : S.Ctx.getParents(*DR))
+      if (const auto *B = N.get<BinaryOperator>();
+          B && B->getOpcode() == BO_Assign && B->getLHS()->IgnoreParens() == DR)
+        Found = from(B->getRHS());
+    return Found != nullptr;
+  });
+  return Found;
+}
+
+/// Switchable: a `void *` local set from a compact pointer, handed to a
+/// function of this file that stores its argument, or to libc that keeps
+/// it (`void *key = (void *)n; remember(key);`): the same hazard as
+/// handing over the compact pointer itself (an identity set of `void *`
+/// gave wrong answers after the switch, unwarned).
+void checkVoidLocalEscape(Session &S, const CallExpr *CE,
+                          const FunctionDecl *Caller) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!S.Opts.switchable() || !FD || !Caller || !Caller->hasBody())
+    return;
+  const FunctionDecl *Def = FD->getDefinition();
+  int Kept = keptArgument(FD);
+  for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
+    const auto *DR = dyn_cast<DeclRefExpr>(CE->getArg(I)->IgnoreParenCasts());
+    const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
+        !V->getType()->isVoidPointerType())
+      continue;
+    bool Keeps = (Kept >= 0 && (unsigned)Kept == I) ||
+                 (Def && Def->hasBody() && paramStored(S, Def, I, 3));
+    if (!Keeps)
+      continue;
+    CompactType *T = compactSetInto(S, Caller->getBody(), V);
+    if (!T)
+      continue;
+    S.report(Diag::VoidEscape, CE->getArg(I)->getExprLoc(),
+             "a compact pointer to " + quoted(T->WideSpelling) +
+                 " held in the 'void *' local " + quoted(V->getName()) +
+                 " is passed to " + quoted(FD->getName()) +
+                 ", which keeps it; kept there, it is no root, and after the "
+                 "switch it points into the released arena (keep it in a "
+                 "field or a root array of its own type)",
+             {tokRange(CE->getArg(I)->getSourceRange())});
+  }
+}
+
 /// Switchable: the bytes of a compact pointer variable copied where the
 /// switch does not see them -- into a byte buffer (`memcpy(buf, &p, sizeof
 /// p)`, also through a function of this file: a FIFO of elements of any

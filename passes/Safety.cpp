@@ -29,6 +29,16 @@ class ExprChecks : public RecursiveASTVisitor<ExprChecks> {
 public:
   explicit ExprChecks(Session &S) : S(S), M(S.M) {}
 
+  /// The function whose body the walk is in (checkVoidLocalEscape reads
+  /// the body for what a local was set from).
+  bool TraverseFunctionDecl(FunctionDecl *FD) {
+    const FunctionDecl *Outer = Current;
+    Current = FD;
+    bool R = RecursiveASTVisitor::TraverseFunctionDecl(FD);
+    Current = Outer;
+    return R;
+  }
+
   bool VisitUnaryOperator(UnaryOperator *E) {
     if (E->getOpcode() != UO_AddrOf || S.isIgnoredLoc(E->getExprLoc()))
       return true;
@@ -436,6 +446,7 @@ public:
     checkContextSwitch(E, FD);
     checkCallbackSafepoint(S, E);
     checkPointerBytes(S, E);
+    checkVoidLocalEscape(S, E, Current);
     // The __sync builtins are calls (of a sized variant); __atomic_* and
     // __c11_atomic_* are AtomicExprs, below.
     if (isAtomicBuiltin(FD) && E->getNumArgs() > 0)
@@ -520,6 +531,7 @@ public:
 private:
   Session &S;
   const Model &M;
+  const FunctionDecl *Current = nullptr;
 
   void checkLayoutOffset(const Expr *Whole, const Expr *Ptr, const Expr *Off, bool Back) {
     if (S.isIgnoredLoc(Whole->getExprLoc()))

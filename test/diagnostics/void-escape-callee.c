@@ -119,3 +119,17 @@ int use_local(struct sym *s) {
   stk[0] = s;
   return count_in((void *)s) + stack_walk((void *)s) + (stk[0] != 0);
 }
+
+// Through a `void *` local set from a compact pointer: the same.
+static void *table[8];
+static void remember(void *p) { table[0] = p; }
+void use_void_local(struct sym *s) {
+  void *key = (void *)s;
+  remember(key); // expected-warning {{a compact pointer to 'struct sym' held in the 'void *' local 'key' is passed to 'remember', which keeps it; kept there, it is no root, and after the switch it points into the released arena (keep it in a field or a root array of its own type)}}
+  void *other;
+  other = s;
+  remember(other); // expected-warning {{held in the 'void *' local 'other' is passed to 'remember'}}
+  void *plain = table;
+  remember(plain);
+  show(key);
+}
