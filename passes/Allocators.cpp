@@ -20,6 +20,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/Builtins.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include <optional>
 
@@ -48,11 +49,15 @@ const Expr *allocatorSizeArg(const CallExpr *CE) {
 ///             realloc of that argument);
 ///   BlockRef  realloc's block through a dereference (`*pp = realloc(*pp,
 ///             n)`);
+///   BlockOther inside realloc's block argument some other way (`(char *)p
+///             - HDR`, a helper's result): a resize the runtime cannot take
+///             over;
 ///   Copied    freed or copied from (a resize by hand, a clone);
 ///   Opaque    handed to a call the plugin cannot see into (a function of
 ///             another file without alloc_size, a function pointer).
 struct ParamRoles {
-  llvm::SmallBitVector Factor, InSize, Block, BlockRef, Copied, Opaque;
+  llvm::SmallBitVector Factor, InSize, Block, BlockRef, BlockOther, Copied,
+      Opaque;
   /// Each allocation's size as a product: its parameter factors, the
   /// parameters inside its other factors, and whether a factor holds no
   /// parameter (a constant, a global).
@@ -71,6 +76,9 @@ static ParamRoles paramRoles(const FunctionDecl *FD, unsigned Depth);
 class LocalDefs : public RecursiveASTVisitor<LocalDefs> {
 public:
   llvm::DenseMap<const VarDecl *, std::vector<std::vector<const Expr *>>> Defs;
+  /// Parameters the body changes other than to a constant (`size *= n`,
+  /// `n++`, `&n`): their value at an allocation is not the caller's.
+  llvm::DenseSet<const ParmVarDecl *> Changed;
 
   bool VisitVarDecl(VarDecl *V) {
     if (!isa<ParmVarDecl>(V) && V->getInit())
@@ -80,6 +88,18 @@ public:
   bool VisitBinaryOperator(BinaryOperator *B) {
     if (const VarDecl *V = local(B->getLHS()); V && B->isAssignmentOp())
       Defs[V].push_back({B->getOpcode() == BO_Assign ? B->getRHS() : B});
+    if (const ParmVarDecl *P = param(B->getLHS());
+        P && B->isAssignmentOp() &&
+        !(B->getOpcode() == BO_Assign &&
+          B->getRHS()->IgnoreParenCasts()->isIntegerConstantExpr(
+              P->getASTContext())))
+      Changed.insert(P);
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *U) {
+    if (U->isIncrementDecrementOp() || U->getOpcode() == UO_AddrOf)
+      if (const ParmVarDecl *P = param(U->getSubExpr()))
+        Changed.insert(P);
     return true;
   }
   bool VisitCallExpr(CallExpr *C) {
@@ -93,6 +113,10 @@ public:
           Defs[V].push_back({C->getArg(0), C->getArg(1)});
     return true;
   }
+  static const ParmVarDecl *param(const Expr *E) {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParens());
+    return DR ? dyn_cast<ParmVarDecl>(DR->getDecl()) : nullptr;
+  }
   static const VarDecl *local(const Expr *E) {
     const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParens());
     const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
@@ -105,8 +129,8 @@ public:
   RoleFinder(const FunctionDecl *FD, unsigned Depth, const LocalDefs &L)
       : FD(FD), Depth(Depth), L(L) {
     unsigned N = FD->getNumParams();
-    for (llvm::SmallBitVector *B :
-         {&R.Factor, &R.InSize, &R.Block, &R.BlockRef, &R.Copied, &R.Opaque})
+    for (llvm::SmallBitVector *B : {&R.Factor, &R.InSize, &R.Block, &R.BlockRef,
+                                    &R.BlockOther, &R.Copied, &R.Opaque})
       B->resize(N);
   }
   ParamRoles R;
@@ -127,7 +151,7 @@ public:
       return NA == 3 ? size({C->getArg(1), C->getArg(2)})
                      : size({C->getArg(1)});
     case AllocFn::Free:
-      mark(R.Copied, C->getArg(0), false);
+      mark(R.Copied, C->getArg(0), true);
       return true;
     default:
       break;
@@ -138,7 +162,7 @@ public:
       return true;
     }
     if (byteCopyFunction(Callee, nullptr).size() && NA > 1) {
-      mark(R.Copied, C->getArg(1), false);
+      mark(R.Copied, C->getArg(1), true);
       return true;
     }
     if (const auto *AS = Callee->getAttr<AllocSizeAttr>()) {
@@ -192,7 +216,9 @@ public:
       if (In.BlockRef.test(I))
         mark(R.BlockRef, A, false);
       if (In.Copied.test(I))
-        mark(R.Copied, A, false);
+        mark(R.Copied, A, true);
+      if (In.BlockOther.test(I))
+        mark(R.BlockOther, A, true);
       if (In.Opaque.test(I))
         mark(R.Opaque, A, true);
     }
@@ -268,7 +294,13 @@ private:
       return;
     }
     if (int P = param(E); P >= 0) {
-      Params.set(P);
+      // A parameter the body changes holds something else by then.
+      if (L.Changed.count(FD->getParamDecl(P))) {
+        Held.set(P);
+        Other = true;
+      } else {
+        Params.set(P);
+      }
       return;
     }
     ASTContext &Ctx = FD->getASTContext();
@@ -284,9 +316,22 @@ private:
         return factors(F, Params, Held, Other, Level);
     }
     if (const VarDecl *V = LocalDefs::local(E); V && Level < 4) {
+      // One definition, or one beside constants (a guard against a zero
+      // size: `if (!bytes) bytes = 1;`).
+      const std::vector<const Expr *> *Only = nullptr;
+      unsigned Others = 0;
       auto It = L.Defs.find(V);
-      if (It != L.Defs.end() && It->second.size() == 1) {
-        for (const Expr *X : It->second.front())
+      if (It != L.Defs.end())
+        for (const auto &Def : It->second) {
+          if (Def.size() == 1 &&
+              Def[0]->IgnoreParenCasts()->isIntegerConstantExpr(
+                  FD->getASTContext()))
+            continue;
+          Only = &Def;
+          ++Others;
+        }
+      if (Others == 1) {
+        for (const Expr *X : *Only)
           factors(X, Params, Held, Other, Level + 1);
         return;
       }
@@ -316,6 +361,9 @@ private:
 
   void block(const Expr *E) {
     mark(R.Block, E, false);
+    llvm::SmallBitVector Any(R.Block.size());
+    mark(Any, E, true);
+    R.BlockOther |= Any.reset(R.Block);
     // `*pp`, `pp[0]`: the block is in the caller's variable pp points to.
     const Expr *X = E->IgnoreParenCasts();
     if (const auto *UO = dyn_cast<UnaryOperator>(X);
@@ -326,7 +374,27 @@ private:
   }
 };
 
+/// paramRoles' answers for the translation unit being compiled (a wrapper
+/// of wrappers is read once, not once per path to it): cleared by
+/// runEngine before each one (forgetAllocatorRoles).
+static llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, ParamRoles>
+    RolesSeen;
+
+void forgetAllocatorRoles() { RolesSeen.clear(); }
+
+static ParamRoles readRoles(const FunctionDecl *FD, unsigned Depth);
+
 static ParamRoles paramRoles(const FunctionDecl *FD, unsigned Depth) {
+  auto Key = std::make_pair(FD->getCanonicalDecl(), Depth);
+  auto It = RolesSeen.find(Key);
+  if (It != RolesSeen.end())
+    return It->second;
+  ParamRoles R = readRoles(FD, Depth);
+  RolesSeen[Key] = R;
+  return R;
+}
+
+static ParamRoles readRoles(const FunctionDecl *FD, unsigned Depth) {
   LocalDefs L;
   L.TraverseStmt(FD->getBody());
   RoleFinder V(FD, Depth, L);
@@ -367,6 +435,24 @@ static const Expr *destinationOf(ASTContext &Ctx, const Expr *E) {
   }
 }
 
+/// P is used in FD's body other than as `(void)P`.
+static bool usedInBody(const FunctionDecl *FD, const ParmVarDecl *P) {
+  ASTContext &Ctx = FD->getASTContext();
+  return anyReferenceTo(FD->getBody(), P, [&](const DeclRefExpr *DR) {
+    const Stmt *Up = DR;
+    for (;;) {
+      DynTypedNodeList Ps = Ctx.getParents(*Up);
+      const auto *E = Ps.empty() ? nullptr : Ps[0].get<Expr>();
+      if (const auto *C = dyn_cast_or_null<CStyleCastExpr>(E);
+          C && C->getType()->isVoidType())
+        return false;
+      if (!E || !(isa<ImplicitCastExpr>(E) || isa<ParenExpr>(E)))
+        return true;
+      Up = E;
+    }
+  });
+}
+
 AllocatorCall allocatorCall(const CallExpr *CE) {
   AllocatorCall R;
   const FunctionDecl *FD = CE->getDirectCallee();
@@ -386,27 +472,34 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
                                                       Ctx.getPrintingPolicy());
     return "'" + Out + "'";
   };
+  auto isInt = [&](unsigned I) {
+    return CE->getArg(I)->IgnoreParenImpCasts()->getType()->isIntegerType();
+  };
   const FunctionDecl *Def = FD->getDefinition();
-  std::optional<ParamRoles> Roles;
-  if (Def && Def->getBody()) {
+  bool HasBody = Def && Def->getBody();
+  std::optional<ParamRoles> Roles, Unreadable;
+  // A body whose allocation the plugin cannot read (a bump pool, a hook
+  // through a pointer, a function of another file, more than four calls
+  // deep), or a size argument past the declared parameters (variadic),
+  // says how many objects only through what it hands where the plugin
+  // cannot see (Unreadable).
+  if (HasBody && Size < Def->getNumParams() && !Def->isVariadic()) {
     Roles = paramRoles(Def, 4);
-    // A body whose allocation the plugin cannot see (a hook through a
-    // pointer, a function of another file) says nothing: read the call as
-    // one without a body.
-    if (!Roles->Allocates ||
-        (Size < Def->getNumParams() && !Roles->InSize.test(Size)))
+    if (!Roles->Allocates || !Roles->InSize.test(Size)) {
+      Unreadable = Roles;
       Roles.reset();
+    }
   }
   auto role = [&](llvm::SmallBitVector ParamRoles::*B, unsigned I) {
     return Roles && I < Def->getNumParams() && ((*Roles).*B).test(I);
   };
+  std::string Unread =
+      HasBody ? "its allocation is not one the plugin can read: a hook, a "
+                "function of another file, or more than four calls deep"
+              : "its body is not in this file";
 
   // The counts: the attribute says it (alloc_size(size) or alloc_size(size,
-  // count)), else the allocation in the body; with neither, another
-  // argument may count the objects (xcalloc(n, sizeof *p), or the other
-  // way round after a bare sizeof).  An integer after a size that counts
-  // already, or a constant after a bare sizeof, is taken for something
-  // else (a zone, flags, an alignment, __LINE__).
+  // count)), else the allocation in the body.
   if (const auto *AS = FD->getMostRecentDecl()->getAttr<AllocSizeAttr>()) {
     unsigned E = AS->getElemSizeParam().getASTIndex();
     int N = AS->getNumElemsParam().isValid()
@@ -423,36 +516,74 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
       return R;
     }
   } else if (Roles) {
-    // The allocations whose size the sizeof argument is a factor of: the
+    // Where the sizeof argument is a factor of an allocation's size, the
     // other parameter factors count; a factor of its own (a capacity it
-    // picks, a constant) leaves the count unknown.  Where the size is
-    // only inside a factor (rounded up) the object is one.
+    // picks, a constant, a helper's result) leaves the count unknown.
+    // Where it is only inside the size (rounded up, a header added), the
+    // object is one -- unless another integer argument is in that size
+    // too (a count beside a header: `hdr + n * size`).
+    bool Factor = false;
     for (const ParamRoles::Product &P : Roles->Products) {
-      if (Size >= P.Params.size() || !P.Params.test(Size))
+      if (!P.Params.test(Size))
         continue;
+      Factor = true;
       if (P.Other || P.Held.any()) {
         R.Problem = "the plugin cannot tell how many objects " + Name +
                     " allocates: its allocation multiplies the size by "
                     "something other than its arguments (a capacity it "
-                    "picks itself, a constant); call malloc, calloc or "
-                    "realloc here";
+                    "picks itself, a constant, a helper's result); call "
+                    "malloc, calloc or realloc here, or give " +
+                    Name + " __attribute__((alloc_size(...)))";
         return R;
       }
       for (unsigned I = 0; I < CE->getNumArgs(); ++I)
-        if (I != Size && I < P.Params.size() && P.Params.test(I) &&
-            CE->getArg(I)->getType()->isIntegerType() &&
+        if (I != Size && I < P.Params.size() && P.Params.test(I) && isInt(I) &&
             !llvm::is_contained(R.Counts, CE->getArg(I)))
           R.Counts.push_back(CE->getArg(I));
     }
+    for (const ParamRoles::Product &P : Roles->Products)
+      if (!Factor && P.Held.test(Size) && P.Other) {
+        R.Problem = "the plugin cannot tell how many objects " + Name +
+                    " allocates: its allocation's size is the sizeof "
+                    "argument changed in its body or combined with a "
+                    "constant; give " +
+                    Name +
+                    " __attribute__((alloc_size(...))), or call malloc, "
+                    "calloc or realloc here";
+        return R;
+      }
+    for (unsigned I = 0; !Factor && I < CE->getNumArgs(); ++I)
+      if (I != Size && isInt(I) && role(&ParamRoles::InSize, I)) {
+        R.Problem = "the plugin cannot tell how many objects " + Name +
+                    " allocates: its allocation's size mixes the sizeof "
+                    "argument with " +
+                    argText(I) + " other than as a product; give " + Name +
+                    " __attribute__((alloc_size(...))), or call malloc, "
+                    "calloc or realloc here";
+        return R;
+      }
   } else {
+    // No readable body and no attribute: another integer argument may
+    // count the objects (xcalloc(n, sizeof *p), or the other way round
+    // after a bare sizeof).  Without a body at all, an integer after a
+    // size that counts already, or a constant after a bare sizeof, is
+    // taken for something else (a zone, flags, an alignment, __LINE__).
+    auto opaque = [&](unsigned I) {
+      return Unreadable && I < Def->getNumParams() &&
+             (Unreadable->Opaque.test(I) || Unreadable->InSize.test(I));
+    };
     for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
       const Expr *A = CE->getArg(I)->IgnoreParenImpCasts();
-      if (I != Size && A->getType()->isIntegerType() &&
-          (I < Size || (Sh.Counts.empty() && !A->isIntegerConstantExpr(Ctx)))) {
+      // A body it can see that keeps the argument to itself (a pool's
+      // arena id) gives no count.
+      bool Seen = HasBody && !Def->isVariadic() && I < Def->getNumParams() &&
+                  Size < Def->getNumParams();
+      if (I != Size && isInt(I) &&
+          (Seen ? opaque(I)
+                : I < Size || HasBody ||
+                      (Sh.Counts.empty() && !A->isIntegerConstantExpr(Ctx)))) {
         R.Problem = "the plugin cannot see whether " + argText(I) +
-                    " counts the objects " + Name + " allocates (" +
-                    (Def ? "its allocation is not in this file"
-                         : "its body is not in this file") +
+                    " counts the objects " + Name + " allocates (" + Unread +
                     "): give " + Name +
                     " __attribute__((alloc_size(...))), or pass the whole "
                     "size (n * sizeof(T))";
@@ -461,24 +592,19 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
     }
   }
 
-  // The block to resize: the one argument the body hands to realloc (the
-  // call becomes the runtime's realloc of it).  An argument of the
-  // allocated type's pointer type, or the variable the result goes to
-  // (`a = f(a, ...)`), that is no such block: a resize by hand, a clone,
-  // or a body the plugin cannot see.
+  // The block to resize: the one argument the body hands to realloc as it
+  // is (the call becomes the runtime's realloc of it).  Any other argument
+  // of the allocated type's pointer type (also through a cast), or the
+  // pointer the result replaces (`a = f(a, ...)`), is refused unless the
+  // body does not use it: a resize through a header or a dereference, a
+  // copy by hand, a clone, a hook.
   const Expr *Dest = destinationOf(Ctx, CE);
   for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
     if (I == Size)
       continue;
     const Expr *A = CE->getArg(I)->IgnoreParenCasts();
-    if (role(&ParamRoles::BlockRef, I)) {
-      R.Problem = Name + " resizes the block " + argText(I) +
-                  " points to (it reaches realloc through a "
-                  "dereference): the runtime cannot take that resize "
-                  "over; call realloc here";
-      return R;
-    }
-    if (role(&ParamRoles::Block, I)) {
+    if (role(&ParamRoles::Block, I) && !role(&ParamRoles::BlockRef, I) &&
+        !role(&ParamRoles::BlockOther, I)) {
       if (R.Block) {
         R.Problem = Name + " hands both " + argText(I) +
                     " and another argument to realloc";
@@ -487,31 +613,35 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
       R.Block = CE->getArg(I);
       continue;
     }
-    QualType T = CE->getArg(I)->IgnoreParenImpCasts()->getType();
+    QualType T = A->getType();
     bool OfType = T->isPointerType() &&
                   Ctx.hasSameUnqualifiedType(T->getPointeeType(), Sh.Elem);
     bool IsDest = Dest && sameLValue(A, Dest);
-    if (!OfType && !IsDest)
+    bool Resized = role(&ParamRoles::BlockRef, I) ||
+                   role(&ParamRoles::BlockOther, I) ||
+                   role(&ParamRoles::Block, I);
+    if (!OfType && !IsDest && !Resized)
       continue;
-    if (Roles && !role(&ParamRoles::Copied, I) &&
-        !role(&ParamRoles::Opaque, I) && !IsDest)
-      continue; // a hint or a context the body only reads
-    R.Problem = Roles ? Name + " is handed " + argText(I) +
-                            (IsDest ? ", the pointer its result replaces,"
-                                    : ", an object of the type it "
-                                      "allocates,") +
-                            " and does not resize it with realloc (a copy "
-                            "by hand, a clone, or a call the plugin cannot "
-                            "see into): call realloc, or malloc and copy, "
-                            "here"
-                      : "the plugin cannot see whether " + Name + " resizes " +
-                            argText(I) + " (" +
-                            (Def ? "no allocation of its body takes the "
-                                   "size"
-                                 : "its body is not in this file") +
-                            "); call realloc here, or give " + Name +
-                            " a body in this file that allocates with "
-                            "malloc, calloc or realloc";
+    if (Roles && !Resized && I < Def->getNumParams() &&
+        !usedInBody(Def, Def->getParamDecl(I)))
+      continue; // a hint the body does not use
+    std::string What = IsDest   ? ", the pointer its result replaces,"
+                       : OfType ? ", an object of the type it allocates,"
+                                : ",";
+    R.Problem =
+        Roles ? Name + " is handed " + argText(I) + What +
+                    (Resized ? " and resizes it other than by handing it to "
+                               "realloc as it is (through a header, a "
+                               "dereference or a helper)"
+                             : " and uses it other than by handing it to "
+                               "realloc (a copy by hand, a clone, a hook)") +
+                    ": the runtime cannot take that over; call realloc, or "
+                    "malloc and copy, here"
+              : "the plugin cannot see whether " + Name + " resizes " +
+                    argText(I) + " (" + Unread +
+                    "); call realloc here, or give " + Name +
+                    " a body in this file that allocates with malloc, "
+                    "calloc or realloc";
     return R;
   }
   return R;

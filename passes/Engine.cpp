@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
+#include "Printer.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/SourceManager.h"
@@ -311,6 +312,7 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
                std::string *Plan, const ExpansionRecorder *Rec,
                std::vector<ExpandedFile> *Expanded) {
   Out.clear();
+  forgetAllocatorRoles();
   Options Opts = O;
   Opts.DumpPlan = Plan != nullptr;
   const DiagnosticOptions &DO = Ctx.getDiagnostics().getDiagnosticOptions();

@@ -66,6 +66,9 @@ struct AllocatorCall {
   std::string Problem;
 };
 AllocatorCall allocatorCall(const clang::CallExpr *CE);
+/// Allocators.cpp: forgets what it read of the last translation unit's
+/// functions (runEngine, before each).
+void forgetAllocatorRoles();
 
 class Printer {
 public:

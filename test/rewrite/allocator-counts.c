@@ -47,6 +47,10 @@ static CP_ALLOCATOR void *tmalloc(size_t size, int tag) {
   tag_bytes[tag * 2] += size;
   return malloc(size);
 }
+// (A second argument beside the size that is no factor could be a count
+// as well as an alignment: the attribute says it is no count.)
+static CP_ALLOCATOR void *amalloc(size_t size, size_t align)
+    __attribute__((alloc_size(1)));
 static CP_ALLOCATOR void *amalloc(size_t size, size_t align) {
   return malloc((size + align - 1) / align * align);
 }
@@ -58,6 +62,13 @@ static CP_ALLOCATOR void *ocalloc(size_t n, size_t size) {
   if (p)
     memset(p, 0, bytes);
   return p;
+}
+// A guard against a zero size beside the product.
+static CP_ALLOCATOR void *zcalloc(size_t n, size_t size) {
+  size_t bytes = n * size;
+  if (!bytes)
+    bytes = 1;
+  return calloc(1, bytes);
 }
 // Declared only: the attribute says which argument counts.
 CP_ALLOCATOR void *table_new(int zone, size_t count, size_t size)
@@ -109,6 +120,10 @@ int main(void) {
   // CHECK: struct node *al = cp_alloc(&cp__desc_node);
   struct node *o = ocalloc(n, sizeof *o);
   // CHECK: struct node *o = cp_alloc_array(&cp__desc_node, (unsigned long)(n));
+  struct node *z = zcalloc(n, sizeof *z);
+  // CHECK: struct node *z = cp_alloc_array(&cp__desc_node, (unsigned long)(n));
+  z[n - 1].v = 0;
+  free(z);
   o[n - 1].v = 5;
   t->v = 1;
   al->v = 2;
