@@ -202,11 +202,7 @@ public:
           Held = true;
         }
       }
-      size(Sz);
-      ParamRoles::Product &Last = R.Products.back();
-      Last.Held |= H;
-      Last.Other |= Other || (Held && H.none());
-      R.InSize |= H;
+      size(Sz, &H, Other || (Held && H.none()));
     }
     R.Allocates |= In.Allocates;
     for (unsigned I = 0; I < NA && I < Def->getNumParams(); ++I) {
@@ -344,18 +340,29 @@ private:
       Other = true;
   }
 
-  /// An allocation whose size is the product of Parts.
-  bool size(std::vector<const Expr *> Parts) {
+  /// An allocation whose size is the product of Parts (and of a callee's
+  /// own factors: parameters held in them, ExtraHeld, and ExtraOther).
+  bool size(std::vector<const Expr *> Parts,
+            const llvm::SmallBitVector *ExtraHeld = nullptr,
+            bool ExtraOther = false) {
     R.Allocates = true;
     unsigned N = R.Factor.size();
     ParamRoles::Product P{llvm::SmallBitVector(N), llvm::SmallBitVector(N),
                           false};
     for (const Expr *X : Parts)
       factors(X, P.Params, P.Held, P.Other);
+    if (ExtraHeld)
+      P.Held |= *ExtraHeld;
+    P.Other |= ExtraOther;
     R.Factor |= P.Params;
     R.InSize |= P.Params;
     R.InSize |= P.Held;
-    R.Products.push_back(std::move(P));
+    // One of each (a wrapper that calls the next in many places would
+    // multiply them level by level).
+    if (llvm::none_of(R.Products, [&](const ParamRoles::Product &Q) {
+          return Q.Params == P.Params && Q.Held == P.Held && Q.Other == P.Other;
+        }))
+      R.Products.push_back(std::move(P));
     return true;
   }
 
