@@ -265,17 +265,17 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
     return Pre.empty() ? Call : "(" + Pre + Call + ")";
   }
   if (F == AllocFn::Allocator) {
-    if (std::string Problem = allocatorCall(CE).Problem; !Problem.empty()) {
+    AllocatorCall AC = allocatorCall(CE);
+    if (!AC.Problem.empty()) {
       fail(CE,
            "this call of a CP_ALLOCATOR function cannot go to the "
            "runtime: " +
-               Problem,
+               AC.Problem,
            Diag::AllocSize);
       return "";
     }
     // The pool's own call goes away; its other arguments still run (the
     // size and the counts once, in the runtime's call).
-    AllocatorCall AC = allocatorCall(CE);
     std::vector<const Expr *> Keep = AC.Counts;
     Keep.push_back(allocatorSizeArg(CE));
     Keep.push_back(AC.Block);

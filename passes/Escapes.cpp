@@ -320,6 +320,21 @@ static std::string paramBytesOut(Session &S, const FunctionDecl *FD, unsigned I,
   return Found;
 }
 
+/// The void-escape message: a compact pointer to T, Where it is kept, and
+/// Advice.  A struct that is compact only because it holds a compact
+/// pointer surprises a reader who never annotated it: it says why it is
+/// one.
+static std::string keptNoRoot(const CompactType *T, const std::string &Where,
+                              const std::string &Advice) {
+  std::string Why = T->Annotated ? ""
+                                 : " (compact by inference: it holds a "
+                                   "pointer to a compact type)";
+  return "a compact pointer to " + quoted(T->WideSpelling) + Why + " " + Where +
+         "; kept there, it is no root, and after the switch it points into "
+         "the released arena (" +
+         Advice + ")";
+}
+
 /// The compact type a `void *` local of Body is ever set from (`void *key
 /// = (void *)n;`, `key = n;`), or null.
 static CompactType *compactSetInto(Session &S, const Stmt *Body,
@@ -366,12 +381,11 @@ void checkVoidLocalEscape(Session &S, const CallExpr *CE,
     if (!T)
       continue;
     S.report(Diag::VoidEscape, CE->getArg(I)->getExprLoc(),
-             "a compact pointer to " + quoted(T->WideSpelling) +
-                 " held in the 'void *' local " + quoted(V->getName()) +
-                 " is passed to " + quoted(FD->getName()) +
-                 ", which keeps it; kept there, it is no root, and after the "
-                 "switch it points into the released arena (keep it in a "
-                 "field or a root array of its own type)",
+             keptNoRoot(T,
+                        "held in the 'void *' local " + quoted(V->getName()) +
+                            " is passed to " + quoted(FD->getName()) +
+                            ", which keeps it",
+                        "keep it in a field or a root array of its own type"),
              {tokRange(CE->getArg(I)->getSourceRange())});
   }
 }
@@ -555,16 +569,7 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
   if (Explicit)
     Advice = "keep it in a field or a root array of its own type: the cast "
              "does not keep the switch from releasing what it points to";
-  // A struct that is compact only because it holds a compact pointer
-  // surprises a reader who never annotated it: say why it is one.
-  std::string Why = T->Annotated ? "" : " (compact by inference: it holds a "
-                                        "pointer to a compact type)";
-  S.report(Diag::VoidEscape, E->getExprLoc(),
-           "a compact pointer to " + quoted(T->WideSpelling) + Why + " " +
-               Where +
-               "; kept there, it is no root, and after the switch it points "
-               "into the released arena (" +
-               Advice + ")",
+  S.report(Diag::VoidEscape, E->getExprLoc(), keptNoRoot(T, Where, Advice),
            {tokRange(E->getSourceRange())});
 }
 
