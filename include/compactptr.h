@@ -903,7 +903,8 @@ CP_API int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
 /* C translation units built against the runtime (the plugin's included)
  * create their threads through it: pthread_create is redeclared here with
  * the assembler name of cp_thread_create, so a call in the source stays a
- * call to pthread_create (no macro) and links to cp_thread_create.  This
+ * call to pthread_create (no macro) and links to cp_thread_create;
+ * pthread_join and pthread_exit likewise.  This
  * header must come before the first call; -DCOMPACTPTR_NO_THREAD_HOOK
  * keeps pthread_create as it is. */
 /** thrd_create(3) (<threads.h>; thrd_t is glibc's unsigned long) the same
@@ -911,10 +912,22 @@ CP_API int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
  *  thrd_nomem or thrd_error. */
 CP_API int cp_thrd_create(unsigned long *thread, int (*start)(void *),
                           void *arg);
+/** pthread_join(3), and the result it hands over is current: a thread's
+ *  result (its start routine's return value, pthread_exit's argument) that
+ *  is a compact address is a root from the thread's end until this join,
+ *  so a switch in between translates it.  Returns what pthread_join
+ *  returns; `result` may be NULL. */
+CP_API int cp_thread_join(pthread_t thread, void **result);
+/** pthread_exit(3), keeping `result` as a thread's return value is kept
+ *  (see cp_thread_join).  Does not return. */
+CP_API void cp_thread_exit(void *result) __attribute__((__noreturn__));
 #if !defined(COMPACTPTR_NO_THREAD_HOOK) && !defined(CP__RUNTIME_ITSELF)
 extern int pthread_create(pthread_t *__restrict, const pthread_attr_t *__restrict,
                           void *(*)(void *), void *__restrict)
     __asm__("cp_thread_create");
+extern int pthread_join(pthread_t, void **) __asm__("cp_thread_join");
+extern void pthread_exit(void *) __asm__("cp_thread_exit")
+    __attribute__((__noreturn__));
 extern int thrd_create(unsigned long *, int (*)(void *),
                        void *) __asm__("cp_thrd_create");
 #endif

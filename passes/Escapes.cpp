@@ -49,6 +49,27 @@ bool insideCompactObject(const Model &M, const Expr *E) {
   }
 }
 
+/// FD links to the runtime's Label (compactptr.h redeclares pthread_join
+/// and pthread_exit with the assembler names of cp_thread_join and
+/// cp_thread_exit, unless COMPACTPTR_NO_THREAD_HOOK).
+static bool linksTo(const FunctionDecl *FD, StringRef Label) {
+  return FD && llvm::any_of(FD->redecls(), [&](const FunctionDecl *R) {
+           const auto *A = R->getAttr<AsmLabelAttr>();
+           return A && A->getLabel() == Label;
+         });
+}
+
+/// The runtime keeps a thread's result that is a compact address as a root
+/// until the join, which hands over the translated copy: pthread_join is
+/// the runtime's in this TU.
+static bool runtimeKeepsResults(Session &S) {
+  for (const NamedDecl *D : S.Ctx.getTranslationUnitDecl()->lookup(
+           &S.Ctx.Idents.get("pthread_join")))
+    if (linksTo(dyn_cast<FunctionDecl>(D), "cp_thread_join"))
+      return true;
+  return false;
+}
+
 /// FD is a thread's start routine: named as one in a call of this TU
 /// (pthread_create's third argument).
 static bool startsThread(Session &S, const FunctionDecl *FD) {
@@ -518,8 +539,11 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     int Kept = keptArgument(FD);
     if (Kept < 0)
       Kept = storedBuiltinArgument(FD);
+    // pthread_exit's argument, where the runtime's, is kept as a thread's
+    // result (a root until the join).
     bool Keeps = Kept >= 0 && (unsigned)Kept < CE->getNumArgs() &&
-                 CE->getArg(Kept)->IgnoreParens() == Cur;
+                 CE->getArg(Kept)->IgnoreParens() == Cur &&
+                 !linksTo(FD, "cp_thread_exit");
     if (System && !Keeps)
       return;
     // A function of this file that keeps nothing (a comparator called
@@ -557,7 +581,7 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
              "thread-local compact pointer that holds it, or nest no "
              "pthread_cleanup_push inside";
   } else if (const FunctionDecl *FD = P ? nullptr : returnedFrom(S.Ctx, Cur);
-             FD && startsThread(S, FD)) {
+             FD && startsThread(S, FD) && !runtimeKeepsResults(S)) {
     // pthread_join hands it to the joiner from memory of libc's own.
     Where = "is returned as 'void *' by thread start routine " + quoted(FD->getName()) +
             ", and pthread_join hands it over from memory the switch does not see";

@@ -881,6 +881,9 @@ extern uint64_t cp__pinned_blocks, cp__pinned_bytes;
  * pointer of every pinned object; is p in the region both are carved from
  * (one range compare, no lock)? */
 void cp__root_arrays_each(cp_root_visit_fn fn, void *ctx);
+/* Visits the threads' results kept until their join (thread.c; registry
+ * lock held). */
+void cp__thread_results_each(cp_root_visit_fn fn, void *ctx);
 bool cp__is_root_array_memory(const void *p);
 
 /* ---- handles (handle.c) ------------------------------------------------- */

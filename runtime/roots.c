@@ -2,7 +2,7 @@
  * roots.c - native memory that holds compact pointers.
  *
  * A root is a slot outside the compact heap that holds a native address of
- * a compact object.  Four kinds exist, all visited by cp__roots_each:
+ * a compact object.  Five kinds exist, all visited by cp__roots_each:
  *   - static root tables: globals and statics, described by the plugin in
  *     the section `compactptr_roots` of each registered module;
  *   - registered slots (cp_root_register), for hand-written code;
@@ -10,7 +10,9 @@
  *   - shadow-stack frames of checked functions: every known thread's
  *     chain (thread.c), read while the thread is stopped, and the start
  *     argument of a thread created by cp_thread_create that has not yet
- *     run (it may be a compact pointer).
+ *     run (it may be a compact pointer);
+ *   - a thread's result that is a compact address, from the thread's end
+ *     until pthread_join takes it (thread.c).
  * The switch rewrites each slot in place; the verifier reads them.  A slot
  * registered inside a thread's stack or thread-local storage is dropped
  * when that thread exits.  Thread-local variables the plugin describes
@@ -120,6 +122,7 @@ void cp__roots_each(cp_root_visit_fn fn, void *ctx) {
   for (size_t i = 0; i < nregistered; i++)
     visit_desc(&registered[i], fn, ctx);
   cp__root_arrays_each(fn, ctx);
+  cp__thread_results_each(fn, ctx);
   for (cp_thread_t *t = cp__threads_list; t; t = t->next) {
     /* Not yet read by the thread: also while it is parked in its
      * trampoline, where its state is PARKED, not STARTING (a thread that

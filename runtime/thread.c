@@ -217,6 +217,98 @@ void cp__thread_reap(cp_thread_t *t) {
   forget(t);
 }
 
+/* ---- results ------------------------------------------------------------- */
+
+/* A thread's result (its start routine's return value, pthread_exit's
+ * argument) waits in libc's memory until pthread_join, where the switch
+ * cannot translate it.  One that is a compact address is kept here as
+ * well, a root until the join takes it (cp_thread_join: the program's
+ * pthread_join); the join then hands over this copy, translated if a
+ * switch ran meanwhile.  A result nobody joins through cp_thread_join (a
+ * detached thread, pthread_tryjoin_np) stays until a thread with the same
+ * id keeps one. */
+typedef struct cp_result {
+  struct cp_result *next;
+  pthread_t thread;
+  void *value;
+} cp_result_t;
+static cp_result_t *results; /* registry lock */
+static uint32_t nresults;    /* atomic: a join looks only if some are kept */
+
+/* Unlinks and returns the result kept for thread th, or NULL.  Registry
+ * lock held. */
+static cp_result_t *result_take(pthread_t th) {
+  for (cp_result_t **at = &results; *at; at = &(*at)->next)
+    if (pthread_equal((*at)->thread, th)) {
+      cp_result_t *r = *at;
+      *at = r->next;
+      __atomic_store_n(&nresults, nresults - 1, __ATOMIC_RELAXED);
+      return r;
+    }
+  return NULL;
+}
+
+/* The calling thread ends with result v: kept if it is a compact address.
+ * Returns v, translated if a switch ran while this thread parked here.
+ * No switch can run between the start routine's return (or pthread_exit's
+ * call) and the registry lock below: a known thread is running there, and
+ * the switch waits for it to park. */
+static void *keep_result(void *v) {
+  if (!v)
+    return v;
+  cp_result_t *r = malloc(sizeof *r);
+  if (!r)
+    cp__fatal_no_memory("out of memory keeping a thread's result");
+  cp__reg_lock();
+  cp_result_t *old = result_take(pthread_self());
+  if (!cp__wide && cp__arena_contains(&cp__compact_arena, v)) {
+    cp_result_t *mine = r;
+    *mine = (cp_result_t){results, pthread_self(), v};
+    results = mine;
+    __atomic_store_n(&nresults, nresults + 1, __ATOMIC_RELAXED);
+    r = NULL;
+    cp_thread_t *t = cp__self;
+    if (t && __atomic_load_n(&cp__stopping, __ATOMIC_ACQUIRE))
+      cp__park(t);
+    /* Nobody takes it before this thread ends: its join waits for that. */
+    v = mine->value;
+  }
+  cp__reg_unlock();
+  free(old);
+  free(r);
+  return v;
+}
+
+void cp__thread_results_each(cp_root_visit_fn fn, void *ctx) {
+  for (cp_result_t *r = results; r; r = r->next)
+    fn(&r->value, NULL, NULL, ctx);
+}
+
+int cp_thread_join(pthread_t thread, void **result) {
+  void *v;
+  int e = pthread_join(thread, &v);
+  if (e == 0 && __atomic_load_n(&nresults, __ATOMIC_RELAXED)) {
+    /* In the native region the plugin made around the call, a switch may
+     * run at any time, and the value would be stale before the program
+     * reads it: the region ends here instead (cp_native_leave finds it
+     * gone), as it does where the blocked code allocates. */
+    cp_thread_t *t = cp__self;
+    if (t && cp__native_nest)
+      cp__native_end(t);
+    cp__reg_lock();
+    cp_result_t *r = result_take(thread);
+    cp__reg_unlock();
+    if (r)
+      v = r->value;
+    free(r);
+  }
+  if (e == 0 && result)
+    *result = v;
+  return e;
+}
+
+void cp_thread_exit(void *result) { pthread_exit(keep_result(result)); }
+
 /* ---- creation ------------------------------------------------------------ */
 
 static void *trampoline(void *arg) {
@@ -235,7 +327,7 @@ static void *trampoline(void *arg) {
   cp__reg_unlock();
   /* A C11 start routine returns int, which thrd_join reads back from the
    * pointer pthread_join gives (as glibc's own thrd_create arranges). */
-  return fn ? fn(a) : (void *)(intptr_t)c11(a);
+  return fn ? keep_result(fn(a)) : (void *)(intptr_t)c11(a);
 }
 
 static int thread_create(pthread_t *thread, const pthread_attr_t *attr,

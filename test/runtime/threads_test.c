@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -695,14 +696,70 @@ static void case_create_no_room(void **state) {
   cp_free(p);
 }
 
+/* ---- a thread's result, kept over a switch until its join ----------------
+ * Each thread ends with a result: a node (returned, or handed to
+ * cp_thread_exit), the address of a node's field, a static's
+ * address or NULL.  They have all ended (forgotten by the runtime) before
+ * the switch, and are joined after it: the compact addresses come back
+ * translated, the others as they were.  One thread is joined before the
+ * switch, so its result is no root any more. */
+static long not_compact;
+static void *end_with_result(void *arg) {
+  long i = (long)arg;
+  if (i % 4 == 2)
+    return &not_compact;
+  if (i % 4 == 3)
+    return NULL;
+  void *p = cp_alloc(&node_desc);
+  NODE_KEY(p) = (int)(1000 + i);
+  if (i % 4 == 1)
+    cp_thread_exit(p);
+  /* Its "next" field: in the wide object the field is at its wide offset. */
+  return i == 4 ? (char *)p + offsetof(struct c_node, next) : p;
+}
+
+static void case_result_over_switch(void **state) {
+  (void)state;
+  enum { N = 8 };
+  pthread_t th[N];
+  for (long i = 0; i < N; i++)
+    assert_int_equal(cp_thread_create(&th[i], NULL, end_with_result, (void *)i),
+                     0);
+  void *first;
+  assert_int_equal(cp_thread_join(th[0], &first), 0);
+  assert_true(cp__arena_contains(&cp__compact_arena, first));
+  while (known_threads() > 1)
+    sched_yield();
+  cp_switch_to_wide();
+  assert_true(cp__wide);
+  for (long i = 1; i < N; i++) {
+    void *r;
+    assert_int_equal(cp_thread_join(th[i], &r), 0);
+    if (i % 4 == 2) {
+      assert_ptr_equal(r, &not_compact);
+    } else if (i % 4 == 3) {
+      assert_null(r);
+    } else {
+      assert_true(cp__arena_contains(&cp__wide_arena, r));
+      void *obj = i == 4 ? (char *)r - offsetof(struct w_node, next) : r;
+      assert_int_equal(NODE_KEY(obj), (int)(1000 + i));
+      cp_free(obj);
+    }
+  }
+  assert_int_equal(live_objects(&node_desc), 1); /* the one joined before */
+  check_all_slabs();
+}
+
 #define CASE(name) {#name, case_##name}
 static const struct {
   const char *name;
   void (*fn)(void **);
 } cases[] = {
-    CASE(churn),           CASE(cross_free),     CASE(exited_thread),
-    CASE(exit_destructor), CASE(switch_request), CASE(switch_high_water),
-    CASE(refusals),        CASE(fork),           CASE(create_no_room),
+    CASE(churn),          CASE(cross_free),
+    CASE(exited_thread),  CASE(exit_destructor),
+    CASE(switch_request), CASE(switch_high_water),
+    CASE(refusals),       CASE(fork),
+    CASE(create_no_room), CASE(result_over_switch),
 };
 
 int main(int argc, char **argv) {
