@@ -7,7 +7,8 @@
 //      still evaluated when they have side effects).
 // Out: the typed runtime call: cp_alloc / cp_alloc_array /
 //      cp_realloc_array / cp_free for compact objects (the size must be
-//      sizeof(T) or n * sizeof(T): otherwise an error with a fix-it), and
+//      sizeof(T) or n * sizeof(T), also through a size helper that
+//      multiplies, productHelper: otherwise an error with a fix-it), and
 //      cp_root_array_alloc / _realloc / _free for heap arrays of compact
 //      pointers (root arrays), cp_pinned_alloc / _realloc / _free for
 //      pinned objects (Pinned.cpp; the same rule for the size).  The type
@@ -18,7 +19,8 @@
 // Tests: test/rewrite/malloc-forms.c, test/rewrite/root-array.c,
 //        test/rewrite/knr-malloc.c, test/plugin/free-through-cast.c,
 //        test/rewrite/pool-allocator.c, test/idioms/pools.test,
-//        test/diagnostics/alloc-size-not-sizeof.c.
+//        test/diagnostics/alloc-size-not-sizeof.c,
+//        test/rewrite/size-helper.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Printer.h"
@@ -45,20 +47,36 @@ SizeShape sizeShape(const Expr *E) {
     }
     return R;
   }
-  if (const auto *B = dyn_cast<BinaryOperator>(E)) {
-    if (B->getOpcode() != BO_Mul)
+  const Expr *LHS = nullptr, *RHS = nullptr;
+  if (const auto *B = dyn_cast<BinaryOperator>(E);
+      B && B->getOpcode() == BO_Mul) {
+    LHS = B->getLHS();
+    RHS = B->getRHS();
+  } else if (const auto *C = dyn_cast<CallExpr>(E)) {
+    // A size helper of the program's (git's st_mult): the product of two
+    // of its arguments, when the others have no effect to keep.
+    auto P = productHelper(C->getDirectCallee());
+    if (!P || std::max(P->first, P->second) >= C->getNumArgs())
       return R;
-    // The sizeof may be any factor: `n * sizeof(T)`, `sizeof(T *) * rows
-    // * cols`, `rows * (cols * sizeof(T))`.
-    SizeShape L = sizeShape(B->getLHS()), Rt = sizeShape(B->getRHS());
-    if (L.Ok) {
-      L.Counts.push_back(B->getRHS());
-      return L;
-    }
-    if (Rt.Ok) {
-      Rt.Counts.insert(Rt.Counts.begin(), B->getLHS());
-      return Rt;
-    }
+    const ASTContext &Ctx = C->getDirectCallee()->getASTContext();
+    for (unsigned I = 0; I < C->getNumArgs(); ++I)
+      if (I != P->first && I != P->second && C->getArg(I)->HasSideEffects(Ctx))
+        return R;
+    LHS = C->getArg(P->first);
+    RHS = C->getArg(P->second);
+  } else {
+    return R;
+  }
+  // The sizeof may be any factor: `n * sizeof(T)`, `sizeof(T *) * rows *
+  // cols`, `rows * (cols * sizeof(T))`.
+  SizeShape L = sizeShape(LHS), Rt = sizeShape(RHS);
+  if (L.Ok) {
+    L.Counts.push_back(RHS);
+    return L;
+  }
+  if (Rt.Ok) {
+    Rt.Counts.insert(Rt.Counts.begin(), LHS);
+    return Rt;
   }
   return R;
 }

@@ -10,9 +10,12 @@
 //      that reaches realloc's block: the call is then the runtime's realloc
 //      of that argument); with neither, an argument that may be a count or
 //      a block makes the call ambiguous, and it is refused rather than
-//      allocated as one object.
+//      allocated as one object.  Also the program's size helpers that
+//      multiply two parameters (productHelper: git's st_mult), whose call
+//      in an allocation's size is the product of its arguments.
 // Tests: test/rewrite/allocator-counts.c, test/diagnostics/allocator-call.c,
-//        test/rewrite/pool-allocator.c.
+//        test/rewrite/pool-allocator.c, test/rewrite/size-helper.c,
+//        test/diagnostics/size-helper-refused.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Printer.h"
@@ -387,7 +390,90 @@ private:
 static llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, ParamRoles>
     RolesSeen;
 
-void forgetAllocatorRoles() { RolesSeen.clear(); }
+/// productHelper's answers for the translation unit being compiled.
+static llvm::DenseMap<const FunctionDecl *,
+                      std::optional<std::pair<unsigned, unsigned>>>
+    HelpersSeen;
+
+void forgetAllocatorRoles() {
+  RolesSeen.clear();
+  HelpersSeen.clear();
+}
+
+/// The two parameters E multiplies, `a * b` (through parentheses and
+/// integer conversions), or a local L defines so everywhere (`r = a * b`,
+/// `__builtin_mul_overflow(a, b, &r)`); else none.
+static std::optional<std::pair<const ParmVarDecl *, const ParmVarDecl *>>
+paramProduct(const Expr *E, const LocalDefs &L, unsigned Depth = 0) {
+  E = E->IgnoreParenCasts();
+  if (const auto *B = dyn_cast<BinaryOperator>(E);
+      B && B->getOpcode() == BO_Mul) {
+    const ParmVarDecl *A = LocalDefs::param(B->getLHS()->IgnoreParenCasts()),
+                      *C = LocalDefs::param(B->getRHS()->IgnoreParenCasts());
+    if (A && C && A != C)
+      return std::make_pair(A, C);
+    return std::nullopt;
+  }
+  const VarDecl *V = LocalDefs::local(E);
+  auto It = V && Depth == 0 ? L.Defs.find(V) : L.Defs.end();
+  if (It == L.Defs.end() || It->second.empty())
+    return std::nullopt;
+  std::optional<std::pair<const ParmVarDecl *, const ParmVarDecl *>> Same;
+  for (const std::vector<const Expr *> &D : It->second) {
+    std::optional<std::pair<const ParmVarDecl *, const ParmVarDecl *>> P;
+    if (D.size() == 2) {
+      const ParmVarDecl *A = LocalDefs::param(D[0]->IgnoreParenCasts()),
+                        *C = LocalDefs::param(D[1]->IgnoreParenCasts());
+      if (A && C && A != C)
+        P = std::make_pair(A, C);
+    } else if (D.size() == 1) {
+      P = paramProduct(D[0], L, Depth + 1);
+    }
+    if (!P || (Same && !(*Same == *P || (Same->first == P->second &&
+                                         Same->second == P->first))))
+      return std::nullopt;
+    Same = P;
+  }
+  return Same;
+}
+
+std::optional<std::pair<unsigned, unsigned>>
+productHelper(const FunctionDecl *FD) {
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  if (!Def || !Def->hasBody() || Def->isVariadic() || Def->getNumParams() < 2 ||
+      !Def->getReturnType()->isIntegerType())
+    return std::nullopt;
+  auto Seen = HelpersSeen.find(Def);
+  if (Seen != HelpersSeen.end())
+    return Seen->second;
+  std::optional<std::pair<unsigned, unsigned>> &R = HelpersSeen[Def];
+  LocalDefs L;
+  L.TraverseStmt(Def->getBody());
+  struct Returns : RecursiveASTVisitor<Returns> {
+    std::vector<const ReturnStmt *> All;
+    bool VisitReturnStmt(ReturnStmt *RS) {
+      All.push_back(RS);
+      return true;
+    }
+  } Rs;
+  Rs.TraverseStmt(Def->getBody());
+  std::optional<std::pair<const ParmVarDecl *, const ParmVarDecl *>> Same;
+  for (const ReturnStmt *RS : Rs.All) {
+    auto P =
+        RS->getRetValue() ? paramProduct(RS->getRetValue(), L) : std::nullopt;
+    if (!P || L.Changed.count(P->first) || L.Changed.count(P->second) ||
+        !P->first->getType()->isIntegerType() ||
+        !P->second->getType()->isIntegerType() ||
+        (Same && !(*Same == *P ||
+                   (Same->first == P->second && Same->second == P->first))))
+      return R = std::nullopt;
+    Same = P;
+  }
+  if (Same)
+    R = std::make_pair(Same->first->getFunctionScopeIndex(),
+                       Same->second->getFunctionScopeIndex());
+  return R;
+}
 
 static ParamRoles readRoles(const FunctionDecl *FD, unsigned Depth);
 

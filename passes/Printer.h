@@ -19,6 +19,7 @@
 
 #include "Engine.h"
 #include "clang/Lex/Lexer.h"
+#include <optional>
 #include <set>
 
 namespace compactptr {
@@ -66,6 +67,14 @@ struct AllocatorCall {
   std::string Problem;
 };
 AllocatorCall allocatorCall(const clang::CallExpr *CE);
+/// Allocators.cpp: FD is a size helper of the program's own that returns
+/// the product of two of its integer parameters, checking it for overflow
+/// at most (git's st_mult: `return a * b;`, or `__builtin_mul_overflow(a,
+/// b, &r)` and `return r;`, at every return, a and b unchanged): their
+/// indices; else none.  `malloc(st_mult(sizeof *p, n))` is then `n *
+/// sizeof *p`.
+std::optional<std::pair<unsigned, unsigned>>
+productHelper(const clang::FunctionDecl *FD);
 /// Allocators.cpp: forgets what it read of the last translation unit's
 /// functions (runEngine, before each).
 void forgetAllocatorRoles();

@@ -276,11 +276,14 @@ void runRewrite(Session &S) {
     }
   }
   rewriteBoxedGlobals(S, Compact, Wide);
-  // A static CP_ALLOCATOR / CP_DEALLOCATOR function whose calls all went
-  // to the runtime would be unused.
+  // A static CP_ALLOCATOR / CP_DEALLOCATOR function, or size helper of
+  // this file (st_mult), whose calls all went to the runtime would be
+  // unused.
   for (const FunctionDecl *FD : Fns)
-    if (FD->getStorageClass() == SC_Static && FD->getOuterLocStart().isFileID() &&
-        (hasAttribute(FD, "allocator") || hasAttribute(FD, "deallocator"))) {
+    if (FD->getStorageClass() == SC_Static &&
+        FD->getOuterLocStart().isFileID() &&
+        (hasAttribute(FD, "allocator") || hasAttribute(FD, "deallocator") ||
+         (S.SM.isInMainFile(FD->getOuterLocStart()) && productHelper(FD)))) {
       auto [FID, Off] = S.SM.getDecomposedLoc(FD->getOuterLocStart());
       S.Edits.insert(FID, Off, "__attribute__((unused)) ");
     }

@@ -325,6 +325,12 @@ class Gen:
         e("static CP_ALLOCATOR __attribute__((unused)) void *cpg_grow(void *p, size_t n, size_t size) {")
         e("  return cpg_xrealloc(p, n * size);")
         e("}")
+        # A size helper that multiplies with an overflow check (git's
+        # st_mult): a size through it is the product of its arguments.
+        e("static inline __attribute__((unused)) size_t cpg_st_mult(size_t a, size_t b) {")
+        e("  if (b && a > (size_t)-1 / b) exit(3);")
+        e("  return a * b;")
+        e("}")
         for t in self.types:
             e("struct %s;" % t.name)
         if self.use_plain:
@@ -924,6 +930,9 @@ class Gen:
                         "  v = realloc(v, bytes); if (!v) exit(3); hp%d = v; }" % x], 0
             if t.pool_n == 16:
                 return ["hp%d = cpg_grow(hp%d, %d, sizeof(struct %s *));" % (x, x, t.pool_n, n)], 0
+            if t.pool_n == 48:
+                return ["hp%d = realloc(hp%d, cpg_st_mult(sizeof *hp%d, %d));" % (x, x, x, t.pool_n),
+                        "if (!hp%d) exit(3);" % x], 0
             return ["hp%d = realloc(hp%d, %d * sizeof(struct %s *));" % (x, x, t.pool_n, n),
                     "if (!hp%d) exit(3);" % x], 0
         if k == "callback":
@@ -1170,9 +1179,13 @@ class Gen:
                 e("  pb%d = calloc(1, sizeof *pb%d);" % (t.idx, t.idx))
                 e("  if (!pb%d) return 3;" % t.idx)
                 e("  pthread_mutex_init(&pb%d->mu, NULL);" % t.idx)
-            if t.has_arr:
+            if t.has_arr and t.arr_n % 4 == 0:
+                e("  arr%d = calloc(1, cpg_st_mult(%d, sizeof(struct %s)));" % (
+                    t.idx, t.arr_n, t.name))
+            elif t.has_arr:
                 e("  arr%d = %s(%d, sizeof(struct %s));" % (
                     t.idx, "cpg_xcalloc" if t.arr_n % 2 else "calloc", t.arr_n, t.name))
+            if t.has_arr:
                 e("  if (!arr%d) return 3;" % t.idx)
                 e("  arrend%d = arr%d + %d;" % (t.idx, t.idx, t.arr_n))
                 e("  for (q%d = arr%d; q%d < arrend%d; q%d++) q%d->id = ++serial;" % ((t.idx,) * 6))

@@ -663,6 +663,160 @@ static int sizeof_struct_pointer(scan_t *s, CXCursor c) {
   return -1;
 }
 
+/* A size helper of the program's own (git's st_mult): a function with a
+ * body whose every return is `a * b` of two of its parameters (through
+ * parentheses and casts); the plugin reads it so (it also reads a product
+ * kept in a local by __builtin_mul_overflow). */
+typedef struct product {
+  CXCursor fn;
+  int a, b; /* parameter indices; a < 0: not (yet) one */
+  int returns;
+} product_t;
+
+static int param_index(CXCursor fn, CXCursor e) {
+  e = strip(e);
+  while (clang_getCursorKind(e) == CXCursor_CStyleCastExpr)
+    e = strip(last_expr_kid(e));
+  if (clang_getCursorKind(e) != CXCursor_DeclRefExpr)
+    return -1;
+  CXCursor d = clang_getCursorReferenced(e);
+  int n = clang_Cursor_getNumArguments(fn);
+  for (int i = 0; i < n; i++)
+    if (clang_equalCursors(clang_Cursor_getArgument(fn, i), d))
+      return i;
+  return -1;
+}
+
+/* Finds __builtin_mul_overflow(a, b, &v) for the local v in a body. */
+typedef struct mul_into {
+  CXCursor fn, v;
+  int a, b;
+} mul_into_t;
+
+static enum CXChildVisitResult mul_into_cb(CXCursor c, CXCursor p,
+                                           CXClientData d) {
+  (void)p;
+  mul_into_t *m = d;
+  if (clang_getCursorKind(c) != CXCursor_CallExpr ||
+      clang_Cursor_getNumArguments(c) != 3)
+    return CXChildVisit_Recurse;
+  CXString n = clang_getCursorSpelling(c);
+  int builtin = strcmp(clang_getCString(n), "__builtin_mul_overflow") == 0;
+  clang_disposeString(n);
+  CXCursor r = strip(clang_Cursor_getArgument(c, 2));
+  kids_t ks = kids(r);
+  if (!builtin || clang_getCursorKind(r) != CXCursor_UnaryOperator ||
+      clang_getCursorUnaryOperatorKind(r) != CXUnaryOperator_AddrOf ||
+      ks.n != 1 ||
+      clang_getCursorKind(strip(ks.v[0])) != CXCursor_DeclRefExpr ||
+      !clang_equalCursors(clang_getCursorReferenced(strip(ks.v[0])), m->v))
+    return CXChildVisit_Recurse;
+  m->a = param_index(m->fn, clang_Cursor_getArgument(c, 0));
+  m->b = param_index(m->fn, clang_Cursor_getArgument(c, 1));
+  return CXChildVisit_Break;
+}
+
+static enum CXChildVisitResult product_cb(CXCursor c, CXCursor p,
+                                          CXClientData d) {
+  (void)p;
+  product_t *r = d;
+  if (r->a == -2)
+    return CXChildVisit_Break;
+  if (clang_getCursorKind(c) != CXCursor_ReturnStmt)
+    return CXChildVisit_Recurse;
+  kids_t ks = kids(c);
+  CXCursor e = ks.n == 1 ? strip(ks.v[0]) : c;
+  while (clang_getCursorKind(e) == CXCursor_CStyleCastExpr)
+    e = strip(last_expr_kid(e));
+  kids_t ops = kids(e);
+  int a = -1, b = -1;
+  if (clang_getCursorKind(e) == CXCursor_BinaryOperator &&
+      clang_getCursorBinaryOperatorKind(e) == CXBinaryOperator_Mul &&
+      ops.n == 2) {
+    a = param_index(r->fn, ops.v[0]);
+    b = param_index(r->fn, ops.v[1]);
+  } else if (clang_getCursorKind(e) == CXCursor_DeclRefExpr &&
+             clang_getCursorKind(clang_getCursorReferenced(e)) ==
+                 CXCursor_VarDecl) {
+    mul_into_t m = {r->fn, clang_getCursorReferenced(e), -1, -1};
+    clang_visitChildren(r->fn, mul_into_cb, &m);
+    a = m.a;
+    b = m.b;
+  }
+  if (a < 0 || b < 0 || a == b ||
+      (r->returns && !((a == r->a && b == r->b) || (a == r->b && b == r->a)))) {
+    r->a = -2;
+    return CXChildVisit_Break;
+  }
+  r->a = a;
+  r->b = b;
+  r->returns++;
+  return CXChildVisit_Continue;
+}
+
+/* Finds a change of parameter `v` in a body: an assignment to it, `++`,
+ * `--` or `&v`. */
+typedef struct param_change {
+  CXCursor v;
+  int changed;
+} param_change_t;
+
+static int refers_to(CXCursor e, CXCursor v) {
+  e = strip(e);
+  return clang_getCursorKind(e) == CXCursor_DeclRefExpr &&
+         clang_equalCursors(clang_getCursorReferenced(e), v);
+}
+
+static int changes(enum CXUnaryOperatorKind k) {
+  return k == CXUnaryOperator_PostInc || k == CXUnaryOperator_PostDec ||
+         k == CXUnaryOperator_PreInc || k == CXUnaryOperator_PreDec ||
+         k == CXUnaryOperator_AddrOf;
+}
+
+static enum CXChildVisitResult param_change_cb(CXCursor c, CXCursor p,
+                                               CXClientData d) {
+  (void)p;
+  param_change_t *m = d;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  kids_t ks = kids(c);
+  if (ks.n >= 1 &&
+      ((k == CXCursor_CompoundAssignOperator) ||
+       (k == CXCursor_BinaryOperator &&
+        clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign) ||
+       (k == CXCursor_UnaryOperator &&
+        changes(clang_getCursorUnaryOperatorKind(c)))) &&
+      refers_to(ks.v[0], m->v)) {
+    m->changed = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+static int param_changed(CXCursor fn, int i) {
+  param_change_t m = {clang_Cursor_getArgument(fn, (unsigned)i), 0};
+  clang_visitChildren(fn, param_change_cb, &m);
+  return m.changed;
+}
+
+/** The product helper a call calls, with the indices of the arguments it
+ *  multiplies; ok 0 if it calls none. */
+static product_t product_helper(CXCursor call) {
+  product_t r = {clang_getNullCursor(), -1, -1, 0};
+  if (clang_getCursorKind(call) != CXCursor_CallExpr)
+    return r;
+  CXCursor fn = clang_getCursorDefinition(clang_getCursorReferenced(call));
+  if (clang_getCursorKind(fn) != CXCursor_FunctionDecl ||
+      clang_Cursor_getNumArguments(fn) < 2)
+    return r;
+  r.fn = fn;
+  clang_visitChildren(fn, product_cb, &r);
+  if (r.a < 0 || !r.returns || param_changed(fn, r.a) ||
+      param_changed(fn, r.b) || r.a >= clang_Cursor_getNumArguments(call) ||
+      r.b >= clang_Cursor_getNumArguments(call))
+    r.a = -1;
+  return r;
+}
+
 /** Like size_shape, for root arrays: sizeof(T *), or a product with it as
  *  one factor. */
 static int root_size_shape(scan_t *s, CXCursor c) {
@@ -670,6 +824,13 @@ static int root_size_shape(scan_t *s, CXCursor c) {
   int t = sizeof_struct_pointer(s, c);
   if (t >= 0)
     return t;
+  product_t h = product_helper(c);
+  if (h.a >= 0) {
+    int a = root_size_shape(s, clang_Cursor_getArgument(c, (unsigned)h.a));
+    return a >= 0
+               ? a
+               : root_size_shape(s, clang_Cursor_getArgument(c, (unsigned)h.b));
+  }
   if (clang_getCursorKind(c) == CXCursor_BinaryOperator &&
       clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Mul) {
     kids_t ks = kids(c);
@@ -689,6 +850,12 @@ static int size_shape(scan_t *s, CXCursor c) {
   int t = sizeof_struct(s, c);
   if (t >= 0)
     return t;
+  product_t h = product_helper(c);
+  if (h.a >= 0) {
+    int a = size_shape(s, clang_Cursor_getArgument(c, (unsigned)h.a));
+    return a >= 0 ? a
+                  : size_shape(s, clang_Cursor_getArgument(c, (unsigned)h.b));
+  }
   if (clang_getCursorKind(c) == CXCursor_BinaryOperator &&
       clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Mul) {
     kids_t ks = kids(c);
