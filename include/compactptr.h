@@ -173,8 +173,12 @@ typedef enum cp_field_kind {
   CP_FIELD_BYTES = 0,  /**< plain data: `size` bytes, copied verbatim */
   CP_FIELD_HANDLE = 1, /**< `count` compact pointers to `target`: handles in
                             the compact layout, native pointers in wide */
-  CP_FIELD_STRUCT = 2  /**< `count` nested values of compact type `target`,
+  CP_FIELD_STRUCT = 2, /**< `count` nested values of compact type `target`,
                             each in that type's layout */
+  CP_FIELD_FLEX = 3    /**< the flexible array member (`char key[];`), the
+                            last field: elements of `size` bytes, no
+                            compact pointer in them, as many as the object
+                            was allocated with room for (cp_flex_count) */
 } cp_field_kind_t;
 
 struct cp_type_desc;
@@ -186,7 +190,8 @@ typedef struct cp_field_desc {
   __UINT32_TYPE__ wide_offset;  /**< byte offset in the wide layout */
   __UINT32_TYPE__ kind;         /**< a cp_field_kind_t */
   __UINT32_TYPE__ count;        /**< array length; 1 for a scalar field */
-  __UINT32_TYPE__ size;         /**< BYTES: total size in bytes; else 0 */
+  __UINT32_TYPE__ size;         /**< BYTES: total size in bytes; FLEX: an
+                                     element's size; else 0 */
   struct cp_type_desc *target;  /**< HANDLE: pointee (may be NULL for an
                                      incomplete type); STRUCT: element type */
 } cp_field_desc_t;
@@ -404,6 +409,14 @@ CP_API void *cp_try_alloc(cp_type_desc_t *type);
  *  of their size class (powers of two up to 8 KiB); larger ones get pages
  *  of their own.  Overflow of n * size is fatal. */
 CP_API void *cp_alloc_array(cp_type_desc_t *type, size_t n);
+/** An object of a type with a flexible array member (`struct entry { ...;
+ *  char key[]; }`) asked for with `bytes` bytes in the current layout
+ *  (`sizeof *e + len + 1`: the room past the member's offset is its
+ *  elements'): returns the count of objects cp_alloc_array and
+ *  cp_realloc_array take for it, enough for that room in both layouts, so
+ *  the switch moves the elements whole.  At least 1; fatal for a type with
+ *  no flexible array member, or for a count that overflows. */
+CP_API size_t cp_flex_count(cp_type_desc_t *type, size_t bytes);
 CP_API void *cp_try_alloc_array(cp_type_desc_t *type, size_t n);
 /** a * b, or the largest count when the product overflows (the allocation
  *  then stops as an overflow of n * size does): the count of an allocation

@@ -30,15 +30,57 @@ using namespace clang;
 
 namespace compactptr {
 
-SizeShape sizeShape(const Expr *E) {
-  SizeShape R;
-  // Through casts to integer types: `(unsigned)(sizeof(T) * n)`.
+static const Expr *pastIntegerCasts(const Expr *E) {
   for (;;) {
     E = E->IgnoreParenImpCasts();
     const auto *C = dyn_cast<CStyleCastExpr>(E);
     if (!C || !C->getType()->isIntegerType())
-      break;
+      return E;
     E = C->getSubExpr();
+  }
+}
+
+/// The record whose fixed part E's sum starts from, for a type with a
+/// flexible array member: a term `sizeof(T)` (`sizeof *e`) or
+/// `offsetof(T, member)` for its flexible array member, in a sum
+/// (`sizeof *e + len + 1`); else null.
+static QualType flexBase(const Expr *E) {
+  E = pastIntegerCasts(E);
+  auto HasFlex = [](QualType T) {
+    const auto *RT = T.isNull() ? nullptr : T->getAs<RecordType>();
+    return RT && RT->getDecl()->hasFlexibleArrayMember();
+  };
+  if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E))
+    return U->getKind() == UETT_SizeOf && HasFlex(U->getTypeOfArgument())
+               ? U->getTypeOfArgument()
+               : QualType();
+  if (const auto *O = dyn_cast<OffsetOfExpr>(E)) {
+    QualType T = O->getTypeSourceInfo()->getType();
+    if (!HasFlex(T) || O->getNumComponents() != 1 ||
+        O->getComponent(0).getKind() != OffsetOfNode::Field)
+      return QualType();
+    const FieldDecl *F = O->getComponent(0).getField();
+    return F->getType()->isIncompleteArrayType() ? T : QualType();
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E);
+      B && B->getOpcode() == BO_Add) {
+    QualType L = flexBase(B->getLHS());
+    return L.isNull() ? flexBase(B->getRHS()) : L;
+  }
+  return QualType();
+}
+
+SizeShape sizeShape(const Expr *E) {
+  SizeShape R;
+  // Through casts to integer types: `(unsigned)(sizeof(T) * n)`.
+  E = pastIntegerCasts(E);
+  if (const auto *B = dyn_cast<BinaryOperator>(E);
+      B && B->getOpcode() == BO_Add) {
+    // One object and the room for its flexible array member's elements.
+    R.Elem = flexBase(E);
+    R.Ok = R.Flex = !R.Elem.isNull();
+    R.Bytes = E;
+    return R;
   }
   if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E)) {
     if (U->getKind() == UETT_SizeOf) {
@@ -70,6 +112,8 @@ SizeShape sizeShape(const Expr *E) {
   // The sizeof may be any factor: `n * sizeof(T)`, `sizeof(T *) * rows *
   // cols`, `rows * (cols * sizeof(T))`.
   SizeShape L = sizeShape(LHS), Rt = sizeShape(RHS);
+  if (L.Flex || Rt.Flex) // several objects, each with room of its own?
+    return R;
   if (L.Ok) {
     L.Counts.push_back(RHS);
     return L;
@@ -117,12 +161,21 @@ static const Expr *freedArg(const CallExpr *CE) {
 
 /// calloc's (N, Size), either way round: one of them sizeof(T).
 static SizeShape countAndSize(const Expr *N, const Expr *Size) {
+  // One object with a flexible array member: calloc(1, sizeof *e + n).
+  auto One = [](const Expr *E) {
+    const auto *L = dyn_cast<IntegerLiteral>(E->IgnoreParenImpCasts());
+    return L && L->getValue() == 1;
+  };
   SizeShape A = sizeShape(Size);
+  if (A.Flex)
+    return One(N) ? A : SizeShape();
   if (A.Ok) {
     A.Counts.insert(A.Counts.begin(), N);
     return A;
   }
   SizeShape B = sizeShape(N);
+  if (B.Flex)
+    return One(Size) ? B : SizeShape();
   if (B.Ok)
     B.Counts.push_back(Size);
   return B;
@@ -136,6 +189,10 @@ SizeShape allocSizeShape(const CallExpr *CE) {
     if (Sh.Ok)
       for (const Expr *N : allocatorCall(CE).Counts)
         Sh.Counts.push_back(N);
+    // One object with a flexible array member is one: a count beside it
+    // (xcalloc(n, sizeof *e + k)) would be several.
+    if (Sh.Flex && !Sh.Counts.empty())
+      return SizeShape();
     return Sh;
   }
   case AllocFn::Malloc:
@@ -230,6 +287,12 @@ std::string Printer::otherArgs(const CallExpr *CE,
 }
 
 std::string Printer::countText(const SizeShape &Sh, const CallExpr *CE) {
+  // The size as written, in the layout of the moment, made a count of
+  // objects' room for both layouts (the switch moves the member whole).
+  if (Sh.Flex)
+    if (CompactType *T = M.recordOf(Sh.Elem))
+      return "cp_flex_count(&" + T->DescName + ", (unsigned long)(" +
+             text(Sh.Bytes) + "))";
   if (Sh.Counts.empty())
     return "1";
   // Several factors multiply with an overflow check (calloc checks its
@@ -384,7 +447,7 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
     // Roots are saved only on the slow path: a pending switch, or an
     // arena that cannot serve the allocation.
     std::string A = Sp ? "cp__a" + std::to_string(Sp->Id) : "";
-    if (Sh.Counts.empty()) {
+    if (Sh.Counts.empty() && !Sh.Flex) {
       if (!Sp)
         return "cp_alloc" + SP + Desc + ")";
       return "__extension__({ void *" + A + " = cp__alloc_fast(" + Desc +
@@ -429,7 +492,8 @@ std::string Printer::pinnedCall(const CallExpr *CE, AllocFn F,
   const Expr *Block = resizedBlock(CE, F);
   if (!DP && Block)
     DP = M.pinnedPointee(Block->IgnoreParenImpCasts()->getType());
-  CompactType *SP = Sh.Ok ? M.pinnedOf(Sh.Elem) : nullptr;
+  // (A pinned object is one of a fixed size: no flexible array member.)
+  CompactType *SP = Sh.Ok && !Sh.Flex ? M.pinnedOf(Sh.Elem) : nullptr;
   if (!SP || (DP && DP != SP)) {
     CompactType *T = DP ? DP : SP;
     std::vector<FixItHint> Fix;

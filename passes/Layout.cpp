@@ -113,7 +113,11 @@ void layoutType(Session &S, CompactType &T) {
     } else {
       F.K = FieldInfo::Bytes;
       F.CompactAlign = C.getDeclAlign(FD).getQuantity();
-      F.CompactSize = C.getTypeSizeInChars(FD->getType()).getQuantity();
+      // A flexible array member has no size: placed at the end, as a
+      // zero-length array is.
+      F.Flex = FD->getType()->isIncompleteArrayType();
+      F.CompactSize =
+          F.Flex ? 0 : C.getTypeSizeInChars(FD->getType()).getQuantity();
     }
     T.Fields.push_back(F);
   }
@@ -290,6 +294,8 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
   for (const FieldInfo &F : T.Fields) {
     std::string N = F.FD->getName().str();
     bool IsArray = F.FD->getType()->isArrayType();
+    if (F.Flex)
+      continue; // as C's own struct copy, the fields before it only
     switch (F.K) {
     case FieldInfo::Bytes:
       if (!F.Bits.empty()) {
@@ -381,7 +387,12 @@ std::string descriptorText(const Session &S, const CompactType &T) {
     std::string Cnt = std::to_string(F.Count);
     switch (F.K) {
     case FieldInfo::Bytes:
-      Out += "CP_FIELD_BYTES, " + Cnt + ", sizeof(((" + W + " *)0)->" + N + "), 0},\n";
+      if (F.Flex)
+        Out +=
+            "CP_FIELD_FLEX, 0, sizeof(((" + W + " *)0)->" + N + "[0]), 0},\n";
+      else
+        Out += "CP_FIELD_BYTES, " + Cnt + ", sizeof(((" + W + " *)0)->" + N +
+               "), 0},\n";
       break;
     case FieldInfo::Handle:
       Out += "CP_FIELD_HANDLE, " + Cnt + ", 0, &" + typeOf(S, F.Target).DescName + "},\n";

@@ -47,6 +47,11 @@ struct SizeShape {
   /// The factors of the element count (`sizeof(T *) * rows * cols`: rows
   /// and cols); none: one element.
   llvm::SmallVector<const clang::Expr *, 2> Counts;
+  /// One object of a type with a flexible array member and room for its
+  /// elements: Bytes, the size as written (`sizeof *e + len + 1`,
+  /// `offsetof(struct entry, key) + n`), counted by cp_flex_count.
+  bool Flex = false;
+  const clang::Expr *Bytes = nullptr;
 };
 /// Allocation.cpp: E's shape as a size (through casts to integer types).
 SizeShape sizeShape(const clang::Expr *E);

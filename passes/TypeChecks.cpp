@@ -215,15 +215,21 @@ void checkRecord(Session &S, const RecordDecl *RD) {
               "packed field " + quoted(FD->getName()) + " in compact type " +
                   Who + " is not supported",
               {FR});
-    if (FD->getType()->isIncompleteArrayType()) {
+    // A flexible array member of plain elements (`char key[];`) is room
+    // the switch copies as bytes; elements that hold compact pointers
+    // would need translating one by one.
+    if (FD->getType()->isIncompleteArrayType() &&
+        (S.M.pointeeOf(stripArrays(FD->getType()).Element) ||
+         S.M.recordOf(stripArrays(FD->getType()).Element))) {
       S.report(Diag::FlexibleArray, FD->getLocation(),
-              "flexible array member " + quoted(FD->getName()) +
-                  " in compact type " + Who + " is not supported (the "
-                  "runtime's slabs hold objects of one size per type); "
-                  "keep the elements in an array of their own, reached "
-                  "through a pointer field (" + pointerField(FD) +
-                  ";) and allocated with malloc",
-              {FR});
+               "flexible array member " + quoted(FD->getName()) +
+                   " in compact type " + Who +
+                   " holds compact pointers, "
+                   "which is not supported (the switch copies the member's "
+                   "elements as bytes); keep the elements in an array of "
+                   "their own, reached through a pointer field (" +
+                   pointerField(FD) + ";) and allocated with malloc",
+               {FR});
       continue;
     }
     if (FD->getType()->isVariableArrayType()) {

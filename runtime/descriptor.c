@@ -121,6 +121,15 @@ static void check_desc(const cp_type_desc_t *d) {
       csz = (uint64_t)f->count * f->target->compact_size;
       wsz = (uint64_t)f->count * f->target->wide_size;
       break;
+    case CP_FIELD_FLEX:
+      /* Last, no elements of its own in the fixed part (C's sizeof may
+       * reach past its offset: tail padding its first elements use). */
+      if (i + 1 != d->nfields || f->size == 0)
+        cp__fatal("type '%s': flexible array member '%s' is not the last "
+                  "field or has no element size",
+                  name, f->name ? f->name : "?");
+      csz = wsz = 0;
+      break;
     default:
       cp__fatal("type '%s': field '%s' has unknown kind %u", name, f->name,
                 f->kind);
@@ -214,6 +223,17 @@ static void flatten(cp_type_t *t, const cp_type_desc_t *d, uint32_t cbase,
               "(a type that contains itself?)", t->desc->name);
   for (uint32_t i = 0; i < d->nfields; i++) {
     const cp_field_desc_t *f = &d->fields[i];
+    if (f->kind == CP_FIELD_FLEX) {
+      /* No op: the room past it is copied as bytes (cp__flex_bytes).  C
+       * keeps a struct with such a member out of other structs. */
+      if (depth > 0)
+        cp__fatal("type '%s': nested type '%s' has a flexible array member",
+                  t->desc->name, d->name);
+      t->flex = true;
+      t->flex_compact = f->compact_offset;
+      t->flex_wide = f->wide_offset;
+      continue;
+    }
     if (f->kind == CP_FIELD_STRUCT) {
       /* The nested type is checked (and registered) like any other: its
        * fields become ops of t, so one lying outside it would make the

@@ -195,6 +195,12 @@ void *cp__translate(void *p) {
     return p; /* dangling: left as is, the verifier reports it */
   cp_place_t pl = cp__slab_locate(s, (uint64_t)((char *)p - s->start));
   const cp_slab_t *w = s->counterpart;
+  /* In a flexible array member, past the first object's fields: the
+   * member's bytes are at its own offset in the wide object. */
+  uint64_t in = pl.elem * s->elem + pl.rem;
+  if (s->type->flex && in >= s->type->flex_compact && in != 0)
+    return w->start + pl.slot * w->slot + s->type->flex_wide +
+           (in - s->type->flex_compact);
   return w->start + pl.slot * w->slot + pl.elem * w->elem +
          cp__map_offset(s->type, pl.rem);
 }

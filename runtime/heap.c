@@ -828,6 +828,25 @@ static void *alloc_array(cp_type_desc_t *d, size_t n, bool try_only) {
   return alloc_block(cp__my_heap(), t, n, try_only);
 }
 
+size_t cp_flex_count(cp_type_desc_t *d, size_t bytes) {
+  cp_type_t *t = type_of(d);
+  if (!t->flex)
+    cp__fatal("cp_flex_count: type '%s' has no flexible array member", d->name);
+  /* The bytes were counted in the layout of the moment (the program's
+   * sizeof); the member's room is what lies past its offset there. */
+  uint32_t at =
+      (cp__wide || cp__build == CP_BUILD_WIDE) ? t->flex_wide : t->flex_compact;
+  size_t room = bytes > at ? bytes - at : 0;
+  if (room > SIZE_MAX / 2)
+    cp__fatal("'%s' with a flexible array member of %zu bytes: size "
+              "overflows",
+              d->name, room);
+  size_t kc = (t->flex_compact + room + d->compact_size - 1) / d->compact_size,
+         kw = (t->flex_wide + room + d->wide_size - 1) / d->wide_size;
+  size_t k = kc > kw ? kc : kw;
+  return k ? k : 1;
+}
+
 void *cp_alloc_array(cp_type_desc_t *d, size_t n) {
   return alloc_array(d, n, false);
 }

@@ -275,6 +275,13 @@ typedef struct cp_type {
   /* flattened field program for the switch and verification */
   cp_copy_op_t *ops;
   uint32_t nops;
+  /* A flexible array member (CP_FIELD_FLEX): its offsets in both layouts.
+   * An object of such a type is an array of k objects' room (cp_flex_count)
+   * whose first holds the fields and the rest only the member's elements:
+   * the switch and the verifier take the room past the member's offset as
+   * bytes (cp__flex_bytes). */
+  bool flex;
+  uint32_t flex_compact, flex_wide;
   /* Statistics (heap lock): allocations by heaps that are gone (the live
    * heaps count their own, cp_tbin_t), the largest live count seen when
    * it was counted (heap.c), the runs (slabs and blocks) it was counted
@@ -284,6 +291,14 @@ typedef struct cp_type {
   uint32_t runs_counted, runs_new;
   uint64_t switch_objects;
 } cp_type_t;
+
+/* The bytes of a flexible array member that an object of k objects' room
+ * holds in both layouts: what the switch copies and the verifier reads. */
+static inline uint64_t cp__flex_bytes(const cp_type_t *t, uint64_t k) {
+  uint64_t c = k * t->desc->compact_size - t->flex_compact,
+           w = k * t->desc->wide_size - t->flex_wide;
+  return c < w ? c : w;
+}
 
 /* Type records of ids below CP_FAST_TYPES are CP_TYPE_STRIDE bytes apart
  * in one mapping, id 0 at cp__type_base (descriptor.c).

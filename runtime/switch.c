@@ -197,6 +197,9 @@ __attribute__((noinline)) static void *xlate_slow(xlate_cache_t *c, char *p) {
   uint64_t i = (uint64_t)(((unsigned __int128)off * c->magic) >> 64);
   uint64_t rem = off - i * c->cslot;
   char *q = c->wstart + i * c->wslot;
+  const cp_type_t *t = c->slab->type;
+  if (t->flex && rem >= t->flex_compact && rem != 0)
+    return q + t->flex_wide + (rem - t->flex_compact); /* in the member */
   if (c->elems > 1) {
     uint64_t e = (uint64_t)(((unsigned __int128)rem * c->elem_magic) >> 64);
     rem -= e * c->celem;
@@ -286,10 +289,25 @@ static void copy_op(const cp_copy_op_t *op, const char *src, char *dst,
 #define COPY_BYTES(n)                                                          \
   FOR_EACH_BIT(live, i, { memcpy(g + i * ws, f + i * cs, n); })
 
+/* Copies an object of a type with a flexible array member, of k objects'
+ * room: its fields, then the member's elements as bytes. */
+static void copy_flex(const cp_type_t *t, const char *src, char *dst,
+                      uint64_t k, xlate_cache_t *c) {
+  for (uint32_t o = 0; o < t->nops; o++)
+    copy_op(&t->ops[o], src, dst, t->desc->compact_size, t->desc->wide_size, 1,
+            0, c);
+  memcpy(dst + t->flex_wide, src + t->flex_compact, cp__flex_bytes(t, k));
+}
+
 static void copy_group(const cp_type_t *t, uint64_t live, const char *src,
                        char *dst, size_t cs, size_t ws, uint32_t celem,
                        uint32_t welem, uint32_t elems, uint64_t emagic,
                        xlate_cache_t *c) {
+  if (t->flex) {
+    FOR_EACH_BIT(live, i,
+                 { copy_flex(t, src + i * cs, dst + i * ws, elems, c); })
+    return;
+  }
   for (uint32_t o = 0; o < t->nops; o++) {
     const cp_copy_op_t *op = &t->ops[o];
     const char *f = src + op->from;
@@ -344,6 +362,10 @@ static void copy_slab(const cp_type_t *t, const cp_slab_t *s, xlate_cache_t *c,
   if (s->kind == CP_BLOCK) {
     if (clear)
       memset(w->start, 0, used_bytes(w));
+    if (t->flex) {
+      copy_flex(t, s->start, w->start, s->count, c);
+      return;
+    }
     for (uint32_t o = 0; o < t->nops; o++)
       copy_op(&t->ops[o], s->start, w->start, s->elem, w->elem, s->count,
               s->elem_magic, c);

@@ -138,8 +138,15 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
              s->type->desc->name, expect->desc->name);
     bad(w, p, why);
   }
-  if (cp__wide)
+  /* Inside a flexible array member: named by the offset in the member. */
+  uint64_t in = pl.elem * s->elem + rem,
+           at = cp__wide ? s->type->flex_wide : s->type->flex_compact;
+  if (s->type->flex && in >= at && in != 0) {
+    pl.elem = 0;
+    rem = (uint64_t)1 << 40 | (in - at);
+  } else if (cp__wide) {
     rem = cp__unmap_offset(s->type, rem);
+  }
   uint64_t h = mix(3 + live, s->type->id);
   h = mix(h, s->seq);
   h = mix(h, i);
@@ -184,6 +191,16 @@ static uint64_t digest_object(const cp_type_t *t, const char *obj,
   return h;
 }
 
+/* An object of a type with a flexible array member, of k objects' room:
+ * its fields, then the member's elements as bytes (as the switch copies
+ * them). */
+static uint64_t digest_flex(const cp_type_t *t, const char *obj, uint64_t k,
+                            uint64_t id, const char *when) {
+  uint64_t h = digest_object(t, obj, id, when);
+  const char *m = obj + (cp__wide ? t->flex_wide : t->flex_compact);
+  return hash_bytes(h, (const unsigned char *)m, cp__flex_bytes(t, k));
+}
+
 void cp__verify_heap(cp_digest_t *d, const char *when) {
   memset(d, 0, sizeof *d);
   dangling_fields = 0;
@@ -196,6 +213,21 @@ void cp__verify_heap(cp_digest_t *d, const char *when) {
                   "list, live bitmap and counts disagree)",
                   when, t->desc->name, (void *)s->start);
       uint64_t base = mix(mix(t->id, s->seq), 0);
+      if (t->flex) {
+        /* One object a slot (or a block), whatever its room. */
+        if (s->kind == CP_BLOCK) {
+          d->hash += digest_flex(t, s->start, s->count, mix(base, 0), when);
+          count++;
+          continue;
+        }
+        for (uint32_t i = 0; i < s->bump; i++)
+          if (cp__slot_is_live(s, i)) {
+            d->hash += digest_flex(t, s->start + (size_t)i * s->slot, s->elems,
+                                   mix(base, i), when);
+            count++;
+          }
+        continue;
+      }
       if (s->kind == CP_BLOCK) {
         for (uint64_t e = 0; e < s->count; e++)
           d->hash += digest_object(t, s->start + e * s->elem,

@@ -1,4 +1,7 @@
-// Flexible array members in compact types are refused.
+// A flexible array member in a compact type is room whose elements the
+// switch copies as bytes (switchable/flexible-array-switch.c): one whose
+// elements hold compact pointers (a skip list's forward links, nested
+// compact structs) is refused (flexible-array-alloc.c: its allocations).
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 #include <compactptr.h>
@@ -6,5 +9,20 @@
 struct CP_COMPACT node {
   struct node *next;
   int n;
-  int data[]; // expected-error {{flexible array member 'data' in compact type 'struct node' is not supported (the runtime's slabs hold objects of one size per type); keep the elements in an array of their own, reached through a pointer field (int *data;) and allocated with malloc}}
+  int data[];
+};
+
+struct CP_COMPACT skip {
+  int key;
+  struct skip *forward[]; // expected-error {{flexible array member 'forward' in compact type 'struct skip' holds compact pointers, which is not supported (the switch copies the member's elements as bytes); keep the elements in an array of their own, reached through a pointer field (struct skip **forward;) and allocated with malloc}}
+};
+
+struct CP_COMPACT leaf {
+  struct leaf *next;
+  int v;
+};
+
+struct CP_COMPACT bag {
+  struct bag *up;
+  struct leaf items[]; // expected-error {{flexible array member 'items' in compact type 'struct bag' holds compact pointers}}
 };

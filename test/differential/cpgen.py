@@ -302,6 +302,7 @@ class Gen:
             e("#include <setjmp.h>")
         e("#include <stdio.h>")
         e("#include <stdlib.h>")
+        e("#include <stddef.h>")
         e("#include <string.h>")
         e("")
         if self.jumps:
@@ -1162,6 +1163,37 @@ class Gen:
         r = self.r
         e = self.emit
         rounds = r.randint(10, 60)
+        # A list of objects with a flexible array member of bytes, one more
+        # each round (some grown with realloc), printed at the end: in
+        # programs whose round count is a multiple of 4 (no draw of its
+        # own, so the other programs of every seed stay as they were).
+        flex = rounds % 4 == 0
+        if flex:
+            e("struct CP_COMPACT fx { struct fx *next; unsigned n; unsigned char b[]; };")
+            e("static struct fx *cpg_fx;")
+            e("static void cpg_fx_add(unsigned r) {")
+            e("  unsigned n = r * 37u % 200u, k;")
+            e("  struct fx *x = malloc(sizeof *x + n);")
+            e("  if (!x) exit(3);")
+            e("  x->n = n;")
+            e("  for (k = 0; k < n; k++) x->b[k] = (unsigned char)(r + k * 7u);")
+            e("  x->next = cpg_fx;")
+            e("  cpg_fx = x;")
+            e("  if (r % 3u == 2u) {")
+            e("    cpg_fx = realloc(cpg_fx, offsetof(struct fx, b) + n + 50u);")
+            e("    if (!cpg_fx) exit(3);")
+            e("    for (k = n; k < n + 50u; k++) cpg_fx->b[k] = (unsigned char)(k * 3u);")
+            e("    cpg_fx->n = n + 50u;")
+            e("  }")
+            e("}")
+            e("static unsigned long cpg_fx_digest(void) {")
+            e("  unsigned long h = 5;")
+            e("  const struct fx *x;")
+            e("  unsigned k;")
+            e("  for (x = cpg_fx; x; x = x->next)")
+            e("    for (h = h * 31u + x->n, k = 0; k < x->n; k++) h = h * 131u + x->b[k];")
+            e("  return h;")
+            e("}")
         e("int main(void) {")
         e("  unsigned r;")
         if self.ctx_type:
@@ -1250,9 +1282,14 @@ class Gen:
             e("    acc += cpg_ctx.k;")
             e("    cpg_ctx.next = NULL;")
         every = r.choice([1, 2, 5])
+        if flex:
+            e("    cpg_fx_add(r);")
         e("    if (r %% %du == 0) printf(\"round %%u digest %%lx\\n\", r, digest());" % every)
         e("  }")
         e("  printf(\"final %lx acc %lx\\n\", digest(), acc);")
+        if flex:
+            e("  printf(\"flex %lx\\n\", cpg_fx_digest());")
+            e("  while (cpg_fx) { struct fx *x = cpg_fx; cpg_fx = x->next; free(x); }")
         if self.jumps:
             e("  printf(\"jumps %lu\\n\", cpg_jumps);")
         for t in self.types:

@@ -543,6 +543,80 @@ static void case_refusals(void **state) {
 }
 
 #define CASE(name) {#name, case_##name}
+/* ---- a flexible array member ---------------------------------------------
+ * `struct text { text *next; char tag; char s[]; }`: the member's offset is
+ * 5 compact and 9 wide.  Objects of several sizes (one slot, small arrays
+ * of slots, a block of pages of its own) keep their bytes across the
+ * switch, their links are translated, and a root that points into the
+ * member points into it afterwards. */
+struct w_text {
+  struct w_text *next;
+  char tag;
+  char s[];
+};
+struct c_text {
+  cp_handle_t next;
+  char tag;
+  char s[];
+};
+static cp_type_desc_t text_desc;
+static const cp_field_desc_t text_fields[] = {
+    FIELD("next", struct c_text, struct w_text, next, CP_FIELD_HANDLE, 1, 0,
+          &text_desc),
+    FIELD("tag", struct c_text, struct w_text, tag, CP_FIELD_BYTES, 1, 1, NULL),
+    FIELD("s", struct c_text, struct w_text, s, CP_FIELD_FLEX, 0, 1, NULL),
+};
+static DESC(text_desc, "text", struct c_text, struct w_text, text_fields);
+CP_REGISTER_TYPE(text_desc);
+
+static void *texts, *inside;
+
+static size_t text_len(int i) {
+  return i == 7 ? 20000 : (size_t)(i * 37 % 300);
+}
+static char text_byte(int i, size_t j) { return (char)('a' + (i + j) % 26); }
+
+static void case_flexible_member(void **state) {
+  (void)state;
+  assert_int_equal(cp_root_register(&texts, 1), 0);
+  assert_int_equal(cp_root_register(&inside, 1), 0);
+  for (int i = 0; i < 400; i++) {
+    size_t n = text_len(i);
+    size_t bytes = offsetof(struct c_text, s) + n + 1;
+    size_t k = cp_flex_count(&text_desc, bytes);
+    /* Room for the member in both layouts. */
+    assert_true(k * sizeof(struct c_text) >=
+                offsetof(struct c_text, s) + n + 1);
+    assert_true(k * sizeof(struct w_text) >=
+                offsetof(struct w_text, s) + n + 1);
+    void *t = cp_alloc_array(&text_desc, k);
+    char *s = field_addr(t, &text_desc, 2);
+    for (size_t j = 0; j < n; j++)
+      s[j] = text_byte(i, j);
+    s[n] = 0;
+    *(char *)field_addr(t, &text_desc, 1) = (char)i;
+    link_set(t, &text_desc, 0, 0, texts);
+    texts = t;
+    if (i == 7)
+      inside = s + 1234;
+  }
+  cp_switch_to_wide();
+  assert_false(cp_is_compact());
+  int i = 399;
+  for (void *t = texts; t; t = link_get(t, &text_desc, 0, 0), i--) {
+    assert_true(cp__arena_contains(&cp__wide_arena, t));
+    assert_int_equal(*(char *)field_addr(t, &text_desc, 1), (char)i);
+    const char *s = field_addr(t, &text_desc, 2);
+    size_t n = text_len(i);
+    for (size_t j = 0; j < n; j++)
+      assert_int_equal(s[j], text_byte(i, j));
+    assert_int_equal(s[n], 0);
+    if (i == 7)
+      assert_ptr_equal(inside, s + 1234);
+  }
+  assert_int_equal(i, -1);
+}
+
 static const struct {
   const char *name;
   void (*fn)(void **);
@@ -565,6 +639,7 @@ static const struct {
     CASE(fast_path_off_while_pending),
     CASE(forced_twice),
     CASE(refusals),
+    CASE(flexible_member),
 };
 
 int main(int argc, char **argv) {

@@ -67,7 +67,10 @@ static void compact_layout(ad_model_t *m, int i) {
   for (size_t k = 0; k < n; k++) {
     ad_field_t *f = &r->fields[k];
     ad_record_t *t = f->target >= 0 ? &m->records[f->target] : NULL;
-    if (f->flexible || (f->bitfield && f->aligned))
+    /* (A flexible array member of plain elements has no size: it goes
+     * last, as in the plugin's layout.) */
+    if ((f->flexible && f->kind != AD_FIELD_BYTES) ||
+        (f->bitfield && f->aligned))
       unsupported = 1;
     if (f->bitfield) {
       /* A run of bit-fields, as passes/Layout.cpp places it: one field

@@ -392,9 +392,12 @@ static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
                         f.name, who));
       else if (f.bitfield)
         ; /* laid out as a run (passes/Layout.cpp) */
-      else if (f.flexible)
+      else if (f.flexible && f.kind != AD_FIELD_BYTES)
+        /* Plain elements are room the switch copies as bytes. */
         block(s, fc->rec, AD_B_FlexibleArray, f.loc,
-              ad_printf("flexible array member '%s' in '%s'", f.name, who));
+              ad_printf("flexible array member '%s' in '%s' holds pointers "
+                        "to structs or structs",
+                        f.name, who));
       else if (!*f.name) /* a member of unnamed type is fine, if named */
         block(s, fc->rec, AD_B_UnnamedFieldType, f.loc,
               ad_printf("anonymous struct or union member in '%s'", who));
@@ -842,14 +845,49 @@ static int root_size_shape(scan_t *s, CXCursor c) {
   return -2;
 }
 
+/** Struct index of a struct with a flexible array member of plain
+ *  elements if `c` is a sum with a term sizeof(T) or offsetof(T, ...) of
+ *  it (`sizeof *e + n + 1`: one object and its member's room); -1
+ *  otherwise. */
+static int flex_base(scan_t *s, CXCursor c) {
+  c = strip(c);
+  int t = -1;
+  kids_t ok = kids(c);
+  if (ok.n == 2 && clang_getCursorKind(ok.v[0]) == CXCursor_TypeRef &&
+      clang_getCursorKind(ok.v[1]) == CXCursor_MemberRef) {
+    /* offsetof(T, member): libclang shows it as an unexposed expression
+     * of the type and the member. */
+    t = struct_of(s, clang_getCursorType(ok.v[0]));
+  } else if (clang_getCursorKind(c) == CXCursor_BinaryOperator &&
+             clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Add) {
+    kids_t ks = kids(c);
+    if (ks.n == 2 && (t = flex_base(s, ks.v[0])) < 0)
+      t = flex_base(s, ks.v[1]);
+    return t;
+  } else {
+    t = sizeof_struct(s, c);
+  }
+  if (t < 0)
+    return -1;
+  const ad_record_t *r = &s->m->records[t];
+  return r->nfields && r->fields[r->nfields - 1].flexible &&
+                 r->fields[r->nfields - 1].kind == AD_FIELD_BYTES
+             ? t
+             : -1;
+}
+
 /** Struct index if `c` has the shape sizeof(T) or a product with it as
  *  one factor (n * sizeof(T), sizeof(T) * rows * cols), as the plugin
- *  takes them; -2 otherwise. */
+ *  takes them, or one object of a struct with a flexible array member and
+ *  its room (flex_base); -2 otherwise. */
 static int size_shape(scan_t *s, CXCursor c) {
   c = strip(c);
   int t = sizeof_struct(s, c);
   if (t >= 0)
     return t;
+  if (clang_getCursorKind(c) == CXCursor_BinaryOperator &&
+      clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Add)
+    return (t = flex_base(s, c)) >= 0 ? t : -2;
   product_t h = product_helper(c);
   if (h.a >= 0) {
     int a = size_shape(s, clang_Cursor_getArgument(c, (unsigned)h.a));
@@ -859,12 +897,26 @@ static int size_shape(scan_t *s, CXCursor c) {
   if (clang_getCursorKind(c) == CXCursor_BinaryOperator &&
       clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Mul) {
     kids_t ks = kids(c);
-    if (ks.n == 2) {
+    if (ks.n == 2 && flex_base(s, ks.v[0]) < 0 && flex_base(s, ks.v[1]) < 0) {
       int a = size_shape(s, ks.v[0]);
       return a >= 0 ? a : size_shape(s, ks.v[1]);
     }
   }
   return -2;
+}
+
+/** The value of an integer literal argument, or -1. */
+static long long literal_value(CXCursor c) {
+  c = strip(c);
+  if (clang_getCursorKind(c) != CXCursor_IntegerLiteral)
+    return -1;
+  CXEvalResult r = clang_Cursor_Evaluate(c);
+  long long v = r && clang_EvalResult_getKind(r) == CXEval_Int
+                    ? clang_EvalResult_getAsLongLong(r)
+                    : -1;
+  if (r)
+    clang_EvalResult_dispose(r);
+  return v;
 }
 
 /** The non-void pointee of the pointer type a call's result is converted
@@ -1011,8 +1063,15 @@ static void call_expr(scan_t *s, CXCursor c) {
   CXCursor size = clang_Cursor_getArgument(c, is_realloc ? 1 : 0);
   int shape = size_shape(s, size);
   if (is_calloc) {
-    int a = size_shape(s, clang_Cursor_getArgument(c, 0));
-    int b = size_shape(s, clang_Cursor_getArgument(c, 1));
+    CXCursor n0 = clang_Cursor_getArgument(c, 0),
+             n1 = clang_Cursor_getArgument(c, 1);
+    int a = size_shape(s, n0);
+    int b = size_shape(s, n1);
+    /* One object with a flexible array member: a count of 1 beside it. */
+    if (a >= 0 && flex_base(s, n0) >= 0 && literal_value(n1) != 1)
+      a = -2;
+    if (b >= 0 && flex_base(s, n1) >= 0 && literal_value(n0) != 1)
+      b = -2;
     shape = b >= 0 ? b : a >= 0 ? a : -2;
     if (b < 0 && a < 0)
       size = clang_Cursor_getArgument(c, 1);

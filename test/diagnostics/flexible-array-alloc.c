@@ -1,0 +1,48 @@
+// An allocation of a compact type with a flexible array member is one
+// object and the room for its elements (`sizeof *e + n`, `offsetof(T,
+// member) + n`, calloc with a count of 1), or one object alone: several
+// of them at once is refused, as is any size the plugin cannot read.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
+#include <compactptr.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+struct CP_COMPACT node {
+  struct node *next;
+  int n;
+  int data[];
+};
+
+struct node *make(int n, int k) {
+  struct node *a = malloc(sizeof *a + n * sizeof a->data[0]);
+  struct node *b = calloc(1, offsetof(struct node, data) + n * sizeof(int));
+  struct node *c = calloc(k, sizeof *c + n); // expected-error {{allocation of compact type 'struct node' must have its size expressed as sizeof(struct node) or n * sizeof(struct node)}}
+  struct node *d = malloc(2 * (sizeof *d + n)); // expected-error {{allocation of compact type 'struct node' must have its size}}
+  struct node *e = malloc(sizeof *e);
+  a->next = b;
+  b->next = c;
+  c->next = d;
+  d->next = e;
+  return a;
+}
+
+static CP_ALLOCATOR void *xmalloc(size_t size) {
+  void *p = malloc(size);
+  if (!p)
+    abort();
+  return p;
+}
+static CP_ALLOCATOR void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n, size);
+  if (!p)
+    abort();
+  return p;
+}
+
+struct node *wrapped(int n, int k) {
+  struct node *a = xmalloc(sizeof *a + n * sizeof(int));
+  struct node *b = xcalloc(k, sizeof *b + n); // expected-error {{allocation of compact type 'struct node' must have its size}}
+  a->next = b;
+  return a;
+}
