@@ -917,7 +917,7 @@ CP_API int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
  * create their threads through it: pthread_create is redeclared here with
  * the assembler name of cp_thread_create, so a call in the source stays a
  * call to pthread_create (no macro) and links to cp_thread_create;
- * pthread_join and pthread_exit likewise.  This
+ * pthread_join (and GNU's tryjoin and timedjoin) likewise.  This
  * header must come before the first call; -DCOMPACTPTR_NO_THREAD_HOOK
  * keeps pthread_create as it is. */
 /** thrd_create(3) (<threads.h>; thrd_t is glibc's unsigned long) the same
@@ -926,21 +926,32 @@ CP_API int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
 CP_API int cp_thrd_create(unsigned long *thread, int (*start)(void *),
                           void *arg);
 /** pthread_join(3), and the result it hands over is current: a thread's
- *  result (its start routine's return value, pthread_exit's argument) that
- *  is a compact address is a root from the thread's end until this join,
- *  so a switch in between translates it.  Returns what pthread_join
- *  returns; `result` may be NULL. */
+ *  result kept with cp_thread_result is a root from the thread's end until
+ *  this join, so a switch in between translates it.  Returns what
+ *  pthread_join returns; `result` may be NULL. */
 CP_API int cp_thread_join(pthread_t thread, void **result);
-/** pthread_exit(3), keeping `result` as a thread's return value is kept
- *  (see cp_thread_join).  Does not return. */
-CP_API void cp_thread_exit(void *result) __attribute__((__noreturn__));
+/** Keeps `result`, a compact pointer the calling thread ends with (its
+ *  start routine's return value or pthread_exit's argument), as a root
+ *  until cp_thread_join hands it over; returns it, translated if a switch
+ *  ran meanwhile.  The plugin wraps such a return value or argument in
+ *  it; a result that is no compact address is left alone. */
+CP_API void *cp_thread_result(void *result);
+struct timespec;
+/** pthread_tryjoin_np(3) and pthread_timedjoin_np(3) (GNU), the result
+ *  handed over as cp_thread_join hands it.  Return what they return. */
+CP_API int cp_thread_tryjoin_np(pthread_t thread, void **result);
+CP_API int cp_thread_timedjoin_np(pthread_t thread, void **result,
+                                  const struct timespec *abstime);
 #if !defined(COMPACTPTR_NO_THREAD_HOOK) && !defined(CP__RUNTIME_ITSELF)
 extern int pthread_create(pthread_t *__restrict, const pthread_attr_t *__restrict,
                           void *(*)(void *), void *__restrict)
     __asm__("cp_thread_create");
 extern int pthread_join(pthread_t, void **) __asm__("cp_thread_join");
-extern void pthread_exit(void *) __asm__("cp_thread_exit")
-    __attribute__((__noreturn__));
+extern int pthread_tryjoin_np(pthread_t,
+                              void **) __asm__("cp_thread_tryjoin_np");
+extern int
+pthread_timedjoin_np(pthread_t, void **,
+                     const struct timespec *) __asm__("cp_thread_timedjoin_np");
 extern int thrd_create(unsigned long *, int (*)(void *),
                        void *) __asm__("cp_thrd_create");
 #endif

@@ -86,10 +86,11 @@ void CheckedWalker::hintInline() {
 /// (arrays of compact pointers, by-value structs); scalar compact pointers
 /// are slots (SafepointCalls.cpp).
 bool CheckedWalker::isFrameRoot(const VarDecl *VD) const {
-  return VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) && VD->getIdentifier() &&
-         !isSlotRoot(VD) &&
+  return VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) &&
+         VD->getIdentifier() && !isSlotRoot(VD) &&
          (rootShape(M, VD->getType()).Kind || M.SlotVars.count(VD) ||
-          M.InteriorVars.count(VD) || M.Boxed.count(VD));
+          M.InteriorVars.count(VD) || M.Boxed.count(VD) ||
+          JoinResults.count(VD));
 }
 /// The frame of Vs as declarations: `cp__rtN` (descriptors), `cp__frN`, and
 /// `cp__inN`, whose initializer fills the descriptors and pushes the frame.
@@ -103,10 +104,13 @@ std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
       // A local in the heap: its pointer is the root.
       Rs.push_back({Nm, B->second.Ptr, "CP_ROOT_POINTER", "1",
                     "&" + B->second.T->DescName});
-    else if (M.SlotVars.count(VD) || M.InteriorVars.count(VD))
+    else if (M.SlotVars.count(VD) || M.InteriorVars.count(VD) ||
+             JoinResults.count(VD))
       // A pointer to a handle slot or to plain data inside an object: the
       // switch moves it with the object it points into (the runtime maps
-      // the field's compact offset to its wide one).
+      // the field's compact offset to its wide one).  A thread's result
+      // joined into a `void *` (joinResults): translated if a compact
+      // address.
       Rs.push_back({Nm, Nm, "CP_ROOT_POINTER", "1", "0"});
     else
       Rs.push_back(frameRoot(Nm, VD->getType()));

@@ -319,6 +319,11 @@ struct Model {
   /// root arrays hold handles, and the allocations and frees of them.
   llvm::DenseSet<const clang::VarDecl *> HandleRoots;
   llvm::DenseSet<const clang::CallExpr *> HandleRootAllocs, HandleRootFrees;
+  /// Escapes.cpp (switchable): a compact pointer a thread ends with, as
+  /// `void *` (the cast in a start routine's `return` or in
+  /// `pthread_exit`'s argument), printed `cp_thread_result(...)` so that
+  /// the runtime keeps it as a root until pthread_join hands it over.
+  llvm::DenseSet<const clang::Expr *> ThreadResults;
 
   /// The compact type of a record type (through typedefs), else null.
   CompactType *recordOf(clang::QualType T) const;

@@ -50,8 +50,8 @@ bool insideCompactObject(const Model &M, const Expr *E) {
 }
 
 /// FD links to the runtime's Label (compactptr.h redeclares pthread_join
-/// and pthread_exit with the assembler names of cp_thread_join and
-/// cp_thread_exit, unless COMPACTPTR_NO_THREAD_HOOK).
+/// with the assembler name of cp_thread_join, unless
+/// COMPACTPTR_NO_THREAD_HOOK).
 static bool linksTo(const FunctionDecl *FD, StringRef Label) {
   return FD && llvm::any_of(FD->redecls(), [&](const FunctionDecl *R) {
            const auto *A = R->getAttr<AsmLabelAttr>();
@@ -81,13 +81,22 @@ static bool startsThread(Session &S, const FunctionDecl *FD) {
         int Fn = Callee ? threadStartArgument(Callee) : -1;
         if (Fn < 0 || (unsigned)Fn >= CE->getNumArgs())
           return true;
-        const Expr *A = CE->getArg(Fn)->IgnoreParenCasts();
+        add(CE->getArg(Fn));
+        return true;
+      }
+      // `f`, `&f`, or either of `c ? f : g`.
+      void add(const Expr *A) {
+        A = A->IgnoreParenCasts();
+        if (const auto *CO = dyn_cast<ConditionalOperator>(A)) {
+          add(CO->getTrueExpr());
+          add(CO->getFalseExpr());
+          return;
+        }
         if (const auto *UO = dyn_cast<UnaryOperator>(A); UO && UO->getOpcode() == UO_AddrOf)
           A = UO->getSubExpr()->IgnoreParens();
         if (const auto *DR = dyn_cast<DeclRefExpr>(A))
           if (const auto *F = dyn_cast<FunctionDecl>(DR->getDecl()))
             Found.insert(F->getCanonicalDecl());
-        return true;
       }
     } F;
     F.TraverseDecl(S.Ctx.getTranslationUnitDecl());
@@ -539,11 +548,15 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     int Kept = keptArgument(FD);
     if (Kept < 0)
       Kept = storedBuiltinArgument(FD);
-    // pthread_exit's argument, where the runtime's, is kept as a thread's
-    // result (a root until the join).
     bool Keeps = Kept >= 0 && (unsigned)Kept < CE->getNumArgs() &&
-                 CE->getArg(Kept)->IgnoreParens() == Cur &&
-                 !linksTo(FD, "cp_thread_exit");
+                 CE->getArg(Kept)->IgnoreParens() == Cur;
+    // pthread_exit's argument is the thread's result: where pthread_join
+    // is the runtime's, the runtime keeps it as a root until the join.
+    if (Keeps && FD && FD->getName() == "pthread_exit" &&
+        runtimeKeepsResults(S)) {
+      S.M.ThreadResults.insert(E);
+      return;
+    }
     if (System && !Keeps)
       return;
     // A function of this file that keeps nothing (a comparator called
@@ -581,7 +594,11 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
              "thread-local compact pointer that holds it, or nest no "
              "pthread_cleanup_push inside";
   } else if (const FunctionDecl *FD = P ? nullptr : returnedFrom(S.Ctx, Cur);
-             FD && startsThread(S, FD) && !runtimeKeepsResults(S)) {
+             FD && startsThread(S, FD)) {
+    if (runtimeKeepsResults(S)) { // as pthread_exit's argument, above
+      S.M.ThreadResults.insert(E);
+      return;
+    }
     // pthread_join hands it to the joiner from memory of libc's own.
     Where = "is returned as 'void *' by thread start routine " + quoted(FD->getName()) +
             ", and pthread_join hands it over from memory the switch does not see";

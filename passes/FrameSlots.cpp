@@ -110,6 +110,81 @@ unsigned CheckedWalker::endOffsetOf(SourceLocation L) const {
   return SM.getFileID(L) == BodyFID ? SM.getFileOffset(L) : ~0u;
 }
 
+/// `void *r; pthread_join(t, &r); merge(r, ...)`: a thread's result
+/// joined into a `void *` local is the translated copy the runtime kept
+/// (cp_thread_join), but a poll of main's loops or a call that may reach a
+/// safepoint between the join and the use would leave it behind.  Such a
+/// local is a frame root of no type (the switch translates what in it is a
+/// compact address) when every use is the join's result argument, a
+/// conversion to a compact pointer type or a test, and every store a
+/// null or a compact pointer: then it never holds an integer that the
+/// switch could mistake for an address.
+void CheckedWalker::joinResults(const CompoundStmt *Body) {
+  std::map<const VarDecl *, bool> Cand; // false: a use rules it out
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
+    if (!St)
+      return;
+    for (const Stmt *C : St->children())
+      Walk(C);
+    const auto *DR = dyn_cast<DeclRefExpr>(St);
+    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) ||
+        !VD->getType()->isVoidPointerType() ||
+        VD->getType().isVolatileQualified())
+      return;
+    const Expr *Cur = DR;
+    const Expr *P = parentSkippingParens(S.Ctx, DR, &Cur);
+    bool Ok = false;
+    if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P);
+        UO && UO->getOpcode() == UO_AddrOf) {
+      // &r as pthread_join's result argument (through casts to void **).
+      const Expr *A = UO;
+      const Expr *Up = parentSkippingParens(S.Ctx, UO, &A);
+      while (const auto *C = dyn_cast_or_null<CastExpr>(Up))
+        Up = parentSkippingParens(S.Ctx, C, &A);
+      const auto *CE = dyn_cast_or_null<CallExpr>(Up);
+      const FunctionDecl *F = CE ? CE->getDirectCallee() : nullptr;
+      if (F && F->getIdentifier() && CE->getNumArgs() >= 2 &&
+          CE->getArg(1)->IgnoreParenCasts() == UO &&
+          (F->getName() == "pthread_join" ||
+           F->getName() == "pthread_tryjoin_np" ||
+           F->getName() == "pthread_timedjoin_np")) {
+        Cand.emplace(VD, true);
+        return;
+      }
+    } else if (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P);
+               IC && IC->getCastKind() == CK_LValueToRValue) {
+      const Expr *V = IC;
+      const Expr *Use = parentSkippingParens(S.Ctx, IC, &V);
+      const auto *C = dyn_cast_or_null<CastExpr>(Use);
+      Ok =
+          C && ((C->getCastKind() == CK_BitCast && M.pointeeOf(C->getType())) ||
+                C->getCastKind() == CK_PointerToBoolean);
+      if (const auto *BO = dyn_cast_or_null<BinaryOperator>(Use);
+          BO && BO->isEqualityOp())
+        Ok = BO->getRHS()->IgnoreParenImpCasts()->isNullPointerConstant(
+                 S.Ctx, Expr::NPC_ValueDependentIsNotNull) ||
+             BO->getLHS()->IgnoreParenImpCasts()->isNullPointerConstant(
+                 S.Ctx, Expr::NPC_ValueDependentIsNotNull);
+      if (const auto *UO = dyn_cast_or_null<UnaryOperator>(Use);
+          UO && UO->getOpcode() == UO_LNot)
+        Ok = true;
+    } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+               BO && BO->getOpcode() == BO_Assign &&
+               BO->getLHS()->IgnoreParens() == DR) {
+      const Expr *R = BO->getRHS()->IgnoreParenImpCasts();
+      Ok = R->isNullPointerConstant(S.Ctx, Expr::NPC_ValueDependentIsNotNull) ||
+           M.pointeeOf(R->getType());
+    }
+    if (!Ok)
+      Cand[VD] = false;
+  };
+  Walk(Body);
+  for (const auto &[VD, Ok] : Cand)
+    if (Ok && !VD->hasInit())
+      JoinResults.insert(VD);
+}
+
 /// The statement a declaration in DS is scoped to: the block, or the for,
 /// if, while or switch statement that declares it.
 static const Stmt *scopeOf(ASTContext &Ctx, const DeclStmt *DS, const Stmt *Body) {
@@ -131,6 +206,7 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
       Addr(C);
   };
   Addr(Body);
+  joinResults(Body);
   unsigned BB = offsetOf(Body->getBeginLoc()), BE = endOffsetOf(Body->getEndLoc());
   llvm::DenseMap<const VarDecl *, size_t> Index;
   auto add = [&](const VarDecl *VD, unsigned DeclEnd, unsigned SB, unsigned SE) {

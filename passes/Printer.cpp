@@ -248,6 +248,8 @@ bool Printer::affected(const Stmt *St) {
 bool Printer::own(const Stmt *St) {
   if ((!Names.empty() && Names.count(St)) || spillOf(St))
     return true;
+  if (const auto *E = dyn_cast<Expr>(St); E && M.ThreadResults.count(E))
+    return true;
   if (const auto *CE = dyn_cast<CallExpr>(St))
     return (CompactBodies && dualCallee(CE)) ||
            (allocFunction(CE) != AllocFn::None && allocShape(CE)) ||
@@ -362,6 +364,15 @@ std::string Printer::text(const Stmt *St) {
 std::string Printer::textOf(const Stmt *St) {
   if (StringRef N = substituted(St); !N.empty())
     return N.str();
+  // A thread's result (Escapes.cpp): kept by the runtime until its join.
+  if (const auto *E = dyn_cast<Expr>(St);
+      E && M.ThreadResults.count(E) && ThreadResultOpen != E) {
+    const Expr *Outer = ThreadResultOpen;
+    ThreadResultOpen = E;
+    std::string T = textOf(St);
+    ThreadResultOpen = Outer;
+    return "cp_thread_result(" + T + ")";
+  }
   if (!affected(St))
     return original(St);
   const auto *E = dyn_cast<Expr>(St);

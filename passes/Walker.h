@@ -194,6 +194,9 @@ private:
   };
   std::vector<SlotRoot> Slots;
   std::set<const clang::VarDecl *> AddrTaken;
+  /// `void *` locals a thread's result is joined into and used as compact
+  /// pointers only (joinResults): frame roots of no type.
+  std::set<const clang::VarDecl *> JoinResults;
   std::vector<LocalVar> Locals;
   std::vector<std::pair<unsigned, unsigned>> Loops;
   /// The spin loops among them (polled in any function): where each one's
@@ -217,6 +220,7 @@ private:
   /// The compact type a slot root VD points to (its own pointee, or for
   /// pthread_cleanup_push's `void *__cancel_arg` its initializer's), or null.
   CompactType *slotType(const clang::VarDecl *VD) const;
+  void joinResults(const clang::CompoundStmt *Body);
   unsigned offsetOf(clang::SourceLocation L) const;
   unsigned endOffsetOf(clang::SourceLocation L) const;
   void collectSlots(const clang::CompoundStmt *Body);

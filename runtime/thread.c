@@ -221,25 +221,30 @@ void cp__thread_reap(cp_thread_t *t) {
 
 /* A thread's result (its start routine's return value, pthread_exit's
  * argument) waits in libc's memory until pthread_join, where the switch
- * cannot translate it.  One that is a compact address is kept here as
- * well, a root until the join takes it (cp_thread_join: the program's
- * pthread_join); the join then hands over this copy, translated if a
- * switch ran meanwhile.  A result nobody joins through cp_thread_join (a
- * detached thread, pthread_tryjoin_np) stays until a thread with the same
- * id keeps one. */
+ * cannot translate it.  One that the plugin sees is a compact pointer
+ * (cp_thread_result, around the return value or the argument) is kept
+ * here as well, a root until the join takes it (cp_thread_join: the
+ * program's pthread_join); the join then hands over this copy, translated
+ * if a switch ran meanwhile.  Only those: a result that is an integer in a
+ * pointer (`return (void *)count;`) may equal an address in the arena, and
+ * translating it would change it.  A result nobody joins through
+ * cp_thread_join (a detached thread's) stays: one entry per such thread. */
 typedef struct cp_result {
   struct cp_result *next;
   pthread_t thread;
-  void *value;
+  void *handed; /* what the thread handed libc: what its join gets there */
+  void *value;  /* the same, kept translated */
 } cp_result_t;
 static cp_result_t *results; /* registry lock */
 static uint32_t nresults;    /* atomic: a join looks only if some are kept */
 
-/* Unlinks and returns the result kept for thread th, or NULL.  Registry
- * lock held. */
-static cp_result_t *result_take(pthread_t th) {
+/* Unlinks and returns the result kept for thread th, which handed libc
+ * `handed`, or NULL.  By both: once a thread is joined, glibc may give its
+ * id to a new thread, which can end and keep its own result before the
+ * joiner of the first takes the first's.  Registry lock held. */
+static cp_result_t *result_take(pthread_t th, void *handed) {
   for (cp_result_t **at = &results; *at; at = &(*at)->next)
-    if (pthread_equal((*at)->thread, th)) {
+    if (pthread_equal((*at)->thread, th) && (*at)->handed == handed) {
       cp_result_t *r = *at;
       *at = r->next;
       __atomic_store_n(&nresults, nresults - 1, __ATOMIC_RELAXED);
@@ -248,11 +253,11 @@ static cp_result_t *result_take(pthread_t th) {
   return NULL;
 }
 
-/* The calling thread ends with result v: kept if it is a compact address.
- * Returns v, translated if a switch ran while this thread parked here.
- * No switch can run between the start routine's return (or pthread_exit's
- * call) and the registry lock below: a known thread is running there, and
- * the switch waits for it to park. */
+/* The calling thread ends with result v, a compact pointer: kept if it is
+ * a compact address.  Returns v, translated if a switch ran while this
+ * thread parked here.  No switch runs between the evaluation of v and the
+ * registry lock below: a known thread is running there, and the switch
+ * waits for it to park. */
 static void *keep_result(void *v) {
   if (!v)
     return v;
@@ -260,10 +265,9 @@ static void *keep_result(void *v) {
   if (!r)
     cp__fatal_no_memory("out of memory keeping a thread's result");
   cp__reg_lock();
-  cp_result_t *old = result_take(pthread_self());
   if (!cp__wide && cp__arena_contains(&cp__compact_arena, v)) {
     cp_result_t *mine = r;
-    *mine = (cp_result_t){results, pthread_self(), v};
+    *mine = (cp_result_t){results, pthread_self(), v, v};
     results = mine;
     __atomic_store_n(&nresults, nresults + 1, __ATOMIC_RELAXED);
     r = NULL;
@@ -271,10 +275,9 @@ static void *keep_result(void *v) {
     if (t && __atomic_load_n(&cp__stopping, __ATOMIC_ACQUIRE))
       cp__park(t);
     /* Nobody takes it before this thread ends: its join waits for that. */
-    v = mine->value;
+    v = mine->handed = mine->value;
   }
   cp__reg_unlock();
-  free(old);
   free(r);
   return v;
 }
@@ -284,9 +287,9 @@ void cp__thread_results_each(cp_root_visit_fn fn, void *ctx) {
     fn(&r->value, NULL, NULL, ctx);
 }
 
-int cp_thread_join(pthread_t thread, void **result) {
-  void *v;
-  int e = pthread_join(thread, &v);
+/* After a join of thread that returned e and gave v: the result kept for
+ * it instead, if any. */
+static int joined(pthread_t thread, int e, void *v, void **result) {
   if (e == 0 && __atomic_load_n(&nresults, __ATOMIC_RELAXED)) {
     /* In the native region the plugin made around the call, a switch may
      * run at any time, and the value would be stale before the program
@@ -296,7 +299,7 @@ int cp_thread_join(pthread_t thread, void **result) {
     if (t && cp__native_nest)
       cp__native_end(t);
     cp__reg_lock();
-    cp_result_t *r = result_take(thread);
+    cp_result_t *r = result_take(thread, v);
     cp__reg_unlock();
     if (r)
       v = r->value;
@@ -307,7 +310,23 @@ int cp_thread_join(pthread_t thread, void **result) {
   return e;
 }
 
-void cp_thread_exit(void *result) { pthread_exit(keep_result(result)); }
+int cp_thread_join(pthread_t thread, void **result) {
+  void *v = NULL;
+  return joined(thread, pthread_join(thread, &v), v, result);
+}
+
+int cp_thread_tryjoin_np(pthread_t thread, void **result) {
+  void *v = NULL;
+  return joined(thread, pthread_tryjoin_np(thread, &v), v, result);
+}
+
+int cp_thread_timedjoin_np(pthread_t thread, void **result,
+                           const struct timespec *abstime) {
+  void *v = NULL;
+  return joined(thread, pthread_timedjoin_np(thread, &v, abstime), v, result);
+}
+
+void *cp_thread_result(void *result) { return keep_result(result); }
 
 /* ---- creation ------------------------------------------------------------ */
 
@@ -327,7 +346,7 @@ static void *trampoline(void *arg) {
   cp__reg_unlock();
   /* A C11 start routine returns int, which thrd_join reads back from the
    * pointer pthread_join gives (as glibc's own thrd_create arranges). */
-  return fn ? keep_result(fn(a)) : (void *)(intptr_t)c11(a);
+  return fn ? fn(a) : (void *)(intptr_t)c11(a);
 }
 
 static int thread_create(pthread_t *thread, const pthread_attr_t *attr,

@@ -697,8 +697,9 @@ static void case_create_no_room(void **state) {
 }
 
 /* ---- a thread's result, kept over a switch until its join ----------------
- * Each thread ends with a result: a node (returned, or handed to
- * cp_thread_exit), the address of a node's field, a static's
+ * Each thread ends with a result: a node (kept with cp_thread_result, as
+ * the plugin wraps a start routine's return value or pthread_exit's
+ * argument), the address of a node's field, a static's
  * address or NULL.  They have all ended (forgotten by the runtime) before
  * the switch, and are joined after it: the compact addresses come back
  * translated, the others as they were.  One thread is joined before the
@@ -713,9 +714,10 @@ static void *end_with_result(void *arg) {
   void *p = cp_alloc(&node_desc);
   NODE_KEY(p) = (int)(1000 + i);
   if (i % 4 == 1)
-    cp_thread_exit(p);
+    pthread_exit(cp_thread_result(p));
   /* Its "next" field: in the wide object the field is at its wide offset. */
-  return i == 4 ? (char *)p + offsetof(struct c_node, next) : p;
+  return cp_thread_result(i == 4 ? (char *)p + offsetof(struct c_node, next)
+                                 : p);
 }
 
 static void case_result_over_switch(void **state) {
