@@ -140,13 +140,20 @@ static QualType destinationType(ASTContext &Ctx, const Expr *Call) {
   return T;
 }
 
+/// T without `_Atomic`: an atomic compact pointer's value type.
+static QualType valueType(QualType T) {
+  if (const auto *AT = T->getAs<AtomicType>())
+    return AT->getValueType();
+  return T;
+}
+
 /// A pointer to compact pointers: `struct node **`, or to constant arrays
 /// of them, `struct node *(*)[2]` (a table of head/tail pairs).
 static CompactType *rootPointee(const Model &M, QualType T) {
   if (!T->isPointerType())
     return nullptr;
   ArrayShape A = stripArrays(T->getPointeeType());
-  return A.Variable ? nullptr : M.pointeeOf(A.Element);
+  return A.Variable ? nullptr : M.pointeeOf(valueType(A.Element));
 }
 
 /// The object a free function frees: free's argument, or the first
@@ -384,9 +391,11 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
   // (`calloc(n, sizeof *b)` into a `struct node *(*b)[2]`): PerElem
   // pointers each.
   ArrayShape RE = Sh.Ok ? stripArrays(Sh.Elem) : ArrayShape();
-  CompactType *SR = Sh.Ok && !RE.Variable && RE.Element->isPointerType()
-                        ? M.pointeeOf(RE.Element)
-                        : nullptr;
+  // (`_Atomic(struct node *)` elements too: a table of atomic links.)
+  CompactType *SR =
+      Sh.Ok && !RE.Variable && valueType(RE.Element)->isPointerType()
+          ? M.pointeeOf(valueType(RE.Element))
+          : nullptr;
   uint64_t PerElem = RE.Count;
   const Expr *SizeArg = F == AllocFn::Allocator ? allocatorSizeArg(CE)
                                                  : CE->getArg(F == AllocFn::Realloc ? 1 : 0);

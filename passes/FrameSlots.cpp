@@ -209,16 +209,17 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
   joinResults(Body);
   unsigned BB = offsetOf(Body->getBeginLoc()), BE = endOffsetOf(Body->getEndLoc());
   llvm::DenseMap<const VarDecl *, size_t> Index;
-  auto add = [&](const VarDecl *VD, unsigned DeclEnd, unsigned SB, unsigned SE) {
+  auto add = [&](const VarDecl *VD, unsigned DeclEnd, unsigned SB, unsigned SE,
+                 const Stmt *Scope) {
     Locals.push_back({VD, DeclEnd, SB, SE});
     if (!isSlotRoot(VD))
       return;
     Index[VD] = Slots.size();
-    Slots.push_back({VD, (unsigned)Slots.size(), DeclEnd, SB, SE, {}});
+    Slots.push_back({VD, (unsigned)Slots.size(), DeclEnd, SB, SE, {}, Scope});
   };
   for (const ParmVarDecl *P : FD->parameters())
     if (P->getIdentifier())
-      add(P, 0, BB, BE);
+      add(P, 0, BB, BE, nullptr);
   std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
     if (!St)
       return;
@@ -231,7 +232,8 @@ void CheckedWalker::collectSlots(const CompoundStmt *Body) {
           // macro's expansion, as the __sigsetjmp after it does: in scope
           // there, so the landing of a cancellation reads it back.
           add(VD, offsetOf(VD->getEndLoc()) + (isCleanupArgument(VD) ? 0 : 1),
-              offsetOf(Scope->getBeginLoc()), endOffsetOf(Scope->getEndLoc()));
+              offsetOf(Scope->getBeginLoc()), endOffsetOf(Scope->getEndLoc()),
+              Scope == Body ? nullptr : Scope);
     } else if (const auto *DR = dyn_cast<DeclRefExpr>(St)) {
       if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
         if (auto It = Index.find(VD); It != Index.end())
@@ -361,6 +363,23 @@ bool CheckedWalker::slowPathSite(const CallExpr *CE) const {
   return G && G->getName() == "cp_safepoint" && CE->getNumArgs() == 0;
 }
 
+/// St lies inside Scope in the AST (true without either).
+bool CheckedWalker::within(const Stmt *St, const Stmt *Scope) const {
+  if (!St || !Scope)
+    return true;
+  // Up through statements and the declarations whose initializers they
+  // are, to the function.
+  for (DynTypedNode N = DynTypedNode::create(*St);;) {
+    if (N.get<Stmt>() == Scope)
+      return true;
+    DynTypedNodeList Ps = S.Ctx.getParents(N);
+    if (Ps.empty() || Ps[0].get<FunctionDecl>() ||
+        !(Ps[0].get<Stmt>() || Ps[0].get<VarDecl>()))
+      return false;
+    N = Ps[0];
+  }
+}
+
 /// The slot roots live across a call at [CB, CE] of full expression
 /// [EB, EE] (a poll: CB == CE, EB > EE): in scope there, and used after it,
 /// in the same full expression, or in a loop around it.  Ok is false after
@@ -375,6 +394,11 @@ CheckedWalker::liveAt(unsigned CB, unsigned CE, unsigned EB, unsigned EE,
   };
   for (const SlotRoot &R : Slots) {
     if (!inScope(R.DeclEnd, R.ScopeB, R.ScopeE))
+      continue;
+    // Inside one macro expansion offsets cannot tell (Scope): a call there
+    // outside the variable's block does not see it.
+    if (At && isa<CallExpr>(At) && At->getBeginLoc().isMacroID() &&
+        !within(At, R.Scope))
       continue;
     // A cleanup function reads the variable when its scope ends, which
     // neither the source nor the CFG shows as a use.

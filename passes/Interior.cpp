@@ -158,12 +158,22 @@ bool touchesCompact(const Model &M, const Expr *E) {
   // compact pointer (`read(fd, &m, sizeof m)`) or struct in wide layout
   // stays where it is.  Only a variable in the compact heap (a boxed
   // global) moves.
+  // So is the address of an element of a named array (`&results[i]`, an
+  // array of compact pointers that pthread_join writes a result into):
+  // the index only says where in it.
   if (const auto *UO = dyn_cast<UnaryOperator>(E->IgnoreParens());
-      UO && UO->getOpcode() == UO_AddrOf)
-    if (const auto *DR =
-            dyn_cast<DeclRefExpr>(UO->getSubExpr()->IgnoreParens());
+      UO && UO->getOpcode() == UO_AddrOf) {
+    const Expr *X = UO->getSubExpr()->IgnoreParens();
+    while (const auto *AS = dyn_cast<ArraySubscriptExpr>(X)) {
+      const Expr *B = AS->getBase()->IgnoreParenImpCasts();
+      if (!B->getType()->isArrayType())
+        break; // a pointer's element: the memory it points into
+      X = B;
+    }
+    if (const auto *DR = dyn_cast<DeclRefExpr>(X);
         DR && isa<VarDecl>(DR->getDecl()))
       return isCompactLocated(M, DR);
+  }
   // A number read from a node (`&locks[n->shard]`, `buf + n->len`) only
   // says where in other memory: the memory handed over is not the node's.
   // An address made a number (`(uintptr_t)&n->mu`, aligned and cast back)

@@ -186,6 +186,11 @@ private:
     unsigned Index;
     unsigned DeclEnd, ScopeB, ScopeE; ///< in scope in [DeclEnd, ScopeE]
     std::vector<unsigned> Refs;       ///< where it is named
+    /// The statement it is scoped to (null: the whole body).  Offsets
+    /// cannot tell inside one macro expansion: pthread_cleanup_pop closes
+    /// the block a local between it and its push is declared in, then
+    /// calls the handler, all at the pop's offset.
+    const clang::Stmt *Scope = nullptr;
   };
   /// Every named local or parameter, for the hiding check.
   struct LocalVar {
@@ -221,6 +226,7 @@ private:
   /// pthread_cleanup_push's `void *__cancel_arg` its initializer's), or null.
   CompactType *slotType(const clang::VarDecl *VD) const;
   void joinResults(const clang::CompoundStmt *Body);
+  bool within(const clang::Stmt *St, const clang::Stmt *Scope) const;
   unsigned offsetOf(clang::SourceLocation L) const;
   unsigned endOffsetOf(clang::SourceLocation L) const;
   void collectSlots(const clang::CompoundStmt *Body);
