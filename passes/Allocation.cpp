@@ -86,6 +86,10 @@ SizeShape sizeShape(const Expr *E) {
     if (U->getKind() == UETT_SizeOf) {
       R.Ok = true;
       R.Elem = U->getTypeOfArgument();
+      // An object with a flexible array member always takes the room past
+      // its member's offset (cp_flex_count), even with no elements.
+      R.Flex = !flexBase(E).isNull();
+      R.Bytes = E;
     }
     return R;
   }
@@ -167,12 +171,15 @@ static const Expr *freedArg(const CallExpr *CE) {
 }
 
 /// calloc's (N, Size), either way round: one of them sizeof(T).
+/// E is the literal 1 (calloc(1, ...)).
+static bool isOne(const Expr *E) {
+  const auto *L = dyn_cast<IntegerLiteral>(E->IgnoreParenImpCasts());
+  return L && L->getValue() == 1;
+}
+
 static SizeShape countAndSize(const Expr *N, const Expr *Size) {
   // One object with a flexible array member: calloc(1, sizeof *e + n).
-  auto One = [](const Expr *E) {
-    const auto *L = dyn_cast<IntegerLiteral>(E->IgnoreParenImpCasts());
-    return L && L->getValue() == 1;
-  };
+  auto One = isOne;
   SizeShape A = sizeShape(Size);
   if (A.Flex)
     return One(N) ? A : SizeShape();
@@ -197,9 +204,13 @@ SizeShape allocSizeShape(const CallExpr *CE) {
       for (const Expr *N : allocatorCall(CE).Counts)
         Sh.Counts.push_back(N);
     // One object with a flexible array member is one: a count beside it
-    // (xcalloc(n, sizeof *e + k)) would be several.
-    if (Sh.Flex && !Sh.Counts.empty())
-      return SizeShape();
+    // (xcalloc(n, sizeof *e + k)) would be several, but for a 1.
+    if (Sh.Flex) {
+      for (const Expr *N : Sh.Counts)
+        if (!isOne(N))
+          return SizeShape();
+      Sh.Counts.clear();
+    }
     return Sh;
   }
   case AllocFn::Malloc:
@@ -411,17 +422,28 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
     return "";
   }
 
-  if (DT && !ST) {
+  // An object with a flexible array member is one, whatever its room: an
+  // array of them would put objects where the switch copies bytes.
+  CompactType *FT = ST ? ST : DT;
+  bool FlexType = FT && FT->RD->hasFlexibleArrayMember();
+  if ((DT && !ST) || (FlexType && !Sh.Flex && !Sh.Counts.empty())) {
     std::vector<FixItHint> Fix;
-    if (!SR)
-      sizeFix(SizeArg, "sizeof(" + DT->WideSpelling + ")",
-              S.Ctx.getTypeSizeInChars(S.Ctx.getRecordType(DT->RD)).getQuantity(),
-              Fix);
+    if (!SR && !FlexType)
+      sizeFix(
+          SizeArg, "sizeof(" + FT->WideSpelling + ")",
+          S.Ctx.getTypeSizeInChars(S.Ctx.getRecordType(FT->RD)).getQuantity(),
+          Fix);
+    const std::string &W = FT->WideSpelling;
     S.report(Diag::AllocSize, SizeArg->getExprLoc(),
-            "allocation of compact type '" + DT->WideSpelling +
-                "' must have its size expressed as sizeof(" + DT->WideSpelling +
-                ") or n * sizeof(" + DT->WideSpelling + ")",
-            {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
+             "allocation of compact type '" + W +
+                 "' must have its size expressed as " +
+                 (FlexType ? "sizeof(" + W +
+                                 ") + n (one object and the room for its "
+                                 "flexible array member, also calloc(1, ...); "
+                                 "an array of "
+                                 "such objects is not supported)"
+                           : "sizeof(" + W + ") or n * sizeof(" + W + ")"),
+             {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
     return "";
   }
   if (DT && ST && DT != ST) {

@@ -292,6 +292,15 @@ private:
       factors(B->getRHS(), Params, Held, Other, Level);
       return;
     }
+    // A size helper that multiplies (st_mult(n, size)): its two arguments.
+    if (const auto *C = dyn_cast<CallExpr>(E)) {
+      auto H = productHelper(C->getDirectCallee());
+      if (H && H->first < C->getNumArgs() && H->second < C->getNumArgs()) {
+        factors(C->getArg(H->first), Params, Held, Other, Level);
+        factors(C->getArg(H->second), Params, Held, Other, Level);
+        return;
+      }
+    }
     if (int P = param(E); P >= 0) {
       // A parameter the body changes holds something else by then.
       if (L.Changed.count(FD->getParamDecl(P))) {

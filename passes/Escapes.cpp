@@ -432,6 +432,33 @@ void checkPointerBytes(Session &S, const CallExpr *CE) {
   const FunctionDecl *FD = CE->getDirectCallee();
   if (!S.Opts.switchable() || !FD)
     return;
+  // The bytes of a heap object of compact type copied into memory of
+  // another type (`memcpy(buf, r, sizeof *r + r->len)`, `fwrite(r, ...)`):
+  // they are its layout of the moment, and copied back after the switch
+  // they are read in the other one (a saved record restored: SIGSEGV).
+  auto objectBytesOut = [&](const CallExpr *C, unsigned Dest) {
+    int Out = bytesOutArgument(FD);
+    const Expr *Src = C->getArg(Out)->IgnoreParenCasts();
+    CompactType *T = S.M.pointeeOf(Src->getType());
+    if (!T || (byteCopyFunction(FD, nullptr).size() && Dest < C->getNumArgs() &&
+               S.M.recordOf(C->getArg(Dest)
+                                ->IgnoreParenCasts()
+                                ->getType()
+                                ->getPointeeType()) == T))
+      return;
+    bool ToFile = !byteCopyFunction(FD, nullptr).size();
+    S.report(Diag::VoidEscape, Src->getExprLoc(),
+             "the bytes of a " + quoted(T->WideSpelling) + " object are " +
+                 (ToFile ? "written by " + quoted(FD->getName()) +
+                               " to a file, pipe or socket"
+                         : "copied by " + quoted(FD->getName()) +
+                               " into memory of another type") +
+                 ": they are its compact layout, handles and all, and read "
+                 "back after the switch they would be taken for the wide "
+                 "one (copy it into a " +
+                 quoted(T->WideSpelling) + " object, or field by field)",
+             {tokRange(Src->getSourceRange())});
+  };
   auto report = [&](const Expr *A, const VarDecl *V, const std::string &What) {
     bool Ptr = S.M.pointeeOf(stripArrays(V->getType()).Element) != nullptr;
     S.report(Diag::VoidEscape, A->getExprLoc(),
@@ -469,6 +496,8 @@ void checkPointerBytes(Session &S, const CallExpr *CE) {
       return T->isPointerType() &&
              S.M.pointeeOf(stripArrays(T->getPointeeType()).Element);
     };
+    if (!V && !typedDest() && !copiesIntoLocal(CE))
+      objectBytesOut(CE, Dest);
     if (!V || typedDest() || copiesIntoLocal(CE))
       return;
     bool ToFile = !byteCopyFunction(FD, nullptr).size() &&

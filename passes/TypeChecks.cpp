@@ -215,6 +215,19 @@ void checkRecord(Session &S, const RecordDecl *RD) {
               "packed field " + quoted(FD->getName()) + " in compact type " +
                   Who + " is not supported",
               {FR});
+    // A struct that ends in a flexible array member as the last member (a
+    // GNU extension): its room would be the outer object's.
+    if (const auto *RT =
+            stripArrays(FD->getType()).Element->getAs<RecordType>();
+        RT && RT->getDecl()->hasFlexibleArrayMember()) {
+      S.report(Diag::FlexibleArray, FD->getLocation(),
+               "member " + quoted(FD->getName()) + " of compact type " + Who +
+                   " is a struct with a flexible array member, which is not "
+                   "supported; put the flexible array member in " +
+                   Who + " itself",
+               {FR});
+      continue;
+    }
     // A flexible array member of plain elements (`char key[];`) is room
     // the switch copies as bytes; elements that hold compact pointers
     // would need translating one by one.

@@ -841,9 +841,14 @@ size_t cp_flex_count(cp_type_desc_t *d, size_t bytes) {
     cp__fatal("'%s' with a flexible array member of %zu bytes: size "
               "overflows",
               d->name, room);
+  /* One byte more than asked: the address one past the elements (`end =
+   * b->text + b->len`) then lies inside the object, never at the start of
+   * the next slot, where the switch would take it for that slot's.  A
+   * compact-only program never switches: room for its own layout only. */
+  room++;
   size_t kc = (t->flex_compact + room + d->compact_size - 1) / d->compact_size,
          kw = (t->flex_wide + room + d->wide_size - 1) / d->wide_size;
-  size_t k = kc > kw ? kc : kw;
+  size_t k = cp__build == CP_BUILD_COMPACT_ONLY || kc > kw ? kc : kw;
   return k ? k : 1;
 }
 

@@ -122,9 +122,10 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
                   : i < s->bump && cp__slot_is_live(s, (uint32_t)i);
   /* The start of a free slot right after a live one is one past the end of
    * the object or array in that one (`end = a + n`), as for blocks. */
+  bool past = false;
   if (!live && s->kind == CP_SLAB && i > 0 && pl.elem == 0 && rem == 0 &&
       i - 1 < s->bump && cp__slot_is_live(s, (uint32_t)(i - 1))) {
-    live = true;
+    live = past = true;
     i--;
     pl.elem = s->elems;
   }
@@ -141,7 +142,7 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
   /* Inside a flexible array member: named by the offset in the member. */
   uint64_t in = pl.elem * s->elem + rem,
            at = cp__wide ? s->type->flex_wide : s->type->flex_compact;
-  if (s->type->flex && in >= at && in != 0) {
+  if (s->type->flex && in >= at && in != 0 && !past) {
     pl.elem = 0;
     rem = (uint64_t)1 << 40 | (in - at);
   } else if (cp__wide) {

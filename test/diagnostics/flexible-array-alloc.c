@@ -17,13 +17,17 @@ struct CP_COMPACT node {
 struct node *make(int n, int k) {
   struct node *a = malloc(sizeof *a + n * sizeof a->data[0]);
   struct node *b = calloc(1, offsetof(struct node, data) + n * sizeof(int));
-  struct node *c = calloc(k, sizeof *c + n); // expected-error {{allocation of compact type 'struct node' must have its size expressed as sizeof(struct node) or n * sizeof(struct node)}}
+  struct node *c = calloc(k, sizeof *c + n); // expected-error {{allocation of compact type 'struct node' must have its size expressed as sizeof(struct node) + n (one object and the room for its flexible array member, also calloc(1, ...); an array of such objects is not supported)}}
   struct node *d = malloc(2 * (sizeof *d + n)); // expected-error {{allocation of compact type 'struct node' must have its size}}
   struct node *e = malloc(sizeof *e);
+  struct node *f = calloc(64, sizeof *f); // expected-error {{an array of such objects is not supported}}
+  struct node *g = malloc(k * sizeof(struct node)); // expected-error {{an array of such objects is not supported}}
   a->next = b;
   b->next = c;
   c->next = d;
   d->next = e;
+  e->next = f;
+  f->next = g;
   return a;
 }
 
@@ -43,6 +47,8 @@ static CP_ALLOCATOR void *xcalloc(size_t n, size_t size) {
 struct node *wrapped(int n, int k) {
   struct node *a = xmalloc(sizeof *a + n * sizeof(int));
   struct node *b = xcalloc(k, sizeof *b + n); // expected-error {{allocation of compact type 'struct node' must have its size}}
+  struct node *c = xcalloc(1, sizeof(struct node) + n + 1);
   a->next = b;
+  b->next = c;
   return a;
 }

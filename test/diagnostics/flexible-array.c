@@ -26,3 +26,14 @@ struct CP_COMPACT bag {
   struct bag *up;
   struct leaf items[]; // expected-error {{flexible array member 'items' in compact type 'struct bag' holds compact pointers}}
 };
+
+// A plain struct ending in a flexible array member, as the last member of
+// a compact one (a GNU extension): refused.
+struct tail {
+  int n;
+  char bytes[];
+};
+struct CP_COMPACT item {
+  struct item *next;
+  struct tail t; // expected-error {{member 't' of compact type 'struct item' is a struct with a flexible array member, which is not supported; put the flexible array member in 'struct item' itself}}
+};

@@ -76,3 +76,18 @@ int relay(struct fifo *f, int fd, struct task *t) {
   (void)write(fd, &t->id, sizeof t->id);
   return u != 0;
 }
+
+// The bytes of a heap object of compact type copied into memory of
+// another type (a saved record, restored later) or written to a file:
+// they are its compact layout, and read back after the switch they are
+// taken for the wide one (a review's undo log restored after a switch:
+// SIGSEGV).  Into an object of its own type is fine.
+struct saved {
+  unsigned char bytes[64];
+};
+void snapshot(struct task *t, struct task *copy, struct saved *s, int fd,
+              size_t n) {
+  memcpy(s->bytes, t, n); // expected-warning {{the bytes of a 'struct task' object are copied by 'memcpy' into memory of another type: they are its compact layout, handles and all, and read back after the switch they would be taken for the wide one (copy it into a 'struct task' object, or field by field)}}
+  (void)write(fd, t, n);  // expected-warning {{the bytes of a 'struct task' object are written by 'write' to a file, pipe or socket}}
+  memcpy(copy, t, n);
+}

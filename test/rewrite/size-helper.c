@@ -30,6 +30,14 @@ static size_t mul_checked(size_t n, size_t size) {
     abort();
   return r;
 }
+// A CP_ALLOCATOR wrapper that sizes through one: its count is read as
+// through a product written out.
+static CP_ALLOCATOR void *xmalloc_array(size_t n, size_t size) {
+  void *p = malloc(st_mult(n, size));
+  if (!p)
+    abort();
+  return p;
+}
 #define ALLOC_ARRAY(x, alloc) (x) = malloc(st_mult(sizeof(*(x)), (alloc)))
 #define REALLOC_ARRAY(x, alloc) (x) = realloc((x), st_mult(sizeof(*(x)), (alloc)))
 
@@ -53,6 +61,10 @@ int main(void) {
   struct node *c = calloc(1, st_mult(mul_checked(2, sizeof *c), 3));
   // CHECK: struct node *c = cp_alloc_array(&cp__desc_node, cp__count_mul(cp__count_mul((unsigned long)(1), (unsigned long)(2)), (unsigned long)(3)));
   c[5].v = 7;
+  struct node *w = xmalloc_array(4, sizeof *w);
+  // CHECK: struct node *w = cp_alloc_array(&cp__desc_node, (unsigned long)(4));
+  w[3].v = 1;
+  c[5].v += w[3].v - 1;
   for (int i = 0; i < 4; i++) {
     REALLOC_ARRAY(v, i + 1);
     // CHECK: ((v) = ((void *)cp_root_array_realloc((void **)(((v))), (unsigned long)(((i + 1))))));
@@ -66,6 +78,7 @@ int main(void) {
   free(a);
   free(b);
   free(c);
+  free(w);
   free(v);
   return 0;
 }

@@ -7,7 +7,10 @@
 // layouts (cp_flex_count), and the switch copies them as bytes: the
 // native output in compact-only mode and across a switch at several
 // arena limits, with the heap verified.  Before, every such type was
-// refused.
+// refused.  A scanner keeps `end = b->text + b->len` while it allocates:
+// where the text filled its slot exactly, that end was the next slot's
+// start and the switch moved it there (60 tokens too many, exit 0); each
+// object now has a byte more than asked.
 // REQUIRES: plugin
 // RUN: %clang %cflags -O2 %s -o %t.native
 // RUN: %clang %cflags -O2 -Werror -fplugin=%plugin %s %runtime -o %t
@@ -82,8 +85,48 @@ static struct vec *push(struct vec *v, int x) {
   return v;
 }
 
+struct CP_COMPACT buf {
+  struct buf *next;
+  unsigned len;
+  char text[];
+};
+struct CP_COMPACT tok {
+  struct tok *next;
+  char c;
+};
+static struct tok *toks;
+
+static long scan(const struct buf *b) {
+  const char *p = b->text, *end = b->text + b->len;
+  long n = 0;
+  while (p < end) {
+    struct tok *t = malloc(sizeof *t);
+    t->c = *p++;
+    t->next = toks;
+    toks = t;
+    n++;
+  }
+  return n;
+}
+
+static long scan_all(void) {
+  static const unsigned lens[] = {56, 120, 57, 8, 0};
+  long n = 0;
+  for (int i = 0; i < 4000; i++) {
+    unsigned len = lens[i % 5];
+    struct buf *b = malloc(offsetof(struct buf, text) + len);
+    memset(b->text, 'a' + i % 26, len);
+    b->len = len;
+    b->next = NULL;
+    n += scan(b);
+    free(b);
+  }
+  return n;
+}
+
 int main(int argc, char **argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : 20000;
+  long ntoks = scan_all(); /* first: the switch comes while it scans */
   char buf[64];
   for (int i = 0; i < rounds; i++) {
     snprintf(buf, sizeof buf, "key-%d-%s", i * 7, i % 3 ? "x" : "a-longer-suffix");
@@ -115,6 +158,7 @@ int main(int argc, char **argv) {
     for (int j = 0; j < v->n; j++)
       sum += (unsigned long)v->data[j] * 3, cnt++;
   printf("%lu objects, sum %lu\n", cnt, sum);
+  printf("%ld tokens\n", ntoks);
   for (int i = 0; i < 509; i++)
     while (table[i]) {
       struct entry *e = table[i];

@@ -392,6 +392,15 @@ static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
                         f.name, who));
       else if (f.bitfield)
         ; /* laid out as a run (passes/Layout.cpp) */
+      else if (f.kind == AD_FIELD_STRUCT && f.target >= 0 &&
+               s->m->records[f.target].nfields &&
+               s->m->records[f.target]
+                   .fields[s->m->records[f.target].nfields - 1]
+                   .flexible)
+        block(s, fc->rec, AD_B_FlexibleArray, f.loc,
+              ad_printf("member '%s' of '%s' is a struct with a flexible "
+                        "array member",
+                        f.name, who));
       else if (f.flexible && f.kind != AD_FIELD_BYTES)
         /* Plain elements are room the switch copies as bytes. */
         block(s, fc->rec, AD_B_FlexibleArray, f.loc,
