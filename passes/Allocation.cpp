@@ -67,6 +67,12 @@ static QualType flexBase(const Expr *E) {
     QualType L = flexBase(B->getLHS());
     return L.isNull() ? flexBase(B->getRHS()) : L;
   }
+  if (const auto *C = dyn_cast<CallExpr>(E)) // st_add(sizeof *x, len)
+    if (auto H = sumHelper(C->getDirectCallee());
+        H && H->first < C->getNumArgs() && H->second < C->getNumArgs()) {
+      QualType L = flexBase(C->getArg(H->first));
+      return L.isNull() ? flexBase(C->getArg(H->second)) : L;
+    }
   return QualType();
 }
 
@@ -74,8 +80,10 @@ SizeShape sizeShape(const Expr *E) {
   SizeShape R;
   // Through casts to integer types: `(unsigned)(sizeof(T) * n)`.
   E = pastIntegerCasts(E);
+  const auto *Call = dyn_cast<CallExpr>(E);
   if (const auto *B = dyn_cast<BinaryOperator>(E);
-      B && B->getOpcode() == BO_Add) {
+      (B && B->getOpcode() == BO_Add) ||
+      (Call && sumHelper(Call->getDirectCallee()))) {
     // One object and the room for its flexible array member's elements.
     R.Elem = flexBase(E);
     R.Ok = R.Flex = !R.Elem.isNull();

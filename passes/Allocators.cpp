@@ -25,6 +25,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include <map>
 #include <optional>
 
 using namespace clang;
@@ -400,8 +401,8 @@ static llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, ParamRoles>
     RolesSeen;
 
 /// productHelper's answers for the translation unit being compiled.
-static llvm::DenseMap<const FunctionDecl *,
-                      std::optional<std::pair<unsigned, unsigned>>>
+static std::map<std::pair<const FunctionDecl *, BinaryOperatorKind>,
+                std::optional<std::pair<unsigned, unsigned>>>
     HelpersSeen;
 
 void forgetAllocatorRoles() {
@@ -413,17 +414,19 @@ void forgetAllocatorRoles() {
 /// integer conversions), or a local L defines so everywhere (`r = a * b`,
 /// `__builtin_mul_overflow(a, b, &r)`); else none.
 static std::optional<std::pair<const ParmVarDecl *, const ParmVarDecl *>>
-paramProduct(const Expr *E, const LocalDefs &L, unsigned Depth = 0) {
+paramProduct(const Expr *E, const LocalDefs &L, BinaryOperatorKind Op = BO_Mul,
+             unsigned Depth = 0) {
   E = E->IgnoreParenCasts();
-  if (const auto *B = dyn_cast<BinaryOperator>(E);
-      B && B->getOpcode() == BO_Mul) {
+  if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->getOpcode() == Op) {
     const ParmVarDecl *A = LocalDefs::param(B->getLHS()->IgnoreParenCasts()),
                       *C = LocalDefs::param(B->getRHS()->IgnoreParenCasts());
     if (A && C && A != C)
       return std::make_pair(A, C);
     return std::nullopt;
   }
-  const VarDecl *V = LocalDefs::local(E);
+  // (A local: its definitions, for a product only -- LocalDefs reads
+  // __builtin_mul_overflow's operands as factors.)
+  const VarDecl *V = Op == BO_Mul ? LocalDefs::local(E) : nullptr;
   auto It = V && Depth == 0 ? L.Defs.find(V) : L.Defs.end();
   if (It == L.Defs.end() || It->second.empty())
     return std::nullopt;
@@ -436,7 +439,7 @@ paramProduct(const Expr *E, const LocalDefs &L, unsigned Depth = 0) {
       if (A && C && A != C)
         P = std::make_pair(A, C);
     } else if (D.size() == 1) {
-      P = paramProduct(D[0], L, Depth + 1);
+      P = paramProduct(D[0], L, Op, Depth + 1);
     }
     if (!P || (Same && !(*Same == *P || (Same->first == P->second &&
                                          Same->second == P->first))))
@@ -446,16 +449,19 @@ paramProduct(const Expr *E, const LocalDefs &L, unsigned Depth = 0) {
   return Same;
 }
 
-std::optional<std::pair<unsigned, unsigned>>
-productHelper(const FunctionDecl *FD) {
+/// FD returns Op (a product or a sum) of two of its integer parameters,
+/// unchanged, at every return: their indices.
+static std::optional<std::pair<unsigned, unsigned>>
+binaryHelper(const FunctionDecl *FD, BinaryOperatorKind Op) {
   const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
   if (!Def || !Def->hasBody() || Def->isVariadic() || Def->getNumParams() < 2 ||
       !Def->getReturnType()->isIntegerType())
     return std::nullopt;
-  auto Seen = HelpersSeen.find(Def);
+  auto Key = std::make_pair(Def, Op);
+  auto Seen = HelpersSeen.find(Key);
   if (Seen != HelpersSeen.end())
     return Seen->second;
-  std::optional<std::pair<unsigned, unsigned>> &R = HelpersSeen[Def];
+  std::optional<std::pair<unsigned, unsigned>> &R = HelpersSeen[Key];
   LocalDefs L;
   L.TraverseStmt(Def->getBody());
   struct Returns : RecursiveASTVisitor<Returns> {
@@ -468,8 +474,8 @@ productHelper(const FunctionDecl *FD) {
   Rs.TraverseStmt(Def->getBody());
   std::optional<std::pair<const ParmVarDecl *, const ParmVarDecl *>> Same;
   for (const ReturnStmt *RS : Rs.All) {
-    auto P =
-        RS->getRetValue() ? paramProduct(RS->getRetValue(), L) : std::nullopt;
+    auto P = RS->getRetValue() ? paramProduct(RS->getRetValue(), L, Op)
+                               : std::nullopt;
     if (!P || L.Changed.count(P->first) || L.Changed.count(P->second) ||
         !P->first->getType()->isIntegerType() ||
         !P->second->getType()->isIntegerType() ||
@@ -482,6 +488,15 @@ productHelper(const FunctionDecl *FD) {
     R = std::make_pair(Same->first->getFunctionScopeIndex(),
                        Same->second->getFunctionScopeIndex());
   return R;
+}
+
+std::optional<std::pair<unsigned, unsigned>>
+productHelper(const FunctionDecl *FD) {
+  return binaryHelper(FD, BO_Mul);
+}
+
+std::optional<std::pair<unsigned, unsigned>> sumHelper(const FunctionDecl *FD) {
+  return binaryHelper(FD, BO_Add);
 }
 
 static ParamRoles readRoles(const FunctionDecl *FD, unsigned Depth);

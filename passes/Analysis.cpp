@@ -660,6 +660,19 @@ const Expr *layoutDependentTrait(const Model &M, const Stmt *St) {
   }
   if (const auto *O = dyn_cast<OffsetOfExpr>(St))
     return M.recordOf(O->getTypeSourceInfo()->getType()) ? O : nullptr;
+  // The sizes of one compact type compared (git's BUILD_ASSERT_OR_ZERO(
+  // sizeof(*dst) == sizeof(*src)) in COPY_ARRAY): equal in every layout.
+  if (const auto *B = dyn_cast<BinaryOperator>(St); B && B->isEqualityOp()) {
+    auto Size = [&](const Expr *E) -> const CompactType * {
+      const auto *U =
+          dyn_cast<UnaryExprOrTypeTraitExpr>(E->IgnoreParenImpCasts());
+      return U && U->getKind() == UETT_SizeOf
+                 ? M.recordOf(U->getTypeOfArgument())
+                 : nullptr;
+    };
+    if (const CompactType *L = Size(B->getLHS()); L && L == Size(B->getRHS()))
+      return nullptr;
+  }
   for (const Stmt *C : St->children())
     if (const Expr *E = layoutDependentTrait(M, C))
       return E;

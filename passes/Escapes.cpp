@@ -784,8 +784,9 @@ static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth,
       // returns a pointer is an allocation wrapper (xmalloc(sizeof *p)),
       // whose result the allocation checks follow.
       const FunctionDecl *FD = CE->getDirectCallee();
-      // A size helper that multiplies (st_mult): its result is the size.
-      if (auto H = productHelper(FD);
+      // A size helper that multiplies or adds (st_mult, st_add): its
+      // result is the size.
+      if (auto H = productHelper(FD) ? productHelper(FD) : sumHelper(FD);
           H && H->first < CE->getNumArgs() && H->second < CE->getNumArgs() &&
           (CE->getArg(H->first) == Cur || CE->getArg(H->second) == Cur)) {
         Cur = P;

@@ -80,6 +80,11 @@ AllocatorCall allocatorCall(const clang::CallExpr *CE);
 /// sizeof *p`.
 std::optional<std::pair<unsigned, unsigned>>
 productHelper(const clang::FunctionDecl *FD);
+/// Allocators.cpp: likewise for a sum (git's st_add: `return a + b;`):
+/// `calloc(1, st_add3(sizeof *x, len, 1))` is an object with a flexible
+/// array member and its room.
+std::optional<std::pair<unsigned, unsigned>>
+sumHelper(const clang::FunctionDecl *FD);
 /// Allocators.cpp: forgets what it read of the last translation unit's
 /// functions (runEngine, before each).
 void forgetAllocatorRoles();

@@ -214,6 +214,14 @@ public:
         return true;
       if (isa<UnaryExprOrTypeTraitExpr>(E) || isa<OffsetOfExpr>(E))
         return layoutDependentTrait(M, E) != nullptr;
+      // sizeof(*dst) == sizeof(*src) of one compact type (Analysis.cpp):
+      // sizes on both sides, and no trait left that depends.
+      if (const auto *BO = dyn_cast<BinaryOperator>(E);
+          BO && BO->isEqualityOp() &&
+          isa<UnaryExprOrTypeTraitExpr>(BO->getLHS()->IgnoreParenImpCasts()) &&
+          isa<UnaryExprOrTypeTraitExpr>(BO->getRHS()->IgnoreParenImpCasts()) &&
+          !layoutDependentTrait(M, BO))
+        return false;
     }
     for (const Stmt *C : St->children())
       if (layoutDependentValue(C))

@@ -40,6 +40,23 @@ static struct entry *longer(struct entry *e, const char *more) {
   return e;
 }
 
+// git's FLEX_ALLOC_MEM: calloc(1, st_add3(sizeof(*x), len, 1)), through
+// a size helper that adds with an overflow check.
+static inline size_t st_add(size_t a, size_t b) {
+  if (a > (size_t)-1 - b)
+    abort();
+  return a + b;
+}
+#define st_add3(a, b, c) st_add(st_add((a), (b)), (c))
+static struct entry *flex_alloc(const char *k) {
+  size_t n = strlen(k);
+  struct entry *e = calloc(1, st_add3(sizeof(*e), n, 1));
+  // CHECK: struct entry *e = cp_alloc_array(&cp__desc_entry, cp_flex_count(&cp__desc_entry, (unsigned long)(st_add3(sizeof((*(struct cp__c_entry *)(e))), n, 1))));
+  memcpy(e->key, k, n);
+  e->len = (short)n;
+  return e;
+}
+
 int main(void) {
   struct entry *l = make("alpha", NULL);
   l = make("beta", l);
@@ -47,10 +64,12 @@ int main(void) {
   struct entry *z = calloc(1, sizeof(struct entry) + 3);
   // CHECK: struct entry *z = cp_alloc_array(&cp__desc_entry, cp_flex_count(&cp__desc_entry, (unsigned long)(sizeof(struct cp__c_entry) + 3)));
   z->key[0] = 'z';
-  z->next = l;
+  z->next = flex_alloc("git");
+  z->next->next = l;
   for (struct entry *e = z; e; e = e->next)
     printf("%d %s\n", e->len, e->key);
   // OUT: 0 z
+  // OUT: 3 git
   // OUT: 4 beta
   // OUT: 15 alpha-and-omega
   return 0;

@@ -14,6 +14,7 @@
 #include <compactptr.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct CP_COMPACT node { int v; struct node *next; };
 
@@ -39,6 +40,13 @@ static CP_ALLOCATOR void *xmalloc_array(size_t n, size_t size) {
   return p;
 }
 #define ALLOC_ARRAY(x, alloc) (x) = malloc(st_mult(sizeof(*(x)), (alloc)))
+// git's COPY_ARRAY: an array bound that compares two sizes of one compact
+// type is true in every layout, so it is no layout-dependent bound.
+#define BUILD_ASSERT_OR_ZERO(cond) (sizeof(char[1 - 2 * !(cond)]) - 1)
+#define COPY_ARRAY(dst, src, n)                                                \
+  memcpy((dst), (src), st_mult(sizeof(*(dst)) + BUILD_ASSERT_OR_ZERO(           \
+                                                   sizeof(*(dst)) == sizeof(*(src))), \
+                               (n)))
 #define REALLOC_ARRAY(x, alloc) (x) = realloc((x), st_mult(sizeof(*(x)), (alloc)))
 
 int main(void) {
@@ -62,6 +70,7 @@ int main(void) {
   // CHECK: struct node *c = cp_alloc_array(&cp__desc_node, cp__count_mul(cp__count_mul((unsigned long)(1), (unsigned long)(2)), (unsigned long)(3)));
   c[5].v = 7;
   struct node *w = xmalloc_array(4, sizeof *w);
+  COPY_ARRAY(w, b, 3);
   // CHECK: struct node *w = cp_alloc_array(&cp__desc_node, (unsigned long)(4));
   w[3].v = 1;
   c[5].v += w[3].v - 1;

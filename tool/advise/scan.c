@@ -683,6 +683,7 @@ typedef struct product {
   CXCursor fn;
   int a, b; /* parameter indices; a < 0: not (yet) one */
   int returns;
+  enum CXBinaryOperatorKind op; /* Mul: st_mult; Add: st_add */
 } product_t;
 
 static int param_index(CXCursor fn, CXCursor e) {
@@ -743,11 +744,11 @@ static enum CXChildVisitResult product_cb(CXCursor c, CXCursor p,
   kids_t ops = kids(e);
   int a = -1, b = -1;
   if (clang_getCursorKind(e) == CXCursor_BinaryOperator &&
-      clang_getCursorBinaryOperatorKind(e) == CXBinaryOperator_Mul &&
-      ops.n == 2) {
+      clang_getCursorBinaryOperatorKind(e) == r->op && ops.n == 2) {
     a = param_index(r->fn, ops.v[0]);
     b = param_index(r->fn, ops.v[1]);
-  } else if (clang_getCursorKind(e) == CXCursor_DeclRefExpr &&
+  } else if (r->op == CXBinaryOperator_Mul &&
+             clang_getCursorKind(e) == CXCursor_DeclRefExpr &&
              clang_getCursorKind(clang_getCursorReferenced(e)) ==
                  CXCursor_VarDecl) {
     mul_into_t m = {r->fn, clang_getCursorReferenced(e), -1, -1};
@@ -810,10 +811,10 @@ static int param_changed(CXCursor fn, int i) {
   return m.changed;
 }
 
-/** The product helper a call calls, with the indices of the arguments it
- *  multiplies; ok 0 if it calls none. */
-static product_t product_helper(CXCursor call) {
-  product_t r = {clang_getNullCursor(), -1, -1, 0};
+/** The helper a call calls that returns the product (op Mul) or sum (op
+ *  Add) of two of its arguments, with their indices; a < 0 if none. */
+static product_t binary_helper(CXCursor call, enum CXBinaryOperatorKind op) {
+  product_t r = {clang_getNullCursor(), -1, -1, 0, op};
   if (clang_getCursorKind(call) != CXCursor_CallExpr)
     return r;
   CXCursor fn = clang_getCursorDefinition(clang_getCursorReferenced(call));
@@ -827,6 +828,10 @@ static product_t product_helper(CXCursor call) {
       r.b >= clang_Cursor_getNumArguments(call))
     r.a = -1;
   return r;
+}
+
+static product_t product_helper(CXCursor call) {
+  return binary_helper(call, CXBinaryOperator_Mul);
 }
 
 /** Like size_shape, for root arrays: sizeof(T *), or a product with it as
@@ -873,6 +878,14 @@ static int flex_base(scan_t *s, CXCursor c) {
     if (ks.n == 2 && (t = flex_base(s, ks.v[0])) < 0)
       t = flex_base(s, ks.v[1]);
     return t;
+  } else if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+    /* git's st_add(sizeof *x, len): a size helper that adds. */
+    product_t h = binary_helper(c, CXBinaryOperator_Add);
+    if (h.a < 0)
+      return -1;
+    if ((t = flex_base(s, clang_Cursor_getArgument(c, (unsigned)h.a))) < 0)
+      t = flex_base(s, clang_Cursor_getArgument(c, (unsigned)h.b));
+    return t;
   } else {
     t = sizeof_struct(s, c);
   }
@@ -894,8 +907,10 @@ static int size_shape(scan_t *s, CXCursor c) {
   int t = sizeof_struct(s, c);
   if (t >= 0)
     return t;
-  if (clang_getCursorKind(c) == CXCursor_BinaryOperator &&
-      clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Add)
+  if ((clang_getCursorKind(c) == CXCursor_BinaryOperator &&
+       clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Add) ||
+      (clang_getCursorKind(c) == CXCursor_CallExpr &&
+       binary_helper(c, CXBinaryOperator_Add).a >= 0))
     return (t = flex_base(s, c)) >= 0 ? t : -2;
   product_t h = product_helper(c);
   if (h.a >= 0) {
