@@ -917,7 +917,8 @@ CP_API int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
  * create their threads through it: pthread_create is redeclared here with
  * the assembler name of cp_thread_create, so a call in the source stays a
  * call to pthread_create (no macro) and links to cp_thread_create;
- * pthread_join (and GNU's tryjoin and timedjoin) likewise.  This
+ * pthread_join (and GNU's tryjoin and timedjoin) and pthread_getspecific
+ * likewise.  This
  * header must come before the first call; -DCOMPACTPTR_NO_THREAD_HOOK
  * keeps pthread_create as it is. */
 /** thrd_create(3) (<threads.h>; thrd_t is glibc's unsigned long) the same
@@ -936,6 +937,16 @@ CP_API int cp_thread_join(pthread_t thread, void **result);
  *  ran meanwhile.  The plugin wraps such a return value or argument in
  *  it; a result that is no compact address is left alone. */
 CP_API void *cp_thread_result(void *result);
+/** Keeps `value`, a compact pointer the calling thread sets as its value
+ *  of `key` (the plugin wraps pthread_setspecific's argument in it), as a
+ *  root while the thread lives; returns it.  A value that is no compact
+ *  address is left alone. */
+CP_API void *cp_thread_specific(pthread_key_t key, void *value);
+/** pthread_getspecific(3), and a value kept with cp_thread_specific comes
+ *  back translated if a switch ran since it was set (and libc is given
+ *  the translated one).  The thread's exit hands libc its kept values
+ *  translated before the program's key destructors run. */
+CP_API void *cp_thread_getspecific(pthread_key_t key);
 struct timespec;
 /** pthread_tryjoin_np(3) and pthread_timedjoin_np(3) (GNU), the result
  *  handed over as cp_thread_join hands it.  Return what they return. */
@@ -947,6 +958,8 @@ extern int pthread_create(pthread_t *__restrict, const pthread_attr_t *__restric
                           void *(*)(void *), void *__restrict)
     __asm__("cp_thread_create");
 extern int pthread_join(pthread_t, void **) __asm__("cp_thread_join");
+extern void *
+    pthread_getspecific(pthread_key_t) __asm__("cp_thread_getspecific");
 extern int pthread_tryjoin_np(pthread_t,
                               void **) __asm__("cp_thread_tryjoin_np");
 extern int

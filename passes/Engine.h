@@ -322,8 +322,10 @@ struct Model {
   /// Escapes.cpp (switchable): a compact pointer a thread ends with, as
   /// `void *` (the cast in a start routine's `return` or in
   /// `pthread_exit`'s argument), printed `cp_thread_result(...)` so that
-  /// the runtime keeps it as a root until pthread_join hands it over.
-  llvm::DenseSet<const clang::Expr *> ThreadResults;
+  /// the runtime keeps it as a root until pthread_join hands it over; or
+  /// one it sets as a pthread key's value (mapped to the key), printed
+  /// `cp_thread_specific(key, ...)`.
+  llvm::DenseMap<const clang::Expr *, const clang::Expr *> ThreadResults;
 
   /// The compact type of a record type (through typedefs), else null.
   CompactType *recordOf(clang::QualType T) const;

@@ -62,12 +62,15 @@ static bool linksTo(const FunctionDecl *FD, StringRef Label) {
 /// The runtime keeps a thread's result that is a compact address as a root
 /// until the join, which hands over the translated copy: pthread_join is
 /// the runtime's in this TU.
-static bool runtimeKeepsResults(Session &S) {
-  for (const NamedDecl *D : S.Ctx.getTranslationUnitDecl()->lookup(
-           &S.Ctx.Idents.get("pthread_join")))
-    if (linksTo(dyn_cast<FunctionDecl>(D), "cp_thread_join"))
+static bool runtimeKeeps(Session &S, StringRef Fn, StringRef Label) {
+  for (const NamedDecl *D :
+       S.Ctx.getTranslationUnitDecl()->lookup(&S.Ctx.Idents.get(Fn)))
+    if (linksTo(dyn_cast<FunctionDecl>(D), Label))
       return true;
   return false;
+}
+static bool runtimeKeepsResults(Session &S) {
+  return runtimeKeeps(S, "pthread_join", "cp_thread_join");
 }
 
 /// FD is a thread's start routine: named as one in a call of this TU
@@ -583,7 +586,16 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     // is the runtime's, the runtime keeps it as a root until the join.
     if (Keeps && FD && FD->getName() == "pthread_exit" &&
         runtimeKeepsResults(S)) {
-      S.M.ThreadResults.insert(E);
+      S.M.ThreadResults[E] = nullptr;
+      return;
+    }
+    // pthread_setspecific's value, where pthread_getspecific is the
+    // runtime's: kept as a root while the thread lives (the key is
+    // evaluated again for it: one without side effects only).
+    if (Keeps && FD && FD->getName() == "pthread_setspecific" &&
+        CE->getNumArgs() == 2 && !CE->getArg(0)->HasSideEffects(S.Ctx) &&
+        runtimeKeeps(S, "pthread_getspecific", "cp_thread_getspecific")) {
+      S.M.ThreadResults[E] = CE->getArg(0);
       return;
     }
     if (System && !Keeps)
@@ -625,7 +637,7 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
   } else if (const FunctionDecl *FD = P ? nullptr : returnedFrom(S.Ctx, Cur);
              FD && startsThread(S, FD)) {
     if (runtimeKeepsResults(S)) { // as pthread_exit's argument, above
-      S.M.ThreadResults.insert(E);
+      S.M.ThreadResults[E] = nullptr;
       return;
     }
     // pthread_join hands it to the joiner from memory of libc's own.

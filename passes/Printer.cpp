@@ -371,6 +371,8 @@ std::string Printer::textOf(const Stmt *St) {
     ThreadResultOpen = E;
     std::string T = textOf(St);
     ThreadResultOpen = Outer;
+    if (const Expr *Key = M.ThreadResults.lookup(E)) // a key's value
+      return "cp_thread_specific(" + text(Key) + ", " + T + ")";
     return "cp_thread_result(" + T + ")";
   }
   if (!affected(St))

@@ -820,6 +820,9 @@ typedef struct cp_thread {
    * names the thread's start routine in a refusal. */
   int (*start_c11)(void *);
   void *start_arg;
+  /* Values of pthread keys the plugin saw set to compact pointers
+   * (cp_thread_specific; thread.c): roots while the thread lives. */
+  struct cp_specific *specifics;
 } cp_thread_t;
 
 /* The calling thread's record, NULL until it is known. */
@@ -899,6 +902,9 @@ void cp__root_arrays_each(cp_root_visit_fn fn, void *ctx);
 /* Visits the threads' results kept until their join (thread.c; registry
  * lock held). */
 void cp__thread_results_each(cp_root_visit_fn fn, void *ctx);
+/* Visits thread t's key values kept by cp_thread_specific (registry lock
+ * held, t stopped). */
+void cp__thread_specifics_each(cp_thread_t *t, cp_root_visit_fn fn, void *ctx);
 bool cp__is_root_array_memory(const void *p);
 
 /* ---- handles (handle.c) ------------------------------------------------- */

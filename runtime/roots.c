@@ -12,7 +12,8 @@
  *     argument of a thread created by cp_thread_create that has not yet
  *     run (it may be a compact pointer);
  *   - a thread's result that is a compact address, from the thread's end
- *     until pthread_join takes it (thread.c).
+ *     until pthread_join takes it, and a compact pointer a thread set as
+ *     a pthread key's value (thread.c).
  * The switch rewrites each slot in place; the verifier reads them.  A slot
  * registered inside a thread's stack or thread-local storage is dropped
  * when that thread exits.  Thread-local variables the plugin describes
@@ -131,6 +132,7 @@ void cp__roots_each(cp_root_visit_fn fn, void *ctx) {
      * and clears it. */
     if (t->start_arg)
       fn(&t->start_arg, NULL, NULL, ctx);
+    cp__thread_specifics_each(t, fn, ctx);
     if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == CP_TS_STARTING)
       continue;
     if (!t->frames)

@@ -156,7 +156,11 @@ cp_heap_t *cp__heap_slow(void) {
   return cp__thread_attach()->heap;
 }
 
+static void specifics_settle(cp_thread_t *t);
+static void specifics_free(cp_thread_t *t);
+
 static void forget(cp_thread_t *t) {
+  specifics_free(t);
   cp__heap_abandon(t->heap);
   if (t->stack_lo) {
     cp__lock();
@@ -190,6 +194,7 @@ static void on_thread_exit(void *arg) {
      * again at its bottom, for the destructors' own frames. */
     if (cp__native_nest)
       cp__native_end(t);
+    specifics_settle(t);
     cp__frame_top = &cp__frame_bottom;
     cp__compact_depth = 0;
     if (pthread_setspecific(exit_key, t) == 0)
@@ -328,6 +333,90 @@ int cp_thread_timedjoin_np(pthread_t thread, void **result,
 
 void *cp_thread_result(void *result) { return keep_result(result); }
 
+/* ---- key values ------------------------------------------------------------
+ * libc keeps a thread's value of a pthread key where the switch cannot see
+ * it.  One the plugin sees is a compact pointer (cp_thread_specific, around
+ * pthread_setspecific's argument) is kept here too, a root while the
+ * thread lives, beside the value handed to libc; the thread's
+ * pthread_getspecific (cp_thread_getspecific) gives the translated one
+ * when libc still holds what it was handed, and hands it to libc; so does
+ * the thread's exit hook, before the program's key destructors run. */
+typedef struct cp_specific {
+  struct cp_specific *next;
+  pthread_key_t key;
+  void *handed, *value;
+} cp_specific_t;
+
+void cp__thread_specifics_each(cp_thread_t *t, cp_root_visit_fn fn, void *ctx) {
+  for (cp_specific_t *e = t->specifics; e; e = e->next)
+    fn(&e->value, NULL, NULL, ctx);
+}
+
+void *cp_thread_specific(pthread_key_t key, void *value) {
+  if (!value)
+    return value;
+  cp_thread_t *t = cp__thread();
+  cp__reg_lock();
+  if (!cp__wide && cp__arena_contains(&cp__compact_arena, value)) {
+    cp_specific_t *e = t->specifics;
+    while (e && e->key != key)
+      e = e->next;
+    if (!e && (e = calloc(1, sizeof *e))) {
+      e->key = key;
+      e->next = t->specifics;
+      t->specifics = e;
+    }
+    if (!e)
+      cp__fatal_no_memory("out of memory keeping a thread's key value");
+    e->handed = e->value = value;
+  }
+  cp__reg_unlock();
+  return value;
+}
+
+/* The calling thread's kept value of key whose libc value is v, brought up
+ * to date in libc: v itself if none is kept.  Only this thread changes its
+ * list, and the switch only while the thread is stopped: no lock, but in a
+ * native region (code a blocking call runs back), where the switch may be
+ * translating the list meanwhile. */
+static void *specific_current(cp_thread_t *t, pthread_key_t key, void *v) {
+  if (!t || !t->specifics || !v)
+    return v;
+  bool locked = cp__native_nest != 0;
+  if (locked)
+    cp__reg_lock();
+  for (cp_specific_t *e = t->specifics; e; e = e->next)
+    if (e->key == key && e->handed == v) {
+      if (e->value != v) {
+        pthread_setspecific(key, e->value);
+        e->handed = v = e->value;
+      }
+      break;
+    }
+  if (locked)
+    cp__reg_unlock();
+  return v;
+}
+
+void *cp_thread_getspecific(pthread_key_t key) {
+  return specific_current(cp__self, key, pthread_getspecific(key));
+}
+
+/* Brings every kept key value of t up to date in libc (its exit hook, before
+ * the program's destructors read them), and forgets them. */
+static void specifics_settle(cp_thread_t *t) {
+  for (cp_specific_t *e = t->specifics; e; e = e->next)
+    specific_current(t, e->key, pthread_getspecific(e->key));
+}
+
+static void specifics_free(cp_thread_t *t) {
+  while (t->specifics) {
+    cp_specific_t *e = t->specifics;
+    t->specifics = e->next;
+    free(e);
+  }
+}
+
 /* ---- creation ------------------------------------------------------------ */
 
 static void *trampoline(void *arg) {
@@ -410,6 +499,7 @@ static void after_fork_child(void) {
     next = t->next;
     if (t != self) {
       list_del(t);
+      specifics_free(t);
       free(t); /* its heap goes with the others below */
     }
   }
