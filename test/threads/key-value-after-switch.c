@@ -12,9 +12,9 @@
 // RUN: %clang %cflags -O1 -Werror -fplugin=%plugin %s %runtime -o %t -lpthread
 // RUN: %t.native > %t.expect
 // RUN: %t | diff %t.expect -
-// RUN: env COMPACTPTR_ARENA_LIMIT=512K COMPACTPTR_VERIFY=1 COMPACTPTR_STATS=1 %t 2> %t.err | diff %t.expect -
+// RUN: env COMPACTPTR_ARENA_LIMIT=256K COMPACTPTR_VERIFY=1 COMPACTPTR_STATS=1 %t 2> %t.err | diff %t.expect -
 // RUN: FileCheck %s < %t.err
-// RUN: env COMPACTPTR_ARENA_LIMIT=1M COMPACTPTR_VERIFY=1 %t | diff %t.expect -
+// RUN: env COMPACTPTR_ARENA_LIMIT=384K COMPACTPTR_VERIFY=1 %t | diff %t.expect -
 // CHECK: switch to wide mode {{.*}} verified
 #include <compactptr.h>
 #include <pthread.h>
