@@ -187,17 +187,16 @@ static bool isOne(const Expr *E) {
 
 static SizeShape countAndSize(const Expr *N, const Expr *Size) {
   // One object with a flexible array member: calloc(1, sizeof *e + n).
-  auto One = isOne;
   SizeShape A = sizeShape(Size);
   if (A.Flex)
-    return One(N) ? A : SizeShape();
+    return isOne(N) ? A : SizeShape();
   if (A.Ok) {
     A.Counts.insert(A.Counts.begin(), N);
     return A;
   }
   SizeShape B = sizeShape(N);
   if (B.Flex)
-    return One(Size) ? B : SizeShape();
+    return isOne(Size) ? B : SizeShape();
   if (B.Ok)
     B.Counts.push_back(Size);
   return B;

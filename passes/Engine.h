@@ -325,7 +325,7 @@ struct Model {
   /// the runtime keeps it as a root until pthread_join hands it over; or
   /// one it sets as a pthread key's value (mapped to the key), printed
   /// `cp_thread_specific(key, ...)`.
-  llvm::DenseMap<const clang::Expr *, const clang::Expr *> ThreadResults;
+  llvm::DenseMap<const clang::Expr *, const clang::Expr *> ThreadKept;
 
   /// The compact type of a record type (through typedefs), else null.
   CompactType *recordOf(clang::QualType T) const;

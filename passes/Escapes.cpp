@@ -59,9 +59,9 @@ static bool linksTo(const FunctionDecl *FD, StringRef Label) {
          });
 }
 
-/// The runtime keeps a thread's result that is a compact address as a root
-/// until the join, which hands over the translated copy: pthread_join is
-/// the runtime's in this TU.
+/// Fn is the runtime's Label in this TU: the runtime keeps what a thread
+/// hands libc through it (a result until pthread_join, a key's value until
+/// the thread ends) as a root, and gives back the translated copy.
 static bool runtimeKeeps(Session &S, StringRef Fn, StringRef Label) {
   for (const NamedDecl *D :
        S.Ctx.getTranslationUnitDecl()->lookup(&S.Ctx.Idents.get(Fn)))
@@ -586,7 +586,7 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     // is the runtime's, the runtime keeps it as a root until the join.
     if (Keeps && FD && FD->getName() == "pthread_exit" &&
         runtimeKeepsResults(S)) {
-      S.M.ThreadResults[E] = nullptr;
+      S.M.ThreadKept[E] = nullptr;
       return;
     }
     // pthread_setspecific's value, where pthread_getspecific is the
@@ -595,7 +595,7 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     if (Keeps && FD && FD->getName() == "pthread_setspecific" &&
         CE->getNumArgs() == 2 && !CE->getArg(0)->HasSideEffects(S.Ctx) &&
         runtimeKeeps(S, "pthread_getspecific", "cp_thread_getspecific")) {
-      S.M.ThreadResults[E] = CE->getArg(0);
+      S.M.ThreadKept[E] = CE->getArg(0);
       return;
     }
     if (System && !Keeps)
@@ -637,7 +637,7 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
   } else if (const FunctionDecl *FD = P ? nullptr : returnedFrom(S.Ctx, Cur);
              FD && startsThread(S, FD)) {
     if (runtimeKeepsResults(S)) { // as pthread_exit's argument, above
-      S.M.ThreadResults[E] = nullptr;
+      S.M.ThreadKept[E] = nullptr;
       return;
     }
     // pthread_join hands it to the joiner from memory of libc's own.
@@ -798,8 +798,10 @@ static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth,
       const FunctionDecl *FD = CE->getDirectCallee();
       // A size helper that multiplies or adds (st_mult, st_add): its
       // result is the size.
-      if (auto H = productHelper(FD) ? productHelper(FD) : sumHelper(FD);
-          H && H->first < CE->getNumArgs() && H->second < CE->getNumArgs() &&
+      std::optional<std::pair<unsigned, unsigned>> H = productHelper(FD);
+      if (!H)
+        H = sumHelper(FD);
+      if (H && H->first < CE->getNumArgs() && H->second < CE->getNumArgs() &&
           (CE->getArg(H->first) == Cur || CE->getArg(H->second) == Cur)) {
         Cur = P;
         continue;

@@ -248,7 +248,7 @@ bool Printer::affected(const Stmt *St) {
 bool Printer::own(const Stmt *St) {
   if ((!Names.empty() && Names.count(St)) || spillOf(St))
     return true;
-  if (const auto *E = dyn_cast<Expr>(St); E && M.ThreadResults.count(E))
+  if (const auto *E = dyn_cast<Expr>(St); E && M.ThreadKept.count(E))
     return true;
   if (const auto *CE = dyn_cast<CallExpr>(St))
     return (CompactBodies && dualCallee(CE)) ||
@@ -364,14 +364,15 @@ std::string Printer::text(const Stmt *St) {
 std::string Printer::textOf(const Stmt *St) {
   if (StringRef N = substituted(St); !N.empty())
     return N.str();
-  // A thread's result (Escapes.cpp): kept by the runtime until its join.
+  // What a thread hands libc (Escapes.cpp): a result, kept by the runtime
+  // until its join, or a key's value, kept while the thread lives.
   if (const auto *E = dyn_cast<Expr>(St);
-      E && M.ThreadResults.count(E) && ThreadResultOpen != E) {
-    const Expr *Outer = ThreadResultOpen;
-    ThreadResultOpen = E;
+      E && M.ThreadKept.count(E) && ThreadKeptOpen != E) {
+    const Expr *Outer = ThreadKeptOpen;
+    ThreadKeptOpen = E;
     std::string T = textOf(St);
-    ThreadResultOpen = Outer;
-    if (const Expr *Key = M.ThreadResults.lookup(E)) // a key's value
+    ThreadKeptOpen = Outer;
+    if (const Expr *Key = M.ThreadKept.lookup(E)) // a key's value
       return "cp_thread_specific(" + text(Key) + ", " + T + ")";
     return "cp_thread_result(" + T + ")";
   }

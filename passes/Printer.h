@@ -260,8 +260,9 @@ private:
   const std::set<const clang::FunctionDecl *> &Duals;
   const bool CompactBodies;
   llvm::DenseMap<const clang::Stmt *, bool> Affected;
-  /// The thread's result being printed inside its cp_thread_result(...).
-  const clang::Expr *ThreadResultOpen = nullptr;
+  /// The thread's result or key value being printed inside its
+  /// cp_thread_result(...) or cp_thread_specific(...).
+  const clang::Expr *ThreadKeptOpen = nullptr;
   NameMap Names;   ///< Context
   SpillMap Spills; ///< Context
   const Spill *spillOf(const clang::Stmt *St) const {

@@ -197,10 +197,9 @@ void *cp__translate(void *p) {
   const cp_slab_t *w = s->counterpart;
   /* In a flexible array member, past the first object's fields: the
    * member's bytes are at its own offset in the wide object. */
-  uint64_t in = pl.elem * s->elem + pl.rem;
-  if (s->type->flex && in >= s->type->flex_compact && in != 0)
-    return w->start + pl.slot * w->slot + s->type->flex_wide +
-           (in - s->type->flex_compact);
+  uint64_t at;
+  if (cp__flex_member(s->type, pl.elem * s->elem + pl.rem, &at))
+    return w->start + pl.slot * w->slot + at;
   return w->start + pl.slot * w->slot + pl.elem * w->elem +
          cp__map_offset(s->type, pl.rem);
 }

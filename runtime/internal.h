@@ -300,6 +300,16 @@ static inline uint64_t cp__flex_bytes(const cp_type_t *t, uint64_t k) {
   return c < w ? c : w;
 }
 
+/* Offset `in` from the start of an object in the compact layout lies in its
+ * flexible array member: its offset in the wide object in *wide. */
+static inline bool cp__flex_member(const cp_type_t *t, uint64_t in,
+                                   uint64_t *wide) {
+  if (!t->flex || in < t->flex_compact) /* the member never starts at 0 */
+    return false;
+  *wide = t->flex_wide + (in - t->flex_compact);
+  return true;
+}
+
 /* Type records of ids below CP_FAST_TYPES are CP_TYPE_STRIDE bytes apart
  * in one mapping, id 0 at cp__type_base (descriptor.c).
  * Mapped by cp__types_init, from cp__init: before any thread but the one

@@ -197,9 +197,9 @@ __attribute__((noinline)) static void *xlate_slow(xlate_cache_t *c, char *p) {
   uint64_t i = (uint64_t)(((unsigned __int128)off * c->magic) >> 64);
   uint64_t rem = off - i * c->cslot;
   char *q = c->wstart + i * c->wslot;
-  const cp_type_t *t = c->slab->type;
-  if (t->flex && rem >= t->flex_compact && rem != 0)
-    return q + t->flex_wide + (rem - t->flex_compact); /* in the member */
+  uint64_t at;
+  if (cp__flex_member(c->slab->type, rem, &at))
+    return q + at; /* in a flexible array member */
   if (c->elems > 1) {
     uint64_t e = (uint64_t)(((unsigned __int128)rem * c->elem_magic) >> 64);
     rem -= e * c->celem;

@@ -403,7 +403,7 @@ void *cp_thread_getspecific(pthread_key_t key) {
 }
 
 /* Brings every kept key value of t up to date in libc (its exit hook, before
- * the program's destructors read them), and forgets them. */
+ * the program's destructors read them); forget() frees them. */
 static void specifics_settle(cp_thread_t *t) {
   for (cp_specific_t *e = t->specifics; e; e = e->next)
     specific_current(t, e->key, pthread_getspecific(e->key));

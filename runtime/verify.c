@@ -142,7 +142,7 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
   /* Inside a flexible array member: named by the offset in the member. */
   uint64_t in = pl.elem * s->elem + rem,
            at = cp__wide ? s->type->flex_wide : s->type->flex_compact;
-  if (s->type->flex && in >= at && in != 0 && !past) {
+  if (s->type->flex && in >= at && !past) {
     pl.elem = 0;
     rem = (uint64_t)1 << 40 | (in - at);
   } else if (cp__wide) {
