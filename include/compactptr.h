@@ -968,6 +968,39 @@ pthread_timedjoin_np(pthread_t, void **,
 extern int thrd_create(unsigned long *, int (*)(void *),
                        void *) __asm__("cp_thrd_create");
 #endif
+#if !defined(CP__RUNTIME_ITSELF)
+/* The runtime defines the waits below over libc's, and makes a wait of
+ * code the plugin did not rewrite (a thread pool of its own file) a native
+ * region where that is safe (runtime/blocking.c).  A rewritten file's
+ * waits are regions where the plugin made them, after saving its compact
+ * pointers, and nowhere else: they call the real functions, under these
+ * assembler names.  Like the declarations above, this header must come
+ * before the first call. */
+#if defined(__has_include) && __has_include(<semaphore.h>)
+#include <semaphore.h>
+extern int sem_wait(sem_t *) __asm__("cp__direct_sem_wait");
+#endif
+extern int pthread_cond_wait(
+    pthread_cond_t *__restrict,
+    pthread_mutex_t *__restrict) __asm__("cp__direct_pthread_cond_wait");
+extern int pthread_cond_timedwait(
+    pthread_cond_t *__restrict, pthread_mutex_t *__restrict,
+    const struct timespec
+        *__restrict) __asm__("cp__direct_pthread_cond_timedwait");
+extern int
+pthread_mutex_lock(pthread_mutex_t *) __asm__("cp__direct_pthread_mutex_lock");
+/* Declared by <pthread.h> only where the types are defined. */
+#if defined(__USE_UNIX98) || defined(__USE_XOPEN2K)
+extern int pthread_rwlock_rdlock(pthread_rwlock_t *) __asm__(
+    "cp__direct_pthread_rwlock_rdlock");
+extern int pthread_rwlock_wrlock(pthread_rwlock_t *) __asm__(
+    "cp__direct_pthread_rwlock_wrlock");
+#endif
+#ifdef __USE_XOPEN2K
+extern int pthread_barrier_wait(pthread_barrier_t *) __asm__(
+    "cp__direct_pthread_barrier_wait");
+#endif
+#endif
 #endif /* __cplusplus */
 #endif /* COMPACTPTR_RUNTIME */
 #endif /* COMPACTPTR_H_LIBC */
