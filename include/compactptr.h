@@ -999,6 +999,8 @@ extern int pthread_rwlock_wrlock(pthread_rwlock_t *) __asm__(
 #ifdef __USE_XOPEN2K
 extern int pthread_barrier_wait(pthread_barrier_t *) __asm__(
     "cp__direct_pthread_barrier_wait");
+extern int
+pthread_spin_lock(pthread_spinlock_t *) __asm__("cp__direct_pthread_spin_lock");
 #endif
 #endif
 #endif /* __cplusplus */

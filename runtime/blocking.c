@@ -11,7 +11,8 @@
  * the common waits itself (the executable's or an earlier library's
  * definition of a symbol wins over libc's): pthread_cond_wait and
  * pthread_cond_timedwait, pthread_mutex_lock, the rwlock's rdlock and
- * wrlock, pthread_barrier_wait, sem_wait, pthread_join and
+ * wrlock, pthread_spin_lock (whose holder may be parked at the switch),
+ * pthread_barrier_wait, sem_wait, pthread_join and
  * pthread_timedjoin_np; and makes such a wait a native region where that
  * is safe:
  *
@@ -101,6 +102,7 @@ extern int __pthread_rwlock_rdlock(pthread_rwlock_t *) __attribute__((weak));
 extern int __pthread_rwlock_wrlock(pthread_rwlock_t *) __attribute__((weak));
 extern int __new_sem_wait(sem_t *) __attribute__((weak));
 extern int __pthread_barrier_wait(pthread_barrier_t *) __attribute__((weak));
+extern int __pthread_spin_lock(pthread_spinlock_t *) __attribute__((weak));
 /* pthread_cond_clockwait shares its member with the two waits above,
  * sem_trywait with sem_wait's; the joins are pthread_clockjoin_np's. */
 __attribute__((used)) static void *const anchors[] = {
@@ -175,6 +177,7 @@ CP_NEXT(pthread_rwlock_rdlock, (pthread_rwlock_t * l), __pthread_rwlock_rdlock)
 CP_NEXT(pthread_rwlock_wrlock, (pthread_rwlock_t * l), __pthread_rwlock_wrlock)
 CP_NEXT(sem_wait, (sem_t * s), __new_sem_wait)
 CP_NEXT(pthread_barrier_wait, (pthread_barrier_t * b), __pthread_barrier_wait)
+CP_NEXT(pthread_spin_lock, (pthread_spinlock_t * l), __pthread_spin_lock)
 CP_NEXT(pthread_join, (pthread_t t, void **r), NULL)
 CP_NEXT(pthread_timedjoin_np, (pthread_t t, void **r, cp_deadline_t d), NULL)
 
@@ -243,6 +246,15 @@ int cp__direct_pthread_barrier_wait(pthread_barrier_t *b) {
   return f(b);
 }
 
+int cp__direct_pthread_spin_lock(pthread_spinlock_t *l) {
+  int (*f)(pthread_spinlock_t *) = next_pthread_spin_lock();
+  if (f)
+    return f(l);
+  while (pthread_spin_trylock(l) == EBUSY)
+    __builtin_ia32_pause();
+  return 0;
+}
+
 int cp__direct_pthread_join(pthread_t t, void **r) {
   int (*f)(pthread_t, void **) = next_pthread_join();
   return f ? f(t, r) : pthread_clockjoin_np(t, r, CLOCK_REALTIME, NULL);
@@ -274,10 +286,10 @@ CP_API int pthread_barrier_wait(pthread_barrier_t *b) {
   CP_IN_REGION(CP_RA, b, NULL, cp__direct_pthread_barrier_wait(b));
 }
 
-/* Read-write locks and semaphores are tried first, whoever calls: a free
- * one is taken at the cost of the try, and only a held one asks whether
- * its wait is a region.  The try's result is the lock's, EBUSY aside (a
- * read lock under this thread's write lock is EBUSY to the try and
+/* Read-write locks, spin locks and semaphores are tried first, whoever
+ * calls: a free one is taken at the cost of the try, and only a held one
+ * asks whether its wait is a region.  The try's result is the lock's, EBUSY
+ * aside (a read lock under this thread's write lock is EBUSY to the try and
  * EDEADLK to the lock). */
 #define CP_TRY_FIRST(l, try)                                                   \
   do {                                                                         \
@@ -296,6 +308,12 @@ CP_API int pthread_mutex_lock(pthread_mutex_t *m) {
   if (__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) == 0)
     return cp__direct_pthread_mutex_lock(m);
   CP_IN_REGION(CP_RA, m, NULL, cp__direct_pthread_mutex_lock(m));
+}
+
+CP_API int pthread_spin_lock(pthread_spinlock_t *l) {
+  CP_TRY_FIRST(l, pthread_spin_trylock);
+  CP_IN_REGION(CP_RA, (const void *)(uintptr_t)l, NULL,
+               cp__direct_pthread_spin_lock(l));
 }
 
 CP_API int pthread_rwlock_rdlock(pthread_rwlock_t *l) {
