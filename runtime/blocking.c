@@ -32,7 +32,9 @@
  *    which the switch would move under its waiters).
  *
  * Rewritten files call the real functions (compactptr.h gives them the
- * assembler names cp__direct_*): their waits are regions where the plugin
+ * assembler names cp__direct_* in a unit the plugin rewrites, which
+ * passes/Plugin.cpp marks CP__REWRITTEN_UNIT; a plain file that includes
+ * the header keeps these): their waits are regions where the plugin
  * made them, after saving the function's compact pointers, and nowhere
  * else (a statement expression keeps them in registers); so does the
  * runtime, whose own locks and waits are never regions.

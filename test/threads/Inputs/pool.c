@@ -1,6 +1,9 @@
 /* A thread pool as libraries write it, in a file that declares no compact
  * type: workers wait for tasks in pthread_cond_wait, pool_wait_idle waits
  * for the workers the same way, a mutex guards the queue. */
+#ifdef POOL_WITH_HEADER /* as the docs say to for CP_NATIVE: changes nothing */
+#include <compactptr.h>
+#endif
 #include "pool.h"
 #include <pthread.h>
 #include <stdlib.h>
