@@ -880,6 +880,37 @@ void checkCallbackSafepoint(Session &S, const CallExpr *CE) {
 /// the call is handed the type's size: then it allocates one (an
 /// allocation hook, `(struct item *)hooks.allocate(sizeof(struct item))`,
 /// or a wrapper in another file), and the switch stops on it.
+/// FD, defined in this file, returns nothing but compact pointers to T
+/// (or null) as its `void *`: a thread's start routine called directly
+/// (a fork-join recursion), a callback.  Its result is an arena object.
+static bool returnsOnly(const Model &M, const FunctionDecl *FD,
+                        const CompactType *T) {
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  if (!Def || !Def->getBody())
+    return false;
+  bool Any = false, Other = false;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
+    if (!St || Other)
+      return;
+    if (const auto *R = dyn_cast<ReturnStmt>(St)) {
+      const Expr *V = R->getRetValue();
+      if (!V)
+        return;
+      V = V->IgnoreParenImpCasts();
+      if (V->isNullPointerConstant(Def->getASTContext(),
+                                   Expr::NPC_ValueDependentIsNotNull))
+        return;
+      Any = true;
+      Other |= M.pointeeOf(V->getType()) != T;
+      return;
+    }
+    for (const Stmt *C : St->children())
+      Walk(C);
+  };
+  Walk(Def->getBody());
+  return Any && !Other;
+}
+
 void checkForeignObject(Session &S, const CastExpr *E) {
   const Model &M = S.M;
   if (E->getCastKind() != CK_BitCast)
@@ -948,7 +979,7 @@ void checkForeignObject(Session &S, const CastExpr *E) {
              {tokRange(CE->getSourceRange())});
     return;
   }
-  if (isa<ExplicitCastExpr>(E))
+  if (isa<ExplicitCastExpr>(E) || returnsOnly(M, FD, ToT))
     return;
   S.report(Diag::ForeignObject, E->getExprLoc(),
             "the 'void *' returned by " + Who +

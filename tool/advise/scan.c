@@ -1137,6 +1137,43 @@ static CXCursor parent_skipping_parens(scan_t *s, frame_t **at) {
   return f ? f->c : clang_getNullCursor();
 }
 
+/* Does a function's body return nothing but pointers to struct t (or
+ * null constants)?  Such a function hands out arena objects as `void *`
+ * (a fork-join task called directly, a callback): no allocation. */
+typedef struct returns {
+  scan_t *s;
+  int t, any, other;
+} returns_t;
+
+static enum CXChildVisitResult return_cb(CXCursor c, CXCursor p,
+                                         CXClientData d) {
+  (void)p;
+  returns_t *r = d;
+  if (clang_getCursorKind(c) != CXCursor_ReturnStmt)
+    return CXChildVisit_Recurse;
+  CXCursor v = last_expr_kid(c);
+  if (clang_Cursor_isNull(v))
+    return CXChildVisit_Continue;
+  for (;;) { /* null: 0, NULL, (void *)0 */
+    v = strip(v);
+    if (clang_getCursorKind(v) != CXCursor_CStyleCastExpr)
+      break;
+    v = last_expr_kid(v);
+  }
+  if (clang_getCursorKind(v) == CXCursor_IntegerLiteral)
+    return CXChildVisit_Continue;
+  r->any = 1;
+  if (pointee_struct(r->s, clang_getCursorType(v)) != r->t)
+    r->other = 1;
+  return CXChildVisit_Continue;
+}
+
+static int returns_only(scan_t *s, CXCursor def, int t) {
+  returns_t r = {s, t, 0, 0};
+  clang_visitChildren(def, return_cb, &r);
+  return r.any && !r.other;
+}
+
 /** `struct node *p = mk();` with mk returning void *: an object a wrapper
  *  allocated is in libc's heap, not the arena (the plugin warns on the
  *  implicit conversion; a written cast says the object is the arena's,
@@ -1174,6 +1211,8 @@ static void foreign_object(scan_t *s, CXCursor c, const char *fn) {
    * allocations (declared_allocator).  Sized by the struct, the call is
    * where the program allocates it. */
   CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(c));
+  if (!clang_Cursor_isNull(def) && returns_only(s, def, t))
+    return;
   if (!clang_Cursor_isNull(def) && !in_system_header(def) && *fn) {
     int sized = 0;
     for (int i = 0; i < clang_Cursor_getNumArguments(c) && !sized; i++)
