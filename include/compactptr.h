@@ -954,60 +954,19 @@ CP_API int cp_thread_tryjoin_np(pthread_t thread, void **result);
 CP_API int cp_thread_timedjoin_np(pthread_t thread, void **result,
                                   const struct timespec *abstime);
 #if !defined(COMPACTPTR_NO_THREAD_HOOK) && !defined(CP__RUNTIME_ITSELF)
-extern int pthread_create(pthread_t *__restrict,
-                          const pthread_attr_t *__restrict, void *(*)(void *),
-                          void *__restrict) __asm__("cp_thread_create");
+extern int pthread_create(pthread_t *__restrict, const pthread_attr_t *__restrict,
+                          void *(*)(void *), void *__restrict)
+    __asm__("cp_thread_create");
+extern int pthread_join(pthread_t, void **) __asm__("cp_thread_join");
 extern void *
     pthread_getspecific(pthread_key_t) __asm__("cp_thread_getspecific");
 extern int pthread_tryjoin_np(pthread_t,
                               void **) __asm__("cp_thread_tryjoin_np");
-extern int thrd_create(unsigned long *, int (*)(void *),
-                       void *) __asm__("cp_thrd_create");
-#endif
-/* The runtime defines the waits below over libc's, and makes a wait of
- * code the plugin does not rewrite (a thread pool of its own file, with
- * this header or without) a native region where that is safe
- * (runtime/blocking.c); its pthread_join and pthread_timedjoin_np hand a
- * kept result over as cp_thread_join does.  A translation unit the plugin
- * rewrites (CP__REWRITTEN_UNIT, or the preamble's CP__REWRITE_HELPERS) has
- * its waits in the regions the plugin makes, after saving its compact
- * pointers, and nowhere else: it calls the real functions, under these
- * assembler names.  Like the declarations above, this header must come
- * before the first call. */
-#if !defined(CP__RUNTIME_ITSELF) &&                                            \
-    (defined(CP__REWRITTEN_UNIT) || defined(CP__REWRITE_HELPERS))
-#ifndef COMPACTPTR_NO_THREAD_HOOK
-extern int pthread_join(pthread_t, void **) __asm__("cp_thread_join");
 extern int
 pthread_timedjoin_np(pthread_t, void **,
                      const struct timespec *) __asm__("cp_thread_timedjoin_np");
-#endif
-#if defined(__has_include) && __has_include(<semaphore.h>)
-#include <semaphore.h>
-extern int sem_wait(sem_t *) __asm__("cp__direct_sem_wait");
-#endif
-extern int pthread_cond_wait(
-    pthread_cond_t *__restrict,
-    pthread_mutex_t *__restrict) __asm__("cp__direct_pthread_cond_wait");
-extern int pthread_cond_timedwait(
-    pthread_cond_t *__restrict, pthread_mutex_t *__restrict,
-    const struct timespec
-        *__restrict) __asm__("cp__direct_pthread_cond_timedwait");
-extern int
-pthread_mutex_lock(pthread_mutex_t *) __asm__("cp__direct_pthread_mutex_lock");
-/* Declared by <pthread.h> only where the types are defined. */
-#if defined(__USE_UNIX98) || defined(__USE_XOPEN2K)
-extern int pthread_rwlock_rdlock(pthread_rwlock_t *) __asm__(
-    "cp__direct_pthread_rwlock_rdlock");
-extern int pthread_rwlock_wrlock(pthread_rwlock_t *) __asm__(
-    "cp__direct_pthread_rwlock_wrlock");
-#endif
-#ifdef __USE_XOPEN2K
-extern int pthread_barrier_wait(pthread_barrier_t *) __asm__(
-    "cp__direct_pthread_barrier_wait");
-extern int
-pthread_spin_lock(pthread_spinlock_t *) __asm__("cp__direct_pthread_spin_lock");
-#endif
+extern int thrd_create(unsigned long *, int (*)(void *),
+                       void *) __asm__("cp_thrd_create");
 #endif
 #endif /* __cplusplus */
 #endif /* COMPACTPTR_RUNTIME */

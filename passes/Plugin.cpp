@@ -147,19 +147,13 @@ const char *const HookDeclarations =
 
 /// The hooks first, in a parse that has not entered the main file yet:
 /// after the macros of the command line, before the files of -include.
-/// CP__REWRITTEN_UNIT tells <compactptr.h> the unit is one the plugin
-/// rewrites (the nested parse reads it as the compile will): its waits
-/// call libc's, in the native regions the plugin makes, where a file the
-/// plugin leaves alone gets the runtime's, which make their own
-/// (runtime/blocking.c).
 void declareHooksFirst(Preprocessor &PP) {
   std::string P = PP.getPredefines();
   size_t At = P.find("#include \"");
   if (At == std::string::npos)
     At = P.size();
-  P.insert(At, std::string("#define CP__REWRITTEN_UNIT 1\n"
-                           "#ifndef COMPACTPTR_NO_FREE_HOOK\n") +
-                   HookDeclarations + "#endif\n");
+  P.insert(At, std::string("#ifndef COMPACTPTR_NO_FREE_HOOK\n") + HookDeclarations +
+                   "#endif\n");
   PP.setPredefines(P);
 }
 

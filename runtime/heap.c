@@ -63,7 +63,7 @@ static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static bool heap_ready;
 
-void cp__lock(void) { cp__direct_pthread_mutex_lock(&heap_lock); }
+void cp__lock(void) { pthread_mutex_lock(&heap_lock); }
 void cp__unlock(void) { pthread_mutex_unlock(&heap_lock); }
 
 static void init_once_fn(void) {

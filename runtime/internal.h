@@ -801,19 +801,6 @@ static inline int cp__pending(void) {
   return __atomic_load_n(&cp__switch_pending, __ATOMIC_SEQ_CST);
 }
 
-/* ---- waits of code the plugin did not rewrite (blocking.c) -------------- */
-/* The real waits, never native regions: the runtime's own locks and
- * waits, and (through compactptr.h's assembler names) rewritten files,
- * whose regions the plugin makes. */
-int cp__direct_pthread_mutex_lock(pthread_mutex_t *m);
-int cp__direct_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
-int cp__direct_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
-                                      const struct timespec *t);
-int cp__direct_pthread_join(pthread_t t, void **r);
-int cp__direct_pthread_tryjoin_np(pthread_t t, void **r);
-int cp__direct_pthread_timedjoin_np(pthread_t t, void **r,
-                                    const struct timespec *d);
-
 /* ---- threads (thread.c) -------------------------------------------------- */
 /* A thread's state, as the stop-the-world switch sees it (safepoint.c). */
 enum {
@@ -846,10 +833,6 @@ typedef struct cp_thread {
   /* Values of pthread keys the plugin saw set to compact pointers
    * (cp_thread_specific; thread.c): roots while the thread lives. */
   struct cp_specific *specifics;
-  /* While the thread waits in a wait of blocking.c called from another
-   * shared object (no native region): the call's return address, for a
-   * refusal to name (atomic). */
-  const void *wait_from;
 } cp_thread_t;
 
 /* The calling thread's record, NULL until it is known. */

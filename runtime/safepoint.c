@@ -104,7 +104,7 @@ void cp__park(cp_thread_t *self) {
   pthread_cond_broadcast(&arrive_cond);
   uint64_t e = epoch;
   while (epoch == e)
-    cp__direct_pthread_cond_wait(&resume_cond, &cp__reg_mutex);
+    pthread_cond_wait(&resume_cond, &cp__reg_mutex);
   __atomic_store_n(&self->state, was, __ATOMIC_RELEASE);
   pthread_setcancelstate(cancel, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -157,27 +157,13 @@ static void start_routine_text(const cp_thread_t *t, char *out, size_t n) {
   }
 }
 
-/* Where code address pc lies, as `addr2line -f -e MODULE OFFSET` takes it. */
-static const char *where_text(const void *pc, char *out, size_t n) {
-  Dl_info info;
-  if (dladdr(pc, &info) && info.dli_fname) {
-    const char *base = strrchr(info.dli_fname, '/');
-    snprintf(out, n, "%s+%#lx", base ? base + 1 : info.dli_fname,
-             (unsigned long)((uintptr_t)pc - (uintptr_t)info.dli_fbase));
-  } else {
-    snprintf(out, n, "%p", pc);
-  }
-  return out;
-}
-
 static _Noreturn void refuse(const cp_thread_t *t, const char *why) {
   char comm[64], started[256];
   start_routine_text(t, started, sizeof started);
   read_task(t->tid, "comm", comm, sizeof comm);
   char ks = task_state(t->tid);
   int s = state_of(t);
-  char what[800], where[300];
-  const void *elsewhere;
+  char what[800];
   if (s == CP_TS_NATIVE_UNSAFE)
     snprintf(what, sizeof what,
              "it is in a native region it entered under a compact body "
@@ -186,15 +172,6 @@ static _Noreturn void refuse(const cp_thread_t *t, const char *why) {
              "from a function that reaches a safepoint (it is then compiled "
              "in the checked form, outside compact bodies)",
              __atomic_load_n(&t->native_depth, __ATOMIC_RELAXED));
-  else if ((ks == 'S' || ks == 'D') &&
-           (elsewhere = __atomic_load_n(&t->wait_from, __ATOMIC_RELAXED)))
-    snprintf(what, sizeof what,
-             "it is blocked in the kernel (state %c) in a wait called from "
-             "%s, another shared object than the plugin-built ones, whose "
-             "waits are no native regions (a library may wait inside a call "
-             "that compact code makes with compact pointers in registers); "
-             "wrap the call into that library in CP_NATIVE(...)",
-             ks, where_text(elsewhere, where, sizeof where));
   else if (ks == 'S' || ks == 'D')
     snprintf(what, sizeof what,
              "it is blocked in the kernel (state %c) outside a native region; "
@@ -268,7 +245,7 @@ static void stop_world(cp_thread_t *self, const char *why) {
     double until = t_now + 0.05 < deadline ? t_now + 0.05 : deadline;
     struct timespec ts = {(time_t)until,
                           (long)((until - (double)(time_t)until) * 1e9)};
-    cp__direct_pthread_cond_timedwait(&arrive_cond, &cp__reg_mutex, &ts);
+    pthread_cond_timedwait(&arrive_cond, &cp__reg_mutex, &ts);
   }
 }
 
@@ -468,7 +445,7 @@ static void leave_region(cp_thread_t *t) {
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
     cp__reg_lock();
     while (state_of(t) == CP_TS_HELD)
-      cp__direct_pthread_cond_wait(&resume_cond, &cp__reg_mutex);
+      pthread_cond_wait(&resume_cond, &cp__reg_mutex);
     cp__reg_unlock();
     pthread_setcancelstate(cancel, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -499,7 +499,7 @@ static void chunk_gone(uint64_t k) {
   uintptr_t lo = (uintptr_t)a->base + ((uintptr_t)k << CHUNK_SHIFT);
   uintptr_t hi = lo + CHUNK_BYTES, top = a->start + a->span;
   if (mem.move && lo >= a->start && hi <= top) {
-    cp__direct_pthread_mutex_lock(&mem.lock);
+    pthread_mutex_lock(&mem.lock);
     if (mem.npool < POOL_MAX) {
       mem.pool[mem.npool++] = (char *)lo;
       pthread_mutex_unlock(&mem.lock);
@@ -537,7 +537,7 @@ static uint8_t fresh_chunk(uintptr_t lo) {
 /* Counts `bytes` of fresh pages of kind `small` that took `ns` to back, and
  * at the end of each probe window picks the kind of the next chunks. */
 static void fresh_account(int small, uint64_t bytes, uint64_t ns) {
-  cp__direct_pthread_mutex_lock(&mem.lock);
+  pthread_mutex_lock(&mem.lock);
   if (small != mem.small) { /* a chunk backed before the last change */
     pthread_mutex_unlock(&mem.lock);
     return;
@@ -575,7 +575,7 @@ static uint8_t back_chunk(uint64_t k) {
   }
   char *from = NULL;
   if (mem.move) {
-    cp__direct_pthread_mutex_lock(&mem.lock);
+    pthread_mutex_lock(&mem.lock);
     from = mem.npool ? mem.pool[--mem.npool] : NULL;
     pthread_mutex_unlock(&mem.lock);
   }
@@ -794,7 +794,7 @@ static void copy_items(copy_job_t *j) {
   }
   __atomic_fetch_add(&cp__switch_bytes_compact, bc, __ATOMIC_RELAXED);
   __atomic_fetch_add(&cp__switch_bytes_wide, bw, __ATOMIC_RELAXED);
-  cp__direct_pthread_mutex_lock(&mem.lock);
+  pthread_mutex_lock(&mem.lock);
   for (int p = 0; p < CP_COPY_PARTS; p++)
     cp__switch_copy_time[p] += spent[p];
   pthread_mutex_unlock(&mem.lock);
@@ -833,7 +833,7 @@ static uint64_t copy_all(cp_slab_t **items, size_t n) {
     nh++;
   copy_items(&j);
   for (int h = 0; h < nh; h++)
-    cp__direct_pthread_join(helpers[h], NULL);
+    pthread_join(helpers[h], NULL);
   cp__switch_helpers = (uint32_t)nh;
   uint64_t objects = 0;
   for (uint32_t k = 0; k < cp__ntypes; k++)

@@ -46,7 +46,7 @@ static uint32_t next_seq = 1;
 pthread_mutex_t cp__reg_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t exit_key;
 
-void cp__reg_lock(void) { cp__direct_pthread_mutex_lock(&cp__reg_mutex); }
+void cp__reg_lock(void) { pthread_mutex_lock(&cp__reg_mutex); }
 void cp__reg_unlock(void) { pthread_mutex_unlock(&cp__reg_mutex); }
 
 static int gettid_now(void) { return (int)syscall(SYS_gettid); }
@@ -317,19 +317,18 @@ static int joined(pthread_t thread, int e, void *v, void **result) {
 
 int cp_thread_join(pthread_t thread, void **result) {
   void *v = NULL;
-  return joined(thread, cp__direct_pthread_join(thread, &v), v, result);
+  return joined(thread, pthread_join(thread, &v), v, result);
 }
 
 int cp_thread_tryjoin_np(pthread_t thread, void **result) {
   void *v = NULL;
-  return joined(thread, cp__direct_pthread_tryjoin_np(thread, &v), v, result);
+  return joined(thread, pthread_tryjoin_np(thread, &v), v, result);
 }
 
 int cp_thread_timedjoin_np(pthread_t thread, void **result,
                            const struct timespec *abstime) {
   void *v = NULL;
-  return joined(thread, cp__direct_pthread_timedjoin_np(thread, &v, abstime), v,
-                result);
+  return joined(thread, pthread_timedjoin_np(thread, &v, abstime), v, result);
 }
 
 void *cp_thread_result(void *result) { return keep_result(result); }

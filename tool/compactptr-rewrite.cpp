@@ -241,12 +241,7 @@ public:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef InFile) override {
     auto Consumer = std::make_unique<ToolConsumer>(O, C, InFile);
-    // Parsed as the plugin's nested parse reads a unit it rewrites
-    // (passes/Plugin.cpp, declareHooksFirst): <compactptr.h> links its
-    // joins to the runtime's.
-    Preprocessor &PP = CI.getPreprocessor();
-    PP.setPredefines(PP.getPredefines() + "#define CP__REWRITTEN_UNIT 1\n");
-    PP.addPPCallbacks(std::make_unique<SkippedText>(Consumer->Skipped));
+    CI.getPreprocessor().addPPCallbacks(std::make_unique<SkippedText>(Consumer->Skipped));
     Rec.attach(CI.getPreprocessor());
     Consumer->Rec = &Rec;
     Consumer->Again = Again;
