@@ -590,6 +590,10 @@ struct Session {
   /// Functions of the TU that a call starts a thread in (pthread_create's
   /// start routine), found at the first question (Escapes.cpp).
   std::optional<std::set<const clang::FunctionDecl *>> ThreadStarts;
+  /// Functions of type `void *(void *)` whose address this TU hands to
+  /// code it cannot see (a fork helper of another file): each may be a
+  /// thread's start routine there (Escapes.cpp).
+  std::optional<std::set<const clang::FunctionDecl *>> MaybeThreadStarts;
   /// The text the preprocessor skipped (SkippedText).
   llvm::ArrayRef<clang::SourceRange> Skipped;
 

@@ -108,6 +108,43 @@ static bool startsThread(Session &S, const FunctionDecl *FD) {
   return FD && S.ThreadStarts->count(FD->getCanonicalDecl());
 }
 
+/// FD may be a thread's start routine in code this TU cannot see: of type
+/// `void *(void *)`, and its address is an argument of a call to a
+/// function without a body here (`fj_fork(sort_task, half)`, a pool's
+/// submit, GLib's g_thread_new).
+static bool mayStartThread(Session &S, const FunctionDecl *FD) {
+  if (!S.MaybeThreadStarts) {
+    struct Finder : RecursiveASTVisitor<Finder> {
+      ASTContext &Ctx;
+      std::set<const FunctionDecl *> Found;
+      explicit Finder(ASTContext &Ctx) : Ctx(Ctx) {}
+      bool VisitCallExpr(CallExpr *CE) {
+        const FunctionDecl *Callee = CE->getDirectCallee();
+        if (Callee && (Callee->hasBody() || threadStartArgument(Callee) >= 0))
+          return true;
+        for (const Expr *A : CE->arguments()) {
+          A = A->IgnoreParenCasts();
+          if (const auto *UO = dyn_cast<UnaryOperator>(A);
+              UO && UO->getOpcode() == UO_AddrOf)
+            A = UO->getSubExpr()->IgnoreParens();
+          const auto *DR = dyn_cast<DeclRefExpr>(A);
+          const auto *F = DR ? dyn_cast<FunctionDecl>(DR->getDecl()) : nullptr;
+          const auto *FT =
+              F ? F->getType()->getAs<FunctionProtoType>() : nullptr;
+          if (FT && FT->getNumParams() == 1 &&
+              Ctx.hasSameType(FT->getReturnType(), Ctx.VoidPtrTy) &&
+              Ctx.hasSameType(FT->getParamType(0), Ctx.VoidPtrTy))
+            Found.insert(F->getCanonicalDecl());
+        }
+        return true;
+      }
+    } F(S.Ctx);
+    F.TraverseDecl(S.Ctx.getTranslationUnitDecl());
+    S.MaybeThreadStarts = std::move(F.Found);
+  }
+  return FD && S.MaybeThreadStarts->count(FD->getCanonicalDecl());
+}
+
 /// The function whose return statement returns E (through parentheses and
 /// conversions), or null.
 static const FunctionDecl *returnedFrom(ASTContext &Ctx, const Expr *E) {
@@ -643,6 +680,19 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     // pthread_join hands it to the joiner from memory of libc's own.
     Where = "is returned as 'void *' by thread start routine " + quoted(FD->getName()) +
             ", and pthread_join hands it over from memory the switch does not see";
+  } else if (const FunctionDecl *FD = P ? nullptr : returnedFrom(S.Ctx, Cur);
+             FD && mayStartThread(S, FD)) {
+    // A start routine of a thread another file creates (a fork-join
+    // helper's), or a callback that file keeps the result of: the runtime
+    // keeps only the results of threads this TU starts, whose routines it
+    // knows.
+    Where = "is returned as 'void *' by " + quoted(FD->getName()) +
+            ", whose address goes to code of another file: run there as a "
+            "thread's start routine, its result reaches pthread_join from "
+            "memory the switch does not see";
+    Advice = "start the thread with pthread_create in this file (the "
+             "runtime keeps the results of the start routines it sees), or "
+             "hand the result over in a field or a root of its own type";
   } else {
     return;
   }
