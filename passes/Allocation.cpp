@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 #include "Printer.h"
 #include "clang/AST/ParentMapContext.h"
+#include <functional>
 
 using namespace clang;
 
@@ -76,10 +77,54 @@ static QualType flexBase(const Expr *E) {
   return QualType();
 }
 
+/// VD is a local variable that only its initializer writes: no
+/// assignment, increment or address taken in its function.
+static bool writtenOnlyByInit(const VarDecl *VD) {
+  const auto *FD = dyn_cast<FunctionDecl>(VD->getDeclContext());
+  if (!FD || !FD->getBody() || !VD->getInit() || !VD->hasLocalStorage() ||
+      VD->getType().isVolatileQualified())
+    return false;
+  auto Names = [VD](const Expr *X) {
+    const auto *DR = dyn_cast<DeclRefExpr>(X->IgnoreParenImpCasts());
+    return DR && DR->getDecl() == VD;
+  };
+  std::function<bool(const Stmt *)> Writes = [&](const Stmt *St) {
+    if (!St)
+      return false;
+    if (const auto *BO = dyn_cast<BinaryOperator>(St);
+        BO && BO->isAssignmentOp() && Names(BO->getLHS()))
+      return true;
+    if (const auto *UO = dyn_cast<UnaryOperator>(St);
+        UO && (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf) &&
+        Names(UO->getSubExpr()))
+      return true;
+    for (const Stmt *C : St->children())
+      if (Writes(C))
+        return true;
+    return false;
+  };
+  return !Writes(FD->getBody());
+}
+
 SizeShape sizeShape(const Expr *E) {
   SizeShape R;
   // Through casts to integer types: `(unsigned)(sizeof(T) * n)`.
   E = pastIntegerCasts(E);
+  // The size of one object with a flexible array member held in a local
+  // first (`size_t n = sizeof *e + len + 1; e = malloc(n);`): its value,
+  // computed in the layout of the moment, is the bytes cp_flex_count
+  // reads (room enough in either layout).  A product in a local is not
+  // followed: its count would be evaluated again at the call.
+  if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+    if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+        VD && VD->getType()->isIntegerType() && writtenOnlyByInit(VD)) {
+      SizeShape I = sizeShape(VD->getInit());
+      if (I.Flex) {
+        I.Bytes = E;
+        return I;
+      }
+      return R;
+    }
   const auto *Call = dyn_cast<CallExpr>(E);
   if (const auto *B = dyn_cast<BinaryOperator>(E);
       (B && B->getOpcode() == BO_Add) ||
@@ -135,6 +180,35 @@ SizeShape sizeShape(const Expr *E) {
     return Rt;
   }
   return R;
+}
+
+bool onlyFlexAllocationSize(ASTContext &Ctx, const VarDecl *VD) {
+  if (!VD->getType()->isIntegerType() || !writtenOnlyByInit(VD) ||
+      !sizeShape(VD->getInit()).Flex)
+    return false;
+  const auto *FD = cast<FunctionDecl>(VD->getDeclContext());
+  bool Read = false, Other = false;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
+    if (!St || Other)
+      return;
+    if (const auto *DR = dyn_cast<DeclRefExpr>(St); DR && DR->getDecl() == VD) {
+      Read = true;
+      const Expr *Cur = DR;
+      const Expr *P = parentSkippingParens(Ctx, Cur, &Cur);
+      while (P && isa<CastExpr>(P) && P->getType()->isIntegerType())
+        P = parentSkippingParens(Ctx, Cur = P, &Cur);
+      const auto *CE = dyn_cast_or_null<CallExpr>(P);
+      SizeShape Sh = CE && allocFunction(CE) != AllocFn::None
+                         ? allocSizeShape(CE)
+                         : SizeShape();
+      Other = !Sh.Flex || Sh.Bytes != DR;
+      return;
+    }
+    for (const Stmt *C : St->children())
+      Walk(C);
+  };
+  Walk(FD->getBody());
+  return Read && !Other;
 }
 
 /// The pointer type the allocation result is converted to (through

@@ -791,7 +791,7 @@ static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth,
       // as a layout-constant already).
       auto Ps = S.Ctx.getParents(*Cur);
       const auto *V = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
-      if (!V || V->hasGlobalStorage())
+      if (!V || V->hasGlobalStorage() || onlyFlexAllocationSize(S.Ctx, V))
         return "";
       if (!keptAcrossSafepoints(S, V)) {
         std::string W = followLocal(S, V, Depth, V->getLocation());

@@ -58,6 +58,11 @@ SizeShape sizeShape(const clang::Expr *E);
 /// Allocation.cpp: the size an allocation call CE asks for, as a shape
 /// (calloc's two arguments either way round, reallocarray's last two).
 SizeShape allocSizeShape(const clang::CallExpr *CE);
+/// Allocation.cpp: VD, a local that only its initializer writes, is read
+/// only as the size of allocations of one object with a flexible array
+/// member (`e = malloc(n)`), whose room cp_flex_count makes enough in
+/// either layout: its layout-dependent value is used at once.
+bool onlyFlexAllocationSize(clang::ASTContext &Ctx, const clang::VarDecl *VD);
 /// Allocators.cpp: the argument a CP_ALLOCATOR call's size is in (the first
 /// shaped sizeof(T) or n * sizeof(T), else the first, for the error); null
 /// if it takes none.

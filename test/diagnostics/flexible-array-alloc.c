@@ -52,3 +52,22 @@ struct node *wrapped(int n, int k) {
   b->next = c;
   return a;
 }
+
+// The size held in a local first: followed when only its initializer
+// writes it (then its reads by allocations alone are no layout-stored
+// value; one by a memset after the allocation is: a switch at the
+// allocation would leave it the compact size).  A local written again is
+// not followed.
+void *sizes_in_locals(int n, int k) {
+  size_t sz = sizeof(struct node) + n;
+  struct node *a = malloc(sz);
+  size_t again = offsetof(struct node, data) + n; // expected-warning {{this offsetof of compact type 'struct node' initializes 'again'}}
+  again += (size_t)k;
+  struct node *b = malloc(again); // expected-error {{allocation of compact type 'struct node' must have its size}}
+  size_t zeroed = sizeof(struct node) + n; // expected-warning {{this sizeof of compact type 'struct node' initializes 'zeroed': it is the value in the layout of the moment}}
+  struct node *c = malloc(zeroed);
+  __builtin_memset(c, 0, zeroed);
+  a->next = b;
+  b->next = c;
+  return a;
+}

@@ -57,6 +57,21 @@ static struct entry *flex_alloc(const char *k) {
   return e;
 }
 
+// The size held in a local first, which only the allocation reads: the
+// local keeps the size of the moment, the allocation takes its room from
+// it.
+static struct entry *held(const char *k, struct entry *next) {
+  size_t n = strlen(k);
+  const size_t sz = offsetof(struct entry, key) + n + 1;
+  // CHECK: const size_t sz = __builtin_offsetof(struct cp__c_entry, key) + n + 1;
+  struct entry *e = malloc(sz);
+  // CHECK: struct entry *e = cp_alloc_array(&cp__desc_entry, cp_flex_count(&cp__desc_entry, (unsigned long)(sz)));
+  memcpy(e->key, k, n + 1);
+  e->len = (short)n;
+  e->next = next;
+  return e;
+}
+
 int main(void) {
   struct entry *l = make("alpha", NULL);
   l = make("beta", l);
@@ -65,11 +80,12 @@ int main(void) {
   // CHECK: struct entry *z = cp_alloc_array(&cp__desc_entry, cp_flex_count(&cp__desc_entry, (unsigned long)(sizeof(struct cp__c_entry) + 3)));
   z->key[0] = 'z';
   z->next = flex_alloc("git");
-  z->next->next = l;
+  z->next->next = held("held", l);
   for (struct entry *e = z; e; e = e->next)
     printf("%d %s\n", e->len, e->key);
   // OUT: 0 z
   // OUT: 3 git
+  // OUT: 4 held
   // OUT: 4 beta
   // OUT: 15 alpha-and-omega
   return 0;

@@ -902,11 +902,61 @@ static int flex_base(scan_t *s, CXCursor c) {
  *  one factor (n * sizeof(T), sizeof(T) * rows * cols), as the plugin
  *  takes them, or one object of a struct with a flexible array member and
  *  its room (flex_base); -2 otherwise. */
+/* Is variable v written anywhere but by its initializer (an assignment,
+ * an increment, its address taken) in its function? */
+typedef struct writes {
+  CXCursor v;
+  int found;
+} writes_t;
+
+static int names_var(CXCursor e, CXCursor v) {
+  e = strip(e);
+  return clang_getCursorKind(e) == CXCursor_DeclRefExpr &&
+         clang_equalCursors(clang_getCursorReferenced(e), v);
+}
+
+static enum CXChildVisitResult write_cb(CXCursor c, CXCursor p,
+                                        CXClientData d) {
+  (void)p;
+  writes_t *w = d;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  kids_t ks = kids(c);
+  if (((k == CXCursor_BinaryOperator &&
+        clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign) ||
+       k == CXCursor_CompoundAssignOperator) &&
+      ks.n >= 1 && names_var(ks.v[0], w->v))
+    w->found = 1;
+  if (k == CXCursor_UnaryOperator && ks.n == 1 && names_var(ks.v[0], w->v)) {
+    enum CXUnaryOperatorKind u = clang_getCursorUnaryOperatorKind(c);
+    if (u == CXUnaryOperator_PostInc || u == CXUnaryOperator_PostDec ||
+        u == CXUnaryOperator_PreInc || u == CXUnaryOperator_PreDec ||
+        u == CXUnaryOperator_AddrOf)
+      w->found = 1;
+  }
+  return w->found ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+static int written_again(CXCursor v) {
+  writes_t w = {v, 0};
+  clang_visitChildren(clang_getCursorSemanticParent(v), write_cb, &w);
+  return w.found;
+}
+
 static int size_shape(scan_t *s, CXCursor c) {
   c = strip(c);
   int t = sizeof_struct(s, c);
   if (t >= 0)
     return t;
+  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) {
+    /* One object with a flexible array member, its size held in a local
+     * first (`size_t n = sizeof *e + len; e = malloc(n);`), as the plugin
+     * takes it (a local only its initializer writes). */
+    CXCursor v = clang_getCursorReferenced(c);
+    if (clang_getCursorKind(v) != CXCursor_VarDecl || written_again(v))
+      return -2;
+    CXCursor init = last_expr_kid(v);
+    return !clang_Cursor_isNull(init) && (t = flex_base(s, init)) >= 0 ? t : -2;
+  }
   if ((clang_getCursorKind(c) == CXCursor_BinaryOperator &&
        clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Add) ||
       (clang_getCursorKind(c) == CXCursor_CallExpr &&
