@@ -1166,14 +1166,20 @@ class Gen:
         # A list of objects with a flexible array member of bytes, one more
         # each round (some grown with realloc), printed at the end: in
         # programs whose round count is a multiple of 4 (no draw of its
-        # own, so the other programs of every seed stay as they were).
+        # own, so the other programs of every seed stay as they were); of
+        # 8, the size held in a local first.
         flex = rounds % 4 == 0
         if flex:
             e("struct CP_COMPACT fx { struct fx *next; unsigned n; unsigned char b[]; };")
             e("static struct fx *cpg_fx;")
             e("static void cpg_fx_add(unsigned r) {")
             e("  unsigned n = r * 37u % 200u, k;")
-            e("  struct fx *x = malloc(sizeof *x + n);")
+            if rounds % 8 == 0:
+                # The size held in a local first, as most C writes it.
+                e("  unsigned long sz = sizeof(struct fx) + n;")
+                e("  struct fx *x = malloc(sz);")
+            else:
+                e("  struct fx *x = malloc(sizeof *x + n);")
             e("  if (!x) exit(3);")
             e("  x->n = n;")
             e("  for (k = 0; k < n; k++) x->b[k] = (unsigned char)(r + k * 7u);")
