@@ -417,6 +417,14 @@ CP_API void *cp_alloc_array(cp_type_desc_t *type, size_t n);
  *  the switch moves the elements whole.  At least 1; fatal for a type with
  *  no flexible array member, or for a count that overflows. */
 CP_API size_t cp_flex_count(cp_type_desc_t *type, size_t bytes);
+/** cp_flex_count for `bytes` counted in either layout: a size the program
+ *  held in a local first, which a switch since may have left the other
+ *  layout's (`size_t sz = sizeof *e + len; ...; e = malloc(sz);`).  The
+ *  room is what lies past the smaller of the member's two offsets, so a
+ *  size of the other layout's is never short (one of the current layout's
+ *  gets the difference of the offsets more).  Same result and errors as
+ *  cp_flex_count otherwise. */
+CP_API size_t cp_flex_count_any(cp_type_desc_t *type, size_t bytes);
 CP_API void *cp_try_alloc_array(cp_type_desc_t *type, size_t n);
 /** a * b, or the largest count when the product overflows (the allocation
  *  then stops as an overflow of n * size does): the count of an allocation

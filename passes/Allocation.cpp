@@ -41,12 +41,19 @@ static const Expr *pastIntegerCasts(const Expr *E) {
   }
 }
 
+static const VarDecl *flexLocal(const Expr *E);
+
 /// The record whose fixed part E's sum starts from, for a type with a
 /// flexible array member: a term `sizeof(T)` (`sizeof *e`) or
 /// `offsetof(T, member)` for its flexible array member, in a sum
-/// (`sizeof *e + len + 1`); else null.
-static QualType flexBase(const Expr *E) {
+/// (`sizeof *e + len + 1`), or a local holding such a size (flexLocal;
+/// not followed when Follow is false: a local's initializer is read
+/// once); else null.
+static QualType flexBase(const Expr *E, bool Follow = true) {
   E = pastIntegerCasts(E);
+  if (Follow)
+    if (const VarDecl *VD = flexLocal(E))
+      return flexBase(VD->getInit(), false);
   auto HasFlex = [](QualType T) {
     const auto *RT = T.isNull() ? nullptr : T->getAs<RecordType>();
     return RT && RT->getDecl()->hasFlexibleArrayMember();
@@ -65,14 +72,14 @@ static QualType flexBase(const Expr *E) {
   }
   if (const auto *B = dyn_cast<BinaryOperator>(E);
       B && B->getOpcode() == BO_Add) {
-    QualType L = flexBase(B->getLHS());
-    return L.isNull() ? flexBase(B->getRHS()) : L;
+    QualType L = flexBase(B->getLHS(), Follow);
+    return L.isNull() ? flexBase(B->getRHS(), Follow) : L;
   }
   if (const auto *C = dyn_cast<CallExpr>(E)) // st_add(sizeof *x, len)
     if (auto H = sumHelper(C->getDirectCallee());
         H && H->first < C->getNumArgs() && H->second < C->getNumArgs()) {
-      QualType L = flexBase(C->getArg(H->first));
-      return L.isNull() ? flexBase(C->getArg(H->second)) : L;
+      QualType L = flexBase(C->getArg(H->first), Follow);
+      return L.isNull() ? flexBase(C->getArg(H->second), Follow) : L;
     }
   return QualType();
 }
@@ -106,25 +113,46 @@ static bool writtenOnlyByInit(const VarDecl *VD) {
   return !Writes(FD->getBody());
 }
 
+/// E names a local that holds the size of one object with a flexible
+/// array member (`size_t n = sizeof *e + len + 1;`), written only by its
+/// initializer, which is such a size itself (not through another local).
+/// A product in a local is not followed: its count would be evaluated
+/// again at the call.
+static const VarDecl *flexLocal(const Expr *E) {
+  const auto *DR = dyn_cast<DeclRefExpr>(pastIntegerCasts(E));
+  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  if (!VD || !VD->getType()->isIntegerType() || !writtenOnlyByInit(VD))
+    return nullptr;
+  return flexBase(VD->getInit(), false).isNull() ? nullptr : VD;
+}
+
+/// E reads a flexLocal: its value may be the other layout's, if a switch
+/// came after the local was set.
+static bool readsFlexLocal(const Expr *E) {
+  if (!E)
+    return false;
+  if (flexLocal(E))
+    return true;
+  for (const Stmt *C : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(C); CE && readsFlexLocal(CE))
+      return true;
+  return false;
+}
+
 SizeShape sizeShape(const Expr *E) {
   SizeShape R;
   // Through casts to integer types: `(unsigned)(sizeof(T) * n)`.
   E = pastIntegerCasts(E);
   // The size of one object with a flexible array member held in a local
-  // first (`size_t n = sizeof *e + len + 1; e = malloc(n);`): its value,
-  // computed in the layout of the moment, is the bytes cp_flex_count
-  // reads (room enough in either layout).  A product in a local is not
-  // followed: its count would be evaluated again at the call.
-  if (const auto *DR = dyn_cast<DeclRefExpr>(E))
-    if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
-        VD && VD->getType()->isIntegerType() && writtenOnlyByInit(VD)) {
-      SizeShape I = sizeShape(VD->getInit());
-      if (I.Flex) {
-        I.Bytes = E;
-        return I;
-      }
-      return R;
-    }
+  // first (`size_t n = sizeof *e + len + 1; e = malloc(n);`), also in a
+  // sum (`malloc(n + 1)`): a switch since may have left it the other
+  // layout's, so its room is counted for either (cp_flex_count_any).
+  if (flexLocal(E)) {
+    R.Elem = flexBase(E);
+    R.Ok = R.Flex = R.AnyLayout = true;
+    R.Bytes = E;
+    return R;
+  }
   const auto *Call = dyn_cast<CallExpr>(E);
   if (const auto *B = dyn_cast<BinaryOperator>(E);
       (B && B->getOpcode() == BO_Add) ||
@@ -132,6 +160,7 @@ SizeShape sizeShape(const Expr *E) {
     // One object and the room for its flexible array member's elements.
     R.Elem = flexBase(E);
     R.Ok = R.Flex = !R.Elem.isNull();
+    R.AnyLayout = R.Flex && readsFlexLocal(E);
     R.Bytes = E;
     return R;
   }
@@ -184,7 +213,7 @@ SizeShape sizeShape(const Expr *E) {
 
 bool onlyFlexAllocationSize(ASTContext &Ctx, const VarDecl *VD) {
   if (!VD->getType()->isIntegerType() || !writtenOnlyByInit(VD) ||
-      !sizeShape(VD->getInit()).Flex)
+      flexBase(VD->getInit(), false).isNull())
     return false;
   const auto *FD = cast<FunctionDecl>(VD->getDeclContext());
   bool Read = false, Other = false;
@@ -193,15 +222,18 @@ bool onlyFlexAllocationSize(ASTContext &Ctx, const VarDecl *VD) {
       return;
     if (const auto *DR = dyn_cast<DeclRefExpr>(St); DR && DR->getDecl() == VD) {
       Read = true;
+      // Up through casts to integer types and sums (`malloc(n + 1)`).
       const Expr *Cur = DR;
       const Expr *P = parentSkippingParens(Ctx, Cur, &Cur);
-      while (P && isa<CastExpr>(P) && P->getType()->isIntegerType())
+      while (P && ((isa<CastExpr>(P) && P->getType()->isIntegerType()) ||
+                   (isa<BinaryOperator>(P) &&
+                    cast<BinaryOperator>(P)->getOpcode() == BO_Add)))
         P = parentSkippingParens(Ctx, Cur = P, &Cur);
       const auto *CE = dyn_cast_or_null<CallExpr>(P);
       SizeShape Sh = CE && allocFunction(CE) != AllocFn::None
                          ? allocSizeShape(CE)
                          : SizeShape();
-      Other = !Sh.Flex || Sh.Bytes != DR;
+      Other = !Sh.Flex || pastIntegerCasts(Sh.Bytes) != pastIntegerCasts(Cur);
       return;
     }
     for (const Stmt *C : St->children())
@@ -390,8 +422,9 @@ std::string Printer::countText(const SizeShape &Sh, const CallExpr *CE) {
   // objects' room for both layouts (the switch moves the member whole).
   if (Sh.Flex)
     if (CompactType *T = M.recordOf(Sh.Elem))
-      return "cp_flex_count(&" + T->DescName + ", (unsigned long)(" +
-             text(Sh.Bytes) + "))";
+      return std::string(Sh.AnyLayout ? "cp_flex_count_any(&"
+                                      : "cp_flex_count(&") +
+             T->DescName + ", (unsigned long)(" + text(Sh.Bytes) + "))";
   if (Sh.Counts.empty())
     return "1";
   // Several factors multiply with an overflow check (calloc checks its

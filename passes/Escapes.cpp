@@ -672,7 +672,8 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
              "thread-local compact pointer that holds it, or nest no "
              "pthread_cleanup_push inside";
   } else if (const FunctionDecl *FD = P ? nullptr : returnedFrom(S.Ctx, Cur);
-             FD && startsThread(S, FD)) {
+             FD && startsThread(S, FD) &&
+             !(runtimeKeepsResults(S) && mayStartThread(S, FD) && !Explicit)) {
     if (runtimeKeepsResults(S)) { // as pthread_exit's argument, above
       S.M.ThreadKept[E] = nullptr;
       return;
@@ -681,7 +682,11 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     Where = "is returned as 'void *' by thread start routine " + quoted(FD->getName()) +
             ", and pthread_join hands it over from memory the switch does not see";
   } else if (const FunctionDecl *FD = P ? nullptr : returnedFrom(S.Ctx, Cur);
-             FD && mayStartThread(S, FD)) {
+             FD && mayStartThread(S, FD) && !Explicit) {
+    // Also started here: kept for the joins of this file, which the
+    // runtime's are; the other file's is libc's.
+    if (startsThread(S, FD))
+      S.M.ThreadKept[E] = nullptr;
     // A start routine of a thread another file creates (a fork-join
     // helper's), or a callback that file keeps the result of: the runtime
     // keeps only the results of threads this TU starts, whose routines it
@@ -692,7 +697,9 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
             "memory the switch does not see";
     Advice = "start the thread with pthread_create in this file (the "
              "runtime keeps the results of the start routines it sees), or "
-             "hand the result over in a field or a root of its own type";
+             "hand the result over in a field or a root of its own type; a "
+             "cast to 'void *' at the return says that code runs no thread "
+             "with it";
   } else {
     return;
   }
@@ -933,6 +940,36 @@ void checkCallbackSafepoint(Session &S, const CallExpr *CE) {
 /// FD, defined in this file, returns nothing but compact pointers to T
 /// (or null) as its `void *`: a thread's start routine called directly
 /// (a fork-join recursion), a callback.  Its result is an arena object.
+/// V names a local of Def that a `void *` or byte pointer was converted
+/// into (`struct node *n = p;` with p a `void *` parameter): what it holds
+/// may be any memory.
+static bool fromBytes(const FunctionDecl *Def, const Expr *V) {
+  const auto *DR = dyn_cast<DeclRefExpr>(V);
+  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  if (!VD || isa<ParmVarDecl>(VD) || !VD->hasLocalStorage())
+    return false;
+  auto Bytes = [](const Expr *X) {
+    const auto *C = X ? dyn_cast<CastExpr>(X->IgnoreParens()) : nullptr;
+    return C && isBytePointer(C->getSubExpr()->getType());
+  };
+  if (Bytes(VD->getInit()))
+    return true;
+  bool Found = false;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
+    if (!St || Found)
+      return;
+    if (const auto *BO = dyn_cast<BinaryOperator>(St);
+        BO && BO->getOpcode() == BO_Assign && Bytes(BO->getRHS()))
+      if (const auto *L = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens());
+          L && L->getDecl() == VD)
+        Found = true;
+    for (const Stmt *C : St->children())
+      Walk(C);
+  };
+  Walk(Def->getBody());
+  return Found;
+}
+
 static bool returnsOnly(const Model &M, const FunctionDecl *FD,
                         const CompactType *T) {
   const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
@@ -946,12 +983,12 @@ static bool returnsOnly(const Model &M, const FunctionDecl *FD,
       const Expr *V = R->getRetValue();
       if (!V)
         return;
-      V = V->IgnoreParenImpCasts();
-      if (V->isNullPointerConstant(Def->getASTContext(),
-                                   Expr::NPC_ValueDependentIsNotNull))
+      if (V->IgnoreParenImpCasts()->isNullPointerConstant(
+              Def->getASTContext(), Expr::NPC_ValueDependentIsNotNull))
         return;
+      V = V->IgnoreParenCasts(); // `return (void *)l;`
       Any = true;
-      Other |= M.pointeeOf(V->getType()) != T;
+      Other |= M.pointeeOf(V->getType()) != T || fromBytes(Def, V);
       return;
     }
     for (const Stmt *C : St->children())

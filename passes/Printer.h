@@ -52,6 +52,9 @@ struct SizeShape {
   /// `offsetof(struct entry, key) + n`), counted by cp_flex_count.
   bool Flex = false;
   const clang::Expr *Bytes = nullptr;
+  /// Bytes reads a local that holds such a size (`size_t n = sizeof *e +
+  /// k;`): counted for either layout (cp_flex_count_any).
+  bool AnyLayout = false;
 };
 /// Allocation.cpp: E's shape as a size (through casts to integer types).
 SizeShape sizeShape(const clang::Expr *E);

@@ -828,14 +828,9 @@ static void *alloc_array(cp_type_desc_t *d, size_t n, bool try_only) {
   return alloc_block(cp__my_heap(), t, n, try_only);
 }
 
-size_t cp_flex_count(cp_type_desc_t *d, size_t bytes) {
-  cp_type_t *t = type_of(d);
-  if (!t->flex)
-    cp__fatal("cp_flex_count: type '%s' has no flexible array member", d->name);
-  /* The bytes were counted in the layout of the moment (the program's
-   * sizeof); the member's room is what lies past its offset there. */
-  uint32_t at =
-      (cp__wide || cp__build == CP_BUILD_WIDE) ? t->flex_wide : t->flex_compact;
+/* The count of objects for `bytes` past the member's offset `at`. */
+static size_t flex_count(cp_type_desc_t *d, cp_type_t *t, size_t bytes,
+                         uint32_t at) {
   size_t room = bytes > at ? bytes - at : 0;
   if (room > SIZE_MAX / 2)
     cp__fatal("'%s' with a flexible array member of %zu bytes: size "
@@ -850,6 +845,33 @@ size_t cp_flex_count(cp_type_desc_t *d, size_t bytes) {
          kw = (t->flex_wide + room + d->wide_size - 1) / d->wide_size;
   size_t k = cp__build == CP_BUILD_COMPACT_ONLY || kc > kw ? kc : kw;
   return k ? k : 1;
+}
+
+static cp_type_t *flex_type(cp_type_desc_t *d, const char *fn) {
+  cp_type_t *t = type_of(d);
+  if (!t->flex)
+    cp__fatal("%s: type '%s' has no flexible array member", fn, d->name);
+  return t;
+}
+
+size_t cp_flex_count(cp_type_desc_t *d, size_t bytes) {
+  cp_type_t *t = flex_type(d, "cp_flex_count");
+  /* The bytes were counted in the layout of the moment (the program's
+   * sizeof); the member's room is what lies past its offset there. */
+  uint32_t at =
+      (cp__wide || cp__build == CP_BUILD_WIDE) ? t->flex_wide : t->flex_compact;
+  return flex_count(d, t, bytes, at);
+}
+
+size_t cp_flex_count_any(cp_type_desc_t *d, size_t bytes) {
+  cp_type_t *t = flex_type(d, "cp_flex_count_any");
+  /* Counted in either layout: a switchable program's room lies past the
+   * smaller offset; a program of one layout has only its own. */
+  uint32_t at = cp__build == CP_BUILD_COMPACT_ONLY ? t->flex_compact
+                : cp__build == CP_BUILD_WIDE       ? t->flex_wide
+                : t->flex_compact < t->flex_wide   ? t->flex_compact
+                                                   : t->flex_wide;
+  return flex_count(d, t, bytes, at);
 }
 
 void *cp_alloc_array(cp_type_desc_t *d, size_t n) {

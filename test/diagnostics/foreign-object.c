@@ -16,8 +16,9 @@
 // SW: warning: a compact pointer to 'struct node' is stored into memory as 'void *'; kept there, it is no root, and after the switch it points into the released arena {{.*}} [-Wcompactptr-void-escape]
 // SW: warning: 'mk_sized' is handed the size of 'struct node'
 // SW: warning: this call is handed the size of 'struct node'
+// SW: warning: the 'void *' returned by 'launder'
 // SW-NOT: warning:
-// SW: 6 warnings generated.
+// SW: 7 warnings generated.
 #include <compactptr.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,4 +67,20 @@ static void *half(void *arg) {
 struct node *second(struct node *n) {
   struct node *m = half(n);
   return m;
+}
+
+// A cast at the return is seen through; a local made from a 'void *'
+// may hold any memory, so its function hands out no arena object.
+static void *half_cast(struct node *n) {
+  struct node *m = n->next;
+  return (void *)m;
+}
+static void *launder(void *p) {
+  struct node *n = p;
+  return n;
+}
+struct node *third(struct node *n, void *raw) {
+  struct node *m = half_cast(n);
+  struct node *k = launder(raw); // expected-warning {{the 'void *' returned by 'launder' becomes a compact pointer to 'struct node'}}
+  return m ? m : k;
 }

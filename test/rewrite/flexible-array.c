@@ -58,14 +58,15 @@ static struct entry *flex_alloc(const char *k) {
 }
 
 // The size held in a local first, which only the allocation reads: the
-// local keeps the size of the moment, the allocation takes its room from
-// it.
+// local keeps the size of the moment, which a switch since may have left
+// the other layout's, so the allocation counts its room for either
+// (cp_flex_count_any).
 static struct entry *held(const char *k, struct entry *next) {
   size_t n = strlen(k);
   const size_t sz = offsetof(struct entry, key) + n + 1;
   // CHECK: const size_t sz = __builtin_offsetof(struct cp__c_entry, key) + n + 1;
   struct entry *e = malloc(sz);
-  // CHECK: struct entry *e = cp_alloc_array(&cp__desc_entry, cp_flex_count(&cp__desc_entry, (unsigned long)(sz)));
+  // CHECK: struct entry *e = cp_alloc_array(&cp__desc_entry, cp_flex_count_any(&cp__desc_entry, (unsigned long)(sz)));
   memcpy(e->key, k, n + 1);
   e->len = (short)n;
   e->next = next;

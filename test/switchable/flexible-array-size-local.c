@@ -5,7 +5,9 @@
 // moment, and the allocation takes its room from it (cp_flex_count, enough
 // in either layout, also where the switch comes at that very allocation).
 // Before, the allocation was refused ("must have its size expressed as
-// sizeof(...)"), and the local's initializer warned (layout-stored).  A
+// sizeof(...)"), and the local's initializer warned (layout-stored).  The
+// local may be read after a switch (a size taken once for a loop), so
+// its room is counted for either layout.  A
 // local also read elsewhere (a memset of the object after the allocation,
 // a copy sized by it) stays warned: diagnostics/flexible-array-alloc.c.
 // REQUIRES: plugin
@@ -61,9 +63,46 @@ static struct entry *entry_new0(const char *k) {
   return e;
 }
 
+/* The size taken once, before a loop whose allocations cross the switch:
+ * taken in the compact layout, read in the wide one (where the member's
+ * offset is larger).  The room is counted for either layout
+ * (cp_flex_count_any); with the current layout's offset only, each object
+ * had one 24-byte unit for the 27 bytes it needs.  A review's program of this shape was wrong with
+ * exit 0 at every limit it tried. */
+struct CP_COMPACT tag {
+  struct tag *next, *prev;
+  char kind;
+  char key[]; /* at 9 bytes compact (12 a unit), 17 wide (24) */
+};
+
+static struct tag *batch(long count, struct tag *list) {
+  const size_t sz = offsetof(struct tag, key) + 9 + 1;
+  long i;
+  for (i = 0; i < count; i++) {
+    struct tag *e;
+    if (i % 3)
+      e = malloc(sz);
+    else if (i % 2)
+      e = calloc(sz, 1);
+    else
+      e = malloc(sz + 1);
+    e->kind = (char)(i % 7);
+    e->prev = NULL;
+    snprintf(e->key, 10, "b%08ld", i);
+    e->next = list;
+    list = e;
+  }
+  return list;
+}
+
 int main(void) {
   char buf[64];
   long i, n = 0, total = 0;
+  struct tag *b = batch(60000, NULL);
+  for (; b; b = b->next, n++)
+    total += (long)strlen(b->key) + b->key[1] + b->key[8] + b->kind;
+  printf("%ld in a batch, %ld\n", n, total);
+  n = total = 0;
   for (i = 0; i < 200000; i++) {
     snprintf(buf, sizeof buf, "key-%ld-%s", i * 7919 % 100003, i % 3 ? "x" : "long-suffix");
     struct entry *e = i & 1 ? entry_new(buf) : entry_new0(buf);
@@ -77,5 +116,6 @@ int main(void) {
       total += (long)e->len + e->key[e->len - 1];
     }
   printf("%ld entries, %ld\n", n, total);
+
   return 0;
 }

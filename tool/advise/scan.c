@@ -863,9 +863,24 @@ static int root_size_shape(scan_t *s, CXCursor c) {
  *  elements if `c` is a sum with a term sizeof(T) or offsetof(T, ...) of
  *  it (`sizeof *e + n + 1`: one object and its member's room); -1
  *  otherwise. */
-static int flex_base(scan_t *s, CXCursor c) {
+static int flex_local(scan_t *s, CXCursor c);
+
+static int flex_base_at(scan_t *s, CXCursor c, int follow) {
   c = strip(c);
+  /* Through casts to integer types, as the plugin reads sizes:
+   * `(int)sizeof(struct entry) + n`. */
+  while (clang_getCursorKind(c) == CXCursor_CStyleCastExpr) {
+    enum CXTypeKind k = clang_getCanonicalType(clang_getCursorType(c)).kind;
+    if (k < CXType_Bool || k > CXType_Int128)
+      break;
+    CXCursor in = last_expr_kid(c);
+    if (clang_Cursor_isNull(in))
+      break;
+    c = strip(in);
+  }
   int t = -1;
+  if (follow && (t = flex_local(s, c)) >= 0)
+    return t;
   kids_t ok = kids(c);
   if (ok.n == 2 && clang_getCursorKind(ok.v[0]) == CXCursor_TypeRef &&
       clang_getCursorKind(ok.v[1]) == CXCursor_MemberRef) {
@@ -875,16 +890,17 @@ static int flex_base(scan_t *s, CXCursor c) {
   } else if (clang_getCursorKind(c) == CXCursor_BinaryOperator &&
              clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Add) {
     kids_t ks = kids(c);
-    if (ks.n == 2 && (t = flex_base(s, ks.v[0])) < 0)
-      t = flex_base(s, ks.v[1]);
+    if (ks.n == 2 && (t = flex_base_at(s, ks.v[0], follow)) < 0)
+      t = flex_base_at(s, ks.v[1], follow);
     return t;
   } else if (clang_getCursorKind(c) == CXCursor_CallExpr) {
     /* git's st_add(sizeof *x, len): a size helper that adds. */
     product_t h = binary_helper(c, CXBinaryOperator_Add);
     if (h.a < 0)
       return -1;
-    if ((t = flex_base(s, clang_Cursor_getArgument(c, (unsigned)h.a))) < 0)
-      t = flex_base(s, clang_Cursor_getArgument(c, (unsigned)h.b));
+    if ((t = flex_base_at(s, clang_Cursor_getArgument(c, (unsigned)h.a),
+                          follow)) < 0)
+      t = flex_base_at(s, clang_Cursor_getArgument(c, (unsigned)h.b), follow);
     return t;
   } else {
     t = sizeof_struct(s, c);
@@ -897,6 +913,8 @@ static int flex_base(scan_t *s, CXCursor c) {
              ? t
              : -1;
 }
+
+static int flex_base(scan_t *s, CXCursor c) { return flex_base_at(s, c, 1); }
 
 /** Struct index if `c` has the shape sizeof(T) or a product with it as
  *  one factor (n * sizeof(T), sizeof(T) * rows * cols), as the plugin
@@ -942,21 +960,33 @@ static int written_again(CXCursor v) {
   return w.found;
 }
 
+/* One object with a flexible array member, its size held in a local
+ * first (`size_t n = sizeof *e + len; e = malloc(n);`), as the plugin
+ * takes it: a local variable (not static, not volatile) that only its
+ * initializer writes, which is such a size itself (not through another
+ * local).  Its struct, or -1. */
+static int flex_local(scan_t *s, CXCursor c) {
+  if (clang_getCursorKind(c) != CXCursor_DeclRefExpr)
+    return -1;
+  CXCursor v = clang_getCursorReferenced(c);
+  if (clang_getCursorKind(v) != CXCursor_VarDecl ||
+      clang_Cursor_getStorageClass(v) == CX_SC_Static ||
+      clang_Cursor_getStorageClass(v) == CX_SC_Extern ||
+      clang_getCursorKind(clang_getCursorSemanticParent(v)) !=
+          CXCursor_FunctionDecl ||
+      clang_isVolatileQualifiedType(clang_getCursorType(v)) || written_again(v))
+    return -1;
+  CXCursor init = last_expr_kid(v);
+  return clang_Cursor_isNull(init) ? -1 : flex_base_at(s, init, 0);
+}
+
 static int size_shape(scan_t *s, CXCursor c) {
   c = strip(c);
   int t = sizeof_struct(s, c);
   if (t >= 0)
     return t;
-  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) {
-    /* One object with a flexible array member, its size held in a local
-     * first (`size_t n = sizeof *e + len; e = malloc(n);`), as the plugin
-     * takes it (a local only its initializer writes). */
-    CXCursor v = clang_getCursorReferenced(c);
-    if (clang_getCursorKind(v) != CXCursor_VarDecl || written_again(v))
-      return -2;
-    CXCursor init = last_expr_kid(v);
-    return !clang_Cursor_isNull(init) && (t = flex_base(s, init)) >= 0 ? t : -2;
-  }
+  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr)
+    return (t = flex_local(s, c)) >= 0 ? t : -2;
   if ((clang_getCursorKind(c) == CXCursor_BinaryOperator &&
        clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Add) ||
       (clang_getCursorKind(c) == CXCursor_CallExpr &&
@@ -1215,6 +1245,24 @@ static enum CXChildVisitResult return_cb(CXCursor c, CXCursor p,
   r->any = 1;
   if (pointee_struct(r->s, clang_getCursorType(v)) != r->t)
     r->other = 1;
+  /* A local made from a `void *` (`struct node *n = p;`) may hold any
+   * memory, as the plugin reads it. */
+  if (clang_getCursorKind(v) == CXCursor_DeclRefExpr) {
+    CXCursor d = clang_getCursorReferenced(v);
+    CXCursor init = clang_getCursorKind(d) == CXCursor_VarDecl
+                        ? last_expr_kid(d)
+                        : clang_getNullCursor();
+    if (!clang_Cursor_isNull(init)) {
+      CXType from = clang_getCanonicalType(clang_getCursorType(strip(init)));
+      enum CXTypeKind pk =
+          from.kind == CXType_Pointer
+              ? clang_getCanonicalType(clang_getPointeeType(from)).kind
+              : CXType_Invalid;
+      if (pk == CXType_Void || pk == CXType_Char_S || pk == CXType_Char_U ||
+          pk == CXType_SChar || pk == CXType_UChar)
+        r->other = 1;
+    }
+  }
   return CXChildVisit_Continue;
 }
 
