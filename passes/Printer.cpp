@@ -172,6 +172,12 @@ bool Printer::collectParts(const Stmt *E, FileID FID, unsigned Begin, unsigned E
 bool Printer::needsRebuild(const Stmt *C) {
   if (own(C))
     return true;
+  // A sizeof or _Alignof of a compact type is printed anew (traitText):
+  // inside a macro's parentheses (`#define NSZ (sizeof(struct node))`)
+  // the copied text kept the wide size.
+  if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(C);
+      U && compactTrait(U))
+    return true;
   if (!compact())
     return false;
   if (const auto *IC = dyn_cast<ImplicitCastExpr>(C)) {
