@@ -767,8 +767,8 @@ static enum CXChildVisitResult product_cb(CXCursor c, CXCursor p,
   return CXChildVisit_Continue;
 }
 
-/* Finds a change of parameter `v` in a body: an assignment to it, `++`,
- * `--` or `&v`. */
+/* Finds a change of a parameter or local `v` in a body: an assignment
+ * to it, `++`, `--` or `&v`. */
 typedef struct param_change {
   CXCursor v;
   int changed;
@@ -808,6 +808,13 @@ static enum CXChildVisitResult param_change_cb(CXCursor c, CXCursor p,
 static int param_changed(CXCursor fn, int i) {
   param_change_t m = {clang_Cursor_getArgument(fn, (unsigned)i), 0};
   clang_visitChildren(fn, param_change_cb, &m);
+  return m.changed;
+}
+
+/* A local variable changed after its initializer, in its function. */
+static int local_changed(CXCursor v) {
+  param_change_t m = {v, 0};
+  clang_visitChildren(clang_getCursorSemanticParent(v), param_change_cb, &m);
   return m.changed;
 }
 
@@ -916,50 +923,6 @@ static int flex_base_at(scan_t *s, CXCursor c, int follow) {
 
 static int flex_base(scan_t *s, CXCursor c) { return flex_base_at(s, c, 1); }
 
-/** Struct index if `c` has the shape sizeof(T) or a product with it as
- *  one factor (n * sizeof(T), sizeof(T) * rows * cols), as the plugin
- *  takes them, or one object of a struct with a flexible array member and
- *  its room (flex_base); -2 otherwise. */
-/* Is variable v written anywhere but by its initializer (an assignment,
- * an increment, its address taken) in its function? */
-typedef struct writes {
-  CXCursor v;
-  int found;
-} writes_t;
-
-static int names_var(CXCursor e, CXCursor v) {
-  e = strip(e);
-  return clang_getCursorKind(e) == CXCursor_DeclRefExpr &&
-         clang_equalCursors(clang_getCursorReferenced(e), v);
-}
-
-static enum CXChildVisitResult write_cb(CXCursor c, CXCursor p,
-                                        CXClientData d) {
-  (void)p;
-  writes_t *w = d;
-  enum CXCursorKind k = clang_getCursorKind(c);
-  kids_t ks = kids(c);
-  if (((k == CXCursor_BinaryOperator &&
-        clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign) ||
-       k == CXCursor_CompoundAssignOperator) &&
-      ks.n >= 1 && names_var(ks.v[0], w->v))
-    w->found = 1;
-  if (k == CXCursor_UnaryOperator && ks.n == 1 && names_var(ks.v[0], w->v)) {
-    enum CXUnaryOperatorKind u = clang_getCursorUnaryOperatorKind(c);
-    if (u == CXUnaryOperator_PostInc || u == CXUnaryOperator_PostDec ||
-        u == CXUnaryOperator_PreInc || u == CXUnaryOperator_PreDec ||
-        u == CXUnaryOperator_AddrOf)
-      w->found = 1;
-  }
-  return w->found ? CXChildVisit_Break : CXChildVisit_Recurse;
-}
-
-static int written_again(CXCursor v) {
-  writes_t w = {v, 0};
-  clang_visitChildren(clang_getCursorSemanticParent(v), write_cb, &w);
-  return w.found;
-}
-
 /* One object with a flexible array member, its size held in a local
  * first (`size_t n = sizeof *e + len; e = malloc(n);`), as the plugin
  * takes it: a local variable (not static, not volatile) that only its
@@ -974,12 +937,16 @@ static int flex_local(scan_t *s, CXCursor c) {
       clang_Cursor_getStorageClass(v) == CX_SC_Extern ||
       clang_getCursorKind(clang_getCursorSemanticParent(v)) !=
           CXCursor_FunctionDecl ||
-      clang_isVolatileQualifiedType(clang_getCursorType(v)) || written_again(v))
+      clang_isVolatileQualifiedType(clang_getCursorType(v)) || local_changed(v))
     return -1;
   CXCursor init = last_expr_kid(v);
   return clang_Cursor_isNull(init) ? -1 : flex_base_at(s, init, 0);
 }
 
+/** Struct index if `c` has the shape sizeof(T) or a product with it as
+ *  one factor (n * sizeof(T), sizeof(T) * rows * cols), as the plugin
+ *  takes them, or one object of a struct with a flexible array member and
+ *  its room (flex_base); -2 otherwise. */
 static int size_shape(scan_t *s, CXCursor c) {
   c = strip(c);
   int t = sizeof_struct(s, c);
