@@ -118,12 +118,16 @@ static bool writtenOnlyByInit(const VarDecl *VD) {
 /// initializer, which is such a size itself (not through another local).
 /// A product in a local is not followed: its count would be evaluated
 /// again at the call.
+static bool isFlexLocal(const VarDecl *VD) {
+  // The initializer first: the walk of the function's body is the cost.
+  return VD->getType()->isIntegerType() && VD->hasLocalStorage() &&
+         VD->getInit() && !flexBase(VD->getInit(), false).isNull() &&
+         writtenOnlyByInit(VD);
+}
 static const VarDecl *flexLocal(const Expr *E) {
   const auto *DR = dyn_cast<DeclRefExpr>(pastIntegerCasts(E));
   const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-  if (!VD || !VD->getType()->isIntegerType() || !writtenOnlyByInit(VD))
-    return nullptr;
-  return flexBase(VD->getInit(), false).isNull() ? nullptr : VD;
+  return VD && isFlexLocal(VD) ? VD : nullptr;
 }
 
 /// E reads a flexLocal: its value may be the other layout's, if a switch
@@ -212,8 +216,7 @@ SizeShape sizeShape(const Expr *E) {
 }
 
 bool onlyFlexAllocationSize(ASTContext &Ctx, const VarDecl *VD) {
-  if (!VD->getType()->isIntegerType() || !writtenOnlyByInit(VD) ||
-      flexBase(VD->getInit(), false).isNull())
+  if (!isFlexLocal(VD))
     return false;
   const auto *FD = cast<FunctionDecl>(VD->getDeclContext());
   bool Read = false, Other = false;

@@ -73,6 +73,15 @@ static bool runtimeKeepsResults(Session &S) {
   return runtimeKeeps(S, "pthread_join", "cp_thread_join");
 }
 
+/// The function A names: `f` or `&f` (through parentheses and casts).
+static const FunctionDecl *namedFunction(const Expr *A) {
+  A = A->IgnoreParenCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(A); UO && UO->getOpcode() == UO_AddrOf)
+    A = UO->getSubExpr()->IgnoreParens();
+  const auto *DR = dyn_cast<DeclRefExpr>(A);
+  return DR ? dyn_cast<FunctionDecl>(DR->getDecl()) : nullptr;
+}
+
 /// FD is a thread's start routine: named as one in a call of this TU
 /// (pthread_create's third argument).
 static bool startsThread(Session &S, const FunctionDecl *FD) {
@@ -89,17 +98,14 @@ static bool startsThread(Session &S, const FunctionDecl *FD) {
       }
       // `f`, `&f`, or either of `c ? f : g`.
       void add(const Expr *A) {
-        A = A->IgnoreParenCasts();
-        if (const auto *CO = dyn_cast<ConditionalOperator>(A)) {
+        if (const auto *CO =
+                dyn_cast<ConditionalOperator>(A->IgnoreParenCasts())) {
           add(CO->getTrueExpr());
           add(CO->getFalseExpr());
           return;
         }
-        if (const auto *UO = dyn_cast<UnaryOperator>(A); UO && UO->getOpcode() == UO_AddrOf)
-          A = UO->getSubExpr()->IgnoreParens();
-        if (const auto *DR = dyn_cast<DeclRefExpr>(A))
-          if (const auto *F = dyn_cast<FunctionDecl>(DR->getDecl()))
-            Found.insert(F->getCanonicalDecl());
+        if (const FunctionDecl *F = namedFunction(A))
+          Found.insert(F->getCanonicalDecl());
       }
     } F;
     F.TraverseDecl(S.Ctx.getTranslationUnitDecl());
@@ -123,12 +129,7 @@ static bool mayStartThread(Session &S, const FunctionDecl *FD) {
         if (Callee && (Callee->hasBody() || threadStartArgument(Callee) >= 0))
           return true;
         for (const Expr *A : CE->arguments()) {
-          A = A->IgnoreParenCasts();
-          if (const auto *UO = dyn_cast<UnaryOperator>(A);
-              UO && UO->getOpcode() == UO_AddrOf)
-            A = UO->getSubExpr()->IgnoreParens();
-          const auto *DR = dyn_cast<DeclRefExpr>(A);
-          const auto *F = DR ? dyn_cast<FunctionDecl>(DR->getDecl()) : nullptr;
+          const FunctionDecl *F = namedFunction(A);
           const auto *FT =
               F ? F->getType()->getAs<FunctionProtoType>() : nullptr;
           if (FT && FT->getNumParams() == 1 &&
@@ -480,13 +481,13 @@ void checkPointerBytes(Session &S, const CallExpr *CE) {
     int Out = bytesOutArgument(FD);
     const Expr *Src = C->getArg(Out)->IgnoreParenCasts();
     CompactType *T = S.M.pointeeOf(Src->getType());
-    if (!T || (byteCopyFunction(FD, nullptr).size() && Dest < C->getNumArgs() &&
+    bool ToFile = byteCopyFunction(FD, nullptr).empty();
+    if (!T || (!ToFile && Dest < C->getNumArgs() &&
                S.M.recordOf(C->getArg(Dest)
                                 ->IgnoreParenCasts()
                                 ->getType()
                                 ->getPointeeType()) == T))
       return;
-    bool ToFile = !byteCopyFunction(FD, nullptr).size();
     S.report(Diag::VoidEscape, Src->getExprLoc(),
              "the bytes of a " + quoted(T->WideSpelling) + " object are " +
                  (ToFile ? "written by " + quoted(FD->getName()) +
@@ -672,34 +673,38 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
              "thread-local compact pointer that holds it, or nest no "
              "pthread_cleanup_push inside";
   } else if (const FunctionDecl *FD = P ? nullptr : returnedFrom(S.Ctx, Cur);
-             FD && startsThread(S, FD) &&
-             !(runtimeKeepsResults(S) && mayStartThread(S, FD) && !Explicit)) {
-    if (runtimeKeepsResults(S)) { // as pthread_exit's argument, above
+             FD && (startsThread(S, FD) || mayStartThread(S, FD))) {
+    // A start routine this TU starts: the runtime keeps its result until
+    // the join, where pthread_join is the runtime's (as pthread_exit's
+    // argument, above).  One whose address goes to code of another file
+    // (a fork-join helper's) may be started there, whose join is libc's:
+    // flagged, unless a cast says that code runs no thread with it.
+    bool Here = startsThread(S, FD), Keeps = runtimeKeepsResults(S);
+    bool Elsewhere = mayStartThread(S, FD) && !Explicit;
+    if (Here && Keeps) {
       S.M.ThreadKept[E] = nullptr;
+      if (!Elsewhere)
+        return;
+    }
+    if (Here && !Keeps) {
+      // pthread_join hands it to the joiner from memory of libc's own.
+      Where = "is returned as 'void *' by thread start routine " +
+              quoted(FD->getName()) +
+              ", and pthread_join hands it over from memory the switch does "
+              "not see";
+    } else if (Elsewhere) {
+      Where = "is returned as 'void *' by " + quoted(FD->getName()) +
+              ", whose address goes to code of another file: run there as a "
+              "thread's start routine, its result reaches pthread_join from "
+              "memory the switch does not see";
+      Advice = "start the thread with pthread_create in this file (the "
+               "runtime keeps the results of the start routines it sees), or "
+               "hand the result over in a field or a root of its own type; a "
+               "cast to 'void *' at the return says that code runs no thread "
+               "with it";
+    } else {
       return;
     }
-    // pthread_join hands it to the joiner from memory of libc's own.
-    Where = "is returned as 'void *' by thread start routine " + quoted(FD->getName()) +
-            ", and pthread_join hands it over from memory the switch does not see";
-  } else if (const FunctionDecl *FD = P ? nullptr : returnedFrom(S.Ctx, Cur);
-             FD && mayStartThread(S, FD) && !Explicit) {
-    // Also started here: kept for the joins of this file, which the
-    // runtime's are; the other file's is libc's.
-    if (startsThread(S, FD))
-      S.M.ThreadKept[E] = nullptr;
-    // A start routine of a thread another file creates (a fork-join
-    // helper's), or a callback that file keeps the result of: the runtime
-    // keeps only the results of threads this TU starts, whose routines it
-    // knows.
-    Where = "is returned as 'void *' by " + quoted(FD->getName()) +
-            ", whose address goes to code of another file: run there as a "
-            "thread's start routine, its result reaches pthread_join from "
-            "memory the switch does not see";
-    Advice = "start the thread with pthread_create in this file (the "
-             "runtime keeps the results of the start routines it sees), or "
-             "hand the result over in a field or a root of its own type; a "
-             "cast to 'void *' at the return says that code runs no thread "
-             "with it";
   } else {
     return;
   }
@@ -928,18 +933,6 @@ void checkCallbackSafepoint(Session &S, const CallExpr *CE) {
            {tokRange(CE->getArg(A)->getSourceRange())});
 }
 
-/// `struct node *p = mk();` where mk returns `void *`: if mk allocated
-/// the object itself (`return calloc(1, 64);`) it lives in libc's heap,
-/// not the arena, and the first compact access corrupts memory.  Only
-/// malloc/calloc/realloc written where the compact type is known are
-/// rewritten, so any other call's `void *` becoming a compact pointer is
-/// suspect; an explicit cast says the object came from the arena, unless
-/// the call is handed the type's size: then it allocates one (an
-/// allocation hook, `(struct item *)hooks.allocate(sizeof(struct item))`,
-/// or a wrapper in another file), and the switch stops on it.
-/// FD, defined in this file, returns nothing but compact pointers to T
-/// (or null) as its `void *`: a thread's start routine called directly
-/// (a fork-join recursion), a callback.  Its result is an arena object.
 /// V names a local of Def that a `void *` or byte pointer was converted
 /// into (`struct node *n = p;` with p a `void *` parameter): what it holds
 /// may be any memory.
@@ -970,6 +963,9 @@ static bool fromBytes(const FunctionDecl *Def, const Expr *V) {
   return Found;
 }
 
+/// FD, defined in this file, returns nothing but compact pointers to T
+/// (or null) as its `void *`: a thread's start routine called directly
+/// (a fork-join recursion), a callback.  Its result is an arena object.
 static bool returnsOnly(const Model &M, const FunctionDecl *FD,
                         const CompactType *T) {
   const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
@@ -998,6 +994,15 @@ static bool returnsOnly(const Model &M, const FunctionDecl *FD,
   return Any && !Other;
 }
 
+/// `struct node *p = mk();` where mk returns `void *`: if mk allocated
+/// the object itself (`return calloc(1, 64);`) it lives in libc's heap,
+/// not the arena, and the first compact access corrupts memory.  Only
+/// malloc/calloc/realloc written where the compact type is known are
+/// rewritten, so any other call's `void *` becoming a compact pointer is
+/// suspect; an explicit cast says the object came from the arena, unless
+/// the call is handed the type's size: then it allocates one (an
+/// allocation hook, `(struct item *)hooks.allocate(sizeof(struct item))`,
+/// or a wrapper in another file), and the switch stops on it.
 void checkForeignObject(Session &S, const CastExpr *E) {
   const Model &M = S.M;
   if (E->getCastKind() != CK_BitCast)
