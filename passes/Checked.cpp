@@ -103,7 +103,7 @@ std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
     if (auto B = M.Boxed.find(VD); B != M.Boxed.end())
       // A local in the heap: its pointer is the root.
       Rs.push_back({Nm, B->second.Ptr, "CP_ROOT_POINTER", "1",
-                    "&" + B->second.T->DescName});
+                    S.descRef(*B->second.T, FD)});
     else if (M.SlotVars.count(VD) || M.InteriorVars.count(VD) ||
              JoinResults.count(VD))
       // A pointer to a handle slot or to plain data inside an object: the
@@ -128,7 +128,7 @@ std::string CheckedWalker::frameText(
 }
 CheckedWalker::FrameRoot CheckedWalker::frameRoot(const std::string &Nm, QualType T) const {
   RootShape R = rootShape(M, T);
-  return {Nm, Nm, R.Kind, std::to_string(R.Count), "&" + R.T->DescName};
+  return {Nm, Nm, R.Kind, std::to_string(R.Count), S.descRef(*R.T, FD)};
 }
 std::string CheckedWalker::frameText(const std::vector<FrameRoot> &Rs) {
   std::string N = std::to_string(++FrameCounter);

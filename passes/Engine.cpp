@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
 #include "Printer.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/PrettyPrinter.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/SourceManager.h"
@@ -294,6 +295,38 @@ std::string Session::typeText(QualType T) const {
   P.SuppressTagKeyword = false;
   P.Bool = false;
   return T.getAsString(P);
+}
+
+std::string Session::descRef(const CompactType &T, const FunctionDecl *FD) {
+  std::string Ref = "&" + T.DescName;
+  const RecordDecl *Def = T.RD ? T.RD->getDefinition() : nullptr;
+  if (!FD || !Def || !DescDeclared.insert({FD, &T}).second)
+    return Ref;
+  SourceLocation Begin = SM.getExpansionLoc(FD->getBeginLoc());
+  if (!SM.isBeforeInTranslationUnit(Begin,
+                                    SM.getExpansionLoc(Def->getLocation())))
+    return Ref;
+  auto [FID, Off] = SM.getDecomposedLoc(Begin);
+  // Before the function's attributes: a C23 `[[gnu::constructor]]` ahead
+  // of `static` is not in FD's range, and would apply to the declaration
+  // inserted after it.
+  for (const Attr *A : FD->attrs()) {
+    if (A->isImplicit() || A->getRange().isInvalid())
+      continue;
+    auto [AF, AO] = SM.getDecomposedExpansionLoc(A->getRange().getBegin());
+    if (AF == FID && AO < Off)
+      Off = AO;
+  }
+  StringRef Text = SM.getBufferData(FID);
+  for (unsigned O = Off; O > 0;) {
+    while (O > 0 && isWhitespace(Text[O - 1]))
+      --O;
+    if (O < 2 || Text.substr(O - 2, 2) != "[[")
+      break;
+    Off = O -= 2;
+  }
+  Edits.insert(FID, Off, "static cp_type_desc_t " + T.DescName + "; ");
+  return Ref;
 }
 
 std::string lineDirective(unsigned Line, StringRef File) {

@@ -627,6 +627,13 @@ struct Session {
   bool isIgnoredLoc(clang::SourceLocation Loc) const;
   /// `struct node` / `node_t` for a type, as the user's source spells it.
   std::string typeText(clang::QualType T) const;
+  /// `&cp__desc_node`, T's descriptor as the code of FD names it.  A type
+  /// defined after FD begins (only declared there: `struct ctx;`, its
+  /// pointers held in FD's roots) gets its descriptor declared before FD,
+  /// once: the descriptor is declared with the type's definition.
+  std::string descRef(const CompactType &T, const clang::FunctionDecl *FD);
+  std::set<std::pair<const clang::FunctionDecl *, const CompactType *>>
+      DescDeclared;
 };
 
 // ---- the passes, in pipeline order ----------------------------------------

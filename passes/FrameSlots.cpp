@@ -550,7 +550,7 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
     std::string Types, Names;
     for (size_t I = 0; I < Live.size(); ++I) {
       Types +=
-          std::string(I ? ", " : "") + "&" + slotType(Live[I]->VD)->DescName;
+          std::string(I ? ", " : "") + S.descRef(*slotType(Live[I]->VD), FD);
       Names += std::string(I ? ", " : "") + "\"" + Live[I]->VD->getName().str() + "\"";
       saveRestore(Live[I]->VD, "cp__ls[" + std::to_string(I) + "]", false, Sp.Save,
                   Sp.Restore);
@@ -566,8 +566,8 @@ Printer::Spill CheckedWalker::spillAt(unsigned CB, unsigned CE, unsigned EB,
   for (size_t I = 0; I < Live.size(); ++I) {
     std::string Slot = "cp__ls[" + std::to_string(I) + "]";
     Sp.Decls += "cp__root(&cp__lr[" + std::to_string(I) + "], (void *)&" +
-                Slot + ", CP_ROOT_POINTER, 1, &" +
-                slotType(Live[I]->VD)->DescName + ", \"" +
+                Slot + ", CP_ROOT_POINTER, 1, " +
+                S.descRef(*slotType(Live[I]->VD), FD) + ", \"" +
                 Live[I]->VD->getName().str() + "\"), ";
     saveRestore(Live[I]->VD, Slot, false, Sp.Save, Sp.Restore);
   }
@@ -688,8 +688,8 @@ void CheckedWalker::placeSlotFrame(const CompoundStmt *Body) {
     std::string Nm = R.VD->getName().str(), I = std::to_string(R.Index);
     Descs += std::string(Descs.empty() ? "" : ", ") +
              "{(void *)__builtin_offsetof(struct cp__slotframe_s, s[" + I +
-             "]), CP_ROOT_POINTER, 1, &" + slotType(R.VD)->DescName + ", \"" +
-             Nm + "\"}";
+             "]), CP_ROOT_POINTER, 1, " + S.descRef(*slotType(R.VD), FD) +
+             ", \"" + Nm + "\"}";
     Names += (Names.empty() ? "" : ", ") + Nm;
   }
   std::string T = std::string(AtStart ? "" : "{ ") +
