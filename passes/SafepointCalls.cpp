@@ -163,6 +163,108 @@ const Expr *CheckedWalker::hoistedNode(const Expr *U, const Expr *E) {
   return N;
 }
 
+/// X's value is the same whenever it is evaluated between its full
+/// expression's start and its use: no side effect, and it reads nothing a
+/// call could write (constants, sizes, locals whose address is not taken).
+bool CheckedWalker::unchangedByCalls(const Expr *X) const {
+  X = X->IgnoreParens();
+  if (isa<IntegerLiteral, FloatingLiteral, CharacterLiteral, StringLiteral,
+          UnaryExprOrTypeTraitExpr, OffsetOfExpr>(X))
+    return true;
+  if (const auto *DR = dyn_cast<DeclRefExpr>(X)) {
+    const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+    if (!VD)
+      return true; // a function, an enumerator
+    // An array names its address; a local is changed only through it.
+    return VD->getType()->isArrayType() ||
+           (VD->hasLocalStorage() && !AddrTaken.count(VD) &&
+            !VD->getType().isVolatileQualified());
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(X))
+    return !UO->isIncrementDecrementOp() && UO->getOpcode() != UO_Deref &&
+           UO->getOpcode() != UO_AddrOf && unchangedByCalls(UO->getSubExpr());
+  if (const auto *CE = dyn_cast<CastExpr>(X))
+    return (CE->getCastKind() != CK_LValueToRValue ||
+            isa<DeclRefExpr>(CE->getSubExpr()->IgnoreParens())) &&
+           unchangedByCalls(CE->getSubExpr());
+  if (const auto *BO = dyn_cast<BinaryOperator>(X))
+    return !BO->isAssignmentOp() && unchangedByCalls(BO->getLHS()) &&
+           unchangedByCalls(BO->getRHS());
+  return false;
+}
+
+/// T can be declared by its name: no struct or enum without a tag in it.
+static bool namesItsTags(QualType T) {
+  while (true) {
+    T = T.getCanonicalType();
+    if (const auto *PT = T->getAs<PointerType>())
+      T = PT->getPointeeType();
+    else if (const auto *AT = dyn_cast<ArrayType>(T.getTypePtr()))
+      T = AT->getElementType();
+    else if (const auto *FT = T->getAs<FunctionType>()) {
+      if (const auto *P = dyn_cast<FunctionProtoType>(FT))
+        for (QualType A : P->getParamTypes())
+          if (!namesItsTags(A))
+            return false;
+      T = FT->getReturnType();
+    } else
+      break;
+  }
+  const TagDecl *TD = T->getAsTagDecl();
+  return !TD || TD->getIdentifier();
+}
+
+static bool hasStmtExpr(const Stmt *St) {
+  return St && (isa<StmtExpr>(St) || llvm::any_of(St->children(), hasStmtExpr));
+}
+
+/// The operands that clang's code evaluates before U inside E, outer ones
+/// first, which a call could change and which go into a temporary as they
+/// are: `counter++` in `pair(counter++, leaf(), leaf())`, `g` in `f(g,
+/// leaf())`.  A call's callee and arguments run left to right, an
+/// operator's left operand before its right, a scalar assignment's right
+/// side before its target.  Only numbers, function pointers and compact
+/// pointers (a temporary of those is a root) go, and none after one that
+/// cannot: a pointer into an object (`&p->key`, `&p->next`, an array
+/// member) would be stale after a switch in U, and clang copies a struct
+/// argument after the arguments to its right.
+void CheckedWalker::operandsBefore(const Expr *U, const Expr *E,
+                                   std::vector<const Expr *> &Out) {
+  std::vector<const Expr *> Levels;
+  const Stmt *X = U;
+  for (const Stmt *A = parentIn(X, E); A; X = A, A = parentIn(A, E)) {
+    std::vector<const Expr *> Before;
+    const auto *BO = dyn_cast<BinaryOperator>(A);
+    if (BO && BO->isAssignmentOp()) {
+      // A scalar assignment's right side runs before its target (unitsOf
+      // takes its units in that order); a struct's, after.
+      if (X == BO->getLHS() && BO->getType()->isScalarType())
+        Before.push_back(BO->getRHS());
+    } else if (isa<CallExpr>(A) || BO) {
+      for (const Stmt *Y : A->children()) {
+        if (Y == X)
+          break;
+        if (const auto *YE = dyn_cast_or_null<Expr>(Y))
+          Before.push_back(YE);
+      }
+    }
+    // Outer levels' operands run before inner ones'.
+    Levels.insert(Levels.begin(), Before.begin(), Before.end());
+  }
+  // In order, up to the first that cannot go into a temporary: the rest
+  // would run before it, where the native build runs them after.
+  for (const Expr *Y : Levels) {
+    if (unchangedByCalls(Y))
+      continue;
+    QualType T = Y->getType();
+    if (!(T->isArithmeticType() || T->isFunctionPointerType() ||
+          M.pointeeOf(T)) ||
+        !namesItsTags(T) || hasStmtExpr(Y))
+      return;
+    Out.push_back(Y);
+  }
+}
+
 const VarDecl *assignedVariable(const Stmt *St, bool AddressToo) {
   const Expr *Target = nullptr;
   if (const auto *BO = dyn_cast<BinaryOperator>(St); BO && BO->isAssignmentOp())
@@ -334,7 +436,13 @@ bool CheckedWalker::unitsOf(const Stmt *St, const Expr *E,
       return unitsOf(*St->child_begin(), E, Units, Subs);
     }
   }
-  for (const Stmt *Ch : St->children())
+  // In clang's order: a scalar assignment's right side before its target
+  // (`mk()->key = mk()->key + n++`).
+  llvm::SmallVector<const Stmt *, 4> Kids(St->children());
+  if (const auto *BO = dyn_cast<BinaryOperator>(St);
+      BO && BO->isAssignmentOp() && BO->getType()->isScalarType())
+    std::reverse(Kids.begin(), Kids.end());
+  for (const Stmt *Ch : Kids)
     if (!unitsOf(Ch, E, Units, Subs))
       return false;
   if (const auto *CE = dyn_cast<CallExpr>(St); CE && Pl.mayReach(CE))
@@ -704,6 +812,32 @@ bool CheckedWalker::exprText(const Expr *E, bool BoolCtx, std::string &Text) {
                {CharSourceRange::getTokenRange(E->getSourceRange())});
       return false;
     }
+    // What clang's code evaluates before U and a call could change goes
+    // first too, in its order: `pair(counter++, leaf(), leaf())` reads the
+    // counter before the leaves are made, as the native build does.
+    std::vector<const Expr *> Earlier;
+    operandsBefore(U, E, Earlier);
+    for (const Expr *Y : Earlier) {
+      const Expr *YN = hoistedNode(Y, E);
+      if (Names.count(YN) || Names.count(Y))
+        continue;
+      // Its own calls that may reach a safepoint went first already
+      // (units come in source order), or it stays: printed by mode ahead
+      // of such a call, it would pick the layout before the switch.
+      std::vector<const CallExpr *> In;
+      mayReachCalls(Pl, Y, In);
+      if (llvm::any_of(In, [&](const CallExpr *CE) {
+            return !Names.count(CE) && !Names.count(hoistedNode(CE, E));
+          }))
+        break;
+      std::string YT;
+      if (!modeText(YN, false, Names, Spills, YT))
+        YT = W.original(YN);
+      Names[YN] = "cp__h" + std::to_string(++FrameCounter);
+      Hoisted.push_back({YN, YT});
+      Pl.note(FD, Y->getExprLoc(), "operand evaluated first",
+              "it runs before a call evaluated first, as in the native build");
+    }
     const Expr *N = hoistedNode(U, E);
     if (CE) {
       // The call's text with the units inside it already named.
@@ -736,6 +870,10 @@ bool CheckedWalker::exprText(const Expr *E, bool BoolCtx, std::string &Text) {
     const auto &[N, T] = Hoisted[I];
     const std::string &Name = Names[N];
     QualType Ty = N->getType().getUnqualifiedType();
+    // `size_t`, `node_t *`: by the type it names, which no local of the
+    // same name hides (where that type has names all through).
+    if (namesItsTags(Ty))
+      Ty = Ty.getCanonicalType().getUnqualifiedType();
     if (Ty->isVoidType()) {
       Body += "(void)(" + T + "); ";
       continue;

@@ -145,6 +145,9 @@ private:
   void hazardOf(const clang::Expr *U, const clang::Expr *E, bool &Hazard,
                 bool &Hoistable);
   const clang::Expr *hoistedNode(const clang::Expr *U, const clang::Expr *E);
+  bool unchangedByCalls(const clang::Expr *X) const;
+  void operandsBefore(const clang::Expr *U, const clang::Expr *E,
+                      std::vector<const clang::Expr *> &Out);
   bool unitsOf(const clang::Stmt *St, const clang::Expr *E,
                std::vector<const clang::Expr *> &Units, Printer::NameMap &Subs);
   bool exprText(const clang::Expr *E, bool BoolCtx, std::string &Text);

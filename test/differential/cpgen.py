@@ -382,6 +382,7 @@ class Gen:
         e("  return (unsigned)((z ^ (z >> 31)) % n);")
         e("}")
         e("static unsigned long acc, allocs, frees;")
+        e("static __attribute__((unused)) unsigned long mix2(unsigned long a, unsigned long b) { return a * 31u + b; }")
         e("static unsigned serial;")
         e("static void (*volatile callback)(void);")
         e("static unsigned long polls;")
@@ -666,6 +667,12 @@ class Gen:
             # argument of a layout-dependent function, which is printed by
             # mode: the allocation, which may switch, must go first.
             self.news = getattr(self, "news", 0) + 1
+            if self.news % 4 == 2:
+                # An argument before the allocation that a call changes
+                # (the generator's state): it runs first, as natively.
+                return ["i = rnd(%du);" % t.pool_n,
+                        "if (!%s) acc += mix2(rnd(7u), hash%d(%s = new%d(rnd(100000u))));" %
+                        (P("i"), x, P("i"), x)], 1
             if self.news % 2 == 0:
                 return ["i = rnd(%du);" % t.pool_n,
                         "if (!%s) acc += hash%d(%s = new%d(rnd(100000u)));" %

@@ -44,7 +44,7 @@ static long step(struct node **list, int i) {
   total += mk(i + 1)->key;            // layout use of the call's result
   head = push(head, mk(i + 2));       // head is read after the call
   head = push(head, join(mk(i), mk(i + 3))); // two calls: the first result is a root
-  total += head->key + (mk(i) != 0);  // layout use next to the call
+  total += head->key + (mk(i) != 0);  // layout use before the call: read first
   total += i % 2 ? mk(i)->key : 0;    // a conditional operand: first within it
 #ifdef BAD
   struct node *pair[2] = {head, mk(i)}; // elements in no fixed order
@@ -69,7 +69,7 @@ int main(void) {
 // CHECK-NEXT: {{^}}  __extension__({ struct node *[[H2:cp__h[0-9]+]]; [[H2]] = __extension__({ {{.*}} mk(i + 1)); {{.*}} }); (cp_is_compact() ? (void)(total += (((struct cp__c_node *)([[H2]]))->key)) : (void)(total += [[H2]]->key)); });
 // CHECK-NEXT: {{^}}  __extension__({ struct node *[[H3:cp__h[0-9]+]]; [[H3]] = __extension__({ {{.*}} mk(i + 2)); {{.*}} }); (cp_is_compact() ? (void)(head = push__cp(head, [[H3]])) : (void)(head = push(head, [[H3]]))); });
 // CHECK-NEXT: {{^}}  __extension__({ struct node *[[H4:cp__h[0-9]+]] = 0; struct node *[[H5:cp__h[0-9]+]]; cp_root_desc_t cp__rt{{[0-9]+}}[1]; {{.*}}cp__root(&cp__rt{{[0-9]+}}[0], (void *)&[[H4]], CP_ROOT_POINTER, 1, &cp__desc_node, "[[H4]]"), {{.*}} [[H4]] = __extension__({ {{.*}} mk(i)); {{.*}} }); [[H5]] = __extension__({ {{.*}} mk(i + 3)); {{.*}} }); (cp_is_compact() ? (void)(head = push__cp(head, join__cp([[H4]], [[H5]]))) : (void)(head = push(head, join([[H4]], [[H5]])))); });
-// CHECK-NEXT: {{^}}  __extension__({ struct node *[[H6:cp__h[0-9]+]]; [[H6]] = __extension__({ {{.*}} mk(i)); {{.*}} }); (cp_is_compact() ? (void)(total += (((struct cp__c_node *)(head))->key) + ([[H6]] != 0)) : (void)(total += head->key + ([[H6]] != 0))); });
+// CHECK-NEXT: {{^}}  __extension__({ int [[K6:cp__h[0-9]+]]; struct node *[[H6:cp__h[0-9]+]]; [[K6]] = (cp_is_compact() ? ((((struct cp__c_node *)(head))->key)) : (head->key)); [[H6]] = __extension__({ {{.*}} mk(i)); {{.*}} }); (void)(total += [[K6]] + ([[H6]] != 0)); });
 // CHECK-NEXT: {{^}}  (void)(total += (i % 2 ? __extension__({ struct node *[[H7:cp__h[0-9]+]]; [[H7]] = __extension__({ {{.*}} mk(i)); {{.*}} }); (cp_is_compact() ? ((((struct cp__c_node *)([[H7]]))->key)) : ([[H7]]->key)); }) : 0));
 // BAD: safepoint-in-expression.c:[[@LINE-24]]:33: error: this initializer list holds a compact pointer across a call that may reach a safepoint
 // ERR: compactptr: switch to wide mode{{.*}}verified
