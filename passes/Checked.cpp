@@ -354,6 +354,8 @@ void CheckedWalker::checkVarArgs(const Stmt *Body) {
 void CheckedWalker::boxLocal(const VarDecl *VD) {
   if (const Expr *Init = VD->getInit())
     if (const CallExpr *CE = Pl.firstMayReachCall(Init)) {
+      if (boxLocalCallsFirst(VD))
+        return;
       const FunctionDecl *G = CE->getDirectCallee();
       S.report(Diag::SafepointInExpression, CE->getExprLoc(),
                "'" + VD->getName().str() +
@@ -369,6 +371,103 @@ void CheckedWalker::boxLocal(const VarDecl *VD) {
   std::string T = boxLocalText(S, VD, &C, &W);
   if (S.Errors == Before)
     rewriteBoxedLocal(S, Out, VD, T);
+}
+
+/// A boxed local whose initializer list calls a function that may reach a
+/// safepoint (`struct list l = { mk(0), 1 };`): its elements up to the
+/// last such call run first, in order, into temporaries (compact ones are
+/// roots), then the object is allocated and initialized with them by mode:
+///   ({ struct node *cp__i1 = 0; <frame: cp__i1> cp__i1 = <mk(0), checked>;
+///      T *cp__b = cp_alloc(...); if (cp_is_compact()) <store> else <store>;
+///      cp__b; })
+/// False (nothing done) if the list is not of that shape: the caller
+/// refuses it.
+bool CheckedWalker::boxLocalCallsFirst(const VarDecl *VD) {
+  const auto *IL = dyn_cast<InitListExpr>(VD->getInit()->IgnoreParens());
+  const BoxedVar &B = M.Boxed.find(VD->getCanonicalDecl())->second;
+  if (!IL || !B.Dims.empty() || !VD->getType()->isStructureType())
+    return false;
+  if (const InitListExpr *Sem = IL->getSemanticForm())
+    IL = Sem;
+  // Every element that is not a constant or a plain local goes first,
+  // in the order clang evaluates them (the fields' order), into a
+  // temporary of a kind one holds: the allocation after them may switch,
+  // so a compact pointer, or a value read through one, must be in a root
+  // or read before it; a pointer into an object could not be kept.  The
+  // roots live across each call are found by source position: an element
+  // that reads a compact-pointer local may not come before a call of an
+  // element evaluated ahead of it in the text (`{.tail = q, .head =
+  // mk()}`).
+  std::function<bool(const Stmt *)> readsRootLocal = [&](const Stmt *St) {
+    if (!St)
+      return false;
+    if (const auto *DR = dyn_cast<DeclRefExpr>(St))
+      if (const auto *V = dyn_cast<VarDecl>(DR->getDecl());
+          V && V->hasLocalStorage() && rootShape(M, V->getType()).Kind)
+        return true;
+    return llvm::any_of(St->children(), readsRootLocal);
+  };
+  std::vector<const Expr *> First;
+  unsigned CallsUpTo = 0;
+  for (unsigned I = 0; I < IL->getNumInits(); ++I) {
+    const Expr *X = IL->getInit(I);
+    QualType T = X->getType();
+    if (isa<ImplicitValueInitExpr>(X) ||
+        (unchangedByCalls(X) && !rootShape(M, T).Kind && !C.affected(X)))
+      continue;
+    if (isa<InitListExpr>(X->IgnoreParens()) ||
+        !(T->isArithmeticType() || T->isFunctionPointerType() ||
+          M.pointeeOf(T)) ||
+        !namesItsTags(T))
+      return false;
+    unsigned At = offsetOf(X->getBeginLoc());
+    if (At == ~0u || (readsRootLocal(X) && At < CallsUpTo))
+      return false;
+    if (Pl.firstMayReachCall(X))
+      CallsUpTo = std::max(CallsUpTo, endOffsetOf(X->getEndLoc()));
+    First.push_back(X);
+  }
+  std::string Decls, Body;
+  std::vector<std::pair<std::string, QualType>> Roots;
+  Printer::NameMap Names;
+  for (size_t I = 0; I < First.size(); ++I) {
+    const Expr *X = First[I];
+    std::string Name = "cp__i" + std::to_string(++FrameCounter), T;
+    unsigned Before = S.Errors;
+    if (!checkedText(X, false, T)) {
+      if (S.Errors != Before)
+        return true; // reported
+      Printer::NameMap None;
+      Printer::Context SC(Direct, None);
+      T = Direct.text(X);
+    }
+    QualType Ty = X->getType().getCanonicalType().getUnqualifiedType();
+    bool Root = rootShape(M, Ty).Kind != 0;
+    Decls += W.declText(Ty, Name) + (Root ? " = 0; " : "; ");
+    if (Root)
+      Roots.push_back({Name, Ty});
+    Body += Name + " = " + T + "; ";
+    Names[X] = Name;
+  }
+  std::string Text;
+  {
+    Printer::Context SC(C, Names), SW(W, Names);
+    unsigned Before = S.Errors;
+    Text = boxLocalText(S, VD, &C, &W);
+    if (S.Errors != Before)
+      return true;
+  }
+  // `<declarator> cleanup = ({ T *cp__b = ...; ...; cp__b; })`: the
+  // elements go first inside the statement expression.
+  size_t At = Text.find("= ({ ");
+  if (At == std::string::npos)
+    return false;
+  Text.insert(At + 5,
+              Decls + (Roots.empty() ? "" : frameText(Roots) + " ") + Body);
+  Pl.note(FD, VD->getLocation(), "initializer elements evaluated first",
+          "the object is allocated after the calls in its initializer");
+  rewriteBoxedLocal(S, Out, VD, Text);
+  return true;
 }
 
 /// Offset just after the end of VD's declarator, or ~0u.

@@ -194,7 +194,7 @@ bool CheckedWalker::unchangedByCalls(const Expr *X) const {
 }
 
 /// T can be declared by its name: no struct or enum without a tag in it.
-static bool namesItsTags(QualType T) {
+bool namesItsTags(QualType T) {
   while (true) {
     T = T.getCanonicalType();
     if (const auto *PT = T->getAs<PointerType>())

@@ -24,6 +24,10 @@
 
 namespace compactptr {
 
+/// T can be declared by its name: no struct or enum without a tag in it
+/// (SafepointCalls.cpp).
+bool namesItsTags(clang::QualType T);
+
 class Walker {
 public:
   Walker(Session &S, Printer &P, EditSet &Out) : S(S), SM(S.SM), P(P), Out(Out) {}
@@ -83,6 +87,7 @@ protected:
   bool walkBlock(const clang::CompoundStmt *CS) override;
   bool frameFor(const clang::DeclStmt *DS, std::string &Text) override;
   void boxLocal(const clang::VarDecl *VD) override;
+  bool boxLocalCallsFirst(const clang::VarDecl *VD);
 
 private:
   const Model &M;

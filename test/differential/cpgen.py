@@ -427,6 +427,11 @@ class Gen:
         r = self.r
         for t in self.types:
             n = t.name
+            # a list header that lives on the stack, its address handed to
+            # a helper: a boxed local (op "boxinit")
+            e("struct hd%d { struct %s *first; unsigned n; };" % (t.idx, n))
+            e("static __attribute__((unused)) void hdpush%d(struct hd%d *h, struct %s *e) "
+              "{ e->next = h->first; h->first = e; h->n++; }" % (t.idx, t.idx, n))
             # allocation: malloc + every field, calloc + some, or a literal
             e("static struct %s *new%d(unsigned key) {" % (n, t.idx))
             how = r.choice(["malloc", "castmalloc", "calloc", "literal"])
@@ -645,7 +650,7 @@ class Gen:
             kinds += ["cur"]
         if any(f.kind == "link" for f in t.fields):
             kinds += ["linkval"]
-        kinds += ["deep", "cond", "stack", "slotptr", "callback", "whilewalk"]
+        kinds += ["deep", "cond", "stack", "slotptr", "callback", "whilewalk", "boxinit"]
         kinds += ["build", "build", "inline", "inline"]
         if any(T[tg].has_arr for _, tg in t.ptr_slots()):
             kinds += ["linkarr", "linkarr"]
@@ -853,6 +858,17 @@ class Gen:
         if k == "arrwalk":
             term = self.link_key(t, "arr%d[i]." % x, "1u")
             return ["for (i = 0; i < %du; i++) acc = acc * 5u + %s;" % (t.arr_n, term)], 0
+        if k == "boxinit":
+            # a boxed local whose initializer list allocates: its elements
+            # run first, then the header is allocated
+            return ["{",
+                    "  struct hd%d h = {new%d(rnd(100000u)), 1u};" % (x, x),
+                    "  hdpush%d(&h, new%d(rnd(100000u)));" % (x, x),
+                    "  for (q%d = h.first; q%d; q%d = q%d->next) acc = acc * 7u + q%d->k + h.n;" % (x, x, x, x, x),
+                    "  i = rnd(%du);" % t.pool_n,
+                    "  if (!%s) %s = h.first;" % (P("i"), P("i")),
+                    "  else kill%d(h.first);" % x,
+                    "}"], 2
         if k == "deep":
             # a two-link member chain p->s1->s2->k
             paths = [(s1, s2) for s1, t1 in t.ptr_slots() for s2, _ in T[t1].ptr_slots()]
