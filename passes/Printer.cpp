@@ -138,6 +138,10 @@ std::string Printer::original(const Stmt *E) {
   PrintingPolicy P(S.LO);
   P.SuppressTagKeyword = false;
   E->printPretty(OS, nullptr, P);
+  // An initializer list is no expression to parenthesize: `(List)({0, k})`
+  // from a macro's `List n = { 0, k }` did not compile.
+  if (isa<InitListExpr>(E))
+    return OS.str();
   return "(" + OS.str() + ")";
 }
 
