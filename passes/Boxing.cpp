@@ -595,7 +595,8 @@ std::string storeInit(Printer &P, const VarDecl *VD, const BoxedVar &B) {
 
 } // namespace
 
-std::string boxLocalText(Session &S, const VarDecl *VD, Printer *C, Printer *W) {
+std::string boxLocalText(Session &S, const VarDecl *VD, Printer *C, Printer *W,
+                         StringRef First) {
   const BoxedVar &B = S.M.Boxed.find(VD->getCanonicalDecl())->second;
   std::string T = B.pointerType(
       S.typeText(stripArrays(VD->getType().getUnqualifiedType()).Element));
@@ -608,7 +609,8 @@ std::string boxLocalText(Session &S, const VarDecl *VD, Printer *C, Printer *W) 
               storeInit(*W, VD, B) + ";";
     else
       Store = storeInit(C ? *C : *W, VD, B) + ";";
-    Value = "({ " + T + " cp__b = " + Alloc + "; " + Store + " cp__b; })";
+    Value = "({ " + First.str() + T + " cp__b = " + Alloc + "; " + Store +
+            " cp__b; })";
   }
   return declaratorText(B) + " __attribute__((cleanup(cp__box_free))) = " + Value;
 }

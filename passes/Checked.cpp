@@ -453,17 +453,12 @@ bool CheckedWalker::boxLocalCallsFirst(const VarDecl *VD) {
   {
     Printer::Context SC(C, Names), SW(W, Names);
     unsigned Before = S.Errors;
-    Text = boxLocalText(S, VD, &C, &W);
+    Text = boxLocalText(S, VD, &C, &W,
+                        Decls + (Roots.empty() ? "" : frameText(Roots) + " ") +
+                            Body);
     if (S.Errors != Before)
       return true;
   }
-  // `<declarator> cleanup = ({ T *cp__b = ...; ...; cp__b; })`: the
-  // elements go first inside the statement expression.
-  size_t At = Text.find("= ({ ");
-  if (At == std::string::npos)
-    return false;
-  Text.insert(At + 5,
-              Decls + (Roots.empty() ? "" : frameText(Roots) + " ") + Body);
   Pl.note(FD, VD->getLocation(), "initializer elements evaluated first",
           "the object is allocated after the calls in its initializer");
   rewriteBoxedLocal(S, Out, VD, Text);

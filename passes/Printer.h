@@ -313,9 +313,11 @@ private:
 };
 
 /// Boxing.cpp: the declarator of boxed local VD, printed by C (compact
-/// form), W (wide form) or both (the checked form picks by mode).
+/// form), W (wide form) or both (the checked form picks by mode).  First:
+/// statements that run before the object is allocated (VD has an
+/// initializer).
 std::string boxLocalText(Session &S, const clang::VarDecl *VD, Printer *C,
-                         Printer *W);
+                         Printer *W, llvm::StringRef First = {});
 /// Boxing.cpp: replace boxed local VD's declarator by Text in Out; false
 /// after an error.
 bool rewriteBoxedLocal(Session &S, EditSet &Out, const clang::VarDecl *VD,

@@ -822,8 +822,9 @@ bool CheckedWalker::exprText(const Expr *E, bool BoolCtx, std::string &Text) {
       if (Names.count(YN) || Names.count(Y))
         continue;
       // Its own calls that may reach a safepoint went first already
-      // (units come in source order), or it stays: printed by mode ahead
-      // of such a call, it would pick the layout before the switch.
+      // (units come in clang's order), or it and the rest stay: printed by
+      // mode ahead of such a call, it would pick the layout before the
+      // switch.
       std::vector<const CallExpr *> In;
       mayReachCalls(Pl, Y, In);
       if (llvm::any_of(In, [&](const CallExpr *CE) {
