@@ -374,9 +374,10 @@ void CheckedWalker::boxLocal(const VarDecl *VD) {
 }
 
 /// A boxed local whose initializer list calls a function that may reach a
-/// safepoint (`struct list l = { mk(0), 1 };`): its elements up to the
-/// last such call run first, in order, into temporaries (compact ones are
-/// roots), then the object is allocated and initialized with them by mode:
+/// safepoint (`struct list l = { mk(0), 1 };`): its elements that are not
+/// constants or plain locals run first, in the fields' order, into
+/// temporaries (compact ones are roots), then the object is allocated and
+/// initialized with them by mode:
 ///   ({ struct node *cp__i1 = 0; <frame: cp__i1> cp__i1 = <mk(0), checked>;
 ///      T *cp__b = cp_alloc(...); if (cp_is_compact()) <store> else <store>;
 ///      cp__b; })
@@ -415,10 +416,7 @@ bool CheckedWalker::boxLocalCallsFirst(const VarDecl *VD) {
     if (isa<ImplicitValueInitExpr>(X) ||
         (unchangedByCalls(X) && !rootShape(M, T).Kind && !C.affected(X)))
       continue;
-    if (isa<InitListExpr>(X->IgnoreParens()) ||
-        !(T->isArithmeticType() || T->isFunctionPointerType() ||
-          M.pointeeOf(T)) ||
-        !namesItsTags(T))
+    if (isa<InitListExpr>(X->IgnoreParens()) || !heldInTemporary(T))
       return false;
     unsigned At = offsetOf(X->getBeginLoc());
     if (At == ~0u || (readsRootLocal(X) && At < CallsUpTo))

@@ -214,6 +214,16 @@ bool namesItsTags(QualType T) {
   return !TD || TD->getIdentifier();
 }
 
+/// A value evaluated ahead of a call that may switch can wait in a
+/// temporary of type T: a number, a function pointer, or a compact pointer
+/// (a root then) -- not a pointer into an object, which would be stale --
+/// declared by its name.
+bool CheckedWalker::heldInTemporary(QualType T) const {
+  return (T->isArithmeticType() || T->isFunctionPointerType() ||
+          M.pointeeOf(T)) &&
+         namesItsTags(T);
+}
+
 static bool hasStmtExpr(const Stmt *St) {
   return St && (isa<StmtExpr>(St) || llvm::any_of(St->children(), hasStmtExpr));
 }
@@ -256,10 +266,7 @@ void CheckedWalker::operandsBefore(const Expr *U, const Expr *E,
   for (const Expr *Y : Levels) {
     if (unchangedByCalls(Y))
       continue;
-    QualType T = Y->getType();
-    if (!(T->isArithmeticType() || T->isFunctionPointerType() ||
-          M.pointeeOf(T)) ||
-        !namesItsTags(T) || hasStmtExpr(Y))
+    if (!heldInTemporary(Y->getType()) || hasStmtExpr(Y))
       return;
     Out.push_back(Y);
   }

@@ -151,6 +151,7 @@ private:
                 bool &Hoistable);
   const clang::Expr *hoistedNode(const clang::Expr *U, const clang::Expr *E);
   bool unchangedByCalls(const clang::Expr *X) const;
+  bool heldInTemporary(clang::QualType T) const;
   void operandsBefore(const clang::Expr *U, const clang::Expr *E,
                       std::vector<const clang::Expr *> &Out);
   bool unitsOf(const clang::Stmt *St, const clang::Expr *E,
