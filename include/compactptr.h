@@ -157,7 +157,7 @@ extern "C" {
 /** Bytes of address space one arena reaches: 2^32 granules. */
 #define CP_ARENA_REACH ((size_t)1 << (32 + CP_GRANULE_SHIFT))
 /** Version of the descriptor structures below; bumped on any change. */
-#define CP_ABI_VERSION 2u
+#define CP_ABI_VERSION 3u
 
 /** A handle: 32-bit count of granules from address 0 (the address divided
  *  by CP_GRANULE: handles are zero-based); 0 is NULL. */
@@ -175,11 +175,28 @@ typedef enum cp_field_kind {
                             the compact layout, native pointers in wide */
   CP_FIELD_STRUCT = 2, /**< `count` nested values of compact type `target`,
                             each in that type's layout */
-  CP_FIELD_FLEX = 3    /**< the flexible array member (`char key[];`), the
+  CP_FIELD_FLEX = 3,   /**< the flexible array member (`char key[];`), the
                             last field: elements of `size` bytes, no
                             compact pointer in them, as many as the object
                             was allocated with room for (cp_flex_count) */
+  CP_FIELD_SLOT = 4    /**< `count` pointers to pointer slots (`struct node
+                            **`: <sys/queue.h>'s `tqe_prev`, a queue's
+                            tail), 8 bytes in both layouts; one that holds
+                            the address of a compact-pointer field of a
+                            compact object is moved by the switch to that
+                            field of the object's wide copy.  `size` says
+                            how the translation unit uses the field (a
+                            CP_SLOT_USE_*): units that disagree stop the
+                            program at start-up */
 } cp_field_kind_t;
+
+/** How a translation unit uses a CP_FIELD_SLOT field, in its `size`. */
+enum {
+  CP_SLOT_USE_NONE = 0,    /**< not read as a pointer here */
+  CP_SLOT_USE_HANDLES = 1, /**< may hold the address of a handle field:
+                                read with a check of the address */
+  CP_SLOT_USE_NATIVE = 2   /**< read as a plain pointer to 8-byte slots */
+};
 
 struct cp_type_desc;
 struct cp_type;
@@ -191,7 +208,8 @@ typedef struct cp_field_desc {
   __UINT32_TYPE__ kind;         /**< a cp_field_kind_t */
   __UINT32_TYPE__ count;        /**< array length; 1 for a scalar field */
   __UINT32_TYPE__ size;         /**< BYTES: total size in bytes; FLEX: an
-                                     element's size; else 0 */
+                                     element's size; SLOT: a CP_SLOT_USE_*;
+                                     else 0 */
   struct cp_type_desc *target;  /**< HANDLE: pointee (may be NULL for an
                                      incomplete type); STRUCT: element type */
 } cp_field_desc_t;

@@ -135,6 +135,9 @@ struct FieldInfo {
   /// size of its own, its elements in the room the object was allocated
   /// with (cp_flex_count).  No compact pointer is in them (TypeChecks).
   bool Flex = false;
+  /// A `T **` field (T compact): 8 bytes in both layouts, CP_FIELD_SLOT in
+  /// the descriptor, so the switch moves a handle slot's address in it.
+  bool SlotPointer = false;
 };
 
 /// A compact type: annotated with `compact` or inferred.
@@ -301,6 +304,13 @@ struct Model {
   /// whose result, that may hold the address of a handle slot.
   llvm::DenseSet<const clang::VarDecl *> SlotVars;
   llvm::DenseSet<const clang::FunctionDecl *> SlotReturns;
+  /// Slots.cpp: `T **` fields of compact structs that may hold the address
+  /// of a handle slot (a store of one seen here, or declared in a system
+  /// header: <sys/queue.h>'s `tqe_prev`), and those read here as plain
+  /// pointers otherwise: the descriptor's CP_SLOT_USE_*, which the runtime
+  /// checks agree between translation units.
+  llvm::DenseSet<const clang::FieldDecl *> SlotFields;
+  llvm::DenseSet<const clang::FieldDecl *> SlotFieldsRead;
   /// Interior.cpp (switchable): locals and parameters that may hold an
   /// address inside a compact object's plain data (`int *w = &c->value;`):
   /// a checked function's frame registers them untyped, so the switch
@@ -482,6 +492,10 @@ std::string boxUseText(const BoxedVar &B);
 bool isSlotPointer(const Model &M, const clang::Expr *E);
 /// `*E` where E may hold the address of a handle slot.
 bool isSlotDeref(const Model &M, const clang::Expr *E);
+/// Slots.cpp: FD is a `T **` field (T a compact type, arrays of them too)
+/// of a struct the plugin lays out, which may keep the address of a
+/// handle slot: the descriptor says CP_FIELD_SLOT, the switch moves it.
+bool isSlotFieldType(const Model &M, const clang::FieldDecl *FD);
 /// Interior.cpp: E (a plain pointer) may hold an address inside a compact
 /// object's plain data: `&n->value`, `n->name`, a variable of
 /// Model::InteriorVars, a call of a function of InteriorReturns, or

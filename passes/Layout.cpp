@@ -112,6 +112,7 @@ void layoutType(Session &S, CompactType &T) {
       F.CompactSize = R->CompactSize * F.Count;
     } else {
       F.K = FieldInfo::Bytes;
+      F.SlotPointer = isSlotFieldType(S.M, FD);
       F.CompactAlign = C.getDeclAlign(FD).getQuantity();
       // A flexible array member has no size: placed at the end, as a
       // zero-length array is.
@@ -368,6 +369,13 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
   return Out + Load + Store;
 }
 
+/// How this translation unit uses a slot-pointer field (CP_SLOT_USE_*).
+static std::string slotUse(const Model &M, const FieldDecl *FD) {
+  if (M.SlotFields.count(FD))
+    return "CP_SLOT_USE_HANDLES";
+  return M.SlotFieldsRead.count(FD) ? "CP_SLOT_USE_NATIVE" : "CP_SLOT_USE_NONE";
+}
+
 std::string descriptorText(const Session &S, const CompactType &T) {
   const std::string W = T.WideSpelling, CT = T.compactSpelling();
   std::string Out = "static const cp_field_desc_t cp__fields_" + T.Name + "[] = {\n";
@@ -390,6 +398,8 @@ std::string descriptorText(const Session &S, const CompactType &T) {
       if (F.Flex)
         Out +=
             "CP_FIELD_FLEX, 0, sizeof(((" + W + " *)0)->" + N + "[0]), 0},\n";
+      else if (F.SlotPointer)
+        Out += "CP_FIELD_SLOT, " + Cnt + ", " + slotUse(S.M, F.FD) + ", 0},\n";
       else
         Out += "CP_FIELD_BYTES, " + Cnt + ", sizeof(((" + W + " *)0)->" + N +
                "), 0},\n";
@@ -442,18 +452,21 @@ std::string pinnedDescriptorText(const Session &S, const CompactType &T) {
       E = AT->getValueType();
     std::string Kind, Target;
     if (CompactType *P = S.M.pointeeOf(E))
-      Kind = "CP_FIELD_HANDLE", Target = P->DescName;
+      Kind = "CP_FIELD_HANDLE", Target = "&" + P->DescName;
+    else if (isSlotFieldType(S.M, FD))
+      Kind = "CP_FIELD_SLOT", Target = "0";
     else if (CompactType *P = S.M.pinnedOf(E))
-      Kind = "CP_FIELD_STRUCT", Target = P->DescName;
+      Kind = "CP_FIELD_STRUCT", Target = "&" + P->DescName;
     else if (CompactType *P = S.M.recordOf(E)) // read at its wide offsets
-      Kind = "CP_FIELD_STRUCT", Target = P->DescName;
+      Kind = "CP_FIELD_STRUCT", Target = "&" + P->DescName;
     if (Kind.empty() || FD->isBitField() || !A.Count || FD->getName().empty())
       continue;
     std::string Off =
         "__builtin_offsetof(" + W + ", " + FD->getName().str() + ")";
     Fields += "  {\"" + FD->getName().str() + "\", " + Off + ", " + Off + ", " +
-              Kind + ", " + std::to_string(A.Count) + ", 0, &" + Target +
-              "},\n";
+              Kind + ", " + std::to_string(A.Count) + ", " +
+              (Target == "0" ? slotUse(S.M, FD) : std::string("0")) + ", " +
+              Target + "},\n";
     ++N;
   }
   std::string Out;

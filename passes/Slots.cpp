@@ -59,10 +59,20 @@ static const Expr *handleAddressOf(const Model &M, const Expr *E) {
   return isHandleLValue(M, Sub) ? Sub : nullptr;
 }
 
+bool isSlotFieldType(const Model &M, const FieldDecl *FD) {
+  const RecordDecl *RD = FD->getParent();
+  QualType Rec(RD->getTypeForDecl(), 0);
+  return !FD->isBitField() && (M.recordOf(Rec) || M.pinnedOf(Rec)) &&
+         isSlotPointerType(M, stripArrays(FD->getType()).Element);
+}
+
 bool isSlotPointer(const Model &M, const Expr *E) {
   if (!E || !isSlotPointerType(M, E->getType()))
     return false;
   E = E->IgnoreParens();
+  if (isa<MemberExpr>(E))
+    if (const FieldDecl *F = memberField(E))
+      return M.SlotFields.count(F);
   if (const auto *C = dyn_cast<CastExpr>(E)) {
     switch (C->getCastKind()) {
     case CK_NoOp:
@@ -133,9 +143,13 @@ public:
     if (BO->getOpcode() == BO_Assign && isSlotPointer(M, R)) {
       if (const VarDecl *VD = localVariable(L); VD && isSlotPointerType(M, VD->getType()))
         add(VD);
+      else if (const FieldDecl *F = keepingField(L))
+        addField(F);
       else
         escape(R, "stored into " + lvalueText(L),
-               isa<MemberExpr>(L->IgnoreParenImpCasts()));
+               isa<MemberExpr>(L->IgnoreParenImpCasts())
+                   ? memberField(L->IgnoreParenImpCasts())
+                   : nullptr);
       return true;
     }
     if (!Check)
@@ -156,9 +170,51 @@ public:
     if (UO->isIncrementDecrementOp() && isSlotPointer(M, Sub))
       refuse(UO, "moved by pointer arithmetic");
     if (UO->getOpcode() == UO_AddrOf)
+      noteRead(Sub);
+    if (UO->getOpcode() == UO_AddrOf)
       if (const VarDecl *VD = localVariable(Sub); VD && M.SlotVars.count(VD))
         refuse(UO, "kept in '" + VD->getName().str() +
                        "', whose address is taken here");
+    return true;
+  }
+
+  /// A compact struct's slot-pointer field read as a pointer (or its
+  /// address taken): the descriptor says how this unit reads it.
+  bool VisitImplicitCastExpr(ImplicitCastExpr *IC) {
+    if (IC->getCastKind() == CK_LValueToRValue)
+      noteRead(IC->getSubExpr());
+    return true;
+  }
+
+  /// `struct q x = { .tail = &p->next }`, a compound literal: the element
+  /// stored into a field, as an assignment is.
+  bool VisitInitListExpr(InitListExpr *IL) {
+    if (!IL->isSemanticForm()) // the semantic form has a field per element
+      return true;
+    const RecordDecl *RD = IL->getType()->getAsRecordDecl();
+    for (unsigned I = 0; I < IL->getNumInits(); ++I) {
+      const Expr *E = IL->getInit(I);
+      if (!E || !isSlotPointer(M, E))
+        continue;
+      const FieldDecl *F = nullptr;
+      if (RD && !RD->isUnion()) {
+        unsigned K = 0;
+        for (const FieldDecl *G : RD->fields())
+          if (!G->isUnnamedBitField() && K++ == I) {
+            F = G;
+            break;
+          }
+      } else if (RD) {
+        F = IL->getInitializedFieldInUnion();
+      }
+      if (F && isSlotFieldType(M, F) && !F->getType()->isArrayType())
+        addField(F);
+      else
+        escape(E,
+               F ? "stored into field '" + F->getName().str() + "'"
+                 : std::string("stored into an array element"),
+               F);
+    }
     return true;
   }
 
@@ -276,6 +332,29 @@ private:
       Changed = true;
   }
 
+  void addField(const FieldDecl *F) {
+    if (M.SlotFields.insert(F).second)
+      Changed = true;
+  }
+
+  /// The slot-pointer field of a compact struct that the assignment's
+  /// left side L names (`q->tail`, `e->link.le_prev`), else null: only a
+  /// field the switch can find (the struct is laid out by the plugin).
+  const FieldDecl *keepingField(const Expr *L) {
+    if (!isa<MemberExpr>(L->IgnoreParenImpCasts()))
+      return nullptr;
+    const FieldDecl *F = memberField(L->IgnoreParenImpCasts());
+    return F && isSlotFieldType(M, F) && !F->getType()->isArrayType() ? F
+                                                                      : nullptr;
+  }
+
+  void noteRead(const Expr *E) {
+    E = E->IgnoreParens();
+    if (Check && isa<MemberExpr>(E))
+      if (const FieldDecl *F = memberField(E); F && isSlotFieldType(M, F))
+        M.SlotFieldsRead.insert(F);
+  }
+
   static std::string what(const VarDecl *VD) {
     return std::string(VD->isStaticLocal() ? "static local '" : "global '") +
            VD->getName().str() + "'";
@@ -307,25 +386,30 @@ private:
     return "a pointer that may point at a handle field";
   }
 
-  /// IntoField: the idiom is a field that keeps another node's link
-  /// address, which real code mostly gets from <sys/queue.h>: say so.
-  void escape(const Expr *E, const std::string &Where, bool IntoField = false) {
+  /// IntoField: a field that cannot keep one (an array of them, a field
+  /// of a struct the plugin does not lay out): say which it is.
+  void escape(const Expr *E, const std::string &Where,
+              const FieldDecl *IntoField = nullptr) {
     if (!Check)
       return;
+    std::string Why;
+    if (IntoField && IntoField->getType()->isArrayType())
+      Why = "; an array of such pointers in a field cannot keep one (keep "
+            "each in a field of its own)";
+    else if (IntoField)
+      Why = "; a field can keep one only in a struct that holds compact "
+            "pointers itself, which the plugin lays out and the switch "
+            "moves the address in ('" +
+            S.typeText(QualType(IntoField->getParent()->getTypeForDecl(), 0)) +
+            "' holds none: a queue's 'struct node **tail' beside its "
+            "'struct node *head' is fine)";
     S.report(Diag::SlotEscape, E->getExprLoc(),
              origin(E) + " is " + Where +
                  "; a pointer to a handle field can only be kept in local "
-                 "variables and parameters, passed to functions of this "
-                 "translation unit and dereferenced" +
-                 (IntoField ? std::string("; a field that keeps one (the "
-                                          "'le_prev', 'tqe_prev' and "
-                                          "'stqh_last' of <sys/queue.h> "
-                                          "LIST, TAILQ and STAILQ, a queue's "
-                                          "'struct node **tail') "
-                                          "cannot: link by node pointers "
-                                          "instead (SLIST, or a prev pointer "
-                                          "to the node)")
-                            : std::string()),
+                 "variables, parameters and fields of compact structs, "
+                 "passed to functions of this translation unit and "
+                 "dereferenced" +
+                 Why,
              {CharSourceRange::getTokenRange(E->getSourceRange())});
   }
 
@@ -351,6 +435,16 @@ private:
 } // namespace
 
 void runSlots(Session &S) {
+  // A field a system header declares (<sys/queue.h>'s `tqe_prev`,
+  // `le_prev`, `stqh_last`) exists to keep a link's address: every unit
+  // reads it with the check, whether or not it stores one, so units that
+  // only unlink agree with those that link.
+  const SourceManager &SM = S.Ctx.getSourceManager();
+  for (const auto &T : S.M.Types)
+    for (const FieldDecl *F : T->RD->fields())
+      if (isSlotFieldType(S.M, F) && !F->getType()->isArrayType() &&
+          SM.isInSystemHeader(SM.getSpellingLoc(F->getLocation())))
+        S.M.SlotFields.insert(F);
   flowToFixedPoint<Flow>(S, [&](const FunctionDecl *FD, const Flow &F) {
     if (F.Derefs)
       S.M.Functions[FD->getCanonicalDecl()] |= FC_LayoutDependent;

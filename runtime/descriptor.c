@@ -115,6 +115,16 @@ static void check_desc(const cp_type_desc_t *d) {
       csz = (uint64_t)f->count * sizeof(cp_handle_t);
       wsz = (uint64_t)f->count * sizeof(void *);
       break;
+    case CP_FIELD_SLOT:
+      if (f->compact_offset % sizeof(void *) ||
+          f->wide_offset % sizeof(void *) ||
+          f->size > (CP_SLOT_USE_HANDLES | CP_SLOT_USE_NATIVE))
+        cp__fatal("type '%s': malformed slot-pointer field '%s' (offset "
+                  "%u/%u, use %u)",
+                  name, f->name ? f->name : "?", f->compact_offset,
+                  f->wide_offset, f->size);
+      csz = wsz = (uint64_t)f->count * sizeof(void *);
+      break;
     case CP_FIELD_STRUCT:
       if (!f->target)
         cp__fatal("type '%s': nested field '%s' has no type", name, f->name);
@@ -175,7 +185,8 @@ static bool same_layout(const cp_type_desc_t *a, const cp_type_desc_t *b) {
     const cp_field_desc_t *x = &a->fields[i], *y = &b->fields[i];
     if (x->compact_offset != y->compact_offset ||
         x->wide_offset != y->wide_offset || x->kind != y->kind ||
-        x->count != y->count || x->size != y->size ||
+        x->count != y->count ||
+        (x->size != y->size && x->kind != CP_FIELD_SLOT) ||
         strcmp(target_name(x), target_name(y)) != 0)
       return false;
   }
@@ -212,6 +223,31 @@ static void layout_hint(char *buf, size_t n, const cp_type_desc_t *a,
 }
 
 static cp_type_t *register_desc(cp_type_desc_t *d);
+
+/* Adds d's uses of its slot-pointer fields to t's.  The plugin reads a
+ * `struct node **` field with a check of the address (a 4-byte handle
+ * slot in the arena, an 8-byte native slot elsewhere) only in translation
+ * units that see a handle field's address stored into it; a unit that
+ * reads it as a plain pointer while another stores such addresses would
+ * read a handle as a pointer. */
+static void add_slot_uses(cp_type_t *t, const cp_type_desc_t *d) {
+  for (uint32_t i = 0; i < d->nfields; i++) {
+    const cp_field_desc_t *f = &d->fields[i];
+    if (f->kind != CP_FIELD_SLOT || !f->size)
+      continue;
+    if (!t->slot_uses && !(t->slot_uses = calloc(d->nfields, 1)))
+      cp__fatal("out of memory registering type '%s'", d->name);
+    t->slot_uses[i] |= (uint8_t)f->size;
+    if (t->slot_uses[i] == (CP_SLOT_USE_HANDLES | CP_SLOT_USE_NATIVE))
+      cp__fatal("field '%s' of '%s' holds addresses of compact-pointer "
+                "fields (`&p->next`) in one translation unit and is read as "
+                "a plain pointer in another, which does not see such a "
+                "store and would read a 4-byte handle as an 8-byte pointer; "
+                "read the field only in files that also store such an "
+                "address into it, or keep it in one file",
+                f->name ? f->name : "?", d->name);
+  }
+}
 
 static uint32_t round_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
@@ -296,6 +332,7 @@ static cp_type_t *register_desc(cp_type_desc_t *d) {
                 "and {%s}; every translation unit must see the same "
                 "definition%s", d->name, a, b, why);
     }
+    add_slot_uses(t, d);
     __atomic_store_n(&d->rt, t, __ATOMIC_RELEASE);
     return t;
   }
@@ -322,6 +359,7 @@ static cp_type_t *register_desc(cp_type_desc_t *d) {
   __atomic_store_n(&d->rt, t, __ATOMIC_RELEASE);
   uint32_t cap = 0;
   flatten(t, d, 0, 0, &cap, 0);
+  add_slot_uses(t, d);
   return t;
 }
 

@@ -15,7 +15,9 @@
 /* The compact bytes op covers: [from, end) and its wide counterpart. */
 static uint64_t op_end(const cp_copy_op_t *op) {
   return (uint64_t)op->from +
-         (op->kind == CP_FIELD_HANDLE ? (uint64_t)op->len * sizeof(cp_handle_t) : op->len);
+         (op->kind == CP_FIELD_HANDLE ? (uint64_t)op->len * sizeof(cp_handle_t)
+          : op->kind == CP_FIELD_SLOT ? (uint64_t)op->len * sizeof(void *)
+                                      : op->len);
 }
 static uint64_t op_map(const cp_copy_op_t *op, uint64_t off) {
   if (op->kind == CP_FIELD_HANDLE)
@@ -35,7 +37,8 @@ uint64_t cp__map_offset(const cp_type_t *t, uint64_t off) {
   for (int end = 0; end < 2; end++)
     for (uint32_t i = 0; i < t->nops; i++) {
       const cp_copy_op_t *op = &t->ops[i];
-      if ((op->kind != CP_FIELD_BYTES && op->kind != CP_FIELD_HANDLE) || off < op->from)
+      if (op->kind == CP_FIELD_FLEX || op->kind == CP_FIELD_STRUCT ||
+          off < op->from)
         continue;
       if (end ? off == op_end(op) : off < op_end(op))
         return op_map(op, off);
@@ -53,9 +56,13 @@ uint64_t cp__unmap_offset(const cp_type_t *t, uint64_t off) {
     for (uint32_t i = 0; i < t->nops; i++) {
       const cp_copy_op_t *op = &t->ops[i];
       bool h = op->kind == CP_FIELD_HANDLE;
-      if ((op->kind != CP_FIELD_BYTES && !h) || off < op->to)
+      if (op->kind == CP_FIELD_FLEX || op->kind == CP_FIELD_STRUCT ||
+          off < op->to)
         continue;
-      uint64_t wend = (uint64_t)op->to + (h ? (uint64_t)op->len * sizeof(void *) : op->len);
+      uint64_t wend =
+          (uint64_t)op->to + (h || op->kind == CP_FIELD_SLOT
+                                  ? (uint64_t)op->len * sizeof(void *)
+                                  : op->len);
       if (end ? off == wend : off < wend)
         return op->from + (h ? (off - op->to) / sizeof(void *) * sizeof(cp_handle_t) : off - op->to);
     }

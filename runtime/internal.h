@@ -258,9 +258,9 @@ uint32_t cp__order_for_bytes(size_t bytes);
 
 /* ---- types and descriptors (descriptor.c) ------------------------------- */
 typedef struct cp_copy_op {
-  uint32_t kind;      /* CP_FIELD_BYTES or CP_FIELD_HANDLE (flattened) */
+  uint32_t kind;      /* CP_FIELD_BYTES, _HANDLE or _SLOT (flattened) */
   uint32_t from, to;  /* compact and wide byte offsets */
-  uint32_t len;       /* BYTES: bytes; HANDLE: handles */
+  uint32_t len;       /* BYTES: bytes; HANDLE: handles; SLOT: pointers */
   struct cp_type *target; /* HANDLE: pointee type, or NULL */
 } cp_copy_op_t;
 
@@ -282,6 +282,9 @@ typedef struct cp_type {
    * bytes (cp__flex_bytes). */
   bool flex;
   uint32_t flex_compact, flex_wide;
+  /* Per field of desc: the CP_SLOT_USE_* bits of every translation unit's
+   * descriptor of a CP_FIELD_SLOT field (NULL: the type has none). */
+  uint8_t *slot_uses;
   /* Statistics (heap lock): allocations by heaps that are gone (the live
    * heaps count their own, cp_tbin_t), the largest live count seen when
    * it was counted (heap.c), the runs (slabs and blocks) it was counted

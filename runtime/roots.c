@@ -90,7 +90,9 @@ void cp__root_visit_value(char *v, cp_type_t *t, const char *name,
                           cp_root_visit_fn fn, void *ctx) {
   for (uint32_t i = 0; i < t->nops; i++) {
     const cp_copy_op_t *op = &t->ops[i];
-    if (op->kind != CP_FIELD_HANDLE)
+    /* A slot-pointer field is a root of no type: a pointer that may point
+     * into a compact object (at a handle field). */
+    if (op->kind != CP_FIELD_HANDLE && op->kind != CP_FIELD_SLOT)
       continue;
     for (uint32_t j = 0; j < op->len; j++)
       fn((void **)(v + op->to + j * sizeof(void *)), op->target, name, ctx);

@@ -228,6 +228,14 @@ __attribute__((always_inline)) static inline void *xlate(xlate_cache_t *c,
   return xlate_slow(c, p);
 }
 
+/* A slot-pointer field's value (CP_FIELD_SLOT): the address of a handle
+ * field of a compact object becomes that field's address in the object's
+ * wide copy; any other address (a native slot: a global, a local, a root
+ * array's element) and NULL stay as they are. */
+static inline void *xlate_slot_address(xlate_cache_t *c, void *p) {
+  return p && cp__arena_contains(&cp__compact_arena, p) ? xlate_slow(c, p) : p;
+}
+
 /* Every set bit i of the 64-bit word `bits`, lowest first. */
 #define FOR_EACH_BIT(bits, i, body)                                            \
   for (uint64_t b_ = (bits); b_; b_ &= b_ - 1) {                              \
@@ -262,6 +270,16 @@ static void copy_op(const cp_copy_op_t *op, const char *src, char *dst,
     else
       for (uint64_t k = 0; k < n; k++)
         memcpy(g + k * wsz, f + k * csz, op->len);
+    return;
+  }
+  if (op->kind == CP_FIELD_SLOT) {
+    for (uint64_t k = 0; k < n; k++)
+      for (uint32_t j = 0; j < op->len; j++) {
+        void *p;
+        memcpy(&p, f + k * csz + j * sizeof p, sizeof p);
+        p = xlate_slot_address(c, p);
+        memcpy(g + k * wsz + j * sizeof p, &p, sizeof p);
+      }
     return;
   }
   /* Offsets 1 .. n * csz - 1: the array's first byte may also be one past
@@ -324,6 +342,11 @@ static void copy_group(const cp_type_t *t, uint64_t live, const char *src,
         memcpy(&h, f + i * cs, sizeof h);
         void *q = xlate(c, h);
         memcpy(g + i * ws, &q, sizeof q);
+      })
+    } else if (op->kind == CP_FIELD_SLOT) {
+      FOR_EACH_BIT(live, i, {
+        copy_op(op, src + i * cs, dst + i * ws, (uint32_t)cs, (uint32_t)ws, 1,
+                0, c);
       })
     } else if (op->kind == CP_FIELD_HANDLE) {
       FOR_EACH_BIT(live, i, {

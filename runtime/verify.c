@@ -57,7 +57,9 @@ typedef struct where {
 static const char *field_name(const where_t *w) {
   const cp_type_desc_t *d = w->type->desc;
   for (uint32_t k = 0; k < d->nfields; k++)
-    if (d->fields[k].kind == CP_FIELD_HANDLE && d->fields[k].compact_offset == w->from)
+    if ((d->fields[k].kind == CP_FIELD_HANDLE ||
+         d->fields[k].kind == CP_FIELD_SLOT) &&
+        d->fields[k].compact_offset == w->from)
       return d->fields[k].name;
   return "?";
 }
@@ -183,8 +185,9 @@ static uint64_t digest_object(const cp_type_t *t, const char *obj,
       continue;
     }
     for (uint32_t j = 0; j < op->len; j++) {
-      const void *p = wide ? ((void *const *)f)[j]
-                           : cp_decode(((const cp_handle_t *)f)[j]);
+      const void *p = wide || op->kind == CP_FIELD_SLOT
+                          ? ((void *const *)f)[j]
+                          : cp_decode(((const cp_handle_t *)f)[j]);
       where_t w = {when, obj, t, op->from};
       h = mix(h, canon(p, op->target, false, &w));
     }

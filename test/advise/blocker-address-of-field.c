@@ -53,3 +53,24 @@ static void append(struct node **head, struct node *n) {
 void add(struct node **head) { append(head, make()); }
 int *key_of(struct node *p) { return &p->key; }
 // CHECK-NOT: blocker-address-of-field.c:[[@LINE-1]]
+
+// A queue keeps the address of its last link in a field of its own, beside
+// a struct pointer: the plugin lays the queue out and the switch moves the
+// address.  A struct with no struct pointer of its own does not get a
+// layout from the plugin, so the address stored there blocks.
+struct queue {
+  struct node *head;
+  struct node **tail;
+};
+struct holder {
+  struct node **at;
+};
+void enqueue(struct queue *q, struct node *n) {
+  *q->tail = n;
+  q->tail = &n->next;
+}
+// CHECK-NOT: blocker-address-of-field.c:[[@LINE-2]]
+void hold(struct holder *h, struct node *n) {
+  h->at = &n->next; // expected-error {{the address of handle field 'next' is stored into field 'at'; a pointer to a handle field can only be kept in local variables, parameters and fields of compact structs}}
+  // CHECK: blocker-address-of-field.c:[[@LINE-1]]: the address of pointer field 'next' (a 'struct node *') is stored into memory other than a local variable or a field of a struct that holds struct pointers [slot-escape, plugin: error]
+}

@@ -26,8 +26,8 @@ struct node **exported(struct node *p) {
 
 void stores(struct node *p, struct holder *h, struct node ***ppp) {
   static struct node **kept;
-  g_slot = &p->next; // expected-error {{the address of handle field 'next' is stored into global 'g_slot'; a pointer to a handle field can only be kept in local variables and parameters, passed to functions of this translation unit and dereferenced}}
-  h->at = &p->kids[1]; // expected-error {{the address of handle field 'kids' is stored into field 'at'; a pointer to a handle field can only be kept in local variables and parameters, passed to functions of this translation unit and dereferenced; a field that keeps one (the 'le_prev', 'tqe_prev' and 'stqh_last' of <sys/queue.h> LIST, TAILQ and STAILQ, a queue's 'struct node **tail') cannot: link by node pointers instead (SLIST, or a prev pointer to the node)}}
+  g_slot = &p->next; // expected-error {{the address of handle field 'next' is stored into global 'g_slot'; a pointer to a handle field can only be kept in local variables, parameters and fields of compact structs, passed to functions of this translation unit and dereferenced}}
+  h->at = &p->kids[1]; // expected-error {{the address of handle field 'kids' is stored into field 'at'; a pointer to a handle field can only be kept in local variables, parameters and fields of compact structs, passed to functions of this translation unit and dereferenced; a field can keep one only in a struct that holds compact pointers itself, which the plugin lays out and the switch moves the address in ('struct holder' holds none: a queue's 'struct node **tail' beside its 'struct node *head' is fine)}}
   *ppp = &p->next; // expected-error {{the address of handle field 'next' is stored into memory}}
   kept = &p->next; // expected-error {{is stored into static local 'kept'}}
   elsewhere(&p->next); // expected-error {{the address of handle field 'next' is passed to 'elsewhere', which is not defined in this translation unit}}

@@ -72,6 +72,47 @@ static const cp_field_desc_t outside_fields[] = {
 static cp_type_desc_t bad_field = {CP_ABI_VERSION, CP_GRANULE_SHIFT, 0, "o",
                                    8, 4, 16, 8, 1, outside_fields, NULL, NULL};
 
+/* A queue's `node **tail` as three translation units describe it: one
+ * that does not read it, one that stores handle fields' addresses into it
+ * (and reads it with a check), one that reads it as a plain pointer. */
+struct w_q {
+  struct w_node *head;
+  struct w_node **tail;
+};
+struct c_q {
+  cp_handle_t head;
+  uint32_t pad;
+  void *tail;
+};
+#define QUEUE_FIELDS(use)                                                      \
+  {                                                                            \
+    FIELD("head", struct c_q, struct w_q, head, CP_FIELD_HANDLE, 1, 0,         \
+          &node_desc),                                                         \
+        FIELD("tail", struct c_q, struct w_q, tail, CP_FIELD_SLOT, 1, use,     \
+              NULL)                                                            \
+  }
+static const cp_field_desc_t q_none[] = QUEUE_FIELDS(CP_SLOT_USE_NONE);
+static const cp_field_desc_t q_handles[] = QUEUE_FIELDS(CP_SLOT_USE_HANDLES);
+static const cp_field_desc_t q_native[] = QUEUE_FIELDS(CP_SLOT_USE_NATIVE);
+static const cp_field_desc_t q_bad_use[] = QUEUE_FIELDS(7);
+static DESC(q_unit_none, "q", struct c_q, struct w_q, q_none);
+static DESC(q_unit_handles, "q", struct c_q, struct w_q, q_handles);
+static DESC(q_unit_native, "q", struct c_q, struct w_q, q_native);
+static DESC(q_malformed, "q2", struct c_q, struct w_q, q_bad_use);
+
+static void test_slot_field_uses(void **state) {
+  (void)state;
+  /* Units that do not read the field agree with either kind of reader. */
+  cp_type_t *t = cp__type_resolve(&q_unit_none);
+  assert_ptr_equal(cp__type_resolve(&q_unit_handles), t);
+  expect_fatal(resolve_other, &q_unit_native,
+               "field 'tail' of 'q' holds addresses of compact-pointer fields "
+               "(`&p->next`) in one translation unit and is read as a plain "
+               "pointer in another");
+  expect_fatal(resolve_other, &q_malformed,
+               "malformed slot-pointer field 'tail'");
+}
+
 static void test_mismatches_are_fatal(void **state) {
   (void)state;
   cp__type_resolve(&node_desc);
@@ -125,6 +166,7 @@ int main(void) {
       cmocka_unit_test(test_module_load_once),
       cmocka_unit_test(test_identical_descriptors_merge),
       cmocka_unit_test(test_mismatches_are_fatal),
+      cmocka_unit_test(test_slot_field_uses),
       cmocka_unit_test(test_many_types),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

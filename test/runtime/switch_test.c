@@ -617,6 +617,78 @@ static void case_flexible_member(void **state) {
   assert_int_equal(i, -1);
 }
 
+/* ---- slot-pointer fields: a queue's tail -------------------------------
+ * `struct q { node *head; node **tail; }`: the tail holds the address of
+ * the head field or of the last node's `next` handle (in the arena), or a
+ * native slot.  The switch moves an arena address with the field it names
+ * (in a heap object and in a root value), and leaves the others. */
+struct w_tailq {
+  struct w_node *head;
+  struct w_node **tail;
+  long n;
+};
+struct c_tailq {
+  cp_handle_t head;
+  uint32_t pad;
+  void *tail;
+  long n;
+};
+static const cp_field_desc_t tailq_fields[] = {
+    FIELD("head", struct c_tailq, struct w_tailq, head, CP_FIELD_HANDLE, 1, 0,
+          &node_desc),
+    FIELD("tail", struct c_tailq, struct w_tailq, tail, CP_FIELD_SLOT, 1,
+          CP_SLOT_USE_HANDLES, NULL),
+    FIELD("n", struct c_tailq, struct w_tailq, n, CP_FIELD_BYTES, 1, 8, NULL),
+};
+static DESC(tailq_desc, "tailq", struct c_tailq, struct w_tailq, tailq_fields);
+
+static void case_slot_fields(void **state) {
+  (void)state;
+  static void *qs[4], *native_slot;
+  assert_int_equal(cp_root_register(qs, 4), 0);
+  struct c_tailq *q[4];
+  for (int k = 0; k < 4; k++) {
+    qs[k] = q[k] = cp_alloc(&tailq_desc);
+    q[k]->tail = &q[k]->head; /* empty: the head field itself */
+  }
+  for (int i = 0; i < 300; i++) {
+    struct c_tailq *c = q[i % 2];
+    void *p = cp_alloc(&node_desc);
+    NODE_KEY(p) = i;
+    *(cp_handle_t *)c->tail = cp_encode(p);
+    c->tail = &((struct c_node *)p)->next;
+    c->n++;
+  }
+  q[2]->tail = &native_slot; /* a native slot: left alone */
+  /* A root value in the wide layout whose tail names a node's field. */
+  struct w_tailq local = {NULL, NULL, 0};
+  local.tail = (struct w_node **)q[0]->tail;
+  assert_int_equal(cp_root_register_value(&local, &tailq_desc, 1), 0);
+  cp_switch_to_wide();
+  assert_false(cp_is_compact());
+  for (int k = 0; k < 2; k++) {
+    struct w_tailq *w = qs[k];
+    struct w_node *last = NULL;
+    long n = 0;
+    for (struct w_node *p = w->head; p; p = p->next, n++) {
+      assert_int_equal(p->key, (int)(n * 2 + k));
+      last = p;
+    }
+    assert_int_equal(n, 150);
+    assert_ptr_equal(w->tail, &last->next);
+    assert_true(cp__arena_contains(&cp__wide_arena, w->tail));
+  }
+  assert_ptr_equal(((struct w_tailq *)qs[2])->tail, (void *)&native_slot);
+  assert_ptr_equal(local.tail, ((struct w_tailq *)qs[0])->tail);
+  /* An empty queue's tail names its own head field in the wide copy. */
+  struct w_tailq *empty = qs[3];
+  assert_ptr_equal(empty->tail, &empty->head);
+  struct w_tailq *e = cp_alloc(&tailq_desc);
+  e->tail = &e->head;
+  assert_ptr_equal(*e->tail, NULL);
+  cp_free(e);
+}
+
 static const struct {
   const char *name;
   void (*fn)(void **);
@@ -640,6 +712,7 @@ static const struct {
     CASE(forced_twice),
     CASE(refusals),
     CASE(flexible_member),
+    CASE(slot_fields),
 };
 
 int main(int argc, char **argv) {

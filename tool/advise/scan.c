@@ -1533,6 +1533,32 @@ static int is_local_var(CXCursor d) {
          clang_Cursor_getStorageClass(d) != CX_SC_Static;
 }
 
+static enum CXVisitorResult struct_pointer_cb(CXCursor c, CXClientData d) {
+  CXType t = clang_getCanonicalType(clang_getCursorType(c));
+  if (t.kind == CXType_Pointer &&
+      clang_getCanonicalType(clang_getPointeeType(t)).kind == CXType_Record) {
+    *(int *)d = 1;
+    return CXVisit_Break;
+  }
+  return CXVisit_Continue;
+}
+
+/** `q->tail`: a pointer field (not an array) of a struct that holds a
+ *  struct pointer itself, so the plugin lays it out and the switch moves
+ *  the address kept in it (docs/plugin.md, section 4b). */
+static int field_keeps_slot(CXCursor lhs) {
+  if (clang_getCursorKind(lhs) != CXCursor_MemberRefExpr)
+    return 0;
+  CXCursor fd = clang_getCursorReferenced(lhs);
+  if (clang_getCursorKind(fd) != CXCursor_FieldDecl ||
+      clang_getCanonicalType(clang_getCursorType(fd)).kind != CXType_Pointer)
+    return 0;
+  int holds = 0;
+  clang_Type_visitFields(clang_getCursorType(clang_getCursorSemanticParent(fd)),
+                         struct_pointer_cb, &holds);
+  return holds;
+}
+
 /** The address of a pointer field (`&p->next`) where it goes at once: how
  *  it escapes what the plugin follows (docs/plugin.md, section 4b), or
  *  NULL.  The plugin also follows it through locals and parameters, which
@@ -1577,10 +1603,12 @@ static const char *slot_escape(scan_t *s, CXCursor addr) {
     if (ks.n != 2 || clang_equalCursors(ks.v[0], child))
       return NULL;
     CXCursor lhs = strip(ks.v[0]);
-    if (clang_getCursorKind(lhs) == CXCursor_DeclRefExpr &&
-        is_local_var(clang_getCursorReferenced(lhs)))
+    if ((clang_getCursorKind(lhs) == CXCursor_DeclRefExpr &&
+         is_local_var(clang_getCursorReferenced(lhs))) ||
+        field_keeps_slot(lhs))
       return NULL;
-    return "stored into memory other than a local variable";
+    return "stored into memory other than a local variable or a field of a "
+           "struct that holds struct pointers";
   }
   case CXCursor_CallExpr: {
     CXCursor fn = clang_getCursorReferenced(p);

@@ -19,7 +19,7 @@
 # (gdb asks for `set auto-load safe-path`), or by hand:
 #   (gdb) source <prefix>/share/compactptr/gdb/compactptr.py
 #
-# The descriptors are read as raw memory (layout version CP_ABI_VERSION 2,
+# The descriptors are read as raw memory (layout version CP_ABI_VERSION 3,
 # include/compactptr.h), so neither the runtime nor the program needs
 # debug information for them; the program needs -g for its own types.
 import re
@@ -28,8 +28,10 @@ import struct
 import gdb
 import gdb.printing
 
-ABI_VERSION = 2
-FIELD_BYTES, FIELD_HANDLE, FIELD_STRUCT = 0, 1, 2
+ABI_VERSION = 3
+# A slot-pointer field (FIELD_SLOT) is a native pointer in both layouts:
+# read as plain memory, as bytes are.
+FIELD_BYTES, FIELD_HANDLE, FIELD_STRUCT, FIELD_FLEX, FIELD_SLOT = 0, 1, 2, 3, 4
 # cp_type_desc_t: abi, granule_shift, build, name, compact_size,
 # compact_align, wide_size, wide_align, nfields, fields, module, rt.
 TYPE_DESC = struct.Struct("<III4xQIIIII4xQQQ")
