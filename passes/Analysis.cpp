@@ -16,7 +16,10 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/xxhash.h"
 #include <functional>
 #include <map>
 
@@ -89,6 +92,157 @@ void nameNestedType(Session &S, CompactType &T) {
     T.DescName = "cp__desc_" + T.Name;
     return;
   }
+}
+
+/// The index of parameter Param of the function-like macro Macro whose
+/// `#define Macro(` comes last before offset Before in Buf, or -1.
+static int macroParameter(StringRef Buf, size_t Before, StringRef Macro,
+                          StringRef Param) {
+  std::string Callee = (Macro + "(").str();
+  for (size_t Head = Before;;) {
+    Head = Buf.substr(0, Head).rfind(Callee);
+    if (Head == StringRef::npos)
+      return -1;
+    // `#define NAME(`, apart by blanks (glibc writes a tab).
+    StringRef Lead = Buf.substr(0, Head), Trim = Lead.rtrim(" \t");
+    if (Trim.size() == Lead.size() || !Trim.ends_with("define"))
+      continue;
+    size_t Open = Head + Macro.size(), Close = Buf.find(')', Open);
+    if (Close == StringRef::npos || Close > Before)
+      return -1;
+    llvm::SmallVector<StringRef, 4> Params;
+    Buf.slice(Open + 1, Close).split(Params, ',');
+    for (unsigned K = 0; K < Params.size(); ++K)
+      if (Params[K].trim() == Param)
+        return (int)K;
+    return -1;
+  }
+}
+
+/// The K-th argument of the macro invocation whose name is at Call (in a
+/// file or in another macro's body): where it starts (after the `(` or
+/// comma before it) and its tokens, or false where it is not lexed.
+static bool macroArgument(const Session &S, SourceLocation Call, unsigned K,
+                          SourceLocation &Start,
+                          llvm::SmallVectorImpl<Token> &Arg) {
+  const SourceManager &SM = S.SM;
+  auto [FID, Off] = SM.getDecomposedLoc(SM.getSpellingLoc(Call));
+  StringRef Buf = SM.getBufferData(FID);
+  Lexer L(SM.getLocForStartOfFile(FID), S.LO, Buf.begin(), Buf.begin() + Off,
+          Buf.end());
+  Token Tok;
+  L.LexFromRawLexer(Tok); // the macro's name
+  if (L.LexFromRawLexer(Tok) || !Tok.is(tok::l_paren))
+    return false;
+  Start = Tok.getEndLoc();
+  unsigned At = 0, Depth = 0;
+  while (!L.LexFromRawLexer(Tok)) {
+    if (Depth == 0 && Tok.isOneOf(tok::comma, tok::r_paren)) {
+      if (At == K)
+        return true;
+      if (Tok.is(tok::r_paren))
+        return false;
+      ++At;
+      Start = Tok.getEndLoc();
+      continue;
+    }
+    if (Tok.is(tok::l_paren))
+      ++Depth;
+    else if (Tok.is(tok::r_paren))
+      --Depth;
+    if (At == K)
+      Arg.push_back(Tok);
+  }
+  return false;
+}
+
+/// Where a tag goes into the source so that the unnamed struct RD gets one:
+/// after its `struct` keyword written in the file, or, where a macro writes
+/// `struct name {` and was given nothing for `name` (<sys/queue.h>'s
+/// `LIST_HEAD(, job)`; `TAILQ_HEAD(name, type)` hands `name` on to
+/// `_TAILQ_HEAD(name, struct type,)`), into that empty argument of the
+/// invocation in the file.  Not found (invalid) for anything else.
+static SourceLocation tagInsertionPoint(const Session &S,
+                                        const RecordDecl *RD) {
+  const SourceManager &SM = S.SM;
+  SourceLocation KW = RD->getBeginLoc();
+  if (KW.isFileID())
+    return Lexer::getLocForEndOfToken(KW, 0, SM, S.LO);
+  if (!SM.isMacroBodyExpansion(KW))
+    return {};
+  // The word after `struct` in the macro's body.
+  auto [DefFID, KwOff] = SM.getDecomposedLoc(SM.getSpellingLoc(KW));
+  StringRef Def = SM.getBufferData(DefFID);
+  auto Word = [&](size_t At) { // blanks and line continuations skipped
+    while (At < Def.size() && (isWhitespace(Def[At]) || Def[At] == '\\'))
+      ++At;
+    size_t E = At;
+    while (E < Def.size() && isAsciiIdentifierContinue(Def[E]))
+      ++E;
+    return std::make_pair(Def.substr(At, E - At), E);
+  };
+  auto [Kw, AfterKw] = Word(KwOff);
+  if (Kw != "struct" && Kw != "union")
+    return {};
+  std::string Param = Word(AfterKw).first.str();
+  for (SourceLocation Loc = KW;
+       Loc.isMacroID() && SM.isMacroBodyExpansion(Loc);) {
+    StringRef Macro = Lexer::getImmediateMacroName(Loc, SM, S.LO);
+    auto [BodyFID, BodyOff] = SM.getDecomposedLoc(SM.getSpellingLoc(Loc));
+    int K = macroParameter(SM.getBufferData(BodyFID), BodyOff, Macro, Param);
+    SourceLocation Call = SM.getImmediateExpansionRange(Loc).getBegin();
+    SourceLocation Start;
+    llvm::SmallVector<Token, 2> Arg;
+    if (K < 0 || !macroArgument(S, Call, (unsigned)K, Start, Arg))
+      return {};
+    if (Call.isFileID())
+      return Arg.empty() ? Start : SourceLocation();
+    // Handed on from the outer macro's own parameter.
+    if (Arg.size() != 1 || !Arg[0].is(tok::raw_identifier))
+      return {};
+    Param = Arg[0].getRawIdentifier().str();
+    Loc = Call;
+  }
+  return {};
+}
+
+/// An unnamed compact struct that is the type of a file-scope variable
+/// declared with it (`static LIST_HEAD(, job) all;`, `static struct {
+/// struct job *first; } heads;`) has no name the rewritten code could
+/// spell: it gets a tag, "all__t" (with a hash of the file for a variable
+/// other files cannot see, so that two such statics of different types in
+/// two files are two types to the runtime), inserted into the source and
+/// given to the declaration, so that clang's printer names it too.
+void nameVariableType(Session &S, CompactType &T) {
+  if (!T.Name.empty() || !T.RD->getDeclContext()->isFileContext())
+    return;
+  const VarDecl *Var = nullptr;
+  for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
+    const auto *VD = dyn_cast<VarDecl>(D);
+    const auto *RT =
+        VD ? stripArrays(VD->getType()).Element->getAs<RecordType>() : nullptr;
+    if (RT && RT->getDecl()->getCanonicalDecl() == T.RD->getCanonicalDecl()) {
+      Var = VD;
+      break;
+    }
+  }
+  SourceLocation At = Var ? tagInsertionPoint(S, T.RD) : SourceLocation();
+  if (At.isInvalid())
+    return;
+  std::string Name = Var->getName().str() + "__t";
+  if (!Var->isExternallyVisible()) {
+    OptionalFileEntryRef Main = S.SM.getFileEntryRefForID(S.SM.getMainFileID());
+    Name +=
+        "_" + llvm::utohexstr(llvm::xxh3_64bits(Main ? Main->getName() : "") &
+                              0xffffff);
+  }
+  const_cast<RecordDecl *>(T.RD)->setDeclName(&S.Ctx.Idents.get(Name));
+  auto [FID, Off] = S.SM.getDecomposedLoc(At);
+  S.Edits.insert(FID, Off, T.RD->getBeginLoc().isFileID() ? " " + Name : Name);
+  T.Name = Name;
+  T.WideSpelling = (T.RD->isUnion() ? "union " : "struct ") + Name;
+  T.CompactTag = "cp__c_" + T.Name;
+  T.DescName = "cp__desc_" + T.Name;
 }
 
 /// The field makes its struct compact: it points to, or holds, a compact
@@ -285,6 +439,8 @@ void runAnalysis(Session &S) {
     inferCompactTypes(S, {});
   for (auto &T : S.M.Types)
     nameNestedType(S, *T);
+  for (auto &T : S.M.Types)
+    nameVariableType(S, *T);
   // Keep definition order (inferred types were appended late).
   std::stable_sort(S.M.Types.begin(), S.M.Types.end(),
                    [&](const std::unique_ptr<CompactType> &A,
