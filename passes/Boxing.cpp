@@ -595,6 +595,21 @@ std::string storeInit(Printer &P, const VarDecl *VD, const BoxedVar &B) {
 
 } // namespace
 
+/// VD's initializer names VD.
+static bool namesItself(const VarDecl *VD) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const VarDecl *VD;
+    bool Found = false;
+    bool VisitDeclRefExpr(DeclRefExpr *DR) {
+      Found |= DR->getDecl() == VD;
+      return !Found;
+    }
+  } F;
+  F.VD = VD;
+  F.TraverseStmt(const_cast<Expr *>(VD->getInit()));
+  return F.Found;
+}
+
 std::string boxLocalText(Session &S, const VarDecl *VD, Printer *C, Printer *W,
                          StringRef First) {
   const BoxedVar &B = S.M.Boxed.find(VD->getCanonicalDecl())->second;
@@ -609,8 +624,13 @@ std::string boxLocalText(Session &S, const VarDecl *VD, Printer *C, Printer *W,
               storeInit(*W, VD, B) + ";";
     else
       Store = storeInit(C ? *C : *W, VD, B) + ";";
-    Value = "({ " + First.str() + T + " cp__b = " + Alloc + "; " + Store +
-            " cp__b; })";
+    // An initializer that names the variable itself (`struct jobq q =
+    // TAILQ_HEAD_INITIALIZER(q);`, `{ NULL, &q.head }`) reads the pointer
+    // to the object it initializes: set it first (it is in scope in its
+    // own initializer, as C scopes a declarator).
+    std::string Early = namesItself(VD) ? B.Ptr + " = cp__b; " : "";
+    Value = "({ " + First.str() + T + " cp__b = " + Alloc + "; " + Early +
+            Store + " cp__b; })";
   }
   return declaratorText(B) + " __attribute__((cleanup(cp__box_free))) = " + Value;
 }

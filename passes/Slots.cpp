@@ -146,14 +146,13 @@ public:
       else if (const FieldDecl *F = keepingField(L))
         addField(F);
       else
-        escape(R, "stored into " + lvalueText(L),
-               isa<MemberExpr>(L->IgnoreParenImpCasts())
-                   ? memberField(L->IgnoreParenImpCasts())
-                   : nullptr);
+        escape(R, "stored into " + lvalueText(L), fieldStoredInto(L));
       return true;
     }
     if (!Check)
       return true;
+    if (BO->isCompoundAssignmentOp())
+      noteRead(L, /*Moved=*/true);
     if ((BO->isAdditiveOp() || BO->getOpcode() == BO_AddAssign ||
          BO->getOpcode() == BO_SubAssign) &&
         (isSlotPointer(M, L) || isSlotPointer(M, R)))
@@ -169,8 +168,22 @@ public:
       return true;
     if (UO->isIncrementDecrementOp() && isSlotPointer(M, Sub))
       refuse(UO, "moved by pointer arithmetic");
+    if (UO->isIncrementDecrementOp())
+      noteRead(Sub, /*Moved=*/true);
     if (UO->getOpcode() == UO_AddrOf)
-      noteRead(Sub);
+      noteRead(Sub, /*Moved=*/true);
+    // Read through its address (`**tailp`, memcpy, an atomic load), the
+    // field would be taken for a native slot.
+    if (UO->getOpcode() == UO_AddrOf && isa<MemberExpr>(Sub->IgnoreParens()))
+      if (const FieldDecl *F = memberField(Sub->IgnoreParens());
+          F && M.SlotFields.count(F))
+        S.report(Diag::SlotEscape, UO->getExprLoc(),
+                 "the address of field '" + F->getName().str() +
+                     "', which may hold the address of a handle field, is "
+                     "taken; what is read through it (`**pp`, memcpy, an "
+                     "atomic load) would take a 32-bit handle slot for an "
+                     "8-byte pointer: read and write the field itself",
+                 {CharSourceRange::getTokenRange(UO->getSourceRange())});
     if (UO->getOpcode() == UO_AddrOf)
       if (const VarDecl *VD = localVariable(Sub); VD && M.SlotVars.count(VD))
         refuse(UO, "kept in '" + VD->getName().str() +
@@ -225,6 +238,7 @@ public:
   }
 
   bool VisitCastExpr(CastExpr *C) {
+    pairCommonFields(C);
     if (!Check)
       return true;
     switch (C->getCastKind()) {
@@ -240,8 +254,56 @@ public:
     }
     if (isSlotPointer(M, C->getSubExpr()) && !movesHandleRun(C))
       refuse(C, "converted to '" + S.typeText(C->getType()) + "'" +
-                    byteCopyAdvice(C));
+                    byteCopyAdvice(C) + headCastAdvice(C));
     return true;
+  }
+
+  /// `TAILQ_LAST(head, name)` and `TAILQ_PREV` read the last link's
+  /// address as a head struct whose `tqh_last` is the link after it: say
+  /// that this is what the conversion is.
+  std::string headCastAdvice(const CastExpr *C) {
+    const auto *PT = C->getType()->getAs<PointerType>();
+    if (!PT || !PT->getPointeeType()->getAsRecordDecl())
+      return "";
+    return " (<sys/queue.h>'s TAILQ_LAST, TAILQ_PREV and "
+           "TAILQ_FOREACH_REVERSE read a link's address as a head this way, "
+           "which the compact layout does not allow: walk forward, or keep "
+           "a pointer to the last node)";
+  }
+
+  /// The struct a pointer type points to, through typedefs, or null.
+  static const RecordDecl *pointeeRecord(QualType T) {
+    const auto *PT = T->getAs<PointerType>();
+    return PT ? PT->getPointeeType()->getAsRecordDecl() : nullptr;
+  }
+
+  /// A cast between pointers to two structs that open with the same fields
+  /// (C-style inheritance; also through `void *`): a slot-pointer field of
+  /// one is the same memory as the other's at its place, so the two are
+  /// in the set together.
+  void pairCommonFields(const CastExpr *C) {
+    if (C->getCastKind() != CK_BitCast)
+      return;
+    const RecordDecl *To = pointeeRecord(C->getType()), *From = nullptr;
+    for (const Expr *E = C->getSubExpr(); E && !From;) {
+      E = E->IgnoreParens();
+      From = pointeeRecord(E->getType());
+      const auto *In = dyn_cast<CastExpr>(E);
+      E = In && !From ? In->getSubExpr() : nullptr;
+    }
+    if (!To || !From || To == From)
+      return;
+    auto A = To->field_begin(), B = From->field_begin();
+    for (; A != To->field_end() && B != From->field_end(); ++A, ++B) {
+      if (A->isBitField() || B->isBitField() ||
+          !S.Ctx.hasSameUnqualifiedType(A->getType(), B->getType()))
+        break;
+      if (isSlotFieldType(M, *A) && isSlotFieldType(M, *B) &&
+          (M.SlotFields.count(*A) || M.SlotFields.count(*B))) {
+        addField(*A);
+        addField(*B);
+      }
+    }
   }
 
   /// C hands the start of a run of handles to a memmove or memcpy that
@@ -348,11 +410,49 @@ private:
                                                                       : nullptr;
   }
 
-  void noteRead(const Expr *E) {
+  /// A slot-pointer field E names is read here as a plain pointer, unless
+  /// it is in the set: the descriptor's CP_SLOT_USE_NATIVE, which the
+  /// runtime checks against units that store handle slots' addresses into
+  /// it.  A comparison, `!`, and a copy into the same field of another
+  /// object (`*dst = *src` field by field) read no slot through it; code
+  /// no one runs (a header's static inline function this file does not
+  /// call) reads nothing.  Moved: the field is moved or its address
+  /// taken, not only read.
+  void noteRead(const Expr *E, bool Moved = false) {
     E = E->IgnoreParens();
-    if (Check && isa<MemberExpr>(E))
-      if (const FieldDecl *F = memberField(E); F && isSlotFieldType(M, F))
-        M.SlotFieldsRead.insert(F);
+    if (!Check || !isa<MemberExpr>(E) ||
+        (!FD->isExternallyVisible() && !FD->isUsed()))
+      return;
+    const FieldDecl *F = memberField(E);
+    if (!F || !isSlotFieldType(M, F))
+      return;
+    if (!Moved) {
+      const Expr *Top = E;
+      const Expr *P = parentSkippingParens(S.Ctx, E, &Top);
+      while (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(P))
+        P = parentSkippingParens(S.Ctx, IC, &Top);
+      if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P)) {
+        if (BO->isComparisonOp())
+          return;
+        if (BO->getOpcode() == BO_Assign &&
+            BO->getRHS()->IgnoreParenImpCasts() == Top->IgnoreParenImpCasts() &&
+            memberField(BO->getLHS()->IgnoreParenImpCasts()) == F)
+          return;
+      }
+      if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P);
+          UO && UO->getOpcode() == UO_LNot)
+        return;
+    }
+    M.SlotFieldsRead.insert(F);
+  }
+
+  /// The field an assignment's left side L stores into: `q->tail`, or an
+  /// element of an array field `m->tails[0]`; else null.
+  static const FieldDecl *fieldStoredInto(const Expr *L) {
+    L = L->IgnoreParenImpCasts();
+    while (const auto *AS = dyn_cast<ArraySubscriptExpr>(L))
+      L = AS->getBase()->IgnoreParenImpCasts();
+    return isa<MemberExpr>(L) ? memberField(L) : nullptr;
   }
 
   static std::string what(const VarDecl *VD) {
@@ -383,6 +483,9 @@ private:
     }
     if (const VarDecl *VD = localVariable(E->IgnoreParenCasts()))
       return "'" + VD->getName().str() + "', which may point at a handle field,";
+    if (const auto *ME = dyn_cast<MemberExpr>(E->IgnoreParenCasts()))
+      return "field '" + ME->getMemberDecl()->getName().str() +
+             "', which may point at a handle field,";
     return "a pointer that may point at a handle field";
   }
 
@@ -439,11 +542,22 @@ void runSlots(Session &S) {
   // `le_prev`, `stqh_last`) exists to keep a link's address: every unit
   // reads it with the check, whether or not it stores one, so units that
   // only unlink agree with those that link.
+  // So is one a copy of that header in the program's tree declares (tmux,
+  // libevent and OpenSSH ship their own): a field a macro declares, named
+  // as the header names them.
   const SourceManager &SM = S.Ctx.getSourceManager();
+  auto QueueLink = [&](const FieldDecl *F) {
+    SourceLocation L = F->getLocation();
+    return SM.isInSystemHeader(SM.getSpellingLoc(L)) ||
+           (L.isMacroID() &&
+            llvm::is_contained({"le_prev", "tqe_prev", "tqh_last", "stqh_last",
+                                "sqh_last", "sqe_prev"},
+                               F->getName()));
+  };
   for (const auto &T : S.M.Types)
     for (const FieldDecl *F : T->RD->fields())
       if (isSlotFieldType(S.M, F) && !F->getType()->isArrayType() &&
-          SM.isInSystemHeader(SM.getSpellingLoc(F->getLocation())))
+          QueueLink(F))
         S.M.SlotFields.insert(F);
   flowToFixedPoint<Flow>(S, [&](const FunctionDecl *FD, const Flow &F) {
     if (F.Derefs)

@@ -231,6 +231,8 @@ static cp_type_t *register_desc(cp_type_desc_t *d);
  * reads it as a plain pointer while another stores such addresses would
  * read a handle as a pointer. */
 static void add_slot_uses(cp_type_t *t, const cp_type_desc_t *d) {
+  if (d->build == CP_BUILD_WIDE) /* no handle slots, no checked reads */
+    return;
   for (uint32_t i = 0; i < d->nfields; i++) {
     const cp_field_desc_t *f = &d->fields[i];
     if (f->kind != CP_FIELD_SLOT || !f->size)

@@ -42,6 +42,15 @@ struct sched {
   long ran;
 };
 
+/* C-style inheritance: a counted mailbox opens with a mailbox's fields,
+ * and the mailbox functions are handed one by a cast. */
+struct counted_box {
+  struct msg *head;
+  struct msg **tail;
+  long count;
+  long total;
+};
+
 static struct mailbox global_box;
 /* Never handed out by address: a root of the program's own memory (its
  * tail is moved by the switch where it is, not as a heap object's). */
@@ -117,6 +126,9 @@ int main(int argc, char **argv) {
   box_init(&global_box);
   box_init(&local);
   box_init(heap_box);
+  struct counted_box *cb = malloc(sizeof *cb);
+  box_init((struct mailbox *)cb);
+  cb->total = 0;
   direct_box.head = NULL;
   direct_box.tail = NULL;
   long sum = 0;
@@ -125,6 +137,10 @@ int main(int argc, char **argv) {
     box_put(i % 3 == 0 ? &global_box : i % 3 == 1 ? &local : heap_box, i);
     step(s);
     step(s);
+    if (i % 4 == 0) {
+      box_put((struct mailbox *)cb, i);
+      cb->total += i;
+    }
     if (i % 5 == 0) {
       struct msg *m = malloc(sizeof *m);
       m->seq = i;
@@ -157,8 +173,19 @@ int main(int argc, char **argv) {
       TAILQ_CONCAT(&s->ready, &s->waiting, run);
     }
   }
+  /* A local head initialized with its own address (the object lives in
+   * the compact heap: its initializer must see where). */
+  struct runq mine = TAILQ_HEAD_INITIALIZER(mine);
+  struct msg ring = {-1, &ring};
+  for (int k = 0; k < 3; k++) {
+    struct task *n = calloc(1, sizeof *n);
+    n->id = -k;
+    TAILQ_INSERT_TAIL(&mine, n, run);
+  }
   long live = 0, finished = 0, order = 0;
   struct task *t;
+  TAILQ_FOREACH(t, &mine, run) order += t->id;
+  order += ring.next->next->seq;
   LIST_FOREACH(t, &everyone, all) live++;
   STAILQ_FOREACH(t, &s->done, log) {
     finished++;
@@ -171,6 +198,15 @@ int main(int argc, char **argv) {
     sum = sum * 5 + box_take(heap_box);
   while (global_box.count)
     sum = sum * 3 + box_take(&global_box);
+  /* Appended through the derived type's own field. */
+  struct msg *last = malloc(sizeof *last);
+  last->seq = 7;
+  last->next = NULL;
+  *cb->tail = last;
+  cb->tail = &last->next;
+  for (struct msg *m = cb->head; m; m = m->next)
+    sum = sum * 11 + (m->seq & 31);
+  sum += cb->total;
   for (struct msg *m = direct_box.head; m; m = m->next)
     sum = sum * 3 + (m->seq & 15);
   printf("ran=%ld live=%ld finished=%ld order=%ld sum=%ld\n", s->ran, live,
