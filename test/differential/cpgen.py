@@ -432,6 +432,12 @@ class Gen:
             e("struct hd%d { struct %s *first; unsigned n; };" % (t.idx, n))
             e("static __attribute__((unused)) void hdpush%d(struct hd%d *h, struct %s *e) "
               "{ e->next = h->first; h->first = e; h->n++; }" % (t.idx, t.idx, n))
+            # a queue in the heap that keeps the address of its last link
+            # (op "tailq"): a slot-pointer field the switch moves
+            e("struct tq%d { struct %s *head; struct %s **tail; unsigned n; };" % (t.idx, n, n))
+            e("static __attribute__((unused)) void tqput%d(struct tq%d *q, struct %s *e) "
+              "{ e->next = NULL; *q->tail = e; q->tail = &e->next; q->n++; }" % (t.idx, t.idx, n))
+            e("static __attribute__((unused)) struct tq%d *tqg%d;" % (t.idx, t.idx))
             # allocation: malloc + every field, calloc + some, or a literal
             e("static struct %s *new%d(unsigned key) {" % (n, t.idx))
             how = r.choice(["malloc", "castmalloc", "calloc", "literal"])
@@ -650,7 +656,8 @@ class Gen:
             kinds += ["cur"]
         if any(f.kind == "link" for f in t.fields):
             kinds += ["linkval"]
-        kinds += ["deep", "cond", "stack", "slotptr", "callback", "whilewalk", "boxinit"]
+        kinds += ["deep", "cond", "stack", "slotptr", "callback", "whilewalk", "boxinit",
+                  "tailq"]
         kinds += ["build", "build", "inline", "inline"]
         if any(T[tg].has_arr for _, tg in t.ptr_slots()):
             kinds += ["linkarr", "linkarr"]
@@ -869,6 +876,32 @@ class Gen:
                     "  if (!%s) %s = h.first;" % (P("i"), P("i")),
                     "  else kill%d(h.first);" % x,
                     "}"], 2
+        if k == "tailq":
+            # a queue in the heap for the whole run, built at its tail
+            # through a field that keeps the last link's address (whenever
+            # the switch comes, that field points into a node), walked,
+            # and emptied when it grows long
+            m = r.choice([1, 3, 6])
+            q = "tqg%d" % x
+            return ["if (!%s) {" % q,
+                    "  %s = malloc(sizeof *%s);" % (q, q),
+                    "  if (!%s) exit(3);" % q,
+                    "  %s->head = NULL;" % q,
+                    "  %s->tail = &%s->head;" % (q, q),
+                    "  %s->n = 0;" % q,
+                    "}",
+                    "for (c = rnd(%du) + 1u; c; c--) {" % m,
+                    "  tqput%d(%s, new%d(rnd(1000u)));" % (x, q, x)] + (
+                    ["  cp_safepoint();"] if polling else []) + [
+                    "}",
+                    "for (q%d = %s->head; q%d; q%d = q%d->next) acc = acc * 13u + q%d->k + %s->n;"
+                    % (x, q, x, x, x, x, q),
+                    "if (%s->n > 12u) {" % q,
+                    "  kill%d(%s->head);" % (x, q),
+                    "  %s->head = NULL;" % q,
+                    "  %s->tail = &%s->head;" % (q, q),
+                    "  %s->n = 0;" % q,
+                    "}"], m
         if k == "deep":
             # a two-link member chain p->s1->s2->k
             paths = [(s1, s2) for s1, t1 in t.ptr_slots() for s2, _ in T[t1].ptr_slots()]
@@ -1322,6 +1355,11 @@ class Gen:
         if self.jumps:
             e("  printf(\"jumps %lu\\n\", cpg_jumps);")
         for t in self.types:
+            e("  if (tqg%d) {" % t.idx)
+            e("    kill%d(tqg%d->head);" % (t.idx, t.idx))
+            e("    free(tqg%d);" % t.idx)
+            e("    tqg%d = NULL;" % t.idx)
+            e("  }")
             if t.pinned_pool:
                 e("  pthread_mutex_lock(&pb%d->mu);" % t.idx)
             e("  for (i = 0; i < %du; i++) {" % t.pool_n)
