@@ -252,10 +252,42 @@ public:
     default:
       break;
     }
-    if (isSlotPointer(M, C->getSubExpr()) && !movesHandleRun(C))
+    if (isSlotPointer(M, C->getSubExpr()) && !movesHandleRun(C) &&
+        !readsLinkAsHead(C))
       refuse(C, "converted to '" + S.typeText(C->getType()) + "'" +
                     byteCopyAdvice(C) + headCastAdvice(C));
     return true;
+  }
+
+  /// <sys/queue.h>'s TAILQ_LAST and TAILQ_PREV: `(struct name
+  /// *)(head)->tqh_last` reads the link a `T **` points at (an entry's
+  /// `{ T *tqe_next; T **tqe_prev; }`, or the head's own first two
+  /// fields) as a head `{ T *tqh_first; T **tqh_last; }`, and takes its
+  /// second field.  Both open with the same two fields, so the compact
+  /// layout places them alike too (Layout.cpp: first fit in order): the
+  /// reading holds there as in the wide one.  Only as the system header
+  /// writes it.
+  bool readsLinkAsHead(const CastExpr *C) {
+    const SourceManager &SM = S.Ctx.getSourceManager();
+    if (!SM.isInSystemHeader(SM.getSpellingLoc(C->getBeginLoc())))
+      return false;
+    const RecordDecl *H = pointeeRecord(C->getType());
+    if (!H || !M.recordOf(QualType(H->getTypeForDecl(), 0)))
+      return false;
+    auto F = H->field_begin();
+    if (F == H->field_end())
+      return false;
+    const FieldDecl *First = *F++;
+    if (F == H->field_end())
+      return false;
+    const FieldDecl *Second = *F;
+    QualType Slot = C->getSubExpr()->getType();
+    const auto *PT = Slot->getAs<PointerType>();
+    return PT &&
+           S.Ctx.hasSameUnqualifiedType(First->getType(),
+                                        PT->getPointeeType()) &&
+           S.Ctx.hasSameUnqualifiedType(Second->getType(), Slot) &&
+           M.SlotFields.count(Second);
   }
 
   /// `TAILQ_LAST(head, name)` and `TAILQ_PREV` read the last link's

@@ -185,6 +185,10 @@ int main(int argc, char **argv) {
   long live = 0, finished = 0, order = 0;
   struct task *t;
   TAILQ_FOREACH(t, &mine, run) order += t->id;
+  /* Backwards: TAILQ_LAST and TAILQ_PREV read a link's address as a head. */
+  TAILQ_FOREACH_REVERSE(t, &s->ready, runq, run) order = order * 3 + t->cost;
+  if ((t = TAILQ_LAST(&s->ready, runq)) && TAILQ_PREV(t, runq, run))
+    order += TAILQ_PREV(t, runq, run)->id;
   order += ring.next->next->seq;
   LIST_FOREACH(t, &everyone, all) live++;
   STAILQ_FOREACH(t, &s->done, log) {
