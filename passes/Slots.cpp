@@ -39,6 +39,7 @@
 #include "Engine.h"
 #include "Vocabulary.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/Lexer.h"
 
 using namespace clang;
 
@@ -266,10 +267,17 @@ public:
   /// second field.  Both open with the same two fields, so the compact
   /// layout places them alike too (Layout.cpp: first fit in order): the
   /// reading holds there as in the wide one.  Only as the system header
-  /// writes it.
+  /// writes it, or a copy of it in the program's tree (those macros).
   bool readsLinkAsHead(const CastExpr *C) {
     const SourceManager &SM = S.Ctx.getSourceManager();
-    if (!SM.isInSystemHeader(SM.getSpellingLoc(C->getBeginLoc())))
+    SourceLocation At = C->getBeginLoc();
+    StringRef Macro = At.isMacroID() ? Lexer::getImmediateMacroName(At, SM, S.LO) : "";
+    if (!SM.isInSystemHeader(SM.getSpellingLoc(At)) &&
+        !llvm::is_contained({"TAILQ_LAST", "TAILQ_PREV", "TAILQ_FOREACH_REVERSE",
+                             "TAILQ_FOREACH_REVERSE_SAFE",
+                             "TAILQ_FOREACH_REVERSE_FROM",
+                             "TAILQ_FOREACH_REVERSE_FROM_SAFE"},
+                            Macro))
       return false;
     const RecordDecl *H = pointeeRecord(C->getType());
     if (!H || !M.recordOf(QualType(H->getTypeForDecl(), 0)))
@@ -297,10 +305,11 @@ public:
     const auto *PT = C->getType()->getAs<PointerType>();
     if (!PT || !PT->getPointeeType()->getAsRecordDecl())
       return "";
-    return " (<sys/queue.h>'s TAILQ_LAST, TAILQ_PREV and "
-           "TAILQ_FOREACH_REVERSE read a link's address as a head this way, "
-           "which the compact layout does not allow: walk forward, or keep "
-           "a pointer to the last node)";
+    return " (a link's address read as a head: accepted only as "
+           "<sys/queue.h>'s TAILQ_LAST, TAILQ_PREV and TAILQ_FOREACH_REVERSE "
+           "write it, where the head and the entry open with the same two "
+           "fields; use those macros, walk forward, or keep a pointer to the "
+           "last node)";
   }
 
   /// The struct a pointer type points to, through typedefs, or null.

@@ -28,5 +28,5 @@ struct CP_COMPACT job { int id; TAILQ_ENTRY(job) link; };
 TAILQ_HEAD(jobq, job);
 
 struct job *last(struct jobq *q) {
-  return *((struct jobq *)q->tqh_last)->tqh_last; // expected-error {{converted to 'struct jobq *' (<sys/queue.h>'s TAILQ_LAST, TAILQ_PREV and TAILQ_FOREACH_REVERSE read a link's address as a head this way, which the compact layout does not allow: walk forward, or keep a pointer to the last node)}}
+  return *((struct jobq *)q->tqh_last)->tqh_last; // expected-error {{converted to 'struct jobq *' (a link's address read as a head: accepted only as <sys/queue.h>'s TAILQ_LAST, TAILQ_PREV and TAILQ_FOREACH_REVERSE write it, where the head and the entry open with the same two fields; use those macros, walk forward, or keep a pointer to the last node)}}
 }
