@@ -166,8 +166,11 @@ static SourceLocation tagInsertionPoint(const Session &S,
                                         const RecordDecl *RD) {
   const SourceManager &SM = S.SM;
   SourceLocation KW = RD->getBeginLoc();
+  // Written in the file: before the `{`, after any attributes.
   if (KW.isFileID())
-    return Lexer::getLocForEndOfToken(KW, 0, SM, S.LO);
+    return RD->getBraceRange().getBegin().isFileID()
+               ? RD->getBraceRange().getBegin()
+               : SourceLocation();
   if (!SM.isMacroBodyExpansion(KW))
     return {};
   // The word after `struct` in the macro's body.
@@ -209,10 +212,12 @@ static SourceLocation tagInsertionPoint(const Session &S,
 /// An unnamed compact struct that is the type of a file-scope variable
 /// declared with it (`static LIST_HEAD(, job) all;`, `static struct {
 /// struct job *first; } heads;`) has no name the rewritten code could
-/// spell: it gets a tag, "all__t" (with a hash of the file for a variable
-/// other files cannot see, so that two such statics of different types in
-/// two files are two types to the runtime), inserted into the source and
-/// given to the declaration, so that clang's printer names it too.
+/// spell: it gets a tag, "all__t" (with a hash of its fields for a
+/// variable other files cannot see, so that two such statics of different
+/// types in two files, or one file built twice with different macros, are
+/// two types to the runtime; a number after it if the name is taken),
+/// inserted into the source and given to the declaration, so that clang's
+/// printer names it too.
 void nameVariableType(Session &S, CompactType &T) {
   if (!T.Name.empty() || !T.RD->getDeclContext()->isFileContext())
     return;
@@ -231,14 +236,25 @@ void nameVariableType(Session &S, CompactType &T) {
     return;
   std::string Name = Var->getName().str() + "__t";
   if (!Var->isExternallyVisible()) {
-    OptionalFileEntryRef Main = S.SM.getFileEntryRefForID(S.SM.getMainFileID());
-    Name +=
-        "_" + llvm::utohexstr(llvm::xxh3_64bits(Main ? Main->getName() : "") &
-                              0xffffff);
+    std::string Fields;
+    for (const FieldDecl *F : T.RD->fields())
+      Fields += S.typeText(F->getType()) + " " + F->getName().str() + ";";
+    Name += "_" + llvm::utohexstr(llvm::xxh3_64bits(Fields) & 0xffffff);
   }
+  // Not a tag of the file, nor another compact type's name.
+  auto Taken = [&](const std::string &N) {
+    for (const Decl *D :
+         S.Ctx.getTranslationUnitDecl()->lookup(&S.Ctx.Idents.get(N)))
+      if (isa<TagDecl>(D))
+        return true;
+    return llvm::any_of(S.M.Types, [&](const auto &U) { return U->Name == N; });
+  };
+  const std::string Base = Name;
+  for (unsigned K = 2; Taken(Name); ++K)
+    Name = Base + "_" + std::to_string(K);
   const_cast<RecordDecl *>(T.RD)->setDeclName(&S.Ctx.Idents.get(Name));
   auto [FID, Off] = S.SM.getDecomposedLoc(At);
-  S.Edits.insert(FID, Off, T.RD->getBeginLoc().isFileID() ? " " + Name : Name);
+  S.Edits.insert(FID, Off, T.RD->getBeginLoc().isFileID() ? Name + " " : Name);
   T.Name = Name;
   T.WideSpelling = (T.RD->isUnion() ? "union " : "struct ") + Name;
   T.CompactTag = "cp__c_" + T.Name;

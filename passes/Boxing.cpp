@@ -595,8 +595,7 @@ std::string storeInit(Printer &P, const VarDecl *VD, const BoxedVar &B) {
 
 } // namespace
 
-/// VD's initializer names VD.
-static bool namesItself(const VarDecl *VD) {
+bool namesItself(const VarDecl *VD) {
   struct Finder : RecursiveASTVisitor<Finder> {
     const VarDecl *VD;
     bool Found = false;

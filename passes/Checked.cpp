@@ -386,7 +386,9 @@ void CheckedWalker::boxLocal(const VarDecl *VD) {
 bool CheckedWalker::boxLocalCallsFirst(const VarDecl *VD) {
   const auto *IL = dyn_cast<InitListExpr>(VD->getInit()->IgnoreParens());
   const BoxedVar &B = M.Boxed.find(VD->getCanonicalDecl())->second;
-  if (!IL || !B.Dims.empty() || !VD->getType()->isStructureType())
+  // One that names itself would take its own address before there is one.
+  if (!IL || !B.Dims.empty() || !VD->getType()->isStructureType() ||
+      namesItself(VD))
     return false;
   if (const InitListExpr *Sem = IL->getSemanticForm())
     IL = Sem;

@@ -311,6 +311,13 @@ struct Model {
   /// checks agree between translation units.
   llvm::DenseSet<const clang::FieldDecl *> SlotFields;
   llvm::DenseSet<const clang::FieldDecl *> SlotFieldsRead;
+  /// Slots.cpp: the slot-pointer fields at the same place of compact
+  /// structs that open with the same fields (C-style inheritance: one is
+  /// read through a pointer to the other, also by way of `void *`); they
+  /// are in SlotFields together.
+  llvm::DenseMap<const clang::FieldDecl *,
+                 llvm::SmallVector<const clang::FieldDecl *, 2>>
+      SlotTwins;
   /// Interior.cpp (switchable): locals and parameters that may hold an
   /// address inside a compact object's plain data (`int *w = &c->value;`):
   /// a checked function's frame registers them untyped, so the switch

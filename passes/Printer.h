@@ -312,6 +312,10 @@ private:
                std::vector<clang::FixItHint> &Fix);
 };
 
+/// Boxing.cpp: VD's initializer names VD itself (`struct jobq q =
+/// TAILQ_HEAD_INITIALIZER(q);`): the pointer to the object is set before
+/// the initializer runs.
+bool namesItself(const clang::VarDecl *VD);
 /// Boxing.cpp: the declarator of boxed local VD, printed by C (compact
 /// form), W (wide form) or both (the checked form picks by mode).  First:
 /// statements that run before the object is allocated (VD has an

@@ -239,7 +239,6 @@ public:
   }
 
   bool VisitCastExpr(CastExpr *C) {
-    pairCommonFields(C);
     if (!Check)
       return true;
     switch (C->getCastKind()) {
@@ -316,35 +315,6 @@ public:
   static const RecordDecl *pointeeRecord(QualType T) {
     const auto *PT = T->getAs<PointerType>();
     return PT ? PT->getPointeeType()->getAsRecordDecl() : nullptr;
-  }
-
-  /// A cast between pointers to two structs that open with the same fields
-  /// (C-style inheritance; also through `void *`): a slot-pointer field of
-  /// one is the same memory as the other's at its place, so the two are
-  /// in the set together.
-  void pairCommonFields(const CastExpr *C) {
-    if (C->getCastKind() != CK_BitCast)
-      return;
-    const RecordDecl *To = pointeeRecord(C->getType()), *From = nullptr;
-    for (const Expr *E = C->getSubExpr(); E && !From;) {
-      E = E->IgnoreParens();
-      From = pointeeRecord(E->getType());
-      const auto *In = dyn_cast<CastExpr>(E);
-      E = In && !From ? In->getSubExpr() : nullptr;
-    }
-    if (!To || !From || To == From)
-      return;
-    auto A = To->field_begin(), B = From->field_begin();
-    for (; A != To->field_end() && B != From->field_end(); ++A, ++B) {
-      if (A->isBitField() || B->isBitField() ||
-          !S.Ctx.hasSameUnqualifiedType(A->getType(), B->getType()))
-        break;
-      if (isSlotFieldType(M, *A) && isSlotFieldType(M, *B) &&
-          (M.SlotFields.count(*A) || M.SlotFields.count(*B))) {
-        addField(*A);
-        addField(*B);
-      }
-    }
   }
 
   /// C hands the start of a run of handles to a memmove or memcpy that
@@ -436,8 +406,11 @@ private:
   }
 
   void addField(const FieldDecl *F) {
-    if (M.SlotFields.insert(F).second)
-      Changed = true;
+    if (!M.SlotFields.insert(F).second)
+      return;
+    Changed = true;
+    for (const FieldDecl *T : M.SlotTwins.lookup(F))
+      addField(T);
   }
 
   /// The slot-pointer field of a compact struct that the assignment's
@@ -578,7 +551,26 @@ private:
 
 } // namespace
 
+/// Model::SlotTwins: fields at the same place of the common initial
+/// sequence of two compact structs.
+static void findSlotTwins(Model &M, ASTContext &Ctx) {
+  for (const auto &A : M.Types)
+    for (const auto &B : M.Types) {
+      if (A == B)
+        continue;
+      auto FA = A->RD->field_begin(), FB = B->RD->field_begin();
+      for (; FA != A->RD->field_end() && FB != B->RD->field_end(); ++FA, ++FB) {
+        if (FA->isBitField() || FB->isBitField() ||
+            !Ctx.hasSameUnqualifiedType(FA->getType(), FB->getType()))
+          break;
+        if (isSlotFieldType(M, *FA) && !FA->getType()->isArrayType())
+          M.SlotTwins[*FA].push_back(*FB);
+      }
+    }
+}
+
 void runSlots(Session &S) {
+  findSlotTwins(S.M, S.Ctx);
   // A field a system header declares (<sys/queue.h>'s `tqe_prev`,
   // `le_prev`, `stqh_last`) exists to keep a link's address: every unit
   // reads it with the check, whether or not it stores one, so units that
@@ -598,8 +590,11 @@ void runSlots(Session &S) {
   for (const auto &T : S.M.Types)
     for (const FieldDecl *F : T->RD->fields())
       if (isSlotFieldType(S.M, F) && !F->getType()->isArrayType() &&
-          QueueLink(F))
+          QueueLink(F)) {
         S.M.SlotFields.insert(F);
+        for (const FieldDecl *Twin : S.M.SlotTwins.lookup(F))
+          S.M.SlotFields.insert(Twin);
+      }
   flowToFixedPoint<Flow>(S, [&](const FunctionDecl *FD, const Flow &F) {
     if (F.Derefs)
       S.M.Functions[FD->getCanonicalDecl()] |= FC_LayoutDependent;

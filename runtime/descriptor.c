@@ -230,6 +230,56 @@ static cp_type_t *register_desc(cp_type_desc_t *d);
  * units that see a handle field's address stored into it; a unit that
  * reads it as a plain pointer while another stores such addresses would
  * read a handle as a pointer. */
+static uint8_t *slot_uses_of(cp_type_t *t) {
+  if (!t->slot_uses && !(t->slot_uses = calloc(t->desc->nfields, 1)))
+    cp__fatal("out of memory registering type '%s'", t->desc->name);
+  return t->slot_uses;
+}
+
+/* The two fields are the same in both layouts. */
+static bool same_field(const cp_field_desc_t *x, const cp_field_desc_t *y) {
+  return x->compact_offset == y->compact_offset &&
+         x->wide_offset == y->wide_offset && x->kind == y->kind &&
+         x->count == y->count &&
+         (x->size == y->size || x->kind == CP_FIELD_SLOT) &&
+         strcmp(target_name(x), target_name(y)) == 0;
+}
+
+/* a and b open with the same fields up to and including the one at wide
+ * offset `upto` (C's common initial sequence: code may read one through a
+ * pointer to the other, a "base" struct's functions handed a "derived"
+ * one). */
+static bool open_alike(const cp_type_desc_t *a, const cp_type_desc_t *b,
+                       uint32_t upto) {
+  uint32_t na = 0, nb = 0;
+  for (uint32_t i = 0; i < a->nfields; i++) {
+    if (a->fields[i].wide_offset > upto)
+      continue;
+    na++;
+    uint32_t j = 0;
+    while (j < b->nfields &&
+           b->fields[j].wide_offset != a->fields[i].wide_offset)
+      j++;
+    if (j == b->nfields || !same_field(&a->fields[i], &b->fields[j]))
+      return false;
+  }
+  for (uint32_t j = 0; j < b->nfields; j++)
+    nb += b->fields[j].wide_offset <= upto;
+  return na == nb;
+}
+
+static void slot_use_conflict(const char *field, const char *type,
+                              const char *twin) {
+  cp__fatal("field '%s' of '%s'%s%s%s holds addresses of compact-pointer "
+            "fields (`&p->next`) in one translation unit and is read as a "
+            "plain pointer in another, which does not see such a store and "
+            "would read a 4-byte handle as an 8-byte pointer; read the field "
+            "only in files that also store such an address into it, or keep "
+            "it in one file",
+            field, type, twin ? " (or of '" : "", twin ? twin : "",
+            twin ? "', which opens with the same fields)" : "");
+}
+
 static void add_slot_uses(cp_type_t *t, const cp_type_desc_t *d) {
   if (d->build == CP_BUILD_WIDE) /* no handle slots, no checked reads */
     return;
@@ -237,17 +287,24 @@ static void add_slot_uses(cp_type_t *t, const cp_type_desc_t *d) {
     const cp_field_desc_t *f = &d->fields[i];
     if (f->kind != CP_FIELD_SLOT || !f->size)
       continue;
-    if (!t->slot_uses && !(t->slot_uses = calloc(d->nfields, 1)))
-      cp__fatal("out of memory registering type '%s'", d->name);
-    t->slot_uses[i] |= (uint8_t)f->size;
-    if (t->slot_uses[i] == (CP_SLOT_USE_HANDLES | CP_SLOT_USE_NATIVE))
-      cp__fatal("field '%s' of '%s' holds addresses of compact-pointer "
-                "fields (`&p->next`) in one translation unit and is read as "
-                "a plain pointer in another, which does not see such a "
-                "store and would read a 4-byte handle as an 8-byte pointer; "
-                "read the field only in files that also store such an "
-                "address into it, or keep it in one file",
-                f->name ? f->name : "?", d->name);
+    uint8_t *use = &slot_uses_of(t)[i];
+    *use |= (uint8_t)f->size;
+    if (*use == (CP_SLOT_USE_HANDLES | CP_SLOT_USE_NATIVE))
+      slot_use_conflict(f->name ? f->name : "?", d->name, NULL);
+    /* The same field of a type that opens alike is the same memory. */
+    for (uint32_t k = 0; k < cp__ntypes; k++) {
+      cp_type_t *u = cp__types[k];
+      if (u == t || !open_alike(t->desc, u->desc, f->wide_offset))
+        continue;
+      uint32_t j = 0;
+      while (u->desc->fields[j].wide_offset != f->wide_offset)
+        j++;
+      uint8_t *twin = &slot_uses_of(u)[j];
+      *twin |= *use;
+      *use |= *twin;
+      if (*use == (CP_SLOT_USE_HANDLES | CP_SLOT_USE_NATIVE))
+        slot_use_conflict(f->name ? f->name : "?", d->name, u->desc->name);
+    }
   }
 }
 

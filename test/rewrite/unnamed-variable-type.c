@@ -31,6 +31,12 @@ static struct { struct job *first; int n; } plain_head, second_head;
 // CHECK: {{^}}static struct plain_head__t_{{[0-9A-F]+}} { struct job *first; int n; } plain_head, second_head; struct cp__c_plain_head__t_{{[0-9A-F]+}} { cp_handle_t first; int n; }
 static TAILQ_HEAD(, job) runq[2];
 // CHECK: {{^}}static TAILQ_HEAD(runq__t_{{[0-9A-F]+}}, job) (*cp__box_runq)[2];
+// The tag goes after attributes; a name already taken gets a number.
+static struct __attribute__((aligned(16))) { struct job *first; } aligned_head;
+// CHECK: {{^}}static struct __attribute__((aligned(16))) aligned_head__t_{{[0-9A-F]+}} { struct job *first; } aligned_head;
+struct taken__t { int unrelated; };
+struct { struct job *first; } taken;
+// CHECK: {{^}}struct taken__t_2 { struct job *first; }
 
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 5;
@@ -49,6 +55,7 @@ int main(int argc, char **argv) {
   plain_head.first = LIST_FIRST(&shared_jobs);
   plain_head.n = 1;
   second_head = plain_head;
+  aligned_head.first = taken.first = plain_head.first;
   printf("%ld %d %d\n", s, second_head.first->id, TAILQ_EMPTY(&runq[1]));
   return 0;
 }

@@ -100,6 +100,27 @@ static DESC(q_unit_handles, "q", struct c_q, struct w_q, q_handles);
 static DESC(q_unit_native, "q", struct c_q, struct w_q, q_native);
 static DESC(q_malformed, "q2", struct c_q, struct w_q, q_bad_use);
 
+/* A "derived" queue that opens with the queue's fields: its tail is the
+ * same memory where code hands it to the queue's functions. */
+struct w_qc {
+  struct w_node *head;
+  struct w_node **tail;
+  long n;
+};
+struct c_qc {
+  cp_handle_t head;
+  uint32_t pad;
+  void *tail;
+  long n;
+};
+static const cp_field_desc_t qc_native[] = {
+    FIELD("head", struct c_qc, struct w_qc, head, CP_FIELD_HANDLE, 1, 0,
+          &node_desc),
+    FIELD("tail", struct c_qc, struct w_qc, tail, CP_FIELD_SLOT, 1,
+          CP_SLOT_USE_NATIVE, NULL),
+    FIELD("n", struct c_qc, struct w_qc, n, CP_FIELD_BYTES, 1, 8, NULL)};
+static DESC(qc_unit_native, "qcounted", struct c_qc, struct w_qc, qc_native);
+
 static void test_slot_field_uses(void **state) {
   (void)state;
   /* Units that do not read the field agree with either kind of reader. */
@@ -111,6 +132,9 @@ static void test_slot_field_uses(void **state) {
                "pointer in another");
   expect_fatal(resolve_other, &q_malformed,
                "malformed slot-pointer field 'tail'");
+  expect_fatal(resolve_other, &qc_unit_native,
+               "field 'tail' of 'qcounted' (or of 'q', which opens with the "
+               "same fields) holds addresses of compact-pointer fields");
 }
 
 static void test_mismatches_are_fatal(void **state) {

@@ -63,6 +63,14 @@ static void box_init(struct mailbox *b) {
   b->count = 0;
 }
 
+/* A base struct's function handed any box as `void *`. */
+static void box_init_any(void *vb) {
+  struct mailbox *b = vb;
+  b->head = NULL;
+  b->tail = &b->head;
+  b->count = 0;
+}
+
 static void box_put(struct mailbox *b, long seq) {
   struct msg *m = malloc(sizeof *m);
   m->seq = seq;
@@ -127,7 +135,7 @@ int main(int argc, char **argv) {
   box_init(&local);
   box_init(heap_box);
   struct counted_box *cb = malloc(sizeof *cb);
-  box_init((struct mailbox *)cb);
+  box_init_any(cb);
   cb->total = 0;
   direct_box.head = NULL;
   direct_box.tail = NULL;
