@@ -24,16 +24,24 @@
 // assigned to, of the parameter of a function defined in this TU it is
 // passed to, and of the result of the function that returns it.
 //
+// Fields (Model::SlotFields): a `T **` field of a compact struct that
+// such a value is stored into, one a system header's queue macros declare,
+// and the same field of a struct that opens alike (Model::SlotTwins) may
+// hold one too; a load of it is such a value.  How this unit reads each
+// such field goes in its descriptor (CP_SLOT_USE_*), for the runtime to
+// check against the other units.
+//
 // Refused (one error each, at the user's text): such a value stored
-// anywhere else (a global, a static local, a field, an array element,
-// through another pointer), passed to a function not defined in this TU
-// or through a function pointer or as a variadic argument, returned from a
-// function other translation units can call (they would not know), cast
+// anywhere else (a global, a static local, a field of a plain struct, an
+// array element, through another pointer), passed to a function not defined in
+// this TU or through a function pointer or as a variadic argument, returned
+// from a function other translation units can call (they would not know), cast
 // to another type, moved by pointer arithmetic or subscripted (the stride
 // differs: 4 bytes between handles), or its variable's address taken.
 //
 // Tests: test/rewrite/slot-pointer.c, test/diagnostics/slot-pointer-escape.c,
-//        test/plugin/run-slot-pointers.c, test/switchable/slot-pointer-switch.c.
+//        test/plugin/run-slot-pointers.c,
+//        test/switchable/slot-pointer-switch.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
@@ -65,6 +73,21 @@ bool isSlotFieldType(const Model &M, const FieldDecl *FD) {
   QualType Rec(RD->getTypeForDecl(), 0);
   return !FD->isBitField() && (M.recordOf(Rec) || M.pinnedOf(Rec)) &&
          isSlotPointerType(M, stripArrays(FD->getType()).Element);
+}
+
+/// A field that may keep a handle slot's address: one of them, not an
+/// array of them.
+static bool keepsSlot(const Model &M, const FieldDecl *F) {
+  return isSlotFieldType(M, F) && !F->getType()->isArrayType();
+}
+
+/// Adds F and the fields at its place in structs that open alike.
+static bool addSlotField(Model &M, const FieldDecl *F) {
+  if (!M.SlotFields.insert(F).second)
+    return false;
+  for (const FieldDecl *T : M.SlotTwins.lookup(F))
+    addSlotField(M, T);
+  return true;
 }
 
 bool isSlotPointer(const Model &M, const Expr *E) {
@@ -169,9 +192,7 @@ public:
       return true;
     if (UO->isIncrementDecrementOp() && isSlotPointer(M, Sub))
       refuse(UO, "moved by pointer arithmetic");
-    if (UO->isIncrementDecrementOp())
-      noteRead(Sub, /*Moved=*/true);
-    if (UO->getOpcode() == UO_AddrOf)
+    if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
       noteRead(Sub, /*Moved=*/true);
     // Read through its address (`**tailp`, memcpy, an atomic load), the
     // field would be taken for a native slot.
@@ -221,7 +242,7 @@ public:
       } else if (RD) {
         F = IL->getInitializedFieldInUnion();
       }
-      if (F && isSlotFieldType(M, F) && !F->getType()->isArrayType())
+      if (F && keepsSlot(M, F))
         addField(F);
       else
         escape(E,
@@ -405,13 +426,7 @@ private:
       Changed = true;
   }
 
-  void addField(const FieldDecl *F) {
-    if (!M.SlotFields.insert(F).second)
-      return;
-    Changed = true;
-    for (const FieldDecl *T : M.SlotTwins.lookup(F))
-      addField(T);
-  }
+  void addField(const FieldDecl *F) { Changed |= addSlotField(M, F); }
 
   /// The slot-pointer field of a compact struct that the assignment's
   /// left side L names (`q->tail`, `e->link.le_prev`), else null: only a
@@ -420,8 +435,7 @@ private:
     if (!isa<MemberExpr>(L->IgnoreParenImpCasts()))
       return nullptr;
     const FieldDecl *F = memberField(L->IgnoreParenImpCasts());
-    return F && isSlotFieldType(M, F) && !F->getType()->isArrayType() ? F
-                                                                      : nullptr;
+    return F && keepsSlot(M, F) ? F : nullptr;
   }
 
   /// A slot-pointer field E names is read here as a plain pointer, unless
@@ -563,7 +577,7 @@ static void findSlotTwins(Model &M, ASTContext &Ctx) {
         if (FA->isBitField() || FB->isBitField() ||
             !Ctx.hasSameUnqualifiedType(FA->getType(), FB->getType()))
           break;
-        if (isSlotFieldType(M, *FA) && !FA->getType()->isArrayType())
+        if (keepsSlot(M, *FA))
           M.SlotTwins[*FA].push_back(*FB);
       }
     }
@@ -589,12 +603,8 @@ void runSlots(Session &S) {
   };
   for (const auto &T : S.M.Types)
     for (const FieldDecl *F : T->RD->fields())
-      if (isSlotFieldType(S.M, F) && !F->getType()->isArrayType() &&
-          QueueLink(F)) {
-        S.M.SlotFields.insert(F);
-        for (const FieldDecl *Twin : S.M.SlotTwins.lookup(F))
-          S.M.SlotFields.insert(Twin);
-      }
+      if (keepsSlot(S.M, F) && QueueLink(F))
+        addSlotField(S.M, F);
   flowToFixedPoint<Flow>(S, [&](const FunctionDecl *FD, const Flow &F) {
     if (F.Derefs)
       S.M.Functions[FD->getCanonicalDecl()] |= FC_LayoutDependent;

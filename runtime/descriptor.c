@@ -176,20 +176,23 @@ static void describe(char *buf, size_t n, const cp_type_desc_t *d) {
   }
 }
 
+/* The two fields are the same in both layouts. */
+static bool same_field(const cp_field_desc_t *x, const cp_field_desc_t *y) {
+  return x->compact_offset == y->compact_offset &&
+         x->wide_offset == y->wide_offset && x->kind == y->kind &&
+         x->count == y->count &&
+         (x->size == y->size || x->kind == CP_FIELD_SLOT) &&
+         strcmp(target_name(x), target_name(y)) == 0;
+}
+
 static bool same_layout(const cp_type_desc_t *a, const cp_type_desc_t *b) {
   if (a->compact_size != b->compact_size || a->wide_size != b->wide_size ||
       a->compact_align != b->compact_align || a->wide_align != b->wide_align ||
       a->nfields != b->nfields)
     return false;
-  for (uint32_t i = 0; i < a->nfields; i++) {
-    const cp_field_desc_t *x = &a->fields[i], *y = &b->fields[i];
-    if (x->compact_offset != y->compact_offset ||
-        x->wide_offset != y->wide_offset || x->kind != y->kind ||
-        x->count != y->count ||
-        (x->size != y->size && x->kind != CP_FIELD_SLOT) ||
-        strcmp(target_name(x), target_name(y)) != 0)
+  for (uint32_t i = 0; i < a->nfields; i++)
+    if (!same_field(&a->fields[i], &b->fields[i]))
       return false;
-  }
   return true;
 }
 
@@ -234,15 +237,6 @@ static uint8_t *slot_uses_of(cp_type_t *t) {
   if (!t->slot_uses && !(t->slot_uses = calloc(t->desc->nfields, 1)))
     cp__fatal("out of memory registering type '%s'", t->desc->name);
   return t->slot_uses;
-}
-
-/* The two fields are the same in both layouts. */
-static bool same_field(const cp_field_desc_t *x, const cp_field_desc_t *y) {
-  return x->compact_offset == y->compact_offset &&
-         x->wide_offset == y->wide_offset && x->kind == y->kind &&
-         x->count == y->count &&
-         (x->size == y->size || x->kind == CP_FIELD_SLOT) &&
-         strcmp(target_name(x), target_name(y)) == 0;
 }
 
 /* a and b open with the same fields up to and including the one at wide
