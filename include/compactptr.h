@@ -157,7 +157,7 @@ extern "C" {
 /** Bytes of address space one arena reaches: 2^32 granules. */
 #define CP_ARENA_REACH ((size_t)1 << (32 + CP_GRANULE_SHIFT))
 /** Version of the descriptor structures below; bumped on any change. */
-#define CP_ABI_VERSION 3u
+#define CP_ABI_VERSION 4u
 
 /** A handle: 32-bit count of granules from address 0 (the address divided
  *  by CP_GRANULE: handles are zero-based); 0 is NULL. */
@@ -175,10 +175,16 @@ typedef enum cp_field_kind {
                             the compact layout, native pointers in wide */
   CP_FIELD_STRUCT = 2, /**< `count` nested values of compact type `target`,
                             each in that type's layout */
-  CP_FIELD_FLEX = 3,   /**< the flexible array member (`char key[];`), the
-                            last field: elements of `size` bytes, no
-                            compact pointer in them, as many as the object
-                            was allocated with room for (cp_flex_count) */
+  CP_FIELD_FLEX = 3,   /**< the flexible array member, the last field,
+                            as many elements as the object was allocated
+                            with room for (cp_flex_count): with `target`
+                            NULL (`char key[];`), elements of `size` bytes
+                            with no compact pointer in them, copied as
+                            bytes; with `target` set (`struct node
+                            *forward[];`), compact pointers to it (`size`
+                            sizeof(void *)): handles in the compact layout,
+                            native pointers in wide, zero past the
+                            elements asked for */
   CP_FIELD_SLOT = 4    /**< `count` pointers to pointer slots (`struct node
                             **`: <sys/queue.h>'s `tqe_prev`, a queue's
                             tail), 8 bytes in both layouts; one that holds

@@ -294,6 +294,29 @@ static bool isOne(const Expr *E) {
   return L && L->getValue() == 1;
 }
 
+/// RD ends in an array of one element or none (`struct node *forward[1];`,
+/// the struct hack older C used before flexible array members): the
+/// advice to declare it as one, which the plugin gives room to; else "".
+static std::string structHackAdvice(const RecordDecl *RD) {
+  const FieldDecl *Last = nullptr;
+  for (const FieldDecl *F : RD->fields())
+    Last = F;
+  const auto *AT =
+      Last ? dyn_cast<ConstantArrayType>(Last->getType().getCanonicalType())
+           : nullptr;
+  if (!AT || AT->getSize().ugt(1))
+    return "";
+  std::string Decl;
+  llvm::raw_string_ostream OS(Decl);
+  RD->getASTContext()
+      .getIncompleteArrayType(AT->getElementType(), ArraySizeModifier::Normal,
+                              0)
+      .print(OS, RD->getASTContext().getPrintingPolicy(), Last->getName());
+  return "; to allocate room past its last member, declare it as a "
+         "flexible array member (" +
+         Decl + ";)";
+}
+
 static SizeShape countAndSize(const Expr *N, const Expr *Size) {
   // One object with a flexible array member: calloc(1, sizeof *e + n).
   SizeShape A = sizeShape(Size);
@@ -559,7 +582,8 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
                                  "flexible array member, also calloc(1, ...); "
                                  "an array of "
                                  "such objects is not supported)"
-                           : "sizeof(" + W + ") or n * sizeof(" + W + ")"),
+                           : "sizeof(" + W + ") or n * sizeof(" + W + ")" +
+                                 structHackAdvice(FT->RD)),
              {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
     return "";
   }

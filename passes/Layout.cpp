@@ -103,7 +103,9 @@ void layoutType(Session &S, CompactType &T) {
       F.K = FieldInfo::Handle;
       F.Target = P->RD;
       F.CompactAlign = 4;
-      F.CompactSize = 4 * F.Count;
+      // A flexible array member of compact pointers: handles at the end.
+      F.Flex = FD->getType()->isIncompleteArrayType();
+      F.CompactSize = F.Flex ? 0 : 4 * F.Count;
     } else if (CompactType *R = S.M.recordOf(E)) {
       layoutType(S, *R);
       F.K = FieldInfo::Struct;
@@ -253,7 +255,7 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
     std::string Name = F.FD->getName().str();
     switch (F.K) {
     case FieldInfo::Handle:
-      Out += " cp_handle_t " + Name + Dims + ";";
+      Out += " cp_handle_t " + Name + (F.Flex ? "[]" : Dims) + ";";
       break;
     case FieldInfo::Struct:
       Out += " " + typeOf(S, F.Target).compactSpelling() + " " + Name + Dims + ";";
@@ -405,7 +407,12 @@ std::string descriptorText(const Session &S, const CompactType &T) {
                "), 0},\n";
       break;
     case FieldInfo::Handle:
-      Out += "CP_FIELD_HANDLE, " + Cnt + ", 0, &" + typeOf(S, F.Target).DescName + "},\n";
+      if (F.Flex)
+        Out += "CP_FIELD_FLEX, 0, sizeof(void *), &" +
+               typeOf(S, F.Target).DescName + "},\n";
+      else
+        Out += "CP_FIELD_HANDLE, " + Cnt + ", 0, &" +
+               typeOf(S, F.Target).DescName + "},\n";
       break;
     case FieldInfo::Struct:
       Out += "CP_FIELD_STRUCT, " + Cnt + ", 0, &" + typeOf(S, F.Target).DescName + "},\n";

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
+#include "Printer.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -147,6 +148,31 @@ public:
     return true;
   }
 
+  /// E, the offset of a flexible array member of compact pointers, starts
+  /// the size of an allocation of one object (`malloc(offsetof(struct
+  /// snode, forward) + n * sizeof(struct snode *))`), directly or through
+  /// a local only allocations read: the allocation counts the room past
+  /// it (cp_flex_count) and nothing reads a pointer there.
+  bool roomOfFlexObject(const Expr *E) {
+    const Expr *P = parentSkippingParens(S.Ctx, E);
+    while (P && (isa<ImplicitCastExpr>(P) || isa<CStyleCastExpr>(P) ||
+                 (isa<BinaryOperator>(P) &&
+                  cast<BinaryOperator>(P)->getOpcode() == BO_Add))) {
+      E = P;
+      P = parentSkippingParens(S.Ctx, E);
+    }
+    if (const auto *CE = dyn_cast_or_null<CallExpr>(P))
+      return allocSizeShape(CE).Flex;
+    if (P)
+      return false;
+    for (const DynTypedNode &N : S.Ctx.getParents(*E))
+      if (const auto *VD = N.get<VarDecl>())
+        return VD->getInit() &&
+               VD->getInit()->IgnoreParens() == E->IgnoreParens() &&
+               onlyFlexAllocationSize(S.Ctx, VD);
+    return false;
+  }
+
   /// The refusal above; true if reported.
   bool offsetofHandleField(const OffsetOfExpr *E) {
     if (S.isIgnoredLoc(E->getExprLoc()) || E->getNumComponents() == 0)
@@ -160,6 +186,8 @@ public:
     const FieldDecl *F = E->getComponent(I - 1).getField();
     if (!F || !M.recordOf(S.Ctx.getRecordType(F->getParent())) ||
         !(M.pointeeOf(F->getType()) || M.pointeeOf(stripArrays(F->getType()).Element)))
+      return false;
+    if (I == 1 && F->getType()->isIncompleteArrayType() && roomOfFlexObject(E))
       return false;
     S.report(Diag::OffsetofHandleField, E->getExprLoc(),
              "offsetof names handle field " + quoted(F->getName()) +
@@ -444,6 +472,38 @@ public:
              {tokRange(E->getSourceRange())});
   }
 
+  /// A byte copy, comparison or fill (`memcpy(c, p, sizeof(struct snode)
+  /// + lvl * sizeof(struct snode *))`) of an object whose flexible array
+  /// member holds compact pointers: the program counts the elements' room
+  /// in pointers of 8 bytes, which are 4-byte handles in the compact
+  /// layout, so such a size reaches past them (and past a small object).
+  /// Only the fixed part, `sizeof(T)` or `sizeof *p`, is the same bytes.
+  void checkFlexHandleBytes(const CallExpr *E, StringRef N, CompactType *T) {
+    const FieldDecl *Last = nullptr;
+    for (const FieldDecl *F : T->RD->fields())
+      Last = F;
+    if (!Last || !Last->getType()->isIncompleteArrayType() ||
+        !M.pointeeOf(stripArrays(Last->getType()).Element))
+      return;
+    const Expr *Size = E->getArg(E->getNumArgs() - 1)->IgnoreParenImpCasts();
+    if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(Size);
+        U && U->getKind() == UETT_SizeOf &&
+        M.recordOf(U->getTypeOfArgument()) == T)
+      return;
+    std::string F = Last->getName().str();
+    S.report(Diag::FlexibleArray, E->getExprLoc(),
+             quoted(N) + " of " + quoted(T->WideSpelling) +
+                 " with a size other than sizeof(" + T->WideSpelling +
+                 "): its flexible array member " + quoted(F) +
+                 " holds compact pointers, 4-byte handles in the compact "
+                 "layout, whose room the program counts in 8-byte "
+                 "pointers; copy the fixed part by assignment (*q = *p) "
+                 "and the elements by index (q->" +
+                 F + "[i] = p->" + F + "[i]) or with memmove(&q->" + F +
+                 "[0], &p->" + F + "[0], n * sizeof p->" + F + "[0])",
+             {tokRange(E->getSourceRange())});
+  }
+
   /// memcpy/memmove between a heap object (compact layout) and a value
   /// (wide layout) of a compact type copies the wrong bytes.
   bool VisitCallExpr(CallExpr *E) {
@@ -481,6 +541,8 @@ public:
         (isCompactLocated(M, A) ? H : V) = T;
       }
     }
+    if (CompactType *T = H ? H : V)
+      checkFlexHandleBytes(E, N, T);
     // A comparison has no assignment to use instead; a copy into a value
     // (`w = *p`, converted field by field) would not carry the padding.
     if (H && V)

@@ -229,18 +229,18 @@ void checkRecord(Session &S, const RecordDecl *RD) {
       continue;
     }
     // A flexible array member of plain elements (`char key[];`) is room
-    // the switch copies as bytes; elements that hold compact pointers
-    // would need translating one by one.
+    // the switch copies as bytes, one of compact pointers (`struct node
+    // *forward[];`, a skip list's) handles it translates one by one;
+    // elements that are compact structs would need a layout each.
     if (FD->getType()->isIncompleteArrayType() &&
-        (S.M.pointeeOf(stripArrays(FD->getType()).Element) ||
-         S.M.recordOf(stripArrays(FD->getType()).Element))) {
+        S.M.recordOf(stripArrays(FD->getType()).Element)) {
       S.report(Diag::FlexibleArray, FD->getLocation(),
                "flexible array member " + quoted(FD->getName()) +
                    " in compact type " + Who +
-                   " holds compact pointers, "
-                   "which is not supported (the switch copies the member's "
-                   "elements as bytes); keep the elements in an array of "
-                   "their own, reached through a pointer field (" +
+                   " holds compact structs, which is not supported (only "
+                   "plain elements or compact pointers); keep the elements "
+                   "in an array of their own, reached through a pointer "
+                   "field (" +
                    pointerField(FD) + ";) and allocated with malloc",
                {FR});
       continue;

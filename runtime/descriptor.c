@@ -138,6 +138,17 @@ static void check_desc(const cp_type_desc_t *d) {
         cp__fatal("type '%s': flexible array member '%s' is not the last "
                   "field or has no element size",
                   name, f->name ? f->name : "?");
+      /* Elements that are compact pointers: a native pointer's size (the
+       * program's sizeof counts its room in those), aligned as handles. */
+      if (f->target && (f->size != sizeof(void *) ||
+                        f->compact_offset % sizeof(cp_handle_t) ||
+                        f->wide_offset % sizeof(void *)))
+        cp__fatal("type '%s': flexible array member '%s' of compact "
+                  "pointers has element size %u or offsets %u/%u "
+                  "(expected %zu, aligned to %zu/%zu)",
+                  name, f->name ? f->name : "?", f->size, f->compact_offset,
+                  f->wide_offset, sizeof(void *), sizeof(cp_handle_t),
+                  sizeof(void *));
       csz = wsz = 0;
       break;
     default:
@@ -313,14 +324,16 @@ static void flatten(cp_type_t *t, const cp_type_desc_t *d, uint32_t cbase,
   for (uint32_t i = 0; i < d->nfields; i++) {
     const cp_field_desc_t *f = &d->fields[i];
     if (f->kind == CP_FIELD_FLEX) {
-      /* No op: the room past it is copied as bytes (cp__flex_bytes).  C
-       * keeps a struct with such a member out of other structs. */
+      /* No op: the room past it is copied as bytes (cp__flex_bytes) or
+       * handle by handle (cp__flex_handles).  C keeps a struct with such a
+       * member out of other structs. */
       if (depth > 0)
         cp__fatal("type '%s': nested type '%s' has a flexible array member",
                   t->desc->name, d->name);
       t->flex = true;
       t->flex_compact = f->compact_offset;
       t->flex_wide = f->wide_offset;
+      t->flex_target = f->target ? register_desc(f->target) : NULL;
       continue;
     }
     if (f->kind == CP_FIELD_STRUCT) {

@@ -836,13 +836,21 @@ static size_t flex_count(cp_type_desc_t *d, cp_type_t *t, size_t bytes,
     cp__fatal("'%s' with a flexible array member of %zu bytes: size "
               "overflows",
               d->name, room);
+  /* Compact pointers: the program counts their room in its own sizeof, a
+   * native pointer's, in either layout; compact ones take half. */
+  size_t croom = room, wroom = room;
+  if (t->flex_target) {
+    size_t n = (room + sizeof(void *) - 1) / sizeof(void *);
+    croom = n * sizeof(cp_handle_t);
+    wroom = n * sizeof(void *);
+  }
   /* One byte more than asked: the address one past the elements (`end =
    * b->text + b->len`) then lies inside the object, never at the start of
    * the next slot, where the switch would take it for that slot's.  A
    * compact-only program never switches: room for its own layout only. */
-  room++;
-  size_t kc = (t->flex_compact + room + d->compact_size - 1) / d->compact_size,
-         kw = (t->flex_wide + room + d->wide_size - 1) / d->wide_size;
+  croom++, wroom++;
+  size_t kc = (t->flex_compact + croom + d->compact_size - 1) / d->compact_size,
+         kw = (t->flex_wide + wroom + d->wide_size - 1) / d->wide_size;
   size_t k = cp__build == CP_BUILD_COMPACT_ONLY || kc > kw ? kc : kw;
   return k ? k : 1;
 }

@@ -279,9 +279,12 @@ typedef struct cp_type {
    * An object of such a type is an array of k objects' room (cp_flex_count)
    * whose first holds the fields and the rest only the member's elements:
    * the switch and the verifier take the room past the member's offset as
-   * bytes (cp__flex_bytes). */
+   * bytes (cp__flex_bytes), or, where the elements are compact pointers
+   * (flex_target set: `struct node *forward[];`), as handles to translate
+   * one by one (cp__flex_handles). */
   bool flex;
   uint32_t flex_compact, flex_wide;
+  struct cp_type *flex_target;
   /* Per field of desc: the CP_SLOT_USE_* bits of every translation unit's
    * descriptor of a CP_FIELD_SLOT field (NULL: the type has none). */
   uint8_t *slot_uses;
@@ -303,13 +306,29 @@ static inline uint64_t cp__flex_bytes(const cp_type_t *t, uint64_t k) {
   return c < w ? c : w;
 }
 
+/* The compact pointers of a flexible array member of handles that an
+ * object of k objects' room holds in both layouts.  cp_flex_count gives
+ * an object room for the elements asked for in either layout, and the
+ * allocation zeroes the rest: what lies past them is NULL. */
+static inline uint64_t cp__flex_handles(const cp_type_t *t, uint64_t k) {
+  uint64_t c = (k * t->desc->compact_size - t->flex_compact) /
+               sizeof(cp_handle_t),
+           w = (k * t->desc->wide_size - t->flex_wide) / sizeof(void *);
+  return c < w ? c : w;
+}
+
 /* Offset `in` from the start of an object in the compact layout lies in its
- * flexible array member: its offset in the wide object in *wide. */
+ * flexible array member: its offset in the wide object in *wide (an
+ * element's address, or one past the last, keeps its index). */
 static inline bool cp__flex_member(const cp_type_t *t, uint64_t in,
                                    uint64_t *wide) {
   if (!t->flex || in < t->flex_compact) /* the member never starts at 0 */
     return false;
-  *wide = t->flex_wide + (in - t->flex_compact);
+  uint64_t d = in - t->flex_compact;
+  *wide = t->flex_wide + (t->flex_target
+                              ? d / sizeof(cp_handle_t) * sizeof(void *) +
+                                    d % sizeof(cp_handle_t)
+                              : d);
   return true;
 }
 

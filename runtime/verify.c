@@ -58,7 +58,8 @@ static const char *field_name(const where_t *w) {
   const cp_type_desc_t *d = w->type->desc;
   for (uint32_t k = 0; k < d->nfields; k++)
     if ((d->fields[k].kind == CP_FIELD_HANDLE ||
-         d->fields[k].kind == CP_FIELD_SLOT) &&
+         d->fields[k].kind == CP_FIELD_SLOT ||
+         d->fields[k].kind == CP_FIELD_FLEX) &&
         d->fields[k].compact_offset == w->from)
       return d->fields[k].name;
   return "?";
@@ -145,8 +146,13 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
   uint64_t in = pl.elem * s->elem + rem,
            at = cp__wide ? s->type->flex_wide : s->type->flex_compact;
   if (s->type->flex && in >= at && !past) {
+    /* By element and byte in it: an element of handles is 4 bytes
+     * compact, 8 wide. */
+    uint64_t esz = !s->type->flex_target ? 1
+                   : cp__wide            ? sizeof(void *)
+                                         : sizeof(cp_handle_t);
     pl.elem = 0;
-    rem = (uint64_t)1 << 40 | (in - at);
+    rem = (uint64_t)1 << 40 | (in - at) / esz << 3 | (in - at) % esz;
   } else if (cp__wide) {
     rem = cp__unmap_offset(s->type, rem);
   }
@@ -196,13 +202,21 @@ static uint64_t digest_object(const cp_type_t *t, const char *obj,
 }
 
 /* An object of a type with a flexible array member, of k objects' room:
- * its fields, then the member's elements as bytes (as the switch copies
- * them). */
+ * its fields, then the member's elements as the switch copies them: as
+ * bytes, or as the objects its compact pointers name. */
 static uint64_t digest_flex(const cp_type_t *t, const char *obj, uint64_t k,
                             uint64_t id, const char *when) {
   uint64_t h = digest_object(t, obj, id, when);
   const char *m = obj + (cp__wide ? t->flex_wide : t->flex_compact);
-  return hash_bytes(h, (const unsigned char *)m, cp__flex_bytes(t, k));
+  if (!t->flex_target)
+    return hash_bytes(h, (const unsigned char *)m, cp__flex_bytes(t, k));
+  for (uint64_t j = 0, n = cp__flex_handles(t, k); j < n; j++) {
+    const void *p = cp__wide ? ((void *const *)m)[j]
+                             : cp_decode(((const cp_handle_t *)m)[j]);
+    where_t w = {when, obj, t, t->flex_compact};
+    h = mix(h, canon(p, t->flex_target, false, &w));
+  }
+  return h;
 }
 
 void cp__verify_heap(cp_digest_t *d, const char *when) {

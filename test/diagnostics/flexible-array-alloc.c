@@ -71,3 +71,24 @@ void *sizes_in_locals(int n, int k) {
   b->next = c;
   return a;
 }
+
+// The struct hack of older C (a last member of one element or none, and
+// room allocated past it, as Pugh's skip list declared `forward[1]`):
+// refused, with the advice to declare the member flexible, which the
+// runtime gives room to in both layouts.
+struct CP_COMPACT pugh {
+  int key;
+  struct pugh *forward[1];
+};
+struct CP_COMPACT named {
+  struct named *next;
+  char name[0];
+};
+
+void *struct_hack(int n) {
+  struct pugh *p = malloc(sizeof(struct pugh) + (n - 1) * sizeof(struct pugh *)); // expected-error {{allocation of compact type 'struct pugh' must have its size expressed as sizeof(struct pugh) or n * sizeof(struct pugh); to allocate room past its last member, declare it as a flexible array member (struct pugh *forward[];)}}
+  struct named *q = malloc(sizeof *q + n); // expected-error {{declare it as a flexible array member (char name[];)}}
+  p->forward[0] = p;
+  q->next = q;
+  return q;
+}

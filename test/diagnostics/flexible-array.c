@@ -1,10 +1,12 @@
 // A flexible array member in a compact type is room whose elements the
-// switch copies as bytes (switchable/flexible-array-switch.c): one whose
-// elements hold compact pointers (a skip list's forward links, nested
-// compact structs) is refused (flexible-array-alloc.c: its allocations).
+// switch copies as bytes (switchable/flexible-array-switch.c) or, compact
+// pointers (a skip list's forward links), translates one by one
+// (switchable/flexible-array-handles.c): one whose elements are compact
+// structs is refused (flexible-array-alloc.c: its allocations).
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 #include <compactptr.h>
+#include <string.h>
 
 struct CP_COMPACT node {
   struct node *next;
@@ -14,8 +16,19 @@ struct CP_COMPACT node {
 
 struct CP_COMPACT skip {
   int key;
-  struct skip *forward[]; // expected-error {{flexible array member 'forward' in compact type 'struct skip' holds compact pointers, which is not supported (the switch copies the member's elements as bytes); keep the elements in an array of their own, reached through a pointer field (struct skip **forward;) and allocated with malloc}}
+  struct skip *forward[];
 };
+
+// Its elements' room is counted in 8-byte pointers, handles of 4 in the
+// compact layout: a byte copy, comparison or fill of more than the fixed
+// part is refused.
+void clone(struct skip *q, const struct skip *p, int lvl) {
+  memcpy(q, p, sizeof(struct skip) + lvl * sizeof(struct skip *)); // expected-error {{'memcpy' of 'struct skip' with a size other than sizeof(struct skip): its flexible array member 'forward' holds compact pointers, 4-byte handles in the compact layout, whose room the program counts in 8-byte pointers; copy the fixed part by assignment (*q = *p) and the elements by index (q->forward[i] = p->forward[i]) or with memmove(&q->forward[0], &p->forward[0], n * sizeof p->forward[0])}}
+  memset(q, 0, sizeof *q + lvl * sizeof q->forward[0]); // expected-error {{'memset' of 'struct skip' with a size other than sizeof(struct skip)}}
+  memset(q, 0, sizeof *q);
+  *q = *p;
+  memmove(&q->forward[0], &p->forward[0], lvl * sizeof p->forward[0]);
+}
 
 struct CP_COMPACT leaf {
   struct leaf *next;
@@ -24,7 +37,7 @@ struct CP_COMPACT leaf {
 
 struct CP_COMPACT bag {
   struct bag *up;
-  struct leaf items[]; // expected-error {{flexible array member 'items' in compact type 'struct bag' holds compact pointers}}
+  struct leaf items[]; // expected-error {{flexible array member 'items' in compact type 'struct bag' holds compact structs, which is not supported (only plain elements or compact pointers); keep the elements in an array of their own, reached through a pointer field (struct leaf *items;) and allocated with malloc}}
 };
 
 // A plain struct ending in a flexible array member, as the last member of

@@ -1256,6 +1256,59 @@ class Gen:
             e("    for (h = h * 31u + x->n, k = 0; k < x->n; k++) h = h * 131u + x->b[k];")
             e("  return h;")
             e("}")
+        # A skip list whose nodes keep their forward links in a flexible
+        # array member of compact pointers, one insertion each round and a
+        # deletion every fifth (through a slot pointer into the member),
+        # printed at the end: in programs whose round count is 2 more
+        # than a multiple of 4 (again no draw of its own).
+        skip = rounds % 4 == 2
+        if skip:
+            e("struct CP_COMPACT fs { unsigned key; int lvl; struct fs *fw[]; };")
+            e("static struct fs *cpg_fs;")
+            e("static void cpg_fs_add(unsigned r) {")
+            e("  struct fs *up[6], *x = cpg_fs, *n;")
+            e("  unsigned key = r * 7919u % 1000u;")
+            e("  int l, lvl = 1 + (int)(r * 2654435761u >> 29) % 6;")
+            e("  if (!cpg_fs) {")
+            e("    cpg_fs = calloc(1, sizeof(struct fs) + 6 * sizeof(struct fs *));")
+            e("    if (!cpg_fs) exit(3);")
+            e("    cpg_fs->lvl = 6;")
+            e("    x = cpg_fs;")
+            e("  }")
+            e("  for (l = 5; l >= 0; l--) {")
+            e("    while (x->fw[l] && x->fw[l]->key < key) x = x->fw[l];")
+            e("    up[l] = x;")
+            e("  }")
+            e("  n = malloc(offsetof(struct fs, fw) + (unsigned long)lvl * sizeof n->fw[0]);")
+            e("  if (!n) exit(3);")
+            e("  n->key = key;")
+            e("  n->lvl = lvl;")
+            e("  for (l = 0; l < lvl; l++) { n->fw[l] = up[l]->fw[l]; up[l]->fw[l] = n; }")
+            e("}")
+            e("static void cpg_fs_del(unsigned r) {")
+            e("  unsigned key = r * 31u % 1000u;")
+            e("  struct fs *v, *x = cpg_fs;")
+            e("  int l;")
+            e("  if (!x) return;")
+            e("  for (l = 5; l >= 0; l--)")
+            e("    while (x->fw[l] && x->fw[l]->key < key) x = x->fw[l];")
+            e("  if (!(v = x->fw[0])) return;")
+            e("  for (l = 0; l < v->lvl; l++) {")
+            e("    struct fs **pp = &cpg_fs->fw[l];")
+            e("    while (*pp != v) pp = &(*pp)->fw[l];")
+            e("    *pp = v->fw[l];")
+            e("  }")
+            e("  free(v);")
+            e("}")
+            e("static unsigned long cpg_fs_digest(void) {")
+            e("  unsigned long h = 3;")
+            e("  const struct fs *x;")
+            e("  int l;")
+            e("  if (!cpg_fs) return 0;")
+            e("  for (l = 0; l < 6; l++)")
+            e("    for (x = cpg_fs->fw[l]; x; x = x->fw[l]) h = h * 131u + x->key + (unsigned long)x->lvl;")
+            e("  return h;")
+            e("}")
         e("int main(void) {")
         e("  unsigned r;")
         if self.ctx_type:
@@ -1346,12 +1399,18 @@ class Gen:
         every = r.choice([1, 2, 5])
         if flex:
             e("    cpg_fx_add(r);")
+        if skip:
+            e("    cpg_fs_add(r);")
+            e("    if (r % 5u == 4u) cpg_fs_del(r);")
         e("    if (r %% %du == 0) printf(\"round %%u digest %%lx\\n\", r, digest());" % every)
         e("  }")
         e("  printf(\"final %lx acc %lx\\n\", digest(), acc);")
         if flex:
             e("  printf(\"flex %lx\\n\", cpg_fx_digest());")
             e("  while (cpg_fx) { struct fx *x = cpg_fx; cpg_fx = x->next; free(x); }")
+        if skip:
+            e("  printf(\"skip %lx\\n\", cpg_fs_digest());")
+            e("  while (cpg_fs) { struct fs *x = cpg_fs; cpg_fs = x->fw[0]; free(x); }")
         if self.jumps:
             e("  printf(\"jumps %lu\\n\", cpg_jumps);")
         for t in self.types:

@@ -617,6 +617,106 @@ static void case_flexible_member(void **state) {
   assert_int_equal(i, -1);
 }
 
+/* ---- a flexible array member of compact pointers --------------------------
+ * `struct skip { int key; int lvl; skip *forward[]; }`, a skip list's node:
+ * handles compact, pointers wide.  The room is asked for in pointers (the
+ * program's sizeof), every object gets room for that many elements in both
+ * layouts and reads NULL past what it set; the switch translates each
+ * element, and a root holding an element's address (a slot pointer) or
+ * one past the last names the same element afterwards. */
+struct w_skip {
+  int key, lvl;
+  struct w_skip *forward[];
+};
+struct c_skip {
+  int key, lvl;
+  cp_handle_t forward[];
+};
+static cp_type_desc_t skip_desc;
+static const cp_field_desc_t skip_fields[] = {
+    FIELD("key", struct c_skip, struct w_skip, key, CP_FIELD_BYTES, 1, 4, NULL),
+    FIELD("lvl", struct c_skip, struct w_skip, lvl, CP_FIELD_BYTES, 1, 4, NULL),
+    FIELD("forward", struct c_skip, struct w_skip, forward, CP_FIELD_FLEX, 0,
+          sizeof(void *), &skip_desc),
+};
+static DESC(skip_desc, "skip", struct c_skip, struct w_skip, skip_fields);
+CP_REGISTER_TYPE(skip_desc);
+
+static void *skip_head, *skip_slot, *skip_end;
+
+static int skip_lvl(int i) { return i == 0 ? 3000 : 1 + i % 7; }
+
+static void *skip_get(void *n, int l) {
+  char *f = field_addr(n, &skip_desc, 2);
+  if (cp_is_compact())
+    return cp_decode(((cp_handle_t *)f)[l]);
+  return ((void **)f)[l];
+}
+static void skip_set(void *n, int l, void *v) {
+  char *f = field_addr(n, &skip_desc, 2);
+  if (cp_is_compact())
+    ((cp_handle_t *)f)[l] = cp_encode(v);
+  else
+    ((void **)f)[l] = v;
+}
+
+static void case_flexible_handles(void **state) {
+  (void)state;
+  assert_int_equal(cp_root_register(&skip_head, 1), 0);
+  assert_int_equal(cp_root_register(&skip_slot, 1), 0);
+  assert_int_equal(cp_root_register(&skip_end, 1), 0);
+  void *prev = NULL;
+  for (int i = 0; i < 500; i++) {
+    int lvl = skip_lvl(i);
+    size_t bytes = sizeof(struct c_skip) + (size_t)lvl * sizeof(void *);
+    size_t k = cp_flex_count(&skip_desc, bytes);
+    /* Room for lvl handles compact and lvl pointers wide. */
+    assert_true(k * sizeof(struct c_skip) >=
+                offsetof(struct c_skip, forward) + lvl * sizeof(cp_handle_t));
+    assert_true(k * sizeof(struct w_skip) >=
+                offsetof(struct w_skip, forward) + lvl * sizeof(void *));
+    void *n = cp_alloc_array(&skip_desc, k);
+    *(int *)field_addr(n, &skip_desc, 0) = i;
+    *(int *)field_addr(n, &skip_desc, 1) = lvl;
+    /* Every element of a node, and the first of the next one (its `[1]`
+     * names the node before it), the rest left as allocated. */
+    for (int l = 0; l < lvl; l++)
+      assert_null(skip_get(n, l));
+    if (prev)
+      skip_set(prev, 0, n);
+    if (lvl > 1)
+      skip_set(n, 1, prev);
+    if (i == 0) {
+      skip_head = n;
+      skip_slot = (cp_handle_t *)field_addr(n, &skip_desc, 2) + 2999;
+      skip_end = (cp_handle_t *)field_addr(n, &skip_desc, 2) + lvl;
+    }
+    prev = n;
+  }
+  skip_set(skip_head, 2999, prev); /* the last of a block's elements */
+  prev = NULL;                     /* no root: the switch leaves it */
+  cp_switch_to_wide();
+  assert_false(cp_is_compact());
+  void **slots = field_addr(skip_head, &skip_desc, 2);
+  assert_ptr_equal(skip_slot, &slots[2999]);
+  assert_ptr_equal(skip_end, &slots[3000]);
+  int i = 0;
+  void *before = NULL;
+  for (void *n = skip_head; n; n = skip_get(n, 0), i++) {
+    assert_true(cp__arena_contains(&cp__wide_arena, n));
+    assert_int_equal(*(int *)field_addr(n, &skip_desc, 0), i);
+    int lvl = *(int *)field_addr(n, &skip_desc, 1);
+    assert_int_equal(lvl, skip_lvl(i));
+    if (lvl > 1)
+      assert_ptr_equal(skip_get(n, 1), before);
+    for (int l = 2; l < lvl && i != 0; l++)
+      assert_null(skip_get(n, l));
+    before = n;
+  }
+  assert_int_equal(i, 500);
+  assert_ptr_equal(*(void **)skip_slot, before); /* the last node */
+}
+
 /* ---- slot-pointer fields: a queue's tail -------------------------------
  * `struct q { node *head; node **tail; }`: the tail holds the address of
  * the head field or of the last node's `next` handle (in the arena), or a
@@ -712,6 +812,7 @@ static const struct {
     CASE(forced_twice),
     CASE(refusals),
     CASE(flexible_member),
+    CASE(flexible_handles),
     CASE(slot_fields),
 };
 

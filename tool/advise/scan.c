@@ -401,11 +401,11 @@ static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
               ad_printf("member '%s' of '%s' is a struct with a flexible "
                         "array member",
                         f.name, who));
-      else if (f.flexible && f.kind != AD_FIELD_BYTES)
-        /* Plain elements are room the switch copies as bytes. */
+      else if (f.flexible && f.kind == AD_FIELD_STRUCT)
+        /* Plain elements are room the switch copies as bytes, compact
+         * pointers handles it translates one by one. */
         block(s, fc->rec, AD_B_FlexibleArray, f.loc,
-              ad_printf("flexible array member '%s' in '%s' holds pointers "
-                        "to structs or structs",
+              ad_printf("flexible array member '%s' in '%s' holds structs",
                         f.name, who));
       else if (!*f.name) /* a member of unnamed type is fine, if named */
         block(s, fc->rec, AD_B_UnnamedFieldType, f.loc,
@@ -867,7 +867,7 @@ static int root_size_shape(scan_t *s, CXCursor c) {
 }
 
 /** Struct index of a struct with a flexible array member of plain
- *  elements if `c` is a sum with a term sizeof(T) or offsetof(T, ...) of
+ *  elements or pointers if `c` is a sum with a term sizeof(T) or offsetof(T, ...) of
  *  it (`sizeof *e + n + 1`: one object and its member's room); -1
  *  otherwise. */
 static int flex_local(scan_t *s, CXCursor c);
@@ -916,7 +916,7 @@ static int flex_base_at(scan_t *s, CXCursor c, int follow) {
     return -1;
   const ad_record_t *r = &s->m->records[t];
   return r->nfields && r->fields[r->nfields - 1].flexible &&
-                 r->fields[r->nfields - 1].kind == AD_FIELD_BYTES
+                 r->fields[r->nfields - 1].kind != AD_FIELD_STRUCT
              ? t
              : -1;
 }

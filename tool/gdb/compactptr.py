@@ -19,7 +19,7 @@
 # (gdb asks for `set auto-load safe-path`), or by hand:
 #   (gdb) source <prefix>/share/compactptr/gdb/compactptr.py
 #
-# The descriptors are read as raw memory (layout version CP_ABI_VERSION 3,
+# The descriptors are read as raw memory (layout version CP_ABI_VERSION 4,
 # include/compactptr.h), so neither the runtime nor the program needs
 # debug information for them; the program needs -g for its own types.
 import re
@@ -28,7 +28,7 @@ import struct
 import gdb
 import gdb.printing
 
-ABI_VERSION = 3
+ABI_VERSION = 4
 # A slot-pointer field (FIELD_SLOT) is a native pointer in both layouts:
 # read as plain memory, as bytes are.
 FIELD_BYTES, FIELD_HANDLE, FIELD_STRUCT, FIELD_FLEX, FIELD_SLOT = 0, 1, 2, 3, 4
@@ -191,6 +191,21 @@ def bitfield_value(desc, addr, field):
                        "in its descriptor" % (desc.name, field.name))
 
 
+class HandleRun(object):
+    """A flexible array member of compact pointers at `at`: its length is
+    the allocation's, so it is read by index only."""
+
+    def __init__(self, at, elem):
+        self.at, self.elem = at, elem
+
+    def __getitem__(self, i):
+        h = struct.unpack("<I", _read(self.at + 4 * i, 4))[0]
+        return gdb.Value(RUNTIME.decode(h)).cast(self.elem)
+
+    def __str__(self):
+        return "{compact pointers at 0x%x: index them, $cp(\"...[i]\")}" % self.at
+
+
 def field_value(desc, addr, field):
     """The value of `field` of the compact object at addr (a gdb.Value),
     handles decoded into pointers of the field's C type."""
@@ -201,6 +216,10 @@ def field_value(desc, addr, field):
         raise gdb.GdbError("compactptr: '%s' has no field '%s' in its "
                            "descriptor" % (desc.name, field.name))
     at = addr + f.offset
+    if f.kind == FIELD_FLEX and f.target:
+        # Compact pointers past the object's fields, as many as it was
+        # allocated with: read one by index (follow), never all.
+        return HandleRun(at, field.type.strip_typedefs().target())
     if f.kind == FIELD_HANDLE:
         handles = struct.unpack("<%dI" % f.count, _read(at, 4 * f.count))
         ptrs = [RUNTIME.decode(h) for h in handles]
@@ -228,6 +247,8 @@ class CompactObjectPrinter(object):
             v = field_value(self.desc, addr, field)
             if isinstance(v, list):
                 v = "{" + ", ".join(v) + "}"
+            elif isinstance(v, HandleRun):
+                v = str(v)
             yield field.name, v
 
     def display_hint(self):
@@ -267,7 +288,7 @@ def follow(expr):
         rest = rest[s.end():]
         op, name, index = s.group(1), s.group(2), s.group(3)
         if index is not None:
-            cur = cur[int(gdb.parse_and_eval(index))]
+            cur = cur[int(gdb.parse_and_eval(index))]  # also a HandleRun's
             continue
         obj = cur.dereference() if op == "->" else cur
         t = obj.type.strip_typedefs()
@@ -284,6 +305,9 @@ def follow(expr):
             raise gdb.GdbError("compactptr: '%s' is a handle array; index it "
                                "in the path (%s[i])" % (name, name))
         cur = v
+    if isinstance(cur, HandleRun):
+        raise gdb.GdbError("compactptr: a flexible array member of compact "
+                           "pointers; index it in the path (...[i])")
     return cur
 
 
