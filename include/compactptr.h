@@ -177,14 +177,16 @@ typedef enum cp_field_kind {
                             each in that type's layout */
   CP_FIELD_FLEX = 3,   /**< the flexible array member, the last field,
                             as many elements as the object was allocated
-                            with room for (cp_flex_count): with `target`
-                            NULL (`char key[];`), elements of `size` bytes
-                            with no compact pointer in them, copied as
-                            bytes; with `target` set (`struct node
-                            *forward[];`), compact pointers to it (`size`
-                            sizeof(void *)): handles in the compact layout,
-                            native pointers in wide, zero past the
-                            elements asked for */
+                            with room for (cp_flex_count); `count` is the
+                            elements' kind: CP_FIELD_BYTES (`char key[];`:
+                            `size` bytes each, no compact pointer in them,
+                            copied as bytes), CP_FIELD_HANDLE (`struct
+                            node *forward[];`: compact pointers to
+                            `target`, handles compact and native pointers
+                            wide, `size` sizeof(void *)) or CP_FIELD_STRUCT
+                            (`struct level level[];`: values of compact
+                            type `target`, `size` its wide size); past
+                            the elements asked for, zeros */
   CP_FIELD_SLOT = 4    /**< `count` pointers to pointer slots (`struct node
                             **`: <sys/queue.h>'s `tqe_prev`, a queue's
                             tail), 8 bytes in both layouts; one that holds

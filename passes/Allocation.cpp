@@ -294,6 +294,65 @@ static bool isOne(const Expr *E) {
   return L && L->getValue() == 1;
 }
 
+/// RD's flexible array member when its elements are compact pointers or
+/// compact structs (their size differs between the layouts); else null.
+static const FieldDecl *elementsMember(const Model &M, const RecordDecl *RD) {
+  const FieldDecl *Last = nullptr;
+  for (const FieldDecl *F : RD->fields())
+    Last = F;
+  if (!Last || !Last->getType()->isIncompleteArrayType())
+    return nullptr;
+  QualType E = stripArrays(Last->getType()).Element;
+  return M.pointeeOf(E) || M.recordOf(E) ? Last : nullptr;
+}
+
+static QualType elementType(const FieldDecl *FAM) {
+  return FAM->getType()->castAsArrayTypeUnsafe()->getElementType();
+}
+
+/// E is the room of some elements of type Elem: `n * sizeof(Elem)` either
+/// way round, `sizeof(Elem)`, `sizeof(Elem[n])`, or such a sizeof of an
+/// expression (`sizeof n->forward[0]`).
+static bool elementRoom(const Expr *E, QualType Elem) {
+  E = pastIntegerCasts(E);
+  if (const auto *B = dyn_cast<BinaryOperator>(E);
+      B && B->getOpcode() == BO_Mul)
+    return elementRoom(B->getLHS(), Elem) || elementRoom(B->getRHS(), Elem);
+  const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E);
+  if (!U || U->getKind() != UETT_SizeOf)
+    return false;
+  QualType T = U->getTypeOfArgument();
+  if (const ArrayType *AT = T->getAsArrayTypeUnsafe())
+    T = AT->getElementType();
+  // Compact pointers are counted in native pointers: any object pointer's
+  // size is theirs (`sizeof(void *)`).
+  if (Elem->isPointerType())
+    return T->isPointerType() && !T->isFunctionPointerType();
+  return T.getCanonicalType().getUnqualifiedType() ==
+         Elem.getCanonicalType().getUnqualifiedType();
+}
+
+/// Bytes, the size of one object with a flexible array member of compact
+/// pointers or structs, is its fixed part (`sizeof(T)`, `sizeof *n`,
+/// `offsetof(T, member)`) alone or plus the room of elements of type Elem,
+/// also through a local holding such a size.
+static bool onlyElementRoom(const Expr *Bytes, QualType Elem) {
+  const Expr *E = pastIntegerCasts(Bytes);
+  if (const VarDecl *VD = flexLocal(E))
+    E = pastIntegerCasts(VD->getInit());
+  auto Base = [](const Expr *X) {
+    X = pastIntegerCasts(X);
+    return (isa<UnaryExprOrTypeTraitExpr>(X) || isa<OffsetOfExpr>(X)) &&
+           !flexBase(X, false).isNull();
+  };
+  if (Base(E))
+    return true;
+  const auto *B = dyn_cast<BinaryOperator>(E);
+  return B && B->getOpcode() == BO_Add &&
+         ((Base(B->getLHS()) && elementRoom(B->getRHS(), Elem)) ||
+          (Base(B->getRHS()) && elementRoom(B->getLHS(), Elem)));
+}
+
 /// RD ends in an array of one element or none (`struct node *forward[1];`,
 /// the struct hack older C used before flexible array members): the
 /// advice to declare it as one, which the plugin gives room to; else "".
@@ -585,6 +644,24 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
                            : "sizeof(" + W + ") or n * sizeof(" + W + ")" +
                                  structHackAdvice(FT->RD)),
              {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
+    return "";
+  }
+  if (const FieldDecl *FAM =
+          FlexType && Sh.Flex ? elementsMember(M, FT->RD) : nullptr;
+      FAM && !onlyElementRoom(Sh.Bytes, elementType(FAM))) {
+    const std::string &W = FT->WideSpelling;
+    std::string E = ty(elementType(FAM));
+    S.report(Diag::AllocSize, SizeArg->getExprLoc(),
+             "allocation of compact type '" + W +
+                 "' must have its size expressed as sizeof(" + W +
+                 ") + n * sizeof(" + E + "): its flexible array member '" +
+                 FAM->getName().str() + "' holds " +
+                 (M.pointeeOf(elementType(FAM)) ? "compact pointers"
+                                                : "compact structs") +
+                 ", whose size differs between the layouts, so its room "
+                 "counts its elements and nothing else (keep other data in "
+                 "an object of its own)",
+             {CharSourceRange::getTokenRange(SizeArg->getSourceRange())});
     return "";
   }
   if (DT && ST && DT != ST) {

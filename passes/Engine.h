@@ -131,9 +131,10 @@ struct FieldInfo {
   uint64_t BitsLead = 0;  ///< bytes from that boundary to the run's first
   uint64_t BitsWide = 0;  ///< the run's first byte in the wide layout
   uint64_t BitsBytes = 0; ///< bytes the run spans
-  /// The flexible array member (`char key[];`, last): a Bytes field of no
-  /// size of its own, its elements in the room the object was allocated
-  /// with (cp_flex_count).  No compact pointer is in them (TypeChecks).
+  /// The flexible array member (last: `char key[];`, `struct node
+  /// *forward[];`, `struct level level[];`): a field of no size of its
+  /// own, its elements in the room the object was allocated with
+  /// (cp_flex_count).
   bool Flex = false;
   /// A `T **` field (T compact): 8 bytes in both layouts, CP_FIELD_SLOT in
   /// the descriptor, so the switch moves a handle slot's address in it.

@@ -111,7 +111,9 @@ void layoutType(Session &S, CompactType &T) {
       F.K = FieldInfo::Struct;
       F.Target = R->RD;
       F.CompactAlign = R->CompactAlign;
-      F.CompactSize = R->CompactSize * F.Count;
+      // A flexible array member of compact values: at the end.
+      F.Flex = FD->getType()->isIncompleteArrayType();
+      F.CompactSize = F.Flex ? 0 : R->CompactSize * F.Count;
     } else {
       F.K = FieldInfo::Bytes;
       F.SlotPointer = isSlotFieldType(S.M, FD);
@@ -163,6 +165,15 @@ void layoutType(Session &S, CompactType &T) {
   Align = std::max({Align, 4u, T.RD->getMaxAlignment() / 8});
   T.CompactAlign = Align;
   T.CompactSize = (End + Align - 1) / Align * Align;
+  // A member of handles or compact values starts at the struct's size, as
+  // a member of pointers does natively: in the tail padding, its first
+  // elements would be copied by `*q = *p` and cleared by `memset(p, 0,
+  // sizeof *p)`.  Printed aligned to the struct (compactDeclText).
+  if (!T.Fields.empty() && T.Fields.back().Flex &&
+      T.Fields.back().K != FieldInfo::Bytes) {
+    T.Fields.back().CompactAlign = Align;
+    T.Fields.back().CompactOffset = T.CompactSize;
+  }
 }
 
 PrintingPolicy policy(const Session &S) {
@@ -248,6 +259,15 @@ static std::string bitRunText(const Session &S, const FieldInfo &F) {
   return Out + " };";
 }
 
+/// A flexible array member of handles or compact values, aligned as its
+/// struct (also to a granule larger than that), so that it starts at the
+/// struct's size, past the tail padding (layoutType).
+static std::string flexAlign(const FieldInfo &F) {
+  std::string A = std::to_string(F.CompactAlign);
+  return " __attribute__((aligned(CP_GRANULE > " + A + " ? CP_GRANULE : " + A +
+         ")))";
+}
+
 std::string compactDeclText(const Session &S, const CompactType &T) {
   std::string Out = "struct " + T.CompactTag + " {";
   for (const FieldInfo &F : T.Fields) {
@@ -255,10 +275,12 @@ std::string compactDeclText(const Session &S, const CompactType &T) {
     std::string Name = F.FD->getName().str();
     switch (F.K) {
     case FieldInfo::Handle:
-      Out += " cp_handle_t " + Name + (F.Flex ? "[]" : Dims) + ";";
+      Out +=
+          " cp_handle_t " + Name + (F.Flex ? "[]" + flexAlign(F) : Dims) + ";";
       break;
     case FieldInfo::Struct:
-      Out += " " + typeOf(S, F.Target).compactSpelling() + " " + Name + Dims + ";";
+      Out += " " + typeOf(S, F.Target).compactSpelling() + " " + Name +
+             (F.Flex ? "[]" + flexAlign(F) : Dims) + ";";
       break;
     case FieldInfo::Bytes:
       if (!F.Bits.empty()) {
@@ -398,8 +420,8 @@ std::string descriptorText(const Session &S, const CompactType &T) {
     switch (F.K) {
     case FieldInfo::Bytes:
       if (F.Flex)
-        Out +=
-            "CP_FIELD_FLEX, 0, sizeof(((" + W + " *)0)->" + N + "[0]), 0},\n";
+        Out += "CP_FIELD_FLEX, CP_FIELD_BYTES, sizeof(((" + W + " *)0)->" + N +
+               "[0]), 0},\n";
       else if (F.SlotPointer)
         Out += "CP_FIELD_SLOT, " + Cnt + ", " + slotUse(S.M, F.FD) + ", 0},\n";
       else
@@ -408,14 +430,20 @@ std::string descriptorText(const Session &S, const CompactType &T) {
       break;
     case FieldInfo::Handle:
       if (F.Flex)
-        Out += "CP_FIELD_FLEX, 0, sizeof(void *), &" +
+        Out += "CP_FIELD_FLEX, CP_FIELD_HANDLE, sizeof(void *), &" +
                typeOf(S, F.Target).DescName + "},\n";
       else
         Out += "CP_FIELD_HANDLE, " + Cnt + ", 0, &" +
                typeOf(S, F.Target).DescName + "},\n";
       break;
     case FieldInfo::Struct:
-      Out += "CP_FIELD_STRUCT, " + Cnt + ", 0, &" + typeOf(S, F.Target).DescName + "},\n";
+      if (F.Flex)
+        Out += "CP_FIELD_FLEX, CP_FIELD_STRUCT, sizeof(" +
+               typeOf(S, F.Target).WideSpelling + "), &" +
+               typeOf(S, F.Target).DescName + "},\n";
+      else
+        Out += "CP_FIELD_STRUCT, " + Cnt + ", 0, &" +
+               typeOf(S, F.Target).DescName + "},\n";
       break;
     }
   }

@@ -296,6 +296,41 @@ public:
     return true;
   }
 
+  /// A variable of compact type whose initializer gives its flexible array
+  /// member elements (`static struct node head = { -1, { NULL, NULL } };`,
+  /// a GNU extension): neither the variable's descriptor nor a root covers
+  /// room past its size, so the switch would leave compact pointers there,
+  /// and a variable moved into the compact heap (§4d) has no room for them.
+  void checkFlexInitializer(const VarDecl *VD) {
+    CompactType *T = M.recordOf(VD->getType());
+    const auto *IL = dyn_cast_or_null<InitListExpr>(
+        VD->getInit() ? VD->getInit()->IgnoreParenImpCasts() : nullptr);
+    if (!T || !IL || !T->RD->hasFlexibleArrayMember() ||
+        S.isIgnoredLoc(VD->getLocation()))
+      return;
+    if (IL->isSyntacticForm() && IL->getSemanticForm())
+      IL = IL->getSemanticForm();
+    const FieldDecl *FAM = nullptr;
+    unsigned Index = 0, I = 0;
+    for (const FieldDecl *F : T->RD->fields())
+      FAM = F, Index = I++;
+    if (!FAM || IL->getNumInits() <= Index)
+      return;
+    const Expr *Init = IL->getInit(Index)->IgnoreParenImpCasts();
+    const auto *Elems = dyn_cast<InitListExpr>(Init);
+    if (isa<ImplicitValueInitExpr>(Init) ||
+        (Elems && Elems->getNumInits() == 0))
+      return;
+    S.report(
+        Diag::FlexibleArray, Init->getBeginLoc(),
+        quoted(VD->getName()) + " of compact type " + quoted(T->WideSpelling) +
+            " initializes its flexible array member " + quoted(FAM->getName()) +
+            " (a GNU extension), which is not supported: the runtime "
+            "knows the variable's fixed part only; allocate the object "
+            "with malloc",
+        {tokRange(Init->getSourceRange())});
+  }
+
   /// A thread-local (`_Thread_local`, `__thread`) holding compact pointers
   /// at file scope is a root of every thread (Emit.cpp registers each
   /// thread's copy); a static local one cannot be described outside its
@@ -318,6 +353,7 @@ public:
                {tokRange(VD->getSourceRange())});
     if (S.Opts.switchable() && VD->hasGlobalStorage() && VD->getInit())
       checkLayoutConstant(VD->getInit(), "a static initializer");
+    checkFlexInitializer(VD);
     if (!S.Opts.switchable() || VD->getTLSKind() == VarDecl::TLS_None ||
         !VD->isStaticLocal() || S.isIgnoredLoc(VD->getLocation()))
       return true;

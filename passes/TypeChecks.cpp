@@ -4,11 +4,11 @@
 // Out: diagnostics only: an error for every type the rewrite cannot lay
 //      out (unions holding compact pointers or values, unnamed, empty,
 //      packed or local compact types, or ones a macro defines and goes on
-//      after; bit-fields with an alignment of their own, flexible and
-//      variable-length array fields,
-//      anonymous members, volatile or _Atomic compact pointers).  Errors here
-//      stop the pipeline before any use is checked (Session::TypeErrors).  The
-//      uses of compact types in function bodies are checked in Safety.cpp.
+//      after; bit-fields with an alignment of their own, variable-length
+//      array fields, a struct ending in a flexible array member as a
+//      member, anonymous members, volatile or _Atomic compact pointers). Errors
+//      here stop the pipeline before any use is checked (Session::TypeErrors).
+//      The uses of compact types in function bodies are checked in Safety.cpp.
 // Tests: test/diagnostics/*.c (one file per reason).
 //
 //===----------------------------------------------------------------------===//
@@ -24,17 +24,6 @@ namespace {
 /// Strip arrays from a type (canonical).
 QualType elementType(QualType T) {
   return stripArrays(T).Element.getCanonicalType();
-}
-
-/// The declaration of a pointer field to the elements of flexible array
-/// FD, as C spells it: `int *data`, `struct node **kids`, `int (*rows)[4]`.
-std::string pointerField(const FieldDecl *FD) {
-  ASTContext &Ctx = FD->getASTContext();
-  QualType P = Ctx.getPointerType(FD->getType()->castAsArrayTypeUnsafe()->getElementType());
-  std::string Out;
-  llvm::raw_string_ostream OS(Out);
-  P.print(OS, Ctx.getPrintingPolicy(), FD->getName());
-  return Out;
 }
 
 /// Switchable: field FD of a compact struct embeds E, a struct that is
@@ -225,23 +214,6 @@ void checkRecord(Session &S, const RecordDecl *RD) {
                    " is a struct with a flexible array member, which is not "
                    "supported; put the flexible array member in " +
                    Who + " itself",
-               {FR});
-      continue;
-    }
-    // A flexible array member of plain elements (`char key[];`) is room
-    // the switch copies as bytes, one of compact pointers (`struct node
-    // *forward[];`, a skip list's) handles it translates one by one;
-    // elements that are compact structs would need a layout each.
-    if (FD->getType()->isIncompleteArrayType() &&
-        S.M.recordOf(stripArrays(FD->getType()).Element)) {
-      S.report(Diag::FlexibleArray, FD->getLocation(),
-               "flexible array member " + quoted(FD->getName()) +
-                   " in compact type " + Who +
-                   " holds compact structs, which is not supported (only "
-                   "plain elements or compact pointers); keep the elements "
-                   "in an array of their own, reached through a pointer "
-                   "field (" +
-                   pointerField(FD) + ";) and allocated with malloc",
                {FR});
       continue;
     }

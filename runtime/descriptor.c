@@ -138,17 +138,25 @@ static void check_desc(const cp_type_desc_t *d) {
         cp__fatal("type '%s': flexible array member '%s' is not the last "
                   "field or has no element size",
                   name, f->name ? f->name : "?");
-      /* Elements that are compact pointers: a native pointer's size (the
-       * program's sizeof counts its room in those), aligned as handles. */
-      if (f->target && (f->size != sizeof(void *) ||
-                        f->compact_offset % sizeof(cp_handle_t) ||
-                        f->wide_offset % sizeof(void *)))
-        cp__fatal("type '%s': flexible array member '%s' of compact "
-                  "pointers has element size %u or offsets %u/%u "
-                  "(expected %zu, aligned to %zu/%zu)",
-                  name, f->name ? f->name : "?", f->size, f->compact_offset,
-                  f->wide_offset, sizeof(void *), sizeof(cp_handle_t),
-                  sizeof(void *));
+      /* `count` is the elements' kind.  Compact pointers count their room
+       * in native pointers (the program's sizeof), aligned as handles;
+       * values, in the wide layout's size of their type. */
+      if (f->count == CP_FIELD_HANDLE
+              ? !f->target || f->size != sizeof(void *) ||
+                    f->compact_offset % sizeof(cp_handle_t) ||
+                    f->wide_offset % sizeof(void *)
+          : f->count == CP_FIELD_STRUCT
+              ? !f->target || f->size != f->target->wide_size ||
+                    !f->target->compact_align || !f->target->wide_align ||
+                    f->compact_offset % f->target->compact_align ||
+                    f->wide_offset % f->target->wide_align
+              : f->count != CP_FIELD_BYTES || f->target)
+        cp__fatal("type '%s': flexible array member '%s' has element kind "
+                  "%u, size %u and offsets %u/%u, which do not fit (compact "
+                  "pointers: %zu bytes; values: their type's wide size; "
+                  "aligned in both layouts)",
+                  name, f->name ? f->name : "?", f->count, f->size,
+                  f->compact_offset, f->wide_offset, sizeof(void *));
       csz = wsz = 0;
       break;
     default:
@@ -325,15 +333,22 @@ static void flatten(cp_type_t *t, const cp_type_desc_t *d, uint32_t cbase,
     const cp_field_desc_t *f = &d->fields[i];
     if (f->kind == CP_FIELD_FLEX) {
       /* No op: the room past it is copied as bytes (cp__flex_bytes) or
-       * handle by handle (cp__flex_handles).  C keeps a struct with such a
+       * element by element (cp__flex_elems).  C keeps a struct with such a
        * member out of other structs. */
       if (depth > 0)
         cp__fatal("type '%s': nested type '%s' has a flexible array member",
                   t->desc->name, d->name);
       t->flex = true;
+      t->flex_kind = f->count;
       t->flex_compact = f->compact_offset;
       t->flex_wide = f->wide_offset;
       t->flex_target = f->target ? register_desc(f->target) : NULL;
+      t->flex_celem = f->count == CP_FIELD_HANDLE   ? sizeof(cp_handle_t)
+                      : f->count == CP_FIELD_STRUCT ? f->target->compact_size
+                                                    : 1;
+      t->flex_welem = f->count == CP_FIELD_HANDLE   ? sizeof(void *)
+                      : f->count == CP_FIELD_STRUCT ? f->target->wide_size
+                                                    : 1;
       continue;
     }
     if (f->kind == CP_FIELD_STRUCT) {

@@ -828,21 +828,22 @@ static void *alloc_array(cp_type_desc_t *d, size_t n, bool try_only) {
   return alloc_block(cp__my_heap(), t, n, try_only);
 }
 
-/* The count of objects for `bytes` past the member's offset `at`. */
+/* The count of objects for `bytes` past the member's offset `at`, the
+ * elements counted in units of `unit` bytes. */
 static size_t flex_count(cp_type_desc_t *d, cp_type_t *t, size_t bytes,
-                         uint32_t at) {
+                         uint32_t at, size_t unit) {
   size_t room = bytes > at ? bytes - at : 0;
   if (room > SIZE_MAX / 2)
     cp__fatal("'%s' with a flexible array member of %zu bytes: size "
               "overflows",
               d->name, room);
-  /* Compact pointers: the program counts their room in its own sizeof, a
-   * native pointer's, in either layout; compact ones take half. */
+  /* Elements that differ between the layouts: as many of them as the
+   * room holds in the program's unit, in each layout's size. */
   size_t croom = room, wroom = room;
-  if (t->flex_target) {
-    size_t n = (room + sizeof(void *) - 1) / sizeof(void *);
-    croom = n * sizeof(cp_handle_t);
-    wroom = n * sizeof(void *);
+  if (t->flex_kind != CP_FIELD_BYTES) {
+    size_t n = (room + unit - 1) / unit;
+    croom = n * t->flex_celem;
+    wroom = n * t->flex_welem;
   }
   /* One byte more than asked: the address one past the elements (`end =
    * b->text + b->len`) then lies inside the object, never at the start of
@@ -866,9 +867,13 @@ size_t cp_flex_count(cp_type_desc_t *d, size_t bytes) {
   cp_type_t *t = flex_type(d, "cp_flex_count");
   /* The bytes were counted in the layout of the moment (the program's
    * sizeof); the member's room is what lies past its offset there. */
-  uint32_t at =
-      (cp__wide || cp__build == CP_BUILD_WIDE) ? t->flex_wide : t->flex_compact;
-  return flex_count(d, t, bytes, at);
+  bool wide = cp__wide || cp__build == CP_BUILD_WIDE;
+  /* Compact pointers are counted in native pointers (sizeof(struct node
+   * *) is 8 in either layout), values in their type's size of the moment. */
+  size_t unit = t->flex_kind == CP_FIELD_HANDLE ? sizeof(void *)
+                : wide                          ? t->flex_welem
+                                                : t->flex_celem;
+  return flex_count(d, t, bytes, wide ? t->flex_wide : t->flex_compact, unit);
 }
 
 size_t cp_flex_count_any(cp_type_desc_t *d, size_t bytes) {
@@ -879,7 +884,13 @@ size_t cp_flex_count_any(cp_type_desc_t *d, size_t bytes) {
                 : cp__build == CP_BUILD_WIDE       ? t->flex_wide
                 : t->flex_compact < t->flex_wide   ? t->flex_compact
                                                    : t->flex_wide;
-  return flex_count(d, t, bytes, at);
+  /* Values counted in either size: the smaller one is never short. */
+  size_t unit = t->flex_kind == CP_FIELD_HANDLE      ? sizeof(void *)
+                : cp__build == CP_BUILD_COMPACT_ONLY ? t->flex_celem
+                : cp__build == CP_BUILD_WIDE         ? t->flex_welem
+                : t->flex_celem < t->flex_welem      ? t->flex_celem
+                                                     : t->flex_welem;
+  return flex_count(d, t, bytes, at, unit);
 }
 
 void *cp_alloc_array(cp_type_desc_t *d, size_t n) {

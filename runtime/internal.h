@@ -279,11 +279,15 @@ typedef struct cp_type {
    * An object of such a type is an array of k objects' room (cp_flex_count)
    * whose first holds the fields and the rest only the member's elements:
    * the switch and the verifier take the room past the member's offset as
-   * bytes (cp__flex_bytes), or, where the elements are compact pointers
-   * (flex_target set: `struct node *forward[];`), as handles to translate
-   * one by one (cp__flex_handles). */
+   * bytes (flex_kind CP_FIELD_BYTES, cp__flex_bytes), or as elements of
+   * flex_celem bytes compact and flex_welem wide (cp__flex_elems): compact
+   * pointers to translate one by one (CP_FIELD_HANDLE, `struct node
+   * *forward[];`) or values of type flex_target (CP_FIELD_STRUCT, `struct
+   * level { struct node *forward; unsigned long span; } level[];`). */
   bool flex;
+  uint32_t flex_kind;
   uint32_t flex_compact, flex_wide;
+  uint32_t flex_celem, flex_welem;
   struct cp_type *flex_target;
   /* Per field of desc: the CP_SLOT_USE_* bits of every translation unit's
    * descriptor of a CP_FIELD_SLOT field (NULL: the type has none). */
@@ -306,29 +310,33 @@ static inline uint64_t cp__flex_bytes(const cp_type_t *t, uint64_t k) {
   return c < w ? c : w;
 }
 
-/* The compact pointers of a flexible array member of handles that an
- * object of k objects' room holds in both layouts.  cp_flex_count gives
- * an object room for the elements asked for in either layout, and the
- * allocation zeroes the rest: what lies past them is NULL. */
-static inline uint64_t cp__flex_handles(const cp_type_t *t, uint64_t k) {
-  uint64_t c = (k * t->desc->compact_size - t->flex_compact) /
-               sizeof(cp_handle_t),
-           w = (k * t->desc->wide_size - t->flex_wide) / sizeof(void *);
+/* The elements of a flexible array member of handles or values that an
+ * object of k objects' room holds in both layouts.  cp_flex_count gives an
+ * object room for the elements asked for in either layout, and the
+ * allocation zeroes the rest: what lies past them is NULL or zero. */
+static inline uint64_t cp__flex_elems(const cp_type_t *t, uint64_t k) {
+  uint64_t c = (k * t->desc->compact_size - t->flex_compact) / t->flex_celem,
+           w = (k * t->desc->wide_size - t->flex_wide) / t->flex_welem;
   return c < w ? c : w;
 }
 
+/* Maps a byte offset inside a compact-layout object of t to the same place
+ * in the wide layout (handle.c). */
+uint64_t cp__map_offset(const struct cp_type *t, uint64_t off);
+
 /* Offset `in` from the start of an object in the compact layout lies in its
  * flexible array member: its offset in the wide object in *wide (an
- * element's address, or one past the last, keeps its index). */
+ * element's address, or one past the last, keeps its index; an address
+ * inside a value element, its field). */
 static inline bool cp__flex_member(const cp_type_t *t, uint64_t in,
                                    uint64_t *wide) {
   if (!t->flex || in < t->flex_compact) /* the member never starts at 0 */
     return false;
-  uint64_t d = in - t->flex_compact;
-  *wide = t->flex_wide + (t->flex_target
-                              ? d / sizeof(cp_handle_t) * sizeof(void *) +
-                                    d % sizeof(cp_handle_t)
-                              : d);
+  uint64_t d = in - t->flex_compact, j = d / t->flex_celem,
+           r = d % t->flex_celem;
+  if (t->flex_kind == CP_FIELD_STRUCT)
+    r = cp__map_offset(t->flex_target, r);
+  *wide = t->flex_wide + j * t->flex_welem + r;
   return true;
 }
 
@@ -951,10 +959,9 @@ void *cp__translate(void *p);
  * below belongs to that block unless a live object starts there; slabs and
  * blocks now always leave room after their end, so that does not arise.) */
 cp_slab_t *cp__slab_owning(const cp_arena_t *a, const void *p);
-/* Maps a byte offset inside a compact-layout object of t to the same place
- * in the wide layout. */
-uint64_t cp__map_offset(const cp_type_t *t, uint64_t off);
-/* The inverse: a wide-layout offset back to the compact layout. */
+/* cp__map_offset (above, for cp__flex_member) maps a byte offset inside a
+ * compact-layout object of t to the same place in the wide layout; the
+ * inverse, a wide-layout offset back to the compact layout: */
 uint64_t cp__unmap_offset(const cp_type_t *t, uint64_t off);
 
 /* ---- the switch (switch.c) ---------------------------------------------- */

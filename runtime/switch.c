@@ -308,25 +308,32 @@ static void copy_op(const cp_copy_op_t *op, const char *src, char *dst,
   FOR_EACH_BIT(live, i, { memcpy(g + i * ws, f + i * cs, n); })
 
 /* Copies an object of a type with a flexible array member, of k objects'
- * room: its fields, then the member's elements, as bytes or, compact
- * pointers, translated one by one. */
+ * room: its fields, then the member's elements: bytes, compact pointers
+ * translated one by one, or values copied by their type's program. */
 static void copy_flex(const cp_type_t *t, const char *src, char *dst,
                       uint64_t k, xlate_cache_t *c) {
   for (uint32_t o = 0; o < t->nops; o++)
     copy_op(&t->ops[o], src, dst, t->desc->compact_size, t->desc->wide_size, 1,
             0, c);
-  if (!t->flex_target) {
-    memcpy(dst + t->flex_wide, src + t->flex_compact, cp__flex_bytes(t, k));
-    return;
-  }
   const char *f = src + t->flex_compact;
   char *g = dst + t->flex_wide;
-  for (uint64_t j = 0, n = cp__flex_handles(t, k); j < n; j++) {
-    cp_handle_t h;
-    memcpy(&h, f + j * sizeof h, sizeof h);
-    void *q = xlate(c, h);
-    memcpy(g + j * sizeof q, &q, sizeof q);
+  if (t->flex_kind == CP_FIELD_BYTES) {
+    memcpy(g, f, cp__flex_bytes(t, k));
+    return;
   }
+  uint64_t n = cp__flex_elems(t, k);
+  if (t->flex_kind == CP_FIELD_HANDLE) {
+    for (uint64_t j = 0; j < n; j++) {
+      cp_handle_t h;
+      memcpy(&h, f + j * sizeof h, sizeof h);
+      void *q = xlate(c, h);
+      memcpy(g + j * sizeof q, &q, sizeof q);
+    }
+    return;
+  }
+  const cp_type_t *e = t->flex_target;
+  for (uint32_t o = 0; o < e->nops; o++)
+    copy_op(&e->ops[o], f, g, t->flex_celem, t->flex_welem, n, 0, c);
 }
 
 static void copy_group(const cp_type_t *t, uint64_t live, const char *src,

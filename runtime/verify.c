@@ -146,13 +146,15 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
   uint64_t in = pl.elem * s->elem + rem,
            at = cp__wide ? s->type->flex_wide : s->type->flex_compact;
   if (s->type->flex && in >= at && !past) {
-    /* By element and byte in it: an element of handles is 4 bytes
-     * compact, 8 wide. */
-    uint64_t esz = !s->type->flex_target ? 1
-                   : cp__wide            ? sizeof(void *)
-                                         : sizeof(cp_handle_t);
+    /* By element and the compact offset in it: an element's size is the
+     * layout's (a handle 4 bytes compact, 8 wide). */
+    const cp_type_t *t = s->type;
+    uint64_t esz = cp__wide ? t->flex_welem : t->flex_celem,
+             r = (in - at) % esz;
+    if (cp__wide && t->flex_kind == CP_FIELD_STRUCT)
+      r = cp__unmap_offset(t->flex_target, r);
     pl.elem = 0;
-    rem = (uint64_t)1 << 40 | (in - at) / esz << 3 | (in - at) % esz;
+    rem = (uint64_t)1 << 60 | (in - at) / esz << 20 | r;
   } else if (cp__wide) {
     rem = cp__unmap_offset(s->type, rem);
   }
@@ -203,14 +205,19 @@ static uint64_t digest_object(const cp_type_t *t, const char *obj,
 
 /* An object of a type with a flexible array member, of k objects' room:
  * its fields, then the member's elements as the switch copies them: as
- * bytes, or as the objects its compact pointers name. */
+ * bytes, as the objects its compact pointers name, or as values. */
 static uint64_t digest_flex(const cp_type_t *t, const char *obj, uint64_t k,
                             uint64_t id, const char *when) {
   uint64_t h = digest_object(t, obj, id, when);
   const char *m = obj + (cp__wide ? t->flex_wide : t->flex_compact);
-  if (!t->flex_target)
+  if (t->flex_kind == CP_FIELD_BYTES)
     return hash_bytes(h, (const unsigned char *)m, cp__flex_bytes(t, k));
-  for (uint64_t j = 0, n = cp__flex_handles(t, k); j < n; j++) {
+  uint64_t esz = cp__wide ? t->flex_welem : t->flex_celem;
+  for (uint64_t j = 0, n = cp__flex_elems(t, k); j < n; j++) {
+    if (t->flex_kind == CP_FIELD_STRUCT) {
+      h = mix(h, digest_object(t->flex_target, m + j * esz, j, when));
+      continue;
+    }
     const void *p = cp__wide ? ((void *const *)m)[j]
                              : cp_decode(((const cp_handle_t *)m)[j]);
     where_t w = {when, obj, t, t->flex_compact};

@@ -92,3 +92,32 @@ void *struct_hack(int n) {
   q->next = q;
   return q;
 }
+
+// A member of compact pointers or structs: the room counts its elements
+// and nothing else (their size differs between the layouts, so other data
+// kept past them would move).  Any object pointer's size counts a compact
+// pointer.
+struct CP_COMPACT skip {
+  int lvl;
+  struct skip *fw[];
+};
+struct CP_COMPACT ranked {
+  long score;
+  struct level {
+    struct ranked *forward;
+    unsigned long span;
+  } level[];
+};
+
+void *element_room(int n, size_t len) {
+  struct skip *a = malloc(sizeof(struct skip) + n * sizeof(struct skip *) + len); // expected-error {{allocation of compact type 'struct skip' must have its size expressed as sizeof(struct skip) + n * sizeof(struct skip *): its flexible array member 'fw' holds compact pointers, whose size differs between the layouts, so its room counts its elements and nothing else (keep other data in an object of its own)}}
+  struct skip *b = malloc(sizeof *b + n * sizeof(void *));
+  struct skip *c = malloc(sizeof *c + n * 4); // expected-error {{must have its size expressed as sizeof(struct skip) + n * sizeof(struct skip *)}}
+  struct ranked *d = malloc(sizeof *d + n * sizeof(struct level));
+  struct ranked *e = malloc(sizeof *e + n * sizeof(struct skip *)); // expected-error {{allocation of compact type 'struct ranked' must have its size expressed as sizeof(struct ranked) + n * sizeof(struct level): its flexible array member 'level' holds compact structs}}
+  a->fw[0] = b;
+  b->fw[0] = c;
+  d->level[0].forward = e;
+  return a;
+}
+

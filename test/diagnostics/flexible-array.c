@@ -1,8 +1,9 @@
 // A flexible array member in a compact type is room whose elements the
-// switch copies as bytes (switchable/flexible-array-switch.c) or, compact
-// pointers (a skip list's forward links), translates one by one
-// (switchable/flexible-array-handles.c): one whose elements are compact
-// structs is refused (flexible-array-alloc.c: its allocations).
+// switch copies as bytes (switchable/flexible-array-switch.c), translates
+// one by one where they are compact pointers (a skip list's forward
+// links, switchable/flexible-array-handles.c) or copies by their type's
+// layout where they are compact structs (switchable/flexible-array-
+// structs.c); flexible-array-alloc.c has their allocations.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 #include <compactptr.h>
@@ -30,6 +31,7 @@ void clone(struct skip *q, const struct skip *p, int lvl) {
   memmove(&q->forward[0], &p->forward[0], lvl * sizeof p->forward[0]);
 }
 
+
 struct CP_COMPACT leaf {
   struct leaf *next;
   int v;
@@ -37,8 +39,14 @@ struct CP_COMPACT leaf {
 
 struct CP_COMPACT bag {
   struct bag *up;
-  struct leaf items[]; // expected-error {{flexible array member 'items' in compact type 'struct bag' holds compact structs, which is not supported (only plain elements or compact pointers); keep the elements in an array of their own, reached through a pointer field (struct leaf *items;) and allocated with malloc}}
+  struct leaf items[];
 };
+
+// Compact structs are counted in their size of the moment: a copy of the
+// whole object is the same bytes.
+void clone_bag(struct bag *q, const struct bag *p, int n) {
+  memcpy(q, p, sizeof *p + n * sizeof p->items[0]);
+}
 
 // A plain struct ending in a flexible array member, as the last member of
 // a compact one (a GNU extension): refused.
@@ -50,3 +58,11 @@ struct CP_COMPACT item {
   struct item *next;
   struct tail t; // expected-error {{member 't' of compact type 'struct item' is a struct with a flexible array member, which is not supported; put the flexible array member in 'struct item' itself}}
 };
+
+// A static initializer of the member (a GNU extension): the runtime knows a
+// variable's fixed part only.
+static struct skip head = {-1, {0, 0}}; // expected-error {{'head' of compact type 'struct skip' initializes its flexible array member 'forward' (a GNU extension), which is not supported: the runtime knows the variable's fixed part only; allocate the object with malloc}}
+static struct node counts = {0, 3, {1, 2, 3}}; // expected-error {{'counts' of compact type 'struct node' initializes its flexible array member 'data'}}
+static struct node empty = {0, 0, {}};
+int first(void) { return head.key + counts.n + empty.n; }
+

@@ -1257,33 +1257,41 @@ class Gen:
             e("  return h;")
             e("}")
         # A skip list whose nodes keep their forward links in a flexible
-        # array member of compact pointers, one insertion each round and a
-        # deletion every fifth (through a slot pointer into the member),
-        # printed at the end: in programs whose round count is 2 more
-        # than a multiple of 4 (again no draw of its own).
+        # array member of compact pointers (or, where the round count is 6
+        # more than a multiple of 8, of compact structs: a link and a
+        # width), one insertion each round and a deletion every fifth
+        # (through a slot pointer into the member), printed at the end: in
+        # programs whose round count is 2 more than a multiple of 4 (again
+        # no draw of its own).
         skip = rounds % 4 == 2
+        lk = ".p" if rounds % 8 == 6 else ""
         if skip:
-            e("struct CP_COMPACT fs { unsigned key; int lvl; struct fs *fw[]; };")
+            if lk:
+                e("struct CP_COMPACT fs { unsigned key; int lvl; struct fsl { struct fs *p; unsigned w; } fw[]; };")
+            else:
+                e("struct CP_COMPACT fs { unsigned key; int lvl; struct fs *fw[]; };")
             e("static struct fs *cpg_fs;")
             e("static void cpg_fs_add(unsigned r) {")
             e("  struct fs *up[6], *x = cpg_fs, *n;")
             e("  unsigned key = r * 7919u % 1000u;")
             e("  int l, lvl = 1 + (int)(r * 2654435761u >> 29) % 6;")
             e("  if (!cpg_fs) {")
-            e("    cpg_fs = calloc(1, sizeof(struct fs) + 6 * sizeof(struct fs *));")
+            e("    cpg_fs = calloc(1, sizeof(struct fs) + 6 * sizeof(%s));" % ("struct fsl" if lk else "struct fs *"))
             e("    if (!cpg_fs) exit(3);")
             e("    cpg_fs->lvl = 6;")
             e("    x = cpg_fs;")
             e("  }")
             e("  for (l = 5; l >= 0; l--) {")
-            e("    while (x->fw[l] && x->fw[l]->key < key) x = x->fw[l];")
+            e("    while (x->" + "fw[l]" + lk + " && x->" + "fw[l]" + lk + "->key < key) x = x->" + "fw[l]" + lk + ";")
             e("    up[l] = x;")
             e("  }")
             e("  n = malloc(offsetof(struct fs, fw) + (unsigned long)lvl * sizeof n->fw[0]);")
             e("  if (!n) exit(3);")
             e("  n->key = key;")
             e("  n->lvl = lvl;")
-            e("  for (l = 0; l < lvl; l++) { n->fw[l] = up[l]->fw[l]; up[l]->fw[l] = n; }")
+            e("  for (l = 0; l < lvl; l++) { n->" + "fw[l]" + lk + " = up[l]->" + "fw[l]" + lk + "; up[l]->" + "fw[l]" + lk + " = n; }")
+            if lk:
+                e("  for (l = 0; l < lvl; l++) n->fw[l].w = key * 3u + (unsigned)l;")
             e("}")
             e("static void cpg_fs_del(unsigned r) {")
             e("  unsigned key = r * 31u % 1000u;")
@@ -1291,12 +1299,12 @@ class Gen:
             e("  int l;")
             e("  if (!x) return;")
             e("  for (l = 5; l >= 0; l--)")
-            e("    while (x->fw[l] && x->fw[l]->key < key) x = x->fw[l];")
-            e("  if (!(v = x->fw[0])) return;")
+            e("    while (x->" + "fw[l]" + lk + " && x->" + "fw[l]" + lk + "->key < key) x = x->" + "fw[l]" + lk + ";")
+            e("  if (!(v = x->" + "fw[0]" + lk + ")) return;")
             e("  for (l = 0; l < v->lvl; l++) {")
-            e("    struct fs **pp = &cpg_fs->fw[l];")
-            e("    while (*pp != v) pp = &(*pp)->fw[l];")
-            e("    *pp = v->fw[l];")
+            e("    struct fs **pp = &cpg_fs->" + "fw[l]" + lk + ";")
+            e("    while (*pp != v) pp = &(*pp)->" + "fw[l]" + lk + ";")
+            e("    *pp = v->" + "fw[l]" + lk + ";")
             e("  }")
             e("  free(v);")
             e("}")
@@ -1306,7 +1314,7 @@ class Gen:
             e("  int l;")
             e("  if (!cpg_fs) return 0;")
             e("  for (l = 0; l < 6; l++)")
-            e("    for (x = cpg_fs->fw[l]; x; x = x->fw[l]) h = h * 131u + x->key + (unsigned long)x->lvl;")
+            e("    for (x = cpg_fs->" + "fw[l]" + lk + "; x; x = x->" + "fw[l]" + lk + ") h = h * 131u + x->key + (unsigned long)x->lvl%s;" % (" + x->fw[l].w" if lk else ""))
             e("  return h;")
             e("}")
         e("int main(void) {")
@@ -1410,7 +1418,7 @@ class Gen:
             e("  while (cpg_fx) { struct fx *x = cpg_fx; cpg_fx = x->next; free(x); }")
         if skip:
             e("  printf(\"skip %lx\\n\", cpg_fs_digest());")
-            e("  while (cpg_fs) { struct fs *x = cpg_fs; cpg_fs = x->fw[0]; free(x); }")
+            e("  while (cpg_fs) { struct fs *x = cpg_fs; cpg_fs = x->fw[0]" + lk + "; free(x); }")
         if self.jumps:
             e("  printf(\"jumps %lu\\n\", cpg_jumps);")
         for t in self.types:

@@ -92,4 +92,4 @@ int main(void) {
   return 0;
 }
 // The descriptor, at the end of the file:
-// CHECK: {{ *}}{"key", __builtin_offsetof(struct cp__c_entry, key), __builtin_offsetof(struct entry, key), CP_FIELD_FLEX, 0, sizeof(((struct entry *)0)->key[0]), 0},
+// CHECK: {{ *}}{"key", __builtin_offsetof(struct cp__c_entry, key), __builtin_offsetof(struct entry, key), CP_FIELD_FLEX, CP_FIELD_BYTES, sizeof(((struct entry *)0)->key[0]), 0},

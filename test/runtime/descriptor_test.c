@@ -140,17 +140,17 @@ static void test_slot_field_uses(void **state) {
 /* A flexible array member of compact pointers counts its room in native
  * pointers: an element size of anything else is malformed. */
 struct w_fx {
-  int n;
+  long n;
   struct w_node *kids[];
 };
 struct c_fx {
-  int n;
+  long n;
   cp_handle_t kids[];
 };
 static const cp_field_desc_t fx_bad_size[] = {
-    FIELD("n", struct c_fx, struct w_fx, n, CP_FIELD_BYTES, 1, 4, NULL),
-    FIELD("kids", struct c_fx, struct w_fx, kids, CP_FIELD_FLEX, 0,
-          sizeof(cp_handle_t), &node_desc)};
+    FIELD("n", struct c_fx, struct w_fx, n, CP_FIELD_BYTES, 1, 8, NULL),
+    FIELD("kids", struct c_fx, struct w_fx, kids, CP_FIELD_FLEX,
+          CP_FIELD_HANDLE, sizeof(cp_handle_t), &node_desc)};
 static DESC(fx_malformed, "fx", struct c_fx, struct w_fx, fx_bad_size);
 
 static void test_mismatches_are_fatal(void **state) {
@@ -163,8 +163,7 @@ static void test_mismatches_are_fatal(void **state) {
   expect_fatal(resolve_other, &bad_build, "compiled in wide mode but other code");
   expect_fatal(resolve_other, &bad_field, "lies outside the object");
   expect_fatal(resolve_other, &fx_malformed,
-               "flexible array member 'kids' of compact pointers has element "
-               "size 4");
+               "flexible array member 'kids' has element kind 1, size 4");
 }
 
 /* Types past the mapping of type records (CP_FAST_TYPES) have their

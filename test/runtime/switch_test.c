@@ -636,8 +636,8 @@ static cp_type_desc_t skip_desc;
 static const cp_field_desc_t skip_fields[] = {
     FIELD("key", struct c_skip, struct w_skip, key, CP_FIELD_BYTES, 1, 4, NULL),
     FIELD("lvl", struct c_skip, struct w_skip, lvl, CP_FIELD_BYTES, 1, 4, NULL),
-    FIELD("forward", struct c_skip, struct w_skip, forward, CP_FIELD_FLEX, 0,
-          sizeof(void *), &skip_desc),
+    FIELD("forward", struct c_skip, struct w_skip, forward, CP_FIELD_FLEX,
+          CP_FIELD_HANDLE, sizeof(void *), &skip_desc),
 };
 static DESC(skip_desc, "skip", struct c_skip, struct w_skip, skip_fields);
 CP_REGISTER_TYPE(skip_desc);
@@ -715,6 +715,93 @@ static void case_flexible_handles(void **state) {
   }
   assert_int_equal(i, 500);
   assert_ptr_equal(*(void **)skip_slot, before); /* the last node */
+}
+
+/* ---- a flexible array member of compact values ----------------------------
+ * `struct zn { long score; struct zl { zn *forward; int span; } level[]; }`:
+ * each level 8 bytes compact, 16 wide, so the member's room differs by
+ * more than its offsets.  The room is asked for in the level's size of the
+ * moment; the switch copies each level by its type's program (the link
+ * translated, the span kept), and a root holding the address of a level's
+ * span names that span afterwards. */
+struct w_zl {
+  struct w_zn *forward;
+  int span;
+};
+struct c_zl {
+  cp_handle_t forward;
+  int span;
+};
+struct w_zn {
+  long score;
+  struct w_zl level[];
+};
+struct c_zn {
+  long score;
+  struct c_zl level[];
+};
+static cp_type_desc_t zn_desc, zl_desc;
+static const cp_field_desc_t zl_fields[] = {
+    FIELD("forward", struct c_zl, struct w_zl, forward, CP_FIELD_HANDLE, 1, 0,
+          &zn_desc),
+    FIELD("span", struct c_zl, struct w_zl, span, CP_FIELD_BYTES, 1, 4, NULL),
+};
+static DESC(zl_desc, "zl", struct c_zl, struct w_zl, zl_fields);
+static const cp_field_desc_t zn_fields[] = {
+    FIELD("score", struct c_zn, struct w_zn, score, CP_FIELD_BYTES, 1, 8, NULL),
+    FIELD("level", struct c_zn, struct w_zn, level, CP_FIELD_FLEX,
+          CP_FIELD_STRUCT, sizeof(struct w_zl), &zl_desc),
+};
+static DESC(zn_desc, "zn", struct c_zn, struct w_zn, zn_fields);
+CP_REGISTER_TYPE(zn_desc);
+
+static void *zn_head, *zn_span;
+
+static int zn_levels(int i) { return i == 0 ? 2000 : 1 + i % 5; }
+
+static char *zn_level(void *n, int l) {
+  return (char *)field_addr(n, &zn_desc, 1) + (size_t)l * obj_stride(&zl_desc);
+}
+
+static void case_flexible_values(void **state) {
+  (void)state;
+  assert_int_equal(cp_root_register(&zn_head, 1), 0);
+  assert_int_equal(cp_root_register(&zn_span, 1), 0);
+  void *prev = NULL;
+  for (int i = 0; i < 300; i++) {
+    int lv = zn_levels(i);
+    size_t k = cp_flex_count(&zn_desc, sizeof(struct c_zn) +
+                                           (size_t)lv * sizeof(struct c_zl));
+    assert_true(k * sizeof(struct w_zn) >=
+                offsetof(struct w_zn, level) + lv * sizeof(struct w_zl));
+    void *n = cp_alloc_array(&zn_desc, k);
+    *(long *)field_addr(n, &zn_desc, 0) = i;
+    for (int l = 0; l < lv; l++) {
+      *(int *)field_addr(zn_level(n, l), &zl_desc, 1) = i * 100 + l;
+      assert_null(link_get(zn_level(n, l), &zl_desc, 0, 0));
+    }
+    if (prev)
+      link_set(zn_level(prev, 0), &zl_desc, 0, 0, n);
+    if (i == 0) {
+      zn_head = n;
+      zn_span = field_addr(zn_level(n, 1999), &zl_desc, 1);
+    }
+    prev = n;
+  }
+  prev = NULL;
+  cp_switch_to_wide();
+  assert_false(cp_is_compact());
+  assert_ptr_equal(zn_span, field_addr(zn_level(zn_head, 1999), &zl_desc, 1));
+  int i = 0;
+  for (void *n = zn_head; n;
+       n = link_get(zn_level(n, 0), &zl_desc, 0, 0), i++) {
+    assert_true(cp__arena_contains(&cp__wide_arena, n));
+    assert_int_equal(*(long *)field_addr(n, &zn_desc, 0), i);
+    for (int l = 0; l < zn_levels(i); l++)
+      assert_int_equal(*(int *)field_addr(zn_level(n, l), &zl_desc, 1),
+                       i * 100 + l);
+  }
+  assert_int_equal(i, 300);
 }
 
 /* ---- slot-pointer fields: a queue's tail -------------------------------
@@ -813,6 +900,7 @@ static const struct {
     CASE(refusals),
     CASE(flexible_member),
     CASE(flexible_handles),
+    CASE(flexible_values),
     CASE(slot_fields),
 };
 

@@ -229,7 +229,38 @@ static void tree_free(struct tnode *t) {
   free(t);
 }
 
+/* A fixed part that ends 4 bytes short of its alignment: the member starts
+ * at the struct's size in both layouts, so that `*q = *p`, a memcpy or a
+ * memset of `sizeof *p` leave the elements alone (in the tail padding,
+ * the first one was copied and cleared). */
+struct CP_COMPACT pnode {
+  long key;
+  int lvl;
+  struct pnode *fw[];
+};
+
+static void fixed_part_copies(void) {
+  struct pnode *p = malloc(sizeof *p + 2 * sizeof p->fw[0]);
+  struct pnode *q = malloc(sizeof *q + 2 * sizeof q->fw[0]);
+  struct pnode *r = malloc(sizeof *r + 2 * sizeof r->fw[0]);
+  if (!p || !q || !r)
+    abort();
+  p->key = 1, p->lvl = 2, p->fw[0] = p, p->fw[1] = p;
+  q->key = 2, q->lvl = 2, q->fw[0] = q, q->fw[1] = q;
+  r->key = 3, r->lvl = 2, r->fw[0] = r, r->fw[1] = r;
+  *q = *p;
+  memcpy(r, p, sizeof *p);
+  printf("copies: q %ld %s, r %ld %s\n", q->key, q->fw[0] == q ? "own" : "p's",
+         r->key, r->fw[0] == r ? "own" : "p's");
+  memset(p, 0, sizeof *p);
+  printf("cleared: %ld %s\n", p->key, p->fw[0] == p ? "kept" : "lost");
+  free(p);
+  free(q);
+  free(r);
+}
+
 int main(void) {
+  fixed_part_copies();
   struct skiplist s;
   sl_init(&s);
   long inserted = 0, deleted = 0, found = 0;

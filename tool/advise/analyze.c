@@ -67,10 +67,9 @@ static void compact_layout(ad_model_t *m, int i) {
   for (size_t k = 0; k < n; k++) {
     ad_field_t *f = &r->fields[k];
     ad_record_t *t = f->target >= 0 ? &m->records[f->target] : NULL;
-    /* (A flexible array member of plain elements or compact pointers has
-     * no size: it goes last, as in the plugin's layout.) */
-    if ((f->flexible && f->kind == AD_FIELD_STRUCT) ||
-        (f->bitfield && f->aligned))
+    /* (A flexible array member has no size: it goes last, as in the
+     * plugin's layout.) */
+    if (f->bitfield && f->aligned)
       unsupported = 1;
     if (f->bitfield) {
       /* A run of bit-fields, as passes/Layout.cpp places it: one field
@@ -108,7 +107,7 @@ static void compact_layout(ad_model_t *m, int i) {
       al[k] = 4;
     } else if (f->kind == AD_FIELD_STRUCT && t && t->compact) {
       compact_layout(m, f->target);
-      sz[k] = t->compact_size * f->count;
+      sz[k] = f->flexible ? 0 : t->compact_size * f->count;
       al[k] = t->compact_align;
     } else {
       sz[k] = f->size;

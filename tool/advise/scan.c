@@ -401,12 +401,6 @@ static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
               ad_printf("member '%s' of '%s' is a struct with a flexible "
                         "array member",
                         f.name, who));
-      else if (f.flexible && f.kind == AD_FIELD_STRUCT)
-        /* Plain elements are room the switch copies as bytes, compact
-         * pointers handles it translates one by one. */
-        block(s, fc->rec, AD_B_FlexibleArray, f.loc,
-              ad_printf("flexible array member '%s' in '%s' holds structs",
-                        f.name, who));
       else if (!*f.name) /* a member of unnamed type is fine, if named */
         block(s, fc->rec, AD_B_UnnamedFieldType, f.loc,
               ad_printf("anonymous struct or union member in '%s'", who));
@@ -866,8 +860,7 @@ static int root_size_shape(scan_t *s, CXCursor c) {
   return -2;
 }
 
-/** Struct index of a struct with a flexible array member of plain
- *  elements or pointers if `c` is a sum with a term sizeof(T) or offsetof(T, ...) of
+/** Struct index of a struct with a flexible array member if `c` is a sum with a term sizeof(T) or offsetof(T, ...) of
  *  it (`sizeof *e + n + 1`: one object and its member's room); -1
  *  otherwise. */
 static int flex_local(scan_t *s, CXCursor c);
@@ -915,10 +908,7 @@ static int flex_base_at(scan_t *s, CXCursor c, int follow) {
   if (t < 0)
     return -1;
   const ad_record_t *r = &s->m->records[t];
-  return r->nfields && r->fields[r->nfields - 1].flexible &&
-                 r->fields[r->nfields - 1].kind != AD_FIELD_STRUCT
-             ? t
-             : -1;
+  return r->nfields && r->fields[r->nfields - 1].flexible ? t : -1;
 }
 
 static int flex_base(scan_t *s, CXCursor c) { return flex_base_at(s, c, 1); }

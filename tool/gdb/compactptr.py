@@ -192,18 +192,23 @@ def bitfield_value(desc, addr, field):
 
 
 class HandleRun(object):
-    """A flexible array member of compact pointers at `at`: its length is
-    the allocation's, so it is read by index only."""
+    """A flexible array member of compact pointers (value None) or of
+    compact values of type `value`, elements `stride` bytes apart from
+    `at`: its length is the allocation's, so it is read by index only."""
 
-    def __init__(self, at, elem):
-        self.at, self.elem = at, elem
+    def __init__(self, at, elem, stride, value):
+        self.at, self.elem, self.stride, self.value = at, elem, stride, value
 
     def __getitem__(self, i):
-        h = struct.unpack("<I", _read(self.at + 4 * i, 4))[0]
+        addr = self.at + self.stride * i
+        if self.value is not None:
+            return gdb.Value(addr).cast(self.value.pointer()).dereference()
+        h = struct.unpack("<I", _read(addr, 4))[0]
         return gdb.Value(RUNTIME.decode(h)).cast(self.elem)
 
     def __str__(self):
-        return "{compact pointers at 0x%x: index them, $cp(\"...[i]\")}" % self.at
+        return "{compact %s at 0x%x: index them, $cp(\"...[i]\")}" % (
+            "pointers" if self.value is None else "values", self.at)
 
 
 def field_value(desc, addr, field):
@@ -216,10 +221,14 @@ def field_value(desc, addr, field):
         raise gdb.GdbError("compactptr: '%s' has no field '%s' in its "
                            "descriptor" % (desc.name, field.name))
     at = addr + f.offset
-    if f.kind == FIELD_FLEX and f.target:
-        # Compact pointers past the object's fields, as many as it was
-        # allocated with: read one by index (follow), never all.
-        return HandleRun(at, field.type.strip_typedefs().target())
+    if f.kind == FIELD_FLEX and f.count in (FIELD_HANDLE, FIELD_STRUCT):
+        # Compact pointers or values past the object's fields, as many as
+        # it was allocated with: read one by index (follow), never all.
+        elem = field.type.strip_typedefs().target()
+        if f.count == FIELD_HANDLE:
+            return HandleRun(at, elem, 4, None)
+        return HandleRun(at, elem, RUNTIME.descriptors()[f.target].compact_size,
+                         elem)
     if f.kind == FIELD_HANDLE:
         handles = struct.unpack("<%dI" % f.count, _read(at, 4 * f.count))
         ptrs = [RUNTIME.decode(h) for h in handles]
@@ -307,7 +316,7 @@ def follow(expr):
         cur = v
     if isinstance(cur, HandleRun):
         raise gdb.GdbError("compactptr: a flexible array member of compact "
-                           "pointers; index it in the path (...[i])")
+                           "pointers or values; index it in the path (...[i])")
     return cur
 
 

@@ -1,5 +1,6 @@
 /* A skip list node with its links in a flexible array member of compact
- * pointers, for the gdb extension: built, then inspected at stop(). */
+ * pointers, and a node whose slots are compact values, for the gdb
+ * extension: built, then inspected before and after the switch. */
 #include <compactptr.h>
 #include <stdlib.h>
 
@@ -16,6 +17,14 @@ static struct snode *make(int key, int lvl) {
   return n;
 }
 
+struct CP_COMPACT bag {
+  int n;
+  struct slot {
+    struct bag *child;
+    int weight;
+  } slots[];
+};
+
 __attribute__((noinline)) int stop(struct snode *h) { return h->lvl; }
 
 int main(void) {
@@ -25,7 +34,11 @@ int main(void) {
   a->forward[0] = b;
   head->forward[1] = b;
   head->forward[2] = b;
+  struct bag *bag = calloc(1, sizeof *bag + 2 * sizeof bag->slots[0]);
+  bag->n = 2;
+  bag->slots[1].weight = 7;
+  bag->slots[1].child = bag;
   int r = stop(head);
   cp_switch_to_wide();
-  return stop(head) - r;
+  return stop(head) - r + bag->slots[1].weight - 7;
 }
