@@ -360,8 +360,8 @@ static std::string structHackAdvice(const RecordDecl *RD) {
   const FieldDecl *Last = nullptr;
   for (const FieldDecl *F : RD->fields())
     Last = F;
-  const auto *AT =
-      Last ? dyn_cast<ConstantArrayType>(Last->getType().getCanonicalType())
+  const ConstantArrayType *AT =
+      Last ? RD->getASTContext().getAsConstantArrayType(Last->getType())
            : nullptr;
   if (!AT || AT->getSize().ugt(1))
     return "";
@@ -371,9 +371,17 @@ static std::string structHackAdvice(const RecordDecl *RD) {
       .getIncompleteArrayType(AT->getElementType(), ArraySizeModifier::Normal,
                               0)
       .print(OS, RD->getASTContext().getPrintingPolicy(), Last->getName());
+  // sizeof counted the one element of `[1]`: a flexible member's room
+  // must count it too.
   return "; to allocate room past its last member, declare it as a "
          "flexible array member (" +
-         Decl + ";)";
+         Decl + ";)" +
+         (AT->getSize().isZero()
+              ? std::string()
+              : ", and count in the size the element that sizeof(" +
+                    RD->getASTContext().getRecordType(RD).getAsString(
+                        RD->getASTContext().getPrintingPolicy()) +
+                    ") counted (n + 1 elements where it allocated n past it)");
 }
 
 static SizeShape countAndSize(const Expr *N, const Expr *Size) {
