@@ -635,7 +635,8 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
   bool FlexType = FT && FT->RD->hasFlexibleArrayMember();
   if ((DT && !ST) || (FlexType && !Sh.Flex && !Sh.Counts.empty())) {
     std::vector<FixItHint> Fix;
-    if (!SR && !FlexType)
+    // (Not for the struct hack: its room is the point, the advice says how.)
+    if (!SR && !FlexType && structHackAdvice(FT->RD).empty())
       sizeFix(
           SizeArg, "sizeof(" + FT->WideSpelling + ")",
           S.Ctx.getTypeSizeInChars(S.Ctx.getRecordType(FT->RD)).getQuantity(),

@@ -217,6 +217,24 @@ void checkRecord(Session &S, const RecordDecl *RD) {
                {FR});
       continue;
     }
+    // A flexible array member whose elements are arrays of compact
+    // pointers or structs (`struct node *kids[][2];`): its room is counted
+    // per element, not per row.
+    if (const ArrayType *AT = FD->getType()->getAsArrayTypeUnsafe();
+        AT && FD->getType()->isIncompleteArrayType() &&
+        AT->getElementType()->isArrayType() &&
+        (S.M.pointeeOf(stripArrays(FD->getType()).Element) ||
+         S.M.recordOf(stripArrays(FD->getType()).Element))) {
+      S.report(Diag::FlexibleArray, FD->getLocation(),
+               "flexible array member " + quoted(FD->getName()) +
+                   " in compact type " + Who +
+                   " has rows of compact pointers or structs, which is not "
+                   "supported; make each row a struct (struct row { ... "
+                   "cells[N]; } " +
+                   FD->getName().str() + "[];)",
+               {FR});
+      continue;
+    }
     if (FD->getType()->isVariableArrayType()) {
       S.report(Diag::UnsupportedType, FD->getLocation(), "variable-length array field " +
                                      quoted(FD->getName()) + " is not supported",

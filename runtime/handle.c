@@ -156,6 +156,28 @@ bool cp__embeds(const cp_type_desc_t *d, uint64_t off, const cp_type_t *expect,
   return embeds_at(d, off, expect, wide, 0);
 }
 
+/* The same past the fixed part of an object of t with a flexible array
+ * member of compact values: at byte `in` of the object, an element (`struct
+ * level *l = &n->level[i]`) or a struct member of one. */
+static bool flex_embeds(const cp_type_t *t, uint64_t in,
+                        const cp_type_t *expect, bool wide) {
+  if (!t->flex || t->flex_kind != CP_FIELD_STRUCT)
+    return false;
+  uint64_t at = wide ? t->flex_wide : t->flex_compact,
+           size = wide ? t->flex_welem : t->flex_celem;
+  if (in < at)
+    return false;
+  uint64_t r = (in - at) % size;
+  return (r == 0 && cp__may_name(t->flex_target->desc, expect)) ||
+         embeds_at(t->flex_target->desc, r, expect, wide, 1);
+}
+
+bool cp__embeds_place(const cp_slab_t *s, cp_place_t pl,
+                      const cp_type_t *expect, bool wide) {
+  return cp__embeds(s->type->desc, pl.rem, expect, wide) ||
+         flex_embeds(s->type, pl.elem * s->elem + pl.rem, expect, wide);
+}
+
 /* Does p, in slab s (NULL: none), name a live object of type expect, or
  * one embedded in a bigger object (its start or a struct member's)? */
 static bool names_live(const cp_slab_t *s, const void *p,
@@ -167,7 +189,7 @@ static bool names_live(const cp_slab_t *s, const void *p,
                   ? pl.elem < s->count
                   : pl.slot < s->bump && cp__slot_is_live(s, (uint32_t)pl.slot);
   return live && ((pl.rem == 0 && cp__may_name(s->type->desc, expect)) ||
-                  cp__embeds(s->type->desc, pl.rem, expect, wide));
+                  cp__embeds_place(s, pl, expect, wide));
 }
 
 const cp_field_desc_t *cp__container_member(const cp_arena_t *a, const void *p,

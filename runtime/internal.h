@@ -557,6 +557,10 @@ bool cp__may_name(const cp_type_desc_t *obj, const cp_type_t *expect);
  * wide or the compact layout: d itself, or a struct member (recursively). */
 bool cp__embeds(const cp_type_desc_t *d, uint64_t off, const cp_type_t *expect,
                 bool wide);
+/* cp__embeds at place pl of slab s, also inside a flexible array member of
+ * compact values (an element, or a struct member of one). */
+bool cp__embeds_place(const cp_slab_t *s, cp_place_t pl,
+                      const cp_type_t *expect, bool wide);
 /* A pointer p to a t that names no t but one of t's struct members would
  * (p plus its offset names a live object of the member's type, or one
  * embedded): what container_of makes of a list head that is no element,

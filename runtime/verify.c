@@ -136,7 +136,7 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
     report_dangling(w, p, "which is not a live object (freed, or never "
                           "allocated)");
   if (expect && s->type != expect && !cp__may_name(s->type->desc, expect) &&
-      !(live && cp__embeds(s->type->desc, rem, expect, cp__wide))) {
+      !(live && cp__embeds_place(s, pl, expect, cp__wide))) {
     static char why[160];
     snprintf(why, sizeof why, "a '%s' object, where a '%s' is expected",
              s->type->desc->name, expect->desc->name);

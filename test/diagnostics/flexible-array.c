@@ -66,3 +66,9 @@ static struct node counts = {0, 3, {1, 2, 3}}; // expected-error {{'counts' of c
 static struct node empty = {0, 0, {}};
 int first(void) { return head.key + counts.n + empty.n; }
 
+// Rows of compact pointers: the room is counted per element.
+struct CP_COMPACT grid {
+  int rows;
+  struct grid *cells[][2]; // expected-error {{flexible array member 'cells' in compact type 'struct grid' has rows of compact pointers or structs, which is not supported; make each row a struct (struct row { ... cells[N]; } cells[];)}}
+};
+

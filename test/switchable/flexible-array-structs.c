@@ -209,6 +209,21 @@ static void bnode_free(struct bnode *b) {
   free(b);
 }
 
+/* Pointers to elements: kept in a compact struct's field and in a local
+ * across the switch (the verifier takes them for what they are, a value
+ * inside the bigger object). */
+struct CP_COMPACT cursor {
+  struct slot *at;
+  struct cursor *next;
+};
+
+static long cursor_sum(const struct cursor *c) {
+  long s = 0;
+  for (; c; c = c->next)
+    s = s * 7 + c->at->weight + (c->at->child ? c->at->child->n : 0);
+  return s;
+}
+
 int main(void) {
   /* A tree built first, kept across the skip list's switch. */
   struct bnode *root = bnode_new(NULL, 6);
@@ -221,6 +236,17 @@ int main(void) {
     }
   }
   printf("tree sum %ld\n", bnode_sum(root, 0));
+  struct cursor *cursors = NULL;
+  for (int i = 0; i < 6; i++) {
+    struct cursor *c = malloc(sizeof *c);
+    if (!c)
+      abort();
+    c->at = &root->slots[i];
+    c->next = cursors;
+    cursors = c;
+  }
+  struct slot *third = &root->slots[2];
+  printf("cursors %ld third %d\n", cursor_sum(cursors), third->weight);
   struct zlist zl;
   zl_init(&zl);
   char key[32];
@@ -252,6 +278,12 @@ int main(void) {
   }
 
   printf("tree sum %ld\n", bnode_sum(root, 0));
+  printf("cursors %ld third %d\n", cursor_sum(cursors), third->weight);
+  while (cursors) {
+    struct cursor *c = cursors;
+    cursors = c->next;
+    free(c);
+  }
   bnode_free(root);
 
   struct znode *x = zl.header->level[0].forward;
