@@ -282,6 +282,7 @@ public:
   bool Safepoint = false;
   bool Opaque = false;
   bool Allocates = false;
+  bool AllocatesObject = false; ///< a compact object, here (not opaquely)
   bool HoldsCompact = false;
   /// The function may be a signal handler: its spin loops do not poll.
   bool InHandler = false;
@@ -349,7 +350,7 @@ public:
         if (M.pointeeOf(A->IgnoreParenCasts()->getType()))
           LayoutDependent = true;
     if (allocatesObject(S, E))
-      LayoutDependent = Safepoint = Allocates = true;
+      LayoutDependent = Safepoint = Allocates = AllocatesObject = true;
     Callees.push_back(FD->getCanonicalDecl());
     return true;
   }
@@ -493,6 +494,9 @@ void runAnalysis(Session &S) {
       Holds |= rootShape(S.M, P->getType()).Kind != nullptr;
     if (Holds)
       Cls |= FC_HoldsCompact;
+    if (K.LayoutDependent || Holds || K.Safepoint || K.AllocatesObject ||
+        FD->isMain() || isSafepointFunction(FD))
+      Cls |= FC_Touches;
     S.M.Functions[FD->getCanonicalDecl()] |= Cls;
     S.M.SpinLoops.insert(K.Spins.begin(), K.Spins.end());
     Calls[FD->getCanonicalDecl()] = std::move(K.Callees);
@@ -507,6 +511,7 @@ void runAnalysis(Session &S) {
   // reach any of them.
   AddressTaken Taken;
   Taken.TraverseDecl(S.Ctx.getTranslationUnitDecl());
+  S.M.AddressTaken = Taken.Found;
   for (auto &[F, Types] : Indirect)
     for (const FunctionType *FT : Types)
       for (const FunctionDecl *G : Taken.Found)
@@ -533,7 +538,7 @@ void runAnalysis(Session &S) {
         if (It == S.M.Functions.end())
           continue;
         unsigned GC = It->second;
-        Cls |= GC & (FC_Safepoint | FC_Allocates);
+        Cls |= GC & (FC_Safepoint | FC_Allocates | FC_Touches);
         if ((GC & FC_Opaque) && !dual(G, GC))
           Cls |= FC_Opaque;
       }
@@ -624,6 +629,29 @@ bool isNativeCall(const Session &S, const CallExpr *CE) {
     for (const Expr *A : CE->arguments())
       if (bytesOfUnknownObject(A))
         return false;
+  return true;
+}
+
+bool isCallOut(const Session &S, const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!S.Opts.switchable() || !FD || !isOpaqueCall(S, CE) ||
+      S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation())) ||
+      returnsTwice(FD) || isBlockingFunction(FD))
+    return false;
+  // Its result is held in a register between the callee's return and the
+  // call's way back in: a compact pointer there would miss a switch.
+  if (rootShape(S.M, CE->getType()).Kind || S.M.pointeeOf(CE->getType()))
+    return false;
+  for (const Expr *A : CE->arguments()) {
+    if (handsCompactMemory(S.M, A) || bytesOfUnknownObject(A))
+      return false;
+    // A pointer to memory that holds compact pointers (a struct of roots):
+    // code outside may copy or write them while the switch runs.
+    QualType T = A->IgnoreParenImpCasts()->getType();
+    if (T->isPointerType() && (rootShape(S.M, T->getPointeeType()).Kind ||
+                               S.M.elementOf(T->getPointeeType())))
+      return false;
+  }
   return true;
 }
 

@@ -184,6 +184,12 @@ enum FunctionClass : unsigned {
   /// Has parameters, locals or expressions of compact-pointer (or compact
   /// value) type: an opaque function that does keeps them in roots.
   FC_HoldsCompact = 16,
+  /// Touches compact objects or the switch's state, itself or through a
+  /// function of the TU it calls (directly or through a pointer):
+  /// layout-dependent, holding compact pointers, allocating a compact
+  /// object or reaching a safepoint of its own.  Entered from outside
+  /// rewritten code, such a function comes inside first (Entries.cpp).
+  FC_Touches = 32,
 };
 
 /// Analysis.cpp: the function of this translation unit that blocking call
@@ -239,6 +245,26 @@ clang::QualType pointerUse(clang::ASTContext &Ctx, const clang::Expr *E);
 /// mutex inside a node) it is a plain call: the switch cannot move what
 /// the kernel or a waiter holds (blocking-on-object, Interior.cpp).
 bool isNativeCall(const Session &S, const clang::CallExpr *CE);
+/// Analysis.cpp: switchable, CE calls out of rewritten code: a function
+/// of another file (declared outside system headers, defined in no part
+/// of this TU; see isOpaqueCall) handed no compact memory, no pointer to
+/// memory that holds compact pointers and no byte or `void *` variable,
+/// and returning no compact pointer.  The checked form makes the call with
+/// its roots saved, outside (cp__call_out/cp__call_back), so the switch
+/// can run while the callee waits (a thread pool's pool_wait_idle()).
+bool isCallOut(const Session &S, const clang::CallExpr *CE);
+/// Entries.cpp: switchable, FD (a definition) may be called from outside
+/// rewritten code -- it has external linkage, its address is taken, or
+/// it runs at start-up or exit -- and touches compact objects
+/// (FC_Touches): it comes inside at its entry (cp__enter).
+bool isEntry(const Session &S, const clang::FunctionDecl *FD);
+/// Entries.cpp: makes entry function FD (a definition whose body starts
+/// in the file) come inside when called from outside: `f__outside`
+/// declared before it and defined after it, and the test at the start of
+/// its body (or, where FD cannot call itself again -- variadic, K&R,
+/// unnamed parameters -- a cleanup that keeps the thread inside until it
+/// returns).  Before the form's edits at the same offsets.
+void markEntry(Session &S, const clang::FunctionDecl *FD);
 /// LoopPolls.cpp: Loop is a spin loop, one that may wait for another
 /// thread: its condition touches an atomic object (an _Atomic lvalue, a
 /// __sync or __atomic builtin) or reads a volatile one, its body yields or
@@ -288,6 +314,9 @@ struct Model {
   std::vector<std::unique_ptr<CompactType>> Pinned;
   llvm::DenseMap<const clang::RecordDecl *, CompactType *> PinnedByDecl;
   llvm::DenseMap<const clang::FunctionDecl *, unsigned> Functions;
+  /// Analysis.cpp: functions of the TU (canonical) whose address is taken
+  /// (named other than as a call's callee).
+  std::set<const clang::FunctionDecl *> AddressTaken;
   /// SignalHandlers.cpp (switchable): definitions (canonical) that may be
   /// signal handlers: of a handler's type, their address taken.  Their
   /// spin loops, and those of what they call, do not poll: a switch there

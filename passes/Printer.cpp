@@ -579,6 +579,9 @@ std::string Printer::spilledCall(const CallExpr *CE, const Spill &Sp) {
   if (Sp.Native) {
     Saving += "cp_native_enter(), ";
     Leave = "cp_native_leave(); ";
+  } else if (Sp.CallOut) {
+    Saving += "cp__call_out(), ";
+    Leave = "cp__call_back(); ";
   }
   if (CE->getType()->isVoidType())
     return "__extension__({ " + Pre + Sp.Decls + " (void)(" + Saving + Call + "); " + Leave +

@@ -193,13 +193,19 @@ public:
     /// are evaluated and the roots saved; the roots are read back after
     /// the region (the switch may have run while the thread blocked).
     bool Native = false;
+    /// A call out of rewritten code (isCallOut): made outside, after its
+    /// arguments are evaluated and the roots saved; the roots are read
+    /// back once the thread is inside again.
+    bool CallOut = false;
     std::vector<const clang::VarDecl *> Saved; ///< the variables saved
     /// A transfer site's allocation in the compact copy of a versioned
     /// region: where its slow path switched, it assigns the object to
     /// TransferVar and jumps to TransferLabel, right after the site in
     /// the wide copy (Planner::transferSite).
     std::string TransferVar, TransferLabel;
-    bool empty() const { return Saved.empty() && !Native && TransferLabel.empty(); }
+    bool empty() const {
+      return Saved.empty() && !Native && !CallOut && TransferLabel.empty();
+    }
     /// The jump of a transfer site, after the slow path read its roots
     /// back; Value names the object.
     std::string transfer(const std::string &Value) const {

@@ -743,6 +743,14 @@ bool CheckedWalker::checkedText(const Expr *E, bool BoolCtx, std::string &Text) 
       Sp.Native = true;
       Sp.ArgTemps = true;
     }
+    // A call out of rewritten code, likewise outside (the switch may run
+    // while the callee waits), but not inside a native region (the thread
+    // is stopped there already).
+    if (!Sp.Native && isCallOut(S, CE) && !InRegion.count(CE) && !Region &&
+        S.Errors == Before) {
+      Sp.CallOut = true;
+      Sp.ArgTemps = true;
+    }
     if (CE == Transfer.At) {
       Sp.TransferVar = Transfer.Var;
       Sp.TransferLabel = Transfer.Label;

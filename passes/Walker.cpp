@@ -260,7 +260,13 @@ void runRewrite(Session &S) {
     const auto *FD = dyn_cast<FunctionDecl>(D);
     if (!FD || !FD->doesThisDeclarationHaveABody() || isRuntimeFunction(FD))
       continue;
-    switch (Pl.planOf(FD).Form) {
+    FunctionForm Form = Pl.planOf(FD).Form;
+    // Before the form's own edits: they come after it at the same offsets.
+    // (A body a macro produces is refused where it uses compact types, or
+    // spelled out by GeneratorMacros.cpp first.)
+    if (isEntry(S, FD) && FD->getBody()->getBeginLoc().isFileID())
+      markEntry(S, FD);
+    switch (Form) {
     case FunctionForm::Compact:
       Walker(S, Compact, S.Edits).run(FD->getBody());
       break;

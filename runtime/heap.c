@@ -30,6 +30,7 @@ _Thread_local cp_frame_t *cp__frame_top CP__TLS;
 cp_frame_t cp__frame_bottom;
 _Thread_local unsigned cp__compact_depth CP__TLS;
 _Thread_local unsigned cp__native_nest CP__TLS;
+_Thread_local int cp__inside CP__TLS; /* 0: every thread starts outside */
 _Thread_local cp_heap_t *cp__heap CP__TLS = &cp__heap_empty;
 
 cp_arena_t cp__compact_arena;

@@ -856,6 +856,7 @@ typedef struct cp_thread {
                               body (atomic), 0 if none */
   unsigned exit_rounds;  /* the exit hook's calls so far (thread.c) */
   cp_frame_t **frames;   /* the thread's cp__frame_top */
+  int *inside;           /* the thread's cp__inside */
   cp_heap_t *heap;
   char *stack_lo, *stack_hi; /* its stack block (thread-local storage too) */
   /* cp_thread_create: start routine and argument (a root until it runs). */
@@ -868,6 +869,11 @@ typedef struct cp_thread {
    * (cp_thread_specific; thread.c): roots while the thread lives. */
   struct cp_specific *specifics;
 } cp_thread_t;
+
+/* Outside rewritten code -> inside (cp__inside 0 -> 1), once a switch
+ * that holds the thread there is over; 0 if it was inside already.  No
+ * lock, no allocation (safepoint.c). */
+int cp__come_inside(void);
 
 /* The calling thread's record, NULL until it is known. */
 extern _Thread_local cp_thread_t *cp__self CP__TLS;

@@ -174,7 +174,10 @@ static _Noreturn void refuse(const cp_thread_t *t, const char *why) {
              __atomic_load_n(&t->native_depth, __ATOMIC_RELAXED));
   else if (ks == 'S' || ks == 'D')
     snprintf(what, sizeof what,
-             "it is blocked in the kernel (state %c) outside a native region; "
+             "it is blocked in the kernel (state %c) outside a native region, "
+             "inside rewritten code (a call to a function of another file "
+             "counts as stopped only when it is handed no compact memory and "
+             "made from a function that reaches a safepoint); "
              "wrap its blocking call in CP_NATIVE(...) (or cp_native_enter() "
              "and cp_native_leave()) so the switch can run while it waits, "
              "unless the call waits on memory inside a compact object (a "
@@ -208,14 +211,21 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Is t safe now?  A NATIVE thread becomes HELD. */
+/* Is t safe now?  A NATIVE thread becomes HELD; a running one that is
+ * outside rewritten code (cp__inside 0) is held there (2). */
 static bool make_safe(cp_thread_t *t) {
   int s = state_of(t);
   if (s == CP_TS_NATIVE &&
       __atomic_compare_exchange_n(&t->state, &s, CP_TS_HELD, false,
                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
     return true;
-  return s == CP_TS_PARKED || s == CP_TS_HELD || s == CP_TS_STARTING;
+  if (s == CP_TS_PARKED || s == CP_TS_HELD || s == CP_TS_STARTING)
+    return true;
+  int out = 0;
+  return s == CP_TS_RUNNING && t->inside &&
+         (__atomic_compare_exchange_n(t->inside, &out, 2, false,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
+          out == 2);
 }
 
 /* Waits, registry lock held, until every thread but self is safe. */
@@ -254,6 +264,10 @@ static void resume_world(void) {
     int s = CP_TS_HELD;
     __atomic_compare_exchange_n(&t->state, &s, CP_TS_NATIVE, false,
                                 __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+    int held = 2;
+    if (t->inside) /* NULL until the thread runs (STARTING) */
+      __atomic_compare_exchange_n(t->inside, &held, 0, false, __ATOMIC_RELEASE,
+                                  __ATOMIC_RELAXED);
   }
   epoch++;
   __atomic_store_n(&cp__stopping, 0, __ATOMIC_SEQ_CST);
@@ -427,6 +441,38 @@ void cp__signal_leave(int *entered) {
   __atomic_store_n(&cp__self->state, CP_TS_NATIVE, __ATOMIC_SEQ_CST);
 }
 
+/* ---- calls out of rewritten code ----------------------------------------- */
+
+/* Outside -> inside, once a switch that holds the thread is over.  No lock
+ * and no allocation: the function entered may be a signal handler, and
+ * the thread may be unknown to the runtime (then no switch holds it).  A
+ * short sleep while held: the switch takes milliseconds at least. */
+int cp__come_inside(void) {
+  for (;;) {
+    int out = 0;
+    if (__atomic_compare_exchange_n(&cp__inside, &out, 1, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      return 1;
+    if (out == 1)
+      return 0;
+    struct timespec ts = {0, 100 * 1000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+int cp__enter_slow(void) {
+  int e = errno;
+  int r = cp__come_inside();
+  errno = e;
+  return r;
+}
+
+void cp__call_back_slow(void) {
+  int e = errno;
+  cp__come_inside();
+  errno = e;
+}
+
 /* Back from a native region: running again, once a switch that holds the
  * thread is over. */
 static void leave_region(cp_thread_t *t) {
@@ -482,6 +528,14 @@ void cp__jump_settle(cp_frame_t *top, unsigned depth, unsigned nest) {
   int cancel;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
   cp_thread_t *t = cp__self;
+  cp__come_inside(); /* a jump out of a call out of rewritten code */
+  if (!t) {          /* unknown: no switch walks it, and it entered no region */
+    cp__frame_top = top;
+    cp__compact_depth = depth;
+    pthread_setcancelstate(cancel, NULL);
+    errno = e;
+    return;
+  }
   /* Running, once a switch that holds the thread is over.  Found running
    * already (a handler's cp__signal_enter, or between cp_native_enter's
    * count and its state) or in a region entered under a compact body, no

@@ -90,6 +90,11 @@ static void stack_range(cp_thread_t *t) {
 static void bind_self(cp_thread_t *t) {
   t->tid = gettid_now();
   t->frames = &cp__frame_top;
+  t->inside = &cp__inside;
+  /* Running: attached by a runtime call (code written by hand calls the
+   * runtime too) or by rewritten code, which is inside.  Under the
+   * registry lock, so a switch stopping the world sees it running. */
+  __atomic_store_n(&cp__inside, 1, __ATOMIC_RELEASE);
   /* Known threads' chains end at the bottom frame, so that cp_frame_push
    * tells an unknown thread by its top alone (NULL). */
   if (!cp__frame_top)
@@ -194,6 +199,9 @@ static void on_thread_exit(void *arg) {
      * again at its bottom, for the destructors' own frames. */
     if (cp__native_nest)
       cp__native_end(t);
+    /* Likewise out of the hold of a switch that found the thread outside
+     * rewritten code (a pool's worker returning from its loop). */
+    cp__come_inside();
     specifics_settle(t);
     cp__frame_top = &cp__frame_bottom;
     cp__compact_depth = 0;
@@ -207,6 +215,7 @@ static void on_thread_exit(void *arg) {
   cp__self = NULL;
   cp__frame_top = NULL; /* a later frame (another key's destructor) re-attaches */
   cp__native_nest = 0;  /* a region left by the cancellation of the thread */
+  cp__inside = 0;       /* a later entry attaches it anew */
   cp__heap = &cp__heap_empty;
   cp__reg_unlock();
 }

@@ -1,0 +1,125 @@
+//===- Entries.cpp - functions that code outside rewritten code may call --===//
+//
+// In:  switchable mode, a function the analysis found touching compact
+//      objects (FC_Touches) that code outside may call (Walker.cpp, before
+//      the function's form is written).
+// Out: at the start of the body of every entry function -- one that code
+//      outside rewritten code may call (external linkage, its address
+//      taken, a constructor or destructor) and that touches compact
+//      objects -- a test of cp__inside; from outside, the function comes
+//      inside, calls itself, and goes back out (markEntry).
+// Why: a thread outside rewritten code (cp__inside 0) counts as stopped
+//      for the switch: a worker of a thread pool built in a file without
+//      compact types, waiting for its next task; the main thread blocked
+//      in that pool's pool_wait_idle(), called out of rewritten code with
+//      its roots saved (isCallOut, SafepointCalls.cpp).  When such a
+//      thread runs a task of this file, the task's function brings it
+//      inside first -- waiting while a switch holds it -- and back out when
+//      it returns.  Called from rewritten code, cp__enter is one
+//      thread-local load.  Static functions that only this file's
+//      functions call directly need nothing: their callers came inside.
+// Tests: test/threads/call-out-pool.c, test/switchable/entries.c.
+//
+//===----------------------------------------------------------------------===//
+#include "Engine.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/PrettyPrinter.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+
+namespace compactptr {
+
+bool isEntry(const Session &S, const FunctionDecl *FD) {
+  if (!S.Opts.switchable() || !FD->doesThisDeclarationHaveABody() ||
+      isRuntimeFunction(FD))
+    return false;
+  const FunctionDecl *C = FD->getCanonicalDecl();
+  auto It = S.M.Functions.find(C);
+  if (It == S.M.Functions.end() || !(It->second & FC_Touches))
+    return false;
+  return FD->isExternallyVisible() || S.M.AddressTaken.count(C) ||
+         FD->hasAttr<ConstructorAttr>() || FD->hasAttr<DestructorAttr>();
+}
+
+/// `RET NAME(T1 p1, ...)`: FD's return and parameter types as C spells
+/// them, with FD's parameter names (Named) or none.
+static std::string signature(const Session &S, const FunctionDecl *FD,
+                             const std::string &Name, bool Named) {
+  PrintingPolicy P(S.LO);
+  P.SuppressTagKeyword = false;
+  P.Bool = false;
+  std::string Params;
+  for (const ParmVarDecl *Pm : FD->parameters()) {
+    std::string One;
+    llvm::raw_string_ostream OS(One);
+    Pm->getType().print(OS, P, Named ? Pm->getName() : "");
+    Params += (Params.empty() ? "" : ", ") + OS.str();
+  }
+  if (Params.empty())
+    Params = "void";
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  FD->getReturnType().print(OS, P, Name + "(" + Params + ")");
+  return OS.str();
+}
+
+/// The edits that make FD an entry.  From outside, FD calls
+/// `f__outside`, which comes inside, calls FD again with the arguments it
+/// was given (at its start FD has changed none) and goes back out: the
+/// function itself pays one thread-local compare and a jump that is a
+/// tail call.  (A cleanup on every return, or the slow path written out
+/// in the body, cost a recursive walk 2.3 and 1.8 times its instructions:
+/// clang's tail-recursion elimination stopped, or six callee-saved
+/// registers saved where two were.)  A declaration, not a statement: the
+/// frames and dispatch that other passes put after it start with
+/// declarations too (C89).  A function that cannot call itself so --
+/// variadic, K&R-style, or with an unnamed parameter -- keeps the thread
+/// inside until it returns by a cleanup.
+void markEntry(Session &S, const FunctionDecl *FD) {
+  const auto *CS = cast<CompoundStmt>(FD->getBody());
+  auto [FID, LB] = S.SM.getDecomposedLoc(CS->getLBracLoc());
+  bool Named = llvm::all_of(FD->parameters(), [](const ParmVarDecl *P) {
+    return P->getIdentifier() != nullptr;
+  });
+  if (FD->isVariadic() || !Named || !FD->hasPrototype()) {
+    S.Edits.insert(
+        FID, LB + 1,
+        " int cp__entered __attribute__((cleanup(cp__exit), unused)) = "
+        "cp__enter();");
+    return;
+  }
+  std::string Name = FD->getName().str(), Out = Name + "__outside";
+  std::string Args;
+  for (const ParmVarDecl *P : FD->parameters())
+    Args += (Args.empty() ? "" : ", ") + P->getName().str();
+  bool Void = FD->getReturnType()->isVoidType();
+  // Declared before FD's first declaration (so that its calls compile),
+  // defined right after FD's closing brace, on that line.
+  const SourceManager &SM = S.SM;
+  unsigned DeclAt = SM.getFileOffset(SM.getExpansionLoc(FD->getBeginLoc()));
+  SourceLocation First = SM.getExpansionLoc(FD->getFirstDecl()->getBeginLoc());
+  if (First.isFileID() && SM.getFileID(First) == FID)
+    DeclAt = SM.getFileOffset(First);
+  S.Edits.insert(FID, DeclAt,
+                 "static __attribute__((noinline, cold, unused)) " +
+                     signature(S, FD, Out, false) + "; ");
+  std::string Jump = Void ? "{ " + Out + "(" + Args + "); return; }"
+                          : "return " + Out + "(" + Args + ");";
+  S.Edits.insert(
+      FID, LB + 1,
+      " int cp__entered __attribute__((unused)) = __extension__({ if "
+      "(cp__outside()) " +
+          Jump + " 0; });");
+  unsigned End = SM.getFileOffset(CS->getRBracLoc()) + 1;
+  S.Edits.insert(FID, End,
+                 " static " + signature(S, FD, Out, true) +
+                     " { int cp__in = cp__enter_slow(); " +
+                     (Void
+                          ? "(" + Name + ")(" + Args + "); cp__exit(&cp__in); }"
+                          : "__auto_type cp__r = (" + Name + ")(" + Args +
+                                "); cp__exit(&cp__in); return cp__r; }"));
+}
+
+} // namespace compactptr

@@ -1,0 +1,92 @@
+// Entries and calls out (Entries.cpp, isCallOut).  A function that code
+// outside rewritten code may call -- external linkage, or its address
+// taken -- and that touches compact objects tests cp__inside at its entry;
+// a static one only this file calls directly does not, nor does one that
+// touches nothing compact.  A call to a function of another file is made
+// outside (cp__call_out) when it is handed no compact memory, no pointer
+// to memory holding compact pointers and no byte or `void *` variable, and
+// returns no compact pointer; and only from checked code.
+// RUN: %clang %cflags -std=c2x -fplugin=%plugin -fsyntax-only -Werror -fplugin-arg-compactptr-dump=- %s 2>&1 | FileCheck %s
+// RUN: %clang %cflags -std=c2x -fplugin=%plugin -Werror -c %s -o %t.o
+#include <compactptr.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+struct CP_COMPACT node {
+  int key;
+  struct node *next;
+};
+
+void wait_for(int fd);                   /* another file's */
+void log_line(const char *what, int n);  /* another file's */
+void take(struct node *n);               /* another file's: compact memory */
+struct node *make_there(int key);        /* another file's: returns one */
+void hand_bytes(void *p);                /* another file's */
+
+static struct node *head;
+
+// Static, called directly only: no test.
+// CHECK: {{^}}__inline__ static void push(int key) {
+static void push(int key) {
+  struct node *n = malloc(sizeof *n);
+  n->key = key;
+  n->next = head;
+  head = n;
+}
+
+// External: the test, and the way back in after it.
+// CHECK: {{^}}static __attribute__((noinline, cold, unused)) void build__outside(int); void build(int k) { int cp__entered __attribute__((unused)) = __extension__({ if (cp__outside()) { build__outside(k); return; } 0; });
+void build(int k) {
+  void *bytes = head;
+  // CHECK: (void)(cp__call_out(), wait_for(cp__a{{[0-9_]+}})); cp__call_back();
+  wait_for(3);
+  // CHECK: (void)(cp__call_out(), log_line(cp__a{{[0-9_]+}}, cp__a{{[0-9_]+}})); cp__call_back();
+  log_line("build", k);
+  // Handed a compact pointer, a byte variable, or returning one: plain.
+  // CHECK: {{^}}  take(head);
+  take(head);
+  // CHECK: {{^}}  hand_bytes(bytes);
+  hand_bytes(bytes);
+  // CHECK: {{^}}  head = make_there(k);
+  head = make_there(k);
+  push(k);
+// CHECK: {{^}}} static void build__outside(int k) { int cp__in = cp__enter_slow(); (build)(k); cp__exit(&cp__in); }
+}
+
+// Touches nothing compact: no test.
+// CHECK: {{^}}int twice(int x) { return 2 * x; }
+int twice(int x) { return 2 * x; }
+
+// Touches compact objects only through a static function it calls: the
+// test too (the thread must be inside when push runs).
+// CHECK: {{^}}static __attribute__((noinline, cold, unused)) void push_two__outside(int); void push_two(int k) { int cp__entered
+void push_two(int k) {
+  push(k);
+  push(k + 1);
+}
+
+// Its address taken: the test, though static.
+// CHECK: {{^}}static __attribute__((noinline, cold, unused)) int count__outside(void *); {{.*}} static int count(void *unused) { int cp__entered
+static int count(void *unused) {
+  int n = 0;
+  (void)unused;
+  for (struct node *p = head; p; p = p->next)
+    n++;
+  return n;
+}
+int (*counter)(void *) = count;
+
+// Variadic, or with an unnamed parameter: it cannot call itself again, so
+// it keeps the thread inside until it returns, by a cleanup.
+// CHECK: {{^}}int sum_keys(int n, ...) { int cp__entered __attribute__((cleanup(cp__exit), unused)) = cp__enter();
+int sum_keys(int n, ...) {
+  va_list ap;
+  int s = 0;
+  va_start(ap, n);
+  while (n-- > 0)
+    s += va_arg(ap, struct node *)->key;
+  va_end(ap);
+  return s;
+}
+// CHECK: {{^}}int first_key(int) { int cp__entered __attribute__((cleanup(cp__exit), unused)) = cp__enter();
+int first_key(int) { return head ? head->key : 0; }
