@@ -336,6 +336,11 @@ extern CP_API __thread int cp__inside CP__TLS;
  *  entered); both preserve errno. */
 CP_API int cp__enter_slow(void);
 CP_API void cp__call_back_slow(void);
+/** The slow path of an entry called from outside (`f__outside`, which the
+ *  plugin writes): comes inside (waiting while a switch holds the thread),
+ *  runs `call(ctx)` (a thunk that calls the entry with its arguments), and
+ *  goes back out. */
+CP_API void cp__outside_run(void (*call)(void *), void *ctx);
 /** What the plugin writes at the entry of a function that code outside
  *  may call (external linkage, or address taken) and that touches compact
  *  objects, in switchable mode: `if (cp__outside()) return
@@ -374,10 +379,10 @@ static __inline__ __attribute__((always_inline)) int cp__outside(void) {
           : "=@ccne"(out)
           :
           : "rax");
-  return __builtin_expect(out, 0);
+  return __builtin_expect(out, 0) != 0;
 #else
   return __builtin_expect(__atomic_load_n(&cp__inside, __ATOMIC_RELAXED) != 1,
-                          0);
+                          0) != 0;
 #endif
 }
 static __inline__ __attribute__((always_inline)) int cp__enter(void) {
@@ -1045,7 +1050,9 @@ CP_API void cp__module_load(cp_module_t *m);
 #ifndef __cplusplus
 /** pthread_create(3), and the new thread is known to the runtime before it
  *  runs (a switch that happens while it starts translates `arg` if it is a
- *  compact pointer).  Returns what pthread_create returns. */
+ *  compact pointer).  Created by a thread outside rewritten code
+ *  (cp__inside 0), it starts outside too.  Returns what pthread_create
+ *  returns. */
 CP_API int cp_thread_create(pthread_t *thread, const pthread_attr_t *attr,
                             void *(*start)(void *), void *arg);
 /* C translation units built against the runtime (the plugin's included)

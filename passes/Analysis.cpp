@@ -632,22 +632,64 @@ bool isNativeCall(const Session &S, const CallExpr *CE) {
   return true;
 }
 
+/// T is an integer type meant to hold an address (intptr_t, uintptr_t).
+static bool isAddressInteger(QualType T) {
+  for (const auto *TT = T->getAs<TypedefType>(); TT;
+       TT = TT->getDecl()->getUnderlyingType()->getAs<TypedefType>())
+    if (TT->getDecl()->getName() == "intptr_t" ||
+        TT->getDecl()->getName() == "uintptr_t")
+      return true;
+  return false;
+}
+
 bool isCallOut(const Session &S, const CallExpr *CE) {
   const FunctionDecl *FD = CE->getDirectCallee();
-  if (!S.Opts.switchable() || !FD || !isOpaqueCall(S, CE) ||
-      S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation())) ||
-      returnsTwice(FD) || isBlockingFunction(FD))
+  if (!S.Opts.switchable() || !FD || returnsTwice(FD) || isBlockingFunction(FD))
     return false;
-  // Its result is held in a register between the callee's return and the
-  // call's way back in: a compact pointer there would miss a switch.
-  if (rootShape(S.M, CE->getType()).Kind || S.M.pointeeOf(CE->getType()))
+  // Another file's function, or one of this file that touches nothing
+  // compact and calls code it cannot see (a wrapper of the pool's wait):
+  // outside either way.
+  if (definedHere(S.M, FD)) {
+    unsigned Cls = S.M.Functions.lookup(FD->getCanonicalDecl());
+    if (!(Cls & FC_Opaque) || (Cls & FC_Touches))
+      return false;
+  } else if (threadStartArgument(FD) >= 0) {
+    // pthread_create and its kind: the thread starts outside where its
+    // creator called them out of rewritten code (the runtime's
+    // cp_thread_create looks), so a start routine of a file without
+    // compact types (a pool's worker) is outside from its first
+    // instruction, and one of a rewritten file comes inside at its entry.
+  } else if (!isOpaqueCall(S, CE) ||
+             S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation()))) {
+    return false;
+  }
+  // Its result is held in a register between the callee's return (where
+  // a callee that came inside goes back out) and the call's way back in:
+  // a compact pointer there would miss a switch -- also one handed back
+  // as a `void *` or byte pointer, through one of the caller's variables
+  // (`store_get(k, &v)`), or as an address-sized integer (exit 70: used
+  // after the switch, 7 of 200 runs).
+  QualType R = CE->getType();
+  if (rootShape(S.M, R).Kind || S.M.pointeeOf(R) || isBytePointer(R) ||
+      isAddressInteger(R))
     return false;
   for (const Expr *A : CE->arguments()) {
-    if (handsCompactMemory(S.M, A) || bytesOfUnknownObject(A))
+    // (A bit-field cannot initialize the argument's temporary.)
+    if (handsCompactMemory(S.M, A) || bytesOfUnknownObject(A) ||
+        A->IgnoreParenImpCasts()->refersToBitField())
+      return false;
+    // A `void *` or byte pointer other than a string or null (what it
+    // points into the plugin does not follow), or the address of one.
+    const Expr *X = A->IgnoreParenImpCasts();
+    QualType T = X->getType();
+    if (isBytePointer(T) && !isa<StringLiteral>(X) &&
+        !X->isNullPointerConstant(S.Ctx, Expr::NPC_ValueDependentIsNotNull))
+      return false;
+    if (T->isPointerType() && (isBytePointer(T->getPointeeType()) ||
+                               isAddressInteger(T->getPointeeType())))
       return false;
     // A pointer to memory that holds compact pointers (a struct of roots):
     // code outside may copy or write them while the switch runs.
-    QualType T = A->IgnoreParenImpCasts()->getType();
     if (T->isPointerType() && (rootShape(S.M, T->getPointeeType()).Kind ||
                                S.M.elementOf(T->getPointeeType())))
       return false;
@@ -699,6 +741,11 @@ std::string dualBlocker(const SourceManager &SM, const FunctionDecl *FD) {
   // run at start-up or exit too, a second time.
   if (FD->hasAttr<ConstructorAttr>() || FD->hasAttr<DestructorAttr>())
     return "a constructor or destructor (a second body would run too)";
+  // `int a[n][n]`: the clone's prototype, without names, cannot spell it
+  // (the generated code did not compile).
+  for (const ParmVarDecl *P : FD->parameters())
+    if (P->getType()->isVariablyModifiedType())
+      return "a parameter of variably modified type";
   for (const ParmVarDecl *P : FD->parameters())
     if (!P->getIdentifier())
       return "unnamed parameter";

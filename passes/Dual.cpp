@@ -121,10 +121,16 @@ void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
   // The compact body is declared before f's first declaration, so checked
   // code that calls it directly (a closed f) may come before f's definition.
   unsigned DeclAt = FnBegin;
+  const Decl *At = FD;
   SourceLocation First = SM.getExpansionLoc(FD->getFirstDecl()->getBeginLoc());
-  if (First.isFileID() && SM.getFileID(First) == FID)
+  // (Not a declaration in a block: `static` is no storage class there.)
+  if (First.isFileID() && SM.getFileID(First) == FID &&
+      FD->getFirstDecl()->getLexicalDeclContext()->isFileContext()) {
     DeclAt = SM.getFileOffset(First);
-  S.Edits.insert(FID, DeclAt, "static __attribute__((unused)) " + Proto + "; ");
+    At = FD->getFirstDecl();
+  }
+  S.Edits.insert(FID, beforeAttributes(SM, At, FID, DeclAt),
+                 "static __attribute__((unused)) " + Proto + "; ");
   // C89 allows no statement before a declaration: a body that opens with
   // declarations becomes a block of its own after the dispatch.
   bool Wrap = !CS->body_empty() && isa<DeclStmt>(CS->body_front());

@@ -307,10 +307,16 @@ std::string Session::descRef(const CompactType &T, const FunctionDecl *FD) {
                                     SM.getExpansionLoc(Def->getLocation())))
     return Ref;
   auto [FID, Off] = SM.getDecomposedLoc(Begin);
-  // Before the function's attributes: a C23 `[[gnu::constructor]]` ahead
-  // of `static` is not in FD's range, and would apply to the declaration
-  // inserted after it.
-  for (const Attr *A : FD->attrs()) {
+  Edits.insert(FID, beforeAttributes(SM, FD, FID, Off),
+               "static cp_type_desc_t " + T.DescName + "; ");
+  return Ref;
+}
+
+unsigned beforeAttributes(const SourceManager &SM, const Decl *D, FileID FID,
+                          unsigned Off) {
+  // A C23 `[[gnu::constructor]]` ahead of `static` is not in D's range,
+  // and would apply to a declaration inserted after it.
+  for (const Attr *A : D->attrs()) {
     if (A->isImplicit() || A->getRange().isInvalid())
       continue;
     auto [AF, AO] = SM.getDecomposedExpansionLoc(A->getRange().getBegin());
@@ -325,8 +331,7 @@ std::string Session::descRef(const CompactType &T, const FunctionDecl *FD) {
       break;
     Off = O -= 2;
   }
-  Edits.insert(FID, Off, "static cp_type_desc_t " + T.DescName + "; ");
-  return Ref;
+  return Off;
 }
 
 std::string lineDirective(unsigned Line, StringRef File) {

@@ -247,7 +247,9 @@ clang::QualType pointerUse(clang::ASTContext &Ctx, const clang::Expr *E);
 bool isNativeCall(const Session &S, const clang::CallExpr *CE);
 /// Analysis.cpp: switchable, CE calls out of rewritten code: a function
 /// of another file (declared outside system headers, defined in no part
-/// of this TU; see isOpaqueCall) handed no compact memory, no pointer to
+/// of this TU; see isOpaqueCall), or one of this TU that touches nothing
+/// compact (FC_Touches) and calls code it cannot see, handed no compact
+/// memory, no pointer to
 /// memory that holds compact pointers and no byte or `void *` variable,
 /// and returning no compact pointer.  The checked form makes the call with
 /// its roots saved, outside (cp__call_out/cp__call_back), so the switch
@@ -265,6 +267,10 @@ bool isEntry(const Session &S, const clang::FunctionDecl *FD);
 /// unnamed parameters -- a cleanup that keeps the thread inside until it
 /// returns).  Before the form's edits at the same offsets.
 void markEntry(Session &S, const clang::FunctionDecl *FD);
+/// Entries.cpp: the definition of `cp__entry_f`, the weak symbol by which
+/// rewritten code of other files knows entry FD is rewritten code too ("" if
+/// FD has no external linkage).
+std::string entryMarker(const clang::FunctionDecl *FD);
 /// LoopPolls.cpp: Loop is a spin loop, one that may wait for another
 /// thread: its condition touches an atomic object (an _Atomic lvalue, a
 /// __sync or __atomic builtin) or reads a volatile one, its body yields or
@@ -880,6 +886,11 @@ private:
 /// Attributes.cpp: referenced by the front ends so the attributes register.
 int attributesAnchor();
 
+/// Engine.cpp: the offset in FID where a declaration inserted in front of
+/// D goes, given D's own start Off: before D's attributes, so that none of
+/// them (a C23 `[[gnu::constructor]]` ahead of `static`) applies to it.
+unsigned beforeAttributes(const clang::SourceManager &SM, const clang::Decl *D,
+                          clang::FileID FID, unsigned Off);
 /// Text between the generated preamble and the user's first line.
 std::string lineDirective(unsigned Line, llvm::StringRef File);
 

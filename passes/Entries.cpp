@@ -43,6 +43,25 @@ bool isEntry(const Session &S, const FunctionDecl *FD) {
          FD->hasAttr<ConstructorAttr>() || FD->hasAttr<DestructorAttr>();
 }
 
+/// The weak symbol that tells rewritten code of other files that FD, which
+/// they may call out of themselves (isCallOut), is an entry of a rewritten
+/// file: they call it inside (`&cp__entry_f` is not null once linked),
+/// saving the thread's way out and back in and FD's way in from outside
+/// (a hot loop of calls to another file's lookup ran 1.44 times the
+/// instructions of the build before calls out without it).  Weak: a
+/// function of a header, defined in several files, defines it in each.
+std::string entryMarker(const FunctionDecl *FD) {
+  // Not for a weak definition: another file's strong one (code outside,
+  // perhaps) may be the one the linker binds.  Hidden: a function of a
+  // shared library may be interposed by the executable's own.
+  if (!FD->isExternallyVisible() || FD->hasAttr<WeakAttr>() ||
+      FD->hasAttr<WeakRefAttr>())
+    return "";
+  return " __attribute__((weak, visibility(\"hidden\"))) const char "
+         "cp__entry_" +
+         FD->getName().str() + " = 1;";
+}
+
 /// `RET NAME(T1 p1, ...)`: FD's return and parameter types as C spells
 /// them, with FD's parameter names (Named) or none.
 static std::string signature(const Session &S, const FunctionDecl *FD,
@@ -67,7 +86,9 @@ static std::string signature(const Session &S, const FunctionDecl *FD,
 
 /// The edits that make FD an entry.  From outside, FD calls
 /// `f__outside`, which comes inside, calls FD again with the arguments it
-/// was given (at its start FD has changed none) and goes back out: the
+/// was given (at its start FD has changed none; through a thunk that
+/// cp__outside_run calls, which also settles a cancellation or
+/// pthread_exit that unwinds through it) and goes back out: the
 /// function itself pays one thread-local compare and a jump that is a
 /// tail call.  (A cleanup on every return, or the slow path written out
 /// in the body, cost a recursive walk 2.3 and 1.8 times its instructions:
@@ -75,19 +96,36 @@ static std::string signature(const Session &S, const FunctionDecl *FD,
 /// registers saved where two were.)  A declaration, not a statement: the
 /// frames and dispatch that other passes put after it start with
 /// declarations too (C89).  A function that cannot call itself so --
-/// variadic, K&R-style, or with an unnamed parameter -- keeps the thread
-/// inside until it returns by a cleanup.
+/// variadic, K&R-style, with an unnamed parameter or one of variably
+/// modified type -- keeps the thread inside until it returns by a cleanup.
 void markEntry(Session &S, const FunctionDecl *FD) {
   const auto *CS = cast<CompoundStmt>(FD->getBody());
   auto [FID, LB] = S.SM.getDecomposedLoc(CS->getLBracLoc());
+  // A parameter of variably modified type (`int a[n][n]`) names another
+  // in its type: f__outside's prototype, without names, cannot spell it.
   bool Named = llvm::all_of(FD->parameters(), [](const ParmVarDecl *P) {
-    return P->getIdentifier() != nullptr;
+    return P->getIdentifier() != nullptr &&
+           !P->getType()->isVariablyModifiedType();
   });
-  if (FD->isVariadic() || !Named || !FD->hasPrototype()) {
+  // A parameter of a type C cannot spell again in another prototype: a
+  // va_list (`struct __va_list_tag *` would declare a new struct there),
+  // an unnamed struct, a struct first declared in the parameter list.
+  std::string Sig = signature(S, FD, "f", false);
+  bool Spelled = Sig.find("__va_list_tag") == std::string::npos &&
+                 Sig.find("(unnamed") == std::string::npos &&
+                 Sig.find("(anonymous") == std::string::npos;
+  for (const ParmVarDecl *P : FD->parameters())
+    if (const RecordDecl *RD =
+            P->getType()->getPointeeOrArrayElementType()->getAsRecordDecl())
+      Spelled &= !RD->getDeclContext()->isFunctionOrMethod() &&
+                 !isa<FunctionDecl>(RD->getLexicalDeclContext());
+  if (FD->isVariadic() || !Named || !FD->hasPrototype() || !Spelled) {
     S.Edits.insert(
         FID, LB + 1,
         " int cp__entered __attribute__((cleanup(cp__exit), unused)) = "
         "cp__enter();");
+    S.Edits.insert(FID, S.SM.getFileOffset(CS->getRBracLoc()) + 1,
+                   entryMarker(FD));
     return;
   }
   std::string Name = FD->getName().str(), Out = Name + "__outside";
@@ -100,9 +138,14 @@ void markEntry(Session &S, const FunctionDecl *FD) {
   const SourceManager &SM = S.SM;
   unsigned DeclAt = SM.getFileOffset(SM.getExpansionLoc(FD->getBeginLoc()));
   SourceLocation First = SM.getExpansionLoc(FD->getFirstDecl()->getBeginLoc());
-  if (First.isFileID() && SM.getFileID(First) == FID)
+  const Decl *At = FD;
+  // (Not a declaration in a block: `static` is no storage class there.)
+  if (First.isFileID() && SM.getFileID(First) == FID &&
+      FD->getFirstDecl()->getLexicalDeclContext()->isFileContext()) {
     DeclAt = SM.getFileOffset(First);
-  S.Edits.insert(FID, DeclAt,
+    At = FD->getFirstDecl();
+  }
+  S.Edits.insert(FID, beforeAttributes(SM, At, FID, DeclAt),
                  "static __attribute__((noinline, cold, unused)) " +
                      signature(S, FD, Out, false) + "; ");
   std::string Jump = Void ? "{ " + Out + "(" + Args + "); return; }"
@@ -112,14 +155,42 @@ void markEntry(Session &S, const FunctionDecl *FD) {
       " int cp__entered __attribute__((unused)) = __extension__({ if "
       "(cp__outside()) " +
           Jump + " 0; });");
+  // After it: the arguments in a struct, a thunk that calls FD with them,
+  // and f__outside, which runs the thunk through cp__outside_run (the
+  // runtime comes inside around it, and settles a cancellation that
+  // unwinds through it).
+  PrintingPolicy P(S.LO);
+  P.SuppressTagKeyword = false;
+  P.Bool = false;
+  std::string Tag = "cp__args_" + Name, Thunk = Name + "__thunk";
+  std::string Members, Fill, Passed;
+  unsigned I = 0;
+  for (const ParmVarDecl *Pm : FD->parameters()) {
+    std::string M = "a" + std::to_string(I++), One;
+    llvm::raw_string_ostream OS(One);
+    Pm->getType().getUnqualifiedType().print(OS, P, M);
+    Members += OS.str() + "; ";
+    Fill += "cp__c." + M + " = " + Pm->getName().str() + "; ";
+    Passed += (Passed.empty() ? "" : ", ") + ("cp__c->" + M);
+  }
+  if (!Void) {
+    std::string One;
+    llvm::raw_string_ostream OS(One);
+    FD->getReturnType().getUnqualifiedType().print(OS, P, "r");
+    Members += OS.str() + "; ";
+  }
+  if (Members.empty())
+    Members = "char unused; ";
+  std::string Call = "(" + Name + ")(" + Passed + ")";
   unsigned End = SM.getFileOffset(CS->getRBracLoc()) + 1;
-  S.Edits.insert(FID, End,
-                 " static " + signature(S, FD, Out, true) +
-                     " { int cp__in = cp__enter_slow(); " +
-                     (Void
-                          ? "(" + Name + ")(" + Args + "); cp__exit(&cp__in); }"
-                          : "__auto_type cp__r = (" + Name + ")(" + Args +
-                                "); cp__exit(&cp__in); return cp__r; }"));
+  S.Edits.insert(
+      FID, End,
+      " struct " + Tag + " { " + Members + "}; static void " + Thunk +
+          "(void *cp__p) { struct " + Tag + " *cp__c = (struct " + Tag +
+          " *)cp__p; " + (Void ? Call : "cp__c->r = " + Call) + "; } static " +
+          signature(S, FD, Out, true) + " { struct " + Tag + " cp__c; " + Fill +
+          "cp__outside_run(" + Thunk + ", &cp__c);" +
+          (Void ? "" : " return cp__c.r;") + " }" + entryMarker(FD));
 }
 
 } // namespace compactptr

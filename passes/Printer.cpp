@@ -548,7 +548,7 @@ std::string Printer::spilledCall(const CallExpr *CE, const Spill &Sp) {
       // there).
       const Expr *Arg = CE->getArg(I);
       QualType PT = FD && I < FD->getNumParams() ? FD->getParamDecl(I)->getType() : QualType();
-      if (Sp.Native && !PT.isNull() && PT->isPointerType() &&
+      if ((Sp.Native || Sp.CallOut) && !PT.isNull() && PT->isPointerType() &&
           Arg->isNullPointerConstant(S.Ctx, Expr::NPC_ValueDependentIsNotNull))
         Pre += declText(PT, A) + " = " + text(Arg) + "; ";
       else
@@ -580,8 +580,19 @@ std::string Printer::spilledCall(const CallExpr *CE, const Spill &Sp) {
     Saving += "cp_native_enter(), ";
     Leave = "cp_native_leave(); ";
   } else if (Sp.CallOut) {
-    Saving += "cp__call_out(), ";
-    Leave = "cp__call_back(); ";
+    // Another file's function that is an entry of a rewritten file (its
+    // weak marker is linked in: Entries.cpp) is rewritten code itself:
+    // called inside.
+    const FunctionDecl *G = CE->getDirectCallee();
+    if (G && !localDefinition(S, CE) && G->getIdentifier()) {
+      std::string Marker = "cp__entry_" + G->getName().str();
+      Pre = "extern __attribute__((weak)) const char " + Marker + "; " + Pre;
+      Saving += "(!&" + Marker + " ? cp__call_out() : (void)0), ";
+      Leave = "if (!&" + Marker + ") cp__call_back(); ";
+    } else {
+      Saving += "cp__call_out(), ";
+      Leave = "cp__call_back(); ";
+    }
   }
   if (CE->getType()->isVoidType())
     return "__extension__({ " + Pre + Sp.Decls + " (void)(" + Saving + Call + "); " + Leave +

@@ -865,6 +865,12 @@ typedef struct cp_thread {
    * names the thread's start routine in a refusal. */
   int (*start_c11)(void *);
   void *start_arg;
+  /* Created by a thread outside rewritten code (cp__inside 0): a pool's
+   * own file, or rewritten code calling pthread_create out of itself.  The
+   * thread starts outside too, so a start routine of a file without
+   * compact types (the pool's worker) never holds the switch up; one of a
+   * rewritten file comes inside at its entry. */
+  bool start_outside;
   /* Values of pthread keys the plugin saw set to compact pointers
    * (cp_thread_specific; thread.c): roots while the thread lives. */
   struct cp_specific *specifics;
@@ -874,6 +880,10 @@ typedef struct cp_thread {
  * that holds the thread there is over; 0 if it was inside already.  No
  * lock, no allocation (safepoint.c). */
 int cp__come_inside(void);
+/* Runs a thread's start routine, so that a cancellation or pthread_exit
+ * that unwinds out of it settles as one through cp__outside_run does
+ * (safepoint.c); `outside`: the thread started outside. */
+void cp__start_run(void *(*fn)(void *), void *arg, bool outside, void **ret);
 
 /* The calling thread's record, NULL until it is known. */
 extern _Thread_local cp_thread_t *cp__self CP__TLS;

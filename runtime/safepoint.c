@@ -473,6 +473,77 @@ void cp__call_back_slow(void) {
   errno = e;
 }
 
+/* ---- unwinding out of rewritten code --------------------------------------
+ */
+
+/* What an unwinding through cp__outside_run or a thread's start puts back:
+ * the thread's chain, compact depth and native nesting before the call,
+ * and whether it was outside then. */
+typedef struct unwind {
+  cp_frame_t *top;
+  unsigned depth, nest;
+  int outside;
+} unwind_t;
+
+__attribute__((visibility("hidden"))) void cp__unwound_settle(void *p);
+void cp__unwound_settle(void *p) {
+  unwind_t *u = p;
+  cp__jump_settle(u->top, u->depth, u->nest); /* inside, once let go */
+  if (u->outside)
+    __atomic_store_n(&cp__inside, 0, __ATOMIC_RELEASE);
+}
+
+/* The cleanup routine glibc calls when a cancellation or pthread_exit
+ * unwinds through a frame that registered it.  It runs where the unwinding
+ * landed (the registering frame's stack pointer), just above the frames it
+ * left, which a switch holding the thread may be reading: before anything
+ * else it moves the stack pointer below the lowest frame of the thread's
+ * chain (as cp__jump_landed does) and settles there.  Its own call pushed
+ * only the return address, over the left callee's own. */
+void cp__unwound(void *u);
+__asm__(".text\n"
+        ".globl cp__unwound\n"
+        ".hidden cp__unwound\n"
+        ".type cp__unwound, @function\n"
+        "cp__unwound:\n\t"
+        "movq cp__frame_top@gottpoff(%rip), %rax\n\t"
+        "movq %fs:(%rax), %rax\n\t"
+        "movq %rsp, %rcx\n\t"
+        "subq %rax, %rcx\n\t"
+        "cmpq $0x4000000, %rcx\n\t"
+        "jb 1f\n\t"
+        "movq %rsp, %rax\n"
+        "1:\n\t"
+        "movq %rsp, %rcx\n\t"
+        "leaq -256(%rax), %rsp\n\t"
+        "andq $-16, %rsp\n\t"
+        "pushq %rcx\n\t"
+        "pushq %rbx\n\t"
+        "call cp__unwound_settle\n\t"
+        "popq %rbx\n\t"
+        "popq %rcx\n\t"
+        "movq %rcx, %rsp\n\t"
+        "ret\n\t"
+        ".size cp__unwound, .-cp__unwound\n");
+
+/* No cleanup registered here: a longjmp past this frame (a library's
+ * error path through the entry's callback) would leave it in glibc's list
+ * of the thread, and a later pthread_exit or cancellation would jump into
+ * the dead frame (SIGSEGV in every run).  Only the thread's start, which
+ * no jump leaves, registers one (cp__start_run). */
+void cp__outside_run(void (*call)(void *), void *ctx) {
+  int in = cp__enter_slow();
+  call(ctx);
+  cp__exit(&in);
+}
+
+void cp__start_run(void *(*fn)(void *), void *arg, bool outside, void **ret) {
+  unwind_t u = {cp__frame_top, cp__compact_depth, cp__native_nest, outside};
+  pthread_cleanup_push(cp__unwound, &u);
+  *ret = fn(arg);
+  pthread_cleanup_pop(0);
+}
+
 /* Back from a native region: running again, once a switch that holds the
  * thread is over. */
 static void leave_region(cp_thread_t *t) {

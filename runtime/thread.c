@@ -437,14 +437,21 @@ static void *trampoline(void *arg) {
   if (__atomic_load_n(&cp__stopping, __ATOMIC_ACQUIRE))
     cp__park(t);
   __atomic_store_n(&t->state, CP_TS_RUNNING, __ATOMIC_RELEASE);
+  if (t->start_outside) /* under the registry lock, as bind_self's 1 */
+    __atomic_store_n(&cp__inside, 0, __ATOMIC_RELEASE);
   void *(*fn)(void *) = t->start_fn;
   int (*c11)(void *) = t->start_c11;
   void *a = t->start_arg;
+  bool outside = t->start_outside;
   t->start_arg = NULL;
   cp__reg_unlock();
   /* A C11 start routine returns int, which thrd_join reads back from the
    * pointer pthread_join gives (as glibc's own thrd_create arranges). */
-  return fn ? fn(a) : (void *)(intptr_t)c11(a);
+  if (!fn)
+    return (void *)(intptr_t)c11(a);
+  void *r;
+  cp__start_run(fn, a, outside, &r);
+  return r;
 }
 
 static int thread_create(pthread_t *thread, const pthread_attr_t *attr,
@@ -459,6 +466,7 @@ static int thread_create(pthread_t *thread, const pthread_attr_t *attr,
   t->start_fn = start;
   t->start_c11 = start_c11;
   t->start_arg = arg;
+  t->start_outside = __atomic_load_n(&cp__inside, __ATOMIC_RELAXED) == 0;
   cp__reg_lock();
   __atomic_store_n(&t->state, CP_TS_STARTING, __ATOMIC_RELAXED);
   list_add(t);

@@ -1633,8 +1633,10 @@ if __name__ == "__main__":
 # code links to cp_thread_create), joins them in a native region, then
 # prints each thread's output in thread order and exits with the first
 # non-zero status.  Before its final digest each thread waits for the
-# others in a spin loop (a spin barrier), which the plugin polls: the
-# threads done first spin while the others may switch.  The output
+# others in a spin loop (a spin barrier), which the plugin polls, or in
+# the barrier of barrier.c, a file without compact types that checked code
+# calls out of rewritten code: the threads done first wait while the
+# others may switch.  The output
 # depends on the seed and N only.
 
 THREADED_MAIN = r'''#include <compactptr.h>
@@ -1701,14 +1703,35 @@ int main(void) {
 '''
 
 
-# The barrier's forms: a busy spin on an atomic builtin, and one that yields.
+# The barrier's forms: a busy spin on an atomic builtin, one that yields,
+# and a call to a barrier of a file of its own (barrier.c, no compact
+# type): the threads done first block in its pthread_cond_wait, called out
+# of rewritten code, while the others may switch.
 SPIN_BARRIER = [
     "  { extern int cpg_arrived; __atomic_fetch_add(&cpg_arrived, 1, __ATOMIC_SEQ_CST);\n"
     "    while (__atomic_load_n(&cpg_arrived, __ATOMIC_ACQUIRE) < %(n)d) ; }\n",
     "  { extern int cpg_arrived; extern int sched_yield(void);\n"
     "    __atomic_fetch_add(&cpg_arrived, 1, __ATOMIC_SEQ_CST);\n"
     "    while (__atomic_load_n(&cpg_arrived, __ATOMIC_ACQUIRE) < %(n)d) sched_yield(); }\n",
+    "  { extern void cpg_barrier_wait(int); cpg_barrier_wait(%(n)d); }\n",
 ]
+
+BARRIER_FILE = r'''/* A barrier of a file of its own: no compact type here. */
+#include <pthread.h>
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int arrived;
+
+void cpg_barrier_wait(int n) {
+  pthread_mutex_lock(&mu);
+  if (++arrived == n)
+    pthread_cond_broadcast(&cv);
+  while (arrived < n)
+    pthread_cond_wait(&cv, &mu);
+  pthread_mutex_unlock(&mu);
+}
+'''
 
 
 def generate_threaded(seed, nthreads):
@@ -1747,6 +1770,7 @@ def generate_threaded(seed, nthreads):
                           text, count=1, flags=re.M)
         assert n == 1, "no PRNG state in the generated program"
         files["t%d.c" % i] = text
+    files["barrier.c"] = BARRIER_FILE
     files["main.c"] = THREADED_MAIN % {
         "n": nthreads,
         "decls": "\n".join("int cpg_main_%d(void);" % i for i in range(nthreads)),

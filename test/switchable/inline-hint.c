@@ -27,7 +27,7 @@ static struct cell *cell_new(long v, struct cell *l, struct cell *r) {
   return c;
 }
 
-// CHECK: {{^}}struct cell *cell_pair(struct cell *l, struct cell *r) {
+// CHECK: {{^}}static __attribute__((noinline, cold, unused)) struct cell *cell_pair__outside(struct cell *, struct cell *); struct cell *cell_pair(struct cell *l, struct cell *r) {
 struct cell *cell_pair(struct cell *l, struct cell *r) {
   return cell_new(l->v + r->v, l, r);
 }

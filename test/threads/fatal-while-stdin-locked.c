@@ -27,16 +27,23 @@ struct CP_COMPACT node {
   struct node *next;
 };
 
+/* It reads a node after the character, so it runs rewritten code while it
+ * waits (a thread that touched nothing compact would count as stopped
+ * there: outside rewritten code). */
 static void *reader(void *arg) {
+  struct node *first = arg;
   int c = getc(stdin);
   if (c != EOF)
-    printf("read %c\n", c);
-  return arg;
+    printf("read %c %ld\n", c, first->v);
+  return NULL;
 }
 
 int main(void) {
   pthread_t t;
-  pthread_create(&t, NULL, reader, NULL);
+  struct node *first = malloc(sizeof *first);
+  first->v = -1;
+  first->next = NULL;
+  pthread_create(&t, NULL, reader, first);
   usleep(100000);
   /* Buffered, not yet written: the fatal path must still get it out. */
   printf("built\n");

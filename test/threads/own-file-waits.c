@@ -67,7 +67,7 @@ struct job {
 };
 
 // TEXT: {{^}}static __attribute__((noinline, cold, unused)) void run_job__outside(void *); __inline__ static void run_job(void *a) { int cp__entered __attribute__((unused)) = __extension__({ if (cp__outside()) { run_job__outside(a); return; } 0; });
-// TEXT: {{^}}} } static void run_job__outside(void *a) { int cp__in = cp__enter_slow(); (run_job)(a); cp__exit(&cp__in); }
+// TEXT: {{^}}} } struct cp__args_run_job { void *a0; }; static void run_job__thunk(void *cp__p) { struct cp__args_run_job *cp__c = (struct cp__args_run_job *)cp__p; (run_job)(cp__c->a0); } static void run_job__outside(void *a) { struct cp__args_run_job cp__c; cp__c.a0 = a; cp__outside_run(run_job__thunk, &cp__c); }
 static void run_job(void *a) {
   struct job *j = a;
   struct tnode *t = NULL;
@@ -93,7 +93,7 @@ static int pool_mode(void) {
       js[i].n = 6000;
       pool_submit(p, run_job, &js[i]);
     }
-    // TEXT: (void)(cp__slotframe.s[0] = mine, cp__call_out(), pool_wait_idle(cp__a{{[0-9_]+}})); cp__call_back(); mine = cp__slotframe.s[0];
+    // TEXT: (void)(cp__slotframe.s[0] = mine, (!&cp__entry_pool_wait_idle ? cp__call_out() : (void)0), pool_wait_idle(cp__a{{[0-9_]+}})); if (!&cp__entry_pool_wait_idle) cp__call_back(); mine = cp__slotframe.s[0];
     pool_wait_idle(p);
     for (int i = 0; i < 8; i++)
       total = (total * 31 + js[i].result) % 1000000007;
@@ -116,7 +116,7 @@ static int lock;
 static void *spinner(void *a) {
   int id = (int)(long)a;
   for (int i = 0; i < 400; i++) {
-    // TEXT: (void)(cp__call_out(), spin_lock(cp__a{{[0-9_]+}})); cp__call_back();
+    // TEXT: (void)((!&cp__entry_spin_lock ? cp__call_out() : (void)0), spin_lock(cp__a{{[0-9_]+}})); if (!&cp__entry_spin_lock) cp__call_back();
     spin_lock(&lock);
     for (int k = 0; k < 20; k++) {
       struct lnode *n = malloc(sizeof *n);
