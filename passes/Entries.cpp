@@ -18,7 +18,7 @@
 //      it returns.  Called from rewritten code, cp__enter is one
 //      thread-local load.  Static functions that only this file's
 //      functions call directly need nothing: their callers came inside.
-// Tests: test/threads/call-out-pool.c, test/switchable/entries.c.
+// Tests: test/threads/own-file-waits.c, test/switchable/entries.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
@@ -87,8 +87,7 @@ static std::string signature(const Session &S, const FunctionDecl *FD,
 /// The edits that make FD an entry.  From outside, FD calls
 /// `f__outside`, which comes inside, calls FD again with the arguments it
 /// was given (at its start FD has changed none; through a thunk that
-/// cp__outside_run calls, which also settles a cancellation or
-/// pthread_exit that unwinds through it) and goes back out: the
+/// cp__outside_run calls) and goes back out: the
 /// function itself pays one thread-local compare and a jump that is a
 /// tail call.  (A cleanup on every return, or the slow path written out
 /// in the body, cost a recursive walk 2.3 and 1.8 times its instructions:
@@ -157,8 +156,7 @@ void markEntry(Session &S, const FunctionDecl *FD) {
           Jump + " 0; });");
   // After it: the arguments in a struct, a thunk that calls FD with them,
   // and f__outside, which runs the thunk through cp__outside_run (the
-  // runtime comes inside around it, and settles a cancellation that
-  // unwinds through it).
+  // runtime comes inside around it).
   PrintingPolicy P(S.LO);
   P.SuppressTagKeyword = false;
   P.Bool = false;
