@@ -29,12 +29,9 @@ namespace compactptr {
 
 /// `f__cp`'s own declaration, as C spells FD's type.
 static std::string clonePrototype(const Session &S, const FunctionDecl *FD) {
-  PrintingPolicy P(S.LO);
-  P.SuppressTagKeyword = false;
-  P.Bool = false;
   std::string Proto;
   llvm::raw_string_ostream OS(Proto);
-  FD->getType().print(OS, P, FD->getName().str() + "__cp");
+  FD->getType().print(OS, S.policy(), FD->getName().str() + "__cp");
   return OS.str();
 }
 

@@ -290,11 +290,15 @@ std::vector<StringRef> directiveLines(StringRef Text) {
   return Out;
 }
 
-std::string Session::typeText(QualType T) const {
+PrintingPolicy Session::policy() const {
   PrintingPolicy P(LO);
   P.SuppressTagKeyword = false;
   P.Bool = false;
-  return T.getAsString(P);
+  return P;
+}
+
+std::string Session::typeText(QualType T) const {
+  return T.getAsString(policy());
 }
 
 std::string Session::descRef(const CompactType &T, const FunctionDecl *FD) {

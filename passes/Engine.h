@@ -684,6 +684,9 @@ struct Session {
   bool isIgnoredLoc(clang::SourceLocation Loc) const;
   /// `struct node` / `node_t` for a type, as the user's source spells it.
   std::string typeText(clang::QualType T) const;
+  /// How the engine prints C types: tag keywords kept (`struct node *`),
+  /// `_Bool` for C before C23.
+  clang::PrintingPolicy policy() const;
   /// `&cp__desc_node`, T's descriptor as the code of FD names it.  A type
   /// defined after FD begins (only declared there: `struct ctx;`, its
   /// pointers held in FD's roots) gets its descriptor declared before FD,

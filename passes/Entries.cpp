@@ -66,9 +66,7 @@ std::string entryMarker(const FunctionDecl *FD) {
 /// them, with FD's parameter names (Named) or none.
 static std::string signature(const Session &S, const FunctionDecl *FD,
                              const std::string &Name, bool Named) {
-  PrintingPolicy P(S.LO);
-  P.SuppressTagKeyword = false;
-  P.Bool = false;
+  PrintingPolicy P = S.policy();
   std::string Params;
   for (const ParmVarDecl *Pm : FD->parameters()) {
     std::string One;
@@ -157,9 +155,7 @@ void markEntry(Session &S, const FunctionDecl *FD) {
   // After it: the arguments in a struct, a thunk that calls FD with them,
   // and f__outside, which runs the thunk through cp__outside_run (the
   // runtime comes inside around it).
-  PrintingPolicy P(S.LO);
-  P.SuppressTagKeyword = false;
-  P.Bool = false;
+  PrintingPolicy P = S.policy();
   std::string Tag = "cp__args_" + Name, Thunk = Name + "__thunk";
   std::string Members, Fill, Passed;
   unsigned I = 0;

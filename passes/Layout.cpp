@@ -176,17 +176,10 @@ void layoutType(Session &S, CompactType &T) {
   }
 }
 
-PrintingPolicy policy(const Session &S) {
-  PrintingPolicy P(S.LO);
-  P.SuppressTagKeyword = false;
-  P.Bool = false;
-  return P;
-}
-
 std::string declText(const Session &S, QualType T, StringRef Name) {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
-  T.getUnqualifiedType().print(OS, policy(S), Name);
+  T.getUnqualifiedType().print(OS, S.policy(), Name);
   return OS.str();
 }
 

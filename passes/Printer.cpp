@@ -351,12 +351,9 @@ std::string Printer::ty(QualType T, const Stmt *At) {
   return S.typeText(T);
 }
 std::string Printer::declText(QualType T, StringRef Name) {
-  PrintingPolicy P(S.LO);
-  P.SuppressTagKeyword = false;
-  P.Bool = false;
   std::string Out;
   llvm::raw_string_ostream OS(Out);
-  T.print(OS, P, Name);
+  T.print(OS, S.policy(), Name);
   return OS.str();
 }
 
