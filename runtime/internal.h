@@ -21,6 +21,7 @@
 #include "compactptr.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -871,6 +872,12 @@ typedef struct cp_thread {
    * compact types (the pool's worker) never holds the switch up; one of a
    * rewritten file comes inside at its entry. */
   bool start_outside;
+  /* The creator's signal mask: the thread starts with every signal
+   * blocked and takes this one once it is bound to its record.  A handler
+   * that ran before (SIGALRM is any thread's) found the thread unknown,
+   * attached it a second time, and the switch waited on that record for
+   * ever. */
+  sigset_t start_mask;
   /* Values of pthread keys the plugin saw set to compact pointers
    * (cp_thread_specific; thread.c): roots while the thread lives. */
   struct cp_specific *specifics;
@@ -880,6 +887,14 @@ typedef struct cp_thread {
  * that holds the thread there is over; 0 if it was inside already.  No
  * lock, no allocation (safepoint.c). */
 int cp__come_inside(void);
+/* A thread the runtime has never met, inside rewritten code through an
+ * entry (cp__enter_slow), has just been attached (it allocated): it no
+ * longer counts as such.  Registry lock held. */
+void cp__stranger_known(void);
+/* Makes the exit hook run for a thread the runtime has never met that came
+ * inside rewritten code, so that one exiting there stops counting.
+ * Async-signal-safe (thread.c). */
+void cp__stranger_hook(void);
 /* Runs a thread's start routine, so that a cancellation or pthread_exit
  * that unwinds out of it settles as one through cp__outside_run does
  * (safepoint.c); `outside`: the thread started outside. */

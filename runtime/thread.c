@@ -139,6 +139,7 @@ cp_thread_t *cp__thread_attach(void) {
   __atomic_store_n(&t->state, CP_TS_RUNNING, __ATOMIC_RELAXED);
   list_add(t);
   bind_self(t);
+  cp__stranger_known();
   cp__reg_unlock();
   return t;
 }
@@ -185,7 +186,25 @@ static void forget(cp_thread_t *t) {
  * switch and with its roots dropped (a wrong total, exit 70).  So the hook
  * sets its key again the first time, which makes glibc run another round
  * of destructors after the program's, and forgets the thread then. */
+/* The exit key's value for a thread the runtime has never met that came
+ * inside rewritten code (cp__stranger_hook). */
+static char stranger_mark;
+
+void cp__stranger_hook(void) {
+  /* The key's first block is in the thread's descriptor: no allocation,
+   * so a handler may set it. */
+  if (!pthread_getspecific(exit_key))
+    pthread_setspecific(exit_key, &stranger_mark);
+}
+
 static void on_thread_exit(void *arg) {
+  if (arg == &stranger_mark) {
+    /* It exited inside (pthread_exit or a cancellation in an entry), or
+     * outside: it counts no more. */
+    if (!cp__self)
+      cp__leave_stranger();
+    return;
+  }
   cp_thread_t *t = arg;
   if (t != cp__self)
     return;
@@ -443,8 +462,10 @@ static void *trampoline(void *arg) {
   int (*c11)(void *) = t->start_c11;
   void *a = t->start_arg;
   bool outside = t->start_outside;
+  sigset_t mask = t->start_mask;
   t->start_arg = NULL;
   cp__reg_unlock();
+  pthread_sigmask(SIG_SETMASK, &mask, NULL);
   /* A C11 start routine returns int, which thrd_join reads back from the
    * pointer pthread_join gives (as glibc's own thrd_create arranges). */
   if (!fn)
@@ -471,7 +492,16 @@ static int thread_create(pthread_t *thread, const pthread_attr_t *attr,
   __atomic_store_n(&t->state, CP_TS_STARTING, __ATOMIC_RELAXED);
   list_add(t);
   cp__reg_unlock();
+  /* The thread starts with every signal blocked (it inherits this mask)
+   * until the trampoline has bound it: see start_mask.  (A copy of the mask
+   * here: the thread may run, exit and free t before pthread_create returns.)
+   */
+  sigset_t all, mask;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &mask);
+  t->start_mask = mask;
   int r = pthread_create(thread, attr, trampoline, t);
+  pthread_sigmask(SIG_SETMASK, &mask, NULL);
   if (r != 0) {
     cp__reg_lock();
     cp__heap_abandon(t->heap);
