@@ -483,7 +483,8 @@ void runAnalysis(Session &S) {
     unsigned Cls = FC_None;
     if (K.LayoutDependent)
       Cls |= FC_LayoutDependent;
-    if (K.Safepoint || FD->isMain() || isSafepointFunction(FD))
+    if (K.Safepoint || FD->isMain() || isSafepointFunction(FD) ||
+        interfaceCall(S, FD))
       Cls |= FC_Safepoint;
     if (K.Opaque)
       Cls |= FC_Opaque;
@@ -709,6 +710,69 @@ const FunctionDecl *blockingCallbackHere(const Session &S, const CallExpr *CE,
   const auto *DR = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
   const auto *Fn = DR ? dyn_cast<FunctionDecl>(DR->getDecl()) : nullptr;
   return Fn && definedHere(S.M, Fn) ? Fn : nullptr;
+}
+
+/// T is, or points (at any depth) to, a compact pointer, a compact object
+/// or a struct that holds compact pointers.
+static bool reachesCompact(const Model &M, QualType T) {
+  for (;;) {
+    if (rootShape(M, T).Kind || M.pointeeOf(T))
+      return true;
+    const auto *PT = T->getAs<PointerType>();
+    if (!PT)
+      return false;
+    T = PT->getPointeeType();
+  }
+}
+
+bool compactInterface(const Session &S, const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || definedHere(S.M, FD) ||
+      S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation())))
+    return false;
+  if (reachesCompact(S.M, FD->getReturnType()))
+    return true;
+  return llvm::any_of(FD->parameters(), [&](const ParmVarDecl *P) {
+    return reachesCompact(S.M, P->getType());
+  });
+}
+
+const CallExpr *interfaceCall(const Session &S, const FunctionDecl *FD) {
+  if (!S.Opts.switchable() || !FD->getBody())
+    return nullptr;
+  const CallExpr *First = nullptr;
+  bool Blocked = false;
+  // Unevaluated operands (sizeof) call nothing.  A call in a statement
+  // expression or an initializer list, or a function that calls alloca,
+  // keeps the function a compact body, as before: the checked form
+  // refuses these (the switch could come in the middle of them), and
+  // such code compiled.
+  std::function<void(const Stmt *, bool)> Walk = [&](const Stmt *St,
+                                                     bool InCompound) {
+    if (!St || Blocked || isa<UnaryExprOrTypeTraitExpr>(St))
+      return;
+    InCompound |= isa<StmtExpr>(St) || isa<InitListExpr>(St);
+    if (const auto *CE = dyn_cast<CallExpr>(St)) {
+      unsigned B = CE->getBuiltinCallee();
+      if (B == Builtin::BI__builtin_alloca || B == Builtin::BIalloca ||
+          B == Builtin::BI__builtin_alloca_with_align) {
+        Blocked = true;
+        return;
+      }
+      if (isOpaqueCall(S, CE) && compactInterface(S, CE)) {
+        if (InCompound) {
+          Blocked = true;
+          return;
+        }
+        if (!First)
+          First = CE;
+      }
+    }
+    for (const Stmt *C : St->children())
+      Walk(C, InCompound);
+  };
+  Walk(FD->getBody(), false);
+  return Blocked ? nullptr : First;
 }
 
 bool isOpaqueCall(const Session &S, const CallExpr *CE) {

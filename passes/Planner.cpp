@@ -159,6 +159,10 @@ std::string Planner::checkedReason(const FunctionDecl *FD) const {
   if (isSafepointFunction(FD))
     return "declared a safepoint";
   if (const CallExpr *CE = firstMayReachCall(FD->getBody())) {
+    if (CE == interfaceCall(S, FD))
+      return "calls '" + CE->getDirectCallee()->getNameAsString() +
+             "' of another file, whose prototype has compact pointers: it "
+             "may allocate or wait for a thread that does (a safepoint)";
     if (allocatesObject(S, CE))
       return "allocates a compact object (an allocation is a safepoint)";
     if (const FunctionDecl *G = CE->getDirectCallee())

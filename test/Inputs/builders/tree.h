@@ -3,3 +3,5 @@
 #include <compactptr.h>
 struct CP_COMPACT tree { int val; struct tree *left, *right; };
 struct tree *build(int depth);
+/* A leaf of value val (cell.c). */
+struct tree *tree_new(int val);
