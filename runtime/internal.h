@@ -888,8 +888,8 @@ typedef struct cp_thread {
  * lock, no allocation (safepoint.c). */
 int cp__come_inside(void);
 /* A thread the runtime has never met, inside rewritten code through an
- * entry (cp__enter_slow), has just been attached (it allocated): it no
- * longer counts as such.  Registry lock held. */
+ * entry (cp__enter_slow), has just been attached (it allocated), or
+ * exits: it no longer counts as such, at whatever depth of entries. */
 void cp__stranger_known(void);
 /* Makes the exit hook run for a thread the runtime has never met that came
  * inside rewritten code, so that one exiting there stops counting.

@@ -270,7 +270,9 @@ static void stop_world(cp_thread_t *self, const char *why) {
                 "has not met (started by code built without compactptr.h) "
                 "did not leave rewritten code within %llu ms "
                 "(COMPACTPTR_SAFEPOINT_TIMEOUT): an entry it called runs a "
-                "compact body that does not return, or waits",
+                "compact body that does not return, or waits (in a call to "
+                "another file, too), or the thread left the entry by a "
+                "longjmp",
                 why, inside, inside == 1 ? "" : "s",
                 (unsigned long long)cp__safepoint_timeout_ms);
     }
@@ -342,7 +344,7 @@ void cp__safepoint_after_fork(void) {
   leader = NULL;
   epoch++;
   cp__stopping = 0;
-  strangers = stranger; /* the forking thread's, if it is one */
+  strangers = stranger != 0; /* the forking thread's, if it is one */
   pthread_cond_init(&arrive_cond, NULL);
   pthread_cond_init(&resume_cond, NULL);
   for (cp_thread_t *t = cp__threads_list; t; t = t->next) {
@@ -486,8 +488,18 @@ int cp__come_inside(void) {
 }
 
 /* A thread the runtime has never met comes inside: counted (strangers),
- * once no switch is stopping the world or running. */
+ * once no switch is stopping the world or running.  `stranger` is its
+ * depth of such entries: one that came back in through another entry (a
+ * callback of a call out, a signal handler's) is counted once already,
+ * and the count keeps any switch out meanwhile.  (Counted at every depth,
+ * one thread held the count up after it left: every later switch stopped
+ * at the timeout.) */
 static int stranger_enter(void) {
+  if (stranger) {
+    stranger++;
+    __atomic_store_n(&cp__inside, 1, __ATOMIC_RELAXED);
+    return 2;
+  }
   for (;;) {
     while (__atomic_load_n(&cp__stopping, __ATOMIC_ACQUIRE)) {
       struct timespec ts = {0, 100 * 1000};
@@ -497,6 +509,13 @@ static int stranger_enter(void) {
     if (!__atomic_load_n(&cp__stopping, __ATOMIC_SEQ_CST))
       break;
     __atomic_fetch_sub(&strangers, 1, __ATOMIC_SEQ_CST);
+  }
+  /* After the switch none comes: inside for good, as a known thread.
+   * (Read with the count held: no switch writes cp__wide meanwhile.) */
+  if (cp__wide) {
+    __atomic_fetch_sub(&strangers, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&cp__inside, 1, __ATOMIC_RELAXED);
+    return 0;
   }
   stranger = 1;
   __atomic_store_n(&cp__inside, 1, __ATOMIC_RELAXED);
@@ -517,8 +536,15 @@ int cp__enter_slow(void) {
 }
 
 void cp__leave_stranger(void) {
-  if (stranger) {
-    stranger = 0;
+  int d = stranger;
+  if (d > 1) { /* back to the outer entry's call out or interrupted code */
+    stranger = d - 1;
+    __atomic_store_n(&cp__inside, 0, __ATOMIC_RELEASE);
+    return;
+  }
+  /* One exchange, which a handler that attaches the thread cannot split
+   * (cp__stranger_known): the count drops once. */
+  if (__atomic_exchange_n(&stranger, 0, __ATOMIC_RELAXED)) {
     __atomic_store_n(&cp__inside, 0, __ATOMIC_RELEASE);
     __atomic_fetch_sub(&strangers, 1, __ATOMIC_SEQ_CST);
   } else if (!cp__wide) {
@@ -528,10 +554,8 @@ void cp__leave_stranger(void) {
 }
 
 void cp__stranger_known(void) {
-  if (stranger) {
-    stranger = 0;
+  if (__atomic_exchange_n(&stranger, 0, __ATOMIC_RELAXED))
     __atomic_fetch_sub(&strangers, 1, __ATOMIC_SEQ_CST);
-  }
 }
 
 void cp__call_back_slow(void) {

@@ -202,7 +202,7 @@ static void on_thread_exit(void *arg) {
     /* It exited inside (pthread_exit or a cancellation in an entry), or
      * outside: it counts no more. */
     if (!cp__self)
-      cp__leave_stranger();
+      cp__stranger_known(); /* at whatever depth */
     return;
   }
   cp_thread_t *t = arg;
