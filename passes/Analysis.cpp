@@ -712,6 +712,19 @@ const FunctionDecl *blockingCallbackHere(const Session &S, const CallExpr *CE,
   return Fn && definedHere(S.M, Fn) ? Fn : nullptr;
 }
 
+bool isAllocaCall(const CallExpr *CE) {
+  switch (CE->getBuiltinCallee()) {
+  case Builtin::BI__builtin_alloca:
+  case Builtin::BI__builtin_alloca_uninitialized:
+  case Builtin::BI__builtin_alloca_with_align:
+  case Builtin::BI__builtin_alloca_with_align_uninitialized:
+  case Builtin::BIalloca:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// T is, or points (at any depth) to, a compact pointer, a compact object
 /// or a struct that holds compact pointers.
 static bool reachesCompact(const Model &M, QualType T) {
@@ -725,7 +738,10 @@ static bool reachesCompact(const Model &M, QualType T) {
   }
 }
 
-bool compactInterface(const Session &S, const CallExpr *CE) {
+/// CE calls a function of another file (not of a system header) whose
+/// prototype has compact pointers: its result or a parameter is, or
+/// points to, a compact pointer, object, or a struct holding them.
+static bool compactInterface(const Session &S, const CallExpr *CE) {
   const FunctionDecl *FD = CE->getDirectCallee();
   if (!FD || definedHere(S.M, FD) ||
       S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation())))
@@ -753,9 +769,7 @@ const CallExpr *interfaceCall(const Session &S, const FunctionDecl *FD) {
       return;
     InCompound |= isa<StmtExpr>(St) || isa<InitListExpr>(St);
     if (const auto *CE = dyn_cast<CallExpr>(St)) {
-      unsigned B = CE->getBuiltinCallee();
-      if (B == Builtin::BI__builtin_alloca || B == Builtin::BIalloca ||
-          B == Builtin::BI__builtin_alloca_with_align) {
+      if (isAllocaCall(CE)) {
         Blocked = true;
         return;
       }

@@ -279,17 +279,7 @@ void CheckedWalker::checkStackArrays(const Stmt *Body) {
       return true;
     }
     bool VisitCallExpr(CallExpr *E) {
-      switch (E->getBuiltinCallee()) {
-      case Builtin::BI__builtin_alloca:
-      case Builtin::BI__builtin_alloca_uninitialized:
-      case Builtin::BI__builtin_alloca_with_align:
-      case Builtin::BI__builtin_alloca_with_align_uninitialized:
-      case Builtin::BIalloca:
-        break;
-      default:
-        return true;
-      }
-      if (W.S.isIgnoredLoc(E->getExprLoc()))
+      if (!isAllocaCall(E) || W.S.isIgnoredLoc(E->getExprLoc()))
         return true;
       QualType T = pointerUse(W.S.Ctx, E);
       if (!T->isPointerType())

@@ -202,17 +202,14 @@ const clang::FunctionDecl *blockingCallbackHere(const Session &S, const clang::C
 /// a builtin, a runtime function, `pure` or `const`, or a system-header
 /// function handed a function (qsort's comparator).
 bool isOpaqueCall(const Session &S, const clang::CallExpr *CE);
-/// Analysis.cpp: CE calls a function of another file (not of a system
-/// header) whose prototype has compact pointers (its result or a
-/// parameter is, or points to, a compact pointer, object, or a struct
-/// holding them): a constructor such as node_new, or a lookup that waits
-/// on a lock.  Such a call is a safepoint: its caller is checked, never a
-/// compact body (under which every allocation's switch would defer).
-bool compactInterface(const Session &S, const clang::CallExpr *CE);
+/// Analysis.cpp: CE calls alloca or one of clang's __builtin_alloca forms.
+bool isAllocaCall(const clang::CallExpr *CE);
 /// Analysis.cpp: the first call of FD (switchable mode) to another file's
-/// function whose prototype has compact pointers (compactInterface), which
-/// makes FD safepoint-reaching -- a constructor such as node_new called in
-/// a builder's loop, a lookup that waits on a read lock: as a compact body
+/// function whose prototype has compact pointers (its result or a
+/// parameter is, or points to, a compact pointer, object, or a struct
+/// holding them), which makes FD safepoint-reaching -- a constructor such
+/// as node_new called in a builder's loop, a lookup that waits on a read
+/// lock: as a compact body
 /// FD deferred every switch until the arena was exhausted, or held a
 /// writer's switch up until the timeout.  Null when FD has none, or one
 /// in a statement expression or initializer list, or calls alloca: the
