@@ -332,14 +332,13 @@ extern CP_API __thread int cp__inside CP__TLS;
 /** The slow halves of cp__enter and cp__call_back: wait while a switch
  *  holds the thread, then mark it inside.  cp__enter_slow returns 1 when
  *  the thread came from outside, 0 when it was inside already (a compact
- *  body's call), and 2 for a thread the runtime has never met (started by
- *  code without compactptr.h through libc's pthread_create): counted while
- *  it is inside, so that a switch waits for it, and cp__exit calls
- *  cp__leave_stranger.  Async-signal-safe (a handler may be the function
- *  entered); both preserve errno. */
+ *  body's call).  A thread the runtime has never met (started by code
+ *  without compactptr.h through libc's pthread_create) first shows the
+ *  switch its cp__inside (a slot of its own, until it exits), and from
+ *  then on comes and goes as a known thread does.  Async-signal-safe (a
+ *  handler may be the function entered); both preserve errno. */
 CP_API int cp__enter_slow(void);
 CP_API void cp__call_back_slow(void);
-CP_API void cp__leave_stranger(void);
 /** The slow path of an entry called from outside (`f__outside`, which the
  *  plugin writes): comes inside (waiting while a switch holds the thread),
  *  runs `call(ctx)` (a thunk that calls the entry with its arguments), and
@@ -398,12 +397,8 @@ static __inline__ __attribute__((always_inline)) int cp__enter(void) {
  * at the entries then always passes).  cp__wide is read inside only, where
  * no switch runs meanwhile. */
 static __inline__ __attribute__((always_inline)) void cp__exit(int *entered) {
-  if (__builtin_expect(*entered, 0)) {
-    if (__builtin_expect(*entered == 2, 0))
-      cp__leave_stranger();
-    else if (!cp__wide)
-      __atomic_store_n(&cp__inside, 0, __ATOMIC_RELEASE);
-  }
+  if (__builtin_expect(*entered, 0) && !cp__wide)
+    __atomic_store_n(&cp__inside, 0, __ATOMIC_RELEASE);
 }
 /** What the plugin writes around a call out of rewritten code (a function
  *  of another file, handed no compact memory and returning none), after

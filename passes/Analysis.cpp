@@ -643,6 +643,16 @@ static bool isAddressInteger(QualType T) {
   return false;
 }
 
+/// A function of another file that the program declared CP_SAFEPOINT: it
+/// may allocate, or block (a pool's or a gate's wait).  Unless that file is
+/// rewritten (the call's marker says so once linked), it is code outside:
+/// a call of it is a call out, and the thread counts as stopped while the
+/// callee waits.  (Taken for rewritten code, a worker that waited in one
+/// for the thread that switches held the switch up until its timeout.)
+static bool declaredSafepoint(const FunctionDecl *FD) {
+  return hasAttribute(FD, "safepoint") && !isRuntimeFunction(FD);
+}
+
 bool isCallOut(const Session &S, const CallExpr *CE) {
   const FunctionDecl *FD = CE->getDirectCallee();
   if (!S.Opts.switchable() || !FD || returnsTwice(FD) || isBlockingFunction(FD))
@@ -660,7 +670,7 @@ bool isCallOut(const Session &S, const CallExpr *CE) {
     // cp_thread_create looks), so a start routine of a file without
     // compact types (a pool's worker) is outside from its first
     // instruction, and one of a rewritten file comes inside at its entry.
-  } else if (!isOpaqueCall(S, CE) ||
+  } else if (!(isOpaqueCall(S, CE) || declaredSafepoint(FD)) ||
              S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation()))) {
     return false;
   }

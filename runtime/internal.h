@@ -887,10 +887,19 @@ typedef struct cp_thread {
  * that holds the thread there is over; 0 if it was inside already.  No
  * lock, no allocation (safepoint.c). */
 int cp__come_inside(void);
-/* A thread the runtime has never met, inside rewritten code through an
- * entry (cp__enter_slow), has just been attached (it allocated), or
- * exits: it no longer counts as such, at whatever depth of entries. */
-void cp__stranger_known(void);
+/* Threads the runtime has never met (stranger.c).  cp__stranger_come: the
+ * calling thread, entering rewritten code, takes a slot that shows the
+ * switch its cp__inside (lock-free, async-signal-safe; waits while a
+ * switch runs).  cp__stranger_gone: it gives the slot back (registry lock
+ * held: it has become known, or it exits).  cp__strangers_hold: the
+ * leader holds every one outside (0 -> 2) and returns how many are
+ * inside; cp__strangers_let_go: 2 -> 0 for all, when the switch is over
+ * (both with the registry lock held). */
+void cp__stranger_come(void);
+void cp__stranger_gone(void);
+int cp__strangers_hold(void);
+void cp__strangers_let_go(void);
+void cp__strangers_after_fork(void);
 /* Makes the exit hook run for a thread the runtime has never met that came
  * inside rewritten code, so that one exiting there stops counting.
  * Async-signal-safe (thread.c). */

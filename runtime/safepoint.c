@@ -59,18 +59,6 @@
 #include <unistd.h>
 
 int cp__stopping;
-/* Threads the runtime has never met (started by code without compactptr.h
- * through libc's pthread_create) that are inside rewritten code: they
- * came in through an entry (cp__enter_slow) and are not on the thread
- * list.  Counted rather than attached there, as a signal handler may be
- * the entry: attaching allocates and locks, and a handler that interrupted
- * free() hung in calloc.  A stop waits for the count to reach 0, and none
- * comes in while cp__stopping is set (each side writes its own variable,
- * then reads the other's: sequentially consistent, so one sees the
- * other).  One that allocates meanwhile is attached there and leaves the
- * count (cp__thread_attach). */
-static int strangers;
-static __thread int stranger;
 uint64_t cp__safepoint_timeout_ms = 10000;
 uint64_t cp__safepoints_deferred;
 
@@ -260,7 +248,7 @@ static void stop_world(cp_thread_t *self, const char *why) {
       if (!laggard)
         laggard = t;
     }
-    int inside = __atomic_load_n(&strangers, __ATOMIC_SEQ_CST);
+    int inside = cp__strangers_hold();
     if (!laggard && !inside)
       return;
     if (t_now >= deadline) {
@@ -270,9 +258,8 @@ static void stop_world(cp_thread_t *self, const char *why) {
                 "has not met (started by code built without compactptr.h) "
                 "did not leave rewritten code within %llu ms "
                 "(COMPACTPTR_SAFEPOINT_TIMEOUT): an entry it called runs a "
-                "compact body that does not return, or waits (in a call to "
-                "another file, too), or the thread left the entry by a "
-                "longjmp",
+                "compact body that does not return or waits in a call out, "
+                "or the thread left the entry by a longjmp",
                 why, inside, inside == 1 ? "" : "s",
                 (unsigned long long)cp__safepoint_timeout_ms);
     }
@@ -296,6 +283,7 @@ static void resume_world(void) {
       __atomic_compare_exchange_n(t->inside, &held, 0, false, __ATOMIC_RELEASE,
                                   __ATOMIC_RELAXED);
   }
+  cp__strangers_let_go();
   epoch++;
   __atomic_store_n(&cp__stopping, 0, __ATOMIC_SEQ_CST);
   pthread_cond_broadcast(&resume_cond);
@@ -344,7 +332,7 @@ void cp__safepoint_after_fork(void) {
   leader = NULL;
   epoch++;
   cp__stopping = 0;
-  strangers = stranger != 0; /* the forking thread's, if it is one */
+  cp__strangers_after_fork();
   pthread_cond_init(&arrive_cond, NULL);
   pthread_cond_init(&resume_cond, NULL);
   for (cp_thread_t *t = cp__threads_list; t; t = t->next) {
@@ -487,75 +475,17 @@ int cp__come_inside(void) {
   }
 }
 
-/* A thread the runtime has never met comes inside: counted (strangers),
- * once no switch is stopping the world or running.  `stranger` is its
- * depth of such entries: one that came back in through another entry (a
- * callback of a call out, a signal handler's) is counted once already,
- * and the count keeps any switch out meanwhile.  (Counted at every depth,
- * one thread held the count up after it left: every later switch stopped
- * at the timeout.) */
-static int stranger_enter(void) {
-  if (stranger) {
-    stranger++;
-    __atomic_store_n(&cp__inside, 1, __ATOMIC_RELAXED);
-    return 2;
-  }
-  for (;;) {
-    while (__atomic_load_n(&cp__stopping, __ATOMIC_ACQUIRE)) {
-      struct timespec ts = {0, 100 * 1000};
-      nanosleep(&ts, NULL);
-    }
-    __atomic_fetch_add(&strangers, 1, __ATOMIC_SEQ_CST);
-    if (!__atomic_load_n(&cp__stopping, __ATOMIC_SEQ_CST))
-      break;
-    __atomic_fetch_sub(&strangers, 1, __ATOMIC_SEQ_CST);
-  }
-  /* After the switch none comes: inside for good, as a known thread.
-   * (Read with the count held: no switch writes cp__wide meanwhile.) */
-  if (cp__wide) {
-    __atomic_fetch_sub(&strangers, 1, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&cp__inside, 1, __ATOMIC_RELAXED);
-    return 0;
-  }
-  stranger = 1;
-  __atomic_store_n(&cp__inside, 1, __ATOMIC_RELAXED);
-  cp__stranger_hook();
-  return 2;
-}
-
 int cp__enter_slow(void) {
   int e = errno;
   /* A thread a pool or a library of a file without compactptr.h started
    * with libc's pthread_create, calling a task or a callback of a
    * rewritten file.  Before, it came inside unnoticed, and a switch moved
    * the list it walked under it (SIGSEGV or exit 70 in 7 of 8 runs). */
-  int r = __builtin_expect(cp__self != NULL, 1) ? cp__come_inside()
-                                                : stranger_enter();
+  if (__builtin_expect(cp__self == NULL, 0))
+    cp__stranger_come();
+  int r = cp__come_inside();
   errno = e;
   return r;
-}
-
-void cp__leave_stranger(void) {
-  int d = stranger;
-  if (d > 1) { /* back to the outer entry's call out or interrupted code */
-    stranger = d - 1;
-    __atomic_store_n(&cp__inside, 0, __ATOMIC_RELEASE);
-    return;
-  }
-  /* One exchange, which a handler that attaches the thread cannot split
-   * (cp__stranger_known): the count drops once. */
-  if (__atomic_exchange_n(&stranger, 0, __ATOMIC_RELAXED)) {
-    __atomic_store_n(&cp__inside, 0, __ATOMIC_RELEASE);
-    __atomic_fetch_sub(&strangers, 1, __ATOMIC_SEQ_CST);
-  } else if (!cp__wide) {
-    /* Attached meanwhile (it allocated): back out as any known thread. */
-    __atomic_store_n(&cp__inside, 0, __ATOMIC_RELEASE);
-  }
-}
-
-void cp__stranger_known(void) {
-  if (__atomic_exchange_n(&stranger, 0, __ATOMIC_RELAXED))
-    __atomic_fetch_sub(&strangers, 1, __ATOMIC_SEQ_CST);
 }
 
 void cp__call_back_slow(void) {

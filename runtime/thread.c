@@ -139,7 +139,7 @@ cp_thread_t *cp__thread_attach(void) {
   __atomic_store_n(&t->state, CP_TS_RUNNING, __ATOMIC_RELAXED);
   list_add(t);
   bind_self(t);
-  cp__stranger_known();
+  cp__stranger_gone();
   cp__reg_unlock();
   return t;
 }
@@ -200,9 +200,22 @@ void cp__stranger_hook(void) {
 static void on_thread_exit(void *arg) {
   if (arg == &stranger_mark) {
     /* It exited inside (pthread_exit or a cancellation in an entry), or
-     * outside: it counts no more. */
-    if (!cp__self)
-      cp__stranger_known(); /* at whatever depth */
+     * outside: its slot goes back, while no switch uses it.  No handler
+     * meanwhile: one that entered rewritten code would wait for a switch
+     * that waits for this lock. */
+    if (!cp__self) {
+      sigset_t all, old;
+      sigfillset(&all);
+      pthread_sigmask(SIG_BLOCK, &all, &old);
+      cp__reg_lock();
+      cp__stranger_gone();
+      /* Outside, as every thread the runtime does not know (a switch that
+       * is over may have left it held): a later entry, from another key's
+       * destructor, takes a slot anew. */
+      cp__inside = 0;
+      cp__reg_unlock();
+      pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
     return;
   }
   cp_thread_t *t = arg;

@@ -22,6 +22,7 @@ void log_line(const char *what, int n);  /* another file's */
 void take(struct node *n);               /* another file's: compact memory */
 struct node *make_there(int key);        /* another file's: returns one */
 void hand_bytes(void *p);                /* another file's */
+CP_SAFEPOINT void gate_pass(int gate);   /* another file's: it blocks */
 
 static struct node *head;
 
@@ -52,6 +53,13 @@ void build(int k) {
   wait_for(3);
   // CHECK: (void)((!&cp__entry_log_line ? cp__call_out() : (void)0), log_line(cp__a{{[0-9_]+}}, cp__a{{[0-9_]+}})); if (!&cp__entry_log_line) cp__call_back();
   log_line("build", k);
+  // Declared CP_SAFEPOINT: a call out all the same (it may block), unless
+  // its file is rewritten.
+  // CHECK: (void)((!&cp__entry_gate_pass ? cp__call_out() : (void)0), gate_pass(cp__a{{[0-9_]+}})); if (!&cp__entry_gate_pass) cp__call_back();
+  gate_pass(k);
+  // The runtime's safepoints are not.
+  // CHECK: {{^}}  cp_safepoint();
+  cp_safepoint();
   // Handed a compact pointer, a byte variable, or returning one: plain.
   // CHECK: {{^}}  take(head);
   take(head);
