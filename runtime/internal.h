@@ -893,11 +893,11 @@ int cp__come_inside(void);
  * switch runs).  cp__stranger_gone: it gives the slot back (registry lock
  * held: it has become known, or it exits).  cp__strangers_hold: the
  * leader holds every one outside (0 -> 2) and returns how many are
- * inside; cp__strangers_let_go: 2 -> 0 for all, when the switch is over
- * (both with the registry lock held). */
+ * inside (*tid: the kernel id of the first); cp__strangers_let_go: 2 -> 0 for
+ * all, when the switch is over (both with the registry lock held). */
 void cp__stranger_come(void);
 void cp__stranger_gone(void);
-int cp__strangers_hold(void);
+int cp__strangers_hold(int *tid);
 void cp__strangers_let_go(void);
 void cp__strangers_after_fork(void);
 /* Makes the exit hook run for a thread the runtime has never met that came

@@ -203,6 +203,32 @@ static _Noreturn void refuse(const cp_thread_t *t, const char *why) {
             (unsigned long long)cp__safepoint_timeout_ms, what);
 }
 
+/* A thread the runtime has never met (stranger.c) stayed inside rewritten
+ * code: no record, so its kernel id, name and state say which. */
+static _Noreturn void refuse_stranger(int tid, int inside, const char *why) {
+  char comm[64];
+  read_task(tid, "comm", comm, sizeof comm);
+  char ks = task_state(tid);
+  const char *what =
+      ks == 'S' || ks == 'D'
+          ? "it is blocked in the kernel inside rewritten code: most likely "
+            "in a call to another file's function made from a compact body "
+            "(a function that touches compact objects and reaches no "
+            "safepoint the plugin can see, whose compact pointers live in "
+            "registers); declare that callee CP_SAFEPOINT in the prototype "
+            "the caller sees, and the caller keeps its compact pointers in "
+            "roots and counts as stopped while the callee waits (or the "
+            "thread left an entry by a longjmp and waits in code outside)"
+          : "it is running inside rewritten code: in a compact body that "
+            "does not return, or it left an entry by a longjmp";
+  cp__fatal("cannot switch to wide mode (%s): thread tid %d ('%s', state %c), "
+            "started by code built without compactptr.h (libc's "
+            "pthread_create)%s, did not leave rewritten code within %llu ms "
+            "(COMPACTPTR_SAFEPOINT_TIMEOUT): %s",
+            why, tid, comm, ks, inside > 1 ? " and others like it" : "",
+            (unsigned long long)cp__safepoint_timeout_ms, what);
+}
+
 /* ---- the leader ---------------------------------------------------------- */
 
 static double now(void) {
@@ -248,20 +274,14 @@ static void stop_world(cp_thread_t *self, const char *why) {
       if (!laggard)
         laggard = t;
     }
-    int inside = cp__strangers_hold();
+    int stranger_tid = 0;
+    int inside = cp__strangers_hold(&stranger_tid);
     if (!laggard && !inside)
       return;
     if (t_now >= deadline) {
       if (laggard)
         refuse(laggard, why);
-      cp__fatal("cannot switch to wide mode (%s): %d thread%s the runtime "
-                "has not met (started by code built without compactptr.h) "
-                "did not leave rewritten code within %llu ms "
-                "(COMPACTPTR_SAFEPOINT_TIMEOUT): an entry it called runs a "
-                "compact body that does not return or waits in a call out, "
-                "or the thread left the entry by a longjmp",
-                why, inside, inside == 1 ? "" : "s",
-                (unsigned long long)cp__safepoint_timeout_ms);
+      refuse_stranger(stranger_tid, inside, why);
     }
     /* A stranger's way out signals nothing (it may be a handler's): look
      * again soon. */

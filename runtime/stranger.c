@@ -34,12 +34,14 @@
 
 #include <errno.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Enough for any pool; a process that has more such threads inside at
  * once stops with a message (one that exits gives its slot back). */
 #define SLOTS 4096
 
 static int *slots[SLOTS];
+static int slot_tids[SLOTS]; /* kernel thread ids, for a refusal's message */
 static int slots_used;       /* every taken slot is below this index */
 static __thread int slot_of; /* the thread's slot + 1; 0 if it has none */
 
@@ -73,6 +75,7 @@ void cp__stranger_come(void) {
     __atomic_store_n(&slots[i], NULL, __ATOMIC_RELEASE);
     return;
   }
+  __atomic_store_n(&slot_tids[i], (int)gettid(), __ATOMIC_RELAXED);
   int used = __atomic_load_n(&slots_used, __ATOMIC_RELAXED);
   while (used <= i &&
          !__atomic_compare_exchange_n(&slots_used, &used, i + 1, true,
@@ -93,7 +96,7 @@ void cp__stranger_gone(void) {
   __atomic_store_n(&slots[i - 1], NULL, __ATOMIC_RELEASE);
 }
 
-int cp__strangers_hold(void) {
+int cp__strangers_hold(int *tid) {
   int used = __atomic_load_n(&slots_used, __ATOMIC_SEQ_CST), inside = 0;
   for (int i = 0; i < used; i++) {
     int *p = __atomic_load_n(&slots[i], __ATOMIC_SEQ_CST);
@@ -101,8 +104,8 @@ int cp__strangers_hold(void) {
     if (p &&
         !__atomic_compare_exchange_n(p, &out, 2, false, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE) &&
-        out == 1)
-      inside++;
+        out == 1 && inside++ == 0)
+      *tid = __atomic_load_n(&slot_tids[i], __ATOMIC_RELAXED);
   }
   return inside;
 }
