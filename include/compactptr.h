@@ -583,7 +583,12 @@ CP_API size_t cp_object_count(const void *p);
 /** Root arrays: heap arrays of compact pointers (native addresses), scanned
  *  and translated by the switch.  Zeroed.  cp_root_array_realloc follows
  *  realloc(3): NULL p allocates, n == 0 frees.  The try variants return
- *  NULL when libc's allocator does; the others stop the program. */
+ *  NULL when libc's allocator does; the others stop the program.  A block
+ *  of libc's (an array the program allocated through a wrapper of its own,
+ *  which the switch does not translate: in switchable mode the plugin
+ *  refuses or warns where it sees one made) is freed and resized by libc;
+ *  an address inside the runtime's regions that is no live root array's
+ *  start stops the program. */
 CP_API void **cp_root_array_alloc(size_t n);
 CP_API void **cp_try_root_array_alloc(size_t n);
 CP_API void **cp_root_array_realloc(void **p, size_t n);

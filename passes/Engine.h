@@ -734,6 +734,10 @@ void warnPinnedPrefixes(Session &S);
 /// pointer to a compact pointer whose memory the plugin can trace to
 /// libc's malloc or a bump pointer; true if reported.
 bool checkPoolConversion(Session &S, const clang::CastExpr *E);
+/// In switchable mode, a conversion to `T **` (T compact) of memory that
+/// is not a root array (see Pools.cpp): an error, or a warning for a
+/// `void *` of another file's function.  True if it reported.
+bool checkRootArrayConversion(Session &S, const clang::CastExpr *E);
 /// Boxing.cpp: which variables of compact type live in the compact heap
 /// (Model::Boxed).
 void runBoxing(Session &S);

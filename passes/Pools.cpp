@@ -33,7 +33,18 @@
 // a compact pointer made inside a CP_ALLOCATOR function's own body is an
 // error (allocator-body): the body does not run for compact objects.
 //
-// Tests: test/diagnostics/unannotated-allocator.c, test/idioms/pools.test.
+// The same for root arrays, in switchable mode (checkRootArrayConversion):
+// memory that a `T **` (T compact) comes to name must be a root array, the
+// only arrays of compact pointers the switch translates.  A conversion to
+// one from memory the program allocates itself -- a wrapper's `void *`
+// (`v = xrealloc(v, n * sizeof *v)`), a stretchy buffer's header-prefixed
+// block (stb's `*(void **)&a = grow(a, ...)`), the bucket array carved
+// after a table's header (`(struct node **)(t + 1)`) -- is an error; a
+// `void *` from a function whose body is not here, a warning
+// (foreign-object), as for objects.
+//
+// Tests: test/diagnostics/unannotated-allocator.c, test/idioms/pools.test,
+// test/switchable/root-array-conversion.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
@@ -444,6 +455,184 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
                ")), or move the pool into a function declared CP_ALLOCATOR",
            {R});
   return true;
+}
+
+/// G, or a function of this TU it calls (a few levels down), allocates
+/// with libc: the name of that allocation function, or "".
+static std::string libcAllocationIn(const FunctionDecl *G, unsigned Depth = 0) {
+  const FunctionDecl *Def = G ? G->getDefinition() : nullptr;
+  if (!Def || Depth > 4)
+    return "";
+  std::string Found;
+  forEach(Def->getBody(), [&](const Stmt *St) {
+    const auto *CE = dyn_cast<CallExpr>(St);
+    if (!Found.empty() || !CE)
+      return;
+    switch (allocFunction(CE)) {
+    case AllocFn::Malloc:
+    case AllocFn::Calloc:
+    case AllocFn::Realloc:
+      Found = CE->getDirectCallee()->getNameAsString();
+      return;
+    case AllocFn::None:
+      if (const FunctionDecl *F = CE->getDirectCallee(); F && F != Def)
+        Found = libcAllocationIn(F, Depth + 1);
+      return;
+    default:
+      return;
+    }
+  });
+  return Found;
+}
+
+/// `*(void **)&v = x` (stb's stretchy buffers): the value stored into
+/// `T **v` through a `void **`, or null.
+static const Expr *storedThroughBytePointer(Session &S, const CastExpr *E) {
+  const auto *UO = dyn_cast<UnaryOperator>(E->getSubExpr()->IgnoreParens());
+  if (!UO || UO->getOpcode() != UO_AddrOf)
+    return nullptr;
+  QualType Slot = UO->getSubExpr()->getType();
+  if (!Slot->isPointerType() || !S.M.pointeeOf(Slot->getPointeeType()) ||
+      !E->getType()->isPointerType() ||
+      !isBytePointer(E->getType()->getPointeeType()))
+    return nullptr;
+  // Up through parentheses to the dereference, then the assignment.
+  DynTypedNode N = DynTypedNode::create(*static_cast<const Stmt *>(E));
+  const Expr *Cur = E;
+  for (unsigned Guard = 0; Guard < 8; ++Guard) {
+    auto Ps = S.Ctx.getParents(N);
+    if (Ps.empty())
+      return nullptr;
+    if (const auto *P = Ps[0].get<ParenExpr>()) {
+      Cur = P;
+      N = Ps[0];
+      continue;
+    }
+    if (const auto *D = Ps[0].get<UnaryOperator>();
+        D && D->getOpcode() == UO_Deref && Cur == D->getSubExpr()) {
+      Cur = D;
+      N = Ps[0];
+      continue;
+    }
+    if (const auto *BO = Ps[0].get<BinaryOperator>();
+        BO && BO->getOpcode() == BO_Assign && isa<UnaryOperator>(Cur) &&
+        BO->getLHS()->IgnoreParens() == Cur)
+      return BO->getRHS();
+    return nullptr;
+  }
+  return nullptr;
+}
+
+bool checkRootArrayConversion(Session &S, const CastExpr *E) {
+  if (!S.Opts.switchable() || E->getCastKind() != CK_BitCast)
+    return false;
+  const Expr *Value = E->getSubExpr();
+  QualType To = E->getType();
+  if (const Expr *Stored = storedThroughBytePointer(S, E)) {
+    Value = Stored;
+    To = E->getSubExpr()->IgnoreParens()->getType()->getPointeeType();
+  }
+  if (!To->isPointerType())
+    return false;
+  CompactType *T = S.M.pointeeOf(To->getPointeeType());
+  if (!T)
+    return false;
+  const std::string Arr = "'" + T->WideSpelling + " **'";
+  const std::string Fix =
+      "keep them in a root array: malloc, calloc or realloc of n * sizeof(" +
+      T->WideSpelling + " *) into " + Arr;
+  auto R = CharSourceRange::getTokenRange(E->getSourceRange());
+  QualType From = Value->IgnoreParenImpCasts()->getType();
+  if (Value == E->getSubExpr())
+    From = E->getSubExpr()->getType();
+  if (!From->isPointerType())
+    return false;
+  QualType FromElem = From->getPointeeType();
+  // A header's or another object's memory (`(struct node **)(t + 1)`, the
+  // buckets after a table's header in one block): no root array starts
+  // there.
+  if (!isBytePointer(From) && !FromElem->isVoidType() &&
+      (FromElem->isRecordType() || FromElem->isArithmeticType()) &&
+      !S.M.recordOf(FromElem) && !S.M.pinnedOf(FromElem)) {
+    S.report(Diag::RootArrayForm, E->getExprLoc(),
+             "this conversion makes a '" + From.getAsString(S.policy()) +
+                 "' a " + Arr +
+                 ": compact pointers stored in that memory "
+                 "are not in a root array, so the switch would not "
+                 "translate them; " +
+                 Fix,
+             {R});
+    return true;
+  }
+  if (!isBytePointer(From))
+    return false;
+  Tracer Tr(S);
+  std::string Why = Tr.origin(Value, enclosingFunction(S.Ctx, E));
+  const auto *CE = dyn_cast<CallExpr>(Value->IgnoreParenCasts());
+  const FunctionDecl *G = CE ? CE->getDirectCallee() : Tr.Maker;
+  if (G && (G->getBuiltinID() || isRuntimeFunction(G) ||
+            hasAttribute(G, "allocator") ||
+            (CE && allocFunction(CE) != AllocFn::None) ||
+            S.SM.isInSystemHeader(S.SM.getExpansionLoc(G->getLocation()))))
+    return false; // the runtime's, or libc's: bsearch into a root array
+  // A resize through a `void *` of this function (`v = realloc(v,
+  // bytes)`, v a `void *` copy of the array): cp_realloc_any keeps a root
+  // array one.
+  if (!Tr.Maker && Why.rfind("a block from 'realloc'", 0) == 0)
+    return false;
+  if (Why.empty() && G && G->getDefinition()) {
+    std::string Lib = libcAllocationIn(G);
+    if (!Lib.empty())
+      Why = "'" + G->getNameAsString() + "' allocates it with '" + Lib +
+            "' and hands out a pointer into the block";
+  }
+  if (!Why.empty()) {
+    bool Wrapper = G && G->getDefinition() && Tr.Maker == G &&
+                   Why.find("a block from") != std::string::npos;
+    if (Wrapper) {
+      const FunctionDecl *First = G->getFirstDecl();
+      SourceLocation At = First->getOuterLocStart();
+      bool Reported = S.report(
+          Diag::UnannotatedAllocator, E->getExprLoc(),
+          "the 'void *' returned by '" + G->getNameAsString() + "' becomes " +
+              Arr + ", but it is not a root array: " + Why +
+              "; the switch would not translate the compact pointers stored "
+              "there; declare '" +
+              G->getNameAsString() +
+              "' CP_ALLOCATOR, and the plugin allocates root arrays through "
+              "the runtime instead",
+          {R});
+      if (Reported && At.isFileID() && S.AllocatorFixIts.insert(First).second)
+        S.note(At, "declare '" + G->getNameAsString() + "' CP_ALLOCATOR here",
+               {FixItHint::CreateInsertion(At, "CP_ALLOCATOR ")});
+      return true;
+    }
+    S.report(Diag::RootArrayForm, E->getExprLoc(),
+             "this memory becomes " + Arr + ", but it is not a root array (" +
+                 Why +
+                 "): the switch would not translate the compact "
+                 "pointers stored there; " +
+                 Fix,
+             {R});
+    return true;
+  }
+  // Another file's function: it may allocate the array (the fix is
+  // CP_ALLOCATOR), or hand out one the runtime allocated (a cast says so).
+  if (G && !G->getDefinition() && !isa<ExplicitCastExpr>(E) &&
+      Value == E->getSubExpr()) {
+    S.report(Diag::ForeignObject, E->getExprLoc(),
+             "the 'void *' returned by '" + G->getNameAsString() +
+                 "' becomes " + Arr + "; if '" + G->getNameAsString() +
+                 "' allocates that memory, it is not a root array and the "
+                 "switch would not translate the compact pointers stored "
+                 "there (declare '" +
+                 G->getNameAsString() +
+                 "' CP_ALLOCATOR, or cast the result if it points into a "
+                 "root array)",
+             {R});
+    return true;
+  }
+  return false;
 }
 
 } // namespace compactptr

@@ -87,7 +87,8 @@ public:
       }
       return true;
     }
-    if (!checkCast(E) && !checkPoolConversion(S, E)) {
+    if (!checkCast(E) && !checkPoolConversion(S, E) &&
+        !checkRootArrayConversion(S, E)) {
       checkForeignObject(S, E);
       checkVoidEscape(S, E);
     }
@@ -627,7 +628,7 @@ public:
 
   bool VisitCStyleCastExpr(CStyleCastExpr *E) {
     if (!S.isIgnoredLoc(E->getExprLoc()) && !checkCast(E) &&
-        !checkPoolConversion(S, E)) {
+        !checkPoolConversion(S, E) && !checkRootArrayConversion(S, E)) {
       checkForeignObject(S, E);
       checkVoidEscape(S, E);
     }

@@ -252,9 +252,20 @@ static cp_root_array_t *header_of(void **p) {
   return h;
 }
 
+/* p is a block of libc's: an array the program allocated with its own
+ * wrapper of malloc (xmalloc), which the plugin took for a root array at
+ * the free or realloc.  Natively that is a plain free; stopping the
+ * program there broke compact-only and wide builds that never switch. */
+static bool libc_block(const void *p) {
+  return !cp__is_root_array_memory(p) &&
+         !cp__arena_contains(cp__current_arena(), p);
+}
+
 void cp_root_array_free(void **p) {
   if (!p)
     return;
+  if (libc_block(p))
+    return free(p);
   cp__lock();
   cp_root_array_t *h = header_of(p);
   if (h->prev)
@@ -281,6 +292,14 @@ void cp_root_array_free(void **p) {
 void **cp_root_array_realloc(void **p, size_t n) {
   if (!p)
     return cp_root_array_alloc(n);
+  if (libc_block(p)) {
+    if (n > SIZE_MAX / sizeof(void *))
+      cp__fatal("realloc of %p to %zu pointers: size overflows", (void *)p, n);
+    void **q = realloc(p, n * sizeof(void *));
+    if (!q && n)
+      cp__fatal_no_memory("out of memory for an array of %zu pointers", n);
+    return q;
+  }
   if (n == 0) {
     cp_root_array_free(p);
     return NULL;

@@ -278,15 +278,23 @@ static void test_thread_local_roots(void **state) {
   pthread_barrier_destroy(&tl_bar);
 }
 
-static void free_bad_array(void *arg) {
-  (void)arg;
-  char *buf = calloc(1, 256); /* zeroed: no root-array header before +64 */
-  cp_root_array_free((void **)(buf + 64));
-}
-
-static void test_bad_root_array(void **state) {
+/* A block of libc's the plugin took for a root array (an array of
+ * compact pointers from the program's own xmalloc): libc frees and
+ * resizes it, as natively. */
+static void test_libc_block_as_root_array(void **state) {
   (void)state;
-  expect_fatal(free_bad_array, NULL, "is not a root array");
+  uint64_t arrays = cp__root_arrays;
+  void **a = malloc(4 * sizeof(void *));
+  for (uintptr_t i = 0; i < 4; i++)
+    a[i] = (void *)(i * 16 + 1);
+  a = cp_root_array_realloc(a, 1000);
+  assert_non_null(a);
+  assert_false(cp__is_root_array_memory(a));
+  for (uintptr_t i = 0; i < 4; i++)
+    assert_ptr_equal(a[i], (void *)(i * 16 + 1));
+  assert_int_equal(cp__root_arrays, arrays);
+  cp_root_array_free(a);
+  assert_null(cp_root_array_realloc(malloc(16), 0));
 }
 
 int main(void) {
@@ -299,7 +307,7 @@ int main(void) {
       cmocka_unit_test(test_pinned_aligned),
       cmocka_unit_test(test_registered),
       cmocka_unit_test(test_thread_local_roots),
-      cmocka_unit_test(test_bad_root_array),
+      cmocka_unit_test(test_libc_block_as_root_array),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
