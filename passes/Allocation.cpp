@@ -564,7 +564,11 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
     std::string Pre = F == AllocFn::Deallocator ? otherArgs(CE, A) : "";
     if (M.HandleRootFrees.count(CE)) // a root array of handles: a block of libc's
       return "free(" + text(A) + ")";
-    std::string Call = M.pointeeOf(AT) ? "cp_free(" + text(A) + ")"
+    // In wide mode an object from the program's own pool (accepted there,
+    // section 4e of docs/plugin.md) is a block of libc's: cp_free_any
+    // hands it to libc, and still checks the runtime's own objects.
+    std::string Free = S.Opts.compactBodies() ? "cp_free(" : "cp_free_any(";
+    std::string Call = M.pointeeOf(AT) ? Free + text(A) + ")"
                        : M.pinnedPointee(AT)
                            ? "cp_pinned_free(" + text(A) + ")"
                            : "cp_root_array_free((void **)(" + text(A) + "))";
