@@ -1,9 +1,12 @@
 """cpgen - random C programs over a few compact node types.
 
-generate(seed) returns (source, facts): one self-contained C program that
-is plain C plus `CP_COMPACT` and `cp_safepoint()`, and a dict describing
-what the generator chose (type count, whether the program polls outside
-main, ...).  The same seed always gives the same text.
+generate_files(seed) returns ({file name: text}, facts): a C program
+that is plain C plus `CP_COMPACT` and `cp_safepoint()` -- prog.c, and for
+a third of the seeds ctor.c (below) -- and a dict describing what the
+generator chose (type count, whether the program polls outside main,
+...); generate(seed) returns prog.c's text and the facts.  The same seed
+always gives the same text.  generate_threaded (at the end of this file)
+runs the program of a seed in several threads.
 
 Half of the programs (a PRNG of their own picks them) write some of their
 accesses, allocations and statements through macros (macro_wrap below).
@@ -47,6 +50,18 @@ step once, each in its own iteration of a polled loop, a steady growth of
 every type, and work of its own, printing a digest of the whole heap (each
 link known by its target's id) every few rounds; it frees everything at
 the end.
+
+A third of the programs (a PRNG of their own picks them) are built of two
+files: the constructors of some types are defined in ctor.c, another
+plugin-built translation unit with the same type declarations, as
+`struct T0 *cpg_new0(unsigned key)` and `struct T0 *cpg_cons0(unsigned
+key, struct T0 *next)` (a new node in front of a chain, `next` live
+across the allocation), and prog.c calls them from every builder loop,
+recursive builder and step (main's starting heap is built as
+`p->next = cpg_cons0(c, p->next)`).  A call to another file's function
+whose prototype has compact pointers is a safepoint, and the
+constructors are entries of their file; the allocation and id counters
+are ctor.c's globals.
 
 The invariants that keep every program defined behaviour, natively and
 after any switch: every field other than `next` holds NULL, a head that is
@@ -111,6 +126,7 @@ class CType:
         self.has_gval = False
         self.has_fwd = False
         self.typedef = False
+        self.xctor = False    # its constructors are defined in ctor.c
 
     def decl(self):
         """How locals of this type are spelled: struct T0 or a typedef."""
@@ -211,6 +227,20 @@ class Gen:
         # p->f[0])`, `memset(&p->f[c], 0, (n - c) * sizeof(struct T *))`).
         # A PRNG of its own, so the rest of each program is unchanged.
         self.hr = random.Random(seed * 15485863 + 3)
+        # A third of the programs are built of two files: the constructors
+        # of some types (`new0`, and a `cons0(key, next)` that links the
+        # new node in front of a chain) are defined in ctor.c, another
+        # plugin-built translation unit, and called from prog.c's builder
+        # loops, recursive builders and steps.  A call to another file's
+        # function whose prototype has compact pointers is a safepoint; the
+        # constructor is an entry of its file.  A PRNG of its own, so the
+        # rest of each program is unchanged.
+        self.xr = random.Random(seed * 104729 + 13)
+        self.xtu = self.xr.random() < 1 / 3
+        self.facts["ctor_file"] = self.xtu
+        self.ctor_out = []
+        self.v_allocs = "cpg_allocs" if self.xtu else "allocs"
+        self.v_serial = "cpg_serial" if self.xtu else "serial"
 
     # -- layout --------------------------------------------------------------
     def make_types(self):
@@ -332,6 +362,7 @@ class Gen:
         e("  if (b && a > (size_t)-1 / b) exit(3);")
         e("  return a * b;")
         e("}")
+        types_at = len(self.out)
         for t in self.types:
             e("struct %s;" % t.name)
         if self.use_plain:
@@ -371,9 +402,14 @@ class Gen:
             e("};")
             if t.typedef:
                 e("typedef struct %s %s_t;" % (t.name, t.name))
+        # the same text in ctor.c, as the plugin requires of a type that
+        # two files share
+        self.type_lines = self.out[types_at:]
         e("")
         if any(t.strs() for t in self.types):
-            e("static const char *const names[4] = {\"ash\", \"birch\", \"cedar\", \"damson\"};")
+            # (in ctor.c too: a two-file program may use them there only)
+            e("static const char *const names[4]%s = {\"ash\", \"birch\", \"cedar\", \"damson\"};"
+              % (" __attribute__((unused))" if self.xtu else ""))
         e("static unsigned long long rs = %dULL;" % self.r.randrange(1, 1 << 62))
         e("static unsigned rnd(unsigned n) {")
         e("  unsigned long long z = (rs += 0x9e3779b97f4a7c15ULL);")
@@ -381,9 +417,17 @@ class Gen:
         e("  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;")
         e("  return (unsigned)((z ^ (z >> 31)) % n);")
         e("}")
-        e("static unsigned long acc, allocs, frees;")
+        if self.xtu:
+            # counted and numbered by the constructors of ctor.c too
+            e("static unsigned long acc, frees;")
+            e("extern unsigned long cpg_allocs; /* defined in ctor.c */")
+        else:
+            e("static unsigned long acc, allocs, frees;")
         e("static __attribute__((unused)) unsigned long mix2(unsigned long a, unsigned long b) { return a * 31u + b; }")
-        e("static unsigned serial;")
+        if self.xtu:
+            e("extern unsigned cpg_serial; /* defined in ctor.c */")
+        else:
+            e("static unsigned serial;")
         e("static void (*volatile callback)(void);")
         e("static unsigned long polls;")
         e("static void poll_cb(void) { /* a safepoint the plugin cannot see */")
@@ -438,8 +482,16 @@ class Gen:
             e("static __attribute__((unused)) void tqput%d(struct tq%d *q, struct %s *e) "
               "{ e->next = NULL; *q->tail = e; q->tail = &e->next; q->n++; }" % (t.idx, t.idx, n))
             e("static __attribute__((unused)) struct tq%d *tqg%d;" % (t.idx, t.idx))
-            # allocation: malloc + every field, calloc + some, or a literal
-            e("static struct %s *new%d(unsigned key) {" % (n, t.idx))
+            # allocation: malloc + every field, calloc + some, or a literal;
+            # in ctor.c for some types of two-file programs, declared here
+            if t.xctor:
+                e("struct %s *cpg_new%d(unsigned key); /* ctor.c */" % (n, t.idx))
+                e("struct %s *cpg_cons%d(unsigned key, struct %s *next); /* ctor.c */"
+                  % (n, t.idx, n))
+                e = self.ctor_out.append
+                e("struct %s *cpg_new%d(unsigned key) {" % (n, t.idx))
+            else:
+                e("static struct %s *new%d(unsigned key) {" % (n, t.idx))
             how = r.choice(["malloc", "castmalloc", "calloc", "literal"])
             if how == "calloc":
                 e("  struct %s *p = calloc(1, sizeof(struct %s));" % (n, n))
@@ -482,10 +534,19 @@ class Gen:
                 e("  p->%s = (double)(key %% 1000u) / 4;" % d)
             for sname in t.strs():
                 e("  p->%s = names[key %% 4u];" % sname)
-            e("  p->id = ++serial;")
-            e("  allocs++;")
+            e("  p->id = ++%s;" % self.v_serial)
+            e("  %s++;" % self.v_allocs)
             e("  return p;")
             e("}")
+            if t.xctor:
+                # a constructor that links the new node in front of a
+                # chain: `next` is live across the allocation
+                e("struct %s *cpg_cons%d(unsigned key, struct %s *next) {" % (n, t.idx, n))
+                e("  struct %s *p = cpg_new%d(key);" % (n, t.idx))
+                e("  p->next = next;")
+                e("  return p;")
+                e("}")
+                e = self.emit
             # hash of one object: scalars, doubles and the keys of link targets
             e("static unsigned long hash%d(const struct %s *o) {" % (t.idx, n))
             e("  unsigned long h = o->k * 3u + o->id;")
@@ -735,7 +796,7 @@ class Gen:
                 lines.append("    %s->%s = (double)c / 4;" % (q, d))
             for sname in t.strs():
                 lines.append("    %s->%s = names[c %% 4u];" % (q, sname))
-            lines += ["    %s->id = ++serial; allocs++;" % q,
+            lines += ["    %s->id = ++%s; %s++;" % (q, self.v_serial, self.v_allocs),
                       "    %s->next = %s->next; %s->next = %s;" % (q, p, p, q),
                       "  }",
                       "}"]
@@ -1343,7 +1404,8 @@ class Gen:
             if t.has_arr:
                 e("  if (!arr%d) return 3;" % t.idx)
                 e("  arrend%d = arr%d + %d;" % (t.idx, t.idx, t.arr_n))
-                e("  for (q%d = arr%d; q%d < arrend%d; q%d++) q%d->id = ++serial;" % ((t.idx,) * 6))
+                e("  for (q%d = arr%d; q%d < arrend%d; q%d++) q%d->id = ++%s;" % (
+                    (t.idx,) * 6 + (self.v_serial,)))
         e("  callback = poll_cb;")
         # a starting heap of a random size (polled: main's loops)
         total = int(math.exp(r.uniform(math.log(500), math.log(20000))))
@@ -1353,9 +1415,13 @@ class Gen:
             e("  for (i = 0; i < %du; i++) {" % t.pool_n)
             e("    %s = new%d(i);" % (P, t.idx))
             e("    for (c = 0; c < %du; c++) {" % per)
-            e("      q%d = new%d(c);" % (t.idx, t.idx))
-            e("      q%d->next = %s->next;" % (t.idx, P))
-            e("      %s->next = q%d;" % (P, t.idx))
+            if t.xctor:
+                # the store after the call to another file: call first
+                e("      %s->next = cpg_cons%d(c, %s->next);" % (P, t.idx, P))
+            else:
+                e("      q%d = new%d(c);" % (t.idx, t.idx))
+                e("      q%d->next = %s->next;" % (t.idx, P))
+                e("      %s->next = q%d;" % (P, t.idx))
             e("    }")
             e("  }")
         e("  " + self.clear_locals())
@@ -1450,8 +1516,8 @@ class Gen:
                 # switch, and COMPACTPTR_VERIFY stops on a dangling root.
                 e("  free(arr%d);" % t.idx)
                 e("  arr%d = arrend%d = NULL;" % (t.idx, t.idx))
-        e("  printf(\"allocs %lu frees %lu\\n\", allocs, frees);")
-        e("  return allocs == frees ? 0 : 4;")
+        e("  printf(\"allocs %%lu frees %%lu\\n\", %s, frees);" % self.v_allocs)
+        e("  return %s == frees ? 0 : 4;" % self.v_allocs)
         e("}")
         self.facts["rounds"] = rounds
 
@@ -1468,6 +1534,10 @@ class Gen:
     def generate(self):
         self.make_types()
         self.facts["types"] = len(self.types)
+        if self.xtu:
+            for t in self.types:
+                t.xctor = self.xr.random() < 0.7
+            self.types[self.xr.randrange(len(self.types))].xctor = True
         self.ctx_type = self.types[self.cr.randrange(len(self.types))] if self.ctx else None
         self.emit_types()
         self.emit_helpers()
@@ -1475,7 +1545,29 @@ class Gen:
             self.emit_ctx_visit()
         self.emit_steps()
         self.emit_main()
-        return "\n".join(self.out) + "\n", self.facts
+        src = "\n".join(self.out) + "\n"
+        for t in self.types:
+            if t.xctor:
+                src = re.sub(r"\bnew%d\(" % t.idx, "cpg_new%d(" % t.idx, src)
+        return src, self.facts
+
+    def ctor_file(self):
+        """ctor.c of a two-file program (after generate), or None."""
+        if not self.xtu:
+            return None
+        e = []
+        e.append("/* generated by test/differential/cpgen.py, seed %d: the constructors"
+                 " of prog.c's types %s, another translation unit */" % (
+                     self.seed, ", ".join(t.name for t in self.types if t.xctor)))
+        e += ["#include <compactptr.h>", "#include <stddef.h>", "#include <stdlib.h>", ""]
+        e += self.type_lines
+        e.append("")
+        if any(t.strs() for t in self.types if t.xctor):
+            e.append("static const char *const names[4] = {\"ash\", \"birch\", \"cedar\", \"damson\"};")
+        e.append("unsigned long cpg_allocs; /* prog.c counts and frees too */")
+        e.append("unsigned cpg_serial;")
+        e += self.ctor_out
+        return "\n".join(e) + "\n"
 
 
 # -- macro-wrapped accesses (a separate feature) -----------------------------
@@ -1609,11 +1701,24 @@ def generator_wrap(lines, r):
     return "\n".join(out).split("\n"), count
 
 
-def generate(seed):
-    src, facts = Gen(seed).generate()
+def generate_files(seed):
+    """The program of `seed` as {file name: text}, and its facts: prog.c,
+    and for two-file programs ctor.c."""
+    g = Gen(seed)
+    src, facts = g.generate()
     src, n = macro_wrap(src, seed)
     facts["macro_rewrites"] = n
-    return src, facts
+    files = {"prog.c": src}
+    ctor = g.ctor_file()
+    if ctor:
+        files["ctor.c"] = ctor
+    return files, facts
+
+
+def generate(seed):
+    """prog.c of `seed` and its facts (see generate_files)."""
+    files, facts = generate_files(seed)
+    return files["prog.c"], facts
 
 
 if __name__ == "__main__":
@@ -1734,42 +1839,61 @@ void cpg_barrier_wait(int n) {
 '''
 
 
+def thread_file(seed, i, src, nthreads, before_final):
+    """Thread i's copy of a program of `seed` (see above): its main renamed
+    cpg_main_<i> and its loops polled by hand, its printf going to buffer
+    i (cpg_printf), before_final put before the final digest, its PRNG
+    seeded for i, and the names it shares with its ctor.c (c<i>.c) made
+    its own."""
+    lines = src.split("\n")
+    last_include = max(k for k, l in enumerate(lines) if l.startswith("#include"))
+    lines.insert(last_include + 1,
+                 "int cpg_printf(int, const char *, ...);\n"
+                 "#define printf(...) cpg_printf(%d, __VA_ARGS__)" % i)
+    text = "\n".join(lines)
+    text, n = re.subn(r"^int main\(void\) \{$", "int cpg_main_%d(void) {" % i,
+                      text, count=1, flags=re.M)
+    assert n == 1, "no main in the generated program"
+    # main's loops are polled by the plugin; cpg_main_<i>'s by hand
+    head, sep, body = text.partition("int cpg_main_%d(void) {" % i)
+    body = re.sub(r"^(\s*for \(.*\) \{)$", r"\1 cp_safepoint();", body,
+                  flags=re.M)
+    body, n = re.subn(r'^(  printf\("final )', before_final.replace("\\", "\\\\") + r"\1",
+                      body, count=1, flags=re.M)
+    assert n == 1, "no final digest in the generated program"
+    text = head + sep + body
+    # each thread's file is its own translation unit: the globals with
+    # external linkage get names of their own
+    text = rename_shared(text, i)
+    rs = random.Random(seed * 1000003 + i).randrange(1, 1 << 63)
+    text, n = re.subn(r"^static unsigned long long rs = \d+ULL;",
+                      "static unsigned long long rs = %dULL;" % rs,
+                      text, count=1, flags=re.M)
+    assert n == 1, "no PRNG state in the generated program"
+    return text
+
+
+def rename_shared(text, i):
+    """Thread i's names for a program's globals of external linkage: the
+    forward-declared global values and what prog.c shares with ctor.c."""
+    text = re.sub(r"\bfc(\d+)\b", r"fc\1_t%d" % i, text)
+    return re.sub(r"\b(cpg_(?:new|cons)\d+|cpg_allocs|cpg_serial)\b", r"\1_t%d" % i, text)
+
+
 def generate_threaded(seed, nthreads):
     """The program of `seed` run by `nthreads` threads, each on its own heap
     (see above): returns ({file name: text}, facts)."""
-    src, facts = generate(seed)
-    lines = src.split("\n")
-    last_include = max(i for i, l in enumerate(lines) if l.startswith("#include"))
+    prog, facts = generate_files(seed)
     files = {}
     for i in range(nthreads):
-        ls = list(lines)
-        ls.insert(last_include + 1,
-                  "int cpg_printf(int, const char *, ...);\n"
-                  "#define printf(...) cpg_printf(%d, __VA_ARGS__)" % i)
-        text = "\n".join(ls)
-        text, n = re.subn(r"^int main\(void\) \{$", "int cpg_main_%d(void) {" % i,
-                          text, count=1, flags=re.M)
-        assert n == 1, "no main in the generated program"
-        # main's loops are polled by the plugin; cpg_main_<i>'s by hand
-        head, sep, body = text.partition("int cpg_main_%d(void) {" % i)
-        body = re.sub(r"^(\s*for \(.*\) \{)$", r"\1 cp_safepoint();", body,
-                      flags=re.M)
-        # a spin barrier before the final digest: the threads done first
-        # wait in a spin loop (which the plugin polls) while the others
-        # still allocate and may switch
-        body, n = re.subn(r'^(  printf\("final )', SPIN_BARRIER[seed % len(SPIN_BARRIER)]
-                          % {"n": nthreads} + r"\1", body, count=1, flags=re.M)
-        assert n == 1, "no final digest in the generated program"
-        text = head + sep + body
-        # each thread's file is its own translation unit: the globals with
-        # external linkage get names of their own
-        text = re.sub(r"\bfc(\d+)\b", r"fc\1_t%d" % i, text)
-        rs = random.Random(seed * 1000003 + i).randrange(1, 1 << 63)
-        text, n = re.subn(r"^static unsigned long long rs = \d+ULL;",
-                          "static unsigned long long rs = %dULL;" % rs,
-                          text, count=1, flags=re.M)
-        assert n == 1, "no PRNG state in the generated program"
-        files["t%d.c" % i] = text
+        files["t%d.c" % i] = thread_file(
+            seed, i, prog["prog.c"], nthreads,
+            # a spin barrier before the final digest: the threads done
+            # first wait in a spin loop (which the plugin polls) while the
+            # others still allocate and may switch
+            SPIN_BARRIER[seed % len(SPIN_BARRIER)] % {"n": nthreads})
+        if "ctor.c" in prog:
+            files["c%d.c" % i] = rename_shared(prog["ctor.c"], i)
     files["barrier.c"] = BARRIER_FILE
     files["main.c"] = THREADED_MAIN % {
         "n": nthreads,
@@ -1782,3 +1906,4 @@ def generate_threaded(seed, nthreads):
     facts["initial_nodes"] *= nthreads
     facts["initial_bytes"] *= nthreads
     return files, facts
+

@@ -27,6 +27,10 @@ translation unit per thread and a main that prints the threads' outputs in
 thread order); the switch then stops every thread, and the output must
 still be the native build's.
 
+In every mode a third of the programs have the constructors of some
+types in a file of their own (ctor.c, or c<i>.c per thread), called from
+the other file's builder loops.
+
 A failure prints the seed, what differed and the command that reproduces
 the case alone; its files (program, builds, outputs) are kept in --keep.
 The run fails if fewer than --min-switched of the limited switchable cases
@@ -42,6 +46,7 @@ main's stack and hand it to the visitor as `void *` every round.
 
 Usage:
   run.py --build-dir BUILD [--count N] [--seed S | --seed random] [--jobs J]
+         [--threads N]
   run.py --build-dir BUILD --seed S --count 1 --show   # print the program
 Exit status: 0 all cases agree, 1 a case failed, 2 bad usage or setup.
 """
@@ -145,9 +150,10 @@ def run(cmd, env=None, timeout=RUN_TIMEOUT):
 
 def one_case(setup, seed, keep, threads=1):
     """Returns (seed, failure message or None, when it switched, mode, limited,
-    nopoll, jumps): when is None (no switch), "build" (while main built the
-    starting heap) or "late"; nopoll: the program calls no cp_safepoint();
-    jumps: it recovers from errors with setjmp and longjmp."""
+    nopoll, jumps, facts): when is None (no switch), "build" (while main
+    built the starting heap) or "late"; nopoll: the program calls no
+    cp_safepoint(); jumps: it recovers from errors with setjmp and
+    longjmp."""
     d = tempfile.mkdtemp(prefix="cpdiff-%d-" % seed)
     try:
         return (seed,) + check_case(setup, seed, keep, d, threads)
@@ -159,8 +165,7 @@ def check_case(setup, seed, keep, d, threads=1):
     if threads > 1:
         files, facts = cpgen.generate_threaded(seed, threads)
     else:
-        src, facts = cpgen.generate(seed)
-        files = {"prog.c": src}
+        files, facts = cpgen.generate_files(seed)
     opt, mode, extra, env, frac = case_config(seed)
     srcs = []
     for name, text in sorted(files.items()):
@@ -215,7 +220,7 @@ def check_case(setup, seed, keep, d, threads=1):
                     what.rstrip(), dest, os.path.relpath(os.path.abspath(__file__)),
                     "" if setup.clang == "clang-19" else " --clang " + setup.clang,
                     " --threads %d" % threads if threads > 1 else "", seed))
-    return what, when, mode, frac is not None, facts["nopoll"], facts["jumps"]
+    return what, when, mode, frac is not None, facts["nopoll"], facts["jumps"], facts
 
 
 def main():
@@ -244,6 +249,7 @@ def main():
     args = p.parse_args()
     if args.count < 1 or args.jobs < 1 or not 1 <= args.threads <= 64:
         p.error("--count and --jobs must be at least 1, --threads 1 to 64")
+    threads = args.threads
     if args.seed == "random":
         base = random.SystemRandom().randrange(1, 1 << 40)
     else:
@@ -252,30 +258,38 @@ def main():
         except ValueError:
             p.error("--seed must be an integer or 'random', not %r" % args.seed)
     if args.show:
-        src, facts = cpgen.generate(base)
+        if threads > 1:
+            files, facts = cpgen.generate_threaded(base, threads)
+        else:
+            files, facts = cpgen.generate_files(base)
         opt, mode, extra, env, frac = case_config(base)
         print("/* %s %s, mode=%s, %s%s, %s */" % (
             opt, " ".join(extra), mode, env,
             ", high-water mark at %.2f x the arena's peak + %d KiB of arena above it" % (
                 frac, cpgen.HEADROOM // 1024) if frac else "", facts))
-        sys.stdout.write(src)
+        for name, text in sorted(files.items()):
+            if len(files) > 1:
+                print("/* ==== %s ==== */" % name)
+            sys.stdout.write(text)
         return 0
     setup = Setup(args)
     keep = args.keep or os.path.join(os.path.abspath(args.build_dir), "test", "differential-failures")
     os.makedirs(keep, exist_ok=True)
     print("differential: %d programs, seeds %d..%d, %d jobs%s" % (
         args.count, base, base + args.count - 1, args.jobs,
-        ", %d threads each" % args.threads if args.threads > 1 else ""), flush=True)
+        ", %d threads each" % threads if threads > 1 else ""), flush=True)
     t0 = time.time()
     failed, limited, modes, whens = [], 0, {}, {"build": 0, "late": 0}
     nopolls, nopoll_limited, nopoll_late = 0, 0, 0
     jumps, jumps_limited, jumps_late = 0, 0, 0
+    ctors = 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
-        futs = [ex.submit(one_case, setup, s, keep, args.threads)
+        futs = [ex.submit(one_case, setup, s, keep, threads)
                 for s in range(base, base + args.count)]
         for f in concurrent.futures.as_completed(futs):
-            seed, what, when, mode, lim, nopoll, jump = f.result()
+            seed, what, when, mode, lim, nopoll, jump, facts = f.result()
             modes[mode] = modes.get(mode, 0) + 1
+            ctors += facts["ctor_file"]
             nopolls += nopoll
             jumps += jump
             if lim:
@@ -302,6 +316,8 @@ def main():
     print("differential: %d of %d programs recover from errors with setjmp and longjmp; "
           "of their %d limited cases %d switched while the step functions ran" % (
               jumps, args.count, jumps_limited, jumps_late))
+    print("differential: %d of %d programs have their constructors in a file of their own" % (
+        ctors, args.count))
     if failed:
         return 1
     if limited >= 20 and whens["late"] < args.min_switched * limited:
