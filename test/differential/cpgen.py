@@ -5,8 +5,8 @@ that is plain C plus `CP_COMPACT` and `cp_safepoint()` -- prog.c, and for
 a third of the seeds ctor.c (below) -- and a dict describing what the
 generator chose (type count, whether the program polls outside main,
 ...); generate(seed) returns prog.c's text and the facts.  The same seed
-always gives the same text.  generate_threaded (at the end of this file)
-runs the program of a seed in several threads.
+always gives the same text.  generate_threaded and generate_library (at
+the end of this file) run the program of a seed in several threads.
 
 Half of the programs (a PRNG of their own picks them) write some of their
 accesses, allocations and statements through macros (macro_wrap below).
@@ -1839,12 +1839,13 @@ void cpg_barrier_wait(int n) {
 '''
 
 
-def thread_file(seed, i, src, nthreads, before_final):
-    """Thread i's copy of a program of `seed` (see above): its main renamed
-    cpg_main_<i> and its loops polled by hand, its printf going to buffer
-    i (cpg_printf), before_final put before the final digest, its PRNG
-    seeded for i, and the names it shares with its ctor.c (c<i>.c) made
-    its own."""
+def thread_file(seed, i, src, nthreads, before_final, between_steps=None):
+    """Thread (or task) i's copy of a program of `seed` (see above): its
+    main renamed cpg_main_<i> and its loops polled by hand, its printf
+    going to buffer i (cpg_printf), before_final put before the final
+    digest, between_steps (a statement, or None) at the start of every
+    iteration of the loop that runs the steps, its PRNG seeded for i, and
+    the names it shares with its ctor.c (c<i>.c) made its own."""
     lines = src.split("\n")
     last_include = max(k for k, l in enumerate(lines) if l.startswith("#include"))
     lines.insert(last_include + 1,
@@ -1858,9 +1859,15 @@ def thread_file(seed, i, src, nthreads, before_final):
     head, sep, body = text.partition("int cpg_main_%d(void) {" % i)
     body = re.sub(r"^(\s*for \(.*\) \{)$", r"\1 cp_safepoint();", body,
                   flags=re.M)
-    body, n = re.subn(r'^(  printf\("final )', before_final.replace("\\", "\\\\") + r"\1",
-                      body, count=1, flags=re.M)
-    assert n == 1, "no final digest in the generated program"
+    if between_steps:
+        body, n = re.subn(r"^(    for \(l0 = 0; l0 < \d+u; l0\+\+\) \{ cp_safepoint\(\);)$",
+                          r"\1 " + between_steps.replace("\\", "\\\\"), body,
+                          count=1, flags=re.M)
+        assert n == 1, "no loop over the steps in the generated program"
+    if before_final:
+        body, n = re.subn(r'^(  printf\("final )', before_final.replace("\\", "\\\\") + r"\1",
+                          body, count=1, flags=re.M)
+        assert n == 1, "no final digest in the generated program"
     text = head + sep + body
     # each thread's file is its own translation unit: the globals with
     # external linkage get names of their own
@@ -1907,3 +1914,430 @@ def generate_threaded(seed, nthreads):
     facts["initial_bytes"] *= nthreads
     return files, facts
 
+
+# -- library threads (run.py --library-threads N) -------------------------------
+#
+# The program of a seed run as N tasks (t<i>.c, as above, each ending in a
+# task function `void cpg_task_<i>(void *status)`, an entry of its file)
+# by the threads of a library: libpool.c is built without the plugin and
+# without compactptr.h, as the thread pool or event library of another
+# project is, so its threads come from libc's pthread_create and the
+# runtime never met them when they first call a task (it counts them
+# while they are inside, and the switch waits for them).  Chosen by the
+# seed (a PRNG of its own):
+#   spawn: one thread per task, which runs it and exits; joined by the
+#          library, or detached and counted down on a condition variable;
+#          the tasks all run at once and wait for each other before their
+#          final digest (a spin barrier, or the library's barrier);
+#   queue: a pool of 1..N workers (mutex, condition variables, a task
+#          queue) running several tasks each, main waiting for them on the
+#          pool's condition variable, half of the time running queued
+#          tasks itself while it waits (a known thread calling an entry
+#          back out of its own call out).
+# main.c hands the tasks out and waits in the library: in three cases of
+# four main keeps a compact record of every task it handed out (its file
+# is rewritten: the wait is a call out, the records are roots across it),
+# in the others main.c has no compact type and waits in CP_NATIVE(...).
+# The tasks' printf is the library's log (cpg_printf, a call into the
+# native file), and in half of the programs the tasks also call back into
+# the library between their steps and before their first allocation
+# (cpg_lib_yield: a lock of its own and sched_yield).  Main prints the outputs in task order: the output depends
+# on the seed and N only.
+
+LIBRARY_POOL = r'''/* generated by test/differential/cpgen.py: a library built without the
+ * plugin and without compactptr.h (a thread pool, an event library): its
+ * threads come from libc's pthread_create, and the runtime has never met
+ * them when they first call a task of a rewritten file. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAXT = 64 };
+
+/* The tasks' log: a buffer per task, written out in task order. */
+static char *out[MAXT];
+static size_t len[MAXT], cap[MAXT];
+
+int cpg_printf(int t, const char *fmt, ...) {
+  char buf[256];
+  va_list ap;
+  int n;
+  va_start(ap, fmt);
+  n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (t < 0 || t >= MAXT || n < 0 || (size_t)n >= sizeof buf)
+    abort();
+  if (len[t] + (size_t)n > cap[t]) {
+    cap[t] = 2 * cap[t] + (size_t)n + 256;
+    out[t] = realloc(out[t], cap[t]);
+    if (!out[t])
+      exit(3);
+  }
+  memcpy(out[t] + len[t], buf, (size_t)n);
+  len[t] += (size_t)n;
+  return n;
+}
+
+void cpg_lib_flush(int t) {
+  if (len[t])
+    fwrite(out[t], 1, len[t], stdout);
+  free(out[t]);
+  out[t] = NULL;
+  len[t] = cap[t] = 0;
+}
+
+/* Called back by the tasks between their steps. */
+static pthread_mutex_t tick_mu = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long ticks;
+
+void cpg_lib_yield(int t, unsigned n) {
+  pthread_mutex_lock(&tick_mu);
+  ticks += n + (unsigned)t;
+  pthread_mutex_unlock(&tick_mu);
+  if ((n + (unsigned)t) % 8u == 0)
+    sched_yield();
+}
+
+/* A barrier, for tasks that all run at once. */
+static pthread_mutex_t bar_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t bar_cv = PTHREAD_COND_INITIALIZER;
+static int arrived;
+
+void cpg_barrier_wait(int n) {
+  pthread_mutex_lock(&bar_mu);
+  if (++arrived == n)
+    pthread_cond_broadcast(&bar_cv);
+  while (arrived < n)
+    pthread_cond_wait(&bar_cv, &bar_mu);
+  pthread_mutex_unlock(&bar_mu);
+}
+
+/* A thread per task, which exits after it: joined, or detached and
+ * counted down. */
+struct one {
+  void (*fn)(void *);
+  void *arg;
+  int detached;
+};
+static pthread_mutex_t sp_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sp_cv = PTHREAD_COND_INITIALIZER;
+static int sp_running, sp_n;
+static pthread_t sp_tids[MAXT];
+
+static void *one_main(void *a) {
+  struct one o = *(struct one *)a;
+  free(a);
+  o.fn(o.arg);
+  if (o.detached) {
+    pthread_mutex_lock(&sp_mu);
+    if (--sp_running == 0)
+      pthread_cond_broadcast(&sp_cv);
+    pthread_mutex_unlock(&sp_mu);
+  }
+  return NULL;
+}
+
+void cpg_lib_spawn(void (*fn)(void *), void *arg, int detached) {
+  struct one *o = malloc(sizeof *o);
+  pthread_t th;
+  if (!o || sp_n >= MAXT)
+    exit(3);
+  o->fn = fn;
+  o->arg = arg;
+  o->detached = detached;
+  pthread_mutex_lock(&sp_mu);
+  sp_running += detached;
+  pthread_mutex_unlock(&sp_mu);
+  if (pthread_create(&th, NULL, one_main, o) != 0)
+    exit(5);
+  if (detached)
+    pthread_detach(th);
+  else
+    sp_tids[sp_n++] = th;
+}
+
+void cpg_lib_wait_spawned(void) {
+  int i;
+  pthread_mutex_lock(&sp_mu);
+  while (sp_running)
+    pthread_cond_wait(&sp_cv, &sp_mu);
+  pthread_mutex_unlock(&sp_mu);
+  for (i = 0; i < sp_n; i++)
+    pthread_join(sp_tids[i], NULL);
+  sp_n = 0;
+}
+
+/* A pool: workers wait for tasks on a queue. */
+struct qtask {
+  void (*fn)(void *);
+  void *arg;
+  struct qtask *next;
+};
+struct cpg_pool {
+  pthread_mutex_t mu;
+  pthread_cond_t work, idle;
+  struct qtask *head, *tail;
+  int active, stop, n;
+  pthread_t tids[MAXT];
+};
+
+/* The next task, counted active; p->mu held. */
+static struct qtask *take(struct cpg_pool *p) {
+  struct qtask *t = p->head;
+  p->head = t->next;
+  if (!p->head)
+    p->tail = NULL;
+  p->active++;
+  return t;
+}
+
+/* Runs t without the lock; p->mu held before and after. */
+static void run(struct cpg_pool *p, struct qtask *t) {
+  pthread_mutex_unlock(&p->mu);
+  t->fn(t->arg);
+  free(t);
+  pthread_mutex_lock(&p->mu);
+  if (--p->active == 0 && !p->head)
+    pthread_cond_broadcast(&p->idle);
+}
+
+static void *worker(void *a) {
+  struct cpg_pool *p = a;
+  pthread_mutex_lock(&p->mu);
+  for (;;) {
+    while (!p->head && !p->stop)
+      pthread_cond_wait(&p->work, &p->mu);
+    if (!p->head)
+      break;
+    run(p, take(p));
+  }
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
+struct cpg_pool *cpg_pool_start(int n) {
+  struct cpg_pool *p = calloc(1, sizeof *p);
+  int i;
+  if (!p || n < 1 || n > MAXT)
+    exit(3);
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->work, NULL);
+  pthread_cond_init(&p->idle, NULL);
+  p->n = n;
+  for (i = 0; i < n; i++)
+    if (pthread_create(&p->tids[i], NULL, worker, p) != 0)
+      exit(5);
+  return p;
+}
+
+void cpg_pool_submit(struct cpg_pool *p, void (*fn)(void *), void *arg) {
+  struct qtask *t = malloc(sizeof *t);
+  if (!t)
+    exit(3);
+  t->fn = fn;
+  t->arg = arg;
+  t->next = NULL;
+  pthread_mutex_lock(&p->mu);
+  if (p->tail)
+    p->tail->next = t;
+  else
+    p->head = t;
+  p->tail = t;
+  pthread_cond_signal(&p->work);
+  pthread_mutex_unlock(&p->mu);
+}
+
+/* Until every task submitted has run; with help, the caller runs queued
+ * tasks itself meanwhile. */
+void cpg_pool_wait(struct cpg_pool *p, int help) {
+  pthread_mutex_lock(&p->mu);
+  for (;;) {
+    if (help && p->head)
+      run(p, take(p));
+    else if (p->head || p->active)
+      pthread_cond_wait(&p->idle, &p->mu);
+    else
+      break;
+  }
+  pthread_mutex_unlock(&p->mu);
+}
+
+void cpg_pool_stop(struct cpg_pool *p) {
+  int i;
+  pthread_mutex_lock(&p->mu);
+  p->stop = 1;
+  pthread_cond_broadcast(&p->work);
+  pthread_mutex_unlock(&p->mu);
+  for (i = 0; i < p->n; i++)
+    pthread_join(p->tids[i], NULL);
+  pthread_mutex_destroy(&p->mu);
+  pthread_cond_destroy(&p->work);
+  pthread_cond_destroy(&p->idle);
+  free(p);
+}
+'''
+
+LIBRARY_MAIN = r'''/* generated by test/differential/cpgen.py, seed %(seed)d: %(what)s */
+#include <compactptr.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { N = %(n)d };
+%(decls)s
+static void (*const tasks[N])(void *) = {%(tasks)s};
+static int status[N];
+int cpg_arrived; /* the tasks' spin barrier (t<i>.c) */
+
+/* libpool.c: built without the plugin */
+struct cpg_pool;
+struct cpg_pool *cpg_pool_start(int workers);
+void cpg_pool_submit(struct cpg_pool *p, void (*fn)(void *), void *arg);
+void cpg_pool_wait(struct cpg_pool *p, int help);
+void cpg_pool_stop(struct cpg_pool *p);
+void cpg_lib_spawn(void (*fn)(void *), void *arg, int detached);
+void cpg_lib_wait_spawned(void);
+void cpg_lib_flush(int t);
+%(body)s
+'''
+
+# main with a compact record of every task handed out, live across the
+# wait (its file is rewritten: the wait is a call out)
+LIBRARY_MAIN_RECORDS = r'''
+struct CP_COMPACT cpg_job {
+  struct cpg_job *next;
+  int t;
+};
+
+int main(void) {
+  struct cpg_job *jobs = NULL, *j;
+  int t;
+%(start)s  for (t = N - 1; t >= 0; t--) {
+    j = malloc(sizeof *j);
+    if (!j)
+      return 3;
+    j->t = t;
+    j->next = jobs;
+    jobs = j;
+  }
+  for (j = jobs; j; j = j->next)
+    %(hand)stasks[j->t], &status[j->t]%(hand_more)s);
+  %(wait)s; /* a call out: the tasks run meanwhile */
+%(stop)s  for (j = jobs; j; j = j->next) {
+    printf("== thread %%d\n", j->t);
+    cpg_lib_flush(j->t);
+  }
+  while (jobs) {
+    j = jobs;
+    jobs = j->next;
+    free(j);
+  }
+  for (t = 0; t < N; t++) {
+    if (status[t])
+      return status[t];
+  }
+  return 0;
+}'''
+
+# main of a file without compact types: its wait in a native region
+LIBRARY_MAIN_THIN = r'''
+int main(void) {
+  int t;
+%(start)s  for (t = 0; t < N; t++)
+    %(hand)stasks[t], &status[t]%(hand_more)s);
+  CP_NATIVE(%(wait)s);
+%(stop)s  for (t = 0; t < N; t++) {
+    printf("== thread %%d\n", t);
+    cpg_lib_flush(t);
+  }
+  for (t = 0; t < N; t++) {
+    if (status[t])
+      return status[t];
+  }
+  return 0;
+}'''
+
+# The barrier before the final digest of tasks that all run at once: the
+# spin barriers, or the library's (a call out to the native file).
+LIBRARY_BARRIER = SPIN_BARRIER[:2] + [
+    "  { extern void cpg_barrier_wait(int); cpg_barrier_wait(%(n)d); }\n"]
+
+
+def library_variant(seed, ntasks):
+    """How the tasks of `seed` are run (a PRNG of its own): a dict with
+    kind (spawn-join, spawn-detach or queue), workers, help, records,
+    yields and barrier."""
+    r = random.Random(seed * 7919 + 29)
+    v = {"kind": r.choice(["spawn-join", "spawn-detach", "queue", "queue"])}
+    v["workers"] = r.randint(1, ntasks) if v["kind"] == "queue" else ntasks
+    v["help"] = v["kind"] == "queue" and r.random() < 0.5
+    v["records"] = r.random() < 0.75
+    v["yields"] = r.random() < 0.5
+    v["barrier"] = r.randrange(len(LIBRARY_BARRIER)) if v["kind"] != "queue" else None
+    return v
+
+
+def generate_library(seed, ntasks):
+    """The program of `seed` run as `ntasks` tasks by the threads of a
+    library built without the plugin (see above): returns ({file name:
+    text}, facts); facts["native_files"] names the files to build without
+    the plugin."""
+    prog, facts = generate_files(seed)
+    v = library_variant(seed, ntasks)
+    files = {}
+    for i in range(ntasks):
+        text = thread_file(
+            seed, i, prog["prog.c"], ntasks,
+            LIBRARY_BARRIER[v["barrier"]] % {"n": ntasks} if v["barrier"] is not None else None,
+            "cpg_lib_yield(%d, r * 64u + l0);" % i if v["yields"] else None)
+        if v["yields"]:
+            last_include = max(k for k, l in enumerate(text.split("\n")) if l.startswith("#include"))
+            ls = text.split("\n")
+            ls.insert(last_include + 1, "void cpg_lib_yield(int, unsigned); /* libpool.c */")
+            text = "\n".join(ls)
+        text += ("/* a task of the library's threads (libpool.c) */\n"
+                 "void cpg_task_%d(void *status) {\n" % i)
+        if v["yields"]:
+            # before the task allocates: on a thread the runtime has not
+            # met yet, a call out of an entry it is counted inside
+            text += "  cpg_lib_yield(%d, 0u);\n" % i
+        text += ("  *(int *)status = cpg_main_%d();\n"
+                 "}\n" % i)
+        files["t%d.c" % i] = text
+        if "ctor.c" in prog:
+            files["c%d.c" % i] = rename_shared(prog["ctor.c"], i)
+    files["libpool.c"] = LIBRARY_POOL
+    if v["kind"] == "queue":
+        what = "%d tasks run by a pool of %d thread%s%s" % (
+            ntasks, v["workers"], "s" if v["workers"] > 1 else "",
+            ", main helping while it waits" if v["help"] else "")
+        parts = {"start": "  struct cpg_pool *p = cpg_pool_start(%d);\n" % v["workers"],
+                 "hand": "cpg_pool_submit(p, ", "hand_more": "",
+                 "wait": "cpg_pool_wait(p, %d)" % v["help"],
+                 "stop": "  cpg_pool_stop(p);\n"}
+    else:
+        what = "%d tasks, one thread each, %s" % (
+            ntasks, "joined" if v["kind"] == "spawn-join" else "detached")
+        parts = {"start": "", "hand": "cpg_lib_spawn(", "hand_more": ", %d" % (v["kind"] == "spawn-detach"),
+                 "wait": "cpg_lib_wait_spawned()", "stop": ""}
+    what += (", main keeping a compact record of each" if v["records"] else
+             ", main in a file without compact types")
+    body = (LIBRARY_MAIN_RECORDS if v["records"] else LIBRARY_MAIN_THIN) % parts
+    files["main.c"] = LIBRARY_MAIN % {
+        "seed": seed, "what": what, "n": ntasks,
+        "decls": "\n".join("void cpg_task_%d(void *);" % i for i in range(ntasks)),
+        "tasks": ", ".join("cpg_task_%d" % i for i in range(ntasks)),
+        "body": body}
+    facts = dict(facts)
+    facts["threads"] = ntasks
+    facts["library"] = "%s%s%s%s" % (
+        v["kind"], " workers=%d" % v["workers"] if v["kind"] == "queue" else "",
+        " help" if v["help"] else "", " yields" if v["yields"] else "")
+    facts["records"] = v["records"]
+    facts["native_files"] = ["libpool.c"]
+    facts["nopoll"] = False  # the task mains poll by hand (above)
+    facts["initial_nodes"] *= ntasks
+    facts["initial_bytes"] *= ntasks
+    return files, facts

@@ -27,6 +27,19 @@ translation unit per thread and a main that prints the threads' outputs in
 thread order); the switch then stops every thread, and the output must
 still be the native build's.
 
+With --library-threads N each case is the same program run as N tasks,
+each on a heap of its own, by the threads of a library
+(cpgen.generate_library): libpool.c is built by clang alone, without the
+plugin and without compactptr.h, and linked into both builds, so its
+threads come from libc's pthread_create and the runtime has never met
+them when they first call a task.  The seed picks one thread per task
+(joined, or detached and counted down) or a pool of 1..N workers with a
+task queue (main helping with the queue while it waits, or not), whether
+main keeps compact records of the tasks across its wait in the library
+(a call out) or waits in CP_NATIVE from a file without compact types, and
+whether the tasks call back into the library between their steps and
+before their first allocation.
+
 In every mode a third of the programs have the constructors of some
 types in a file of their own (ctor.c, or c<i>.c per thread), called from
 the other file's builder loops.
@@ -46,7 +59,7 @@ main's stack and hand it to the visitor as `void *` every round.
 
 Usage:
   run.py --build-dir BUILD [--count N] [--seed S | --seed random] [--jobs J]
-         [--threads N]
+         [--threads N | --library-threads N]
   run.py --build-dir BUILD --seed S --count 1 --show   # print the program
 Exit status: 0 all cases agree, 1 a case failed, 2 bad usage or setup.
 """
@@ -148,7 +161,7 @@ def run(cmd, env=None, timeout=RUN_TIMEOUT):
         return "timeout after %d s" % timeout, "", ""
 
 
-def one_case(setup, seed, keep, threads=1):
+def one_case(setup, seed, keep, threads=1, library=False):
     """Returns (seed, failure message or None, when it switched, mode, limited,
     nopoll, jumps, facts): when is None (no switch), "build" (while main
     built the starting heap) or "late"; nopoll: the program calls no
@@ -156,32 +169,47 @@ def one_case(setup, seed, keep, threads=1):
     longjmp."""
     d = tempfile.mkdtemp(prefix="cpdiff-%d-" % seed)
     try:
-        return (seed,) + check_case(setup, seed, keep, d, threads)
+        return (seed,) + check_case(setup, seed, keep, d, threads, library)
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
 
-def check_case(setup, seed, keep, d, threads=1):
-    if threads > 1:
+def check_case(setup, seed, keep, d, threads=1, library=False):
+    if library:
+        files, facts = cpgen.generate_library(seed, threads)
+    elif threads > 1:
         files, facts = cpgen.generate_threaded(seed, threads)
     else:
         files, facts = cpgen.generate_files(seed)
     opt, mode, extra, env, frac = case_config(seed)
-    srcs = []
+    srcs, objs = [], []
     for name, text in sorted(files.items()):
-        srcs.append(os.path.join(d, name))
-        with open(srcs[-1], "w") as f:
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
             f.write(text)
+        if name in facts.get("native_files", ()):
+            objs.append(path)
+        else:
+            srcs.append(path)
     native, plugged = os.path.join(d, "native"), os.path.join(d, "plugin")
     flags = [opt, "-Wall", "-Wno-unused-function"] + setup.incs
     what, when = None, None
-    rc, _, err = run([setup.clang] + flags + srcs + ["-lpthread", "-o", native])
-    if rc != 0:
-        what = "the native build failed:\n" + err
+    # a library's files: built once, by clang alone (no plugin, nor the
+    # project's include directories), and linked into both builds
+    for i, path in enumerate(objs):
+        objs[i] = os.path.splitext(path)[0] + ".o"
+        rc, _, err = run([setup.clang, opt, "-Wall", "-Werror", "-c", path, "-o", objs[i]])
+        if rc != 0:
+            what = "the library %s failed to build:\n%s" % (os.path.basename(path), err)
+            break
+    if not what:
+        rc, _, err = run([setup.clang] + flags + srcs + objs + ["-lpthread", "-o", native])
+        if rc != 0:
+            what = "the native build failed:\n" + err
     if not what:
         rc, _, err = run([setup.clang] + flags + extra + [
             "-Werror", "-fplugin=" + setup.plugin,
-            "-fplugin-arg-compactptr-mode=" + mode] + srcs + [setup.runtime,
+            "-fplugin-arg-compactptr-mode=" + mode] + srcs + objs + [setup.runtime,
             "-lpthread", "-o", plugged])
         if rc != 0:
             what = "the plugin build failed (exit %s):\n%s" % (rc, err)
@@ -219,7 +247,8 @@ def check_case(setup, seed, keep, d, threads=1):
                     seed, opt, "".join(" " + x for x in extra), mode, envs or "no env",
                     what.rstrip(), dest, os.path.relpath(os.path.abspath(__file__)),
                     "" if setup.clang == "clang-19" else " --clang " + setup.clang,
-                    " --threads %d" % threads if threads > 1 else "", seed))
+                    (" --library-threads %d" if library else " --threads %d") % threads
+                    if threads > 1 or library else "", seed))
     return what, when, mode, frac is not None, facts["nopoll"], facts["jumps"], facts
 
 
@@ -245,11 +274,18 @@ def main():
     p.add_argument("--threads", type=int, default=1,
                    help="multi-threaded mode: each program runs in this many "
                         "threads at once, each on its own heap (default 1: off)")
+    p.add_argument("--library-threads", type=int, default=0, metavar="N",
+                   help="library-threads mode: each program runs as N tasks, each on "
+                        "its own heap, by the threads of a library built without the "
+                        "plugin (libpool.c; default 0: off)")
     p.add_argument("--show", action="store_true", help="print the first seed's program and its configuration, run nothing")
     args = p.parse_args()
     if args.count < 1 or args.jobs < 1 or not 1 <= args.threads <= 64:
         p.error("--count and --jobs must be at least 1, --threads 1 to 64")
-    threads = args.threads
+    if not 0 <= args.library_threads <= 64 or (args.library_threads and args.threads > 1):
+        p.error("--library-threads must be 1 to 64, and not with --threads")
+    library = args.library_threads > 0
+    threads = args.library_threads or args.threads
     if args.seed == "random":
         base = random.SystemRandom().randrange(1, 1 << 40)
     else:
@@ -258,7 +294,9 @@ def main():
         except ValueError:
             p.error("--seed must be an integer or 'random', not %r" % args.seed)
     if args.show:
-        if threads > 1:
+        if library:
+            files, facts = cpgen.generate_library(base, threads)
+        elif threads > 1:
             files, facts = cpgen.generate_threaded(base, threads)
         else:
             files, facts = cpgen.generate_files(base)
@@ -269,7 +307,9 @@ def main():
                 frac, cpgen.HEADROOM // 1024) if frac else "", facts))
         for name, text in sorted(files.items()):
             if len(files) > 1:
-                print("/* ==== %s ==== */" % name)
+                print("/* ==== %s%s ==== */" % (
+                    name, ", built without the plugin" if name in facts.get(
+                        "native_files", ()) else ""))
             sys.stdout.write(text)
         return 0
     setup = Setup(args)
@@ -277,19 +317,23 @@ def main():
     os.makedirs(keep, exist_ok=True)
     print("differential: %d programs, seeds %d..%d, %d jobs%s" % (
         args.count, base, base + args.count - 1, args.jobs,
+        ", %d tasks each run by a library's threads" % threads if library else
         ", %d threads each" % threads if threads > 1 else ""), flush=True)
     t0 = time.time()
     failed, limited, modes, whens = [], 0, {}, {"build": 0, "late": 0}
     nopolls, nopoll_limited, nopoll_late = 0, 0, 0
     jumps, jumps_limited, jumps_late = 0, 0, 0
-    ctors = 0
+    ctors, kinds = 0, {}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
-        futs = [ex.submit(one_case, setup, s, keep, threads)
+        futs = [ex.submit(one_case, setup, s, keep, threads, library)
                 for s in range(base, base + args.count)]
         for f in concurrent.futures.as_completed(futs):
             seed, what, when, mode, lim, nopoll, jump, facts = f.result()
             modes[mode] = modes.get(mode, 0) + 1
             ctors += facts["ctor_file"]
+            if library:
+                k = facts["library"].split()[0] + ("" if facts["records"] else " thin-main")
+                kinds[k] = kinds.get(k, 0) + 1
             nopolls += nopoll
             jumps += jump
             if lim:
@@ -318,6 +362,9 @@ def main():
               jumps, args.count, jumps_limited, jumps_late))
     print("differential: %d of %d programs have their constructors in a file of their own" % (
         ctors, args.count))
+    if library:
+        print("differential: the library's threads: %s" % ", ".join(
+            "%s %d" % kv for kv in sorted(kinds.items())))
     if failed:
         return 1
     if limited >= 20 and whens["late"] < args.min_switched * limited:
