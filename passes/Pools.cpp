@@ -134,6 +134,9 @@ public:
   /// The outermost function of this TU whose return value origin() traced
   /// the memory through (`xmalloc` in `c ? xmalloc(n) : 0`), or null.
   const FunctionDecl *Maker = nullptr;
+  /// The libc call origin() traced the memory to (a block malloc,
+  /// calloc or realloc returned), or AllocFn::None.
+  AllocFn Block = AllocFn::None;
   /// Tracing a pinned object: a realloc through `void *` keeps one pinned
   /// (cp_realloc_any resizes it in whole objects).
   bool Pinned = false;
@@ -196,6 +199,7 @@ private:
       if (Depth == 0 || sizesCompact(CE) ||
           (Pinned && allocFunction(CE) == AllocFn::Realloc))
         return "";
+      Block = allocFunction(CE);
       return "a block from '" + CE->getDirectCallee()->getNameAsString() + "'";
     }
     case AllocFn::None:
@@ -542,9 +546,10 @@ bool checkRootArrayConversion(Session &S, const CastExpr *E) {
       "keep them in a root array: malloc, calloc or realloc of n * sizeof(" +
       T->WideSpelling + " *) into " + Arr;
   auto R = CharSourceRange::getTokenRange(E->getSourceRange());
-  QualType From = Value->IgnoreParenImpCasts()->getType();
-  if (Value == E->getSubExpr())
-    From = E->getSubExpr()->getType();
+  // The stored value's own type, under the conversion to `void *`.
+  QualType From = Value == E->getSubExpr()
+                      ? Value->getType()
+                      : Value->IgnoreParenImpCasts()->getType();
   if (!From->isPointerType())
     return false;
   QualType FromElem = From->getPointeeType();
@@ -578,7 +583,7 @@ bool checkRootArrayConversion(Session &S, const CastExpr *E) {
   // A resize through a `void *` of this function (`v = realloc(v,
   // bytes)`, v a `void *` copy of the array): cp_realloc_any keeps a root
   // array one.
-  if (!Tr.Maker && Why.rfind("a block from 'realloc'", 0) == 0)
+  if (!Tr.Maker && Tr.Block == AllocFn::Realloc)
     return false;
   if (Why.empty() && G && G->getDefinition()) {
     std::string Lib = libcAllocationIn(G);
@@ -587,8 +592,8 @@ bool checkRootArrayConversion(Session &S, const CastExpr *E) {
             "' and hands out a pointer into the block";
   }
   if (!Why.empty()) {
-    bool Wrapper = G && G->getDefinition() && Tr.Maker == G &&
-                   Why.find("a block from") != std::string::npos;
+    bool Wrapper =
+        G && G->getDefinition() && Tr.Maker == G && Tr.Block != AllocFn::None;
     if (Wrapper) {
       const FunctionDecl *First = G->getFirstDecl();
       SourceLocation At = First->getOuterLocStart();
