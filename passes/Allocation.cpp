@@ -56,7 +56,7 @@ static QualType flexBase(const Expr *E, bool Follow = true) {
       return flexBase(VD->getInit(), false);
   auto HasFlex = [](QualType T) {
     const auto *RT = T.isNull() ? nullptr : T->getAs<RecordType>();
-    return RT && RT->getDecl()->hasFlexibleArrayMember();
+    return RT && roomMember(RT->getDecl());
   };
   if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(E))
     return U->getKind() == UETT_SizeOf && HasFlex(U->getTypeOfArgument())
@@ -68,7 +68,7 @@ static QualType flexBase(const Expr *E, bool Follow = true) {
         O->getComponent(0).getKind() != OffsetOfNode::Field)
       return QualType();
     const FieldDecl *F = O->getComponent(0).getField();
-    return F->getType()->isIncompleteArrayType() ? T : QualType();
+    return roomMember(F->getParent()) == F ? T : QualType();
   }
   if (const auto *B = dyn_cast<BinaryOperator>(E);
       B && B->getOpcode() == BO_Add) {
@@ -297,10 +297,8 @@ static bool isOne(const Expr *E) {
 /// RD's flexible array member when its elements are compact pointers or
 /// compact structs (their size differs between the layouts); else null.
 static const FieldDecl *elementsMember(const Model &M, const RecordDecl *RD) {
-  const FieldDecl *Last = nullptr;
-  for (const FieldDecl *F : RD->fields())
-    Last = F;
-  if (!Last || !Last->getType()->isIncompleteArrayType())
+  const FieldDecl *Last = roomMember(RD);
+  if (!Last)
     return nullptr;
   QualType E = stripArrays(Last->getType()).Element;
   return M.pointeeOf(E) || M.recordOf(E) ? Last : nullptr;
@@ -353,35 +351,14 @@ static bool onlyElementRoom(const Expr *Bytes, QualType Elem) {
           (Base(B->getRHS()) && elementRoom(B->getLHS(), Elem)));
 }
 
-/// RD ends in an array of one element or none (`struct node *forward[1];`,
-/// the struct hack older C used before flexible array members): the
-/// advice to declare it as one, which the plugin gives room to; else "".
-static std::string structHackAdvice(const RecordDecl *RD) {
-  const FieldDecl *Last = nullptr;
-  for (const FieldDecl *F : RD->fields())
-    Last = F;
-  const ConstantArrayType *AT =
-      Last ? RD->getASTContext().getAsConstantArrayType(Last->getType())
-           : nullptr;
-  if (!AT || AT->getSize().ugt(1))
-    return "";
-  std::string Decl;
-  llvm::raw_string_ostream OS(Decl);
-  RD->getASTContext()
-      .getIncompleteArrayType(AT->getElementType(), ArraySizeModifier::Normal,
-                              0)
-      .print(OS, RD->getASTContext().getPrintingPolicy(), Last->getName());
-  // sizeof counted the one element of `[1]`: a flexible member's room
-  // must count it too.
-  return "; to allocate room past its last member, declare it as a "
-         "flexible array member (" +
-         Decl + ";)" +
-         (AT->getSize().isZero()
-              ? std::string()
-              : ", and count in the size the element that sizeof(" +
-                    RD->getASTContext().getRecordType(RD).getAsString(
-                        RD->getASTContext().getPrintingPolicy()) +
-                    ") counted (n + 1 elements where it allocated n past it)");
+/// How a message names RD's room member: a one-element or empty last
+/// member is taken for the struct hack's room (roomMember).
+static std::string roomText(const FieldDecl *FD) {
+  if (FD->getType()->isIncompleteArrayType())
+    return "flexible array member";
+  return "last member '" + FD->getName().str() +
+         "', taken for a flexible "
+         "array member as in the struct hack";
 }
 
 static SizeShape countAndSize(const Expr *N, const Expr *Size) {
@@ -636,11 +613,10 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
   // An object with a flexible array member is one, whatever its room: an
   // array of them would put objects where the switch copies bytes.
   CompactType *FT = ST ? ST : DT;
-  bool FlexType = FT && FT->RD->hasFlexibleArrayMember();
+  bool FlexType = FT && roomMember(FT->RD);
   if ((DT && !ST) || (FlexType && !Sh.Flex && !Sh.Counts.empty())) {
     std::vector<FixItHint> Fix;
-    // (Not for the struct hack: its room is the point, the advice says how.)
-    if (!SR && !FlexType && structHackAdvice(FT->RD).empty())
+    if (!SR && !FlexType)
       sizeFix(
           SizeArg, "sizeof(" + FT->WideSpelling + ")",
           S.Ctx.getTypeSizeInChars(S.Ctx.getRecordType(FT->RD)).getQuantity(),
@@ -650,12 +626,11 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
              "allocation of compact type '" + W +
                  "' must have its size expressed as " +
                  (FlexType ? "sizeof(" + W +
-                                 ") + n (one object and the room for its "
-                                 "flexible array member, also calloc(1, ...); "
-                                 "an array of "
-                                 "such objects is not supported)"
-                           : "sizeof(" + W + ") or n * sizeof(" + W + ")" +
-                                 structHackAdvice(FT->RD)),
+                                 ") + n (one object and the room for its " +
+                                 roomText(roomMember(FT->RD)) +
+                                 ", also calloc(1, ...); an array of such "
+                                 "objects is not supported)"
+                           : "sizeof(" + W + ") or n * sizeof(" + W + ")"),
              {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
     return "";
   }

@@ -979,6 +979,25 @@ static bool inHeapField(const Model &M, const Expr *E) {
   return false;
 }
 
+const FieldDecl *roomMember(const RecordDecl *RD) {
+  const FieldDecl *Last = nullptr;
+  for (const FieldDecl *F : RD->fields())
+    Last = F;
+  if (!Last)
+    return nullptr;
+  if (Last->getType()->isIncompleteArrayType())
+    return Last;
+  const auto *AT = RD->getASTContext().getAsConstantArrayType(Last->getType());
+  return AT && AT->getSize().ule(1) && !AT->getElementType()->isArrayType()
+             ? Last
+             : nullptr;
+}
+
+bool isOneElementRoom(const FieldDecl *FD) {
+  const auto *AT = FD->getASTContext().getAsConstantArrayType(FD->getType());
+  return AT && AT->getSize() == 1 && roomMember(FD->getParent()) == FD;
+}
+
 bool isHandleArray(const Model &M, const Expr *E) {
   E = E->IgnoreParens();
   ArrayShape A = stripArrays(E->getType());
@@ -1082,14 +1101,39 @@ const Expr *handleArrayCleared(ASTContext &Ctx, const Model &M, const CallExpr *
   return Cleared == Measured ? A : nullptr;
 }
 
-/// The handle lvalue E takes the address of (`&p->kids[i]`, through
-/// conversions), or null.
-static const Expr *handleAddressed(const Model &M, const Expr *E) {
-  const auto *UO = dyn_cast<UnaryOperator>(E->IgnoreParenCasts());
-  if (!UO || UO->getOpcode() != UO_AddrOf)
-    return nullptr;
-  const Expr *L = UO->getSubExpr()->IgnoreParens();
-  return isa<ArraySubscriptExpr>(L) && isHandleLValue(M, L) ? L : nullptr;
+/// The handle E points at: the element whose address it takes (`&p->kids[i]`,
+/// through conversions), or a one-dimensional handle array decayed, alone or
+/// plus an index (`p->kids`, `p->kids + i`); else empty.
+static HandleAt handleAddressed(const Model &M, const Expr *E) {
+  HandleAt R;
+  E = E->IgnoreParenCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E);
+      UO && UO->getOpcode() == UO_AddrOf) {
+    const Expr *L = UO->getSubExpr()->IgnoreParens();
+    if (isa<ArraySubscriptExpr>(L) && isHandleLValue(M, L))
+      R.Element = L;
+    return R;
+  }
+  // `a + i + 1` is `(a + i) + 1`: the pointer side, then its index terms,
+  // each step an `T **` (no cast to bytes between them).
+  while (const auto *B = dyn_cast<BinaryOperator>(E)) {
+    QualType P = B->getType()->getPointeeType();
+    if (B->getOpcode() != BO_Add || P.isNull() || !M.pointeeOf(P))
+      return HandleAt();
+    bool Left = B->getLHS()->getType()->isPointerType();
+    R.Index.insert(R.Index.begin(), Left ? B->getRHS() : B->getLHS());
+    E = (Left ? B->getLHS() : B->getRHS())->IgnoreParenImpCasts();
+  }
+  const ArrayType *AT = E->getType()->getAsArrayTypeUnsafe();
+  if (!AT || !AT->getElementType()->isPointerType() || !isHandleArray(M, E))
+    return HandleAt();
+  R.Array = E;
+  return R;
+}
+
+QualType HandleAt::pointerType() const {
+  return Element ? Element->getType()
+                 : Array->getType()->getAsArrayTypeUnsafe()->getElementType();
 }
 
 /// E is `sizeof X` or `sizeof(T)` with X or T of type Ptr.
@@ -1116,10 +1160,11 @@ std::optional<HandleRun> handleRunMoved(ASTContext &Ctx, const Model &M, const C
       return std::nullopt;
   } else {
     R.Src = handleAddressed(M, CE->getArg(1));
-    if (!R.Dst || !R.Src || !Ctx.hasSameUnqualifiedType(R.Dst->getType(), R.Src->getType()))
+    if (!R.Dst || !R.Src ||
+        !Ctx.hasSameUnqualifiedType(R.Dst.pointerType(), R.Src.pointerType()))
       return std::nullopt;
   }
-  QualType Ptr = R.Dst->getType();
+  QualType Ptr = R.Dst.pointerType();
   const Expr *N = CE->getArg(2)->IgnoreParenImpCasts();
   if (isSizeOfType(Ctx, N, Ptr))
     return R;

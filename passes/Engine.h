@@ -136,6 +136,11 @@ struct FieldInfo {
   /// own, its elements in the room the object was allocated with
   /// (cp_flex_count).
   bool Flex = false;
+  /// The struct hack's last member of one element (`struct snode
+  /// *forward[1];`): a field of its size, placed last, whose room past it
+  /// the descriptor gives a CP_FIELD_FLEX entry that starts at its second
+  /// element.
+  bool OneElementRoom = false;
   /// A `T **` field (T compact): 8 bytes in both layouts, CP_FIELD_SLOT in
   /// the descriptor, so the switch moves a handle slot's address in it.
   bool SlotPointer = false;
@@ -471,6 +476,16 @@ bool isCompactLocated(const Model &M, const clang::Expr *E);
 bool isHandleLValue(const Model &M, const clang::Expr *E);
 /// An array field of compact pointers in a compact-located object.
 bool isHandleArray(const Model &M, const clang::Expr *E);
+/// RD's member that holds the room an object is allocated with past its
+/// fixed part, or null: a flexible array member, or the struct hack's
+/// last member of zero or one element (`struct snode *forward[1];`,
+/// `char name[1];`), which C compilers let a program index past its end
+/// as they do a flexible array member (-fstrict-flex-arrays=0, the
+/// default).
+const clang::FieldDecl *roomMember(const clang::RecordDecl *RD);
+/// FD is the struct hack's one-element last member (roomMember): its
+/// first element lies inside the struct's size, the rest in the room.
+bool isOneElementRoom(const clang::FieldDecl *FD);
 /// The first sizeof, _Alignof or offsetof of a compact struct under St,
 /// other than the sizeof of a value (an array of structs in the wide
 /// layout, whose size is what it says): its value depends on the layout.
@@ -488,13 +503,26 @@ const clang::Expr *handleArrayCleared(clang::ASTContext &Ctx, const Model &M,
 /// A run of handles moved or copied between handle arrays, or cleared:
 /// `memmove(&D, &S, N * sizeof X)` (memcpy, their builtins; `sizeof X * N`,
 /// or `sizeof X` for one element) with D and S handle lvalues (elements
-/// of handle arrays) of the same pointee type and X of that pointer type,
+/// of handle arrays, or such an array decayed: `memset(n->kids, 0, k *
+/// sizeof n->kids[0])`, `n->kids + 1`) of the same pointee type and X of
+/// that pointer type,
 /// or `memset(&D, 0, N * sizeof X)` (Src null), the result unused.  Count
 /// is N (null for one element).  In either layout the run is that many
 /// slots of the layout's own size (Printer::callText), as shifting a
 /// B-tree node's children needs.
+/// One end of such a run: an element lvalue (`&a[i]`), or a handle
+/// array and the terms of an index, where the array decays (`a`, `a + i`,
+/// `a + i + 1`; no terms for element 0).
+struct HandleAt {
+  const clang::Expr *Element = nullptr;
+  const clang::Expr *Array = nullptr;
+  llvm::SmallVector<const clang::Expr *, 2> Index;
+  explicit operator bool() const { return Element || Array; }
+  clang::QualType pointerType() const;
+};
 struct HandleRun {
-  const clang::Expr *Dst = nullptr, *Src = nullptr, *Count = nullptr;
+  HandleAt Dst, Src;
+  const clang::Expr *Count = nullptr;
 };
 std::optional<HandleRun> handleRunMoved(clang::ASTContext &Ctx, const Model &M,
                                         const clang::CallExpr *CE);

@@ -76,6 +76,13 @@ std::optional<FieldInfo> bitRun(ASTContext &C, const RecordDecl *RD,
   return F;
 }
 
+/// FD is the room member of its struct (roomMember) with no element in
+/// the struct's size: a flexible array member, or a GNU zero-length array
+/// last, which the compact struct declares as a flexible array member.
+static bool emptyRoom(const FieldDecl *FD) {
+  return roomMember(FD->getParent()) == FD && !isOneElementRoom(FD);
+}
+
 void layoutType(Session &S, CompactType &T) {
   if (T.LayoutDone)
     return;
@@ -104,7 +111,7 @@ void layoutType(Session &S, CompactType &T) {
       F.Target = P->RD;
       F.CompactAlign = 4;
       // A flexible array member of compact pointers: handles at the end.
-      F.Flex = FD->getType()->isIncompleteArrayType();
+      F.Flex = emptyRoom(FD);
       F.CompactSize = F.Flex ? 0 : 4 * F.Count;
     } else if (CompactType *R = S.M.recordOf(E)) {
       layoutType(S, *R);
@@ -112,18 +119,18 @@ void layoutType(Session &S, CompactType &T) {
       F.Target = R->RD;
       F.CompactAlign = R->CompactAlign;
       // A flexible array member of compact values: at the end.
-      F.Flex = FD->getType()->isIncompleteArrayType();
+      F.Flex = emptyRoom(FD);
       F.CompactSize = F.Flex ? 0 : R->CompactSize * F.Count;
     } else {
       F.K = FieldInfo::Bytes;
       F.SlotPointer = isSlotFieldType(S.M, FD);
       F.CompactAlign = C.getDeclAlign(FD).getQuantity();
-      // A flexible array member has no size: placed at the end, as a
-      // zero-length array is.
-      F.Flex = FD->getType()->isIncompleteArrayType();
+      // A flexible array member has no size: placed at the end.
+      F.Flex = emptyRoom(FD);
       F.CompactSize =
           F.Flex ? 0 : C.getTypeSizeInChars(FD->getType()).getQuantity();
     }
+    F.OneElementRoom = isOneElementRoom(FD);
     T.Fields.push_back(F);
   }
   // First fit in declaration order: each field goes to the lowest offset
@@ -135,7 +142,9 @@ void layoutType(Session &S, CompactType &T) {
   for (FieldInfo &F : T.Fields) {
     uint64_t A = F.CompactAlign, At = 0;
     size_t I = 0;
-    if (F.CompactSize == 0) { // a zero-length array: at the end
+    // A zero-length array, and the struct hack's one element, whose room
+    // follows it: at the end.
+    if (F.CompactSize == 0 || F.OneElementRoom) {
       At = (End + A - 1) / A * A;
       I = Used.size();
     } else {
@@ -396,6 +405,7 @@ static std::string slotUse(const Model &M, const FieldDecl *FD) {
 std::string descriptorText(const Session &S, const CompactType &T) {
   const std::string W = T.WideSpelling, CT = T.compactSpelling();
   std::string Out = "static const cp_field_desc_t cp__fields_" + T.Name + "[] = {\n";
+  size_t Entries = T.Fields.size();
   for (const FieldInfo &F : T.Fields) {
     std::string N = F.FD->getName().str();
     if (!F.Bits.empty()) {
@@ -439,13 +449,37 @@ std::string descriptorText(const Session &S, const CompactType &T) {
                typeOf(S, F.Target).DescName + "},\n";
       break;
     }
+    if (F.OneElementRoom) {
+      // The struct hack's room: its first element is a field as any other
+      // (a variable of the type holds it), the rest a flexible array
+      // member that starts at the second.
+      ++Entries;
+      Out += "  {\"" + N + "\", __builtin_offsetof(" + CT + ", " + N +
+             "[1]), __builtin_offsetof(" + W + ", " + N +
+             "[1]), CP_FIELD_FLEX, ";
+      switch (F.K) {
+      case FieldInfo::Bytes:
+        Out += "CP_FIELD_BYTES, sizeof(((" + W + " *)0)->" + N + "[0]), 0},\n";
+        break;
+      case FieldInfo::Handle:
+        Out += "CP_FIELD_HANDLE, sizeof(void *), &" +
+               typeOf(S, F.Target).DescName + "},\n";
+        break;
+      case FieldInfo::Struct:
+        Out += "CP_FIELD_STRUCT, sizeof(" + typeOf(S, F.Target).WideSpelling +
+               "), &" + typeOf(S, F.Target).DescName + "},\n";
+        break;
+      }
+    }
   }
   Out += "};\n";
-  Out += "static cp_type_desc_t " + T.DescName + " = {CP_ABI_VERSION, "
-         "CP_GRANULE_SHIFT, " + std::string(S.Opts.buildFlag()) + ", \"" +
-         T.Name + "\", sizeof(" + CT + "), __alignof__(" + CT + "), sizeof(" + W +
-         "), __alignof__(" + W + "), " + std::to_string(T.Fields.size()) +
-         ", cp__fields_" + T.Name + ", &cp__module, 0};\n";
+  Out += "static cp_type_desc_t " + T.DescName +
+         " = {CP_ABI_VERSION, "
+         "CP_GRANULE_SHIFT, " +
+         std::string(S.Opts.buildFlag()) + ", \"" + T.Name + "\", sizeof(" +
+         CT + "), __alignof__(" + CT + "), sizeof(" + W + "), __alignof__(" +
+         W + "), " + std::to_string(Entries) + ", cp__fields_" + T.Name +
+         ", &cp__module, 0};\n";
   Out += "CP_REGISTER_TYPE(" + T.DescName + ");\n";
   if (!T.IntegerCastSites.empty()) {
     // The records themselves go in the section (a pair of pointers each).

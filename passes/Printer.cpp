@@ -467,6 +467,17 @@ std::string Printer::textOf(const Stmt *St) {
   return splice(E);
 }
 
+/// The handle lvalue At names, in the layout's text: the element, or the
+/// decayed array indexed (`p->kids + i` is `p->kids[i]`'s address).
+std::string Printer::handleText(const HandleAt &At) {
+  if (At.Element)
+    return clv(At.Element);
+  std::string I;
+  for (const Expr *Term : At.Index)
+    I += (I.empty() ? "" : " + ") + text(Term);
+  return clv(At.Array) + "[" + (I.empty() ? "0" : I) + "]";
+}
+
 std::string Printer::callText(const CallExpr *CE) {
   if (allocFunction(CE) != AllocFn::None && allocShape(CE))
     return allocText(CE);
@@ -476,10 +487,10 @@ std::string Printer::callText(const CallExpr *CE) {
   // memmove(&x->kids[i + 1], &x->kids[i], n * sizeof x->kids[0]): n
   // handles of the compact layout (the wide text is the call as written).
   if (std::optional<HandleRun> Run = compact() ? handleRunMoved(S.Ctx, M, CE) : std::nullopt)
-    return text(CE->getCallee()) + "(&" + clv(Run->Dst) + ", " +
-           (Run->Src ? "&" + clv(Run->Src) : std::string("0")) + ", " +
-           (Run->Count ? "(" + text(Run->Count) + ") * " : std::string()) + "sizeof(" +
-           clv(Run->Dst) + "))";
+    return text(CE->getCallee()) + "(&" + handleText(Run->Dst) + ", " +
+           (Run->Src ? "&" + handleText(Run->Src) : std::string("0")) + ", " +
+           (Run->Count ? "(" + text(Run->Count) + ") * " : std::string()) +
+           "sizeof(" + handleText(Run->Dst) + "))";
   if (CompactBodies && dualCallee(CE)) {
     // A compact body calls a dual function's compact body directly.
     std::string Out = CE->getDirectCallee()->getName().str() + "__cp(";

@@ -285,6 +285,7 @@ private:
     return It == Spills.end() ? nullptr : &It->second;
   }
   std::string callText(const clang::CallExpr *CE);
+  std::string handleText(const HandleAt &At);
   std::string spilledCall(const clang::CallExpr *CE, const Spill &Sp);
   std::string returnsTwiceText(const clang::CallExpr *CE);
 

@@ -70,7 +70,8 @@ public:
     if (E->getCastKind() == CK_ArrayToPointerDecay) {
       const Expr *Sub = E->getSubExpr()->IgnoreParens();
       checkPinnedLiteral(E, Sub);
-      if (isHandleArray(M, Sub) && !isSubscriptBase(E) && !clearedByMemset(E, Sub)) {
+      if (isHandleArray(M, Sub) && !isSubscriptBase(E) &&
+          !clearedByMemset(E, Sub) && !startsHandleRun(E)) {
         S.report(Diag::HandleArrayDecay, E->getExprLoc(),
                  quoted(fieldName(Sub)) +
                      " is a handle array field; it cannot be used as a "
@@ -93,6 +94,24 @@ public:
       checkVoidEscape(S, E);
     }
     return true;
+  }
+
+  /// E, a handle array decayed, alone or plus an index (`n->kids + 1`),
+  /// is an end of a run of handles that Printer moves or clears
+  /// (handleRunMoved): `memset(n->kids, 0, k * sizeof n->kids[0])`.
+  bool startsHandleRun(const Expr *E) {
+    const Expr *Cur = E;
+    for (const Expr *P; (P = parentSkippingParens(S.Ctx, Cur, &Cur)); Cur = P) {
+      if (const auto *CE = dyn_cast<CallExpr>(P))
+        return CE->getNumArgs() == 3 &&
+               (CE->getArg(0) == Cur || CE->getArg(1) == Cur) &&
+               handleRunMoved(S.Ctx, M, CE).has_value();
+      const auto *B = dyn_cast<BinaryOperator>(P);
+      if (!isa<ImplicitCastExpr>(P) && !isa<CStyleCastExpr>(P) &&
+          !(B && B->getOpcode() == BO_Add))
+        return false;
+    }
+    return false;
   }
 
   /// E (Sub decayed, or its address) is the first argument of a clear
@@ -188,7 +207,7 @@ public:
     if (!F || !M.recordOf(S.Ctx.getRecordType(F->getParent())) ||
         !(M.pointeeOf(F->getType()) || M.pointeeOf(stripArrays(F->getType()).Element)))
       return false;
-    if (I == 1 && F->getType()->isIncompleteArrayType() && roomOfFlexObject(E))
+    if (I == 1 && roomMember(F->getParent()) == F && roomOfFlexObject(E))
       return false;
     S.report(Diag::OffsetofHandleField, E->getExprLoc(),
              "offsetof names handle field " + quoted(F->getName()) +
@@ -516,11 +535,8 @@ public:
   /// layout, so such a size reaches past them (and past a small object).
   /// Only the fixed part, `sizeof(T)` or `sizeof *p`, is the same bytes.
   void checkFlexHandleBytes(const CallExpr *E, StringRef N, CompactType *T) {
-    const FieldDecl *Last = nullptr;
-    for (const FieldDecl *F : T->RD->fields())
-      Last = F;
-    if (!Last || !Last->getType()->isIncompleteArrayType() ||
-        !M.pointeeOf(stripArrays(Last->getType()).Element))
+    const FieldDecl *Last = roomMember(T->RD);
+    if (!Last || !M.pointeeOf(stripArrays(Last->getType()).Element))
       return;
     const Expr *Size = E->getArg(E->getNumArgs() - 1)->IgnoreParenImpCasts();
     if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(Size);

@@ -205,16 +205,25 @@ void checkRecord(Session &S, const RecordDecl *RD) {
                   Who + " is not supported",
               {FR});
     // A struct that ends in a flexible array member as the last member (a
-    // GNU extension): its room would be the outer object's.
+    // GNU extension): its room would be the outer object's.  So for a
+    // compact struct with the struct hack's last member, whose descriptor
+    // gives it room too (roomMember).
     if (const auto *RT =
             stripArrays(FD->getType()).Element->getAs<RecordType>();
-        RT && RT->getDecl()->hasFlexibleArrayMember()) {
-      S.report(Diag::FlexibleArray, FD->getLocation(),
-               "member " + quoted(FD->getName()) + " of compact type " + Who +
-                   " is a struct with a flexible array member, which is not "
-                   "supported; put the flexible array member in " +
-                   Who + " itself",
-               {FR});
+        RT && (RT->getDecl()->hasFlexibleArrayMember() ||
+               (S.M.recordOf(QualType(RT, 0)) && roomMember(RT->getDecl())))) {
+      S.report(
+          Diag::FlexibleArray, FD->getLocation(),
+          "member " + quoted(FD->getName()) + " of compact type " + Who +
+              (RT->getDecl()->hasFlexibleArrayMember()
+                   ? std::string(" is a struct with a flexible array member")
+                   : " is a compact struct whose last member " +
+                         quoted(roomMember(RT->getDecl())->getName()) +
+                         " is taken for a flexible array member (the "
+                         "struct hack)") +
+              ", which is not supported; put the flexible array member in " +
+              Who + " itself",
+          {FR});
       continue;
     }
     // A flexible array member whose elements are arrays of compact

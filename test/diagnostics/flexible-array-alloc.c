@@ -73,9 +73,9 @@ void *sizes_in_locals(int n, int k) {
 }
 
 // The struct hack of older C (a last member of one element or none, and
-// room allocated past it, as Pugh's skip list declared `forward[1]`):
-// refused, with the advice to declare the member flexible, which the
-// runtime gives room to in both layouts.
+// room allocated past it, as Pugh's skip list declared `forward[1]`): the
+// member is taken for a flexible array member (switchable/struct-hack.c),
+// so an array of such objects is refused as for one.
 struct CP_COMPACT pugh {
   int key;
   struct pugh *forward[1];
@@ -86,10 +86,12 @@ struct CP_COMPACT named {
 };
 
 void *struct_hack(int n) {
-  struct pugh *p = malloc(sizeof(struct pugh) + (n - 1) * sizeof(struct pugh *)); // expected-error {{allocation of compact type 'struct pugh' must have its size expressed as sizeof(struct pugh) or n * sizeof(struct pugh); to allocate room past its last member, declare it as a flexible array member (struct pugh *forward[];)}}
-  struct named *q = malloc(sizeof *q + n); // expected-error {{declare it as a flexible array member (char name[];)}}
-  p->forward[0] = p;
-  q->next = q;
+  struct pugh *p = malloc(sizeof(struct pugh) + (n - 1) * sizeof(struct pugh *));
+  struct named *q = malloc(sizeof *q + n);
+  struct pugh *r = malloc(n * sizeof(struct pugh)); // expected-error {{allocation of compact type 'struct pugh' must have its size expressed as sizeof(struct pugh) + n (one object and the room for its last member 'forward', taken for a flexible array member as in the struct hack, also calloc(1, ...); an array of such objects is not supported)}}
+  struct named *s = calloc(n, sizeof *s); // expected-error {{one object and the room for its last member 'name', taken for a flexible array member}}
+  p->forward[0] = r;
+  q->next = s;
   return q;
 }
 

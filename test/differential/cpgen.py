@@ -1286,8 +1286,10 @@ class Gen:
         # own, so the other programs of every seed stay as they were); of
         # 8, the size held in a local first.
         flex = rounds % 4 == 0
+        # Of 16, the struct hack of older C: `b[1]`, its room past it.
+        hack = rounds % 16 == 0
         if flex:
-            e("struct CP_COMPACT fx { struct fx *next; unsigned n; unsigned char b[]; };")
+            e("struct CP_COMPACT fx { struct fx *next; unsigned n; unsigned char b[%s]; };" % ("1" if hack else ""))
             e("static struct fx *cpg_fx;")
             e("static void cpg_fx_add(unsigned r) {")
             e("  unsigned n = r * 37u % 200u, k;")
@@ -1326,9 +1328,15 @@ class Gen:
         # no draw of its own).
         skip = rounds % 4 == 2
         lk = ".p" if rounds % 8 == 6 else ""
+        # Of 16 (pointer links only), Pugh's own struct hack: `fw[1]`, the
+        # size counting one link less, the links cleared by a memset of
+        # the decayed member.
+        fhack = rounds % 16 == 10
         if skip:
             if lk:
                 e("struct CP_COMPACT fs { unsigned key; int lvl; struct fsl { struct fs *p; unsigned w; } fw[]; };")
+            elif fhack:
+                e("struct CP_COMPACT fs { unsigned key; int lvl; struct fs *fw[1]; };")
             else:
                 e("struct CP_COMPACT fs { unsigned key; int lvl; struct fs *fw[]; };")
             e("static struct fs *cpg_fs;")
@@ -1346,8 +1354,13 @@ class Gen:
             e("    while (x->" + "fw[l]" + lk + " && x->" + "fw[l]" + lk + "->key < key) x = x->" + "fw[l]" + lk + ";")
             e("    up[l] = x;")
             e("  }")
-            e("  n = malloc(offsetof(struct fs, fw) + (unsigned long)lvl * sizeof n->fw[0]);")
-            e("  if (!n) exit(3);")
+            if fhack:
+                e("  n = malloc(sizeof(struct fs) + (unsigned long)(lvl - 1) * sizeof(struct fs *));")
+                e("  if (!n) exit(3);")
+                e("  memset(n->fw, 0, (unsigned long)lvl * sizeof n->fw[0]);")
+            else:
+                e("  n = malloc(offsetof(struct fs, fw) + (unsigned long)lvl * sizeof n->fw[0]);")
+                e("  if (!n) exit(3);")
             e("  n->key = key;")
             e("  n->lvl = lvl;")
             e("  for (l = 0; l < lvl; l++) { n->" + "fw[l]" + lk + " = up[l]->" + "fw[l]" + lk + "; up[l]->" + "fw[l]" + lk + " = n; }")

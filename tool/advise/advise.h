@@ -49,6 +49,8 @@ typedef struct {
   long long size, align; /* wide layout, bytes */
   long long count;      /* elements for arrays, 1 otherwise */
   int bitfield, flexible;
+  int small_array; /* an array of one element or none (the struct hack, when
+                      last) */
   long long bit_offset, bit_width; /* bit-fields: in the wide layout, bits */
   int aligned;                     /* has an aligned attribute of its own */
   ad_loc_t loc;

@@ -129,7 +129,8 @@ static void compact_layout(ad_model_t *m, int i) {
         continue; /* inside a run of bit-fields */
       long long A = al[k], at = 0, prev = 0;
       size_t i = 0;
-      if (sz[k] == 0) {
+      /* (The struct hack's one element goes last too: its room follows.) */
+      if (sz[k] == 0 || (k + 1 == n && r->fields[k].small_array)) {
         at = (end + A - 1) / A * A;
         i = used;
       } else {

@@ -363,6 +363,11 @@ static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
   }
   CXType ft = clang_getCursorType(c);
   CXType e = strip_arrays(ft, &f.count, &f.flexible);
+  CXType cft = clang_getCanonicalType(ft);
+  f.small_array = cft.kind == CXType_ConstantArray &&
+                  clang_getArraySize(cft) <= 1 &&
+                  clang_getCanonicalType(clang_getArrayElementType(cft)).kind !=
+                      CXType_ConstantArray;
   f.size = clang_Type_getSizeOf(ft);
   if (f.size < 0)
     f.size = 0;
@@ -865,6 +870,16 @@ static int root_size_shape(scan_t *s, CXCursor c) {
  *  otherwise. */
 static int flex_local(scan_t *s, CXCursor c);
 
+/* r's last member holds the room an object is allocated with: a flexible
+ * array member, or the struct hack's array of one element or none, which
+ * the plugin takes for one (roomMember in passes/Analysis.cpp). */
+static int has_room(const ad_record_t *r) {
+  if (!r->nfields)
+    return 0;
+  const ad_field_t *f = &r->fields[r->nfields - 1];
+  return f->flexible || f->small_array;
+}
+
 static int flex_base_at(scan_t *s, CXCursor c, int follow) {
   c = strip(c);
   /* Through casts to integer types, as the plugin reads sizes:
@@ -907,8 +922,7 @@ static int flex_base_at(scan_t *s, CXCursor c, int follow) {
   }
   if (t < 0)
     return -1;
-  const ad_record_t *r = &s->m->records[t];
-  return r->nfields && r->fields[r->nfields - 1].flexible ? t : -1;
+  return has_room(&s->m->records[t]) ? t : -1;
 }
 
 static int flex_base(scan_t *s, CXCursor c) { return flex_base_at(s, c, 1); }
@@ -1749,6 +1763,17 @@ static int is_handle_run(scan_t *s, frame_t *f) {
   return slot_count(s, strip(clang_Cursor_getArgument(f->c, 2)));
 }
 
+/** True if a handle array field decayed (f = the frames above the
+ *  decay), alone or plus an index (`p->kids + i + 1`), starts such a run:
+ *  `memset(n->kids, 0, k * sizeof n->kids[0])`. */
+static int is_decayed_handle_run(scan_t *s, frame_t *f) {
+  f = past_parens(f);
+  while (f && clang_getCursorKind(f->c) == CXCursor_BinaryOperator &&
+         clang_getCursorBinaryOperatorKind(f->c) == CXBinaryOperator_Add)
+    f = past_parens(f->up);
+  return is_handle_run(s, f);
+}
+
 static void unary_operator(scan_t *s, CXCursor c) {
   if (clang_getCursorUnaryOperatorKind(c) != CXUnaryOperator_AddrOf)
     return;
@@ -1830,7 +1855,7 @@ static void member_ref(scan_t *s, CXCursor c) {
   CXCursor p = parent_skipping_parens(s, NULL);
   s->top = save;
   if (clang_getCursorKind(p) == CXCursor_ArraySubscriptExpr ||
-      is_handle_array_clear(s, save, c))
+      is_handle_array_clear(s, save, c) || is_decayed_handle_run(s, save->up))
     return;
   block(s, x, AD_B_HandleArrayDecay, cursor_loc(c),
         ad_printf("the array of '%s *' in field '%s' is used as a pointer; "
