@@ -352,6 +352,8 @@ void runEmit(Session &S, std::vector<RewrittenFile> &Out) {
         Text += pinnedDescriptorText(S, *T);
       Text += rootsText(S);
       Text += "CP_DEFINE_MODULE();\n";
+      if (S.Opts.switchable())
+        Text += "CP_DEFINE_SWITCHABLE_CODE();\n";
     }
     R.Text = std::move(Text);
     Out.push_back(std::move(R));

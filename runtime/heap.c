@@ -89,12 +89,24 @@ static void init_once_fn(void) {
 
 void cp__init(void) { pthread_once(&init_once, init_once_fn); }
 
+/* Defined by rewritten switchable code (CP_DEFINE_SWITCHABLE_CODE). */
+extern const char cp__switchable_code __attribute__((weak));
+
 /* Malformed options stop the program at start-up, not at first use; the
  * compact arena is placed before any constructor of the program runs, and
- * the thread that loads the runtime (the main thread) is known from here. */
+ * the thread that loads the runtime (the main thread) is known from here.
+ * Attached, it runs inside; in a process with rewritten switchable code it
+ * starts outside instead, as threads from libc's pthread_create do: that
+ * code's entries (main, constructors that touch compact objects) bring it
+ * inside, and a main the plugin left as it is (its file has no compact
+ * type) counts as stopped while it waits for a pool whose worker
+ * switches.  Attached inside, such a main held that switch up until the
+ * timeout.  No other thread runs yet. */
 __attribute__((constructor(101))) static void cp__init_at_load(void) {
   cp__init();
   cp__thread_attach();
+  if (&cp__switchable_code)
+    __atomic_store_n(&cp__inside, 0, __ATOMIC_RELEASE);
 }
 
 void cp__wide_arena_setup(void) {

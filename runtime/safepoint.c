@@ -48,6 +48,8 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <sys/single_threaded.h>
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -503,6 +505,18 @@ int cp__enter_slow(void) {
    * the list it walked under it (SIGSEGV or exit 70 in 7 of 8 runs). */
   if (__builtin_expect(cp__self == NULL, 0))
     cp__stranger_come();
+  /* The only thread of the process (a main outside, calling a rewritten
+   * function of another file in a loop): no switch can be stopping it, so
+   * it comes inside without the compare-and-swap that orders it against
+   * one.  A thread created later sees this store (thread creation orders
+   * it).  Measured: 20M calls from such a main took 0.28 s with the
+   * compare-and-swap. */
+  if (__libc_single_threaded &&
+      __atomic_load_n(&cp__inside, __ATOMIC_RELAXED) == 0) {
+    __atomic_store_n(&cp__inside, 1, __ATOMIC_RELAXED);
+    errno = e;
+    return 1;
+  }
   int r = cp__come_inside();
   errno = e;
   return r;

@@ -1950,7 +1950,8 @@ def generate_threaded(seed, nthreads):
 # main.c hands the tasks out and waits in the library: in three cases of
 # four main keeps a compact record of every task it handed out (its file
 # is rewritten: the wait is a call out, the records are roots across it),
-# in the others main.c has no compact type and waits in CP_NATIVE(...).
+# in the others main.c has no compact type and waits in CP_NATIVE(...) or
+# plainly (its file is rewritten as any main's: the wait is a call out).
 # The tasks' printf is the library's log (cpg_printf, a call into the
 # native file), and in half of the programs the tasks also call back into
 # the library between their steps and before their first allocation
@@ -2260,7 +2261,7 @@ int main(void) {
   int t;
 %(start)s  for (t = 0; t < N; t++)
     %(hand)stasks[t], &status[t]%(hand_more)s);
-  CP_NATIVE(%(wait)s);
+  %(wait_stmt)s
 %(stop)s  for (t = 0; t < N; t++) {
     printf("== thread %%d\n", t);
     cpg_lib_flush(t);
@@ -2335,8 +2336,13 @@ def generate_library(seed, ntasks):
             ntasks, "joined" if v["kind"] == "spawn-join" else "detached")
         parts = {"start": "", "hand": "cpg_lib_spawn(", "hand_more": ", %d" % (v["kind"] == "spawn-detach"),
                  "wait": "cpg_lib_wait_spawned()", "stop": ""}
+    # A main without compact types waits in CP_NATIVE(...), or, where the
+    # tasks yield (no draw of its own), plainly: its file is rewritten all
+    # the same, and the wait is a call out.
+    parts["wait_stmt"] = ("%s;" if v["yields"] else "CP_NATIVE(%s);") % parts["wait"]
     what += (", main keeping a compact record of each" if v["records"] else
-             ", main in a file without compact types")
+             ", main in a file without compact types waiting %s" %
+             ("plainly" if v["yields"] else "in CP_NATIVE"))
     body = (LIBRARY_MAIN_RECORDS if v["records"] else LIBRARY_MAIN_THIN) % parts
     files["main.c"] = LIBRARY_MAIN % {
         "seed": seed, "what": what, "n": ntasks,
