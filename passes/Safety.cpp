@@ -567,6 +567,7 @@ public:
     checkContextSwitch(E, FD);
     checkCallbackSafepoint(S, E);
     checkPointerBytes(S, E);
+    checkPointerBytesAsInteger(E, FD);
     checkVoidLocalEscape(S, E, Current);
     // The __sync builtins are calls (of a sized variant); __atomic_* and
     // __c11_atomic_* are AtomicExprs, below.
@@ -620,6 +621,8 @@ public:
   /// layout (container_of); an offset computed at run time is the
   /// program's own (Pools.cpp traces the container_of kind).
   bool VisitBinaryOperator(BinaryOperator *E) {
+    if (!S.isIgnoredLoc(E->getExprLoc()))
+      checkAddressDifference(E);
     if (!E->isAdditiveOp() || !E->getType()->isPointerType())
       return true;
     bool PtrLeft = E->getLHS()->getType()->isPointerType();
@@ -1075,6 +1078,157 @@ private:
     return nullptr;
   }
 
+  /// The integer-cast warning for an integer made from a compact pointer
+  /// to T (How: "cast to an integer"), said by what the integer's values
+  /// Uses go into (switchable): a field of a compact object, a hash,
+  /// anything else.
+  void reportIntegerMade(CompactType *T, SourceLocation Loc, CharSourceRange R,
+                         const std::string &How, ArrayRef<const Expr *> Uses) {
+    recordIntegerCast(T, Loc);
+    const std::string What =
+        "compact pointer to " + quoted(T->WideSpelling) + " " + How;
+    const FieldDecl *F = nullptr;
+    bool Hashed = false;
+    for (const Expr *U : S.Opts.switchable() ? Uses : ArrayRef<const Expr *>())
+      if (!F && !(F = storedIntoField(U)))
+        Hashed |= mixesBits(U);
+    if (F)
+      S.report(Diag::IntegerCast, Loc,
+               What + " and stored in field " + quoted(F->getName()) + "; " +
+                   keptAsInteger(),
+               {R});
+    else if (Hashed)
+      S.report(Diag::IntegerCast, Loc,
+               What + " and hashed; the switch to wide mode moves every "
+                      "object, so a table keyed on addresses taken before it "
+                      "finds nothing after it (key the table on a field of "
+                      "the object, or build the program compact-only, which "
+                      "never switches)",
+               {R});
+    else
+      S.report(Diag::IntegerCast, Loc,
+               What + "; " +
+                   (S.Opts.switchable() ? "the value does not survive the "
+                                          "switch to wide mode, and "
+                                        : "") +
+                   "compact objects are aligned to 4 bytes (8 with "
+                   "8-byte granules), not to malloc's 16: no low bit "
+                   "beyond those is free for a tag",
+               {R});
+  }
+
+  /// The bytes of a compact pointer variable copied into an integer
+  /// (`memcpy(&v, &p, sizeof v)`, the hash of a pointer-keyed set) or into
+  /// an array whose elements the function reads as numbers: an integer
+  /// made from the address as a cast makes one, without a cast for
+  /// checkCast to see (a set keyed on addresses found 1 of 1000 nodes
+  /// after the switch, unwarned).  Into a pointer it is a pointer copy; a
+  /// buffer only copied on is a pointer copy too (Escapes.cpp warns where
+  /// it is kept).
+  void checkPointerBytesAsInteger(const CallExpr *E, const FunctionDecl *FD) {
+    bool Compares = false;
+    if (byteCopyFunction(FD, &Compares).empty() || Compares ||
+        E->getNumArgs() < 3)
+      return;
+    int Out = bytesOutArgument(FD);
+    if (Out < 0)
+      return;
+    const Expr *Src = E->getArg(Out), *Dst = E->getArg(Out == 0 ? 1 : 0);
+    const auto *UO = dyn_cast<UnaryOperator>(Src->IgnoreParenCasts());
+    if (!UO || UO->getOpcode() != UO_AddrOf)
+      return;
+    const Expr *P = UO->getSubExpr()->IgnoreParens();
+    CompactType *T = M.pointeeOf(P->getType());
+    if (!T || isHandleLValue(M, P)) // `&n->next`: Slots.cpp's
+      return;
+    const Expr *D = Dst->IgnoreParenCasts();
+    llvm::SmallVector<const Expr *, 4> Uses;
+    std::string Into;
+    if (const auto *DA = dyn_cast<UnaryOperator>(D);
+        DA && DA->getOpcode() == UO_AddrOf &&
+        DA->getSubExpr()->getType()->isIntegerType()) {
+      // Into an integer: whatever it is used for, it is the address.
+      Into = "an integer";
+      if (const VarDecl *V = varNamed(DA->getSubExpr())) {
+        Into = "integer " + quoted(V->getName());
+        Uses = readsOf(V, /*Elements=*/false);
+      }
+    } else if (const VarDecl *V = varNamed(D);
+               V && V->getType()->isArrayType() &&
+               stripArrays(V->getType()).Element->isIntegerType()) {
+      // Into an array: only where its elements are read as numbers (a
+      // hash over the bytes); copied on, it carries a pointer.
+      Uses = readsOf(V, /*Elements=*/true);
+      if (Uses.empty())
+        return;
+      Into = "array " + quoted(V->getName());
+    } else {
+      return;
+    }
+    reportIntegerMade(T, Src->getExprLoc(), tokRange(Src->getSourceRange()),
+                      "copied into " + Into + " by " + quoted(FD->getName()),
+                      Uses);
+  }
+
+  /// `(char *)p - (char *)0`, `p - (struct node *)NULL`: a compact
+  /// pointer made an integer by a difference with a constant address,
+  /// the cast's number without a cast.  A difference between two
+  /// pointers of the program is a distance, not an address.
+  void checkAddressDifference(const BinaryOperator *E) {
+    if (E->getOpcode() != BO_Sub || !E->getLHS()->getType()->isPointerType() ||
+        !E->getRHS()->getType()->isPointerType())
+      return;
+    auto constant = [&](const Expr *X) {
+      return X->IgnoreParenCasts()->isIntegerConstantExpr(S.Ctx);
+    };
+    const Expr *L = E->getLHS(), *Rt = E->getRHS();
+    CompactType *T = nullptr;
+    if (constant(Rt))
+      T = M.pointeeOf(L->IgnoreParenCasts()->getType());
+    else if (constant(L))
+      T = M.pointeeOf(Rt->IgnoreParenCasts()->getType());
+    if (!T)
+      return;
+    reportIntegerMade(T, E->getExprLoc(), tokRange(E->getSourceRange()),
+                      "made an integer by subtracting a constant address", {E});
+  }
+
+  /// The variable E names (through parentheses and casts), or null.
+  static const VarDecl *varNamed(const Expr *E) {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts());
+    return DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  }
+
+  /// The reads of V's value in the current function's body, or with
+  /// Elements of its elements (`b[i]`, `*b`).
+  llvm::SmallVector<const Expr *, 4> readsOf(const VarDecl *V, bool Elements) {
+    llvm::SmallVector<const Expr *, 4> Found;
+    if (!Current || !Current->hasBody())
+      return Found;
+    anyReferenceTo(Current->getBody(), V, [&](const DeclRefExpr *DR) {
+      const Expr *Cur = DR;
+      if (Elements) {
+        const Expr *P = parentExpr(Cur);
+        const auto *Decay = dyn_cast_or_null<ImplicitCastExpr>(P);
+        if (!Decay || Decay->getCastKind() != CK_ArrayToPointerDecay)
+          return false;
+        Cur = Decay;
+        P = parentExpr(Cur);
+        const auto *AS = dyn_cast_or_null<ArraySubscriptExpr>(P);
+        const auto *Deref = dyn_cast_or_null<UnaryOperator>(P);
+        if (!(AS && AS->getBase()->IgnoreParens() == Cur) &&
+            !(Deref && Deref->getOpcode() == UO_Deref))
+          return false;
+        Cur = P;
+      }
+      const auto *Read = dyn_cast_or_null<ImplicitCastExpr>(parentExpr(Cur));
+      if (Read && Read->getCastKind() == CK_LValueToRValue)
+        Found.push_back(Read);
+      return false;
+    });
+    return Found;
+  }
+
   bool checkCast(const CastExpr *E) {
     QualType To = E->getType(), From = E->getSubExpr()->getType();
     CompactType *FromT = M.pointeeOf(From), *ToT = M.pointeeOf(To);
@@ -1111,34 +1265,7 @@ private:
     switch (E->getCastKind()) {
     case CK_PointerToIntegral:
       if (FromT)
-        recordIntegerCast(FromT, E->getExprLoc());
-      if (const FieldDecl *F =
-              FromT && S.Opts.switchable() ? storedIntoField(E) : nullptr)
-        S.report(Diag::IntegerCast, E->getExprLoc(),
-                 "compact pointer to " + quoted(FromT->WideSpelling) +
-                     " cast to an integer and stored in field " +
-                     quoted(F->getName()) + "; " + keptAsInteger(),
-                 {R});
-      else if (FromT && S.Opts.switchable() && mixesBits(E))
-        S.report(Diag::IntegerCast, E->getExprLoc(),
-                 "compact pointer to " + quoted(FromT->WideSpelling) +
-                     " cast to an integer and hashed; the switch to wide mode "
-                     "moves every object, so a table keyed on addresses "
-                     "taken before it finds nothing after it (key the table "
-                     "on a field of the object, or build the program "
-                     "compact-only, which never switches)",
-                 {R});
-      else if (FromT)
-        S.report(Diag::IntegerCast, E->getExprLoc(),
-                  "compact pointer to " + quoted(FromT->WideSpelling) +
-                      " cast to an integer; " +
-                      (S.Opts.switchable() ? "the value does not survive the "
-                                             "switch to wide mode, and "
-                                           : "") +
-                      "compact objects are aligned to 4 bytes (8 with "
-                      "8-byte granules), not to malloc's 16: no low bit "
-                      "beyond those is free for a tag",
-                  {R});
+        reportIntegerMade(FromT, E->getExprLoc(), R, "cast to an integer", {E});
       return FromT != nullptr;
     case CK_IntegralToPointer:
       if (ToT && !E->getSubExpr()->isNullPointerConstant(

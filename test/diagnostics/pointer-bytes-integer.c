@@ -1,0 +1,73 @@
+// An integer made from a compact pointer without a cast: its bytes copied
+// into an integer (`memcpy(&v, &p, sizeof v)`, the hash of a set keyed by
+// address) or into an array whose elements the function reads as numbers,
+// and a difference with a constant address (`(char *)p - (char *)0`).
+// The switch moves every object: such a set found 1 of 1000 nodes after
+// it, with exit 0 and no word, where `(uintptr_t)p` was warned.  Warned as
+// the cast is (integer-cast, in every mode, the same shapes), and the
+// runtime names the site after a switch.  Quiet: a memcpy between two
+// pointer variables (a pointer copy), a buffer only copied on, the bytes
+// of a field, a difference between two of the program's pointers.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify=expected,sw %s
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify=expected,co %s
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=wide -fsyntax-only -Xclang -verify=expected,co %s
+#include <compactptr.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct CP_COMPACT node {
+  int id;
+  struct node *next;
+};
+
+size_t hash_word(struct node *p) {
+  uintptr_t v;
+  memcpy(&v, &p, sizeof v); // sw-warning {{compact pointer to 'struct node' copied into integer 'v' by 'memcpy' and hashed; the switch to wide mode moves every object, so a table keyed on addresses taken before it finds nothing after it (key the table on a field of the object, or build the program compact-only, which never switches)}} co-warning {{compact pointer to 'struct node' copied into integer 'v' by 'memcpy'; compact objects are aligned to 4 bytes (8 with 8-byte granules), not to malloc's 16: no low bit beyond those is free for a tag}}
+  return (v >> 3) % 4096;
+}
+
+unsigned long kept_word(struct node *p) {
+  unsigned long v;
+  __builtin_memmove(&v, &p, sizeof v); // sw-warning {{compact pointer to 'struct node' copied into integer 'v' by '__builtin_memmove'; the value does not survive the switch to wide mode, and compact objects are aligned to 4 bytes}} co-warning {{compact pointer to 'struct node' copied into integer 'v' by '__builtin_memmove'; compact objects are aligned}}
+  return v;
+}
+
+size_t hash_bytes(struct node *p) {
+  unsigned char b[sizeof p];
+  size_t h = 0, i;
+  memcpy(b, &p, sizeof p); // sw-warning {{compact pointer to 'struct node' copied into array 'b' by 'memcpy' and hashed}} co-warning {{compact pointer to 'struct node' copied into array 'b' by 'memcpy'; compact objects are aligned}}
+  for (i = 0; i < sizeof b; i++)
+    h = (h ^ b[i]) * 1099511628211u;
+  return h;
+}
+
+size_t hash_difference(struct node *p) {
+  return (size_t)((const char *)p - (const char *)0) % 1021; // sw-warning {{compact pointer to 'struct node' made an integer by subtracting a constant address and hashed; the switch to wide mode moves every object}} co-warning {{compact pointer to 'struct node' made an integer by subtracting a constant address; compact objects are aligned}}
+}
+
+// (Before the function: switchable mode's compact copy of a function that
+// steps a compact pointer would repeat a directive in its body.)
+// sw-warning@+3 {{compact pointer to 'struct node' made an integer by subtracting a constant address; the value does not survive the switch}}
+// co-warning@+2 {{made an integer by subtracting a constant address}}
+ptrdiff_t from_null(struct node *p) {
+  return p - (struct node *)NULL;
+}
+
+// Quiet: pointer copies, through a buffer too; a field's bytes; a
+// distance between two objects.
+struct node *copies(struct node *p, struct node *q) {
+  struct node *r;
+  unsigned char tmp[sizeof p];
+  int id;
+  memcpy(&r, &p, sizeof r);
+  memcpy(tmp, &q, sizeof q);
+  memcpy(&q, tmp, sizeof q);
+  memcpy(&id, &p->id, sizeof id);
+  return id ? r : q;
+}
+
+ptrdiff_t distance(struct node *a, struct node *b) {
+  return (const char *)a - (const char *)b;
+}
