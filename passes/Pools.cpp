@@ -19,8 +19,10 @@
 // makes the conversion and, for calls, the callee's returns, a few levels
 // deep): a libc allocation whose result the rewrite does not route (its
 // destination is not a compact type), pointer arithmetic on a byte
-// pointer, an array, or a global byte pointer that the translation unit
-// moves (`+=`, `++`) or sets from malloc: a bump pointer.  Arithmetic
+// pointer, an array, or a bump pointer: a global byte pointer that the
+// translation unit moves (`+=`, `++`) or sets from malloc, or a byte
+// pointer field of any struct that it moves (a region's `r->avail`).
+// Arithmetic
 // back from an address by an offsetof (container_of, from a member of any
 // type) is not a buffer: it steps to the object around the member; nor is
 // a number of bytes from an object's address (layout-offset refuses it in
@@ -43,7 +45,8 @@
 // `void *` from a function whose body is not here, a warning
 // (foreign-object), as for objects.
 //
-// Tests: test/diagnostics/unannotated-allocator.c, test/idioms/pools.test,
+// Tests: test/diagnostics/unannotated-allocator.c,
+// test/diagnostics/unannotated-allocator-field.c, test/idioms/pools.test,
 // test/switchable/root-array-conversion.c.
 //
 //===----------------------------------------------------------------------===//
@@ -180,13 +183,25 @@ public:
         return "the bump pointer '" + V->getName().str() + "'";
       return "";
     }
+    // A bump pointer kept in a field of the pool's own struct (a region's
+    // `r->avail`, copied out before it is moved: `p = r->avail; r->avail
+    // += n; return p;`), as for a global one: such a region got only the
+    // foreign-object warning, and its objects stopped the program at
+    // their first handle store (exit 70).
+    if (const auto *ME = dyn_cast<MemberExpr>(X)) {
+      const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+      if (F && isBytePointer(F->getType()) && bumped(F))
+        return "the bump pointer in field '" + F->getName().str() + "' of '" +
+               S.typeText(S.Ctx.getRecordType(F->getParent())) + "'";
+      return "";
+    }
     return "";
   }
 
 private:
   Session &S;
   std::set<const VarDecl *> Visiting;
-  std::map<const VarDecl *, bool> Bumped;
+  std::map<const ValueDecl *, bool> Bumped;
   std::set<const FunctionDecl *> InCall;
 
   std::string callOrigin(const CallExpr *CE, unsigned Depth) {
@@ -268,9 +283,19 @@ private:
     return Why;
   }
 
+  /// The global or the field E names (`cur`, `r->avail`), or null.
+  static const ValueDecl *storage(const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return dyn_cast<FieldDecl>(ME->getMemberDecl());
+    return varOf(E);
+  }
+
   /// A global byte pointer that the translation unit moves or sets from
-  /// malloc: a bump pointer.
-  bool bumped(const VarDecl *V) {
+  /// malloc, or a byte pointer field of any object that it moves (`+=`,
+  /// `++`, `f = f + n`): a bump pointer.  A field set from malloc is only
+  /// a buffer (a vector's `v->items = realloc(v->items, ...)`).
+  bool bumped(const ValueDecl *V) {
     auto It = Bumped.find(V);
     if (It != Bumped.end())
       return It->second;
@@ -281,21 +306,23 @@ private:
         continue;
       forEach(FD->getBody(), [&](const Stmt *St) {
         if (const auto *BO = dyn_cast<BinaryOperator>(St)) {
-          if (varOf(BO->getLHS()) != V)
+          if (storage(BO->getLHS()) != V)
             return;
           if (BO->getOpcode() == BO_AddAssign || BO->getOpcode() == BO_SubAssign)
             B = true;
           else if (BO->getOpcode() == BO_Assign) {
             const Expr *R = BO->getRHS()->IgnoreParenCasts();
+            bool Field = isa<FieldDecl>(V);
             if (const auto *CE = dyn_cast<CallExpr>(R))
-              B |= allocFunction(CE) == AllocFn::Malloc ||
-                   allocFunction(CE) == AllocFn::Calloc ||
-                   allocFunction(CE) == AllocFn::Realloc;
+              B |= !Field && (allocFunction(CE) == AllocFn::Malloc ||
+                              allocFunction(CE) == AllocFn::Calloc ||
+                              allocFunction(CE) == AllocFn::Realloc);
             if (const auto *A = dyn_cast<BinaryOperator>(R))
-              B |= A->isAdditiveOp();
+              B |= A->isAdditiveOp() && (!Field || storage(A->getLHS()) == V ||
+                                         storage(A->getRHS()) == V);
           }
         } else if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
-          B |= UO->isIncrementDecrementOp() && varOf(UO->getSubExpr()) == V;
+          B |= UO->isIncrementDecrementOp() && storage(UO->getSubExpr()) == V;
         }
       });
     }
