@@ -827,19 +827,34 @@ static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth,
         Cur = P;
         continue;
       }
-      // `total += sizeof *p` counts bytes, `bump += sizeof *p` steps a
-      // pointer (refused where the pointer becomes an object): neither
-      // is a size kept for a later copy.
-      if (BO->getOpcode() != BO_Assign || BO->getRHS()->IgnoreParens() != Cur)
+      // `total += sizeof *p` keeps a sum of sizes as `total = sizeof *p`
+      // keeps one (a memory count printed after the switch added compact
+      // and wide sizes, unwarned); `bump += sizeof *p` steps a pointer
+      // (refused where the pointer becomes an object).
+      bool Adds = (BO->getOpcode() == BO_AddAssign ||
+                   BO->getOpcode() == BO_SubAssign) &&
+                  BO->getLHS()->getType()->isIntegerType();
+      if ((BO->getOpcode() != BO_Assign && !Adds) ||
+          BO->getRHS()->IgnoreParens() != Cur)
         return "";
       const VarDecl *V = storedVariable(BO->getLHS());
       if (V && V == From)
         return "";
+      const std::string Kept = !Adds ? "is stored in "
+                               : BO->getOpcode() == BO_SubAssign
+                                   ? "is subtracted from "
+                                   : "is added to ";
+      const std::string Sum =
+          Adds ? " (a total kept across the switch adds sizes of both "
+                 "layouts: count the objects instead)"
+               : "";
       if (V && !keptAcrossSafepoints(S, V)) {
         std::string W = followLocal(S, V, Depth, BO->getBeginLoc());
-        return W.empty() ? "" : "is stored in " + W;
+        return W.empty() ? "" : Kept + W + Sum;
       }
-      return V ? "is stored in " + quoted(V->getName()) : "is stored in memory";
+      return (V ? Kept + quoted(V->getName())
+                : Kept + (Adds ? "a total in memory" : "memory")) +
+             Sum;
     }
     if (isa<InitListExpr>(P)) {
       // A static aggregate's initializer is a layout-constant error.
