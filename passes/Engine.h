@@ -690,9 +690,12 @@ struct Session {
   /// start routine), found at the first question (Escapes.cpp).
   std::optional<std::set<const clang::FunctionDecl *>> ThreadStarts;
   /// Functions of type `void *(void *)` whose address this TU hands to
-  /// code it cannot see (a fork helper of another file): each may be a
-  /// thread's start routine there (Escapes.cpp).
-  std::optional<std::set<const clang::FunctionDecl *>> MaybeThreadStarts;
+  /// code it cannot see (a fork helper of another file), each with the
+  /// first function it is handed to: each may be a thread's start routine
+  /// there, or a walker's accessor (Escapes.cpp).
+  std::optional<
+      std::map<const clang::FunctionDecl *, const clang::FunctionDecl *>>
+      MaybeThreadStarts;
   /// The text the preprocessor skipped (SkippedText).
   llvm::ArrayRef<clang::SourceRange> Skipped;
 

@@ -117,12 +117,16 @@ static bool startsThread(Session &S, const FunctionDecl *FD) {
 /// FD may be a thread's start routine in code this TU cannot see: of type
 /// `void *(void *)`, and its address is an argument of a call to a
 /// function without a body here (`fj_fork(sort_task, half)`, a pool's
-/// submit, GLib's g_thread_new).
-static bool mayStartThread(Session &S, const FunctionDecl *FD) {
+/// submit, GLib's g_thread_new; or a list walker's accessor,
+/// `walk_chain(top, next_of, ...)`, which the plugin cannot tell from
+/// those).  The first function it is handed to (null for a call through
+/// a pointer), or std::nullopt where FD is not handed so.
+static std::optional<const FunctionDecl *>
+mayStartThread(Session &S, const FunctionDecl *FD) {
   if (!S.MaybeThreadStarts) {
     struct Finder : RecursiveASTVisitor<Finder> {
       ASTContext &Ctx;
-      std::set<const FunctionDecl *> Found;
+      std::map<const FunctionDecl *, const FunctionDecl *> Found;
       explicit Finder(ASTContext &Ctx) : Ctx(Ctx) {}
       bool VisitCallExpr(CallExpr *CE) {
         const FunctionDecl *Callee = CE->getDirectCallee();
@@ -135,7 +139,7 @@ static bool mayStartThread(Session &S, const FunctionDecl *FD) {
           if (FT && FT->getNumParams() == 1 &&
               Ctx.hasSameType(FT->getReturnType(), Ctx.VoidPtrTy) &&
               Ctx.hasSameType(FT->getParamType(0), Ctx.VoidPtrTy))
-            Found.insert(F->getCanonicalDecl());
+            Found.emplace(F->getCanonicalDecl(), Callee);
         }
         return true;
       }
@@ -143,7 +147,11 @@ static bool mayStartThread(Session &S, const FunctionDecl *FD) {
     F.TraverseDecl(S.Ctx.getTranslationUnitDecl());
     S.MaybeThreadStarts = std::move(F.Found);
   }
-  return FD && S.MaybeThreadStarts->count(FD->getCanonicalDecl());
+  auto It = FD ? S.MaybeThreadStarts->find(FD->getCanonicalDecl())
+               : S.MaybeThreadStarts->end();
+  if (It == S.MaybeThreadStarts->end())
+    return std::nullopt;
+  return It->second;
 }
 
 /// The function whose return statement returns E (through parentheses and
@@ -680,7 +688,8 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     // (a fork-join helper's) may be started there, whose join is libc's:
     // flagged, unless a cast says that code runs no thread with it.
     bool Here = startsThread(S, FD), Keeps = runtimeKeepsResults(S);
-    bool Elsewhere = mayStartThread(S, FD) && !Explicit;
+    std::optional<const FunctionDecl *> HandedTo = mayStartThread(S, FD);
+    bool Elsewhere = HandedTo && !Explicit;
     if (Here && Keeps) {
       S.M.ThreadKept[E] = nullptr;
       if (!Elsewhere)
@@ -693,15 +702,22 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
               ", and pthread_join hands it over from memory the switch does "
               "not see";
     } else if (Elsewhere) {
+      // The callee is not pthread_create (that is startsThread): it may
+      // start a thread with it (a fork-join helper) or call it itself (a
+      // list walker's accessor); either way the result goes where the
+      // plugin does not see it kept.  The message says that much only.
+      const FunctionDecl *To = *HandedTo;
       Where = "is returned as 'void *' by " + quoted(FD->getName()) +
-              ", whose address goes to code of another file: run there as a "
-              "thread's start routine, its result reaches pthread_join from "
-              "memory the switch does not see";
-      Advice = "start the thread with pthread_create in this file (the "
-               "runtime keeps the results of the start routines it sees), or "
-               "hand the result over in a field or a root of its own type; a "
-               "cast to 'void *' at the return says that code runs no thread "
-               "with it";
+              ", whose address goes to " +
+              (To && To->getIdentifier()
+                   ? quoted(To->getName()) + ", code of another file"
+                   : std::string("code of another file")) +
+              ": the result goes to code the plugin does not see";
+      Advice = "keep the code that holds the result in this file, or hand "
+               "it over in a field or a root of its own type; for a thread, "
+               "start it with pthread_create here: the runtime keeps the "
+               "results of the start routines it sees; a cast to 'void *' "
+               "at the return says that code keeps nothing";
     } else {
       return;
     }

@@ -38,7 +38,7 @@ static struct node *build(long n) {
 
 static void *task(void *arg) {
   struct node *l = build((long)arg);
-  return l; // expected-warning {{a compact pointer to 'struct node' is returned as 'void *' by 'task', whose address goes to code of another file: run there as a thread's start routine, its result reaches pthread_join from memory the switch does not see}}
+  return l; // expected-warning {{a compact pointer to 'struct node' is returned as 'void *' by 'task', whose address goes to 'fj_fork', code of another file: the result goes to code the plugin does not see}}
 }
 
 static void *counted(void *arg) { return arg; } // no compact pointer
@@ -59,7 +59,7 @@ static void *visit(void *arg) {
 // joins, flagged for the other's.
 static void *both(void *arg) {
   struct node *l = build((long)arg);
-  return l; // expected-warning {{is returned as 'void *' by 'both', whose address goes to code of another file}}
+  return l; // expected-warning {{is returned as 'void *' by 'both', whose address goes to 'fj_fork', code of another file}}
 }
 
 long run(void) {
