@@ -1019,16 +1019,18 @@ CP_API void cp__module_load(cp_module_t *m);
       __start_compactptr_roots, __stop_compactptr_roots,                      \
       __start_compactptr_casts, __stop_compactptr_casts, 0, 0}
 
-/** Defined (weak, merged) by every translation unit the plugin rewrites
- *  in switchable mode.  The runtime finds it at load and then lets the
- *  main thread start outside rewritten code: rewritten code brings a
- *  thread inside where it runs (main is an entry: external linkage), and
- *  a main of a file without compact types, which the plugin leaves as it
- *  is, then waits for a pool (pool_wait_idle()) as stopped while another
- *  thread switches.  Without it (a program written by hand against the
- *  runtime) the main thread starts inside. */
+/** Defined (weak, merged, of default visibility also under
+ *  -fvisibility=hidden: a shared runtime must find it) by every
+ *  translation unit the plugin rewrites in switchable mode.  The runtime finds
+ * it at load and then lets the main thread start outside rewritten code:
+ * rewritten code brings a thread inside where it runs (main is an entry:
+ * external linkage), and a main of a file without compact types, which the
+ * plugin leaves as it is, then waits for a pool (pool_wait_idle()) as stopped
+ * while another thread switches.  Without it (a program written by hand against
+ * the runtime) the main thread starts inside. */
 #define CP_DEFINE_SWITCHABLE_CODE()                                            \
-  __attribute__((weak)) const char cp__switchable_code = 1
+  __attribute__((weak, visibility("default")))                                 \
+  const char cp__switchable_code = 1
 
 /** Places a descriptor (or root descriptor) in its section. */
 #define CP_REGISTER_TYPE(desc)                                                 \

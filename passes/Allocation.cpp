@@ -351,6 +351,27 @@ static bool onlyElementRoom(const Expr *Bytes, QualType Elem) {
           (Base(B->getRHS()) && elementRoom(B->getLHS(), Elem)));
 }
 
+/// RD ends in a byte array of one element or none (`char name[1];`, the
+/// struct hack of older C, which the plugin cannot tell from a field of
+/// one byte): the advice to declare it flexible; else "".
+static std::string charHackAdvice(const RecordDecl *RD) {
+  const FieldDecl *Last = nullptr;
+  for (const FieldDecl *F : RD->fields())
+    Last = F;
+  const ConstantArrayType *AT =
+      Last ? RD->getASTContext().getAsConstantArrayType(Last->getType())
+           : nullptr;
+  if (!AT || AT->getSize().ugt(1) || !AT->getElementType()->isCharType())
+    return "";
+  return "; to allocate room past its last member, declare it as a flexible "
+         "array member (" +
+         AT->getElementType().getAsString() + " " + Last->getName().str() +
+         "[];)" +
+         (AT->getSize().isZero() ? std::string()
+                                 : ", and count in the size the byte that "
+                                   "sizeof counted");
+}
+
 /// How a message names RD's room member: a one-element or empty last
 /// member is taken for the struct hack's room (roomMember).
 static std::string roomText(const FieldDecl *FD) {
@@ -616,7 +637,7 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
   bool FlexType = FT && roomMember(FT->RD);
   if ((DT && !ST) || (FlexType && !Sh.Flex && !Sh.Counts.empty())) {
     std::vector<FixItHint> Fix;
-    if (!SR && !FlexType)
+    if (!SR && !FlexType && charHackAdvice(FT->RD).empty())
       sizeFix(
           SizeArg, "sizeof(" + FT->WideSpelling + ")",
           S.Ctx.getTypeSizeInChars(S.Ctx.getRecordType(FT->RD)).getQuantity(),
@@ -630,7 +651,8 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
                                  roomText(roomMember(FT->RD)) +
                                  ", also calloc(1, ...); an array of such "
                                  "objects is not supported)"
-                           : "sizeof(" + W + ") or n * sizeof(" + W + ")"),
+                           : "sizeof(" + W + ") or n * sizeof(" + W + ")" +
+                                 charHackAdvice(FT->RD)),
              {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
     return "";
   }

@@ -987,10 +987,18 @@ const FieldDecl *roomMember(const RecordDecl *RD) {
     return nullptr;
   if (Last->getType()->isIncompleteArrayType())
     return Last;
+  // The hack's unambiguous kinds only: links to structs (a skip list's
+  // forward[1]) and structs (levels).  A last member of one byte or int is
+  // as often an ordinary field of arrays of such structs (the
+  // differential generator's `unsigned char s0[1]`): bytes keep the advice
+  // to declare `char name[];` (charHackAdvice, Allocation.cpp).
   const auto *AT = RD->getASTContext().getAsConstantArrayType(Last->getType());
-  return AT && AT->getSize().ule(1) && !AT->getElementType()->isArrayType()
-             ? Last
-             : nullptr;
+  if (!AT || AT->getSize().ugt(1))
+    return nullptr;
+  QualType E = AT->getElementType();
+  bool Hack = E->isRecordType() ||
+              (E->isPointerType() && E->getPointeeType()->isRecordType());
+  return Hack ? Last : nullptr;
 }
 
 bool isOneElementRoom(const FieldDecl *FD) {

@@ -478,10 +478,10 @@ bool isHandleLValue(const Model &M, const clang::Expr *E);
 bool isHandleArray(const Model &M, const clang::Expr *E);
 /// RD's member that holds the room an object is allocated with past its
 /// fixed part, or null: a flexible array member, or the struct hack's
-/// last member of zero or one element (`struct snode *forward[1];`,
-/// `char name[1];`), which C compilers let a program index past its end
-/// as they do a flexible array member (-fstrict-flex-arrays=0, the
-/// default).
+/// last member of zero or one element of pointers to structs or structs
+/// (`struct snode *forward[1];`, `struct level level[1];`), which C
+/// compilers let a program index past its end as they do a flexible array
+/// member (-fstrict-flex-arrays=0, the default).
 const clang::FieldDecl *roomMember(const clang::RecordDecl *RD);
 /// FD is the struct hack's one-element last member (roomMember): its
 /// first element lies inside the struct's size, the rest in the room.

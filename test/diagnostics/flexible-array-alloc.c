@@ -73,9 +73,11 @@ void *sizes_in_locals(int n, int k) {
 }
 
 // The struct hack of older C (a last member of one element or none, and
-// room allocated past it, as Pugh's skip list declared `forward[1]`): the
-// member is taken for a flexible array member (switchable/struct-hack.c),
-// so an array of such objects is refused as for one.
+// room allocated past it, as Pugh's skip list declared `forward[1]`): a
+// member of links or structs is taken for a flexible array member
+// (switchable/struct-hack.c), so an array of such objects is refused as
+// for one.  A byte array stays a field (arrays of such structs are
+// common), and room past it gets the advice to declare it flexible.
 struct CP_COMPACT pugh {
   int key;
   struct pugh *forward[1];
@@ -87,12 +89,25 @@ struct CP_COMPACT named {
 
 void *struct_hack(int n) {
   struct pugh *p = malloc(sizeof(struct pugh) + (n - 1) * sizeof(struct pugh *));
-  struct named *q = malloc(sizeof *q + n);
+  struct named *q = malloc(sizeof *q + n); // expected-error {{allocation of compact type 'struct named' must have its size expressed as sizeof(struct named) or n * sizeof(struct named); to allocate room past its last member, declare it as a flexible array member (char name[];)}}
   struct pugh *r = malloc(n * sizeof(struct pugh)); // expected-error {{allocation of compact type 'struct pugh' must have its size expressed as sizeof(struct pugh) + n (one object and the room for its last member 'forward', taken for a flexible array member as in the struct hack, also calloc(1, ...); an array of such objects is not supported)}}
-  struct named *s = calloc(n, sizeof *s); // expected-error {{one object and the room for its last member 'name', taken for a flexible array member}}
+  struct named *s = calloc(n, sizeof *s); // a byte array of none is a field
   p->forward[0] = r;
   q->next = s;
   return q;
+}
+
+// A last member of one int is an ordinary field, not the hack's room: an
+// array of such structs is accepted.
+struct CP_COMPACT cell {
+  struct cell *next;
+  int val[1];
+};
+
+struct cell *cells(int n) {
+  struct cell *c = calloc(n, sizeof(struct cell));
+  c[0].next = c;
+  return c;
 }
 
 // A member of compact pointers or structs: the room counts its elements

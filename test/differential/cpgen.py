@@ -1286,10 +1286,8 @@ class Gen:
         # own, so the other programs of every seed stay as they were); of
         # 8, the size held in a local first.
         flex = rounds % 4 == 0
-        # Of 16, the struct hack of older C: `b[1]`, its room past it.
-        hack = rounds % 16 == 0
         if flex:
-            e("struct CP_COMPACT fx { struct fx *next; unsigned n; unsigned char b[%s]; };" % ("1" if hack else ""))
+            e("struct CP_COMPACT fx { struct fx *next; unsigned n; unsigned char b[]; };")
             e("static struct fx *cpg_fx;")
             e("static void cpg_fx_add(unsigned r) {")
             e("  unsigned n = r * 37u % 200u, k;")

@@ -1,7 +1,9 @@
 // The struct hack: a last member of one element, or none, allocated with
 // room past it, as C code before flexible array members wrote it (Pugh's
-// skip list, `node forward[1]`; a symbol's `char name[1]` with the string
-// past it; a GNU zero-length array).  C compilers let a program index such
+// skip list, `node forward[1]`; a GNU zero-length array of links; links
+// in a struct with tail padding).  A byte array of one is not taken for
+// room (diagnostics/flexible-array-alloc.c): the symbol below declares
+// `char name[]`.  C compilers let a program index such
 // a member past its end (-fstrict-flex-arrays=0, the default), so the
 // plugin gives it room as it does a flexible array member: the one
 // element stays a field of the struct's size (a variable, `*q = *p`), the
@@ -84,12 +86,12 @@ static void insert(node head, int key) {
   }
 }
 
-// A symbol with its name past the struct, as tcc and many others keep it.
+// A symbol with its name past the struct.
 struct CP_COMPACT sym {
   struct sym *next;
   struct snode *where;
   int len;
-  char name[1];
+  char name[];
 };
 
 static struct sym *intern(struct sym **tab, const char *s, node where) {
@@ -97,7 +99,7 @@ static struct sym *intern(struct sym **tab, const char *s, node where) {
   for (struct sym *y = tab[len % 7]; y; y = y->next)
     if (y->len == (int)len && !memcmp(y->name, s, len))
       return y;
-  struct sym *y = malloc(sizeof(struct sym) + len);
+  struct sym *y = malloc(sizeof(struct sym) + len + 1);
   y->len = (int)len;
   y->where = where;
   memcpy(y->name, s, len + 1);

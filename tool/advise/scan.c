@@ -364,10 +364,15 @@ static enum CXVisitorResult field_cb(CXCursor c, CXClientData d) {
   CXType ft = clang_getCursorType(c);
   CXType e = strip_arrays(ft, &f.count, &f.flexible);
   CXType cft = clang_getCanonicalType(ft);
+  /* The struct hack's kinds only, as the plugin takes them (roomMember):
+   * pointers to structs, structs. */
+  CXType sae = clang_getCanonicalType(clang_getArrayElementType(cft));
+  CXType sap = sae.kind == CXType_Pointer
+                   ? clang_getCanonicalType(clang_getPointeeType(sae))
+                   : sae;
   f.small_array = cft.kind == CXType_ConstantArray &&
                   clang_getArraySize(cft) <= 1 &&
-                  clang_getCanonicalType(clang_getArrayElementType(cft)).kind !=
-                      CXType_ConstantArray;
+                  (sae.kind == CXType_Record || sap.kind == CXType_Record);
   f.size = clang_Type_getSizeOf(ft);
   if (f.size < 0)
     f.size = 0;
