@@ -157,7 +157,7 @@ extern "C" {
 /** Bytes of address space one arena reaches: 2^32 granules. */
 #define CP_ARENA_REACH ((size_t)1 << (32 + CP_GRANULE_SHIFT))
 /** Version of the descriptor structures below; bumped on any change. */
-#define CP_ABI_VERSION 4u
+#define CP_ABI_VERSION 5u
 
 /** A handle: 32-bit count of granules from address 0 (the address divided
  *  by CP_GRANULE: handles are zero-based); 0 is NULL. */
@@ -187,7 +187,7 @@ typedef enum cp_field_kind {
                             (`struct level level[];`: values of compact
                             type `target`, `size` its wide size); past
                             the elements asked for, zeros */
-  CP_FIELD_SLOT = 4    /**< `count` pointers to pointer slots (`struct node
+  CP_FIELD_SLOT = 4,   /**< `count` pointers to pointer slots (`struct node
                             **`: <sys/queue.h>'s `tqe_prev`, a queue's
                             tail), 8 bytes in both layouts; one that holds
                             the address of a compact-pointer field of a
@@ -196,6 +196,16 @@ typedef enum cp_field_kind {
                             how the translation unit uses the field (a
                             CP_SLOT_USE_*): units that disagree stop the
                             program at start-up */
+  CP_FIELD_ADDRESS = 5 /**< `count` untyped addresses (`void *data`, `char
+                            *key`, libuv's `void *QUEUE[2]`: a pointer to a
+                            type that is not compact), 8 bytes in both
+                            layouts.  One that points into a compact
+                            object is moved by the switch to the same
+                            place in the object's wide copy: its offset is
+                            mapped field by field, and a byte inside a
+                            handle keeps its place (a tag in the low bits
+                            stays).  Anything else stays as it is.  `size`
+                            and `target` are 0 */
 } cp_field_kind_t;
 
 /** How a translation unit uses a CP_FIELD_SLOT field, in its `size`. */

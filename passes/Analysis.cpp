@@ -979,6 +979,28 @@ static bool inHeapField(const Model &M, const Expr *E) {
   return false;
 }
 
+bool inAddressField(const Model &M, const Expr *E) {
+  E = E->IgnoreParens();
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    return F && isAddressFieldType(M, F) && memberBaseIsCompact(M, ME);
+  }
+  // An element of one: `n->link[1]`, and libuv's `(*q)[1]` where q is
+  // `&n->link`.
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+    if (const Expr *A = decayedArray(AS->getBase()))
+      return inAddressField(M, A);
+  // Through a cast of its address, as libuv's QUEUE_NEXT writes
+  // `*(QUEUE **)&(*q)[0]`: the same memory.
+  if (const auto *UO = dyn_cast<UnaryOperator>(E);
+      UO && UO->getOpcode() == UO_Deref)
+    if (const auto *A =
+            dyn_cast<UnaryOperator>(UO->getSubExpr()->IgnoreParenCasts());
+        A && A->getOpcode() == UO_AddrOf)
+      return inAddressField(M, A->getSubExpr());
+  return false;
+}
+
 const FieldDecl *roomMember(const RecordDecl *RD) {
   const FieldDecl *Last = nullptr;
   for (const FieldDecl *F : RD->fields())

@@ -144,6 +144,9 @@ struct FieldInfo {
   /// A `T **` field (T compact): 8 bytes in both layouts, CP_FIELD_SLOT in
   /// the descriptor, so the switch moves a handle slot's address in it.
   bool SlotPointer = false;
+  /// An untyped address (isAddressFieldType): 8 bytes in both layouts,
+  /// CP_FIELD_ADDRESS in the descriptor.
+  bool AddressPointer = false;
 };
 
 /// A compact type: annotated with `compact` or inferred.
@@ -470,6 +473,11 @@ void checkForeignObject(Session &S, const clang::CastExpr *E);
 /// A glvalue of compact record (or array-of-record) type that lives in a
 /// heap object, so in compact layout: `*p`, `p[i]`, `p->s`, `x.s` of such.
 bool isCompactLocated(const Model &M, const clang::Expr *E);
+/// Analysis.cpp: the lvalue E is an untyped address field of a compact
+/// object (isAddressFieldType) or an element of one, named directly or
+/// through a cast of its address (`*(QUEUE **)&(*q)[0]`, q `&n->link`):
+/// an address stored there is moved by the switch.
+bool inAddressField(const Model &M, const clang::Expr *E);
 /// A compact-pointer field (or element of a handle array field) of a
 /// compact-located object, or an element of a root array that holds
 /// handles (isHandleRootElement): in compact layout it holds a handle.
@@ -581,6 +589,12 @@ bool isSlotDeref(const Model &M, const clang::Expr *E);
 /// of a struct the plugin lays out, which may keep the address of a
 /// handle slot: the descriptor says CP_FIELD_SLOT, the switch moves it.
 bool isSlotFieldType(const Model &M, const clang::FieldDecl *FD);
+/// Slots.cpp: FD is an untyped address field (`void *data`, `char *key`,
+/// libuv's `void *QUEUE[2]`: data pointers to a type that is not compact,
+/// arrays of them too) of a struct the plugin lays out: the descriptor
+/// says CP_FIELD_ADDRESS, and the switch moves one that points into a
+/// compact object to the same place in its wide copy.
+bool isAddressFieldType(const Model &M, const clang::FieldDecl *FD);
 /// Interior.cpp: E (a plain pointer) may hold an address inside a compact
 /// object's plain data: `&n->value`, `n->name`, a variable of
 /// Model::InteriorVars, a call of a function of InteriorReturns, or

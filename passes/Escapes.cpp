@@ -670,6 +670,9 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     // of `void *`): not flagged, as locals of type `void *` are not.
     if (localStorage(BO->getLHS()))
       return;
+    // An untyped address field of a compact object: the switch moves it.
+    if (inAddressField(S.M, BO->getLHS()))
+      return;
     Where = "is stored into memory as 'void *'";
   } else if (const VarDecl *Arg = P ? nullptr : hiddenCleanupArg(S.Ctx, Cur)) {
     (void)Arg;

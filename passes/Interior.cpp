@@ -220,8 +220,8 @@ public:
       return true;
     if (const VarDecl *VD = localVariable(BO->getLHS()))
       add(VD);
-    else
-      escape(BO->getRHS());
+    else if (!inAddressField(M, BO->getLHS())) // there the switch moves it
+      escape(BO->getRHS(), throughPointer(BO->getLHS()));
     return true;
   }
 
@@ -397,15 +397,37 @@ private:
              {tokRange(A->getSourceRange())});
   }
 
-  void escape(const Expr *Value) {
+  /// The lvalue E is reached through a plain pointer (`*p`, `p[i]`,
+  /// `p->f`), which may point into an untyped address field of a compact
+  /// object as well as anywhere else.
+  static bool throughPointer(const Expr *E) {
+    E = E->IgnoreParens();
+    if (const auto *UO = dyn_cast<UnaryOperator>(E))
+      return UO->getOpcode() == UO_Deref;
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+      const Expr *B = AS->getBase()->IgnoreParenImpCasts();
+      return !B->getType()->isArrayType() || throughPointer(B);
+    }
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return ME->isArrow() || throughPointer(ME->getBase());
+    return false;
+  }
+
+  void escape(const Expr *Value, bool ThroughPointer = false) {
     const Expr *E = leaf(Value);
     if (!Check || S.isIgnoredLoc(E->getExprLoc()))
       return;
     S.report(Diag::InteriorEscape, E->getExprLoc(),
-             origin(E) + " is stored into memory; kept there, it is no root, "
-                         "and after the switch it points into the released "
-                         "arena (keep a compact pointer to the object and take "
-                         "the address where it is used)",
+             origin(E) +
+                 (ThroughPointer
+                      ? " is stored through a pointer; unless it lands in an "
+                        "untyped pointer field of a compact object ('void *', "
+                        "'char *', ...), which the switch moves, it is no "
+                        "root there"
+                      : " is stored into memory; kept there, it is no root") +
+                 ", and after the switch it points into the released "
+                 "arena (keep a compact pointer to the object and take "
+                 "the address where it is used)",
              {tokRange(E->getSourceRange())});
   }
 };

@@ -124,6 +124,7 @@ void layoutType(Session &S, CompactType &T) {
     } else {
       F.K = FieldInfo::Bytes;
       F.SlotPointer = isSlotFieldType(S.M, FD);
+      F.AddressPointer = isAddressFieldType(S.M, FD);
       F.CompactAlign = C.getDeclAlign(FD).getQuantity();
       // A flexible array member has no size: placed at the end.
       F.Flex = emptyRoom(FD);
@@ -427,6 +428,8 @@ std::string descriptorText(const Session &S, const CompactType &T) {
                "[0]), 0},\n";
       else if (F.SlotPointer)
         Out += "CP_FIELD_SLOT, " + Cnt + ", " + slotUse(S.M, F.FD) + ", 0},\n";
+      else if (F.AddressPointer)
+        Out += "CP_FIELD_ADDRESS, " + Cnt + ", 0, 0},\n";
       else
         Out += "CP_FIELD_BYTES, " + Cnt + ", sizeof(((" + W + " *)0)->" + N +
                "), 0},\n";
@@ -512,11 +515,14 @@ std::string pinnedDescriptorText(const Session &S, const CompactType &T) {
     QualType E = A.Element;
     if (const auto *AT = E->getAs<AtomicType>())
       E = AT->getValueType();
-    std::string Kind, Target;
+    // Kind, then the entry's `size` and `target`.
+    std::string Kind, Size = "0", Target = "0";
     if (CompactType *P = S.M.pointeeOf(E))
       Kind = "CP_FIELD_HANDLE", Target = "&" + P->DescName;
     else if (isSlotFieldType(S.M, FD))
-      Kind = "CP_FIELD_SLOT", Target = "0";
+      Kind = "CP_FIELD_SLOT", Size = slotUse(S.M, FD);
+    else if (isAddressFieldType(S.M, FD))
+      Kind = "CP_FIELD_ADDRESS";
     else if (CompactType *P = S.M.pinnedOf(E))
       Kind = "CP_FIELD_STRUCT", Target = "&" + P->DescName;
     else if (CompactType *P = S.M.recordOf(E)) // read at its wide offsets
@@ -526,8 +532,7 @@ std::string pinnedDescriptorText(const Session &S, const CompactType &T) {
     std::string Off =
         "__builtin_offsetof(" + W + ", " + FD->getName().str() + ")";
     Fields += "  {\"" + FD->getName().str() + "\", " + Off + ", " + Off + ", " +
-              Kind + ", " + std::to_string(A.Count) + ", " +
-              (Target == "0" ? slotUse(S.M, FD) : std::string("0")) + ", " +
+              Kind + ", " + std::to_string(A.Count) + ", " + Size + ", " +
               Target + "},\n";
     ++N;
   }

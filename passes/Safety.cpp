@@ -659,6 +659,19 @@ private:
   const Model &M;
   const FunctionDecl *Current = nullptr;
 
+  /// `(void *)((char *)p + 1)`: a tag in the low bits of the object's
+  /// address (a crit-bit tree's leaf mark), kept as `void *`, not a byte
+  /// of it to read.  Objects are aligned to 4 bytes in both layouts, and
+  /// the switch moves such an address with its tag (CP_FIELD_ADDRESS).
+  bool isTag(const Expr *Whole, int64_t Bytes) {
+    if (Bytes < 1 || Bytes > 3)
+      return false;
+    const Expr *Cur = Whole;
+    const Expr *P = parentSkippingParens(S.Ctx, Whole, &Cur);
+    const auto *CE = dyn_cast_or_null<CastExpr>(P);
+    return CE && CE->getType()->isVoidPointerType();
+  }
+
   void checkLayoutOffset(const Expr *Whole, const Expr *Ptr, const Expr *Off, bool Back) {
     if (S.isIgnoredLoc(Whole->getExprLoc()))
       return;
@@ -678,7 +691,7 @@ private:
       return;
     int64_t Bytes = Back ? -V->getExtValue() : V->getExtValue();
     const CompactType *T = objectAround(C->getSubExpr()->IgnoreParenImpCasts(), Bytes);
-    if (!T)
+    if (!T || isTag(Whole, Bytes))
       return;
     S.report(Diag::LayoutOffset, Off->getExprLoc(),
              "byte offset " + std::to_string(Bytes) + " in a " +

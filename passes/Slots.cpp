@@ -75,6 +75,16 @@ bool isSlotFieldType(const Model &M, const FieldDecl *FD) {
          isSlotPointerType(M, stripArrays(FD->getType()).Element);
 }
 
+bool isAddressFieldType(const Model &M, const FieldDecl *FD) {
+  const RecordDecl *RD = FD->getParent();
+  QualType Rec(RD->getTypeForDecl(), 0);
+  QualType E = stripArrays(FD->getType()).Element.getCanonicalType();
+  const auto *PT = E->getAs<PointerType>();
+  return !FD->isBitField() && PT && !PT->getPointeeType()->isFunctionType() &&
+         (M.recordOf(Rec) || M.pinnedOf(Rec)) && !M.pointeeOf(E) &&
+         !isSlotPointerType(M, E);
+}
+
 /// A field that may keep a handle slot's address: one of them, not an
 /// array of them.
 static bool keepsSlot(const Model &M, const FieldDecl *F) {

@@ -125,6 +125,13 @@ static void check_desc(const cp_type_desc_t *d) {
                   f->wide_offset, f->size);
       csz = wsz = (uint64_t)f->count * sizeof(void *);
       break;
+    case CP_FIELD_ADDRESS:
+      if (f->size || f->target)
+        cp__fatal("type '%s': malformed address field '%s' (size %u, "
+                  "a target type)",
+                  name, f->name ? f->name : "?", f->size);
+      csz = wsz = (uint64_t)f->count * sizeof(void *);
+      break;
     case CP_FIELD_STRUCT:
       if (!f->target)
         cp__fatal("type '%s': nested field '%s' has no type", name, f->name);
@@ -369,7 +376,9 @@ static void flatten(cp_type_t *t, const cp_type_desc_t *d, uint32_t cbase,
         cp__fatal("out of memory building the layout of '%s'", t->desc->name);
     }
     cp_copy_op_t *op = &t->ops[t->nops];
-    op->kind = f->kind;
+    /* An untyped address is moved as a slot pointer's value is: whatever
+     * place in a compact object it names. */
+    op->kind = f->kind == CP_FIELD_ADDRESS ? CP_FIELD_SLOT : f->kind;
     op->from = cbase + f->compact_offset;
     op->to = wbase + f->wide_offset;
     op->len = f->kind == CP_FIELD_BYTES ? f->size : f->count;

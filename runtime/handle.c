@@ -19,9 +19,13 @@ static uint64_t op_end(const cp_copy_op_t *op) {
           : op->kind == CP_FIELD_SLOT ? (uint64_t)op->len * sizeof(void *)
                                       : op->len);
 }
+/* A byte inside a handle keeps its place in the pointer that replaces it:
+ * an untyped address one past an object's start (a tag in its low bit)
+ * stays one past the wide copy's start. */
 static uint64_t op_map(const cp_copy_op_t *op, uint64_t off) {
   if (op->kind == CP_FIELD_HANDLE)
-    return op->to + (off - op->from) / sizeof(cp_handle_t) * sizeof(void *);
+    return op->to + (off - op->from) / sizeof(cp_handle_t) * sizeof(void *) +
+           (off - op->from) % sizeof(cp_handle_t);
   return op->to + (off - op->from);
 }
 
@@ -63,8 +67,13 @@ uint64_t cp__unmap_offset(const cp_type_t *t, uint64_t off) {
           (uint64_t)op->to + (h || op->kind == CP_FIELD_SLOT
                                   ? (uint64_t)op->len * sizeof(void *)
                                   : op->len);
+      uint64_t in = off - op->to;
       if (end ? off == wend : off < wend)
-        return op->from + (h ? (off - op->to) / sizeof(void *) * sizeof(cp_handle_t) : off - op->to);
+        return op->from + (h ? in / sizeof(void *) * sizeof(cp_handle_t) +
+                                   (in % sizeof(void *) < sizeof(cp_handle_t)
+                                        ? in % sizeof(void *)
+                                        : 0)
+                             : in);
     }
   return t->desc->compact_size;
 }

@@ -93,6 +93,9 @@ _Noreturn void cp__fatal(const char *fmt, ...)
  * address-space limit the message ends naming it and what is free. */
 _Noreturn void cp__fatal_no_memory(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
+/* process.c: stops the program if another copy of the runtime runs in
+ * this process (a static runtime in the executable and in a library). */
+void cp__claim_process(void);
 void *cp__os_reserve(size_t bytes);           /* PROT_NONE; NULL on failure */
 /* PROT_NONE at exactly addr, or NULL if anything is mapped there. */
 void *cp__os_reserve_at(uintptr_t addr, size_t bytes);
@@ -259,7 +262,8 @@ uint32_t cp__order_for_bytes(size_t bytes);
 
 /* ---- types and descriptors (descriptor.c) ------------------------------- */
 typedef struct cp_copy_op {
-  uint32_t kind;      /* CP_FIELD_BYTES, _HANDLE or _SLOT (flattened) */
+  uint32_t kind;      /* CP_FIELD_BYTES, _HANDLE or _SLOT (flattened; an
+                         _ADDRESS field is a SLOT op) */
   uint32_t from, to;  /* compact and wide byte offsets */
   uint32_t len;       /* BYTES: bytes; HANDLE: handles; SLOT: pointers */
   struct cp_type *target; /* HANDLE: pointee type, or NULL */

@@ -59,6 +59,7 @@ static const char *field_name(const where_t *w) {
   for (uint32_t k = 0; k < d->nfields; k++)
     if ((d->fields[k].kind == CP_FIELD_HANDLE ||
          d->fields[k].kind == CP_FIELD_SLOT ||
+         d->fields[k].kind == CP_FIELD_ADDRESS ||
          d->fields[k].kind == CP_FIELD_FLEX) &&
         d->fields[k].compact_offset == w->from)
       return d->fields[k].name;

@@ -876,6 +876,63 @@ static void case_slot_fields(void **state) {
   cp_free(e);
 }
 
+/* ---- untyped address fields: `void *data`, libuv's `void *QUEUE[2]` ---
+ * A field of a type that is not compact may hold an object's address, an
+ * address inside one (a handle field's, as a queue links through its
+ * members), or one with a tag in its low bit.  The switch moves each to
+ * the same place in the wide copy, a byte inside a handle included, and
+ * leaves a native address, a small number and NULL alone. */
+struct w_bag {
+  void *data;
+  void *link[2];
+  void *other[3];
+};
+static const cp_field_desc_t bag_fields[] = {
+    FIELD("data", struct w_bag, struct w_bag, data, CP_FIELD_ADDRESS, 1, 0,
+          NULL),
+    FIELD("link", struct w_bag, struct w_bag, link, CP_FIELD_ADDRESS, 2, 0,
+          NULL),
+    FIELD("other", struct w_bag, struct w_bag, other, CP_FIELD_ADDRESS, 3, 0,
+          NULL),
+};
+static DESC(bag_desc, "bag", struct w_bag, struct w_bag, bag_fields);
+
+static void case_address_fields(void **state) {
+  (void)state;
+  static void *bags[200];
+  static int native;
+  assert_int_equal(cp_root_register(bags, 200), 0);
+  for (int i = 0; i < 200; i++) {
+    struct w_bag *b = bags[i] = cp_alloc(&bag_desc);
+    char *n = cp_alloc(&node_desc);
+    NODE_KEY(n) = i;
+    b->data = n;
+    b->link[0] = n + offsetof(struct c_node, prev);     /* a handle field */
+    b->link[1] = n + offsetof(struct c_node, next) + 1; /* tagged, in it */
+    b->other[0] = &native;
+    b->other[1] = (void *)(uintptr_t)0x10;
+    b->other[2] = i ? &((struct w_bag *)bags[i - 1])->link[1] : NULL;
+  }
+  struct w_bag local = *(struct w_bag *)bags[7];
+  assert_int_equal(cp_root_register_value(&local, &bag_desc, 1), 0);
+  cp_switch_to_wide();
+  assert_false(cp_is_compact());
+  for (int i = 0; i < 200; i++) {
+    struct w_bag *b = bags[i];
+    struct w_node *n = b->data;
+    assert_true(cp__arena_contains(&cp__wide_arena, n));
+    assert_int_equal(n->key, i);
+    assert_ptr_equal(b->link[0], &n->prev);
+    assert_ptr_equal(b->link[1], (char *)&n->next + 1);
+    assert_ptr_equal(b->other[0], &native);
+    assert_ptr_equal(b->other[1], (void *)(uintptr_t)0x10);
+    assert_ptr_equal(b->other[2],
+                     i ? &((struct w_bag *)bags[i - 1])->link[1] : NULL);
+  }
+  assert_ptr_equal(local.data, ((struct w_bag *)bags[7])->data);
+  assert_ptr_equal(local.link[1], ((struct w_bag *)bags[7])->link[1]);
+}
+
 static const struct {
   const char *name;
   void (*fn)(void **);
@@ -902,6 +959,7 @@ static const struct {
     CASE(flexible_handles),
     CASE(flexible_values),
     CASE(slot_fields),
+    CASE(address_fields),
 };
 
 int main(int argc, char **argv) {
