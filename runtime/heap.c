@@ -68,6 +68,7 @@ void cp__lock(void) { pthread_mutex_lock(&heap_lock); }
 void cp__unlock(void) { pthread_mutex_unlock(&heap_lock); }
 
 static void init_once_fn(void) {
+  cp__claim_process(); /* before anything of a second copy takes effect */
   cp__options_init();
   cp__compact_reserve(); /* at load time, before any code asks the mode */
   cp__types_init();
