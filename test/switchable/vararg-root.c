@@ -55,6 +55,18 @@ struct node *chain(int n, ...) {
   va_end(ap);
   return head;
 }
+
+// The same, allocated by a statement-expression macro.
+#define NEW_NODE() ({ struct node *n_ = calloc(1, sizeof(struct node)); n_; })
+struct node *make_macro(long key, int n, ...) {
+  struct node *t = NEW_NODE();
+  va_list ap;
+  va_start(ap, n);
+  t->a = n > 0 ? va_arg(ap, struct node *) : NULL; // expected-error {{va_arg reads a compact pointer after the call to 'calloc' on line 62}}
+  va_end(ap);
+  t->key = key;
+  return t;
+}
 #endif
 
 // Read first, allocate after: the arguments are locals by then.
