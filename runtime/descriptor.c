@@ -237,7 +237,8 @@ static void layout_hint(char *buf, size_t n, const cp_type_desc_t *a,
         continue;
       for (uint32_t j = 0; j < p->nfields; j++) {
         const cp_field_desc_t *g = &p->fields[j];
-        if (g->kind == CP_FIELD_BYTES && g->name && strcmp(g->name, f->name) == 0) {
+        if ((g->kind == CP_FIELD_BYTES || g->kind == CP_FIELD_ADDRESS) &&
+            g->name && strcmp(g->name, f->name) == 0) {
           snprintf(buf, n,
                    " (field '%s' is a compact pointer to '%s' in one and a "
                    "plain pointer in the other: a translation unit that sees "

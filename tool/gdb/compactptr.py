@@ -19,7 +19,7 @@
 # (gdb asks for `set auto-load safe-path`), or by hand:
 #   (gdb) source <prefix>/share/compactptr/gdb/compactptr.py
 #
-# The descriptors are read as raw memory (layout version CP_ABI_VERSION 4,
+# The descriptors are read as raw memory (layout version CP_ABI_VERSION 5,
 # include/compactptr.h), so neither the runtime nor the program needs
 # debug information for them; the program needs -g for its own types.
 import re
@@ -28,10 +28,11 @@ import struct
 import gdb
 import gdb.printing
 
-ABI_VERSION = 4
-# A slot-pointer field (FIELD_SLOT) is a native pointer in both layouts:
-# read as plain memory, as bytes are.
-FIELD_BYTES, FIELD_HANDLE, FIELD_STRUCT, FIELD_FLEX, FIELD_SLOT = 0, 1, 2, 3, 4
+ABI_VERSION = 5
+# A slot-pointer field (FIELD_SLOT) and an untyped address field
+# (FIELD_ADDRESS) are native pointers in both layouts: read as plain
+# memory, as bytes are.
+FIELD_BYTES, FIELD_HANDLE, FIELD_STRUCT, FIELD_FLEX, FIELD_SLOT, FIELD_ADDRESS = 0, 1, 2, 3, 4, 5
 # cp_type_desc_t: abi, granule_shift, build, name, compact_size,
 # compact_align, wide_size, wide_align, nfields, fields, module, rt.
 TYPE_DESC = struct.Struct("<III4xQIIIII4xQQQ")
