@@ -979,26 +979,35 @@ static bool inHeapField(const Model &M, const Expr *E) {
   return false;
 }
 
-bool inAddressField(const Model &M, const Expr *E) {
+/// The lvalue whose memory E names, through elements of arrays and
+/// casts of addresses: `n->link` for `n->link[1]`, for libuv's `(*q)[1]`
+/// with q `&n->link`, and for `*(QUEUE **)&(*q)[0]` (QUEUE_NEXT); `pq`
+/// for the same of a local `QUEUE pq`.
+static const Expr *placeOf(const Expr *E) {
   E = E->IgnoreParens();
-  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-    const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
-    return F && isAddressFieldType(M, F) && memberBaseIsCompact(M, ME);
-  }
-  // An element of one: `n->link[1]`, and libuv's `(*q)[1]` where q is
-  // `&n->link`.
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
     if (const Expr *A = decayedArray(AS->getBase()))
-      return inAddressField(M, A);
-  // Through a cast of its address, as libuv's QUEUE_NEXT writes
-  // `*(QUEUE **)&(*q)[0]`: the same memory.
+      return placeOf(A);
   if (const auto *UO = dyn_cast<UnaryOperator>(E);
       UO && UO->getOpcode() == UO_Deref)
     if (const auto *A =
             dyn_cast<UnaryOperator>(UO->getSubExpr()->IgnoreParenCasts());
         A && A->getOpcode() == UO_AddrOf)
-      return inAddressField(M, A->getSubExpr());
-  return false;
+      return placeOf(A->getSubExpr());
+  return E;
+}
+
+bool inAddressField(const Model &M, const Expr *E) {
+  const auto *ME = dyn_cast<MemberExpr>(placeOf(E));
+  const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+  return F && isAddressFieldType(M, F) && memberBaseIsCompact(M, ME);
+}
+
+const VarDecl *localArrayOf(const Expr *E) {
+  const Expr *P = placeOf(E);
+  if (P == E->IgnoreParens() || !P->getType()->isArrayType())
+    return nullptr;
+  return localVariable(P);
 }
 
 const FieldDecl *roomMember(const RecordDecl *RD) {

@@ -45,7 +45,7 @@ void CheckedWalker::rewrite() {
   for (const ParmVarDecl *P : FD->parameters())
     if (P->getIdentifier() && !isSlotRoot(P) &&
         (rootShape(M, P->getType()).Kind || M.SlotVars.count(P) ||
-         M.InteriorVars.count(P)))
+         M.InteriorVars.count(P) || M.ObjectAddressVars.count(P)))
       Params.push_back(P);
   if (!Params.empty()) {
     SourceLocation LB = CS->getLBracLoc();
@@ -89,8 +89,8 @@ bool CheckedWalker::isFrameRoot(const VarDecl *VD) const {
   return VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) &&
          VD->getIdentifier() && !isSlotRoot(VD) &&
          (rootShape(M, VD->getType()).Kind || M.SlotVars.count(VD) ||
-          M.InteriorVars.count(VD) || M.Boxed.count(VD) ||
-          JoinResults.count(VD));
+          M.InteriorVars.count(VD) || M.ObjectAddressVars.count(VD) ||
+          M.Boxed.count(VD) || JoinResults.count(VD));
 }
 /// The frame of Vs as declarations: `cp__rtN` (descriptors), `cp__frN`, and
 /// `cp__inN`, whose initializer fills the descriptors and pushes the frame.
@@ -105,13 +105,15 @@ std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
       Rs.push_back({Nm, B->second.Ptr, "CP_ROOT_POINTER", "1",
                     S.descRef(*B->second.T, FD)});
     else if (M.SlotVars.count(VD) || M.InteriorVars.count(VD) ||
-             JoinResults.count(VD))
+             M.ObjectAddressVars.count(VD) || JoinResults.count(VD))
       // A pointer to a handle slot or to plain data inside an object: the
       // switch moves it with the object it points into (the runtime maps
       // the field's compact offset to its wide one).  A thread's result
       // joined into a `void *` (joinResults): translated if a compact
       // address.
-      Rs.push_back({Nm, Nm, "CP_ROOT_POINTER", "1", "0"});
+      // A local array of them (libuv's `QUEUE pq`): each element.
+      Rs.push_back({Nm, Nm, "CP_ROOT_POINTER",
+                    std::to_string(stripArrays(VD->getType()).Count), "0"});
     else
       Rs.push_back(frameRoot(Nm, VD->getType()));
   }

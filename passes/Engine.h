@@ -383,6 +383,13 @@ struct Model {
   /// (canonical) whose result may.
   llvm::DenseSet<const clang::VarDecl *> InteriorVars;
   llvm::DenseSet<const clang::FunctionDecl *> InteriorReturns;
+  /// Locals and parameters of plain pointer type handed a compact
+  /// object's address (`void *d = n`, a `void *` parameter a compact
+  /// pointer is passed to): registered untyped by their frames as
+  /// InteriorVars are, so a switch while they hold it moves it; not
+  /// interior pointers for the warnings, as void-escape speaks where such
+  /// an address is kept.
+  llvm::DenseSet<const clang::VarDecl *> ObjectAddressVars;
   /// Provenance.cpp: locals, parameters (of functions only this file
   /// calls) and function definitions whose every value is null, a compact
   /// allocation or a decoded handle.
@@ -478,6 +485,9 @@ bool isCompactLocated(const Model &M, const clang::Expr *E);
 /// through a cast of its address (`*(QUEUE **)&(*q)[0]`, q `&n->link`):
 /// an address stored there is moved by the switch.
 bool inAddressField(const Model &M, const clang::Expr *E);
+/// Analysis.cpp: the local array an element of which the lvalue E is,
+/// named the same ways (`pq[1]`, `*(QUEUE **)&(*&pq)[0]`), or null.
+const clang::VarDecl *localArrayOf(const clang::Expr *E);
 /// A compact-pointer field (or element of a handle array field) of a
 /// compact-located object, or an element of a root array that holds
 /// handles (isHandleRootElement): in compact layout it holds a handle.

@@ -233,8 +233,16 @@ static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I) {
           return UO->getOpcode() != UO_Deref && UO->getOpcode() != UO_LNot;
         if (const auto *AS = dyn_cast<ArraySubscriptExpr>(P))
           return AS->getBase()->IgnoreParens() != Use->IgnoreParens();
-        if (const auto *BO = dyn_cast<BinaryOperator>(P))
+        if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+          // Stored into an untyped field of a compact object (a generic
+          // list's `l->data = data`): the switch moves it there.
+          if (BO->getOpcode() == BO_Assign &&
+              BO->getRHS()->IgnoreParenImpCasts() ==
+                  Use->IgnoreParenImpCasts() &&
+              inAddressField(S.M, BO->getLHS()))
+            return false;
           return !BO->isComparisonOp() && !BO->isLogicalOp();
+        }
         if (const auto *CE = dyn_cast<CallExpr>(P)) {
           const FunctionDecl *Callee = CE->getDirectCallee();
           if (!Callee || CE->getCallee()->IgnoreParenImpCasts() == Use)
@@ -254,6 +262,15 @@ static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I) {
         return true;
       });
 }
+
+/// Where a compact pointer that code keeps as `void *` is kept for the
+/// switch to see it: a field or root array of its type, or an untyped
+/// field of a compact struct (CP_FIELD_ADDRESS), as a thread pool's task
+/// struct is once declared CP_COMPACT.
+static const char *const KeepAdvice =
+    "keep it in a field or a root array of its own type, or in a 'void *' "
+    "field of a CP_COMPACT struct, which the switch moves (declare the "
+    "struct that keeps it, a pool's task, CP_COMPACT)";
 
 /// The local variable (not static) whose own memory E is: `v`, `v.f`,
 /// `v[i]`, `v.a[i].f` (never through a pointer); null otherwise.
@@ -305,8 +322,10 @@ static bool paramStored(Session &S, const FunctionDecl *FD, unsigned I,
               BO->getRHS()->IgnoreParens() != Use->IgnoreParens())
             return false;
           // Into FD's own locals (a struct of context, a work stack) it
-          // lives no longer than the call.
-          return !localStorage(BO->getLHS());
+          // lives no longer than the call; into an untyped field of a
+          // compact object, the switch moves it.
+          return !localStorage(BO->getLHS()) &&
+                 !inAddressField(S.M, BO->getLHS());
         }
         if (const auto *CE = dyn_cast<CallExpr>(P)) {
           const FunctionDecl *Callee = CE->getDirectCallee();
@@ -464,7 +483,7 @@ void checkVoidLocalEscape(Session &S, const CallExpr *CE,
                         "held in the 'void *' local " + quoted(V->getName()) +
                             " is passed to " + quoted(FD->getName()) +
                             ", which keeps it",
-                        "keep it in a field or a root array of its own type"),
+                        KeepAdvice),
              {tokRange(CE->getArg(I)->getSourceRange())});
   }
 }
@@ -608,8 +627,8 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
   std::string Where;
   // Where a library keeps it (tsearch's tree), no field or root array of
   // the program's can hold it instead.
-  std::string Advice = "keep it in a field or a root array of its own type, "
-                       "or cast explicitly if it is not kept";
+  std::string Advice =
+      std::string(KeepAdvice) + ", or cast explicitly if it is not kept";
   if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
     const FunctionDecl *FD = CE->getDirectCallee();
     if (CE->getCallee()->IgnoreParenImpCasts() == Cur)
@@ -730,8 +749,9 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
   CompactType *T =
       M.pointeeOf(E->getSubExpr()->IgnoreParenImpCasts()->getType());
   if (Explicit)
-    Advice = "keep it in a field or a root array of its own type: the cast "
-             "does not keep the switch from releasing what it points to";
+    Advice = std::string(KeepAdvice) +
+             ": the cast does not keep the switch from releasing what it "
+             "points to";
   S.report(Diag::VoidEscape, E->getExprLoc(), keptNoRoot(T, Where, Advice),
            {tokRange(E->getSourceRange())});
 }

@@ -56,6 +56,16 @@ static bool isPlainPointerType(const Model &M, QualType T) {
   return PT && !M.pointeeOf(T) && !M.pointeeOf(PT->getPointeeType());
 }
 
+/// `void *`, `void **`, libuv's `QUEUE *` (`void *(*)[2]`): a pointer to
+/// no type of data, or to pointers.
+static bool untypedPointee(QualType T) {
+  const auto *PT = T.getCanonicalType()->getAs<PointerType>();
+  if (!PT)
+    return false;
+  QualType P = stripArrays(PT->getPointeeType()).Element.getCanonicalType();
+  return P->isVoidType() || P->isPointerType();
+}
+
 /// The lvalue inside a compact object whose address E takes (`&n->value`,
 /// or `n->name` decayed), or null.
 static const Expr *interiorAddressOf(const Model &M, const Expr *E) {
@@ -79,8 +89,17 @@ bool isInteriorPointer(const Model &M, const Expr *E) {
     return true;
   if (const auto *C = dyn_cast<CastExpr>(E)) {
     switch (C->getCastKind()) {
-    case CK_NoOp:
     case CK_LValueToRValue:
+      // Read from an element of a local array that holds such addresses
+      // (libuv's `QUEUE pq` a queue was moved into), or from an untyped
+      // field of a compact object (`void *data`, `void *link[2]`), which
+      // holds compact objects' addresses as often as not.
+      if (const VarDecl *A = localArrayOf(C->getSubExpr()))
+        return M.InteriorVars.count(A);
+      if (inAddressField(M, C->getSubExpr()) && untypedPointee(E->getType()))
+        return true;
+      [[fallthrough]];
+    case CK_NoOp:
     case CK_BitCast:
       return isInteriorPointer(M, C->getSubExpr());
     default:
@@ -204,8 +223,25 @@ public:
       : S(S), M(S.M), FD(FD), Check(Check) {}
   bool Changed = false;
 
+  /// E converts a compact pointer to a plain one (`void *d = n`, `push(l,
+  /// n)` into a `void *` parameter): the object's address, which the
+  /// switch moves as it moves one inside it.  A local or parameter holding
+  /// it is registered as an interior one is; where it is stored, the
+  /// void-escape warning speaks (Escapes.cpp).
+  bool objectAddress(const Expr *E) const {
+    const auto *C = dyn_cast<CastExpr>(E->IgnoreParens());
+    return C && C->getCastKind() == CK_BitCast &&
+           isPlainPointerType(M, C->getType()) &&
+           M.pointeeOf(C->getSubExpr()->getType());
+  }
+
   bool VisitVarDecl(VarDecl *VD) {
     const Expr *Init = VD->getInit();
+    // Not one a macro declares (pthread_cleanup_push's `__cancel_arg`): no
+    // frame can register it, and its own analysis (Escapes.cpp) speaks.
+    if (Init && objectAddress(Init) && VD->hasLocalStorage() &&
+        !VD->isStaticLocal() && VD->getLocation().isFileID())
+      addObject(VD);
     if (!Init || !isInteriorPointer(M, Init))
       return true;
     if (VD->hasLocalStorage() && !VD->isStaticLocal())
@@ -216,10 +252,15 @@ public:
   }
 
   bool VisitBinaryOperator(BinaryOperator *BO) {
+    if (BO->getOpcode() == BO_Assign && objectAddress(BO->getRHS()))
+      if (const VarDecl *VD = localVariable(BO->getLHS()))
+        addObject(VD);
     if (BO->getOpcode() != BO_Assign || !isInteriorPointer(M, BO->getRHS()))
       return true;
     if (const VarDecl *VD = localVariable(BO->getLHS()))
       add(VD);
+    else if (const VarDecl *A = localArrayOf(BO->getLHS()))
+      add(A); // an element of a local array: the array is the root
     else if (!inAddressField(M, BO->getLHS())) // there the switch moves it
       escape(BO->getRHS(), throughPointer(BO->getLHS()));
     return true;
@@ -250,6 +291,8 @@ public:
       for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I)
         if (isInteriorPointer(M, CE->getArg(I)))
           add(Def->getParamDecl(I));
+        else if (objectAddress(CE->getArg(I)))
+          addObject(Def->getParamDecl(I));
       return true;
     }
     if (Check && isBlockingFunction(CE->getDirectCallee()) &&
@@ -329,8 +372,15 @@ private:
   const FunctionDecl *FD;
   const bool Check;
 
+  void addObject(const VarDecl *VD) {
+    if (isPlainPointerType(M, VD->getType()) &&
+        M.ObjectAddressVars.insert(VD).second)
+      Changed = true;
+  }
+
   void add(const VarDecl *VD) {
-    if (isPlainPointerType(M, VD->getType()) && M.InteriorVars.insert(VD).second)
+    if (isPlainPointerType(M, stripArrays(VD->getType()).Element) &&
+        M.InteriorVars.insert(VD).second)
       Changed = true;
   }
 

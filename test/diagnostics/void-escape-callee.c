@@ -85,7 +85,7 @@ static void show(void *p) { (void)p; }
 void opaque(void *p);
 static void *ret(void *p) { return p; }
 void use_cast(struct sym *s) {
-  add((void *)s, 3);   // expected-warning {{a compact pointer to 'struct sym' is passed as 'void *' to 'add'; kept there, it is no root, and after the switch it points into the released arena (keep it in a field or a root array of its own type: the cast does not keep the switch from releasing what it points to)}}
+  add((void *)s, 3);   // expected-warning {{a compact pointer to 'struct sym' is passed as 'void *' to 'add'; kept there, it is no root, and after the switch it points into the released arena (keep it in a field or a root array of its own type, or in a 'void *' field of a CP_COMPACT struct, which the switch moves (declare the struct that keeps it, a pool's task, CP_COMPACT): the cast does not keep the switch from releasing what it points to)}}
   add_again((void *)s); // expected-warning {{passed as 'void *' to 'add_again'}}
   gbox.p = (void *)s;  // expected-warning {{is stored into memory as 'void *'}}
   show((void *)s);
@@ -125,7 +125,7 @@ static void *table[8];
 static void remember(void *p) { table[0] = p; }
 void use_void_local(struct sym *s) {
   void *key = (void *)s;
-  remember(key); // expected-warning {{a compact pointer to 'struct sym' held in the 'void *' local 'key' is passed to 'remember', which keeps it; kept there, it is no root, and after the switch it points into the released arena (keep it in a field or a root array of its own type)}}
+  remember(key); // expected-warning {{a compact pointer to 'struct sym' held in the 'void *' local 'key' is passed to 'remember', which keeps it; kept there, it is no root, and after the switch it points into the released arena (keep it in a field or a root array of its own type, or in a 'void *' field of a CP_COMPACT struct, which the switch moves (declare the struct that keeps it, a pool's task, CP_COMPACT))}}
   void *other;
   other = s;
   remember(other); // expected-warning {{held in the 'void *' local 'other' is passed to 'remember'}}

@@ -8,18 +8,24 @@
 // store straight into such a field is not warned; one through a pointer
 // that may land elsewhere still is.
 // REQUIRES: plugin
-// RUN: %rewrite --main-only %s -- %cflags -fplugin-arg-compactptr-mode=switchable 2>/dev/null | FileCheck --check-prefix=DESC %s
+// RUN: %rewrite --main-only %s -- %cflags -fplugin-arg-compactptr-mode=switchable 2>/dev/null > %t.c
+// RUN: FileCheck --check-prefix=DESC %s < %t.c
+// RUN: FileCheck --check-prefix=FRAME %s < %t.c
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only %s 2>&1 | FileCheck --check-prefix=WARN %s
 // RUN: %clang %cflags -O1 %s -o %t.native
 // RUN: %t.native > %t.expect
 // RUN: %clang %cflags -O1 -fplugin=%plugin %s %runtime -o %t
-// RUN: %t | diff %t.expect -
+// RUN: env COMPACTPTR_STATS=1 %t 2> %t.forced | diff %t.expect -
+// RUN: grep -q 'switch to wide mode (cp_switch_to_wide())' %t.forced
+// RUN: env COMPACTPTR_STATS=1 %t cons 2> %t.forced-cons | diff %t.expect -
+// RUN: grep -q 'switch to wide mode (cp_switch_to_wide()) after 16667 allocations' %t.forced-cons
 // RUN: env COMPACTPTR_ARENA_LIMIT=1M COMPACTPTR_STATS=1 %t 2> %t.err | diff %t.expect -
 // RUN: grep -q 'switch to wide mode' %t.err
 // RUN: env COMPACTPTR_ARENA_LIMIT=1M COMPACTPTR_VERIFY=1 %t | diff %t.expect -
 // RUN: env COMPACTPTR_ARENA_LIMIT=1M COMPACTPTR_HIGH_WATER=20 COMPACTPTR_VERIFY=1 %t | diff %t.expect -
 // RUN: FileCheck %s < %t.expect
 // CHECK: items 20000 sum 599970000 queue 6667 tagged 20000 ok
+// CHECK-NEXT: drained {{[0-9]+}}, queue empty 1
 #include <compactptr.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,19 +75,68 @@ struct CP_COMPACT branch {
 #define TAG(p) ((void *)((char *)(p) + 1))
 #define UNTAG(p) ((struct item *)((char *)(p) - 1))
 
-int main(void) {
+// A queue moved into a local QUEUE and drained, a record allocated per job,
+// the switch midway (libuv's uv__run_pending): the local array holds
+// addresses inside compact objects across the switch, so its frame
+// registers it, element by element.
+struct CP_COMPACT rec {
+  long v;
+  struct rec *next;
+};
+static struct rec *recs;
+
+static long drain(struct owner *o) {
+  QUEUE pq;
+  QUEUE *q;
+  long n = 0, s = 0;
+  if (Q_NEXT(&o->jobs) == &o->jobs)
+    return 0;
+  Q_NEXT(&pq) = Q_NEXT(&o->jobs);
+  Q_PREV(&pq) = Q_PREV(&o->jobs);
+  Q_PREV(Q_NEXT(&pq)) = &pq;
+  Q_NEXT(Q_PREV(&pq)) = &pq;
+  Q_INIT(&o->jobs);
+  while (Q_NEXT(&pq) != &pq) {
+    q = Q_NEXT(&pq);
+    Q_NEXT(Q_PREV(q)) = Q_NEXT(q);
+    Q_PREV(Q_NEXT(q)) = Q_PREV(q);
+    struct job *j = Q_DATA(q, struct job, link);
+    struct rec *r = malloc(sizeof *r);
+    r->v = j->id;
+    r->next = recs;
+    recs = r;
+    if (++n == 1000)
+      cp_switch_to_wide();
+    s += j->id;
+  }
+  return s;
+}
+
+// A compact object handed over as `void *` to a function of this file that
+// allocates before it stores it in an untyped field: the parameter is a
+// root of its frame (the switch forced between, with argument "cons").
+static long conses, switch_at_cons;
+static struct cell *cons(void *data, struct cell *next) {
+  struct cell *c = malloc(sizeof *c);
+  if (++conses == switch_at_cons)
+    cp_switch_to_wide();
+  c->data = data;
+  c->next = next;
+  return c;
+}
+
+int main(int argc, char **argv) {
   struct cell *head = NULL;
   struct owner *o = malloc(sizeof *o);
   Q_INIT(&o->jobs);
   struct branch *br = NULL;
+  if (argc > 1 && argv[1][0] == 'c')
+    switch_at_cons = 5000;
   for (int i = 0; i < 20000; i++) {
     struct item *it = malloc(sizeof *it);
     it->key = i;
     it->val = (long)i * 2;
-    struct cell *c = malloc(sizeof *c);
-    c->data = it;
-    c->next = head;
-    head = c;
+    head = cons(it, head);
     if (i % 3 == 0) {
       struct job *j = malloc(sizeof *j);
       j->id = i;
@@ -105,11 +160,14 @@ int main(void) {
   int ok = o->name_at == (char *)&((struct item *)head->data)->val + 2;
   printf("items %ld sum %ld queue %ld tagged %ld %s\n", n, sum, queued, tagged,
          ok ? "ok" : "WRONG");
+  printf("drained %ld, queue empty %d\n", drain(o), Q_NEXT(&o->jobs) == &o->jobs);
   return 0;
 }
 // DESC: {"data", __builtin_offsetof(struct cp__c_cell, data), __builtin_offsetof(struct cell, data), CP_FIELD_ADDRESS, 1, 0, 0},
 // DESC: {"link", __builtin_offsetof(struct cp__c_job, link), __builtin_offsetof(struct job, link), CP_FIELD_ADDRESS, 2, 0, 0},
 // DESC: {"name_at", {{.*}} CP_FIELD_ADDRESS, 1, 0, 0},
 // DESC: {"child", {{.*}} CP_FIELD_ADDRESS, 1, 0, 0},
-// WARN-NOT: address-fields.c:{{(8[0-9])}}:{{.*}}void-escape
-// WARN: address-fields.c:88:31: warning: {{.*}} is stored through a pointer; unless it lands in an untyped pointer field of a compact object
+// FRAME: QUEUE pq = {0}; {{.*}}cp__root(&cp__rt{{[0-9]+}}[0], (void *)&pq, CP_ROOT_POINTER, 2, 0, "pq")
+// FRAME: cp__root(&cp__rt{{[0-9]+}}[0], (void *)&data, CP_ROOT_POINTER, 1, 0, "data")
+// WARN-NOT: void-escape
+// WARN: address-fields.c:{{[0-9]+}}:31: warning: the address of field 'link' inside a compact object is stored through a pointer; unless it lands in an untyped pointer field of a compact object
