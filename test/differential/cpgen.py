@@ -330,6 +330,7 @@ class Gen:
         e("#include <pthread.h>")
         if self.jumps:
             e("#include <setjmp.h>")
+        e("#include <stdint.h>")
         e("#include <stdio.h>")
         e("#include <stdlib.h>")
         e("#include <stddef.h>")
@@ -1389,6 +1390,62 @@ class Gen:
             e("    for (x = cpg_fs->" + "fw[l]" + lk + "; x; x = x->" + "fw[l]" + lk + ") h = h * 131u + x->key + (unsigned long)x->lvl%s;" % (" + x->fw[l].w" if lk else ""))
             e("  return h;")
             e("}")
+        # Untyped pointer fields of compact structs, which the switch moves
+        # (CP_FIELD_ADDRESS): a generic cell's `void *data`, an intrusive
+        # chain through `void *link[2]` members whose head is a field of
+        # another compact object, and an address tagged in its low bit.
+        # One cell a round, the chain's head dropped every third: in
+        # programs whose round count is 1 more than a multiple of 4 (no
+        # draw of its own).
+        untyped = rounds % 4 == 1
+        if untyped:
+            e("struct CP_COMPACT ua { unsigned key; unsigned pad; };")
+            e("struct CP_COMPACT ub { void *data; void *mark; void *link[2]; struct ub *next; };")
+            e("struct CP_COMPACT uo { void *first; unsigned n; };")
+            e("static struct ub *cpg_ub;")
+            e("static struct uo *cpg_uo;")
+            e("static void cpg_ub_add(unsigned r) {")
+            e("  struct ua *a = malloc(sizeof *a);")
+            e("  struct ub *b;")
+            e("  if (!a) exit(3);")
+            e("  a->key = r * 2654435761u % 1000u;")
+            e("  a->pad = r;")
+            e("  b = malloc(sizeof *b);")
+            e("  if (!b) exit(3);")
+            e("  b->data = a;")
+            e("  b->mark = (r & 1u) ? (void *)((char *)a + 1) : (void *)a;")
+            e("  b->next = cpg_ub;")
+            e("  cpg_ub = b;")
+            e("  if (!cpg_uo) {")
+            e("    cpg_uo = calloc(1, sizeof *cpg_uo);")
+            e("    if (!cpg_uo) exit(3);")
+            e("  }")
+            e("  b->link[0] = cpg_uo->first;")
+            e("  b->link[1] = NULL;")
+            e("  cpg_uo->first = &b->link;")
+            e("  cpg_uo->n++;")
+            e("  if (r % 3u == 2u) {")
+            e("    cpg_uo->first = *(void **)cpg_uo->first;")
+            e("    cpg_uo->n--;")
+            e("  }")
+            e("}")
+            e("static unsigned long cpg_ub_digest(void) {")
+            e("  unsigned long h = 11;")
+            e("  const struct ub *b;")
+            e("  void **q;")
+            e("  for (b = cpg_ub; b; b = b->next) {")
+            e("    const struct ua *a = b->data;")
+            e("    unsigned long t = (unsigned long)((uintptr_t)b->mark & 1u);")
+            e("    h = h * 131u + a->key + a->pad * 3u + t;")
+            e("    if ((void *)((char *)b->mark - t) != b->data) h ^= 0xbad;")
+            e("  }")
+            e("  if (cpg_uo)")
+            e("    for (q = cpg_uo->first; q; q = q[0]) {")
+            e("      const struct ub *x = (const struct ub *)((const char *)q - offsetof(struct ub, link));")
+            e("      h = h * 7u + ((const struct ua *)x->data)->key;")
+            e("    }")
+            e("  return h + (cpg_uo ? cpg_uo->n : 0);")
+            e("}")
         e("int main(void) {")
         e("  unsigned r;")
         if self.ctx_type:
@@ -1484,6 +1541,8 @@ class Gen:
         every = r.choice([1, 2, 5])
         if flex:
             e("    cpg_fx_add(r);")
+        if untyped:
+            e("    cpg_ub_add(r);")
         if skip:
             e("    cpg_fs_add(r);")
             e("    if (r % 5u == 4u) cpg_fs_del(r);")
@@ -1493,6 +1552,10 @@ class Gen:
         if flex:
             e("  printf(\"flex %lx\\n\", cpg_fx_digest());")
             e("  while (cpg_fx) { struct fx *x = cpg_fx; cpg_fx = x->next; free(x); }")
+        if untyped:
+            e("  printf(\"untyped %lx\\n\", cpg_ub_digest());")
+            e("  while (cpg_ub) { struct ub *x = cpg_ub; cpg_ub = x->next; free(x->data); free(x); }")
+            e("  free(cpg_uo);")
         if skip:
             e("  printf(\"skip %lx\\n\", cpg_fs_digest());")
             e("  while (cpg_fs) { struct fs *x = cpg_fs; cpg_fs = x->fw[0]" + lk + "; free(x); }")
