@@ -2,11 +2,11 @@
 // kept there in the queued task until a worker runs it: the switch while
 // tasks wait left their `arg` pointing into the released arena (exit 70,
 // with a void-escape warning whose advice did not fit).  Declaring the
-// pool's task struct CP_COMPACT (Inputs/pool-task/pool.c) makes `arg` an
-// untyped field that the switch moves; the workers fill the buckets,
+// pool's task struct CP_COMPACT (Inputs/own-file/pool.c built with
+// -DPOOL_COMPACT_TASK) makes `arg` an untyped field that the switch moves; the workers fill the buckets,
 // allocating, and the switch comes while tasks are queued.
-// RUN: %clang %cflags -O1 -Werror -I%S/Inputs/own-file %s %S/Inputs/pool-task/pool.c -lpthread -o %t.native
-// RUN: %clang %cflags -O1 -fplugin=%plugin -I%S/Inputs/own-file %s %S/Inputs/pool-task/pool.c %runtime -lpthread -o %t 2> %t.warnings
+// RUN: %clang %cflags -O1 -Werror -I%S/Inputs/own-file %s -DPOOL_COMPACT_TASK %S/Inputs/own-file/pool.c -lpthread -o %t.native
+// RUN: %clang %cflags -O1 -fplugin=%plugin -I%S/Inputs/own-file %s -DPOOL_COMPACT_TASK %S/Inputs/own-file/pool.c %runtime -lpthread -o %t 2> %t.warnings
 // RUN: FileCheck --check-prefix=WARN %s < %t.warnings
 // RUN: %t.native > %t.expect
 // RUN: env COMPACTPTR_ARENA_LIMIT=512K COMPACTPTR_STATS=1 COMPACTPTR_SAFEPOINT_TIMEOUT=20000 %t > %t.out 2> %t.err

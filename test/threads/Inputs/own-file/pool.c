@@ -6,7 +6,18 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-struct task {
+/* Built with -DPOOL_COMPACT_TASK (threads/pool-task-arg.c), the task
+ * struct is CP_COMPACT: its `void *arg`, which holds the caller's compact
+ * object while the task waits in the queue, is then an untyped field the
+ * switch moves. */
+#ifdef POOL_COMPACT_TASK
+#include <compactptr.h>
+#define POOL_TASK CP_COMPACT
+#else
+#define POOL_TASK
+#endif
+
+struct POOL_TASK task {
   void (*fn)(void *);
   void *arg;
   struct task *next;
