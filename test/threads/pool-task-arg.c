@@ -3,8 +3,9 @@
 // tasks wait left their `arg` pointing into the released arena (exit 70,
 // with a void-escape warning whose advice did not fit).  Declaring the
 // pool's task struct CP_COMPACT (Inputs/own-file/pool.c built with
-// -DPOOL_COMPACT_TASK) makes `arg` an untyped field that the switch moves; the workers fill the buckets,
-// allocating, and the switch comes while tasks are queued.
+// -DPOOL_COMPACT_TASK) makes `arg` an untyped field that the switch
+// moves; the workers fill the buckets, allocating, and the switch comes
+// while tasks are queued.
 // RUN: %clang %cflags -O1 -Werror -I%S/Inputs/own-file %s -DPOOL_COMPACT_TASK %S/Inputs/own-file/pool.c -lpthread -o %t.native
 // RUN: %clang %cflags -O1 -fplugin=%plugin -I%S/Inputs/own-file %s -DPOOL_COMPACT_TASK %S/Inputs/own-file/pool.c %runtime -lpthread -o %t 2> %t.warnings
 // RUN: FileCheck --check-prefix=WARN %s < %t.warnings
