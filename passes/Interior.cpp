@@ -56,16 +56,6 @@ static bool isPlainPointerType(const Model &M, QualType T) {
   return PT && !M.pointeeOf(T) && !M.pointeeOf(PT->getPointeeType());
 }
 
-/// `void *`, `void **`, libuv's `QUEUE *` (`void *(*)[2]`): a pointer to
-/// no type of data, or to pointers.
-static bool untypedPointee(QualType T) {
-  const auto *PT = T.getCanonicalType()->getAs<PointerType>();
-  if (!PT)
-    return false;
-  QualType P = stripArrays(PT->getPointeeType()).Element.getCanonicalType();
-  return P->isVoidType() || P->isPointerType();
-}
-
 /// The lvalue inside a compact object whose address E takes (`&n->value`,
 /// or `n->name` decayed), or null.
 static const Expr *interiorAddressOf(const Model &M, const Expr *E) {
@@ -90,14 +80,9 @@ bool isInteriorPointer(const Model &M, const Expr *E) {
   if (const auto *C = dyn_cast<CastExpr>(E)) {
     switch (C->getCastKind()) {
     case CK_LValueToRValue:
-      // Read from an element of a local array that holds such addresses
-      // (libuv's `QUEUE pq` a queue was moved into), or from an untyped
-      // field of a compact object (`void *data`, `void *link[2]`), which
-      // holds compact objects' addresses as often as not.
+      // Read from an element of a local array that holds such addresses.
       if (const VarDecl *A = localArrayOf(C->getSubExpr()))
         return M.InteriorVars.count(A);
-      if (inAddressField(M, C->getSubExpr()) && untypedPointee(E->getType()))
-        return true;
       [[fallthrough]];
     case CK_NoOp:
     case CK_BitCast:
@@ -223,23 +208,42 @@ public:
       : S(S), M(S.M), FD(FD), Check(Check) {}
   bool Changed = false;
 
-  /// E converts a compact pointer to a plain one (`void *d = n`, `push(l,
-  /// n)` into a `void *` parameter): the object's address, which the
-  /// switch moves as it moves one inside it.  A local or parameter holding
-  /// it is registered as an interior one is; where it is stored, the
-  /// void-escape warning speaks (Escapes.cpp).
-  bool objectAddress(const Expr *E) const {
+  /// E may hold a compact object's address as a plain pointer: a compact
+  /// pointer converted (`void *d = n`, `(char *)n`, `push(l, n)` into a
+  /// `void *` parameter), a read of an untyped field of a compact object
+  /// (`c->data`, `c->key`, libuv's `QUEUE_NEXT(h)`: what the switch moves
+  /// there), or a copy of a local or local array that may hold one.  The
+  /// switch moves such an address as one inside an object, so a local or
+  /// parameter holding it is registered as an interior one is; where it
+  /// is kept elsewhere, the void-escape warning speaks (Escapes.cpp), not
+  /// interior-escape.
+  bool holdsAddress(const Expr *E) const {
     const auto *C = dyn_cast<CastExpr>(E->IgnoreParens());
-    return C && C->getCastKind() == CK_BitCast &&
-           isPlainPointerType(M, C->getType()) &&
-           M.pointeeOf(C->getSubExpr()->getType());
+    if (!C || !isPlainPointerType(M, C->getType()))
+      return false;
+    const Expr *Sub = C->getSubExpr();
+    switch (C->getCastKind()) {
+    case CK_BitCast:
+    case CK_NoOp:
+      return M.pointeeOf(Sub->getType()) || holdsAddress(Sub);
+    case CK_LValueToRValue: {
+      if (inAddressField(M, Sub))
+        return true;
+      const VarDecl *V = localVariable(Sub);
+      if (!V)
+        V = localArrayOf(Sub);
+      return V && M.ObjectAddressVars.count(V);
+    }
+    default:
+      return false;
+    }
   }
 
   bool VisitVarDecl(VarDecl *VD) {
     const Expr *Init = VD->getInit();
     // Not one a macro declares (pthread_cleanup_push's `__cancel_arg`): no
     // frame can register it, and its own analysis (Escapes.cpp) speaks.
-    if (Init && objectAddress(Init) && VD->hasLocalStorage() &&
+    if (Init && holdsAddress(Init) && VD->hasLocalStorage() &&
         !VD->isStaticLocal() && VD->getLocation().isFileID())
       addObject(VD);
     if (!Init || !isInteriorPointer(M, Init))
@@ -251,10 +255,69 @@ public:
     return true;
   }
 
+  /// E is an integer made a pointer (GLib's `GINT_TO_POINTER(i)`), not a
+  /// null pointer constant.
+  bool integerMadePointer(const Expr *E) const {
+    const auto *C = dyn_cast<CastExpr>(E->IgnoreParens());
+    if (!C)
+      return false;
+    if (C->getCastKind() == CK_NoOp || C->getCastKind() == CK_BitCast)
+      return integerMadePointer(C->getSubExpr());
+    return C->getCastKind() == CK_IntegralToPointer &&
+           !E->isNullPointerConstant(S.Ctx, Expr::NPC_ValueDependentIsNull);
+  }
+
+  /// The switch moves a value of an untyped field that falls inside the
+  /// compact arena as an address: an integer kept there (an id, a hash)
+  /// that happens to would change.  Warned where the plugin sees one
+  /// stored, straight or through a parameter of a function of this file
+  /// that stores it there.
+  void integerInAddressField(const Expr *Value, const Expr *Field) {
+    if (!Check || S.isIgnoredLoc(Value->getExprLoc()))
+      return;
+    const auto *ME = dyn_cast<MemberExpr>(Field->IgnoreParens());
+    const FieldDecl *F =
+        ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+    S.report(Diag::IntegerCast, Value->getExprLoc(),
+             "an integer made a pointer is kept in " +
+                 (F ? "field " + quoted(F->getName()) + ", " : std::string()) +
+                 "an untyped pointer field of a compact struct; the switch "
+                 "moves a value there that falls inside the compact arena as "
+                 "if it were an object's address, so an integer that does "
+                 "would change; keep integers in a field of integer type",
+             {tokRange(Value->getSourceRange())});
+  }
+
+  /// The field of a compact object that FD stores its parameter P in, or
+  /// null.
+  const Expr *storedInAddressField(const FunctionDecl *FD,
+                                   const ParmVarDecl *P) {
+    const Expr *Field = nullptr;
+    anyReferenceTo(FD->getBody(), P, [&](const DeclRefExpr *DR) {
+      const Expr *Cur = DR;
+      const Expr *Up = parentSkippingParens(S.Ctx, DR, &Cur);
+      while (const auto *C = dyn_cast_or_null<ImplicitCastExpr>(Up))
+        Up = parentSkippingParens(S.Ctx, C, &Cur);
+      const auto *BO = dyn_cast_or_null<BinaryOperator>(Up);
+      if (BO && BO->getOpcode() == BO_Assign &&
+          BO->getRHS()->IgnoreParenImpCasts() == DR &&
+          inAddressField(M, BO->getLHS()))
+        Field = BO->getLHS();
+      return Field != nullptr;
+    });
+    return Field;
+  }
+
   bool VisitBinaryOperator(BinaryOperator *BO) {
-    if (BO->getOpcode() == BO_Assign && objectAddress(BO->getRHS()))
+    if (BO->getOpcode() == BO_Assign && integerMadePointer(BO->getRHS()) &&
+        inAddressField(M, BO->getLHS()))
+      integerInAddressField(BO->getRHS(), BO->getLHS());
+    if (BO->getOpcode() == BO_Assign && holdsAddress(BO->getRHS())) {
       if (const VarDecl *VD = localVariable(BO->getLHS()))
         addObject(VD);
+      else if (const VarDecl *A = localArrayOf(BO->getLHS()))
+        addObject(A); // libuv's `QUEUE pq`: the array is the root
+    }
     if (BO->getOpcode() != BO_Assign || !isInteriorPointer(M, BO->getRHS()))
       return true;
     if (const VarDecl *VD = localVariable(BO->getLHS()))
@@ -291,8 +354,11 @@ public:
       for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I)
         if (isInteriorPointer(M, CE->getArg(I)))
           add(Def->getParamDecl(I));
-        else if (objectAddress(CE->getArg(I)))
+        else if (holdsAddress(CE->getArg(I)))
           addObject(Def->getParamDecl(I));
+        else if (integerMadePointer(CE->getArg(I)) && Def->hasBody())
+          if (const Expr *F = storedInAddressField(Def, Def->getParamDecl(I)))
+            integerInAddressField(CE->getArg(I), F);
       return true;
     }
     if (Check && isBlockingFunction(CE->getDirectCallee()) &&
@@ -373,7 +439,7 @@ private:
   const bool Check;
 
   void addObject(const VarDecl *VD) {
-    if (isPlainPointerType(M, VD->getType()) &&
+    if (isPlainPointerType(M, stripArrays(VD->getType()).Element) &&
         M.ObjectAddressVars.insert(VD).second)
       Changed = true;
   }

@@ -12,9 +12,10 @@
  * the page taken, reads the path and stops, naming both modules.
  *
  * A forked child keeps the page and its one copy; exec starts a new
- * address space.  Where the page cannot be claimed or read (a kernel
- * without MAP_FIXED_NOREPLACE, a process_vm_readv refused by a sandbox,
- * something else mapped there), nothing is checked.
+ * address space; a copy unloaded (dlclose) gives the page back.  Where the page
+ * cannot be claimed or read (a kernel without MAP_FIXED_NOREPLACE, a
+ * process_vm_readv refused by a sandbox, something else mapped there), nothing
+ * is checked.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -46,6 +47,17 @@ static const char *this_module(void) {
   return "the executable";
 }
 
+static bool claimed; /* this copy holds the page */
+
+/* Unloaded (dlclose of the library this copy is in, or the process
+ * exiting), the copy gives the page back: a library opened again, or
+ * another one opened after it, starts its copy anew. */
+__attribute__((destructor)) static void release_claim(void) {
+  if (claimed)
+    munmap((void *)CLAIM_ADDR, CLAIM_BYTES);
+  claimed = false;
+}
+
 void cp__claim_process(void) {
   const char *self = this_module();
   void *want = (void *)CLAIM_ADDR;
@@ -55,6 +67,7 @@ void cp__claim_process(void) {
     memcpy(p, claim_magic, sizeof claim_magic);
     strncpy(p + sizeof claim_magic, self, CLAIM_BYTES - sizeof claim_magic - 1);
     mprotect(p, CLAIM_BYTES, PROT_READ);
+    claimed = true;
     return;
   }
   if (p !=
