@@ -11,7 +11,7 @@
 // RUN: %clang %cflags -O1 -Werror -I%S/Inputs/own-file %s %S/Inputs/own-file/pool.c %S/Inputs/own-file/spin.c -lpthread -o %t.native
 // RUN: %clang %cflags -O1 -Werror -fplugin=%plugin -I%S/Inputs/own-file %s %S/Inputs/own-file/pool.c %S/Inputs/own-file/spin.c %runtime -lpthread -o %t
 // RUN: %t.native pool > %t.pool.native
-// RUN: env COMPACTPTR_ARENA_LIMIT=512K COMPACTPTR_VERIFY=1 COMPACTPTR_STATS=1 COMPACTPTR_SAFEPOINT_TIMEOUT=20000 %t pool > %t.pool.512K 2> %t.pool.512K.err
+// RUN: env COMPACTPTR_ARENA_LIMIT=512K COMPACTPTR_HIGH_WATER=50 COMPACTPTR_VERIFY=1 COMPACTPTR_STATS=1 COMPACTPTR_SAFEPOINT_TIMEOUT=20000 %t pool > %t.pool.512K 2> %t.pool.512K.err
 // RUN: diff %t.pool.native %t.pool.512K
 // RUN: FileCheck %s < %t.pool.512K.err
 // RUN: env COMPACTPTR_ARENA_LIMIT=256K COMPACTPTR_VERIFY=1 COMPACTPTR_STATS=1 COMPACTPTR_SAFEPOINT_TIMEOUT=20000 %t pool > %t.pool.256K 2> %t.pool.256K.err
@@ -21,6 +21,8 @@
 // RUN: env COMPACTPTR_ARENA_LIMIT=256K COMPACTPTR_VERIFY=1 COMPACTPTR_STATS=1 COMPACTPTR_SAFEPOINT_TIMEOUT=20000 %t spin > %t.spin.256K 2> %t.spin.256K.err
 // RUN: diff %t.spin.native %t.spin.256K
 // RUN: FileCheck %s < %t.spin.256K.err
+// (The mark at half of 512K: the heap's peak depends on how the workers'
+// tasks interleave, 384 KiB in one run, below the default mark of 87%.)
 // The calls out, and the entries from outside.
 // RUN: %clang %cflags -fplugin=%plugin -I%S/Inputs/own-file -fsyntax-only -Werror -fplugin-arg-compactptr-dump=- %s 2>&1 | FileCheck --check-prefix=TEXT %s
 // CHECK: compactptr: switch to wide mode (high-water mark) after {{[0-9]+}} allocations: moved {{[0-9]+}} objects, {{.*}} threads stopped, verified

@@ -10,10 +10,10 @@
 // RUN: %clang %cflags -O1 -fplugin=%plugin -I%S/Inputs/own-file %s -DPOOL_COMPACT_TASK %S/Inputs/own-file/pool.c %runtime -lpthread -o %t 2> %t.warnings
 // RUN: FileCheck --check-prefix=WARN %s < %t.warnings
 // RUN: %t.native > %t.expect
-// RUN: env COMPACTPTR_ARENA_LIMIT=512K COMPACTPTR_STATS=1 COMPACTPTR_SAFEPOINT_TIMEOUT=20000 %t > %t.out 2> %t.err
+// RUN: env COMPACTPTR_ARENA_LIMIT=512K COMPACTPTR_HIGH_WATER=40 COMPACTPTR_STATS=1 COMPACTPTR_SAFEPOINT_TIMEOUT=20000 %t > %t.out 2> %t.err
 // RUN: diff %t.expect %t.out
 // RUN: FileCheck %s < %t.err
-// RUN: env COMPACTPTR_ARENA_LIMIT=512K COMPACTPTR_VERIFY=1 COMPACTPTR_SAFEPOINT_TIMEOUT=20000 %t | diff %t.expect -
+// RUN: env COMPACTPTR_ARENA_LIMIT=512K COMPACTPTR_HIGH_WATER=40 COMPACTPTR_VERIFY=1 COMPACTPTR_SAFEPOINT_TIMEOUT=20000 %t | diff %t.expect -
 // RUN: env COMPACTPTR_ARENA_LIMIT=512K COMPACTPTR_HIGH_WATER=30 COMPACTPTR_VERIFY=1 COMPACTPTR_SAFEPOINT_TIMEOUT=20000 %t | diff %t.expect -
 // CHECK: compactptr: switch to wide mode (high-water mark)
 // WARN: warning: a compact pointer to 'struct bucket' is passed as 'void *' to 'pool_submit'; {{.*}}(keep it in a field or a root array of its own type, or in a 'void *' field of a CP_COMPACT struct, which the switch moves (declare the struct that keeps it, a pool's task, CP_COMPACT), or cast explicitly if it is not kept)
