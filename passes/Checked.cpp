@@ -315,21 +315,9 @@ void CheckedWalker::checkVarArgs(const Stmt *Body) {
   Find(Body);
   if (Reads.empty())
     return;
-  // Calls that may reach a safepoint, as mayReachCalls finds them, and also
-  // those in a statement expression (an allocating `NEW_NODE()` macro),
-  // which it leaves to the splitting of their own statements.
+  // Also in a statement expression: an allocating `NEW_NODE()` macro.
   std::vector<const CallExpr *> Calls;
-  std::function<void(const Stmt *)> FindCalls = [&](const Stmt *St) {
-    if (!St || isa<UnaryExprOrTypeTraitExpr>(St))
-      return;
-    if (const auto *G = dyn_cast<GenericSelectionExpr>(St))
-      return FindCalls(G->getResultExpr());
-    for (const Stmt *C : St->children())
-      FindCalls(C);
-    if (const auto *CE = dyn_cast<CallExpr>(St); CE && Pl.mayReach(CE))
-      Calls.push_back(CE);
-  };
-  FindCalls(Body);
+  mayReachCalls(Pl, Body, Calls, /*IntoStatementExpressions=*/true);
   for (const VAArgExpr *VA : Reads) {
     unsigned At = offsetOf(VA->getBeginLoc());
     for (const CallExpr *CE : Calls) {

@@ -42,17 +42,18 @@ namespace compactptr {
 // something is held across it, that is an error.
 
 void mayReachCalls(const Planner &Pl, const Stmt *St,
-                          std::vector<const CallExpr *> &Out) {
+                   std::vector<const CallExpr *> &Out,
+                   bool IntoStatementExpressions) {
   if (!St || isa<UnaryExprOrTypeTraitExpr>(St))
     return;
   if (const auto *G = dyn_cast<GenericSelectionExpr>(St)) {
-    mayReachCalls(Pl, G->getResultExpr(), Out);
+    mayReachCalls(Pl, G->getResultExpr(), Out, IntoStatementExpressions);
     return;
   }
-  if (isa<StmtExpr>(St)) // its own statements: not split here
-    return;
+  if (isa<StmtExpr>(St) && !IntoStatementExpressions)
+    return; // its own statements: not split here
   for (const Stmt *C : St->children())
-    mayReachCalls(Pl, C, Out);
+    mayReachCalls(Pl, C, Out, IntoStatementExpressions);
   if (const auto *CE = dyn_cast<CallExpr>(St); CE && Pl.mayReach(CE))
     Out.push_back(CE);
 }

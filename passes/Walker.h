@@ -269,9 +269,11 @@ const clang::VarDecl *assignedVariable(const clang::Stmt *St, bool AddressToo);
 
 /// SafepointCalls.cpp: the calls of St that may reach a safepoint, in
 /// evaluation order (post-order, left to right), outside unevaluated
-/// operands and statement expressions.
+/// operands and, unless IntoStatementExpressions (checkVarArgs: an
+/// allocating `NEW_NODE()` macro), statement expressions.
 void mayReachCalls(const Planner &Pl, const clang::Stmt *St,
-                   std::vector<const clang::CallExpr *> &Out);
+                   std::vector<const clang::CallExpr *> &Out,
+                   bool IntoStatementExpressions = false);
 /// The calls under St that may reach a safepoint inside a statement
 /// expression, each with the outermost statement expression it is in.
 void callsInStmtExprs(const Planner &Pl, const clang::Stmt *St, const clang::StmtExpr *Outer,
