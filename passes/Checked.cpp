@@ -90,7 +90,8 @@ bool CheckedWalker::isFrameRoot(const VarDecl *VD) const {
          VD->getIdentifier() && !isSlotRoot(VD) &&
          (rootShape(M, VD->getType()).Kind || M.SlotVars.count(VD) ||
           M.InteriorVars.count(VD) || M.ObjectAddressVars.count(VD) ||
-          M.Boxed.count(VD) || JoinResults.count(VD));
+          M.ObjectAddressStructs.count(VD) || M.Boxed.count(VD) ||
+          JoinResults.count(VD));
 }
 /// The frame of Vs as declarations: `cp__rtN` (descriptors), `cp__frN`, and
 /// `cp__inN`, whose initializer fills the descriptors and pushes the frame.
@@ -104,6 +105,15 @@ std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
       // A local in the heap: its pointer is the root.
       Rs.push_back({Nm, B->second.Ptr, "CP_ROOT_POINTER", "1",
                     S.descRef(*B->second.T, FD)});
+    else if (M.ObjectAddressStructs.count(VD))
+      // A local struct with untyped members (a callback's context): each
+      // member, as a `void *` local.
+      for (const auto &[Path, Count] :
+           untypedMembers(VD->getType()->getAs<RecordType>()->getDecl())) {
+        std::string Member = Nm + "." + Path;
+        Rs.push_back(
+            {Member, Member, "CP_ROOT_POINTER", std::to_string(Count), "0"});
+      }
     else if (M.SlotVars.count(VD) || M.InteriorVars.count(VD) ||
              M.ObjectAddressVars.count(VD) || JoinResults.count(VD))
       // A pointer to a handle slot or to plain data inside an object: the
@@ -307,7 +317,10 @@ void CheckedWalker::checkVarArgs(const Stmt *Body) {
     if (!St)
       return;
     if (const auto *VA = dyn_cast<VAArgExpr>(St);
-        VA && rootShape(M, VA->getType()).Kind && !S.isIgnoredLoc(VA->getExprLoc()))
+        VA &&
+        (rootShape(M, VA->getType()).Kind ||
+         VA->getType()->isVoidPointerType()) &&
+        !S.isIgnoredLoc(VA->getExprLoc()))
       Reads.push_back(VA);
     for (const Stmt *C : St->children())
       Find(C);
@@ -328,14 +341,28 @@ void CheckedWalker::checkVarArgs(const Stmt *Body) {
       if (!Before || CB == ~0u)
         continue;
       const FunctionDecl *G = CE->getDirectCallee();
-      S.report(Diag::VarargRoot, VA->getExprLoc(),
-               "va_arg reads a compact pointer after the call to " +
-                   (G ? quoted(G->getName()) : std::string("a function pointer")) +
-                   " on line " + std::to_string(SM.getExpansionLineNumber(CE->getBeginLoc())) +
-                   ", which may reach a safepoint; the variadic arguments are "
-                   "no roots, so after a switch there it would point into the "
-                   "released arena: read them into locals before that call",
-               {tokRange(VA->getSourceRange())});
+      std::string Call =
+          "after the call to " +
+          (G ? quoted(G->getName()) : std::string("a function pointer")) +
+          " on line " +
+          std::to_string(SM.getExpansionLineNumber(CE->getBeginLoc())) +
+          ", which may reach a safepoint; the variadic arguments are no roots";
+      // A `void *` argument may be a compact object's address (a generic
+      // container's `push_all(l, n, ...)`) or anything else: warned, as a
+      // void * kept where the switch cannot see it is.
+      if (!rootShape(M, VA->getType()).Kind)
+        S.report(Diag::VoidEscape, VA->getExprLoc(),
+                 "va_arg reads a 'void *' " + Call +
+                     ", so if the caller passed a compact object's address "
+                     "there, after a switch it points into the released "
+                     "arena: read the arguments into locals before that call",
+                 {tokRange(VA->getSourceRange())});
+      else
+        S.report(Diag::VarargRoot, VA->getExprLoc(),
+                 "va_arg reads a compact pointer " + Call +
+                     ", so after a switch there it would point into the "
+                     "released arena: read them into locals before that call",
+                 {tokRange(VA->getSourceRange())});
       break;
     }
   }

@@ -388,8 +388,28 @@ struct Model {
   /// pointer is passed to): registered untyped by their frames as
   /// InteriorVars are, so a switch while they hold it moves it; not
   /// interior pointers for the warnings, as void-escape speaks where such
-  /// an address is kept.
+  /// an address is kept.  Also those of an untyped pointer type (`void *`,
+  /// `void **`, libuv's `QUEUE *`) handed what the plugin cannot see into:
+  /// a call's result, a read of memory, va_arg, a parameter of a function
+  /// other files or a call through a pointer may call.
   llvm::DenseSet<const clang::VarDecl *> ObjectAddressVars;
+  /// Interior.cpp: local structs of a plain type with untyped pointer
+  /// members (`struct find_ctx { void *found; }`) that may hold a compact
+  /// object's address: a member is handed one, or the struct's address is
+  /// taken (a callback fills `ctx->found`).  Their frames register each
+  /// such member (untypedMembers).
+  llvm::DenseSet<const clang::VarDecl *> ObjectAddressStructs;
+  /// Interior.cpp: locals and parameters (a struct or array as a whole)
+  /// handed an integer made a pointer that may fall inside the arena
+  /// (`GINT_TO_POINTER(i)`), or whose value is made an integer: never
+  /// roots for an opaque source, as the switch would change an integer
+  /// that fell inside a live slab.
+  llvm::DenseSet<const clang::VarDecl *> IntegerPointerVars;
+  /// Interior.cpp: locals and parameters (a struct or array as a whole)
+  /// whose value the function uses as a compact object's address:
+  /// converted to a compact pointer type, or stored into an untyped field
+  /// of a compact object.  An opaque source makes a root only of these.
+  llvm::DenseSet<const clang::VarDecl *> AddressEvidence;
   /// Provenance.cpp: locals, parameters (of functions only this file
   /// calls) and function definitions whose every value is null, a compact
   /// allocation or a decoded handle.
@@ -610,6 +630,11 @@ bool isAddressFieldType(const Model &M, const clang::FieldDecl *FD);
 /// Model::InteriorVars, a call of a function of InteriorReturns, or
 /// pointer arithmetic, casts and conditionals of those.
 bool isInteriorPointer(const Model &M, const clang::Expr *E);
+/// Interior.cpp: the members of R of an untyped pointer type (`void *`,
+/// `void *[2]`), also inside struct members of R (`in.p`), as member
+/// paths with their element counts, in declaration order.
+std::vector<std::pair<std::string, uint64_t>>
+untypedMembers(const clang::RecordDecl *R);
 /// Interior.cpp: E may hand out memory of the compact heap: something in
 /// it has a compact pointer type, is a compact-located value of compact
 /// record type, or is an interior pointer (as far as Model::InteriorVars

@@ -207,12 +207,44 @@ pastConversions(ASTContext &Ctx, const Expr *&Use,
 /// program, `?:`, a comma, an initializer list -- may keep it.  A
 /// comparator that only reads (`const struct sym *x = a; return x->id -
 /// ...`) keeps nothing.
+static bool mayBeKept(Session &S, const FunctionDecl *FD, const VarDecl *V,
+                      unsigned Depth);
+
 static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I) {
   if (I >= FD->getNumParams())
     return true; // variadic: va_arg may take it anywhere
+  return mayBeKept(S, FD, FD->getParamDecl(I), 0);
+}
+
+/// A local copy of V of a plain pointer type (`void *d = data;`, `d =
+/// data;`): a root of its own while FD holds it (Interior.cpp), kept only
+/// where it is kept.  (A compact pointer local is a root of its type.)
+static const VarDecl *localCopy(Session &S, const Expr *Use, const Expr *P) {
+  ASTContext &Ctx = S.Ctx;
+  const VarDecl *To = nullptr;
+  if (!P) {
+    for (const DynTypedNode &N : Ctx.getParents(*Use))
+      To = N.get<VarDecl>();
+  } else if (const auto *BO = dyn_cast<BinaryOperator>(P);
+             BO && BO->getOpcode() == BO_Assign &&
+             BO->getRHS()->IgnoreParenImpCasts() ==
+                 Use->IgnoreParenImpCasts()) {
+    To = localVariable(BO->getLHS());
+  }
+  // (One a macro declares, or a `register` one, is no root: Interior.cpp.)
+  return To && To->hasLocalStorage() && !To->isStaticLocal() &&
+                 To->getLocation().isFileID() &&
+                 To->getStorageClass() != SC_Register &&
+                 To->getType()->isPointerType() && !S.M.pointeeOf(To->getType())
+             ? To
+             : nullptr;
+}
+
+static bool mayBeKept(Session &S, const FunctionDecl *FD, const VarDecl *V,
+                      unsigned Depth) {
   ASTContext &Ctx = S.Ctx;
   return anyReferenceTo(
-      FD->getBody(), FD->getParamDecl(I), [&](const DeclRefExpr *DR) {
+      FD->getBody(), V, [&](const DeclRefExpr *DR) {
         const Expr *Use = DR;
         const Expr *P = pastConversions(Ctx, Use, [](const CastExpr *C) {
           return C->getCastKind() == CK_LValueToRValue ||
@@ -220,6 +252,9 @@ static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I) {
         });
         if (const auto *C = dyn_cast_or_null<CastExpr>(P))
           return C->getCastKind() != CK_PointerToBoolean; // `if (p)` reads it
+        if (const VarDecl *To = localCopy(S, Use, P);
+            To && To != V && Depth < 3)
+          return mayBeKept(S, FD, To, Depth + 1);
         if (!P) {
           for (const DynTypedNode &N : Ctx.getParents(*Use))
             if (const auto *VD = N.get<VarDecl>())
@@ -234,6 +269,10 @@ static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I) {
         if (const auto *AS = dyn_cast<ArraySubscriptExpr>(P))
           return AS->getBase()->IgnoreParens() != Use->IgnoreParens();
         if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
+          // Assigned (a copy's `q = p`): its old value is not kept.
+          if (BO->getOpcode() == BO_Assign &&
+              BO->getLHS()->IgnoreParens() == DR)
+            return false;
           // Stored into an untyped field of a compact object (a generic
           // list's `l->data = data`): the switch moves it there.
           if (BO->getOpcode() == BO_Assign &&

@@ -5,6 +5,11 @@
 //      parameters and function results that may hold an address inside a
 //      compact object's plain data -- `&e->val`, `n->name` (an array
 //      member decayed), `&n->vals[i]`, and what is computed from them.
+//      Model::ObjectAddressVars and ObjectAddressStructs: plain pointer
+//      locals and parameters, and local structs with untyped members,
+//      that may hold a compact object's address (a compact pointer
+//      converted, an untyped field read, a `void *` from a call, a read
+//      of memory, va_arg, or a caller the file does not see).
 //      Warnings (interior-escape) where such an address is stored into
 //      memory.
 //
@@ -38,7 +43,8 @@
 // a safepoint.
 //
 // Tests: test/diagnostics/interior-escape.c, test/switchable/interior-local.c,
-//        test/switchable/interior-flow.c.
+//        test/switchable/interior-flow.c, test/switchable/address-fields.c,
+//        test/switchable/opaque-untyped-roots.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
@@ -198,6 +204,73 @@ bool handsCompactMemory(const Model &M, const Expr *A) {
   return (!T->isScalarType() || T->isPointerType()) && touchesCompact(M, A);
 }
 
+/// E is an integer made a pointer (GLib's `GINT_TO_POINTER(i)`), not a
+/// null pointer constant.
+static bool integerMadePointer(ASTContext &Ctx, const Expr *E) {
+  const auto *C = dyn_cast<CastExpr>(E->IgnoreParens());
+  if (!C)
+    return false;
+  if (C->getCastKind() == CK_NoOp || C->getCastKind() == CK_BitCast)
+    return integerMadePointer(Ctx, C->getSubExpr());
+  return C->getCastKind() == CK_IntegralToPointer &&
+         !E->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNull);
+}
+
+/// A pointer whose pointee, through pointers and arrays, is void: `void
+/// *`, `void **`, libuv's `QUEUE *` (`void *(*)[2]`).
+static bool isUntypedPointerType(QualType T) {
+  const auto *PT = T.getCanonicalType()->getAs<PointerType>();
+  if (!PT)
+    return false;
+  QualType P = PT->getPointeeType();
+  while (true) {
+    if (const auto *AT = P->getAsArrayTypeUnsafe())
+      P = AT->getElementType();
+    else if (const auto *Q = P->getAs<PointerType>())
+      P = Q->getPointeeType();
+    else
+      return P->isVoidType();
+  }
+}
+
+std::vector<std::pair<std::string, uint64_t>>
+untypedMembers(const RecordDecl *R) {
+  std::vector<std::pair<std::string, uint64_t>> Out;
+  if (!R || R->isUnion() || !(R = R->getDefinition()))
+    return Out;
+  for (const FieldDecl *F : R->fields()) {
+    if (!F->getIdentifier() || F->isBitField())
+      continue;
+    ArrayShape A = stripArrays(F->getType());
+    if (A.Count && !A.Variable && A.Element->isPointerType() &&
+        isUntypedPointerType(A.Element))
+      Out.push_back({F->getName().str(), A.Count});
+    else if (const auto *RT = F->getType()->getAs<RecordType>())
+      // A struct member of its own (`o.in.p`), not an array of them.
+      for (auto &[Path, Count] : untypedMembers(RT->getDecl()))
+        Out.push_back({F->getName().str() + "." + Path, Count});
+  }
+  return Out;
+}
+
+/// The local variable whose own memory the lvalue E is part of: `v`,
+/// `v.f`, `v.a[i]`, `v[i]` of a local array (never through a pointer).
+static const VarDecl *containerOf(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  for (;;) {
+    if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow()) {
+      E = ME->getBase()->IgnoreParenImpCasts();
+      continue;
+    }
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E);
+        AS && AS->getBase()->IgnoreParenImpCasts()->getType()->isArrayType()) {
+      E = AS->getBase()->IgnoreParenImpCasts();
+      continue;
+    }
+    return localVariable(E);
+  }
+}
+
 namespace {
 
 /// One pass over a body: adds what flows (Grow), or warns where it is
@@ -205,7 +278,9 @@ namespace {
 class Flow : public RecursiveASTVisitor<Flow> {
 public:
   Flow(Session &S, const FunctionDecl *FD, bool Check)
-      : S(S), M(S.M), FD(FD), Check(Check) {}
+      : S(S), M(S.M), FD(FD), Check(Check) {
+    unseenCallers();
+  }
   bool Changed = false;
 
   /// E may hold a compact object's address as a plain pointer: a compact
@@ -239,13 +314,94 @@ public:
     }
   }
 
+  /// E, of an untyped pointer type, comes from where the plugin cannot
+  /// see what it holds: a call (a table's `void *lookup(k)`, a call
+  /// through a pointer), a read of memory that is no local (a plain
+  /// struct's `e->value`, an array element, a global), or va_arg.  A
+  /// compact object kept as `void *` in an untyped field of another
+  /// compact struct, or in a table the user declared CP_COMPACT, comes
+  /// back that way, and a local that holds it across a safepoint is left
+  /// pointing into the released arena unless it is a root.  Not opaque:
+  /// a null constant, an integer made a pointer, malloc's result, the
+  /// address of a variable, a string.
+  bool opaqueAddress(const Expr *E) const {
+    if (!isUntypedPointerType(E->getType()))
+      return false;
+    E = E->IgnoreParens();
+    if (const auto *C = dyn_cast<CastExpr>(E)) {
+      const Expr *Sub = C->getSubExpr();
+      switch (C->getCastKind()) {
+      case CK_BitCast:
+      case CK_NoOp:
+        return opaqueAddress(Sub);
+      case CK_LValueToRValue:
+        return !localVariable(Sub) && !localArrayOf(Sub);
+      default:
+        return false;
+      }
+    }
+    if (const auto *CE = dyn_cast<CallExpr>(E))
+      return allocFunction(CE) == AllocFn::None && !resultArgument(CE) &&
+             !alignedAllocation(CE);
+    if (isa<VAArgExpr>(E))
+      return true;
+    if (const auto *OV = dyn_cast<OpaqueValueExpr>(E))
+      return opaqueAddress(OV->getSourceExpr());
+    if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E))
+      return opaqueAddress(CO->getTrueExpr()) ||
+             opaqueAddress(CO->getFalseExpr());
+    if (const auto *BO = dyn_cast<BinaryOperator>(E);
+        BO && (BO->getOpcode() == BO_Comma || BO->getOpcode() == BO_Assign))
+      return opaqueAddress(BO->getRHS());
+    return false;
+  }
+
+  static bool alignedAllocation(const CallExpr *CE) {
+    const FunctionDecl *G = CE->getDirectCallee();
+    return G && G->getIdentifier() &&
+           llvm::is_contained(
+               std::initializer_list<StringRef>{
+#define CP_ALIGNED_ALLOC_FN(Name) Name,
+#include "Vocabulary.def"
+               },
+               G->getName());
+  }
+
+  /// Parameters of an untyped pointer type of a function that callers
+  /// this TU does not see may call -- one other files call, or a callback
+  /// whose address is taken (`g_list_foreach(l, visit, acc)` hands visit
+  /// each cell's `void *data`) -- hold what those callers pass.
+  void unseenCallers() {
+    // (A body that starts in a macro has no place for a frame: its
+    // parameters stay unregistered, as before this analysis.)
+    if ((!FD->isExternallyVisible() &&
+         !M.AddressTaken.count(FD->getCanonicalDecl())) ||
+        !FD->getBody() || !FD->getBody()->getBeginLoc().isFileID())
+      return;
+    for (const ParmVarDecl *P : FD->parameters())
+      if (P->getIdentifier() && isUntypedPointerType(P->getType()))
+        addOpaque(P);
+  }
+
   bool VisitVarDecl(VarDecl *VD) {
     const Expr *Init = VD->getInit();
     // Not one a macro declares (pthread_cleanup_push's `__cancel_arg`): no
     // frame can register it, and its own analysis (Escapes.cpp) speaks.
-    if (Init && holdsAddress(Init) && VD->hasLocalStorage() &&
-        !VD->isStaticLocal() && VD->getLocation().isFileID())
+    bool Local = VD->hasLocalStorage() && !VD->isStaticLocal() &&
+                 VD->getLocation().isFileID();
+    if (Init && holdsAddress(Init) && Local)
       addObject(VD);
+    else if (Init && opaqueAddress(Init) && Local)
+      addOpaque(VD);
+    // `struct ctx c = make_ctx(k);`: what the struct value holds.
+    if (Init && !isa<InitListExpr>(Init->IgnoreParenImpCasts()) &&
+        plainStruct(VD))
+      addStruct(VD);
+    if (const auto *IL = dyn_cast_or_null<InitListExpr>(Init);
+        IL && plainStruct(VD) && llvm::any_of(IL->inits(), [&](const Expr *X) {
+          return X && (holdsAddress(X) || opaqueAddress(X));
+        }))
+      addStruct(VD);
     if (!Init || !isInteriorPointer(M, Init))
       return true;
     if (VD->hasLocalStorage() && !VD->isStaticLocal())
@@ -255,16 +411,8 @@ public:
     return true;
   }
 
-  /// E is an integer made a pointer (GLib's `GINT_TO_POINTER(i)`), not a
-  /// null pointer constant.
   bool integerMadePointer(const Expr *E) const {
-    const auto *C = dyn_cast<CastExpr>(E->IgnoreParens());
-    if (!C)
-      return false;
-    if (C->getCastKind() == CK_NoOp || C->getCastKind() == CK_BitCast)
-      return integerMadePointer(C->getSubExpr());
-    return C->getCastKind() == CK_IntegralToPointer &&
-           !E->isNullPointerConstant(S.Ctx, Expr::NPC_ValueDependentIsNull);
+    return compactptr::integerMadePointer(S.Ctx, E);
   }
 
   /// The switch moves a value of an untyped field that falls inside the
@@ -308,7 +456,68 @@ public:
     return Field;
   }
 
+  /// The local struct of a plain type with untyped pointer members whose
+  /// member E names (`ctx.found`, `it.q[0]`, `o.in.p`), or null.
+  const VarDecl *localStructOf(const Expr *E) const {
+    const VarDecl *VD =
+        isa<MemberExpr>(E->IgnoreParenImpCasts()) ||
+                isa<ArraySubscriptExpr>(E->IgnoreParenImpCasts())
+            ? containerOf(E)
+            : nullptr;
+    return VD && plainStruct(VD) ? VD : nullptr;
+  }
+
+  /// VD is a local (not static) of a struct type that is neither compact
+  /// nor pinned (those are roots of their own type), declared in the
+  /// program (not va_list's record), with untyped pointer members.
+  bool plainStruct(const VarDecl *VD) const {
+    const auto *RT = VD->getType()->getAs<RecordType>();
+    if (!RT || !VD->hasLocalStorage() || VD->isStaticLocal() ||
+        isa<ParmVarDecl>(VD) || !VD->getIdentifier() ||
+        !VD->getLocation().isFileID() || rootShape(M, VD->getType()).Kind)
+      return false;
+    const RecordDecl *R = RT->getDecl();
+    return !S.Ctx.getSourceManager().isInSystemHeader(R->getLocation()) &&
+           !untypedMembers(R).empty();
+  }
+
+  /// As addOpaque, for a local struct's untyped members: Sure when a
+  /// member is handed a compact object's address itself.
+  void addStruct(const VarDecl *VD, bool Sure = false) {
+    if ((!Sure && !M.AddressEvidence.count(VD)) ||
+        M.IntegerPointerVars.count(VD) ||
+        VD->getStorageClass() == SC_Register || mayJumpPast(VD))
+      return;
+    if (M.ObjectAddressStructs.insert(VD).second)
+      Changed = true;
+  }
+
+  /// `&ctx` handed on: whatever gets it may fill the untyped members.
+  /// `&v` of a `void *` local (an out-parameter, `get(k, &v)`): whatever
+  /// gets it may store into it.
+  bool VisitUnaryOperator(UnaryOperator *UO) {
+    if (UO->getOpcode() != UO_AddrOf)
+      return true;
+    const VarDecl *VD = localVariable(UO->getSubExpr()->IgnoreParens());
+    if (VD && plainStruct(VD))
+      addStruct(VD);
+    else if (VD && isUntypedPointerType(VD->getType()) &&
+             !isa<ParmVarDecl>(VD) && !VD->isStaticLocal() &&
+             VD->getLocation().isFileID())
+      addOpaque(VD);
+    return true;
+  }
+
   bool VisitBinaryOperator(BinaryOperator *BO) {
+    if (BO->getOpcode() == BO_Assign &&
+        (holdsAddress(BO->getRHS()) || opaqueAddress(BO->getRHS())))
+      if (const VarDecl *VD = localStructOf(BO->getLHS()))
+        addStruct(VD, holdsAddress(BO->getRHS()));
+    // `c = make_ctx(k);`: a whole struct value.
+    if (BO->getOpcode() == BO_Assign)
+      if (const VarDecl *VD = localVariable(BO->getLHS());
+          VD && plainStruct(VD))
+        addStruct(VD);
     if (BO->getOpcode() == BO_Assign && integerMadePointer(BO->getRHS()) &&
         inAddressField(M, BO->getLHS()))
       integerInAddressField(BO->getRHS(), BO->getLHS());
@@ -317,6 +526,12 @@ public:
         addObject(VD);
       else if (const VarDecl *A = localArrayOf(BO->getLHS()))
         addObject(A); // libuv's `QUEUE pq`: the array is the root
+    } else if (BO->getOpcode() == BO_Assign && opaqueAddress(BO->getRHS())) {
+      if (const VarDecl *VD = localVariable(BO->getLHS()))
+        addOpaque(VD);
+      else if (const VarDecl *A = localArrayOf(BO->getLHS());
+               A && isUntypedPointerType(stripArrays(A->getType()).Element))
+        addOpaque(A); // `void *vals[2]; vals[0] = lookup(k);`
     }
     if (BO->getOpcode() != BO_Assign || !isInteriorPointer(M, BO->getRHS()))
       return true;
@@ -356,6 +571,8 @@ public:
           add(Def->getParamDecl(I));
         else if (holdsAddress(CE->getArg(I)))
           addObject(Def->getParamDecl(I));
+        else if (opaqueAddress(CE->getArg(I)))
+          addOpaque(Def->getParamDecl(I));
         else if (integerMadePointer(CE->getArg(I)) && Def->hasBody())
           if (const Expr *F = storedInAddressField(Def, Def->getParamDecl(I)))
             integerInAddressField(CE->getArg(I), F);
@@ -437,6 +654,48 @@ private:
   Model &M;
   const FunctionDecl *FD;
   const bool Check;
+
+  /// VD holds what opaqueAddress sees, which may be anything: a root only
+  /// where the function uses its value as a compact object's address
+  /// (Model::AddressEvidence), never where it may hold an integer (the
+  /// switch would change one that fell inside a live slab), and never
+  /// where a root would not compile (a `register` variable; a declaration
+  /// a goto or a case label may jump past, into the frame's scope).
+  void addOpaque(const VarDecl *VD) {
+    if (M.AddressEvidence.count(VD) && !M.IntegerPointerVars.count(VD) &&
+        VD->getStorageClass() != SC_Register && !mayJumpPast(VD))
+      addObject(VD);
+  }
+
+  /// A goto, or a case label of a switch around VD's declaration, may
+  /// jump past it into its scope: clang refuses the jump once a frame (a
+  /// declaration with a cleanup) is placed there.
+  bool mayJumpPast(const VarDecl *VD) {
+    if (isa<ParmVarDecl>(VD))
+      return false;
+    if (!JumpsKnown) {
+      JumpsKnown = true;
+      std::function<void(const Stmt *)> Find = [&](const Stmt *St) {
+        if (!St)
+          return;
+        HasGoto |= isa<GotoStmt>(St) || isa<IndirectGotoStmt>(St);
+        for (const Stmt *C : St->children())
+          Find(C);
+      };
+      Find(FD->getBody());
+    }
+    if (HasGoto)
+      return true;
+    for (DynTypedNodeList Ps = S.Ctx.getParents(*VD); !Ps.empty();
+         Ps = S.Ctx.getParents(Ps[0])) {
+      if (Ps[0].get<SwitchStmt>())
+        return true;
+      if (Ps[0].get<FunctionDecl>())
+        return false;
+    }
+    return false;
+  }
+  bool JumpsKnown = false, HasGoto = false;
 
   void addObject(const VarDecl *VD) {
     if (isPlainPointerType(M, stripArrays(VD->getType()).Element) &&
@@ -550,9 +809,85 @@ private:
 
 } // namespace
 
+/// E is an integer made a pointer whose value may fall inside the compact
+/// arena: not a constant below 1 MiB (`(void *)1`, a small tag) nor one
+/// with high bits set (`(void *)-1`, `MAP_FAILED`), which no arena holds.
+static bool integerMayBeAddress(ASTContext &Ctx, const Expr *E) {
+  if (!integerMadePointer(Ctx, E))
+    return false;
+  const Expr *I = E->IgnoreParenCasts();
+  Expr::EvalResult R;
+  if (!I->getType()->isIntegerType() || !I->EvaluateAsInt(R, Ctx))
+    return true;
+  const llvm::APSInt &I64 = R.Val.getInt();
+  uint64_t V =
+      I64.isSigned() ? uint64_t(I64.getSExtValue()) : I64.getZExtValue();
+  return V >= (1u << 20) && V < (uint64_t(1) << 40);
+}
+
+/// Model::IntegerPointerVars and Model::AddressEvidence, over every body:
+/// which locals and parameters (a struct or array as a whole) are handed
+/// an integer made a pointer (by an initializer, an assignment, a call of
+/// a function of this TU) or have their value made an integer; and which
+/// have their value used as a compact object's address -- converted to a
+/// compact pointer type (`(struct node *)v`, `struct node *n = v`) or
+/// stored straight into an untyped field of a compact object.
+static void opaqueFacts(Session &S) {
+  Model &M = S.M;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
+    if (!St)
+      return;
+    for (const Stmt *C : St->children())
+      Walk(C);
+    if (const auto *C = dyn_cast<CastExpr>(St)) {
+      const Expr *Sub = C->getSubExpr()->IgnoreParenImpCasts();
+      if (C->getCastKind() == CK_PointerToIntegral)
+        if (const VarDecl *V = containerOf(Sub))
+          M.IntegerPointerVars.insert(V);
+      if ((C->getCastKind() == CK_BitCast || C->getCastKind() == CK_NoOp) &&
+          M.pointeeOf(C->getType()) && !M.pointeeOf(Sub->getType()))
+        if (const VarDecl *V = containerOf(Sub))
+          M.AddressEvidence.insert(V);
+    }
+    if (const auto *BO = dyn_cast<BinaryOperator>(St);
+        BO && BO->getOpcode() == BO_Assign) {
+      if (integerMayBeAddress(S.Ctx, BO->getRHS()))
+        if (const VarDecl *V = containerOf(BO->getLHS()))
+          M.IntegerPointerVars.insert(V);
+      if (inAddressField(M, BO->getLHS()))
+        if (const VarDecl *V = containerOf(BO->getRHS()))
+          M.AddressEvidence.insert(V);
+    }
+    if (const auto *DS = dyn_cast<DeclStmt>(St))
+      for (const Decl *D : DS->decls()) {
+        const auto *V = dyn_cast<VarDecl>(D);
+        const Expr *Init = V ? V->getInit() : nullptr;
+        if (!Init)
+          continue;
+        const auto *IL = dyn_cast<InitListExpr>(Init);
+        if (IL ? llvm::any_of(IL->inits(),
+                              [&](const Expr *X) {
+                                return X && integerMayBeAddress(S.Ctx, X);
+                              })
+               : integerMayBeAddress(S.Ctx, Init))
+          M.IntegerPointerVars.insert(V);
+      }
+    if (const auto *CE = dyn_cast<CallExpr>(St))
+      if (const FunctionDecl *Def = localDefinition(S, CE))
+        for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams();
+             ++I)
+          if (integerMayBeAddress(S.Ctx, CE->getArg(I)))
+            M.IntegerPointerVars.insert(Def->getParamDecl(I));
+  };
+  for (const FunctionDecl *FD : definitionsInOrder(S))
+    Walk(FD->getBody());
+}
+
 void runInterior(Session &S) {
-  if (S.Opts.switchable())
-    flowToFixedPoint<Flow>(S, [](const FunctionDecl *, const Flow &) {});
+  if (!S.Opts.switchable())
+    return;
+  opaqueFacts(S);
+  flowToFixedPoint<Flow>(S, [](const FunctionDecl *, const Flow &) {});
 }
 
 } // namespace compactptr

@@ -43,6 +43,22 @@ static void local_keep(void *p) {
   void *q = p;
   stash = q;
 }
+// A local copy is kept only where the copy is: in an untyped field of a
+// compact object (the switch moves it), or read through, it is not.
+struct CP_COMPACT cell {
+  void *data;
+  struct cell *next;
+};
+static void local_copy_moved(struct cell *c, void *p) {
+  void *q;
+  q = p;
+  void *r = q;
+  c->data = r;
+}
+static int local_copy_read(const void *p) {
+  const unsigned char *b = p;
+  return b[0];
+}
 
 int use(struct sym *s, struct sym *t) {
   int r = cmp(s, t);
@@ -56,7 +72,8 @@ int use(struct sym *s, struct sym *t) {
   designated_keep(s); // expected-warning {{passed as 'void *' to 'designated_keep'}}
   stash = return_keep(s); // expected-warning {{passed as 'void *' to 'return_keep'}}
   local_keep(s);      // expected-warning {{passed as 'void *' to 'local_keep'}}
-  return r;
+  local_copy_moved(0, s);
+  return r + local_copy_read(s);
 }
 
 // A builtin that stores its argument keeps it (the __sync family).

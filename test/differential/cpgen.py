@@ -1446,6 +1446,53 @@ class Gen:
             e("    }")
             e("  return h + (cpg_uo ? cpg_uo->n : 0);")
             e("}")
+            # What the plugin cannot see into, held across a safepoint: a
+            # `void *` a lookup returns, the `void *data` a callback gets
+            # through a function pointer, and a local struct's untyped
+            # member the callback fills through `void *user`.  Each is a
+            # root (Interior.cpp).
+            e("typedef void (*cpg_ub_fn)(void *, void *);")
+            e("struct cpg_ub_ctx { unsigned long h; void *last; };")
+            e("static void *cpg_ub_find(unsigned n) {")
+            e("  const struct ub *b;")
+            e("  for (b = cpg_ub; b; b = b->next)")
+            e("    if (n-- == 0) return b->data;")
+            e("  return NULL;")
+            e("}")
+            # The callback's allocations stay (a list of its own): a
+            # good part of each round's growth, so a switch that an arena
+            # limit brings comes there often.
+            e("struct CP_COMPACT uk { unsigned key; struct uk *next; };")
+            e("static struct uk *cpg_uk;")
+            e("static void cpg_ub_visit(void *data, void *user) {")
+            e("  struct cpg_ub_ctx *c = user;")
+            e("  int k;")
+            e("  for (k = 0; k < 8; k++) {")
+            e("    struct uk *t = malloc(sizeof *t); /* a safepoint while data is held */")
+            e("    if (!t) exit(3);")
+            e("    t->key = ((struct ua *)data)->key + (unsigned)k;")
+            e("    t->next = cpg_uk;")
+            e("    cpg_uk = t;")
+            e("    c->h = c->h * 31u + t->key;")
+            e("  }")
+            e("  c->last = data;")
+            e("}")
+            e("static void cpg_ub_each(cpg_ub_fn f, void *user, unsigned n) {")
+            e("  const struct ub *b;")
+            e("  for (b = cpg_ub; b && n; b = b->next, n--) f(b->data, user);")
+            e("}")
+            e("static unsigned long cpg_ub_probe(unsigned r) {")
+            e("  struct cpg_ub_ctx c = {7, NULL};")
+            e("  void *d = cpg_ub_find(r % 5u);")
+            e("  struct ua *t;")
+            e("  cpg_ub_each(cpg_ub_visit, &c, 4);")
+            e("  t = malloc(sizeof *t);")
+            e("  if (!t) exit(3);")
+            e("  t->key = 1;")
+            e("  t->pad = 2;")
+            e("  free(t);")
+            e("  return c.h + (d ? ((struct ua *)d)->key : 0) + (c.last ? ((struct ua *)c.last)->pad : 0);")
+            e("}")
         e("int main(void) {")
         e("  unsigned r;")
         if self.ctx_type:
@@ -1543,6 +1590,7 @@ class Gen:
             e("    cpg_fx_add(r);")
         if untyped:
             e("    cpg_ub_add(r);")
+            e("    acc += cpg_ub_probe(r);")
         if skip:
             e("    cpg_fs_add(r);")
             e("    if (r % 5u == 4u) cpg_fs_del(r);")
@@ -1555,6 +1603,7 @@ class Gen:
         if untyped:
             e("  printf(\"untyped %lx\\n\", cpg_ub_digest());")
             e("  while (cpg_ub) { struct ub *x = cpg_ub; cpg_ub = x->next; free(x->data); free(x); }")
+            e("  while (cpg_uk) { struct uk *x = cpg_uk; cpg_uk = x->next; free(x); }")
             e("  free(cpg_uo);")
         if skip:
             e("  printf(\"skip %lx\\n\", cpg_fs_digest());")
