@@ -1393,7 +1393,8 @@ class Gen:
         # Untyped pointer fields of compact structs, which the switch moves
         # (CP_FIELD_ADDRESS): a generic cell's `void *data`, an intrusive
         # chain through `void *link[2]` members whose head is a field of
-        # another compact object, and an address tagged in its low bit.
+        # another compact object, and an address tagged in its low bit;
+        # and what comes back out of them as `void *` (cpg_ub_probe).
         # One cell a round, the chain's head dropped every third: in
         # programs whose round count is 1 more than a multiple of 4 (no
         # draw of its own).
@@ -1459,10 +1460,11 @@ class Gen:
             e("    if (n-- == 0) return b->data;")
             e("  return NULL;")
             e("}")
-            # The callback's allocations stay (a list of its own): a
-            # good part of each round's growth, so a switch that an arena
-            # limit brings comes there often.
-            e("struct CP_COMPACT uk { unsigned key; struct uk *next; };")
+            # The callback's allocations stay (a list of its own, 128-byte
+            # objects): a good part of each round's growth, so a switch
+            # that an arena limit brings comes there now and then (seed 10:
+            # exit 70 before these were roots).
+            e("struct CP_COMPACT uk { unsigned key; unsigned pad[30]; struct uk *next; };")
             e("static struct uk *cpg_uk;")
             e("static void cpg_ub_visit(void *data, void *user) {")
             e("  struct cpg_ub_ctx *c = user;")
