@@ -295,8 +295,17 @@ static bool mayBeKept(Session &S, const FunctionDecl *FD, const VarDecl *V,
           int Kept = keptArgument(Callee);
           if (Kept < 0)
             Kept = storedBuiltinArgument(Callee);
-          return !Library ||
-                 (Kept >= 0 && argumentIndex(CE, Use) == (unsigned)Kept);
+          // A function of this file: kept where its parameter is (a tree's
+          // add that hands the value to the constructor storing it in an
+          // untyped field of a compact node), three calls deep.  Held
+          // there across a safepoint, the parameter is a root
+          // (Interior.cpp).
+          const FunctionDecl *Def = Callee->getDefinition();
+          unsigned Arg = argumentIndex(CE, Use);
+          if (!Library && Def && Def->hasBody() && Depth < 3 &&
+              Arg < Def->getNumParams() && !Def->isVariadic())
+            return mayBeKept(S, Def, Def->getParamDecl(Arg), Depth + 1);
+          return !Library || (Kept >= 0 && Arg == (unsigned)Kept);
         }
         return true;
       });

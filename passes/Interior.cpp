@@ -216,6 +216,28 @@ static bool integerMadePointer(ASTContext &Ctx, const Expr *E) {
          !E->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNull);
 }
 
+/// E is an integer made a pointer, or a call of a function of this TU
+/// that returns one (`void *int_to_ptr(long i) { return (void *)i; }`).
+static bool integerPointerValue(Session &S, const Expr *E) {
+  if (integerMadePointer(S.Ctx, E))
+    return true;
+  const auto *CE = dyn_cast<CallExpr>(E->IgnoreParenCasts());
+  const FunctionDecl *Def = CE ? localDefinition(S, CE) : nullptr;
+  if (!Def || !Def->hasBody())
+    return false;
+  bool Found = false;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
+    if (!St || Found)
+      return;
+    if (const auto *RS = dyn_cast<ReturnStmt>(St))
+      Found = RS->getRetValue() && integerMadePointer(S.Ctx, RS->getRetValue());
+    for (const Stmt *C : St->children())
+      Walk(C);
+  };
+  Walk(Def->getBody());
+  return Found;
+}
+
 /// A pointer whose pointee, through pointers and arrays, is void: `void
 /// *`, `void **`, libuv's `QUEUE *` (`void *(*)[2]`).
 static bool isUntypedPointerType(QualType T) {
@@ -412,7 +434,7 @@ public:
   }
 
   bool integerMadePointer(const Expr *E) const {
-    return compactptr::integerMadePointer(S.Ctx, E);
+    return integerPointerValue(S, E);
   }
 
   /// The switch moves a value of an untyped field that falls inside the
@@ -437,9 +459,11 @@ public:
   }
 
   /// The field of a compact object that FD stores its parameter P in, or
-  /// null.
-  const Expr *storedInAddressField(const FunctionDecl *FD,
-                                   const ParmVarDecl *P) {
+  /// null: straight, or through a parameter of a function of this TU it
+  /// hands P to (a set's add that hands the key to its insert), three
+  /// calls deep.
+  const Expr *storedInAddressField(const FunctionDecl *FD, const ParmVarDecl *P,
+                                   unsigned Depth = 0) {
     const Expr *Field = nullptr;
     anyReferenceTo(FD->getBody(), P, [&](const DeclRefExpr *DR) {
       const Expr *Cur = DR;
@@ -451,6 +475,12 @@ public:
           BO->getRHS()->IgnoreParenImpCasts() == DR &&
           inAddressField(M, BO->getLHS()))
         Field = BO->getLHS();
+      const auto *CE = dyn_cast_or_null<CallExpr>(Up);
+      const FunctionDecl *G = CE ? localDefinition(S, CE) : nullptr;
+      if (G && G->hasBody() && Depth < 3)
+        for (unsigned I = 0; I < CE->getNumArgs() && I < G->getNumParams(); ++I)
+          if (CE->getArg(I)->IgnoreParenImpCasts() == DR && !Field)
+            Field = storedInAddressField(G, G->getParamDecl(I), Depth + 1);
       return Field != nullptr;
     });
     return Field;
@@ -812,9 +842,10 @@ private:
 /// E is an integer made a pointer whose value may fall inside the compact
 /// arena: not a constant below 1 MiB (`(void *)1`, a small tag) nor one
 /// with high bits set (`(void *)-1`, `MAP_FAILED`), which no arena holds.
-static bool integerMayBeAddress(ASTContext &Ctx, const Expr *E) {
+static bool integerMayBeAddress(Session &S, const Expr *E) {
+  ASTContext &Ctx = S.Ctx;
   if (!integerMadePointer(Ctx, E))
-    return false;
+    return integerPointerValue(S, E);
   const Expr *I = E->IgnoreParenCasts();
   Expr::EvalResult R;
   if (!I->getType()->isIntegerType() || !I->EvaluateAsInt(R, Ctx))
@@ -851,7 +882,7 @@ static void opaqueFacts(Session &S) {
     }
     if (const auto *BO = dyn_cast<BinaryOperator>(St);
         BO && BO->getOpcode() == BO_Assign) {
-      if (integerMayBeAddress(S.Ctx, BO->getRHS()))
+      if (integerMayBeAddress(S, BO->getRHS()))
         if (const VarDecl *V = containerOf(BO->getLHS()))
           M.IntegerPointerVars.insert(V);
       if (inAddressField(M, BO->getLHS()))
@@ -867,16 +898,16 @@ static void opaqueFacts(Session &S) {
         const auto *IL = dyn_cast<InitListExpr>(Init);
         if (IL ? llvm::any_of(IL->inits(),
                               [&](const Expr *X) {
-                                return X && integerMayBeAddress(S.Ctx, X);
+                                return X && integerMayBeAddress(S, X);
                               })
-               : integerMayBeAddress(S.Ctx, Init))
+               : integerMayBeAddress(S, Init))
           M.IntegerPointerVars.insert(V);
       }
     if (const auto *CE = dyn_cast<CallExpr>(St))
       if (const FunctionDecl *Def = localDefinition(S, CE))
         for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams();
              ++I)
-          if (integerMayBeAddress(S.Ctx, CE->getArg(I)))
+          if (integerMayBeAddress(S, CE->getArg(I)))
             M.IntegerPointerVars.insert(Def->getParamDecl(I));
   };
   for (const FunctionDecl *FD : definitionsInOrder(S))

@@ -55,6 +55,10 @@ static void local_copy_moved(struct cell *c, void *p) {
   void *r = q;
   c->data = r;
 }
+// Handed on to a function of this file that keeps it in such a field.
+static void local_copy_handed(struct cell *c, void *p) {
+  local_copy_moved(c, p);
+}
 static int local_copy_read(const void *p) {
   const unsigned char *b = p;
   return b[0];
@@ -73,6 +77,7 @@ int use(struct sym *s, struct sym *t) {
   stash = return_keep(s); // expected-warning {{passed as 'void *' to 'return_keep'}}
   local_keep(s);      // expected-warning {{passed as 'void *' to 'local_keep'}}
   local_copy_moved(0, s);
+  local_copy_handed(0, s);
   return r + local_copy_read(s);
 }
 
