@@ -302,6 +302,11 @@ static bool mayBeKept(Session &S, const FunctionDecl *FD, const VarDecl *V,
           // (Interior.cpp).
           const FunctionDecl *Def = Callee->getDefinition();
           unsigned Arg = argumentIndex(CE, Use);
+          // Handed to itself (a tree's recursive insert): its other uses
+          // say.
+          if (Def == FD && Arg < FD->getNumParams() &&
+              FD->getParamDecl(Arg) == V)
+            return false;
           if (!Library && Def && Def->hasBody() && Depth < 3 &&
               Arg < Def->getNumParams() && !Def->isVariadic())
             return mayBeKept(S, Def, Def->getParamDecl(Arg), Depth + 1);
@@ -1069,10 +1074,30 @@ static bool fromBytes(const FunctionDecl *Def, const Expr *V) {
 /// (or null) as its `void *`: a thread's start routine called directly
 /// (a fork-join recursion), a callback.  Its result is an arena object.
 static bool returnsOnly(const Model &M, const FunctionDecl *FD,
-                        const CompactType *T) {
+                        const CompactType *T, unsigned Depth = 0) {
   const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
   if (!Def || !Def->getBody())
     return false;
+  ASTContext &Ctx = Def->getASTContext();
+  // A value that is null, a T, or what an untyped field of a compact
+  // object holds (a map's `return e ? e->value : NULL;`: an arena object
+  // kept there is moved by the switch), also through a function of the
+  // file that returns only such values.
+  std::function<bool(const Expr *)> Stored = [&](const Expr *V) {
+    if (V->IgnoreParenImpCasts()->isNullPointerConstant(
+            Ctx, Expr::NPC_ValueDependentIsNotNull))
+      return true;
+    V = V->IgnoreParenCasts(); // `return (void *)l;`
+    if (const auto *CO = dyn_cast<AbstractConditionalOperator>(V))
+      return Stored(CO->getTrueExpr()) && Stored(CO->getFalseExpr());
+    if (inAddressField(M, V))
+      return true;
+    if (const auto *CE = dyn_cast<CallExpr>(V);
+        CE && Depth < 2 && CE->getType()->isPointerType() &&
+        CE->getDirectCallee())
+      return returnsOnly(M, CE->getDirectCallee(), T, Depth + 1);
+    return M.pointeeOf(V->getType()) == T && !fromBytes(Def, V);
+  };
   bool Any = false, Other = false;
   std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {
     if (!St || Other)
@@ -1082,11 +1107,10 @@ static bool returnsOnly(const Model &M, const FunctionDecl *FD,
       if (!V)
         return;
       if (V->IgnoreParenImpCasts()->isNullPointerConstant(
-              Def->getASTContext(), Expr::NPC_ValueDependentIsNotNull))
+              Ctx, Expr::NPC_ValueDependentIsNotNull))
         return;
-      V = V->IgnoreParenCasts(); // `return (void *)l;`
       Any = true;
-      Other |= M.pointeeOf(V->getType()) != T || fromBytes(Def, V);
+      Other |= !Stored(V);
       return;
     }
     for (const Stmt *C : St->children())
@@ -1176,14 +1200,17 @@ void checkForeignObject(Session &S, const CastExpr *E) {
   if (isa<ExplicitCastExpr>(E) || returnsOnly(M, FD, ToT))
     return;
   S.report(Diag::ForeignObject, E->getExprLoc(),
-            "the 'void *' returned by " + Who +
-                " becomes a compact pointer to " + quoted(ToT->WideSpelling) +
-                "; an object allocated inside " + Who +
-                " is not in the compact arena (allocate it with "
-                "malloc(sizeof(" + ToT->WideSpelling +
-                ")) where the type is known, or cast the result if it is an "
-                "arena object stored as 'void *')",
-            {tokRange(CE->getSourceRange())});
+           "the 'void *' returned by " + Who +
+               " becomes a compact pointer to " + quoted(ToT->WideSpelling) +
+               ", and the plugin cannot see that it is an object of the "
+               "compact arena: if " +
+               Who +
+               " allocates it, it is not (allocate it with "
+               "malloc(sizeof(" +
+               ToT->WideSpelling +
+               ")) where the type is known); cast the result if it is an "
+               "arena object stored as 'void *'",
+           {tokRange(CE->getSourceRange())});
 }
 
 } // namespace compactptr

@@ -155,3 +155,22 @@ void use_void_local(struct sym *s) {
   remember(plain);
   show(key);
 }
+
+// A recursive insert hands the value to itself and keeps it in an untyped
+// field of a compact node: not kept where the switch misses it.
+struct CP_COMPACT tnode {
+  struct tnode *l;
+  void *val;
+};
+extern void *malloc(__SIZE_TYPE__);
+static struct tnode *tree_ins(struct tnode *n, int d, void *val) {
+  if (!n || d == 0) {
+    struct tnode *m = malloc(sizeof *m);
+    m->l = n;
+    m->val = val;
+    return m;
+  }
+  n->l = tree_ins(n->l, d - 1, val);
+  return n;
+}
+struct tnode *use_tree(struct tnode *t, struct sym *s) { return tree_ins(t, 3, s); }

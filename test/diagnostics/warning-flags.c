@@ -25,7 +25,7 @@ uintptr_t h(struct node *p) { return (uintptr_t)p->next; }
 struct node *mk(void) { return wrap(); }
 
 // DEFAULT: warning-flags.c:[[@LINE-3]]:38: warning: compact pointer to 'struct node' cast to an integer; the value does not survive the switch to wide mode, and compact objects are aligned to 4 bytes (8 with 8-byte granules), not to malloc's 16: no low bit beyond those is free for a tag [-Wcompactptr-integer-cast]
-// DEFAULT: warning-flags.c:[[@LINE-3]]:32: warning: the 'void *' returned by 'wrap' becomes a compact pointer to 'struct node'; {{.*}} [-Wcompactptr-foreign-object]
+// DEFAULT: warning-flags.c:[[@LINE-3]]:32: warning: the 'void *' returned by 'wrap' becomes a compact pointer to 'struct node', {{.*}} [-Wcompactptr-foreign-object]
 // NOINT-NOT: integer-cast
 // NOINT: [-Wcompactptr-foreign-object]
 // NOINT-NOT: integer-cast
