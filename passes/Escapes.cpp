@@ -316,6 +316,30 @@ static bool mayBeKept(Session &S, const FunctionDecl *FD, const VarDecl *V,
       });
 }
 
+/// FD makes its parameter P an integer (a set's hash of the address,
+/// `(uintptr_t)p >> 3`), itself or through functions of the file it hands
+/// P to, three calls deep.
+static bool paramMadeInteger(Session &S, const FunctionDecl *FD,
+                             const ParmVarDecl *P, unsigned Depth) {
+  return anyReferenceTo(FD->getBody(), P, [&](const DeclRefExpr *DR) {
+    const Expr *Cur = DR;
+    const Expr *Up = parentSkippingParens(S.Ctx, DR, &Cur);
+    while (const auto *C = dyn_cast_or_null<CastExpr>(Up)) {
+      if (C->getCastKind() == CK_PointerToIntegral)
+        return true;
+      Up = parentSkippingParens(S.Ctx, C, &Cur);
+    }
+    const auto *CE = dyn_cast_or_null<CallExpr>(Up);
+    const FunctionDecl *G = CE ? CE->getDirectCallee() : nullptr;
+    G = G ? G->getDefinition() : nullptr;
+    if (!G || !G->hasBody() || Depth >= 3 || G->isVariadic())
+      return false;
+    unsigned I = argumentIndex(CE, Cur);
+    return I < G->getNumParams() && !(G == FD && G->getParamDecl(I) == P) &&
+           paramMadeInteger(S, G, G->getParamDecl(I), Depth + 1);
+  });
+}
+
 /// Where a compact pointer that code keeps as `void *` is kept for the
 /// switch to see it: a field or root array of its type, or an untyped
 /// field of a compact struct (CP_FIELD_ADDRESS), as a thread pool's task
@@ -722,6 +746,29 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     // directly) cannot leave it where the switch does not see it; through
     // an explicit cast, only one that stores it is flagged.
     const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+    // Made an integer there (an identity set hashed by address): the
+    // number is the compact address's, which the switch changes under it;
+    // a root or an untyped field would not help, so say that instead.
+    if (!System && Def && Def->hasBody() &&
+        argumentIndex(CE, Cur) < Def->getNumParams() &&
+        paramMadeInteger(S, Def, Def->getParamDecl(argumentIndex(CE, Cur)),
+                         0)) {
+      CompactType *T =
+          M.pointeeOf(E->getSubExpr()->IgnoreParenImpCasts()->getType());
+      S.report(Diag::IntegerCast, E->getExprLoc(),
+               "a compact pointer" +
+                   (T ? " to " + quoted(T->WideSpelling) : std::string()) +
+                   " is passed as 'void *' to " +
+                   (FD->getIdentifier() ? quoted(FD->getName())
+                                        : std::string("this call")) +
+                   ", which makes the address an integer (a hash, an order "
+                   "by address); the switch gives every object another "
+                   "address, so a number kept from before it (a bucket "
+                   "index) no longer matches the object; hash or order by "
+                   "a key stored in the object instead",
+               {tokRange(E->getSourceRange())});
+      return;
+    }
     if (!System && Def && Def->hasBody() &&
         !(Explicit ? paramStored(S, Def, argumentIndex(CE, Cur), 3)
                    : paramMayBeKept(S, Def, argumentIndex(CE, Cur))))
@@ -1083,6 +1130,7 @@ static bool returnsOnly(const Model &M, const FunctionDecl *FD,
   // object holds (a map's `return e ? e->value : NULL;`: an arena object
   // kept there is moved by the switch), also through a function of the
   // file that returns only such values.
+  std::set<const VarDecl *> Seen;
   std::function<bool(const Expr *)> Stored = [&](const Expr *V) {
     if (V->IgnoreParenImpCasts()->isNullPointerConstant(
             Ctx, Expr::NPC_ValueDependentIsNotNull))
@@ -1092,6 +1140,29 @@ static bool returnsOnly(const Model &M, const FunctionDecl *FD,
       return Stored(CO->getTrueExpr()) && Stored(CO->getFalseExpr());
     if (inAddressField(M, V))
       return true;
+    // A local every value of which is such a value (a list's pop that
+    // reads the cell's data into a local before it frees the cell).
+    if (const VarDecl *L = localVariable(V);
+        L && !isa<ParmVarDecl>(L) && !L->getType()->isArrayType()) {
+      if (!Seen.insert(L).second)
+        return true; // a cycle: its other values decide
+      bool All = !L->getInit() || Stored(L->getInit()), Addr = false;
+      std::function<void(const Stmt *)> Uses = [&](const Stmt *St) {
+        if (!St || !All)
+          return;
+        if (const auto *BO = dyn_cast<BinaryOperator>(St);
+            BO && BO->isAssignmentOp() && localVariable(BO->getLHS()) == L)
+          All = BO->getOpcode() == BO_Assign && Stored(BO->getRHS());
+        if (const auto *UO = dyn_cast<UnaryOperator>(St);
+            UO && UO->getOpcode() == UO_AddrOf &&
+            localVariable(UO->getSubExpr()) == L)
+          Addr = true;
+        for (const Stmt *C : St->children())
+          Uses(C);
+      };
+      Uses(Def->getBody());
+      return All && !Addr;
+    }
     if (const auto *CE = dyn_cast<CallExpr>(V);
         CE && Depth < 2 && CE->getType()->isPointerType() &&
         CE->getDirectCallee())

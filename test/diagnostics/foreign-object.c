@@ -17,8 +17,9 @@
 // SW: warning: 'mk_sized' is handed the size of 'struct node'
 // SW: warning: this call is handed the size of 'struct node'
 // SW: warning: the 'void *' returned by 'launder'
+// SW: warning: the 'void *' returned by 'pop_or_other'
 // SW-NOT: warning:
-// SW: 7 warnings generated.
+// SW: 8 warnings generated.
 #include <compactptr.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,4 +111,34 @@ static void *lookup_again(int k) { return lookup(k); }
 struct node *node_of(int k) {
   struct node *n = lookup(k);
   return n ? n : lookup_again(k + 1);
+}
+
+// A list's pop that reads the cell's data into a local before it frees
+// the cell returns what the field held: no warning.
+struct CP_COMPACT dcell {
+  struct dcell *next;
+  void *data;
+};
+static void *pop(struct dcell **l) {
+  struct dcell *c = *l;
+  void *d;
+  if (!c)
+    return NULL;
+  *l = c->next;
+  d = c->data;
+  free(c);
+  return d;
+}
+// A local that is also handed other memory is no stored value.
+extern void *other(void);
+static void *pop_or_other(struct dcell **l) {
+  void *d = (*l)->data;
+  if (!d)
+    d = other();
+  return d;
+}
+struct node *popped(struct dcell **l) {
+  struct node *n = pop(l);
+  struct node *m = pop_or_other(l); // expected-warning {{the 'void *' returned by 'pop_or_other' becomes a compact pointer to 'struct node', and the plugin cannot see}}
+  return n ? n : m;
 }
