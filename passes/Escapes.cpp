@@ -250,8 +250,11 @@ static bool mayBeKept(Session &S, const FunctionDecl *FD, const VarDecl *V,
           return C->getCastKind() == CK_LValueToRValue ||
                  C->getCastKind() == CK_NoOp || C->getType()->isPointerType();
         });
+        // `if (p)` reads it; `(uintptr_t)p` makes a number of it, which
+        // is the integer-cast warning's (paramMadeInteger), not a root.
         if (const auto *C = dyn_cast_or_null<CastExpr>(P))
-          return C->getCastKind() != CK_PointerToBoolean; // `if (p)` reads it
+          return C->getCastKind() != CK_PointerToBoolean &&
+                 C->getCastKind() != CK_PointerToIntegral;
         if (const VarDecl *To = localCopy(S, Use, P);
             To && To != V && Depth < 3)
           return mayBeKept(S, FD, To, Depth + 1);
@@ -320,7 +323,7 @@ static bool mayBeKept(Session &S, const FunctionDecl *FD, const VarDecl *V,
 /// `(uintptr_t)p >> 3`), itself or through functions of the file it hands
 /// P to, three calls deep.
 static bool paramMadeInteger(Session &S, const FunctionDecl *FD,
-                             const ParmVarDecl *P, unsigned Depth) {
+                             const VarDecl *P, unsigned Depth) {
   return anyReferenceTo(FD->getBody(), P, [&](const DeclRefExpr *DR) {
     const Expr *Cur = DR;
     const Expr *Up = parentSkippingParens(S.Ctx, DR, &Cur);
@@ -329,6 +332,9 @@ static bool paramMadeInteger(Session &S, const FunctionDecl *FD,
         return true;
       Up = parentSkippingParens(S.Ctx, C, &Cur);
     }
+    // Through a local copy (`const void *q = p;`).
+    if (const VarDecl *To = localCopy(S, Cur, Up); To && To != P && Depth < 3)
+      return paramMadeInteger(S, FD, To, Depth + 1);
     const auto *CE = dyn_cast_or_null<CallExpr>(Up);
     const FunctionDecl *G = CE ? CE->getDirectCallee() : nullptr;
     G = G ? G->getDefinition() : nullptr;
@@ -767,7 +773,7 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
                    "index) no longer matches the object; hash or order by "
                    "a key stored in the object instead",
                {tokRange(E->getSourceRange())});
-      return;
+      // (Kept elsewhere too, it is warned below as well.)
     }
     if (!System && Def && Def->hasBody() &&
         !(Explicit ? paramStored(S, Def, argumentIndex(CE, Cur), 3)
@@ -1136,6 +1142,8 @@ static bool returnsOnly(const Model &M, const FunctionDecl *FD,
             Ctx, Expr::NPC_ValueDependentIsNotNull))
       return true;
     V = V->IgnoreParenCasts(); // `return (void *)l;`
+    if (M.pointeeOf(V->getType()) == T && !fromBytes(Def, V))
+      return true;
     if (const auto *CO = dyn_cast<AbstractConditionalOperator>(V))
       return Stored(CO->getTrueExpr()) && Stored(CO->getFalseExpr());
     if (inAddressField(M, V))
@@ -1167,7 +1175,7 @@ static bool returnsOnly(const Model &M, const FunctionDecl *FD,
         CE && Depth < 2 && CE->getType()->isPointerType() &&
         CE->getDirectCallee())
       return returnsOnly(M, CE->getDirectCallee(), T, Depth + 1);
-    return M.pointeeOf(V->getType()) == T && !fromBytes(Def, V);
+    return false;
   };
   bool Any = false, Other = false;
   std::function<void(const Stmt *)> Walk = [&](const Stmt *St) {

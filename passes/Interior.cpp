@@ -50,6 +50,7 @@
 #include "Engine.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
 
@@ -216,8 +217,24 @@ static bool integerMadePointer(ASTContext &Ctx, const Expr *E) {
          !E->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNull);
 }
 
+/// E, an integer made a pointer, is a constant no arena holds: below
+/// 1 MiB (`(void *)1`, a small tag) or with high bits set (`(void *)-1`,
+/// `MAP_FAILED`).
+static bool constantOutsideArena(ASTContext &Ctx, const Expr *E) {
+  const Expr *I = E->IgnoreParenCasts();
+  Expr::EvalResult R;
+  if (!I->getType()->isIntegerType() || !I->EvaluateAsInt(R, Ctx))
+    return false;
+  const llvm::APSInt &I64 = R.Val.getInt();
+  uint64_t V =
+      I64.isSigned() ? uint64_t(I64.getSExtValue()) : I64.getZExtValue();
+  return V < (1u << 20) || V >= (uint64_t(1) << 40);
+}
+
 /// E is an integer made a pointer, or a call of a function of this TU
-/// that returns one (`void *int_to_ptr(long i) { return (void *)i; }`).
+/// that returns one that may be no constant outside the arena (`void
+/// *int_to_ptr(long i) { return (void *)i; }`, not a lookup whose error
+/// path returns `(void *)-1`).
 static bool integerPointerValue(Session &S, const Expr *E) {
   if (integerMadePointer(S.Ctx, E))
     return true;
@@ -230,7 +247,9 @@ static bool integerPointerValue(Session &S, const Expr *E) {
     if (!St || Found)
       return;
     if (const auto *RS = dyn_cast<ReturnStmt>(St))
-      Found = RS->getRetValue() && integerMadePointer(S.Ctx, RS->getRetValue());
+      Found = RS->getRetValue() &&
+              integerMadePointer(S.Ctx, RS->getRetValue()) &&
+              !constantOutsideArena(S.Ctx, RS->getRetValue());
     for (const Stmt *C : St->children())
       Walk(C);
   };
@@ -515,8 +534,7 @@ public:
   /// member is handed a compact object's address itself.
   void addStruct(const VarDecl *VD, bool Sure = false) {
     if ((!Sure && !M.AddressEvidence.count(VD)) ||
-        M.IntegerPointerVars.count(VD) ||
-        VD->getStorageClass() == SC_Register || mayJumpPast(VD))
+        M.IntegerPointerVars.count(VD) || !rootable(VD))
       return;
     if (M.ObjectAddressStructs.insert(VD).second)
       Changed = true;
@@ -601,11 +619,12 @@ public:
           add(Def->getParamDecl(I));
         else if (holdsAddress(CE->getArg(I)))
           addObject(Def->getParamDecl(I));
-        else if (opaqueAddress(CE->getArg(I)))
+        else if (integerMadePointer(CE->getArg(I))) {
+          if (Def->hasBody())
+            if (const Expr *F = storedInAddressField(Def, Def->getParamDecl(I)))
+              integerInAddressField(CE->getArg(I), F);
+        } else if (opaqueAddress(CE->getArg(I)))
           addOpaque(Def->getParamDecl(I));
-        else if (integerMadePointer(CE->getArg(I)) && Def->hasBody())
-          if (const Expr *F = storedInAddressField(Def, Def->getParamDecl(I)))
-            integerInAddressField(CE->getArg(I), F);
       return true;
     }
     if (Check && isBlockingFunction(CE->getDirectCallee()) &&
@@ -692,43 +711,95 @@ private:
   /// where a root would not compile (a `register` variable; a declaration
   /// a goto or a case label may jump past, into the frame's scope).
   void addOpaque(const VarDecl *VD) {
-    if (M.AddressEvidence.count(VD) && !M.IntegerPointerVars.count(VD) &&
-        VD->getStorageClass() != SC_Register && !mayJumpPast(VD))
+    if (M.AddressEvidence.count(VD) && !M.IntegerPointerVars.count(VD))
       addObject(VD);
   }
 
-  /// A goto, or a case label of a switch around VD's declaration, may
-  /// jump past it into its scope: clang refuses the jump once a frame (a
-  /// declaration with a cleanup) is placed there.
+  /// A goto or a case label may jump past VD's declaration into its
+  /// scope: clang refuses such a jump once a frame (a declaration with a
+  /// cleanup) is placed there.  So: a label after the declaration in its
+  /// scope that a goto from outside [declaration, end of scope] targets (or
+  /// any, with an indirect goto), or a case label after it of a switch
+  /// that begins before it.
   bool mayJumpPast(const VarDecl *VD) {
     if (isa<ParmVarDecl>(VD))
       return false;
-    if (!JumpsKnown) {
-      JumpsKnown = true;
-      std::function<void(const Stmt *)> Find = [&](const Stmt *St) {
-        if (!St)
-          return;
-        HasGoto |= isa<GotoStmt>(St) || isa<IndirectGotoStmt>(St);
-        for (const Stmt *C : St->children())
-          Find(C);
-      };
-      Find(FD->getBody());
-    }
-    if (HasGoto)
-      return true;
+    const SourceManager &SM = S.Ctx.getSourceManager();
+    auto before = [&](SourceLocation A, SourceLocation B) {
+      return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A),
+                                          SM.getExpansionLoc(B));
+    };
+    const Stmt *Scope = nullptr;
     for (DynTypedNodeList Ps = S.Ctx.getParents(*VD); !Ps.empty();
          Ps = S.Ctx.getParents(Ps[0])) {
-      if (Ps[0].get<SwitchStmt>())
-        return true;
+      if (const Stmt *St = Ps[0].get<Stmt>(); St && !isa<DeclStmt>(St)) {
+        Scope = St;
+        break;
+      }
       if (Ps[0].get<FunctionDecl>())
         return false;
     }
-    return false;
+    if (!Scope)
+      return false;
+    SourceLocation D = VD->getLocation(), End = Scope->getEndLoc();
+    llvm::SmallPtrSet<const LabelDecl *, 4> Labels;
+    bool Jump = false;
+    std::function<void(const Stmt *)> After = [&](const Stmt *St) {
+      if (!St || Jump)
+        return;
+      if (const auto *L = dyn_cast<LabelStmt>(St);
+          L && before(D, L->getBeginLoc()))
+        Labels.insert(L->getDecl());
+      if (const auto *SC = dyn_cast<SwitchCase>(St);
+          SC && before(D, SC->getBeginLoc()))
+        for (DynTypedNodeList Ps = S.Ctx.getParents(*SC); !Ps.empty();
+             Ps = S.Ctx.getParents(Ps[0])) {
+          if (const auto *SW = Ps[0].get<SwitchStmt>()) {
+            Jump |= before(SW->getBeginLoc(), D);
+            break;
+          }
+          if (!Ps[0].get<Stmt>())
+            break;
+        }
+      for (const Stmt *C : St->children())
+        After(C);
+    };
+    After(Scope);
+    if (Jump || Labels.empty())
+      return Jump;
+    std::function<void(const Stmt *)> Gotos = [&](const Stmt *St) {
+      if (!St || Jump)
+        return;
+      if (const auto *G = dyn_cast<GotoStmt>(St);
+          G && Labels.count(G->getLabel()))
+        Jump |= !(before(D, G->getBeginLoc()) && before(G->getBeginLoc(), End));
+      Jump |= isa<IndirectGotoStmt>(St);
+      for (const Stmt *C : St->children())
+        Gotos(C);
+    };
+    Gotos(FD->getBody());
+    return Jump;
   }
-  bool JumpsKnown = false, HasGoto = false;
+
+  /// A root must be addressable where the frame registers it: not a
+  /// `register` variable, not one a macro declares, not a parameter of a
+  /// function whose body starts in a macro (no place for its frame), not
+  /// a variable-length array, and not one a jump may pass.
+  bool rootable(const VarDecl *VD) {
+    if (VD->getStorageClass() == SC_Register || !VD->getLocation().isFileID() ||
+        stripArrays(VD->getType()).Variable)
+      return false;
+    if (const auto *P = dyn_cast<ParmVarDecl>(VD)) {
+      const auto *F = dyn_cast<FunctionDecl>(P->getDeclContext());
+      const Stmt *Body = F ? F->getBody() : nullptr;
+      return Body && Body->getBeginLoc().isFileID();
+    }
+    return !mayJumpPast(VD);
+  }
 
   void addObject(const VarDecl *VD) {
     if (isPlainPointerType(M, stripArrays(VD->getType()).Element) &&
+        !M.ObjectAddressVars.count(VD) && rootable(VD) &&
         M.ObjectAddressVars.insert(VD).second)
       Changed = true;
   }
@@ -843,17 +914,9 @@ private:
 /// arena: not a constant below 1 MiB (`(void *)1`, a small tag) nor one
 /// with high bits set (`(void *)-1`, `MAP_FAILED`), which no arena holds.
 static bool integerMayBeAddress(Session &S, const Expr *E) {
-  ASTContext &Ctx = S.Ctx;
-  if (!integerMadePointer(Ctx, E))
+  if (!integerMadePointer(S.Ctx, E))
     return integerPointerValue(S, E);
-  const Expr *I = E->IgnoreParenCasts();
-  Expr::EvalResult R;
-  if (!I->getType()->isIntegerType() || !I->EvaluateAsInt(R, Ctx))
-    return true;
-  const llvm::APSInt &I64 = R.Val.getInt();
-  uint64_t V =
-      I64.isSigned() ? uint64_t(I64.getSExtValue()) : I64.getZExtValue();
-  return V >= (1u << 20) && V < (uint64_t(1) << 40);
+  return !constantOutsideArena(S.Ctx, E);
 }
 
 /// Model::IntegerPointerVars and Model::AddressEvidence, over every body:
