@@ -105,17 +105,21 @@ std::string CheckedWalker::frameText(const std::vector<const VarDecl *> &Vs) {
       // A local in the heap: its pointer is the root.
       Rs.push_back({Nm, B->second.Ptr, "CP_ROOT_POINTER", "1",
                     S.descRef(*B->second.T, FD)});
-    else if (M.ObjectAddressStructs.count(VD))
-      // A local struct with untyped members (a callback's context): each
-      // member, as a `void *` local.
-      for (const auto &[Path, Count] :
-           untypedMembers(VD->getType()->getAs<RecordType>()->getDecl())) {
-        std::string Member = Nm + "." + Path;
-        Rs.push_back(
-            {Member, Member, "CP_ROOT_POINTER", std::to_string(Count), "0"});
-      }
-    else if (M.SlotVars.count(VD) || M.InteriorVars.count(VD) ||
-             M.ObjectAddressVars.count(VD) || JoinResults.count(VD))
+    else if (M.ObjectAddressStructs.count(VD)) {
+      // A local struct with untyped members (a callback's context), or a
+      // small array of them: each member, as a `void *` local.
+      ArrayShape A = stripArrays(VD->getType());
+      bool Array = VD->getType()->isArrayType();
+      for (uint64_t I = 0; I < A.Count; ++I)
+        for (const auto &[Path, Count] :
+             untypedMembers(A.Element->getAs<RecordType>()->getDecl())) {
+          std::string Member =
+              Nm + (Array ? "[" + std::to_string(I) + "]" : "") + "." + Path;
+          Rs.push_back(
+              {Member, Member, "CP_ROOT_POINTER", std::to_string(Count), "0"});
+        }
+    } else if (M.SlotVars.count(VD) || M.InteriorVars.count(VD) ||
+               M.ObjectAddressVars.count(VD) || JoinResults.count(VD))
       // A pointer to a handle slot or to plain data inside an object: the
       // switch moves it with the object it points into (the runtime maps
       // the field's compact offset to its wide one).  A thread's result

@@ -630,6 +630,9 @@ bool isAddressFieldType(const Model &M, const clang::FieldDecl *FD);
 /// Model::InteriorVars, a call of a function of InteriorReturns, or
 /// pointer arithmetic, casts and conditionals of those.
 bool isInteriorPointer(const Model &M, const clang::Expr *E);
+/// Interior.cpp: the most elements of a local array of plain structs
+/// whose untyped members a frame registers one by one.
+constexpr uint64_t MaxStructElements = 16;
 /// Interior.cpp: the members of R of an untyped pointer type (`void *`,
 /// `void *[2]`), also inside struct members of R (`in.p`), as member
 /// paths with their element counts, in declaration order.

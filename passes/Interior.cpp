@@ -519,11 +519,20 @@ public:
   /// VD is a local (not static) of a struct type that is neither compact
   /// nor pinned (those are roots of their own type), declared in the
   /// program (not va_list's record), with untyped pointer members.
+  /// So is a small local array of them (`struct kv a[4]`, up to
+  /// MaxStructElements elements: the frame registers each element's
+  /// members).
   bool plainStruct(const VarDecl *VD) const {
-    const auto *RT = VD->getType()->getAs<RecordType>();
-    if (!RT || !VD->hasLocalStorage() || VD->isStaticLocal() ||
-        isa<ParmVarDecl>(VD) || !VD->getIdentifier() ||
-        !VD->getLocation().isFileID() || rootShape(M, VD->getType()).Kind)
+    ArrayShape A = stripArrays(VD->getType());
+    const auto *RT = A.Element->getAs<RecordType>();
+    // One dimension only: the frame names `a[i].member`.
+    const auto *AT = S.Ctx.getAsConstantArrayType(VD->getType());
+    if (AT && AT->getElementType()->isArrayType())
+      return false;
+    if (!RT || A.Variable || A.Count == 0 || A.Count > MaxStructElements ||
+        !VD->hasLocalStorage() || VD->isStaticLocal() || isa<ParmVarDecl>(VD) ||
+        !VD->getIdentifier() || !VD->getLocation().isFileID() ||
+        rootShape(M, VD->getType()).Kind)
       return false;
     const RecordDecl *R = RT->getDecl();
     return !S.Ctx.getSourceManager().isInSystemHeader(R->getLocation()) &&

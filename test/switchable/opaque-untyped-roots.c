@@ -34,7 +34,7 @@
 // RUN: grep -q 'switch to wide mode (cp_switch_to_wide())' %t.more
 // RUN: env COMPACTPTR_ARENA_LIMIT=1M COMPACTPTR_VERIFY=1 %t | diff %t.expect -
 // RUN: FileCheck %s < %t.expect
-// CHECK: lookup 1830 visit 4005 vararg 9 queue 15 keys 2855 find 49 more 81 ok
+// CHECK: lookup 1830 visit 4005 vararg 9 queue 15 keys 2855 find 49 more 98 ok
 #include <compactptr.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -219,7 +219,8 @@ static long find(struct cell *l, long want) {
 }
 
 // More places such a value lands: an out-parameter, a local array, a
-// member of a member, a whole struct value, a local first set to a
+// member of a member, an element of a local array of structs, a whole
+// struct value, a local first set to a
 // sentinel no arena holds.  And places where a root would not compile,
 // left as they were: a `register` local, one a goto may jump past.
 struct outer {
@@ -232,12 +233,17 @@ static struct outer make_outer(int k) {
   struct outer o = {k, {lookup(k)}};
   return o;
 }
+struct kvp {
+  int k;
+  void *v;
+};
 static void get(int k, void **out) { *out = lookup(k); }
 #define NOT_FOUND ((void *)-1)
 // FRAME: void *res = NOT_FOUND; {{.*}}CP_ROOT_POINTER, 1, 0, {{"res"}}
 // FRAME: void *vals[2] = {0}; {{.*}}CP_ROOT_POINTER, 2, 0, {{"vals"}}
 // FRAME: struct outer o = {0}; {{.*}}CP_ROOT_POINTER, 1, 0, {{"o.in.p"}}
 // FRAME: struct outer w = make_outer(13); {{.*}}CP_ROOT_POINTER, 1, 0, {{"w.in.p"}}
+// FRAME: struct kvp kv[2] = {0}; {{.*}}CP_ROOT_POINTER, 1, 0, {{"kv\[0\].v"}}{{.*}}CP_ROOT_POINTER, 1, 0, {{"kv\[1\].v"}}
 static long more(void) {
   void *out;
   get(11, &out);
@@ -249,13 +255,16 @@ static long more(void) {
   struct outer o;
   o = make_outer(15);
   struct outer w = make_outer(13);
+  struct kvp kv[2];
+  kv[1].v = lookup(17);
   register void *rv = lookup(16);
   long r = (long)((struct node *)rv)->val;
   maybe_switch("more", 1);
   garbage = mk(0, garbage); // may switch
   return ((struct node *)out)->val + ((struct node *)res)->val +
          ((struct node *)vals[0])->val + ((struct node *)o.in.p)->val +
-         ((struct node *)w.in.p)->val + (res == NOT_FOUND) + r;
+         ((struct node *)w.in.p)->val + ((struct node *)kv[1].v)->val +
+         (res == NOT_FOUND) + r;
 }
 static long jumps(int k) {
   if (k < 0)
