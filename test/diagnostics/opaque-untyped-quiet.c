@@ -33,14 +33,12 @@ static void work(void) {
 }
 
 static struct node *build(long n) {
-  struct node *h = NULL;
-  for (long i = 0; i < n; i++) {
-    struct node *x = malloc(sizeof *x);
-    x->v = i;
-    x->next = h;
-    h = x;
-  }
-  return h;
+  if (n == 0)
+    return NULL;
+  struct node *x = malloc(sizeof *x);
+  x->v = n;
+  x->next = build(n - 1);
+  return x;
 }
 static void *worker(void *a) { return build((long)(intptr_t)a); }
 long first(void) {
