@@ -1010,6 +1010,22 @@ const VarDecl *localArrayOf(const Expr *E) {
   return localVariable(P);
 }
 
+const VarDecl *localStorage(const Expr *E) {
+  for (;;) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow()) {
+      E = ME->getBase();
+      continue;
+    }
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E);
+        AS && AS->getBase()->IgnoreParenImpCasts()->getType()->isArrayType()) {
+      E = AS->getBase();
+      continue;
+    }
+    return localVariable(E);
+  }
+}
+
 const FieldDecl *roomMember(const RecordDecl *RD) {
   const FieldDecl *Last = nullptr;
   for (const FieldDecl *F : RD->fields())

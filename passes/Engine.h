@@ -508,6 +508,10 @@ bool inAddressField(const Model &M, const clang::Expr *E);
 /// Analysis.cpp: the local array an element of which the lvalue E is,
 /// named the same ways (`pq[1]`, `*(QUEUE **)&(*&pq)[0]`), or null.
 const clang::VarDecl *localArrayOf(const clang::Expr *E);
+/// Analysis.cpp: the local variable (automatic, or a parameter) whose own
+/// memory the lvalue E is: `v`, `v.f`, `v[i]`, `v.a[i].f` (never through
+/// a pointer); null otherwise.
+const clang::VarDecl *localStorage(const clang::Expr *E);
 /// A compact-pointer field (or element of a handle array field) of a
 /// compact-located object, or an element of a root array that holds
 /// handles (isHandleRootElement): in compact layout it holds a handle.

@@ -355,26 +355,6 @@ static const char *const KeepAdvice =
     "field of a CP_COMPACT struct, which the switch moves (declare the "
     "struct that keeps it, a pool's task, CP_COMPACT)";
 
-/// The local variable (not static) whose own memory E is: `v`, `v.f`,
-/// `v[i]`, `v.a[i].f` (never through a pointer); null otherwise.
-static const VarDecl *localStorage(const Expr *E) {
-  for (;;) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow()) {
-      E = ME->getBase();
-      continue;
-    }
-    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E);
-        AS && AS->getBase()->IgnoreParenImpCasts()->getType()->isArrayType()) {
-      E = AS->getBase();
-      continue;
-    }
-    const auto *DR = dyn_cast<DeclRefExpr>(E);
-    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-    return VD && VD->hasLocalStorage() ? VD : nullptr;
-  }
-}
-
 /// Parameter I of FD (a definition) is kept past the call for certain:
 /// stored into memory that is not a local of FD (`seen[i] = p`, `ctx->data
 /// = p`, a static), handed to a libc function that keeps it (tsearch's

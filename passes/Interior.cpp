@@ -294,24 +294,6 @@ untypedMembers(const RecordDecl *R) {
   return Out;
 }
 
-/// The local variable whose own memory the lvalue E is part of: `v`,
-/// `v.f`, `v.a[i]`, `v[i]` of a local array (never through a pointer).
-static const VarDecl *containerOf(const Expr *E) {
-  E = E->IgnoreParenImpCasts();
-  for (;;) {
-    if (const auto *ME = dyn_cast<MemberExpr>(E); ME && !ME->isArrow()) {
-      E = ME->getBase()->IgnoreParenImpCasts();
-      continue;
-    }
-    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E);
-        AS && AS->getBase()->IgnoreParenImpCasts()->getType()->isArrayType()) {
-      E = AS->getBase()->IgnoreParenImpCasts();
-      continue;
-    }
-    return localVariable(E);
-  }
-}
-
 namespace {
 
 /// One pass over a body: adds what flows (Grow), or warns where it is
@@ -383,7 +365,7 @@ public:
     }
     if (const auto *CE = dyn_cast<CallExpr>(E))
       return allocFunction(CE) == AllocFn::None && !resultArgument(CE) &&
-             !alignedAllocation(CE);
+             !isAlignedAllocator(CE->getDirectCallee());
     if (isa<VAArgExpr>(E))
       return true;
     if (const auto *OV = dyn_cast<OpaqueValueExpr>(E))
@@ -395,17 +377,6 @@ public:
         BO && (BO->getOpcode() == BO_Comma || BO->getOpcode() == BO_Assign))
       return opaqueAddress(BO->getRHS());
     return false;
-  }
-
-  static bool alignedAllocation(const CallExpr *CE) {
-    const FunctionDecl *G = CE->getDirectCallee();
-    return G && G->getIdentifier() &&
-           llvm::is_contained(
-               std::initializer_list<StringRef>{
-#define CP_ALIGNED_ALLOC_FN(Name) Name,
-#include "Vocabulary.def"
-               },
-               G->getName());
   }
 
   /// Parameters of an untyped pointer type of a function that callers
@@ -450,10 +421,6 @@ public:
     else
       escape(Init);
     return true;
-  }
-
-  bool integerMadePointer(const Expr *E) const {
-    return integerPointerValue(S, E);
   }
 
   /// The switch moves a value of an untyped field that falls inside the
@@ -511,7 +478,7 @@ public:
     const VarDecl *VD =
         isa<MemberExpr>(E->IgnoreParenImpCasts()) ||
                 isa<ArraySubscriptExpr>(E->IgnoreParenImpCasts())
-            ? containerOf(E)
+            ? localStorage(E)
             : nullptr;
     return VD && plainStruct(VD) ? VD : nullptr;
   }
@@ -575,7 +542,7 @@ public:
       if (const VarDecl *VD = localVariable(BO->getLHS());
           VD && plainStruct(VD))
         addStruct(VD);
-    if (BO->getOpcode() == BO_Assign && integerMadePointer(BO->getRHS()) &&
+    if (BO->getOpcode() == BO_Assign && integerPointerValue(S, BO->getRHS()) &&
         inAddressField(M, BO->getLHS()))
       integerInAddressField(BO->getRHS(), BO->getLHS());
     if (BO->getOpcode() == BO_Assign && holdsAddress(BO->getRHS())) {
@@ -628,7 +595,7 @@ public:
           add(Def->getParamDecl(I));
         else if (holdsAddress(CE->getArg(I)))
           addObject(Def->getParamDecl(I));
-        else if (integerMadePointer(CE->getArg(I))) {
+        else if (integerPointerValue(S, CE->getArg(I))) {
           if (Def->hasBody())
             if (const Expr *F = storedInAddressField(Def, Def->getParamDecl(I)))
               integerInAddressField(CE->getArg(I), F);
@@ -945,20 +912,20 @@ static void opaqueFacts(Session &S) {
     if (const auto *C = dyn_cast<CastExpr>(St)) {
       const Expr *Sub = C->getSubExpr()->IgnoreParenImpCasts();
       if (C->getCastKind() == CK_PointerToIntegral)
-        if (const VarDecl *V = containerOf(Sub))
+        if (const VarDecl *V = localStorage(Sub))
           M.IntegerPointerVars.insert(V);
       if ((C->getCastKind() == CK_BitCast || C->getCastKind() == CK_NoOp) &&
           M.pointeeOf(C->getType()) && !M.pointeeOf(Sub->getType()))
-        if (const VarDecl *V = containerOf(Sub))
+        if (const VarDecl *V = localStorage(Sub))
           M.AddressEvidence.insert(V);
     }
     if (const auto *BO = dyn_cast<BinaryOperator>(St);
         BO && BO->getOpcode() == BO_Assign) {
       if (integerMayBeAddress(S, BO->getRHS()))
-        if (const VarDecl *V = containerOf(BO->getLHS()))
+        if (const VarDecl *V = localStorage(BO->getLHS()))
           M.IntegerPointerVars.insert(V);
       if (inAddressField(M, BO->getLHS()))
-        if (const VarDecl *V = containerOf(BO->getRHS()))
+        if (const VarDecl *V = localStorage(BO->getRHS()))
           M.AddressEvidence.insert(V);
     }
     if (const auto *DS = dyn_cast<DeclStmt>(St))
