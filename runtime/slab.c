@@ -510,10 +510,17 @@ void cp__slab_rebuild_free_list(cp_slab_t *s) {
   s->xfree = CP_NONE;
   s->note = CP_NOTE_OFF;
   bool mark = cp__slot_marked(s->slot);
-  for (uint32_t i = s->bump; i-- > 0;) {
-    if (cp__slot_is_live(s, i)) {
-      s->used++;
-    } else {
+  /* A word at a time, from the top down so that the list runs in address
+   * order: the switch's heaps are mostly live, and a bit at a time this
+   * loop cost 8 ms of a 256 MiB switch. */
+  for (uint32_t wd = (s->bump + 63) / 64; wd-- > 0;) {
+    uint32_t n = s->bump - wd * 64;
+    uint64_t valid = n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+    uint64_t live = s->live ? s->live[wd] & valid : 0;
+    s->used += (uint32_t)__builtin_popcountll(live);
+    for (uint64_t gaps = ~live & valid; gaps;) {
+      uint32_t i = wd * 64 + 63 - (uint32_t)__builtin_clzll(gaps);
+      gaps &= ~((uint64_t)1 << (i & 63));
       char *p = s->start + (size_t)i * s->slot;
       *(uint32_t *)p = s->free;
       if (mark)

@@ -809,7 +809,7 @@ static void copy_items(copy_job_t *j) {
   while ((i = __atomic_fetch_add(&j->next, COPY_GROUP, __ATOMIC_RELAXED)) < j->n) {
     for (size_t k = i; k < i + COPY_GROUP && k < j->n; k++) {
       cp_slab_t *s = j->items[k];
-      const cp_slab_t *w = s->counterpart;
+      cp_slab_t *w = s->counterpart;
       if (!warm) {
         xlate_refill(&c, s);
         warm = true;
@@ -821,6 +821,10 @@ static void copy_items(copy_job_t *j) {
       bool clear = back_counterpart(w);
       double t1 = cp__now();
       copy_slab(s->type, s, &c, clear);
+      /* Here rather than when the slab is adopted: in parallel, and
+       * while its memory is in the cache. */
+      if (w->kind == CP_SLAB)
+        cp__slab_rebuild_free_list(w);
       double t2 = cp__now();
       source_done(s);
       double t3 = cp__now();
@@ -904,7 +908,6 @@ static void adopt_counterparts(cp_type_t *t) {
       t->all = w;
     tail = w;
     if (w->kind == CP_SLAB) {
-      cp__slab_rebuild_free_list(w);
       uintptr_t o = s->owner & ~CP_OWNER_FLAGS;
       cp__heap_place((cp_heap_t *)o, w, o ? s->where : CP_IN_ORPHANS);
     }
