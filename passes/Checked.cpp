@@ -342,7 +342,8 @@ void CheckedWalker::checkVarArgs(const Stmt *Body) {
       bool Before = CB < At;
       for (auto [LB, LE] : Loops)
         Before |= LB <= CB && CB <= LE && LB <= At && At <= LE;
-      if (!Before || CB == ~0u)
+      // Not a call on a branch that returns before the read.
+      if (!Before || CB == ~0u || !mayFollow(CE, VA))
         continue;
       const FunctionDecl *G = CE->getDirectCallee();
       std::string Call =

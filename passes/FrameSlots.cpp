@@ -32,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 #include "Walker.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/Analysis/Analyses/CFGReachabilityAnalysis.h"
 #include <functional>
 
 using namespace clang;
@@ -273,7 +274,6 @@ void CheckedWalker::computeLiveness() {
   // cast or typeof, which the code still evaluates -- and so does the
   // source approximation (it walks statements, not types): every variable
   // in scope is live there.
-  bool BoundsInTypes = false;
   auto vm = [](QualType T) { return !T.isNull() && T->isVariablyModifiedType(); };
   std::function<void(const Stmt *)> Scan = [&](const Stmt *St) {
     if (!St)
@@ -306,8 +306,18 @@ void CheckedWalker::computeLiveness() {
   };
   Scan(FD->getBody());
   AllLive |= BoundsInTypes || ReturnsTwice;
-  if (ReturnsTwice || BoundsInTypes || Slots.empty())
+  if (Slots.empty() || !cfg() || CfgPruned)
     return;
+  Liveness = CfgCtx->getAnalysis<LiveVariables>();
+}
+
+/// The function's CFG, built at the first question; null where it cannot
+/// be trusted: setjmp, bounds in types (computeLiveness).
+const CFG *CheckedWalker::cfg() {
+  if (ReturnsTwice || BoundsInTypes)
+    return nullptr;
+  if (CfgCtx)
+    return CfgCtx->getCFG();
   CfgCtx = std::make_unique<AnalysisDeclContext>(nullptr, FD);
   // Every expression an element of its block, as Sema's own analyses ask:
   // a call's position, and the uses after it, are then in the CFG.  No
@@ -317,22 +327,39 @@ void CheckedWalker::computeLiveness() {
   CfgCtx->getCFGBuildOptions().PruneTriviallyFalseEdges = false;
   const CFG *G = CfgCtx->getCFG();
   if (!G)
-    return;
+    return nullptr;
   // Edges the CFG still marks unreachable -- a switch over an enum that
   // names every enumerator and has no default, which an out-of-range value
-  // (flags, a cast) leaves through -- are paths LiveVariables does not
-  // follow: keep the source approximation for such a function.
+  // (flags, a cast) leaves through -- are paths neither LiveVariables nor
+  // the reachability analysis follows.
   for (const CFGBlock *B : *G)
     for (const CFGBlock::AdjacentBlock &A : B->succs())
-      if (!A.isReachable() && A.getPossiblyUnreachableBlock())
-        return;
-  Liveness = CfgCtx->getAnalysis<LiveVariables>();
-  if (!Liveness)
-    return;
+      CfgPruned |= !A.isReachable() && A.getPossiblyUnreachableBlock();
   for (const CFGBlock *B : *G)
     for (unsigned I = 0; I < B->size(); ++I)
       if (auto E = (*B)[I].getAs<CFGStmt>())
         CfgPos.try_emplace(E->getStmt(), B, I);
+  return G;
+}
+
+/// False only where the CFG shows that no path leads from From to To
+/// (a call on a branch that returns before a later read).
+bool CheckedWalker::mayFollow(const Stmt *From, const Stmt *To) {
+  if (!cfg() || CfgPruned)
+    return true;
+  auto F = CfgPos.find(From), T = CfgPos.find(To);
+  if (F == CfgPos.end() || T == CfgPos.end())
+    return true;
+  auto [FB, FI] = F->second;
+  auto [TB, TI] = T->second;
+  if (FB == TB && FI < TI)
+    return true;
+  // A block reaches itself only around a loop: through a successor.
+  for (const CFGBlock *Succ : FB->succs())
+    if (Succ && (Succ == TB ||
+                 CfgCtx->getCFGReachablityAnalysis()->isReachable(Succ, TB)))
+      return true;
+  return false;
 }
 
 /// True when the CFG says no path from right after call At reads VD before

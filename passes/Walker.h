@@ -220,13 +220,19 @@ private:
   /// The function calls setjmp (vfork, getcontext): see computeLiveness.
   bool ReturnsTwice = false;
   std::string ReturnsTwiceName; ///< the first such callee, for diagnostics
+  /// Variably modified types beyond a plain VLA: see computeLiveness.
+  bool BoundsInTypes = false;
   /// Liveness on the function's CFG (clang's LiveVariables), which
   /// narrows the source approximation at calls: null where it cannot be
-  /// trusted (no CFG, setjmp).  CfgPos: each statement's block and index.
+  /// trusted (no CFG, setjmp, an edge marked unreachable: CfgPruned).
+  /// CfgPos: each statement's block and index.
   std::unique_ptr<clang::AnalysisDeclContext> CfgCtx;
+  bool CfgPruned = false;
   clang::LiveVariables *Liveness = nullptr;
   llvm::DenseMap<const clang::Stmt *, std::pair<const clang::CFGBlock *, unsigned>> CfgPos;
   void computeLiveness();
+  const clang::CFG *cfg();
+  bool mayFollow(const clang::Stmt *From, const clang::Stmt *To);
   bool deadAfter(const clang::Stmt *At, const clang::VarDecl *VD);
   bool SlotFrame = false; ///< the frame of slots was placed
   clang::FileID BodyFID;

@@ -67,6 +67,19 @@ struct node *make_macro(long key, int n, ...) {
   t->key = key;
   return t;
 }
+
+// A branch that allocates and goes on to the read: still before it.
+struct node *make_fallthrough(long key, int n, ...) {
+  struct node *spare = NULL;
+  if (n > 1)
+    spare = malloc(sizeof *spare);
+  va_list ap;
+  va_start(ap, n);
+  struct node *t = n > 0 ? va_arg(ap, struct node *) : spare; // expected-error {{va_arg reads a compact pointer after the call to 'malloc' on line 75}}
+  va_end(ap);
+  t->key = key;
+  return t;
+}
 #endif
 
 // Read first, allocate after: the arguments are locals by then.
@@ -84,6 +97,21 @@ static struct node *make(long key, int n, ...) {
   return t;
 }
 
+// An error path that allocates and returns comes first in the text, but
+// no path leads from its call to the reads.
+static struct node *make_or_stub(long key, int n, ...) {
+  if (n < 0) {
+    struct node *stub = calloc(1, sizeof *stub);
+    stub->key = key;
+    return stub;
+  }
+  va_list ap;
+  va_start(ap, n);
+  struct node *a = n > 0 ? va_arg(ap, struct node *) : NULL;
+  va_end(ap);
+  return make(key, 1, a);
+}
+
 static long sum(const struct node *t) {
   long s = 0;
   while (t) {
@@ -96,8 +124,8 @@ static long sum(const struct node *t) {
 int main(void) {
   struct node *l = make(1, 0);
   for (long i = 2; i <= 100000; i++)
-    l = make(0, 2, make(i, 0), l);
+    l = make(0, 2, make_or_stub(i, i % 3 ? 0 : 1, make(i, 0)), l);
   printf("sum %ld\n", sum(l));
   return 0;
 }
-// CHECK: sum 5000050000
+// CHECK: sum 6666733333
