@@ -664,6 +664,65 @@ static const VarDecl *hiddenCleanupArg(ASTContext &Ctx, const Expr *E) {
   return nullptr;
 }
 
+/// The libc call that keeps a struct value in whose member the `void *`
+/// at Cur (P its parent) is stored -- hsearch's ENTRY: `hsearch((ENTRY){
+/// name, p }, ENTER)`, `ENTRY e = { name, p }; hsearch(e, ENTER)`, `e.data
+/// = p` -- or null.  A local struct counts where any call of its function
+/// hands it to such an argument.
+static const CallExpr *structKeptByLibc(Session &S, const Expr *Cur,
+                                        const Expr *P) {
+  auto keeps = [](const CallExpr *CE, const auto &Is) {
+    int K = keptArgument(CE->getDirectCallee());
+    return K >= 0 && (unsigned)K < CE->getNumArgs() &&
+           Is(CE->getArg(K)->IgnoreParenImpCasts());
+  };
+  const VarDecl *V = nullptr;
+  // (A designated initializer's parent is its syntactic form.)
+  if (isa_and_nonnull<InitListExpr, DesignatedInitExpr>(P)) {
+    const Expr *Top = P;
+    for (const Expr *Up; isa_and_nonnull<InitListExpr, DesignatedInitExpr>(
+             Up = parentSkippingParens(S.Ctx, Top, &Top));)
+      Top = Up;
+    const Expr *Q = parentSkippingParens(S.Ctx, Top, &Top);
+    if (const auto *CL = dyn_cast_or_null<CompoundLiteralExpr>(Q)) {
+      const Expr *At = CL;
+      for (Q = parentSkippingParens(S.Ctx, CL, &At);
+           isa_and_nonnull<ImplicitCastExpr>(Q);
+           Q = parentSkippingParens(S.Ctx, Q, &At))
+        At = Q;
+      const auto *CE = dyn_cast_or_null<CallExpr>(Q);
+      return CE && keeps(CE, [&](const Expr *A) { return A == CL; }) ? CE
+                                                                     : nullptr;
+    }
+    if (!Q) {
+      auto Ps = S.Ctx.getParents(*Top);
+      V = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
+    }
+  } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+             BO && BO->getOpcode() == BO_Assign &&
+             BO->getRHS()->IgnoreParens() == Cur &&
+             isa<MemberExpr>(BO->getLHS()->IgnoreParenImpCasts())) {
+    V = localStorage(BO->getLHS());
+  }
+  if (!V || !V->hasLocalStorage() || !V->getType()->isRecordType())
+    return nullptr;
+  const auto *FD =
+      dyn_cast_or_null<FunctionDecl>(V->getParentFunctionOrMethod());
+  const CallExpr *Found = nullptr;
+  if (FD && FD->hasBody())
+    anyReferenceTo(FD->getBody(), V, [&](const DeclRefExpr *DR) {
+      const Expr *At = DR;
+      const Expr *Q = parentSkippingParens(S.Ctx, DR, &At);
+      while (isa_and_nonnull<ImplicitCastExpr>(Q))
+        Q = parentSkippingParens(S.Ctx, At = Q, &At);
+      const auto *CE = dyn_cast_or_null<CallExpr>(Q);
+      if (CE && keeps(CE, [&](const Expr *A) { return A == DR; }))
+        Found = CE;
+      return Found != nullptr;
+    });
+  return Found;
+}
+
 /// Switchable: a compact pointer handed to a function of the program as
 /// `void *` (`vec_push(&v, node)`) or stored into memory as one
 /// (`slots[i] = node`).  A generic container keeps it where the switch
@@ -692,7 +751,21 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
   // the program's can hold it instead.
   std::string Advice =
       std::string(KeepAdvice) + ", or cast explicitly if it is not kept";
-  if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
+  const char *LibcAdvice =
+      "keep such pointers in a structure of the program's own (a tree or "
+      "table of compact type) instead, or build the program compact-only "
+      "(--cp-mode=compact-only), which never switches";
+  if (const CallExpr *Keeper = structKeptByLibc(S, Cur, P)) {
+    const FunctionDecl *FD = Keeper->getDirectCallee();
+    QualType ST =
+        Keeper->getArg(keptArgument(FD))->IgnoreParenImpCasts()->getType();
+    Where = "is stored as 'void *' in " + quoted(ST.getAsString()) +
+            " handed to " + quoted(FD->getName()) + " on line " +
+            std::to_string(S.SM.getExpansionLineNumber(Keeper->getBeginLoc())) +
+            ", which keeps it after it returns";
+    Advice = LibcAdvice;
+    Explicit = false; // a cast does not change what libc keeps
+  } else if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
     const FunctionDecl *FD = CE->getDirectCallee();
     if (CE->getCallee()->IgnoreParenImpCasts() == Cur)
       return;
@@ -762,9 +835,7 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     if (Explicit && !System && !(Def && Def->hasBody()))
       return; // the cast says the code knows what the callee does
     if (System && Keeps)
-      Advice = "keep such pointers in a structure of the program's own (a "
-               "tree or table of compact type) instead, or build the program "
-               "compact-only (--cp-mode=compact-only), which never switches";
+      Advice = LibcAdvice;
     Where = "is passed as 'void *' to " +
             (FD && FD->getIdentifier() ? quoted(FD->getName()) : std::string("this call")) +
             (Keeps ? ", which keeps it after it returns" : "");
