@@ -388,6 +388,10 @@ static void arena_fault(int sig, siginfo_t *si, void *uc) {
       break;
     }
     n += put_str(msg + n, sizeof msg - n, rest);
+    /* The fault is the program's own access, not an interrupt: the
+     * streams are its thread's to flush (their locks are recursive), and
+     * a report printed before the fault is not lost to _exit. */
+    cp__flush_streams();
     (void)!write(2, msg, n);
     _exit(70);
   }

@@ -93,6 +93,10 @@ _Noreturn void cp__fatal(const char *fmt, ...)
  * address-space limit the message ends naming it and what is free. */
 _Noreturn void cp__fatal_no_memory(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
+/* What the program's streams hold goes out before the process stops
+ * (_exit), in the order it was written: every stream with this thread the
+ * only one, else stdout and stderr as their locks come free (50 ms). */
+void cp__flush_streams(void);
 /* process.c: stops the program if another copy of the runtime runs in
  * this process (a static runtime in the executable and in a library). */
 void cp__claim_process(void);

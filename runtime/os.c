@@ -39,7 +39,7 @@ static long live_threads(void) {
  * printed.  With other threads alive, stdout and stderr are flushed when
  * their locks come free within about 50 ms (a thread in the middle of a
  * printf lets go at once), and other streams are left as they are. */
-static void flush_streams(void) {
+void cp__flush_streams(void) {
   if (live_threads() == 1) {
     fflush(NULL);
     return;
@@ -63,7 +63,7 @@ static _Noreturn void fatal_v(const char *note, const char *fmt, va_list ap) {
    * opened (a log file as much as stdout), so nothing buffered is lost to
    * _exit and its output and the message appear in order.  No allocation
    * here: format into a stack buffer and write(2) it. */
-  flush_streams();
+  cp__flush_streams();
   char buf[1024];
   int n = snprintf(buf, sizeof buf, "compactptr: ");
   n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);

@@ -7,7 +7,9 @@
 // naming the faulting instruction as an offset in its file that addr2line
 // turns into the function (and line, with -g).
 // Without a switch the program runs as natively.  A fault elsewhere keeps
-// its own meaning (the default action: a crash, not this message).
+// its own meaning (the default action: a crash, not this message).  What
+// the program printed before the fault goes out first (stdout to a file
+// is buffered: before, it was lost to the exit).
 // REQUIRES: plugin
 // RUN: %clang %cflags -O1 %s -o %t.native && %t.native > %t.expected
 // RUN: %clang %cflags -O1 -fplugin=%plugin %s %runtime -o %t 2> %t.warnings
@@ -18,7 +20,8 @@
 // RUN: sh -c "$(sed -n 's/.*: \(addr2line -fie [^)]*\)).*/\1/p' %t.out)" | FileCheck --check-prefix=PC %s
 // RUN: env COMPACTPTR_ARENA_LIMIT=1M COMPACTPTR_HIGH_WATER=10 COMPACTPTR_STATS=1 not --crash %t wild 2>&1 | FileCheck --check-prefix=WILD %s
 // WARN: warning: a compact pointer to 'struct tn' is passed as 'void *' to 'spush'
-// STALE: compactptr: a compact pointer was used after the switch to wide mode (an access at 0x{{[0-9a-f]+}}, in the released compact arena, by the instruction at 0x{{[0-9a-f]+}} in {{.*}}.tmp: addr2line -fie {{.*}}.tmp 0x{{[0-9a-f]+}}): it was kept where the switch could not translate it
+// STALE: {{^}}tree built{{$}}
+// STALE-NEXT: compactptr: a compact pointer was used after the switch to wide mode (an access at 0x{{[0-9a-f]+}}, in the released compact arena, by the instruction at 0x{{[0-9a-f]+}} in {{.*}}.tmp: addr2line -fie {{.*}}.tmp 0x{{[0-9a-f]+}}): it was kept where the switch could not translate it
 // PC: {{^}}main{{$}}
 // STALE-NEXT: exit 70
 // WILD-NOT: compactptr: a compact pointer was used
@@ -61,6 +64,7 @@ int main(int argc, char **argv) {
     root->l = mk(13, 0);
     *(volatile long *)(uintptr_t)8 = root->l->v;
   }
+  printf("tree built\n");
   long sum = 0;
   int extra = 0;
   spush(&s, root);
