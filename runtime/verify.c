@@ -133,15 +133,25 @@ static uint64_t canon(const void *p, const cp_type_t *expect, bool is_root,
     i--;
     pl.elem = s->elems;
   }
-  if (!live && !is_root)
-    report_dangling(w, p, "which is not a live object (freed, or never "
-                          "allocated)");
+  static char why[200];
   if (expect && s->type != expect && !cp__may_name(s->type->desc, expect) &&
       !(live && cp__embeds_place(s, pl, expect, cp__wide))) {
-    static char why[160];
-    snprintf(why, sizeof why, "a '%s' object, where a '%s' is expected",
-             s->type->desc->name, expect->desc->name);
-    bad(w, p, why);
+    snprintf(why, sizeof why, "a%s '%s' object, where a '%s' is expected%s",
+             is_root ? ""
+             : live  ? " live"
+                     : " free slot of a",
+             s->type->desc->name, expect->desc->name,
+             is_root ? "" : " (the memory it named was freed and reused)");
+    if (is_root)
+      bad(w, p, why);
+    /* A field still naming memory freed and since reused by another type
+     * (a work item dequeued with its `next` as it was) is legal C while it
+     * is not followed, as for memory not reused. */
+    report_dangling(w, p, why);
+  } else if (!live && !is_root) {
+    report_dangling(w, p,
+                    "which is not a live object (freed, or never "
+                    "allocated)");
   }
   /* Inside a flexible array member: named by the offset in the member. */
   uint64_t in = pl.elem * s->elem + rem,
@@ -279,7 +289,8 @@ void cp__verify_heap(cp_digest_t *d, const char *when) {
   if (dangling_fields > DANGLING_SHOWN)
     fprintf(stderr,
             "compactptr: verify (%s): %llu fields name freed memory in all "
-            "(%llu more not listed); the switch leaves them as they are\n",
+            "(%llu more not listed); the switch leaves them as they are, or "
+            "moves them with the object now there\n",
             when, (unsigned long long)dangling_fields,
             (unsigned long long)(dangling_fields - DANGLING_SHOWN));
 }
