@@ -274,6 +274,29 @@ void cp__buddy_zero(cp_arena_t *a, char *p, size_t bytes) {
   }
 }
 
+bool cp__buddy_move(cp_arena_t *a, char *from, char *to, size_t bytes) {
+  cp__assert(((uintptr_t)from | (uintptr_t)to | bytes) %
+                 ((uintptr_t)1 << CP_COMMIT_SHIFT) ==
+             0);
+  if (!bytes || !cp__os_move(from, bytes, to))
+    return false;
+  /* The source range is a hole now, reserved again: committed afresh, it
+   * reads as zero, and its chunks say so to the buddy that gets them. */
+  if (!cp__os_commit(from, bytes))
+    cp__fatal("the kernel refused to make %zu bytes of the %s arena "
+              "accessible again after moving its pages (out of memory or "
+              "overcommit limit)",
+              bytes, a->wide ? "wide" : "compact");
+  cp__os_advise_pages(from, bytes, a->committed_bytes >= SMALL_HEAP);
+  uintptr_t f = (uintptr_t)(from - a->base) >> CP_COMMIT_SHIFT,
+            t = (uintptr_t)(to - a->base) >> CP_COMMIT_SHIFT;
+  for (uintptr_t c = 0; c < bytes >> CP_COMMIT_SHIFT; c++) {
+    a->committed[f + c] = CP_CHUNK_ZERO;
+    a->committed[t + c] = CP_CHUNK_DIRTY;
+  }
+  return true;
+}
+
 void cp__buddy_free(cp_arena_t *a, uint32_t p, uint32_t k) {
   cp__assert((p & ((1u << k) - 1)) == 0);
   a->used_pages -= 1u << k;

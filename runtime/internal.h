@@ -260,6 +260,13 @@ uint32_t cp__buddy_alloc_to_zero(cp_arena_t *a, uint32_t order);
  * chunks that read as zero already are skipped, so a large calloc costs
  * only the pages the program touches. */
 void cp__buddy_zero(cp_arena_t *a, char *p, size_t bytes);
+/* Moves the pages of [from, from + bytes), whole commit chunks at the
+ * start of a run, to `to`, the start of another (both runs of a chunk or
+ * more, their caller's own), without a copy: pages never touched stay
+ * untouched.  The source chunks read as zero after it.  False where the
+ * kernel refuses (the range spans mappings of different advice, locked
+ * pages): nothing moved, the caller copies. */
+bool cp__buddy_move(cp_arena_t *a, char *from, char *to, size_t bytes);
 void cp__buddy_free(cp_arena_t *a, uint32_t page, uint32_t order);
 bool cp__buddy_is_valid(const cp_arena_t *a);
 uint32_t cp__order_for_bytes(size_t bytes);

@@ -36,7 +36,7 @@ static const cp_field_desc_t quad_fields[] = {
 DESC(aquad_desc, "aquad", struct c_quad, struct w_quad, quad_fields);
 CP_REGISTER_TYPE(aquad_desc);
 
-enum { MAXOBJ = 384, NT = 2, MAXELEMS = 400000 };
+enum { MAXOBJ = 384, NT = 2, MAXELEMS = 1000000 };
 static cp_type_desc_t *const descs[NT] = {&node_desc, &aquad_desc};
 /* field index of key and next in each descriptor */
 static const unsigned next_f[NT] = {1, 1};
@@ -88,12 +88,16 @@ static size_t random_size(void) {
                                  342,  511,  512,  513,  682,  683,  1023,
                                  1024, 1025, 2047, 2048, 2049, 4095, 4096,
                                  4097, 5461, 8192};
-  uint32_t r = rng_below(&seed, 10);
-  if (r < 4)
+  uint32_t r = rng_below(&seed, 40);
+  if (r < 16)
     return edges[rng_below(&seed, sizeof edges / sizeof edges[0])];
-  if (r < 9)
+  if (r < 36)
     return 1 + rng_below(&seed, 40);
-  return 1 + rng_below(&seed, 3000);
+  if (r < 39)
+    return 1 + rng_below(&seed, 3000);
+  /* Blocks of 2 MiB and more, whose whole chunks realloc moves as pages
+   * (2-5 MiB compact, up to 10 MiB wide). */
+  return 131072 + rng_below(&seed, 200000);
 }
 
 static void check_obj(int o) {

@@ -11,6 +11,8 @@
 #include "testtypes.h"
 #include "testutil.h"
 
+#include <sys/mman.h>
+
 /* quad { int key; quad *next; int a, b; }   compact 16, wide 24 */
 struct w_quad { int key; struct w_quad *next; int a, b; };
 struct c_quad { int key; cp_handle_t next; int a, b; };
@@ -312,6 +314,52 @@ static void case_bad_frees(void **state) {
 }
 
 /* ---- realloc across classes and blocks --------------------------------- */
+/* Is the page holding p resident? */
+static bool resident(const void *p) {
+  unsigned char v = 0;
+  uintptr_t page = (uintptr_t)p & ~(uintptr_t)4095;
+  assert_int_equal(mincore((void *)page, 4096, &v), 0);
+  return v & 1;
+}
+
+/* A block of several commit chunks grown by realloc: its whole chunks move
+ * as pages, so those the program never touched stay untouched (a calloc'd
+ * array barely used, grown, became resident whole when copied), the data
+ * and the zeroed new elements are there, and the old run, allocated
+ * again, reads as zero.  In both modes. */
+static void case_realloc_moves_pages(void **state) {
+  (void)state;
+  static void *keep;
+  cp_root_register(&keep, 1);
+  const size_t n = (size_t)1 << 19, stride = obj_stride(&node_desc);
+  for (int round = 0; round < 2; round++) {
+    char *p = cp_alloc_array(&node_desc, n);
+    keep = p;
+    *(int *)p = 7;
+    *(int *)(p + (n - 1) * stride) = 9;
+    char *q = cp_realloc_array(&node_desc, p, 2 * n);
+    keep = q;
+    assert_int_equal(*(int *)q, 7);
+    assert_int_equal(*(int *)(q + (n - 1) * stride), 9);
+    /* Past the first chunk and short of the last element: never touched. */
+    char *untouched = q + ((size_t)3 << 20);
+    assert_true(untouched < q + (n - 1) * stride - 4096);
+    assert_false(resident(untouched));
+    assert_int_equal(*(int *)untouched, 0);
+    for (size_t k = n; k < 2 * n; k += n / 4)
+      assert_int_equal(*(int *)(q + k * stride), 0);
+    /* The old run again, or another: zero where the old data was. */
+    char *r = cp_alloc_array(&node_desc, n);
+    assert_int_equal(*(int *)r, 0);
+    assert_int_equal(*(int *)(r + (n - 1) * stride), 0);
+    cp_free(r);
+    cp_free(q);
+    keep = NULL;
+    if (round == 0)
+      cp_switch_to_wide();
+  }
+}
+
 static void case_realloc_classes(void **state) {
   (void)state;
   static void *keep;
@@ -675,14 +723,23 @@ static const struct {
   const char *name;
   void (*fn)(void **);
 } cases[] = {
-    CASE(xlate_past_block),     CASE(root_past_exact_block),
-    CASE(root_past_exact_slab), CASE(handle_past_slab_array),
-    CASE(dangling_root),        CASE(odd_wide_stride),
-    CASE(bad_frees),            CASE(realloc_classes),
-    CASE(malformed_descriptors), CASE(high_water_100),
-    CASE(try_exhausted_pending), CASE(try_realloc_exhausted),
+    CASE(xlate_past_block),
+    CASE(root_past_exact_block),
+    CASE(root_past_exact_slab),
+    CASE(handle_past_slab_array),
+    CASE(dangling_root),
+    CASE(odd_wide_stride),
+    CASE(bad_frees),
+    CASE(realloc_classes),
+    CASE(realloc_moves_pages),
+    CASE(malformed_descriptors),
+    CASE(high_water_100),
+    CASE(try_exhausted_pending),
+    CASE(try_realloc_exhausted),
     CASE(smallest_limit),
-    CASE(decode_checked), CASE(large_empty_nested), CASE(every_size),
+    CASE(decode_checked),
+    CASE(large_empty_nested),
+    CASE(every_size),
 };
 
 int main(int argc, char **argv) {
