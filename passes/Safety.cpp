@@ -658,6 +658,8 @@ private:
   Session &S;
   const Model &M;
   const FunctionDecl *Current = nullptr;
+  /// Variables whose address was refused as a compact pointer already.
+  llvm::DenseSet<const ValueDecl *> NonHeapReported;
 
   /// `(void *)((char *)p + 1)`: a tag in the low bits of the object's
   /// address (a crit-bit tree's leaf mark), kept as `void *`, not a byte
@@ -814,8 +816,15 @@ private:
       if (To->isPointerType() && !M.pointeeOf(To))
         return; // a byte address: memcpy, memset, printf("%p")
     }
+    // The fix is at the declaration: one error for each variable, not
+    // one for each use (seven for a parser's state passed around).
+    const auto *DR =
+        dyn_cast<DeclRefExpr>(enclosingObject(Sub, /*ThroughArrow=*/true));
+    if (DR && !NonHeapReported.insert(DR->getDecl()).second)
+      return;
     std::string What = describe(Sub);
-    std::string Why = whyNotBoxed(Sub);
+    std::string Why =
+        whyNotBoxed(Sub) + inferredBecause(M.elementOf(Sub->getType()));
     if (const auto *BO = P ? dyn_cast<BinaryOperator>(P) : nullptr)
       if (BO->getOpcode() == BO_Assign && isHandleLValue(M, BO->getLHS())) {
         S.report(Diag::NonHeapAddress, Addr->getExprLoc(),
@@ -860,6 +869,23 @@ private:
     std::string Wide = VD ? whyStaysWide(VD) : std::string();
     return " (" +
            (Wide.empty() ? std::string("allocate it with malloc") : Wide) + ")";
+  }
+
+  /// For a type nobody annotated, why it is compact anyway: a user who
+  /// marked only the nodes is told about a pointer to their parser (the
+  /// first field that makes it one).
+  std::string inferredBecause(const CompactType *T) const {
+    if (!T || T->Annotated)
+      return "";
+    std::string Field;
+    for (const FieldDecl *F : T->RD->fields())
+      if (M.pointeeOf(F->getType()) || M.elementOf(F->getType())) {
+        Field = F->getName().str();
+        break;
+      }
+    return "; " + quoted(T->WideSpelling) +
+           " is compact by inference: it holds a pointer to a compact type" +
+           (Field.empty() ? std::string() : " (" + quoted(Field) + ")");
   }
 
   static std::string describe(const Expr *E) {

@@ -2,7 +2,9 @@
 // variable of a compact type whose address is used as a compact pointer is
 // placed in the compact heap (test/idioms/globals.test); the variables
 // that cannot be are refused, saying why: parameters passed by value,
-// variable-length arrays, static locals, thread-local variables.  Arrays
+// variable-length arrays, static locals, thread-local variables (once for
+// each variable, saying why its type is compact where nobody annotated
+// it).  Arrays
 // of compact structs with constant dimensions are placed in the heap too
 // (test/idioms/global-arrays.test).
 // REQUIRES: plugin
@@ -38,6 +40,24 @@ struct node *variable(int n) {
 struct node *cached(void) {
   static struct node cache;
   return &cache; // expected-error {{(a static local stays in wide layout; declare it at file scope, where it lives in the compact heap)}}
+}
+
+// A parser's state nobody annotated is compact because it holds a node
+// pointer: the error says so, once for the variable (the fix is at its
+// declaration), not once for each use of its address.
+struct parser {
+  const char *pos;
+  int line;
+  struct node *pending;
+};
+static void step(struct parser *p) { p->line++; }
+int parse(void) {
+  static struct parser ps;
+  step(&ps); // expected-error {{the address of static local 'ps' cannot be used as a compact pointer; compact pointers must point to heap objects (a static local stays in wide layout; declare it at file scope, where it lives in the compact heap); 'struct parser' is compact by inference: it holds a pointer to a compact type ('pending')}}
+  step(&ps);
+  struct parser *again = &ps;
+  step(again);
+  return ps.line;
 }
 
 // Placed in the compact heap: no diagnostic.
