@@ -1103,8 +1103,9 @@ private:
   /// integer conversions and bit operations (`(r)->pc & ~3`); null if none.
   const FieldDecl *readFromField(const Expr *E) {
     E = E->IgnoreParenCasts();
+    // (A pointer field made an integer here is the address of the moment.)
     if (const auto *ME = dyn_cast<MemberExpr>(E))
-      return insideCompactObject(M, ME)
+      return insideCompactObject(M, ME) && ME->getType()->isIntegerType()
                  ? dyn_cast<FieldDecl>(ME->getMemberDecl())
                  : nullptr;
     if (const auto *BO = dyn_cast<BinaryOperator>(E);
@@ -1303,12 +1304,14 @@ private:
       }
     switch (E->getCastKind()) {
     case CK_PointerToIntegral:
-      if (FromT)
+      if (FromT && !transientAddressInteger(S, Current, E))
         reportIntegerMade(FromT, E->getExprLoc(), R, "cast to an integer", {E});
       return FromT != nullptr;
     case CK_IntegralToPointer:
       if (ToT && !E->getSubExpr()->isNullPointerConstant(
                      S.Ctx, Expr::NPC_ValueDependentIsNotNull)) {
+        if (transientAddressInteger(S, Current, E))
+          return true;
         recordIntegerCast(ToT, E->getExprLoc());
         if (const FieldDecl *F =
                 S.Opts.switchable() ? readFromField(E->getSubExpr()) : nullptr)

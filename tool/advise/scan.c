@@ -36,16 +36,44 @@ typedef struct frame {
   struct frame *up;
 } frame_t;
 
+/* Canonical cursors, searched linearly (a few in a file). */
+typedef struct {
+  CXCursor *v;
+  size_t n, cap;
+} cursor_set_t;
+
 typedef struct {
   ad_model_t *m;
   CXTranslationUnit tu;
   frame_t *top; /* parent chain of the cursor being visited */
   /* Boxable variables with static storage whose address the translation
-   * unit takes as a struct pointer (`&v`, `&v.f`, `&a[i]`), canonical
-   * cursors: besides external linkage, what makes the plugin box one. */
-  CXCursor *taken;
-  size_t ntaken, cap;
+   * unit takes as a struct pointer (`&v`, `&v.f`, `&a[i]`): besides
+   * external linkage, what makes the plugin box one. */
+  cursor_set_t taken;
+  /* Variables whose address was reported as a non-heap-address blocker:
+   * once each, as the plugin does (the fix is at the declaration). */
+  cursor_set_t refused;
 } scan_t;
+
+static int cursor_set_has(const cursor_set_t *s, CXCursor c) {
+  c = clang_getCanonicalCursor(c);
+  for (size_t i = 0; i < s->n; i++)
+    if (clang_equalCursors(s->v[i], c))
+      return 1;
+  return 0;
+}
+
+static void cursor_set_add(cursor_set_t *s, CXCursor c) {
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 16;
+    s->v = realloc(s->v, s->cap * sizeof *s->v);
+    if (!s->v) {
+      fprintf(stderr, "compactptr-advise: out of memory\n");
+      exit(1);
+    }
+  }
+  s->v[s->n++] = clang_getCanonicalCursor(c);
+}
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -1399,14 +1427,6 @@ static int boxable_var(CXCursor d) {
          !(local && clang_Cursor_getStorageClass(d) == CX_SC_Static);
 }
 
-static int address_taken(const scan_t *s, CXCursor d) {
-  CXCursor c = clang_getCanonicalCursor(d);
-  for (size_t i = 0; i < s->ntaken; i++)
-    if (clang_equalCursors(s->taken[i], c))
-      return 1;
-  return 0;
-}
-
 /* `&v`, `&v.f`, `&a[i]` used as a struct pointer: not through `->` (an
  * object elsewhere), not as a byte address (`(void *)&v`), which the
  * plugin does not box for. */
@@ -1424,17 +1444,8 @@ static enum CXChildVisitResult taken_cb(CXCursor c, CXCursor parent,
     /* Only globals that could be boxed: the list is searched linearly. */
     if (clang_getCursorKind(v) == CXCursor_VarDecl &&
         clang_Cursor_hasVarDeclGlobalStorage(v) && boxable_var(v) &&
-        !address_taken(s, v)) {
-      if (s->ntaken == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 16;
-        s->taken = realloc(s->taken, s->cap * sizeof *s->taken);
-        if (!s->taken) {
-          fprintf(stderr, "compactptr-advise: out of memory\n");
-          exit(1);
-        }
-      }
-      s->taken[s->ntaken++] = clang_getCanonicalCursor(v);
-    }
+        !cursor_set_has(&s->taken, v))
+      cursor_set_add(&s->taken, v);
   }
   return CXChildVisit_Recurse;
 }
@@ -1449,7 +1460,8 @@ static int owner_is_boxed(scan_t *s, CXCursor d, int x) {
   int i = struct_of(s, t);
   if (i < 0 || (i != x && !s->m->records[i].annotated))
     return 0;
-  return clang_getCursorLinkage(d) == CXLinkage_External || address_taken(s, d);
+  return clang_getCursorLinkage(d) == CXLinkage_External ||
+         cursor_set_has(&s->taken, d);
 }
 
 /** The plugin places a boxable variable in the compact heap at run time,
@@ -1506,6 +1518,9 @@ static void non_heap_address(scan_t *s, CXCursor addr, CXCursor obj, int x) {
     boxed_in_static_init(s, addr, root, var, x);
     return;
   }
+  if (cursor_set_has(&s->refused, root))
+    return;
+  cursor_set_add(&s->refused, root);
   /* Stored into a struct pointer field? */
   const char *field = NULL;
   for (frame_t *f = pf; f; f = f->up) {
@@ -2338,10 +2353,11 @@ int ad_scan_tu(ad_model_t *m, const char *dir, int argc, const char *const *argv
       clang_disposeString(sp);
       rc = -1;
     } else {
-      scan_t s = {m, tu, NULL, NULL, 0, 0};
+      scan_t s = {m, tu, NULL, {NULL, 0, 0}, {NULL, 0, 0}};
       clang_visitChildren(clang_getTranslationUnitCursor(tu), taken_cb, &s);
       clang_visitChildren(clang_getTranslationUnitCursor(tu), visit, &s);
-      free(s.taken);
+      free(s.taken.v);
+      free(s.refused.v);
     }
     clang_disposeTranslationUnit(tu);
   }
