@@ -596,12 +596,6 @@ bool cleanupArgHidden(clang::ASTContext &Ctx, const clang::VarDecl *VD);
 /// Writes and stdio reads (write, send..., fgets, fread): they block only
 /// on a slow pipe or socket, and serialize objects to files all the time.
 bool promptBlockingFunction(const clang::FunctionDecl *FD);
-/// AddressArithmetic.cpp: cast E, in F, between a compact pointer and an
-/// integer is pointer arithmetic done in integers and made a pointer again
-/// before any call (mcf's rebasing after a realloc): no switch can come
-/// between, so no integer-cast warning and no site for the runtime.
-bool transientAddressInteger(Session &S, const clang::FunctionDecl *F,
-                             const clang::CastExpr *E);
 /// The field a member expression names, if any.
 const clang::FieldDecl *memberField(const clang::Expr *E);
 /// Some reference to V under Body satisfies F (the walk stops at the

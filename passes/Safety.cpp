@@ -1304,14 +1304,12 @@ private:
       }
     switch (E->getCastKind()) {
     case CK_PointerToIntegral:
-      if (FromT && !transientAddressInteger(S, Current, E))
+      if (FromT)
         reportIntegerMade(FromT, E->getExprLoc(), R, "cast to an integer", {E});
       return FromT != nullptr;
     case CK_IntegralToPointer:
       if (ToT && !E->getSubExpr()->isNullPointerConstant(
                      S.Ctx, Expr::NPC_ValueDependentIsNotNull)) {
-        if (transientAddressInteger(S, Current, E))
-          return true;
         recordIntegerCast(ToT, E->getExprLoc());
         if (const FieldDecl *F =
                 S.Opts.switchable() ? readFromField(E->getSubExpr()) : nullptr)
