@@ -257,7 +257,13 @@ bool cp__os_move(void *from, size_t bytes, void *to) {
   void *r = mremap(from, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, to);
   if (r == MAP_FAILED)
     return false;
-  (void)cp__os_reserve_at((uintptr_t)from, bytes);
+  /* Another thread's mmap may have taken the hole in between: going on
+   * would hand its memory out as the arena's. */
+  if (!cp__os_reserve_at((uintptr_t)from, bytes))
+    cp__fatal("cannot reserve the range %p-%p of the heap again after moving "
+              "its pages away: another mapping took it in between (an mmap "
+              "by address into the arena's range)",
+              from, (void *)((char *)from + bytes));
   return true;
 }
 
