@@ -664,19 +664,126 @@ static const VarDecl *hiddenCleanupArg(ASTContext &Ctx, const Expr *E) {
   return nullptr;
 }
 
+/// The call of a libc function that keeps its struct argument (hsearch's
+/// ENTRY) whose argument is the value E, through parentheses and implicit
+/// conversions; null where E is no such argument, or the action is FIND.
+static const CallExpr *keepingCall(Session &S, const Expr *E) {
+  const Expr *At = E;
+  const Expr *P = parentSkippingParens(S.Ctx, E, &At);
+  while (isa_and_nonnull<ImplicitCastExpr>(P))
+    P = parentSkippingParens(S.Ctx, At = P, &At);
+  const auto *CE = dyn_cast_or_null<CallExpr>(P);
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  int K = keptArgument(FD);
+  if (K < 0 || (unsigned)K >= CE->getNumArgs() ||
+      CE->getArg(K)->IgnoreParenImpCasts() != E->IgnoreParens())
+    return nullptr;
+  // hsearch(e, FIND) looks the key up and keeps nothing.
+  if (FD->getName().starts_with("hsearch") && CE->getNumArgs() > 1)
+    if (auto A = CE->getArg(1)->getIntegerConstantExpr(S.Ctx); A && *A == 0)
+      return nullptr;
+  return CE;
+}
+
+static const CallExpr *keptLocal(Session &S, const VarDecl *V, unsigned Depth);
+
+/// A call of a function of the file whose result (a struct built from
+/// FD's parameters: `make_entry(name, p)`) a keeping call takes.
+static const CallExpr *keptResult(Session &S, const FunctionDecl *FD) {
+  struct Calls : RecursiveASTVisitor<Calls> {
+    Session &S;
+    const FunctionDecl *FD;
+    const CallExpr *Found = nullptr;
+    Calls(Session &S, const FunctionDecl *FD) : S(S), FD(FD) {}
+    bool VisitCallExpr(CallExpr *CE) {
+      const FunctionDecl *G = CE->getDirectCallee();
+      if (G && G->getCanonicalDecl() == FD->getCanonicalDecl())
+        Found = keepingCall(S, CE);
+      return !Found;
+    }
+  } C(S, FD);
+  C.TraverseDecl(S.Ctx.getTranslationUnitDecl());
+  return C.Found;
+}
+
+/// Where the struct value E (a local's, a compound literal) goes: to a
+/// keeping call directly, into another local that goes there, or out as
+/// the function's result; a few steps deep.
+static const CallExpr *keptValue(Session &S, const Expr *E,
+                                 const FunctionDecl *FD, unsigned Depth) {
+  if (const CallExpr *CE = keepingCall(S, E))
+    return CE;
+  if (Depth >= 3)
+    return nullptr;
+  const Expr *At = E;
+  const Expr *P = parentSkippingParens(S.Ctx, E, &At);
+  while (isa_and_nonnull<ImplicitCastExpr>(P))
+    P = parentSkippingParens(S.Ctx, At = P, &At);
+  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P)) {
+    const VarDecl *W =
+        BO->getOpcode() == BO_Assign && BO->getRHS()->IgnoreParens() == At
+            ? localStorage(BO->getLHS())
+            : nullptr;
+    return W ? keptLocal(S, W, Depth + 1) : nullptr;
+  }
+  if (P)
+    return nullptr;
+  auto Ps = S.Ctx.getParents(*At);
+  if (Ps.empty())
+    return nullptr;
+  if (const auto *W = Ps[0].get<VarDecl>())
+    return keptLocal(S, W, Depth + 1);
+  if (Ps[0].get<ReturnStmt>() && FD)
+    return keptResult(S, FD);
+  return nullptr;
+}
+
+/// A local struct (or array of them, or a struct holding one) that some
+/// use hands, whole or in part (`arr[i]`, `w.e`), to a keeping call.
+static const CallExpr *keptLocal(Session &S, const VarDecl *V, unsigned Depth) {
+  QualType T = V->getType();
+  if (!V->hasLocalStorage() || !(T->isRecordType() || T->isArrayType()))
+    return nullptr;
+  const auto *FD =
+      dyn_cast_or_null<FunctionDecl>(V->getParentFunctionOrMethod());
+  const CallExpr *Found = nullptr;
+  if (FD && FD->hasBody())
+    anyReferenceTo(FD->getBody(), V, [&](const DeclRefExpr *DR) {
+      // Up to the whole value the reference is part of: `arr[0]`, `w.e`.
+      const Expr *E = DR;
+      for (const Expr *Cur = E, *P; (P = parentSkippingParens(S.Ctx, E, &Cur));
+           E = P) {
+        const auto *ME = dyn_cast<MemberExpr>(P);
+        const auto *AS = dyn_cast<ArraySubscriptExpr>(P);
+        const auto *IC = dyn_cast<ImplicitCastExpr>(P);
+        if (!(ME && !ME->isArrow()) &&
+            !(AS && AS->getBase()->IgnoreParens() == E) &&
+            !(IC && IC->getCastKind() == CK_ArrayToPointerDecay))
+          break;
+      }
+      Found = keptValue(S, E, FD, Depth);
+      return Found != nullptr;
+    });
+  return Found;
+}
+
 /// The libc call that keeps a struct value in whose member the `void *`
 /// at Cur (P its parent) is stored -- hsearch's ENTRY: `hsearch((ENTRY){
 /// name, p }, ENTER)`, `ENTRY e = { name, p }; hsearch(e, ENTER)`, `e.data
-/// = p` -- or null.  A local struct counts where any call of its function
-/// hands it to such an argument.
+/// = p`, a copy of such a local, an array element, a struct holding one,
+/// a function's result built so -- or null.  A local counts where any use
+/// of it reaches such a call (the flow is not followed: `e.data = NULL`
+/// before the call still counts).
 static const CallExpr *structKeptByLibc(Session &S, const Expr *Cur,
                                         const Expr *P) {
-  auto keeps = [](const CallExpr *CE, const auto &Is) {
-    int K = keptArgument(CE->getDirectCallee());
-    return K >= 0 && (unsigned)K < CE->getNumArgs() &&
-           Is(CE->getArg(K)->IgnoreParenImpCasts());
-  };
-  const VarDecl *V = nullptr;
+  const FunctionDecl *FD = nullptr;
+  for (DynTypedNode N = DynTypedNode::create(*Cur); !FD;) {
+    auto Ps = S.Ctx.getParents(N);
+    if (Ps.empty())
+      break;
+    FD = Ps[0].get<FunctionDecl>();
+    N = Ps[0];
+  }
   // (A designated initializer's parent is its syntactic form.)
   if (isa_and_nonnull<InitListExpr, DesignatedInitExpr>(P)) {
     const Expr *Top = P;
@@ -684,43 +791,21 @@ static const CallExpr *structKeptByLibc(Session &S, const Expr *Cur,
              Up = parentSkippingParens(S.Ctx, Top, &Top));)
       Top = Up;
     const Expr *Q = parentSkippingParens(S.Ctx, Top, &Top);
-    if (const auto *CL = dyn_cast_or_null<CompoundLiteralExpr>(Q)) {
-      const Expr *At = CL;
-      for (Q = parentSkippingParens(S.Ctx, CL, &At);
-           isa_and_nonnull<ImplicitCastExpr>(Q);
-           Q = parentSkippingParens(S.Ctx, Q, &At))
-        At = Q;
-      const auto *CE = dyn_cast_or_null<CallExpr>(Q);
-      return CE && keeps(CE, [&](const Expr *A) { return A == CL; }) ? CE
-                                                                     : nullptr;
-    }
-    if (!Q) {
-      auto Ps = S.Ctx.getParents(*Top);
-      V = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
-    }
-  } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
-             BO && BO->getOpcode() == BO_Assign &&
-             BO->getRHS()->IgnoreParens() == Cur &&
-             isa<MemberExpr>(BO->getLHS()->IgnoreParenImpCasts())) {
-    V = localStorage(BO->getLHS());
+    if (const auto *CL = dyn_cast_or_null<CompoundLiteralExpr>(Q))
+      return keptValue(S, CL, FD, 0);
+    if (Q)
+      return nullptr;
+    auto Ps = S.Ctx.getParents(*Top);
+    const auto *V = Ps.empty() ? nullptr : Ps[0].get<VarDecl>();
+    return V ? keptLocal(S, V, 0) : nullptr;
   }
-  if (!V || !V->hasLocalStorage() || !V->getType()->isRecordType())
-    return nullptr;
-  const auto *FD =
-      dyn_cast_or_null<FunctionDecl>(V->getParentFunctionOrMethod());
-  const CallExpr *Found = nullptr;
-  if (FD && FD->hasBody())
-    anyReferenceTo(FD->getBody(), V, [&](const DeclRefExpr *DR) {
-      const Expr *At = DR;
-      const Expr *Q = parentSkippingParens(S.Ctx, DR, &At);
-      while (isa_and_nonnull<ImplicitCastExpr>(Q))
-        Q = parentSkippingParens(S.Ctx, At = Q, &At);
-      const auto *CE = dyn_cast_or_null<CallExpr>(Q);
-      if (CE && keeps(CE, [&](const Expr *A) { return A == DR; }))
-        Found = CE;
-      return Found != nullptr;
-    });
-  return Found;
+  const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+  if (BO && BO->getOpcode() == BO_Assign &&
+      BO->getRHS()->IgnoreParens() == Cur &&
+      isa<MemberExpr>(BO->getLHS()->IgnoreParenImpCasts()))
+    if (const VarDecl *V = localStorage(BO->getLHS()))
+      return keptLocal(S, V, 0);
+  return nullptr;
 }
 
 /// Switchable: a compact pointer handed to a function of the program as

@@ -95,4 +95,22 @@ void enter(struct sym *s, char *name, struct hsearch_data *tab) {
   hsearch_r(f, ENTER, &found, tab);
   ENTRY q = {name, NULL}; // no compact pointer in it
   (void)hsearch(q, FIND);
+  ENTRY look = {name, s}; // FIND keeps nothing
+  (void)hsearch(look, FIND);
+}
+
+// Copies, elements and results of a function reach it too.
+static ENTRY entry_of(char *name, struct sym *s) {
+  ENTRY e = {name, s};
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:20: warning: a compact pointer to 'struct sym' is stored as 'void *' in 'ENTRY' handed to 'hsearch' on line [[@LINE+10]]
+  return e;
+}
+void enter_more(struct sym *s, char *name) {
+  ENTRY first = {name, s}, copy = first;
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:24: warning: a compact pointer to 'struct sym' is stored as 'void *' in 'ENTRY' handed to 'hsearch' on line [[@LINE+1]]
+  hsearch(copy, ENTER);
+  struct { int n; ENTRY items[2]; } batch = {2, {{name, s}, {name, NULL}}};
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:57: warning: a compact pointer to 'struct sym' is stored as 'void *' in 'ENTRY' handed to 'hsearch' on line [[@LINE+1]]
+  hsearch(batch.items[0], ENTER);
+  hsearch(entry_of(name, s), ENTER);
 }
