@@ -335,23 +335,55 @@ void CheckedWalker::checkVarArgs(const Stmt *Body) {
   // Also in a statement expression: an allocating `NEW_NODE()` macro.
   std::vector<const CallExpr *> Calls;
   mayReachCalls(Pl, Body, Calls, /*IntoStatementExpressions=*/true);
+  // And the polls of spin loops, at their conditions (a loop that waits
+  // for another thread is a safepoint without a call).
+  std::vector<const Stmt *> Sites(Calls.begin(), Calls.end());
+  std::function<void(const Stmt *)> Spins = [&](const Stmt *St) {
+    if (!St)
+      return;
+    if (isa<WhileStmt, ForStmt, DoStmt>(St) && Pl.spins(St))
+      Sites.push_back(St);
+    for (const Stmt *C : St->children())
+      Spins(C);
+  };
+  Spins(Body);
+  auto conditionOf = [](const Stmt *St) -> const Stmt * {
+    if (const auto *W = dyn_cast<WhileStmt>(St))
+      return W->getCond();
+    if (const auto *F = dyn_cast<ForStmt>(St))
+      return F->getCond();
+    if (const auto *D = dyn_cast<DoStmt>(St))
+      return D->getCond();
+    return St;
+  };
   for (const VAArgExpr *VA : Reads) {
     unsigned At = offsetOf(VA->getBeginLoc());
-    for (const CallExpr *CE : Calls) {
-      unsigned CB = offsetOf(CE->getBeginLoc());
+    for (const Stmt *Site : Sites) {
+      const auto *CE = dyn_cast<CallExpr>(Site);
+      unsigned CB = offsetOf(Site->getBeginLoc());
+      if (CB == ~0u)
+        continue;
+      // The CFG where it can tell (a goto back to before the read, a call
+      // on a branch that returns first); the text's order where not.
+      std::optional<bool> Path = reaches(CE ? Site : conditionOf(Site), VA);
       bool Before = CB < At;
       for (auto [LB, LE] : Loops)
         Before |= LB <= CB && CB <= LE && LB <= At && At <= LE;
-      // Not a call on a branch that returns before the read.
-      if (!Before || CB == ~0u || !mayFollow(CE, VA))
+      if (!(Path ? *Path : Before))
         continue;
-      const FunctionDecl *G = CE->getDirectCallee();
+      const FunctionDecl *G = CE ? CE->getDirectCallee() : nullptr;
+      std::string Line =
+          std::to_string(SM.getExpansionLineNumber(Site->getBeginLoc()));
       std::string Call =
-          "after the call to " +
-          (G ? quoted(G->getName()) : std::string("a function pointer")) +
-          " on line " +
-          std::to_string(SM.getExpansionLineNumber(CE->getBeginLoc())) +
-          ", which may reach a safepoint; the variadic arguments are no roots";
+          (CE ? "after the call to " +
+                    (G ? quoted(G->getName())
+                       : std::string("a function pointer")) +
+                    " on line " + Line
+              : "after the loop on line " + Line +
+                    ", which waits for another thread (a poll there is a "
+                    "safepoint)") +
+          (CE ? ", which may reach a safepoint" : "") +
+          "; the variadic arguments are no roots";
       // A `void *` argument may be a compact object's address (a generic
       // container's `push_all(l, n, ...)`) or anything else: warned, as a
       // void * kept where the switch cannot see it is.

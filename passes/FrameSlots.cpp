@@ -342,14 +342,14 @@ const CFG *CheckedWalker::cfg() {
   return G;
 }
 
-/// False only where the CFG shows that no path leads from From to To
-/// (a call on a branch that returns before a later read).
-bool CheckedWalker::mayFollow(const Stmt *From, const Stmt *To) {
+/// Whether a path of the function's CFG leads from From to To; nothing
+/// where the CFG cannot tell (none, setjmp, either not an element of it).
+std::optional<bool> CheckedWalker::reaches(const Stmt *From, const Stmt *To) {
   if (!cfg() || CfgPruned)
-    return true;
+    return std::nullopt;
   auto F = CfgPos.find(From), T = CfgPos.find(To);
   if (F == CfgPos.end() || T == CfgPos.end())
-    return true;
+    return std::nullopt;
   auto [FB, FI] = F->second;
   auto [TB, TI] = T->second;
   if (FB == TB && FI < TI)

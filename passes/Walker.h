@@ -18,9 +18,10 @@
 #define COMPACTPTR_WALKER_H
 
 #include "Planner.h"
-#include "clang/Analysis/AnalysisDeclContext.h"
 #include "clang/Analysis/Analyses/LiveVariables.h"
+#include "clang/Analysis/AnalysisDeclContext.h"
 #include <memory>
+#include <optional>
 
 namespace compactptr {
 
@@ -232,7 +233,7 @@ private:
   llvm::DenseMap<const clang::Stmt *, std::pair<const clang::CFGBlock *, unsigned>> CfgPos;
   void computeLiveness();
   const clang::CFG *cfg();
-  bool mayFollow(const clang::Stmt *From, const clang::Stmt *To);
+  std::optional<bool> reaches(const clang::Stmt *From, const clang::Stmt *To);
   bool deadAfter(const clang::Stmt *At, const clang::VarDecl *VD);
   bool SlotFrame = false; ///< the frame of slots was placed
   clang::FileID BodyFID;

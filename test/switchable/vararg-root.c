@@ -68,6 +68,40 @@ struct node *make_macro(long key, int n, ...) {
   return t;
 }
 
+// A goto back to a label before the read: the allocation after it in the
+// text comes before the next read (the CFG says so; the text's order
+// missed it).
+struct node *chain_goto(int n, ...) {
+  struct node *head = NULL;
+  va_list ap;
+  va_start(ap, n);
+  int i = 0;
+again:
+  if (i < n) {
+    struct node *k = va_arg(ap, struct node *); // expected-error {{va_arg reads a compact pointer after the call to 'malloc' on line 82}}
+    struct node *c = malloc(sizeof *c);
+    c->a = k;
+    c->b = head;
+    head = c;
+    i++;
+    goto again;
+  }
+  va_end(ap);
+  return head;
+}
+
+// A loop that waits for another thread is polled: a safepoint with no call.
+extern _Atomic int go;
+struct node *after_wait(int n, ...) {
+  va_list ap;
+  va_start(ap, n);
+  while (!go)
+    ;
+  struct node *t = va_arg(ap, struct node *); // expected-error {{va_arg reads a compact pointer after the loop on line 98, which waits for another thread (a poll there is a safepoint)}}
+  va_end(ap);
+  return t;
+}
+
 // A branch that allocates and goes on to the read: still before it.
 struct node *make_fallthrough(long key, int n, ...) {
   struct node *spare = NULL;
@@ -75,7 +109,7 @@ struct node *make_fallthrough(long key, int n, ...) {
     spare = malloc(sizeof *spare);
   va_list ap;
   va_start(ap, n);
-  struct node *t = n > 0 ? va_arg(ap, struct node *) : spare; // expected-error {{va_arg reads a compact pointer after the call to 'malloc' on line 75}}
+  struct node *t = n > 0 ? va_arg(ap, struct node *) : spare; // expected-error {{va_arg reads a compact pointer after the call to 'malloc' on line 109}}
   va_end(ap);
   t->key = key;
   return t;
