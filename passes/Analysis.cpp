@@ -321,6 +321,13 @@ public:
   bool VisitVarDecl(VarDecl *VD) {
     if (rootShape(M, VD->getType()).Kind)
       HoldsCompact = true;
+    // A cleanup function is called where the variable's scope ends, a call
+    // no CallExpr shows: what it reaches, the function reaches (a caller
+    // kept its roots in no frame around a function whose cleanup
+    // allocated, and stopped at their first use after the switch).
+    if (const auto *C = VD->getAttr<CleanupAttr>())
+      if (const FunctionDecl *F = C->getFunctionDecl())
+        Callees.push_back(F->getCanonicalDecl());
     return true;
   }
   // A spin loop polls for the switch (LoopPolls.cpp): a safepoint.

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Planner.h"
+#include "clang/AST/Attr.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
@@ -272,7 +273,25 @@ const CallExpr *Planner::firstMayReachCall(const Stmt *St) const {
 
 bool Planner::copyable(const Stmt *St) const {
   return !firstMayReachCall(St) && !hasLabel(St) && !hasStaticLocal(St) &&
-         !hasForeignCase(St) && !hasSpinLoop(St);
+         !hasForeignCase(St) && !hasSpinLoop(St) && !hasSafepointCleanup(St);
+}
+
+bool Planner::hasSafepointCleanup(const Stmt *St) const {
+  return anyNode(St, [&](const Stmt *X) {
+    const auto *DS = dyn_cast<DeclStmt>(X);
+    if (!DS)
+      return false;
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D))
+        if (const auto *C = VD->getAttr<CleanupAttr>())
+          if (const FunctionDecl *F = C->getFunctionDecl()) {
+            unsigned Cls = classOf(F);
+            if ((Cls & FC_Safepoint) ||
+                ((Cls & FC_Opaque) && !Duals.count(F->getCanonicalDecl())))
+              return true;
+          }
+    return false;
+  });
 }
 
 bool Planner::spins(const Stmt *Loop) const { return M.SpinLoops.count(Loop); }

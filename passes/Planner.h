@@ -92,6 +92,9 @@ public:
   bool spins(const clang::Stmt *Loop) const;
   /// St holds a spin loop (or is one): a safepoint can run inside it.
   bool hasSpinLoop(const clang::Stmt *St) const;
+  /// St declares a variable whose cleanup function may reach a safepoint:
+  /// a call at the end of its scope that no CallExpr shows.
+  bool hasSafepointCleanup(const clang::Stmt *St) const;
   /// The run of the statements of a block of a checked function that
   /// starts at Body[I]: it stops before a statement that may reach a
   /// safepoint other than at transfer sites, or cannot be copied (in main:

@@ -371,6 +371,23 @@ public:
                    " as a compact pointer; compact pointers must point to heap "
                    "objects: give it a pointer variable that holds a heap object",
                {tokRange(VD->getSourceRange())});
+    // The cleanup runs when the scope ends, where the function saves no
+    // roots: one that may switch leaves the function's compact pointers
+    // (and whatever it computed from addresses) behind.
+    if (const FunctionDecl *F = C ? C->getFunctionDecl() : nullptr;
+        F && S.Opts.switchable() && !S.isIgnoredLoc(VD->getLocation()))
+      if (auto It = M.Functions.find(F->getCanonicalDecl());
+          It != M.Functions.end() && (It->second & FC_Safepoint))
+        S.report(Diag::CallbackSafepoint, VD->getLocation(),
+                 quoted(F->getName()) +
+                     " may reach a safepoint (it allocates compact objects, "
+                     "or calls what does), and it runs as the cleanup of " +
+                     quoted(VD->getName()) +
+                     " when its scope ends, where no roots are saved: a "
+                     "switch there leaves the function's compact pointers "
+                     "pointing into the released arena; allocate before the "
+                     "scope ends, or release only in the cleanup",
+                 {tokRange(VD->getSourceRange())});
     if (S.Opts.switchable() && VD->hasGlobalStorage() && VD->getInit())
       checkLayoutConstant(VD->getInit(), "a static initializer");
     checkFlexInitializer(VD);
