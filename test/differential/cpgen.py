@@ -239,6 +239,15 @@ class Gen:
         self.xtu = self.xr.random() < 1 / 3
         self.facts["ctor_file"] = self.xtu
         self.ctor_out = []
+        # A quarter of the programs take tickets back in cleanup functions
+        # (`unsigned tk __attribute__((cleanup(cpg_refill0))) = ...;` in a
+        # block of a step): the cleanup allocates a node into a pool when
+        # the block ends, a call no call expression shows, so the step
+        # reaches a safepoint there and main keeps its roots around it.
+        # A PRNG of its own, so the rest of each program is unchanged.
+        self.kr = random.Random(seed * 2750159 + 17)
+        self.cleanups = self.kr.random() < 0.25
+        self.facts["cleanup"] = self.cleanups
         self.v_allocs = "cpg_allocs" if self.xtu else "allocs"
         self.v_serial = "cpg_serial" if self.xtu else "serial"
 
@@ -548,6 +557,15 @@ class Gen:
                 e("  return p;")
                 e("}")
                 e = self.emit
+            if self.cleanups:
+                # a ticket's cleanup: a node into the pool (op "cleanup")
+                e("static __attribute__((unused)) void cpg_refill%d(unsigned *key) {" % t.idx)
+                e("  unsigned i = *key %% %du;" % t.pool_n)
+                # (after the chain's head, as op "grow" does: links from
+                # other nodes name heads, which a chain's kill scrubs)
+                e("  struct %s *nn = new%d(*key), *h = %s;" % (n, t.idx, self.pool(t, "i")))
+                e("  if (h) { nn->next = h->next; h->next = nn; } else %s = nn;" % self.pool(t, "i"))
+                e("}")
             # hash of one object: scalars, doubles and the keys of link targets
             e("static unsigned long hash%d(const struct %s *o) {" % (t.idx, n))
             e("  unsigned long h = o->k * 3u + o->id;")
@@ -732,6 +750,19 @@ class Gen:
         if polling:
             kinds += ["hold", "growp", "walkp"]
         kinds += self.slot_kinds(t, polling)
+        if self.cleanups and self.kr.random() < 0.2:
+            # read inside the block, the ticket taken back at its end; the
+            # pool read again after it, in the mode the switch left
+            kr = self.kr
+            at = kr.randrange(t.pool_n)
+            return ["{",
+                    "  unsigned tk%d __attribute__((cleanup(cpg_refill%d))) = rnd(%du);"
+                    % (x, x, 100000),
+                    "  %s = %s;" % (p, self.pool(t, "rnd(%du)" % t.pool_n)),
+                    "  if (%s) acc += %s->k + tk%d;" % (p, p, x),
+                    "}",
+                    "acc += %s ? hash%d(%s) : 7u;" % (self.pool(t, "%du" % at), x,
+                                                      self.pool(t, "%du" % at))], 1
         k = r.choice(kinds)
         if k in SLOT_KINDS:
             return self.slot_op(t, polling, k)
