@@ -325,9 +325,15 @@ public:
     // no CallExpr shows: what it reaches, the function reaches (a caller
     // kept its roots in no frame around a function whose cleanup
     // allocated, and stopped at their first use after the switch).
+    // One of another file, or a system header's that calls through a
+    // pointer, may allocate, as an opaque call may.
     if (const auto *C = VD->getAttr<CleanupAttr>())
-      if (const FunctionDecl *F = C->getFunctionDecl())
-        Callees.push_back(F->getCanonicalDecl());
+      if (const FunctionDecl *F = C->getFunctionDecl()) {
+        if (opaqueCleanup(S, F))
+          Opaque = Allocates = true;
+        else
+          Callees.push_back(F->getCanonicalDecl());
+      }
     return true;
   }
   // A spin loop polls for the switch (LoopPolls.cpp): a safepoint.
@@ -823,6 +829,29 @@ bool isOpaqueCall(const Session &S, const CallExpr *CE) {
     return false;
   }
   return !definedHere(S.M, FD);
+}
+
+bool opaqueCleanup(const Session &S, const FunctionDecl *F) {
+  if (F->getBuiltinID() || isRuntimeFunction(F) || isSafepointFunction(F) ||
+      F->hasAttr<PureAttr>() || F->hasAttr<ConstAttr>())
+    return false;
+  if (S.SM.isInSystemHeader(S.SM.getExpansionLoc(F->getLocation()))) {
+    // glibc's __pthread_cleanup_routine, pthread_cleanup_push's cleanup
+    // under -fexceptions, calls the handler through the frame's pointer.
+    const FunctionDecl *Def = F->getDefinition();
+    std::function<bool(const Stmt *)> Indirect = [&](const Stmt *St) {
+      if (!St)
+        return false;
+      if (const auto *CE = dyn_cast<CallExpr>(St); CE && !CE->getDirectCallee())
+        return true;
+      for (const Stmt *C : St->children())
+        if (Indirect(C))
+          return true;
+      return false;
+    };
+    return Def && Indirect(Def->getBody());
+  }
+  return !definedHere(S.M, F);
 }
 
 std::string dualBlocker(const SourceManager &SM, const FunctionDecl *FD) {

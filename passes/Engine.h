@@ -210,6 +210,10 @@ const clang::FunctionDecl *blockingCallbackHere(const Session &S, const clang::C
 /// a builtin, a runtime function, `pure` or `const`, or a system-header
 /// function handed a function (qsort's comparator).
 bool isOpaqueCall(const Session &S, const clang::CallExpr *CE);
+/// A variable's cleanup function F is code the engine cannot see, as an
+/// opaque call's callee: of another file, or a system header's that calls
+/// through a pointer (glibc's pthread_cleanup_push under -fexceptions).
+bool opaqueCleanup(const Session &S, const clang::FunctionDecl *F);
 /// Analysis.cpp: CE calls alloca or one of clang's __builtin_alloca forms.
 bool isAllocaCall(const clang::CallExpr *CE);
 /// Analysis.cpp: the first call of FD (switchable mode) to another file's

@@ -689,26 +689,43 @@ static const CallExpr *keptLocal(Session &S, const VarDecl *V, unsigned Depth);
 
 /// A call of a function of the file whose result (a struct built from
 /// FD's parameters: `make_entry(name, p)`) a keeping call takes.
-static const CallExpr *keptResult(Session &S, const FunctionDecl *FD) {
+static const CallExpr *keptValue(Session &S, const Expr *E,
+                                 const FunctionDecl *FD, unsigned Depth);
+
+/// A call of FD, a function of the file, whose result (a struct built
+/// from its parameters: `make_entry(name, p)`) reaches a keeping call:
+/// directly, or through a local of the caller.
+static const CallExpr *keptResult(Session &S, const FunctionDecl *FD,
+                                  unsigned Depth) {
   struct Calls : RecursiveASTVisitor<Calls> {
     Session &S;
-    const FunctionDecl *FD;
+    const FunctionDecl *FD, *In = nullptr;
+    unsigned Depth;
     const CallExpr *Found = nullptr;
-    Calls(Session &S, const FunctionDecl *FD) : S(S), FD(FD) {}
+    Calls(Session &S, const FunctionDecl *FD, unsigned Depth)
+        : S(S), FD(FD), Depth(Depth) {}
+    bool TraverseFunctionDecl(FunctionDecl *D) {
+      const FunctionDecl *Outer = In;
+      In = D;
+      bool Go = RecursiveASTVisitor::TraverseFunctionDecl(D);
+      In = Outer;
+      return Go;
+    }
     bool VisitCallExpr(CallExpr *CE) {
       const FunctionDecl *G = CE->getDirectCallee();
       if (G && G->getCanonicalDecl() == FD->getCanonicalDecl())
-        Found = keepingCall(S, CE);
+        Found = keptValue(S, CE, In, Depth + 1);
       return !Found;
     }
-  } C(S, FD);
+  } C(S, FD, Depth);
   C.TraverseDecl(S.Ctx.getTranslationUnitDecl());
   return C.Found;
 }
 
-/// Where the struct value E (a local's, a compound literal) goes: to a
-/// keeping call directly, into another local that goes there, or out as
-/// the function's result; a few steps deep.
+/// Where the struct value E (a local's, a compound literal, a call's
+/// result) goes: to a keeping call directly, into another local that goes
+/// there, to a parameter of a function of the file that does (a wrapper
+/// `put(e)`), or out as the function's result; a few steps deep.
 static const CallExpr *keptValue(Session &S, const Expr *E,
                                  const FunctionDecl *FD, unsigned Depth) {
   if (const CallExpr *CE = keepingCall(S, E))
@@ -719,6 +736,14 @@ static const CallExpr *keptValue(Session &S, const Expr *E,
   const Expr *P = parentSkippingParens(S.Ctx, E, &At);
   while (isa_and_nonnull<ImplicitCastExpr>(P))
     P = parentSkippingParens(S.Ctx, At = P, &At);
+  if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
+    const FunctionDecl *G = CE->getDirectCallee();
+    const FunctionDecl *Def = G ? G->getDefinition() : nullptr;
+    unsigned I = argumentIndex(CE, At);
+    return Def && Def->hasBody() && I < Def->getNumParams()
+               ? keptLocal(S, Def->getParamDecl(I), Depth + 1)
+               : nullptr;
+  }
   if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P)) {
     const VarDecl *W =
         BO->getOpcode() == BO_Assign && BO->getRHS()->IgnoreParens() == At
@@ -734,7 +759,7 @@ static const CallExpr *keptValue(Session &S, const Expr *E,
   if (const auto *W = Ps[0].get<VarDecl>())
     return keptLocal(S, W, Depth + 1);
   if (Ps[0].get<ReturnStmt>() && FD)
-    return keptResult(S, FD);
+    return keptResult(S, FD, Depth);
   return nullptr;
 }
 

@@ -32,7 +32,6 @@
 //===----------------------------------------------------------------------===//
 #include "Walker.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/Analysis/Analyses/CFGReachabilityAnalysis.h"
 #include <functional>
 
 using namespace clang;
@@ -345,7 +344,8 @@ const CFG *CheckedWalker::cfg() {
 /// Whether a path of the function's CFG leads from From to To; nothing
 /// where the CFG cannot tell (none, setjmp, either not an element of it).
 std::optional<bool> CheckedWalker::reaches(const Stmt *From, const Stmt *To) {
-  if (!cfg() || CfgPruned)
+  const CFG *G = cfg();
+  if (!G)
     return std::nullopt;
   auto F = CfgPos.find(From), T = CfgPos.find(To);
   if (F == CfgPos.end() || T == CfgPos.end())
@@ -354,11 +354,28 @@ std::optional<bool> CheckedWalker::reaches(const Stmt *From, const Stmt *To) {
   auto [TB, TI] = T->second;
   if (FB == TB && FI < TI)
     return true;
-  // A block reaches itself only around a loop: through a successor.
-  for (const CFGBlock *Succ : FB->succs())
-    if (Succ && (Succ == TB ||
-                 CfgCtx->getCFGReachablityAnalysis()->isReachable(Succ, TB)))
+  // Through the successors (a block reaches itself only around a loop),
+  // edges marked unreachable included: a switch over an enum that names
+  // every enumerator is left by an out-of-range value.
+  llvm::BitVector Seen(G->getNumBlockIDs());
+  llvm::SmallVector<const CFGBlock *, 16> Work;
+  auto push = [&](const CFGBlock *B) {
+    for (const CFGBlock::AdjacentBlock &A : B->succs())
+      if (const CFGBlock *Next = A.isReachable()
+                                     ? A.getReachableBlock()
+                                     : A.getPossiblyUnreachableBlock();
+          Next && !Seen.test(Next->getBlockID())) {
+        Seen.set(Next->getBlockID());
+        Work.push_back(Next);
+      }
+  };
+  push(FB);
+  while (!Work.empty()) {
+    const CFGBlock *B = Work.pop_back_val();
+    if (B == TB)
       return true;
+    push(B);
+  }
   return false;
 }
 

@@ -286,7 +286,7 @@ bool Planner::hasSafepointCleanup(const Stmt *St) const {
         if (const auto *C = VD->getAttr<CleanupAttr>())
           if (const FunctionDecl *F = C->getFunctionDecl()) {
             unsigned Cls = classOf(F);
-            if ((Cls & FC_Safepoint) ||
+            if (opaqueCleanup(S, F) || (Cls & FC_Safepoint) ||
                 ((Cls & FC_Opaque) && !Duals.count(F->getCanonicalDecl())))
               return true;
           }

@@ -114,3 +114,19 @@ void enter_more(struct sym *s, char *name) {
   hsearch(batch.items[0], ENTER);
   hsearch(entry_of(name, s), ENTER);
 }
+
+// The helper's result kept in a local first, and a wrapper that enters
+// what it is handed.
+static ENTRY entry_for(char *name, struct sym *s) {
+  ENTRY e = {name, s};
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:20: warning: a compact pointer to 'struct sym' is stored as 'void *' in 'ENTRY' handed to 'hsearch' on line [[@LINE+3]]
+  return e;
+}
+static void put(ENTRY e) { hsearch(e, ENTER); }
+void enter_wrapped(struct sym *s, char *name) {
+  ENTRY got = entry_for(name, s);
+  put(got);
+  ENTRY direct = {name, s};
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:25: warning: a compact pointer to 'struct sym' is stored as 'void *' in 'ENTRY' handed to 'hsearch' on line [[@LINE-5]]
+  put(direct);
+}

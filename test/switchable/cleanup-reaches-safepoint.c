@@ -14,6 +14,12 @@
 // RUN: env COMPACTPTR_ARENA_LIMIT=512K COMPACTPTR_VERIFY=1 COMPACTPTR_STATS=1 %t 2> %t.err | diff %t.expect -
 // RUN: grep -q 'switch to wide mode' %t.err
 // RUN: FileCheck %s < %t.expect
+// A cleanup function of another file is code the plugin cannot see: its
+// variable's function may reach a safepoint there (before: exit 70).
+// RUN: %clang %cflags -O1 -fplugin=%plugin -DREFILL_ONLY -c %s -o %t.refill.o
+// RUN: %clang %cflags -O1 -fplugin=%plugin -DREFILL_ELSEWHERE %s %t.refill.o %runtime -o %t.two
+// RUN: env COMPACTPTR_ARENA_LIMIT=512K COMPACTPTR_VERIFY=1 COMPACTPTR_STATS=1 %t.two 2> %t.two.err | diff %t.expect -
+// RUN: grep -q 'switch to wide mode' %t.two.err
 // WARN: warning: 'refill' may reach a safepoint (it allocates compact objects, or calls what does), and it runs as the cleanup of 'ticket' when its scope ends, where no roots are saved
 // CHECK: sum 7999200020000 pool 20000
 #include <compactptr.h>
@@ -25,17 +31,27 @@ struct CP_COMPACT node {
   long v;
 };
 
-static struct node *pool;
-static long pooled;
+#ifdef REFILL_ONLY
+extern struct node *pool;
+extern long pooled;
+#else
+struct node *pool;
+long pooled;
+#endif
 
+#ifdef REFILL_ELSEWHERE
+void refill(int *ticket);
+#else
 /* Takes a ticket back: the pool grows by a node each time. */
-static void refill(int *ticket) {
+void refill(int *ticket) {
   struct node *n = malloc(sizeof *n);
   n->v = *ticket;
   n->next = pool;
   pool = n;
   pooled++;
 }
+#endif
+#ifndef REFILL_ONLY
 
 /* Reads the list before the cleanup runs (a compact pointer of its own
  * read after it is what the warning is about), and the pool, a global,
@@ -64,3 +80,4 @@ int main(void) {
   printf("sum %ld pool %ld\n", sum, pooled);
   return 0;
 }
+#endif
