@@ -316,16 +316,42 @@ void CheckedWalker::checkStackArrays(const Stmt *Body) {
 /// (`make(key, 2, l, r)` that allocates its node first).  After: the call
 /// starts before the va_arg in the text, or both are in one loop.
 void CheckedWalker::checkVarArgs(const Stmt *Body) {
-  std::vector<const VAArgExpr *> Reads;
+  // The reads: each va_arg of a compact pointer or `void *`, and each call
+  // that hands this function's va_list to a function of the file reading
+  // one from it (`t->l = vfirst(ap);`), with the type it reads.
+  std::vector<std::pair<const Expr *, QualType>> Reads;
+  auto reads = [&](QualType T) {
+    return rootShape(M, T).Kind || T->isVoidPointerType();
+  };
   std::function<void(const Stmt *)> Find = [&](const Stmt *St) {
     if (!St)
       return;
     if (const auto *VA = dyn_cast<VAArgExpr>(St);
-        VA &&
-        (rootShape(M, VA->getType()).Kind ||
-         VA->getType()->isVoidPointerType()) &&
-        !S.isIgnoredLoc(VA->getExprLoc()))
-      Reads.push_back(VA);
+        VA && reads(VA->getType()) && !S.isIgnoredLoc(VA->getExprLoc()))
+      Reads.push_back({VA, VA->getType()});
+    if (const auto *CE = dyn_cast<CallExpr>(St); CE && CE->getDirectCallee())
+      if (const FunctionDecl *Def = CE->getDirectCallee()->getDefinition();
+          Def && Def->hasBody() && !S.isIgnoredLoc(CE->getExprLoc()) &&
+          llvm::any_of(CE->arguments(), [&](const Expr *A) {
+            return S.Ctx.hasSameType(
+                A->getType(),
+                S.Ctx.getDecayedType(S.Ctx.getBuiltinVaListType()));
+          })) {
+        std::function<const VAArgExpr *(const Stmt *)> First =
+            [&](const Stmt *X) -> const VAArgExpr * {
+          if (!X)
+            return nullptr;
+          if (const auto *VA = dyn_cast<VAArgExpr>(X);
+              VA && reads(VA->getType()))
+            return VA;
+          for (const Stmt *C : X->children())
+            if (const VAArgExpr *R = First(C))
+              return R;
+          return nullptr;
+        };
+        if (const VAArgExpr *VA = First(Def->getBody()))
+          Reads.push_back({CE, VA->getType()});
+      }
     for (const Stmt *C : St->children())
       Find(C);
   };
@@ -356,7 +382,7 @@ void CheckedWalker::checkVarArgs(const Stmt *Body) {
       return D->getCond();
     return St;
   };
-  for (const VAArgExpr *VA : Reads) {
+  for (auto [VA, Type] : Reads) {
     unsigned At = offsetOf(VA->getBeginLoc());
     for (const Stmt *Site : Sites) {
       const auto *CE = dyn_cast<CallExpr>(Site);
@@ -387,16 +413,21 @@ void CheckedWalker::checkVarArgs(const Stmt *Body) {
       // A `void *` argument may be a compact object's address (a generic
       // container's `push_all(l, n, ...)`) or anything else: warned, as a
       // void * kept where the switch cannot see it is.
-      if (!rootShape(M, VA->getType()).Kind)
+      // A helper handed the va_list reads for it.
+      std::string Who = "va_arg";
+      if (const auto *Helper = dyn_cast<CallExpr>(VA))
+        Who = quoted(Helper->getDirectCallee()->getName()) +
+              ", handed the va_list here,";
+      if (!rootShape(M, Type).Kind)
         S.report(Diag::VoidEscape, VA->getExprLoc(),
-                 "va_arg reads a 'void *' " + Call +
+                 Who + " reads a 'void *' " + Call +
                      ", so if the caller passed a compact object's address "
                      "there, after a switch it points into the released "
                      "arena: read the arguments into locals before that call",
                  {tokRange(VA->getSourceRange())});
       else
         S.report(Diag::VarargRoot, VA->getExprLoc(),
-                 "va_arg reads a compact pointer " + Call +
+                 Who + " reads a compact pointer " + Call +
                      ", so after a switch there it would point into the "
                      "released arena: read them into locals before that call",
                  {tokRange(VA->getSourceRange())});
