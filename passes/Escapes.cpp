@@ -686,9 +686,6 @@ static const CallExpr *keepingCall(Session &S, const Expr *E) {
 }
 
 static const CallExpr *keptLocal(Session &S, const VarDecl *V, unsigned Depth);
-
-/// A call of a function of the file whose result (a struct built from
-/// FD's parameters: `make_entry(name, p)`) a keeping call takes.
 static const CallExpr *keptValue(Session &S, const Expr *E,
                                  const FunctionDecl *FD, unsigned Depth);
 
