@@ -329,8 +329,8 @@ const CFG *CheckedWalker::cfg() {
     return nullptr;
   // Edges the CFG still marks unreachable -- a switch over an enum that
   // names every enumerator and has no default, which an out-of-range value
-  // (flags, a cast) leaves through -- are paths neither LiveVariables nor
-  // the reachability analysis follows.
+  // (flags, a cast) leaves through -- are paths LiveVariables does not
+  // follow: no liveness for such a function (reaches() follows them).
   for (const CFGBlock *B : *G)
     for (const CFGBlock::AdjacentBlock &A : B->succs())
       CfgPruned |= !A.isReachable() && A.getPossiblyUnreachableBlock();
