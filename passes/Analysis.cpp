@@ -1046,6 +1046,19 @@ const VarDecl *localArrayOf(const Expr *E) {
   return localVariable(P);
 }
 
+const FunctionDecl *enclosingFunction(ASTContext &Ctx, const Stmt *E) {
+  DynTypedNode N = DynTypedNode::create(*E);
+  for (unsigned Guard = 0; Guard < 4096; ++Guard) {
+    auto Ps = Ctx.getParents(N);
+    if (Ps.empty())
+      return nullptr;
+    if (const auto *FD = Ps[0].get<FunctionDecl>())
+      return FD;
+    N = Ps[0];
+  }
+  return nullptr;
+}
+
 const VarDecl *localStorage(const Expr *E) {
   for (;;) {
     E = E->IgnoreParenImpCasts();

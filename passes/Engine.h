@@ -516,6 +516,9 @@ const clang::VarDecl *localArrayOf(const clang::Expr *E);
 /// memory the lvalue E is: `v`, `v.f`, `v[i]`, `v.a[i].f` (never through
 /// a pointer); null otherwise.
 const clang::VarDecl *localStorage(const clang::Expr *E);
+/// The function whose body holds E, or null.
+const clang::FunctionDecl *enclosingFunction(clang::ASTContext &Ctx,
+                                             const clang::Stmt *E);
 /// A compact-pointer field (or element of a handle array field) of a
 /// compact-located object, or an element of a root array that holds
 /// handles (isHandleRootElement): in compact layout it holds a handle.

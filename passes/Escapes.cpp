@@ -667,11 +667,19 @@ static const VarDecl *hiddenCleanupArg(ASTContext &Ctx, const Expr *E) {
 /// The call of a libc function that keeps its struct argument (hsearch's
 /// ENTRY) whose argument is the value E, through parentheses and implicit
 /// conversions; null where E is no such argument, or the action is FIND.
-static const CallExpr *keepingCall(Session &S, const Expr *E) {
-  const Expr *At = E;
+/// E's parent through parentheses and implicit conversions (null at a
+/// statement or declaration); At, the outermost of them.
+static const Expr *useOf(Session &S, const Expr *E, const Expr *&At) {
+  At = E;
   const Expr *P = parentSkippingParens(S.Ctx, E, &At);
   while (isa_and_nonnull<ImplicitCastExpr>(P))
     P = parentSkippingParens(S.Ctx, At = P, &At);
+  return P;
+}
+
+static const CallExpr *keepingCall(Session &S, const Expr *E) {
+  const Expr *At;
+  const Expr *P = useOf(S, E, At);
   const auto *CE = dyn_cast_or_null<CallExpr>(P);
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
   int K = keptArgument(FD);
@@ -729,10 +737,8 @@ static const CallExpr *keptValue(Session &S, const Expr *E,
     return CE;
   if (Depth >= 3)
     return nullptr;
-  const Expr *At = E;
-  const Expr *P = parentSkippingParens(S.Ctx, E, &At);
-  while (isa_and_nonnull<ImplicitCastExpr>(P))
-    P = parentSkippingParens(S.Ctx, At = P, &At);
+  const Expr *At;
+  const Expr *P = useOf(S, E, At);
   if (const auto *CE = dyn_cast_or_null<CallExpr>(P)) {
     const FunctionDecl *G = CE->getDirectCallee();
     const FunctionDecl *Def = G ? G->getDefinition() : nullptr;
@@ -798,14 +804,7 @@ static const CallExpr *keptLocal(Session &S, const VarDecl *V, unsigned Depth) {
 /// before the call still counts).
 static const CallExpr *structKeptByLibc(Session &S, const Expr *Cur,
                                         const Expr *P) {
-  const FunctionDecl *FD = nullptr;
-  for (DynTypedNode N = DynTypedNode::create(*Cur); !FD;) {
-    auto Ps = S.Ctx.getParents(N);
-    if (Ps.empty())
-      break;
-    FD = Ps[0].get<FunctionDecl>();
-    N = Ps[0];
-  }
+  const FunctionDecl *FD = enclosingFunction(S.Ctx, Cur);
   // (A designated initializer's parent is its syntactic form.)
   if (isa_and_nonnull<InitListExpr, DesignatedInitExpr>(P)) {
     const Expr *Top = P;

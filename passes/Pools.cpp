@@ -331,20 +331,6 @@ private:
   }
 };
 
-/// The function whose body holds E, or null.
-const FunctionDecl *enclosingFunction(ASTContext &Ctx, const Stmt *E) {
-  DynTypedNode N = DynTypedNode::create(*E);
-  for (unsigned Guard = 0; Guard < 4096; ++Guard) {
-    auto Ps = Ctx.getParents(N);
-    if (Ps.empty())
-      return nullptr;
-    if (const auto *FD = Ps[0].get<FunctionDecl>())
-      return FD;
-    N = Ps[0];
-  }
-  return nullptr;
-}
-
 } // namespace
 
 /// G hands out memory it only looks up: its body calls nothing and

@@ -144,13 +144,13 @@ static struct node *make(long key, int n, ...) {
   return t;
 }
 
-// An error path that allocates and returns comes first in the text, but
+// An error path that allocates a blank node and returns comes first in the text, but
 // no path leads from its call to the reads.
-static struct node *make_or_stub(long key, int n, ...) {
+static struct node *make_or_blank(long key, int n, ...) {
   if (n < 0) {
-    struct node *stub = calloc(1, sizeof *stub);
-    stub->key = key;
-    return stub;
+    struct node *blank = calloc(1, sizeof *blank);
+    blank->key = key;
+    return blank;
   }
   va_list ap;
   va_start(ap, n);
@@ -171,7 +171,7 @@ static long sum(const struct node *t) {
 int main(void) {
   struct node *l = make(1, 0);
   for (long i = 2; i <= 100000; i++)
-    l = make(0, 2, make_or_stub(i, i % 3 ? 0 : 1, make(i, 0)), l);
+    l = make(0, 2, make_or_blank(i, i % 3 ? 0 : 1, make(i, 0)), l);
   printf("sum %ld\n", sum(l));
   return 0;
 }
