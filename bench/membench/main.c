@@ -59,6 +59,8 @@ static const char main_help[] =
     "             flush, process vs thread switch cost through a pipe\n"
     "  coldwarm   one runtime operation (handle decode, allocation, dispatch\n"
     "             call, page-map lookup) with caches warm vs clflush-evicted\n"
+    "  walk       an address-ordered list walked through 64-bit pointers or\n"
+    "             32-bit links at one stride (ns per node)\n"
     "\n"
     "Run 'compactptr-membench COMMAND --help' for a command's options.\n"
     "'cycles' are TSC reference cycles (constant rate), not core clocks.\n";
@@ -381,7 +383,8 @@ int main(int argc, char **argv) {
   } cmds[] = {{"chase", mb_cmd_chase},
               {"stride", mb_cmd_stride},
               {"tlb", mb_cmd_tlb},
-              {"coldwarm", mb_cmd_coldwarm}};
+              {"coldwarm", mb_cmd_coldwarm},
+              {"walk", mb_cmd_walk}};
   if (argc < 2) {
     fputs(main_help, stderr);
     return MB_EXIT_USAGE;
@@ -416,7 +419,7 @@ int main(int argc, char **argv) {
   }
   fprintf(stderr,
           "compactptr-membench: unknown command '%s' (expected chase, stride, "
-          "tlb or coldwarm)\nTry 'compactptr-membench --help'.\n",
+          "tlb, coldwarm or walk)\nTry 'compactptr-membench --help'.\n",
           argv[1]);
   return MB_EXIT_USAGE;
 }

@@ -321,12 +321,13 @@ void mb_plot_cleanup(const char *dir, const char *data, const char *script);
 /** "svg", "png" or NULL from a file name. */
 const char *mb_plot_format(const char *file);
 
-/* ---- the subcommands: chase.c stride.c tlb.c coldwarm.c ------------------ */
+/* ---- the subcommands: chase.c stride.c tlb.c coldwarm.c walk.c ----------- */
 
 int mb_cmd_chase(int argc, char **argv, mb_ctx_t *c);
 int mb_cmd_stride(int argc, char **argv, mb_ctx_t *c);
 int mb_cmd_tlb(int argc, char **argv, mb_ctx_t *c);
 int mb_cmd_coldwarm(int argc, char **argv, mb_ctx_t *c);
+int mb_cmd_walk(int argc, char **argv, mb_ctx_t *c);
 
 /* ---- coldwarm_runtime.c ------------------------------------------------- */
 

@@ -107,6 +107,21 @@ def main():
                         r[side + "_resolution_cycles"], side + "_cycles")
             elif not r["reason"]:
                 fail("%s unavailable without a reason" % r["op"])
+    elif cmd == "walk":
+        seen = set()
+        for r in res:
+            if r["link"] not in ("ptr64", "ptr64-alu", "u32"):
+                fail("link %r" % r["link"])
+            if r["link"] != "u32" and r["stride"] < 16:
+                fail("%s at stride %r (needs 16)" % (r["link"], r["stride"]))
+            number(r["ns_per_node"], "ns_per_node")
+            number(r["cycles_per_node"], "cycles_per_node")
+            number(r["ratio_to_ptr64"], "ratio_to_ptr64",
+                   allow_null=r["stride"] < 16)
+            seen.add((r["stride"], r["link"]))
+        for stride in {s for s, _ in seen}:
+            if stride >= 16 and (stride, "ptr64") not in seen:
+                fail("no ptr64 row at stride %d" % stride)
     print("ok: %s, %d results" % (cmd, len(res)))
 
 
