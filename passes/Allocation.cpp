@@ -674,9 +674,23 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
              {CharSourceRange::getTokenRange(SizeArg->getSourceRange())});
     return "";
   }
-  if (DT && ST && DT != ST) {
-    fail(CE, "allocation of '" + ST->WideSpelling + "' is converted to '" +
-                 ty(D) + "'");
+  // `(struct obj *)malloc(sizeof(struct num))`, num beginning with an obj
+  // (CPython's objects, a header struct first): the object allocated is
+  // the num, and the pointer names its header, at offset 0 in both
+  // layouts.  A realloc may not change the object's type.
+  if (DT && ST && DT != ST && (Block || !beginsWith(M, ST, DT))) {
+    fail(CE,
+         "allocation of '" + ST->WideSpelling + "' is converted to '" + ty(D) +
+             "', " +
+             (Block ? "a resize that would change the object's type "
+                      "(allocate a new '" +
+                          ST->WideSpelling + "' and copy into it)"
+                    : "which '" + ST->WideSpelling +
+                          "' does not begin with: allocate the type the "
+                          "pointer names, or convert to a pointer to the "
+                          "struct the allocated one begins with (its "
+                          "first member)"),
+         Diag::IncompatibleCast);
     return "";
   }
   if (DR && !SR) {

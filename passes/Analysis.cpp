@@ -575,6 +575,40 @@ bool isBytePointer(QualType T) {
   return P->isVoidType() || P->isCharType();
 }
 
+const FieldDecl *firstField(const CompactType *T) {
+  auto It = T->RD->field_begin();
+  return It == T->RD->field_end() ? nullptr : *It;
+}
+
+bool beginsWith(const Model &M, const CompactType *A, const CompactType *B) {
+  for (const FieldDecl *F = firstField(A); F;) {
+    if (F->getType()->isArrayType())
+      return false;
+    CompactType *Inner = M.recordOf(F->getType());
+    if (!Inner)
+      return false;
+    if (Inner == B)
+      return true;
+    F = firstField(Inner);
+  }
+  return false;
+}
+
+std::optional<uint64_t> constantAddress(const Expr *E, const ASTContext &Ctx) {
+  if (!E->getType()->isPointerType() || E->isValueDependent())
+    return std::nullopt;
+  // An lvalue with no base is an integer made a pointer, moved by constant
+  // arithmetic (GNU C counts `void *` arithmetic in bytes).
+  Expr::EvalResult R;
+  if (!E->EvaluateAsRValue(R, Ctx) || !R.Val.isLValue() ||
+      !R.Val.getLValueBase().isNull() || R.Val.isNullPointer())
+    return std::nullopt;
+  uint64_t V = (uint64_t)R.Val.getLValueOffset().getQuantity();
+  if (V == 0)
+    return std::nullopt;
+  return V;
+}
+
 const FunctionDecl *localDefinition(const Session &S, const CallExpr *CE) {
   const FunctionDecl *FD = CE->getDirectCallee();
   if (!FD || !isa<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
@@ -1272,6 +1306,15 @@ std::optional<HandleRun> handleRunMoved(ASTContext &Ctx, const Model &M, const C
   const Expr *N = CE->getArg(2)->IgnoreParenImpCasts();
   if (isSizeOfType(Ctx, N, Ptr))
     return R;
+  // The size of a whole array of such handles (`sizeof o->kids`, as
+  // memset's clear of one is written): that many elements.
+  if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(N);
+      U && U->getKind() == UETT_SizeOf)
+    if (const auto *AT = Ctx.getAsConstantArrayType(U->getTypeOfArgument());
+        AT && Ctx.hasSameUnqualifiedType(AT->getElementType(), Ptr)) {
+      R.Elements = AT->getSize().getZExtValue();
+      return R;
+    }
   const auto *Mul = dyn_cast<BinaryOperator>(N);
   if (!Mul || Mul->getOpcode() != BO_Mul)
     return std::nullopt;

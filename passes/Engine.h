@@ -233,6 +233,12 @@ const clang::VarDecl *localVariable(const clang::Expr *E);
 /// Analysis.cpp: T is `void *` or a pointer to a character type, the
 /// pointers C code counts bytes with.
 bool isBytePointer(clang::QualType T);
+/// Analysis.cpp: the address E stands for when it is a pointer the
+/// compiler computes from integers alone, not from any object -- a
+/// sentinel or poison value (`(void *)0x100`, the kernel's `(void *)0x100
+/// + POISON_POINTER_DELTA`) -- non-null; else nothing.
+std::optional<uint64_t> constantAddress(const clang::Expr *E,
+                                        const clang::ASTContext &Ctx);
 /// Analysis.cpp: the definition of the function CE calls directly, if it
 /// is in this TU (not in an ignored file); else null.
 const clang::FunctionDecl *localDefinition(const Session &S, const clang::CallExpr *CE);
@@ -500,6 +506,12 @@ void checkCallbackSafepoint(Session &S, const clang::CallExpr *CE);
 /// the call is handed the type's size (it allocates one).
 void checkForeignObject(Session &S, const clang::CastExpr *E);
 
+/// Analysis.cpp: the first field of T, or null.
+const clang::FieldDecl *firstField(const CompactType *T);
+/// Analysis.cpp: A begins with a value of B (its first field,
+/// recursively; Layout.cpp places a first field at offset 0 in both
+/// layouts): a pointer to an A is a pointer to that B.
+bool beginsWith(const Model &M, const CompactType *A, const CompactType *B);
 /// Analysis.cpp: expression classes the later passes share.
 /// A glvalue of compact record (or array-of-record) type that lives in a
 /// heap object, so in compact layout: `*p`, `p[i]`, `p->s`, `x.s` of such.
@@ -572,6 +584,9 @@ struct HandleAt {
 struct HandleRun {
   HandleAt Dst, Src;
   const clang::Expr *Count = nullptr;
+  /// N is the size of a whole array of such handles (`memcpy(n->kids,
+  /// o->kids, sizeof o->kids)`): its element count, else 0.
+  uint64_t Elements = 0;
 };
 std::optional<HandleRun> handleRunMoved(clang::ASTContext &Ctx, const Model &M,
                                         const clang::CallExpr *CE);

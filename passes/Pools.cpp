@@ -148,6 +148,12 @@ public:
   std::string origin(const Expr *E, const FunctionDecl *FD, unsigned Depth = 0) {
     if (!E || Depth > 6)
       return "";
+    // A sentinel computed from integers alone (the kernel's `(void *)0x100
+    // + POISON_POINTER_DELTA`) names no memory, so no pool: its value
+    // decides whether a handle holds it (Safety.cpp refuses one beyond a
+    // handle's reach where it is stored).
+    if (constantAddress(E, S.Ctx))
+      return "";
     const Expr *X = E->IgnoreParenCasts();
     if (const auto *CE = dyn_cast<CallExpr>(X))
       return callOrigin(CE, Depth);

@@ -489,7 +489,9 @@ std::string Printer::callText(const CallExpr *CE) {
   if (std::optional<HandleRun> Run = compact() ? handleRunMoved(S.Ctx, M, CE) : std::nullopt)
     return text(CE->getCallee()) + "(&" + handleText(Run->Dst) + ", " +
            (Run->Src ? "&" + handleText(Run->Src) : std::string("0")) + ", " +
-           (Run->Count ? "(" + text(Run->Count) + ") * " : std::string()) +
+           (Run->Count      ? "(" + text(Run->Count) + ") * "
+            : Run->Elements ? std::to_string(Run->Elements) + " * "
+                            : std::string()) +
            "sizeof(" + handleText(Run->Dst) + "))";
   if (CompactBodies && dualCallee(CE)) {
     // A compact body calls a dual function's compact body directly.

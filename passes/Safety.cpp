@@ -79,7 +79,10 @@ public:
                      fieldName(Sub) +
                      "[i], or pass p and index inside; a "
                      "function that wants a pointer can take a copy in a "
-                     "local array)",
+                     "local array; memcpy, memmove and memset of handles "
+                     "take sizeof p->" +
+                     fieldName(Sub) + " or n * sizeof p->" + fieldName(Sub) +
+                     "[0] as their size)",
                  {tokRange(E->getSourceRange())});
       } else if (M.recordOf(E->getType()->getPointeeType()) &&
                  M.elementOf(Sub->getType()) && !isCompactLocated(M, Sub) &&
@@ -638,8 +641,10 @@ public:
   /// layout (container_of); an offset computed at run time is the
   /// program's own (Pools.cpp traces the container_of kind).
   bool VisitBinaryOperator(BinaryOperator *E) {
-    if (!S.isIgnoredLoc(E->getExprLoc()))
+    if (!S.isIgnoredLoc(E->getExprLoc())) {
       checkAddressDifference(E);
+      checkConstantStore(E);
+    }
     if (!E->isAdditiveOp() || !E->getType()->isPointerType())
       return true;
     bool PtrLeft = E->getLHS()->getType()->isPointerType();
@@ -677,6 +682,36 @@ private:
   const FunctionDecl *Current = nullptr;
   /// Variables whose address was refused as a compact pointer already.
   llvm::DenseSet<const ValueDecl *> NonHeapReported;
+
+  /// `e->next = LIST_POISON1` with the kernel's poison value
+  /// (0xdead000000000100): a constant beyond every handle's reach, which
+  /// cp_encode would refuse at the store, stopping the program with a
+  /// message about foreign allocators and no line.  The compiler sees the
+  /// value, so the store is refused here.  (The reach is 4 GiB with the
+  /// default 1-byte granule, more with larger ones: the smallest is
+  /// taken.  A constant below it round-trips exactly.)
+  void checkConstantStore(const BinaryOperator *E) {
+    if (!S.Opts.compactBodies() || E->getOpcode() != BO_Assign ||
+        !isHandleLValue(M, E->getLHS()))
+      return;
+    std::optional<uint64_t> V = constantAddress(E->getRHS(), S.Ctx);
+    if (!V || *V < ((uint64_t)1 << 32))
+      return;
+    const Expr *L = E->getLHS()->IgnoreParenImpCasts();
+    const auto *ME = dyn_cast<MemberExpr>(L);
+    std::string Where = ME ? "field " + quoted(ME->getMemberDecl()->getName())
+                           : std::string("a compact pointer field");
+    char Hex[32];
+    snprintf(Hex, sizeof Hex, "0x%llx", (unsigned long long)*V);
+    S.report(Diag::NonHeapAddress, E->getRHS()->getExprLoc(),
+             "the constant address " + std::string(Hex) + " stored into " +
+                 Where +
+                 " is beyond what a handle holds (addresses below 4 GiB): "
+                 "the store would stop the program; use a sentinel below "
+                 "it, such as the kernel's list poison values without "
+                 "POISON_POINTER_DELTA ((void *)0x100)",
+             {tokRange(E->getRHS()->getSourceRange())});
+  }
 
   /// `(void *)((char *)p + 1)`: a tag in the low bits of the object's
   /// address (a crit-bit tree's leaf mark), kept as `void *`, not a byte
@@ -945,34 +980,12 @@ private:
     }
   }
 
-  /// The first field of T, or null.
-  static const FieldDecl *firstField(const CompactType *T) {
-    auto It = T->RD->field_begin();
-    return It == T->RD->field_end() ? nullptr : *It;
-  }
-
-  /// A begins with a value of B (its first field, recursively): a pointer
-  /// to an A is a pointer to that B.
-  bool beginsWith(const CompactType *A, const CompactType *B) {
-    for (const FieldDecl *F = firstField(A); F;) {
-      if (F->getType()->isArrayType())
-        return false;
-      CompactType *Inner = M.recordOf(F->getType());
-      if (!Inner)
-        return false;
-      if (Inner == B)
-        return true;
-      F = firstField(Inner);
-    }
-    return false;
-  }
-
   /// "" if a cast between pointers to A and B is valid in compact layout,
   /// as C makes it valid for the wide one: they share a common initial
   /// sequence (Layout.cpp places it identically in both), or one begins
   /// with the other.  Otherwise why not, naming the fields that differ.
   std::string sharedPrefix(const CompactType *A, const CompactType *B) {
-    if (beginsWith(A, B) || beginsWith(B, A))
+    if (beginsWith(M, A, B) || beginsWith(M, B, A))
       return "";
     const FieldDecl *FA = firstField(A), *FB = firstField(B);
     if (FA && FB && !FA->isBitField() && !FB->isBitField() &&

@@ -16,16 +16,16 @@ struct CP_COMPACT node {
 void visit(struct node **v, int n);
 
 void f(struct node *p) {
-  visit(p->kids, 4); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted (walk it by index, p->kids[i], or pass p and index inside; a function that wants a pointer can take a copy in a local array)}}
+  visit(p->kids, 4); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted (walk it by index, p->kids[i], or pass p and index inside; a function that wants a pointer can take a copy in a local array; memcpy, memmove and memset of handles take sizeof p->kids or n * sizeof p->kids[0] as their size)}}
   visit(&p->kids[0], 1); // expected-error {{the address of handle field 'kids' is passed to 'visit', which is not defined in this translation unit}}
   memset(p->kids, 0, sizeof p->kids);
   memset(p->kids, 0, 4 * sizeof(struct node *)); // a run of 4 handles: fine
   memmove(p->kids + 1, p->kids, 3 * sizeof p->kids[0]); // fine too
-  memset(p->kids, 0, 32); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted (walk it by index, p->kids[i], or pass p and index inside; a function that wants a pointer can take a copy in a local array)}}
-  struct node **r = memset(p->kids, 0, sizeof p->kids); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted (walk it by index, p->kids[i], or pass p and index inside; a function that wants a pointer can take a copy in a local array)}}
+  memset(p->kids, 0, 32); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted (walk it by index, p->kids[i], or pass p and index inside; a function that wants a pointer can take a copy in a local array; memcpy, memmove and memset of handles take sizeof p->kids or n * sizeof p->kids[0] as their size)}}
+  struct node **r = memset(p->kids, 0, sizeof p->kids); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted (walk it by index, p->kids[i], or pass p and index inside; a function that wants a pointer can take a copy in a local array; memcpy, memmove and memset of handles take sizeof p->kids or n * sizeof p->kids[0] as their size)}}
   (void)r;
   if (memset(p->kids, 0, sizeof p->kids)) {} // tested only: fine
-  memset(p->kids, 1, sizeof p->kids); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted (walk it by index, p->kids[i], or pass p and index inside; a function that wants a pointer can take a copy in a local array)}}
+  memset(p->kids, 1, sizeof p->kids); // expected-error {{'kids' is a handle array field; it cannot be used as a pointer, only subscripted (walk it by index, p->kids[i], or pass p and index inside; a function that wants a pointer can take a copy in a local array; memcpy, memmove and memset of handles take sizeof p->kids or n * sizeof p->kids[0] as their size)}}
   struct node *first = p->kids[0]; // subscripting is fine: no diagnostic
   (void)first;
 }

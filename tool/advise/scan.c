@@ -1148,6 +1148,8 @@ static void allocator_call(scan_t *s, CXCursor c, const char *fn) {
   (void)fn;
 }
 
+static int begins_with(scan_t *s, int a, int b);
+
 static void call_expr(scan_t *s, CXCursor c) {
   const char *fn = cxstr(clang_getCursorSpelling(c));
   int nargs = clang_Cursor_getNumArguments(c);
@@ -1200,7 +1202,11 @@ static void call_expr(scan_t *s, CXCursor c) {
   ad_record_t *r = &s->m->records[t];
   if (!site_seen(r->allocs, r->nallocs, l))
     AD_PUSH(r->allocs, r->nallocs, r->capallocs, l);
-  if (dest >= 0 && shape != dest)
+  /* `(struct obj *)malloc(sizeof(struct num))`, num beginning with an
+   * obj: the plugin allocates the num (not for a realloc, which would
+   * change the object's type). */
+  if (dest >= 0 && shape != dest &&
+      !(shape >= 0 && !is_realloc && begins_with(s, shape, dest)))
     block(s, dest, AD_B_AllocSize, cursor_loc(size),
           shape >= 0
               ? ad_printf("%s of '%s' is converted to '%s *'", fn,
@@ -1725,6 +1731,16 @@ static frame_t *byte_call(frame_t *f, const char *const *names) {
   return NULL;
 }
 
+/** 1 if c is an integer constant expression of value 0. */
+static int is_zero(CXCursor c) {
+  CXEvalResult r = clang_Cursor_Evaluate(c);
+  int zero = r && clang_EvalResult_getKind(r) == CXEval_Int &&
+             clang_EvalResult_getAsLongLong(r) == 0;
+  if (r)
+    clang_EvalResult_dispose(r);
+  return zero;
+}
+
 /** The frame above `from` that holds the call the array field `m` (or its
  *  address, f = the `&`) is the first argument of, if it is the clear the
  *  plugin rewrites: memset(X, 0, sizeof X) with X written the same way. */
@@ -1740,14 +1756,9 @@ static int is_handle_array_clear(scan_t *s, frame_t *f, CXCursor m) {
       uk != CXCursor_DoStmt && uk != CXCursor_ForStmt && uk != CXCursor_LabelStmt &&
       uk != CXCursor_CaseStmt && uk != CXCursor_DefaultStmt)
     return 0;
-  CXCursor fill = strip(clang_Cursor_getArgument(f->c, 1));
   CXCursor size = strip(clang_Cursor_getArgument(f->c, 2));
-  CXEvalResult r = clang_Cursor_Evaluate(fill);
-  int zero = r && clang_EvalResult_getKind(r) == CXEval_Int &&
-             clang_EvalResult_getAsLongLong(r) == 0;
-  if (r)
-    clang_EvalResult_dispose(r);
-  if (!zero || !is_sizeof(s, size) || in_macro(size))
+  if (!is_zero(strip(clang_Cursor_getArgument(f->c, 1))) ||
+      !is_sizeof(s, size) || in_macro(size))
     return 0;
   /* The same X both times, parentheses aside (sizeof((p->kids))). */
   return strcmp(unparenthesized(extent_text(s, size)),
@@ -1755,7 +1766,8 @@ static int is_handle_array_clear(scan_t *s, frame_t *f, CXCursor m) {
 }
 
 /** 1 if size (stripped) is a count of pointer slots: `sizeof X` or
- *  `sizeof(T *)` with X a pointer, or N times one of those. */
+ *  `sizeof(T *)` with X a pointer or an array of them (`sizeof o->kids`,
+ *  a whole handle array), or N times one of those. */
 static int slot_count(scan_t *s, CXCursor size) {
   if (clang_getCursorKind(size) == CXCursor_BinaryOperator &&
       clang_getCursorBinaryOperatorKind(size) == CXBinaryOperator_Mul) {
@@ -1765,8 +1777,12 @@ static int slot_count(scan_t *s, CXCursor size) {
   if (!is_sizeof(s, size) || in_macro(size))
     return 0;
   kids_t ks = kids(size);
-  if (ks.n == 1 && clang_getCursorKind(ks.v[0]) != CXCursor_TypeRef)
-    return clang_getCanonicalType(clang_getCursorType(ks.v[0])).kind == CXType_Pointer;
+  if (ks.n == 1 && clang_getCursorKind(ks.v[0]) != CXCursor_TypeRef) {
+    CXType t = clang_getCanonicalType(clang_getCursorType(ks.v[0]));
+    if (t.kind == CXType_ConstantArray)
+      t = clang_getCanonicalType(clang_getArrayElementType(t));
+    return t.kind == CXType_Pointer;
+  }
   return has_token(s, size, "*", NULL);
 }
 
@@ -1779,6 +1795,10 @@ static int is_handle_run(scan_t *s, frame_t *f) {
     return 0;
   frame_t *u = past_parens(f->up);
   if (!u || clang_getCursorKind(u->c) != CXCursor_CompoundStmt)
+    return 0;
+  /* A clear fills with 0 (a null handle), as the plugin requires. */
+  if (strstr(cxstr(clang_getCursorSpelling(f->c)), "memset") &&
+      !is_zero(strip(clang_Cursor_getArgument(f->c, 1))))
     return 0;
   return slot_count(s, strip(clang_Cursor_getArgument(f->c, 2)));
 }
