@@ -227,6 +227,11 @@ class Gen:
         # p->f[0])`, `memset(&p->f[c], 0, (n - c) * sizeof(struct T *))`).
         # A PRNG of its own, so the rest of each program is unchanged.
         self.hr = random.Random(seed * 15485863 + 3)
+        # Half of the element stores left are a whole handle array copied
+        # from another node of the type instead, with the array's own size
+        # (`memcpy(p->f, o->f, sizeof o->f)`, as a node is cloned).  A PRNG
+        # of its own, so the rest of each program is unchanged.
+        self.wr = random.Random(seed * 49979687 + 29)
         # A third of the programs are built of two files: the constructors
         # of some types (`new0`, and a `cons0(key, next)` that links the
         # new node in front of a chain) are defined in ctor.c, another
@@ -1192,6 +1197,8 @@ class Gen:
             f = r.choice([f for f in t.fields if f.kind == "arr"])
             u = self.types[f.target]
             run = self.hr.choice([None, "move", "clear"])
+            if run is None and self.wr.random() < 0.5:
+                run = "copy"
             if run:
                 self.facts["handle_runs"] = self.facts.get("handle_runs", 0) + 1
             if run == "move":
@@ -1201,6 +1208,12 @@ class Gen:
                                % (p, f.name, p, f.name, p, f.name),
                                "  j = rnd(%du);" % u.pool_n,
                                "  %s->%s[0] = %s;" % (p, f.name, self.pool(u, "j")),
+                               "}"], 0
+            if run == "copy":
+                return head + ["if (%s) {" % p,
+                               "  struct %s *o = %s;" % (t.name, self.pool(t, "rnd(%du)" % t.pool_n)),
+                               "  if (o && o != %s) memcpy(%s->%s, o->%s, sizeof o->%s);"
+                               % (p, p, f.name, f.name, f.name),
                                "}"], 0
             if run == "clear":
                 return head + ["if (%s) {" % p,
