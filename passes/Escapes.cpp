@@ -207,13 +207,46 @@ pastConversions(ASTContext &Ctx, const Expr *&Use,
 /// program, `?:`, a comma, an initializer list -- may keep it.  A
 /// comparator that only reads (`const struct sym *x = a; return x->id -
 /// ...`) keeps nothing.
-static bool mayBeKept(Session &S, const FunctionDecl *FD, const VarDecl *V,
-                      unsigned Depth);
+/// The functions of this file a call hands to function-pointer
+/// parameters of its callee (`walk(l, find_cb, &f)`: `visit_fn f` is
+/// find_cb), so that a call through such a parameter (`f(l, ctx)`) is
+/// judged by what that function does with its argument.
+using Callbacks = llvm::DenseMap<const ParmVarDecl *, const FunctionDecl *>;
 
-static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I) {
+static bool mayBeKept(Session &S, const FunctionDecl *FD, const VarDecl *V,
+                      unsigned Depth, const Callbacks *Bound = nullptr);
+
+/// Parameter I of FD may be kept past the call Site (null: any call).
+static bool paramMayBeKept(Session &S, const FunctionDecl *FD, unsigned I,
+                           const CallExpr *Site = nullptr) {
   if (I >= FD->getNumParams())
     return true; // variadic: va_arg may take it anywhere
-  return mayBeKept(S, FD, FD->getParamDecl(I), 0);
+  Callbacks Bound;
+  for (unsigned J = 0; Site && J < Site->getNumArgs() && J < FD->getNumParams();
+       ++J) {
+    const auto *DR =
+        dyn_cast<DeclRefExpr>(Site->getArg(J)->IgnoreParenImpCasts());
+    const auto *G = DR ? dyn_cast<FunctionDecl>(DR->getDecl()) : nullptr;
+    const FunctionDecl *Def = G ? G->getDefinition() : nullptr;
+    if (Def && Def->hasBody() && !S.isIgnoredLoc(Def->getLocation()))
+      Bound[FD->getParamDecl(J)] = Def;
+  }
+  return mayBeKept(S, FD, FD->getParamDecl(I), 0, &Bound);
+}
+
+/// The function of this file a call through a function-pointer parameter
+/// reaches at the call being judged (`f(l, ctx)`, `(*f)(l, ctx)`), or null.
+static const FunctionDecl *boundCallee(const CallExpr *CE,
+                                       const Callbacks *Bound) {
+  if (!Bound)
+    return nullptr;
+  const Expr *C = CE->getCallee()->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(C);
+      UO && UO->getOpcode() == UO_Deref)
+    C = UO->getSubExpr()->IgnoreParenImpCasts();
+  const auto *DR = dyn_cast<DeclRefExpr>(C);
+  const auto *PV = DR ? dyn_cast<ParmVarDecl>(DR->getDecl()) : nullptr;
+  return PV ? Bound->lookup(PV) : nullptr;
 }
 
 /// A local copy of V of a plain pointer type (`void *d = data;`, `d =
@@ -241,7 +274,7 @@ static const VarDecl *localCopy(Session &S, const Expr *Use, const Expr *P) {
 }
 
 static bool mayBeKept(Session &S, const FunctionDecl *FD, const VarDecl *V,
-                      unsigned Depth) {
+                      unsigned Depth, const Callbacks *Bound) {
   ASTContext &Ctx = S.Ctx;
   return anyReferenceTo(
       FD->getBody(), V, [&](const DeclRefExpr *DR) {
@@ -257,7 +290,7 @@ static bool mayBeKept(Session &S, const FunctionDecl *FD, const VarDecl *V,
                  C->getCastKind() != CK_PointerToIntegral;
         if (const VarDecl *To = localCopy(S, Use, P);
             To && To != V && Depth < 3)
-          return mayBeKept(S, FD, To, Depth + 1);
+          return mayBeKept(S, FD, To, Depth + 1, Bound);
         if (!P) {
           for (const DynTypedNode &N : Ctx.getParents(*Use))
             if (const auto *VD = N.get<VarDecl>())
@@ -287,7 +320,17 @@ static bool mayBeKept(Session &S, const FunctionDecl *FD, const VarDecl *V,
         }
         if (const auto *CE = dyn_cast<CallExpr>(P)) {
           const FunctionDecl *Callee = CE->getDirectCallee();
-          if (!Callee || CE->getCallee()->IgnoreParenImpCasts() == Use)
+          if (CE->getCallee()->IgnoreParenImpCasts() == Use)
+            return true;
+          // Through a function-pointer parameter the call being judged
+          // hands a function of this file: that function's use decides.
+          if (const FunctionDecl *G =
+                  !Callee ? boundCallee(CE, Bound) : nullptr) {
+            unsigned Arg = argumentIndex(CE, Use);
+            return G->isVariadic() || Arg >= G->getNumParams() || Depth >= 3 ||
+                   mayBeKept(S, G, G->getParamDecl(Arg), Depth + 1);
+          }
+          if (!Callee)
             return true;
           bool Library =
               Callee->getBuiltinID() ||
@@ -936,7 +979,7 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     }
     if (!System && Def && Def->hasBody() &&
         !(Explicit ? paramStored(S, Def, argumentIndex(CE, Cur), 3)
-                   : paramMayBeKept(S, Def, argumentIndex(CE, Cur))))
+                   : paramMayBeKept(S, Def, argumentIndex(CE, Cur), CE)))
       return;
     if (Explicit && !System && !(Def && Def->hasBody()))
       return; // the cast says the code knows what the callee does

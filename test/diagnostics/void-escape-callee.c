@@ -195,3 +195,34 @@ static void set_add(void *p) {
 void use_set(struct sym *s) {
   set_add(s); // expected-warning {{a compact pointer to 'struct sym' is passed as 'void *' to 'set_add', which makes the address an integer (a hash, an order by address); the switch gives every object another address, so a number kept from before it (a bucket index) no longer matches the object; hash or order by a key stored in the object instead}}
 }
+
+// A walker of this file that hands its context to a callback through a
+// function-pointer parameter (`f(ctx)`, `(*f)(ctx)`): the callback the call
+// passes decides.  One that reads the context keeps nothing (the trial's
+// finder was warned, and right across a switch inside the callback); one
+// that stores it keeps it, and a callback the call does not name (a
+// variable) may.
+typedef void (*visit_fn)(struct sym *, void *);
+static void walk(struct sym *l, visit_fn f, void *ctx) {
+  for (; l; l = l->next)
+    f(l, ctx);
+}
+static void walk_deref(struct sym *l, visit_fn f, void *ctx) {
+  for (; l; l = l->next)
+    (*f)(l, ctx);
+}
+static void count_cb(struct sym *n, void *ctx) {
+  struct sym *c = ctx;
+  c->key += n->key;
+}
+static void keep_cb(struct sym *n, void *ctx) {
+  (void)n;
+  stash = ctx;
+}
+void use_walk(struct sym *l, struct sym *s, visit_fn any) {
+  walk(l, count_cb, s);
+  walk_deref(l, count_cb, s);
+  walk(l, keep_cb, s);       // expected-warning {{passed as 'void *' to 'walk'}}
+  walk_deref(l, keep_cb, s); // expected-warning {{passed as 'void *' to 'walk_deref'}}
+  walk(l, any, s);           // expected-warning {{passed as 'void *' to 'walk'}}
+}
