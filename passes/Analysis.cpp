@@ -873,17 +873,10 @@ bool opaqueCleanup(const Session &S, const FunctionDecl *F) {
     // glibc's __pthread_cleanup_routine, pthread_cleanup_push's cleanup
     // under -fexceptions, calls the handler through the frame's pointer.
     const FunctionDecl *Def = F->getDefinition();
-    std::function<bool(const Stmt *)> Indirect = [&](const Stmt *St) {
-      if (!St)
-        return false;
-      if (const auto *CE = dyn_cast<CallExpr>(St); CE && !CE->getDirectCallee())
-        return true;
-      for (const Stmt *C : St->children())
-        if (Indirect(C))
-          return true;
-      return false;
-    };
-    return Def && Indirect(Def->getBody());
+    return Def && anyNode(Def->getBody(), [](const Stmt *St) {
+             const auto *CE = dyn_cast<CallExpr>(St);
+             return CE && !CE->getDirectCallee();
+           });
   }
   return !definedHere(S.M, F);
 }

@@ -337,20 +337,15 @@ void CheckedWalker::checkVarArgs(const Stmt *Body) {
                 A->getType(),
                 S.Ctx.getDecayedType(S.Ctx.getBuiltinVaListType()));
           })) {
-        std::function<const VAArgExpr *(const Stmt *)> First =
-            [&](const Stmt *X) -> const VAArgExpr * {
-          if (!X)
-            return nullptr;
-          if (const auto *VA = dyn_cast<VAArgExpr>(X);
-              VA && reads(VA->getType()))
-            return VA;
-          for (const Stmt *C : X->children())
-            if (const VAArgExpr *R = First(C))
-              return R;
-          return nullptr;
-        };
-        if (const VAArgExpr *VA = First(Def->getBody()))
-          Reads.push_back({CE, VA->getType()});
+        const VAArgExpr *Read = nullptr;
+        anyNode(Def->getBody(), [&](const Stmt *X) {
+          const auto *VA = dyn_cast<VAArgExpr>(X);
+          if (VA && reads(VA->getType()))
+            Read = VA;
+          return Read != nullptr;
+        });
+        if (Read)
+          Reads.push_back({CE, Read->getType()});
       }
     for (const Stmt *C : St->children())
       Find(C);

@@ -506,6 +506,18 @@ void checkCallbackSafepoint(Session &S, const clang::CallExpr *CE);
 /// the call is handed the type's size (it allocates one).
 void checkForeignObject(Session &S, const clang::CastExpr *E);
 
+/// St or a statement inside it satisfies P (depth first, stopping at the
+/// first).
+template <typename Pred> bool anyNode(const clang::Stmt *St, Pred P) {
+  if (!St)
+    return false;
+  if (P(St))
+    return true;
+  for (const clang::Stmt *C : St->children())
+    if (anyNode(C, P))
+      return true;
+  return false;
+}
 /// Analysis.cpp: the first field of T, or null.
 const clang::FieldDecl *firstField(const CompactType *T);
 /// Analysis.cpp: A begins with a value of B (its first field,

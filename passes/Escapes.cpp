@@ -198,6 +198,12 @@ pastConversions(ASTContext &Ctx, const Expr *&Use,
   return P;
 }
 
+/// The functions of this file a call hands to function-pointer
+/// parameters of its callee (`walk(l, find_cb, &f)`: `visit_fn f` is
+/// find_cb), so that a call through such a parameter (`f(l, ctx)`) is
+/// judged by what that function does with its argument.
+using Callbacks = llvm::DenseMap<const ParmVarDecl *, const FunctionDecl *>;
+
 /// Parameter I of FD (a definition) may be kept past the call.  Only uses
 /// known to keep nothing count as such, through parentheses and pointer
 /// conversions: reading through it (`->`, `*`, `[]`), comparing it, the
@@ -206,13 +212,8 @@ pastConversions(ASTContext &Ctx, const Expr *&Use,
 /// store, `&p`, a return, an atomic builtin, another function of the
 /// program, `?:`, a comma, an initializer list -- may keep it.  A
 /// comparator that only reads (`const struct sym *x = a; return x->id -
-/// ...`) keeps nothing.
-/// The functions of this file a call hands to function-pointer
-/// parameters of its callee (`walk(l, find_cb, &f)`: `visit_fn f` is
-/// find_cb), so that a call through such a parameter (`f(l, ctx)`) is
-/// judged by what that function does with its argument.
-using Callbacks = llvm::DenseMap<const ParmVarDecl *, const FunctionDecl *>;
-
+/// ...`) keeps nothing.  A call through a function-pointer parameter that
+/// Bound names is judged by the function it names.
 static bool mayBeKept(Session &S, const FunctionDecl *FD, const VarDecl *V,
                       unsigned Depth, const Callbacks *Bound = nullptr);
 

@@ -21,18 +21,6 @@ using namespace clang;
 namespace compactptr {
 namespace {
 
-/// St or a statement inside it satisfies P.
-template <typename Pred> bool anyNode(const Stmt *St, Pred P) {
-  if (!St)
-    return false;
-  if (P(St))
-    return true;
-  for (const Stmt *C : St->children())
-    if (anyNode(C, P))
-      return true;
-  return false;
-}
-
 /// A case label of a switch around St (Duff's device): two copies of St
 /// would repeat it.
 bool hasForeignCase(const Stmt *St) {
