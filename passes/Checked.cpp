@@ -177,32 +177,41 @@ bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
   // A declaration a macro makes has no text of its own: no frame, zeroing
   // or save can be placed by offset there (every token of the expansion
   // sits at its use site).  Its variables need none where no safepoint
-  // can run in their scope (no call in it may reach one; no poll goes
-  // inside an expansion); else they are refused.
+  // can run while they hold a value read later (no call in their scope
+  // that may reach one has them live after it; no poll goes inside an
+  // expansion); else they are refused.
   bool InMacro = P.fileRange(DS).isInvalid();
-  const CallExpr *Reach = nullptr;
-  if (InMacro) {
+  // The first call after which VD may be read before it is written again
+  // (every call, where the CFG cannot tell): a macro's `struct node *p;`
+  // that a loop of the macro assigns before each use needs no root at a
+  // calloc before that loop or a free after it.
+  auto reachWhileLive = [&](const VarDecl *VD) -> const CallExpr * {
+    auto Live = [&](const CallExpr *CE) {
+      return AllLive || !deadAfter(CE, VD);
+    };
     // After the declaration (its own initializers run before its
     // variables hold anything): the rest of its block, or all of the
     // statement it is scoped to.
     auto Ps = S.Ctx.getParents(*DS);
     const Stmt *Scope = Ps.empty() ? nullptr : Ps[0].get<Stmt>();
+    const CallExpr *Reach = nullptr;
     if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Scope)) {
       bool After = false;
       for (const Stmt *X : CS->body()) {
         if (After && !Reach)
-          Reach = Pl.firstMayReachCall(X);
+          Reach = Pl.firstMayReachCall(X, Live);
         After |= X == DS;
       }
     } else {
-      Reach = Pl.firstMayReachCall(Scope ? Scope : DS);
+      Reach = Pl.firstMayReachCall(Scope ? Scope : DS, Live);
     }
     // A later declarator's initializer runs while an earlier one's
     // variable holds its value.
     for (auto I = DS->decl_begin(), E = DS->decl_end(); !Reach && I != E; ++I)
-      if (const auto *VD = dyn_cast<VarDecl>(*I); VD && I != DS->decl_begin())
-        Reach = Pl.firstMayReachCall(VD->getInit());
-  }
+      if (const auto *V = dyn_cast<VarDecl>(*I); V && I != DS->decl_begin())
+        Reach = Pl.firstMayReachCall(V->getInit(), Live);
+    return Reach;
+  };
   for (const Decl *D : DS->decls()) {
     const auto *VD = dyn_cast<VarDecl>(D);
     if (!VD)
@@ -212,6 +221,7 @@ bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
     bool SavedAtCalls =
         isSlotRoot(VD) && VD->getInit() && isCleanupArgument(VD);
     if (InMacro && !SavedAtCalls && (isSlotRoot(VD) || isFrameRoot(VD))) {
+      const CallExpr *Reach = reachWhileLive(VD);
       if (!Reach)
         continue;
       const FunctionDecl *G = Reach->getDirectCallee();

@@ -247,14 +247,15 @@ bool Planner::isNativeCall(const CallExpr *CE) const {
   return compactptr::isNativeCall(S, CE);
 }
 
-const CallExpr *Planner::firstMayReachCall(const Stmt *St) const {
+const CallExpr *Planner::firstMayReachCall(
+    const Stmt *St, llvm::function_ref<bool(const CallExpr *)> Keep) const {
   if (!St || isa<UnaryExprOrTypeTraitExpr>(St)) // unevaluated
     return nullptr;
   if (const auto *CE = dyn_cast<CallExpr>(St))
-    if (mayReach(CE))
+    if (mayReach(CE) && (!Keep || Keep(CE)))
       return CE;
   for (const Stmt *C : St->children())
-    if (const CallExpr *R = firstMayReachCall(C))
+    if (const CallExpr *R = firstMayReachCall(C, Keep))
       return R;
   return nullptr;
 }

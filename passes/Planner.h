@@ -22,6 +22,7 @@
 #define COMPACTPTR_PLANNER_H
 
 #include "Printer.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <map>
 
 namespace compactptr {
@@ -120,9 +121,11 @@ public:
   /// (Vocabulary.def); the checked form calls it in a native region, where
   /// the switch can run while the thread blocks.
   bool isNativeCall(const clang::CallExpr *CE) const;
-  /// The first call in St that may reach a safepoint, or null (unevaluated
-  /// operands excluded).
-  const clang::CallExpr *firstMayReachCall(const clang::Stmt *St) const;
+  /// The first call in St that may reach a safepoint (and that Keep
+  /// accepts), or null (unevaluated operands excluded).
+  const clang::CallExpr *firstMayReachCall(
+      const clang::Stmt *St,
+      llvm::function_ref<bool(const clang::CallExpr *)> Keep = nullptr) const;
   /// No safepoint can run inside St and it can be copied (no labels,
   /// static locals, case labels of a switch around it, no spin loop).
   bool copyable(const clang::Stmt *St) const;

@@ -1,8 +1,10 @@
 // Switchable mode: a compact-pointer local a macro declares has no text
 // of its own for its frame slot's zeroing or saves.  It needs none where
 // no safepoint can run while it holds its value (the cursor of a search
-// or sum loop: test/Inputs/macros/statements.c); one that is live across
-// a call that may reach a safepoint is refused, with the macro's name.
+// or sum loop: test/Inputs/macros/statements.c; a cursor its loop assigns
+// before each use, with an allocation before the loop and a free after);
+// one that is live across a call that may reach a safepoint is refused,
+// with the macro's name.
 // A loop of main whose body a macro produces and that needs a poll in
 // each iteration is refused too.
 // REQUIRES: plugin
@@ -15,6 +17,14 @@ struct CP_COMPACT node { int key; struct node *next; };
 #define DUP_FIRST(h) do { struct node *f_ = (h); struct node *n_ = malloc(sizeof *n_); n_->key = f_->key; n_->next = (h); (h) = n_; } while (0)
 #define PUSH(h) do { struct node *n_ = malloc(sizeof *n_); n_->key = 0; n_->next = (h); (h) = n_; } while (0)
 #define COUNT(h, c) do { struct node *q_; for (q_ = (h); q_; q_ = q_->next) (c)++; } while (0)
+// The cursor is assigned by the loop before each use: nothing to keep at
+// the malloc before it or the free after it.
+#define COPY_KEYS(h, out) do { struct node *c_; int *a_ = malloc(64 * sizeof *a_); int k_ = 0; \
+  for (c_ = (h); c_ && k_ < 64; c_ = c_->next) a_[k_++] = c_->key; \
+  (out) = k_ ? a_[0] : 0; free(a_); } while (0)
+// Live across the allocation inside its loop: refused.
+#define SPLICE(h) do { struct node *c_; for (c_ = (h); c_; c_ = c_->next) { \
+  struct node *m_ = malloc(sizeof *m_); m_->key = c_->key; m_->next = c_->next; c_->next = m_; c_ = m_; } } while (0)
 
 static void grow(struct node **hp) {
   struct node *h = *hp;
@@ -32,6 +42,8 @@ int main(void) {
   int c = 0;
   grow(&h);
   COUNT(h, c); // fine: no safepoint runs in the loop; one poll in front
+  COPY_KEYS(h, c); // fine: c_ is assigned before each use
+  SPLICE(h); // expected-error {{cannot register 'c_' as a root: it is declared by macro 'SPLICE' and holds a compact pointer where 'malloc', which may reach a safepoint, runs; declare it outside the macro}}
   SPIN(h); // expected-error {{cannot register 's_' as a root: it is declared by macro 'SPIN' and holds a compact pointer where 'opaque', which may reach a safepoint, runs; declare it outside the macro}}
   SPIN_ON(h); // expected-error {{cannot insert a safepoint poll in this loop of main: its body comes from macro 'SPIN_ON'}}
   return c;
