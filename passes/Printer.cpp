@@ -22,10 +22,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Printer.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/PrettyPrinter.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/Stack.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 #include <functional>
 
@@ -169,6 +170,9 @@ bool Printer::collectParts(const Stmt *E, FileID FID, unsigned Begin, unsigned E
     if (!collectParts(C, FID, Begin, End, Parts))
       return false;
   }
+  for (const Expr *T : boxedTypeofs(E))
+    if (!boxedUses(T, FID, Begin, End, Parts))
+      return false;
   return true;
 }
 
@@ -243,9 +247,13 @@ bool Printer::affected(const Stmt *St) {
   if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(St)) {
     // Unevaluated operands are left alone, but a boxed variable has no
     // name of its own any more.
-    A = compactTrait(U) || (!U->isArgumentType() && mentionsBoxed(U->getArgumentExpr()));
+    A = compactTrait(U) ||
+        (!U->isArgumentType() && mentionsBoxed(U->getArgumentExpr())) ||
+        !boxedTypeofs(U).empty();
   } else {
-    A = own(St);
+    // `(__typeof__(v.first))x`, `__typeof__(v.first) f;` in a statement
+    // expression: the type's text names v too.
+    A = own(St) || !boxedTypeofs(St).empty();
     for (const Stmt *C : St->children())
       if (C && affected(C))
         A = true;
@@ -350,10 +358,36 @@ std::string Printer::ty(QualType T, const Stmt *At) {
          Diag::UnnamedFieldType);
   return S.typeText(T);
 }
+/// T with each `__typeof__` whose operand names a boxed variable replaced
+/// by the type it stands for, through pointers and arrays (printed from
+/// the AST, the operand would keep the variable's name, which is gone).
+QualType Printer::withoutBoxedTypeof(QualType T) const {
+  if (M.Boxed.empty() || T.isNull())
+    return T;
+  ASTContext &Ctx = S.Ctx;
+  Qualifiers Q = T.getLocalQualifiers();
+  const Type *Ty = T.getTypePtr();
+  if (const auto *TO = dyn_cast<TypeOfExprType>(Ty);
+      TO && mentionsBoxed(TO->getUnderlyingExpr()))
+    return Ctx.getQualifiedType(withoutBoxedTypeof(TO->desugar()), Q);
+  if (const auto *PT = dyn_cast<ParenType>(Ty))
+    return Ctx.getQualifiedType(withoutBoxedTypeof(PT->getInnerType()), Q);
+  if (const auto *PT = dyn_cast<PointerType>(Ty))
+    return Ctx.getQualifiedType(
+        Ctx.getPointerType(withoutBoxedTypeof(PT->getPointeeType())), Q);
+  if (const auto *AT = dyn_cast<ConstantArrayType>(Ty))
+    return Ctx.getQualifiedType(
+        Ctx.getConstantArrayType(withoutBoxedTypeof(AT->getElementType()),
+                                 AT->getSize(), nullptr, AT->getSizeModifier(),
+                                 AT->getIndexTypeCVRQualifiers()),
+        Q);
+  return T;
+}
+
 std::string Printer::declText(QualType T, StringRef Name) {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
-  T.print(OS, S.policy(), Name);
+  withoutBoxedTypeof(T).print(OS, S.policy(), Name);
   return OS.str();
 }
 
@@ -686,33 +720,99 @@ bool Printer::mentionsBoxed(const Stmt *St) const {
   return false;
 }
 
-/// The user's text of St with only its uses of boxed variables replaced
-/// (an unevaluated operand: `sizeof V` is the heap object's size).
+namespace {
+/// The operands of the `__typeof__`s inside a type as written.
+struct TypeofOperands : RecursiveASTVisitor<TypeofOperands> {
+  llvm::SmallVectorImpl<const Expr *> &Out;
+  explicit TypeofOperands(llvm::SmallVectorImpl<const Expr *> &Out)
+      : Out(Out) {}
+  bool TraverseTypeOfExprTypeLoc(TypeOfExprTypeLoc TL) {
+    Out.push_back(TL.getUnderlyingExpr());
+    return true;
+  }
+  void add(const TypeSourceInfo *TSI) {
+    if (TSI)
+      TraverseTypeLoc(TSI->getTypeLoc());
+  }
+  void add(const Decl *D) {
+    if (const auto *DD = dyn_cast<DeclaratorDecl>(D))
+      add(DD->getTypeSourceInfo());
+    else if (const auto *TD = dyn_cast<TypedefNameDecl>(D))
+      add(TD->getTypeSourceInfo());
+  }
+};
+} // namespace
+
+SmallVector<const Expr *, 2> Printer::boxedTypeofs(const Decl *D) const {
+  SmallVector<const Expr *, 2> All, Out;
+  if (M.Boxed.empty() || !D)
+    return Out;
+  TypeofOperands(All).add(D);
+  for (const Expr *E : All)
+    if (mentionsBoxed(E))
+      Out.push_back(E);
+  return Out;
+}
+
+SmallVector<const Expr *, 2> Printer::boxedTypeofs(const Stmt *St) const {
+  SmallVector<const Expr *, 2> All, Out;
+  if (M.Boxed.empty() || !St)
+    return Out;
+  TypeofOperands V(All);
+  if (const auto *C = dyn_cast<ExplicitCastExpr>(St))
+    V.add(C->getTypeInfoAsWritten());
+  else if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(St);
+           U && U->isArgumentType())
+    V.add(U->getArgumentTypeInfo());
+  else if (const auto *CL = dyn_cast<CompoundLiteralExpr>(St))
+    V.add(CL->getTypeSourceInfo());
+  else if (const auto *VA = dyn_cast<VAArgExpr>(St))
+    V.add(VA->getWrittenTypeInfo());
+  else if (const auto *OE = dyn_cast<OffsetOfExpr>(St))
+    V.add(OE->getTypeSourceInfo());
+  else if (const auto *DS = dyn_cast<DeclStmt>(St))
+    for (const Decl *D : DS->decls())
+      V.add(D);
+  for (const Expr *E : All)
+    if (mentionsBoxed(E))
+      Out.push_back(E);
+  return Out;
+}
+
+/// Parts replaces each use of a boxed variable in St (its tokens within
+/// [Begin, End) of FID, a macro's argument too) with the heap object's.
+bool Printer::boxedUses(const Stmt *St, FileID FID, unsigned Begin,
+                        unsigned End, EditSet &Parts) {
+  if (!St)
+    return true;
+  if (const auto *E = dyn_cast<Expr>(St))
+    if (const BoxedVar *B = boxedVar(M, E)) {
+      CharSourceRange R = fileRange(E);
+      if (R.isInvalid() || SM.getFileID(R.getBegin()) != FID ||
+          SM.getFileOffset(R.getBegin()) < Begin ||
+          SM.getFileOffset(R.getEnd()) > End)
+        return false;
+      Parts.replace(FID, SM.getFileOffset(R.getBegin()),
+                    SM.getFileOffset(R.getEnd()), boxUseText(*B));
+      return true;
+    }
+  for (const Stmt *C : St->children())
+    if (!boxedUses(C, FID, Begin, End, Parts))
+      return false;
+  for (const Expr *T : boxedTypeofs(St))
+    if (!boxedUses(T, FID, Begin, End, Parts))
+      return false;
+  return true;
+}
+
 std::string Printer::boxedOnly(const Stmt *St) {
   CharSourceRange R = fileRange(St);
   if (R.isInvalid())
     return printed(St);
-  FileID FID = SM.getFileID(R.getBegin());
-  unsigned Begin = SM.getFileOffset(R.getBegin()), End = SM.getFileOffset(R.getEnd());
+  auto [FID, Begin] = SM.getDecomposedLoc(R.getBegin());
+  unsigned End = SM.getFileOffset(R.getEnd());
   EditSet Parts;
-  std::function<bool(const Stmt *)> Collect = [&](const Stmt *X) {
-    if (!X)
-      return true;
-    if (const auto *E = dyn_cast<Expr>(X))
-      if (const BoxedVar *B = boxedVar(M, E)) {
-        CharSourceRange XR = fileRange(E);
-        if (XR.isInvalid() || SM.getFileID(XR.getBegin()) != FID)
-          return false;
-        Parts.replace(FID, SM.getFileOffset(XR.getBegin()),
-                      SM.getFileOffset(XR.getEnd()), boxUseText(*B));
-        return true;
-      }
-    for (const Stmt *C : X->children())
-      if (!Collect(C))
-        return false;
-    return true;
-  };
-  if (!Collect(St))
+  if (!boxedUses(St, FID, Begin, End, Parts))
     return printed(St);
   Rendered Out = Parts.render(FID, SM.getBufferData(FID), Begin, End);
   return Out.Ok ? Out.Text : printed(St);

@@ -117,6 +117,17 @@ public:
   bool own(const clang::Stmt *St);
   /// Text of St as a plain C expression of its type.
   std::string text(const clang::Stmt *St);
+  /// The operands of the `__typeof__`s in the types St spells (a cast's,
+  /// a sizeof's, a compound literal's, those of the variables a
+  /// declaration statement declares) or D declares, that name a boxed
+  /// variable: boxedOnly gives their text.
+  llvm::SmallVector<const clang::Expr *, 2>
+  boxedTypeofs(const clang::Stmt *St) const;
+  llvm::SmallVector<const clang::Expr *, 2>
+  boxedTypeofs(const clang::Decl *D) const;
+  /// The user's text of St with only its uses of boxed variables replaced
+  /// (an unevaluated operand: `sizeof V` is the heap object's size).
+  std::string boxedOnly(const clang::Stmt *St);
   /// Text of E in a truth-value context: handles compare without decode.
   std::string boolText(const clang::Expr *E);
   /// Compact lvalue text of a heap object, handle slot or plain field.
@@ -301,7 +312,9 @@ private:
   std::string caddr(const clang::Expr *E);
   std::string slotAddr(const clang::Expr *Deref);
   bool mentionsBoxed(const clang::Stmt *St) const;
-  std::string boxedOnly(const clang::Stmt *St);
+  clang::QualType withoutBoxedTypeof(clang::QualType T) const;
+  bool boxedUses(const clang::Stmt *St, clang::FileID FID, unsigned Begin,
+                 unsigned End, EditSet &Parts);
   std::string unaryText(const clang::UnaryOperator *UO);
   std::string binaryText(const clang::BinaryOperator *BO);
   std::string traitText(const clang::UnaryExprOrTypeTraitExpr *U);

@@ -69,6 +69,9 @@ void Walker::walk(const Stmt *St) {
           boxLocal(VD);
           continue;
         }
+        // `__typeof__(v.first) f = ...;`: the type's text names boxed v.
+        for (const Expr *T : P.boxedTypeofs(VD))
+          place(T, P.boxedOnly(T));
         if (const Expr *Init = VD->getInit())
           top(Init, false);
         if (VD->isStaticLocal())
