@@ -929,6 +929,28 @@ std::string dualBlocker(const SourceManager &SM, const FunctionDecl *FD) {
 
 namespace compactptr {
 
+bool inUnevaluatedOperand(ASTContext &Ctx, const Expr *E) {
+  const Stmt *Cur = E;
+  for (int Depth = 0; Depth < 256; ++Depth) {
+    auto Ps = Ctx.getParents(*Cur);
+    if (Ps.empty())
+      return true;
+    const Stmt *P = Ps[0].get<Stmt>();
+    if (!P)
+      return Ps[0].get<Decl>() ==
+             nullptr; // a declaration's initializer, or a type
+    if (isa<UnaryExprOrTypeTraitExpr>(P))
+      return true;
+    // Only the controlling expression: the chosen association is evaluated.
+    if (const auto *G = dyn_cast<GenericSelectionExpr>(P))
+      return G->getControllingExpr() == Cur;
+    if (!isa<Expr>(P))
+      return false;
+    Cur = P;
+  }
+  return true;
+}
+
 const Expr *parentSkippingParens(ASTContext &Ctx, const Expr *E,
                                  const Expr **Outermost) {
   for (;;) {
@@ -1274,6 +1296,41 @@ static bool isSizeOfType(ASTContext &Ctx, const Expr *E, QualType Ptr) {
          Ctx.hasSameUnqualifiedType(U->getTypeOfArgument(), Ptr);
 }
 
+/// N, a byte count, in elements of type Ptr where the compiler knows it:
+/// `sizeof A` of an array of Ptr, `k * sizeof(Ptr)` with k constant, and
+/// differences of those; else empty.
+static std::optional<uint64_t> constantElements(ASTContext &Ctx, const Expr *N,
+                                                QualType Ptr) {
+  N = N->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(N);
+      U && U->getKind() == UETT_SizeOf) {
+    if (Ctx.hasSameUnqualifiedType(U->getTypeOfArgument(), Ptr))
+      return 1;
+    if (const auto *AT = Ctx.getAsConstantArrayType(U->getTypeOfArgument());
+        AT && Ctx.hasSameUnqualifiedType(AT->getElementType(), Ptr))
+      return AT->getSize().getZExtValue();
+    return std::nullopt;
+  }
+  const auto *B = dyn_cast<BinaryOperator>(N);
+  if (!B)
+    return std::nullopt;
+  if (B->getOpcode() == BO_Sub) {
+    std::optional<uint64_t> L = constantElements(Ctx, B->getLHS(), Ptr);
+    std::optional<uint64_t> R = constantElements(Ctx, B->getRHS(), Ptr);
+    if (L && R && *L >= *R)
+      return *L - *R;
+    return std::nullopt;
+  }
+  if (B->getOpcode() == BO_Mul)
+    for (auto [Count, Size] : {std::pair(B->getLHS(), B->getRHS()),
+                               std::pair(B->getRHS(), B->getLHS())}) {
+      std::optional<llvm::APSInt> K = Count->getIntegerConstantExpr(Ctx);
+      if (K && !K->isNegative() && isSizeOfType(Ctx, Size, Ptr))
+        return K->getZExtValue();
+    }
+  return std::nullopt;
+}
+
 std::optional<HandleRun> handleRunMoved(ASTContext &Ctx, const Model &M, const CallExpr *CE) {
   const FunctionDecl *FD = CE->getDirectCallee();
   StringRef Fn = FD ? byteCopyFunction(FD) : "";
@@ -1299,15 +1356,17 @@ std::optional<HandleRun> handleRunMoved(ASTContext &Ctx, const Model &M, const C
   const Expr *N = CE->getArg(2)->IgnoreParenImpCasts();
   if (isSizeOfType(Ctx, N, Ptr))
     return R;
-  // The size of a whole array of such handles (`sizeof o->kids`, as
-  // memset's clear of one is written): that many elements.
-  if (const auto *U = dyn_cast<UnaryExprOrTypeTraitExpr>(N);
-      U && U->getKind() == UETT_SizeOf)
-    if (const auto *AT = Ctx.getAsConstantArrayType(U->getTypeOfArgument());
-        AT && Ctx.hasSameUnqualifiedType(AT->getElementType(), Ptr)) {
-      R.Elements = AT->getSize().getZExtValue();
-      return R;
-    }
+  // A size in whole elements known to the compiler: the size of a whole
+  // array of such handles (`sizeof o->kids`, as memset's clear of one is
+  // written), less some elements (`sizeof o->kids - sizeof o->kids[0]`, a
+  // shift of all but one).
+  std::optional<uint64_t> K;
+  if (!isa<BinaryOperator>(N) || cast<BinaryOperator>(N)->getOpcode() != BO_Mul)
+    K = constantElements(Ctx, N, Ptr);
+  if (K && *K > 0) {
+    R.Elements = *K;
+    return R;
+  }
   const auto *Mul = dyn_cast<BinaryOperator>(N);
   if (!Mul || Mul->getOpcode() != BO_Mul)
     return std::nullopt;

@@ -596,14 +596,20 @@ struct HandleAt {
 struct HandleRun {
   HandleAt Dst, Src;
   const clang::Expr *Count = nullptr;
-  /// N is the size of a whole array of such handles (`memcpy(n->kids,
-  /// o->kids, sizeof o->kids)`): its element count, else 0.
+  /// N is a size in elements the compiler knows, that of a whole array of
+  /// such handles (`memcpy(n->kids, o->kids, sizeof o->kids)`) or less some
+  /// elements (`sizeof n->kids - sizeof n->kids[0]`): the count, else 0.
   uint64_t Elements = 0;
 };
 std::optional<HandleRun> handleRunMoved(clang::ASTContext &Ctx, const Model &M,
                                         const clang::CallExpr *CE);
 /// E's parent expression, through parentheses (null at a statement).
 /// Outermost: the last parenthesis instead.
+/// E lies in an operand that is not evaluated: of a sizeof or _Alignof, the
+/// controlling expression of a _Generic, or a `__typeof__` (no parent in
+/// the statement tree).  Printer leaves such operands as written, so their
+/// C types hold there.
+bool inUnevaluatedOperand(clang::ASTContext &Ctx, const clang::Expr *E);
 const clang::Expr *parentSkippingParens(clang::ASTContext &Ctx, const clang::Expr *E,
                                         const clang::Expr **Outermost = nullptr);
 /// Up from pointer E through conversions to other pointer types (E becomes

@@ -190,7 +190,7 @@ private:
       return true;
     // Any other unevaluated operand (`sizeof v[0]->data`, `__typeof__`,
     // `_Generic`) is left as written, where `v[0]` would be a handle.
-    if (unevaluated(DR))
+    if (inUnevaluatedOperand(Ctx, DR))
       return false;
     const Expr *Top = nullptr;
     const auto *RV = dyn_cast_or_null<ImplicitCastExpr>(parentSkippingParens(Ctx, DR));
@@ -220,26 +220,6 @@ private:
     }
     // `if (v)`, `!v`, `v == NULL`, `(void)v`: the same in either form.
     return valueDiscardedOrTested(Ctx, RV);
-  }
-
-  /// E lies in an operand that is not evaluated: a sizeof or _Alignof, a
-  /// _Generic, or a `__typeof__` (no parent in the statement tree).
-  bool unevaluated(const Expr *E) {
-    const Stmt *Cur = E;
-    for (int Depth = 0; Depth < 256; ++Depth) {
-      auto Ps = Ctx.getParents(*Cur);
-      if (Ps.empty())
-        return true;
-      const Stmt *P = Ps[0].get<Stmt>();
-      if (!P)
-        return Ps[0].get<Decl>() == nullptr; // a declaration's initializer, or a type
-      if (isa<UnaryExprOrTypeTraitExpr>(P) || isa<GenericSelectionExpr>(P))
-        return true;
-      if (!isa<Expr>(P))
-        return false;
-      Cur = P;
-    }
-    return true;
   }
 
   /// E is `*v` or `v[k]` of the variable DR names, itself.

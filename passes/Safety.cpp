@@ -70,8 +70,11 @@ public:
     if (E->getCastKind() == CK_ArrayToPointerDecay) {
       const Expr *Sub = E->getSubExpr()->IgnoreParens();
       checkPinnedLiteral(E, Sub);
+      // In an unevaluated operand (`n * sizeof *p->kids`) the text stays
+      // as written and means the C type.
       if (isHandleArray(M, Sub) && !isSubscriptBase(E) &&
-          !clearedByMemset(E, Sub) && !startsHandleRun(E)) {
+          !clearedByMemset(E, Sub) && !startsHandleRun(E) &&
+          !inUnevaluatedOperand(S.Ctx, E)) {
         S.report(Diag::HandleArrayDecay, E->getExprLoc(),
                  quoted(fieldName(Sub)) +
                      " is a handle array field; it cannot be used as a "
@@ -82,7 +85,7 @@ public:
                      "local array; memcpy, memmove and memset of handles "
                      "take sizeof p->" +
                      fieldName(Sub) + " or n * sizeof p->" + fieldName(Sub) +
-                     "[0] as their size)",
+                     "[0] as their size)" + holderInferredBecause(Sub),
                  {tokRange(E->getSourceRange())});
       } else if (M.recordOf(E->getType()->getPointeeType()) &&
                  M.elementOf(Sub->getType()) && !isCompactLocated(M, Sub) &&
@@ -938,6 +941,17 @@ private:
     return "; " + quoted(T->WideSpelling) +
            " is compact by inference: it holds a pointer to a compact type" +
            (Field.empty() ? std::string() : " (" + quoted(Field) + ")");
+  }
+
+  /// inferredBecause for the struct whose member handle array A is (an
+  /// iterator's `stack[64]` made handles because its struct holds node
+  /// pointers, which nobody asked for).
+  std::string holderInferredBecause(const Expr *A) const {
+    const auto *ME = dyn_cast<MemberExpr>(A->IgnoreParens());
+    const auto *FD = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+    return FD ? inferredBecause(
+                    M.recordOf(S.Ctx.getRecordType(FD->getParent())))
+              : "";
   }
 
   static std::string describe(const Expr *E) {

@@ -2,10 +2,11 @@
 // (`memset(n->kids, 0, sizeof n->kids)`): `memcpy(n->kids, o->kids,
 // sizeof o->kids)` cloning a node, also with the size spelled as the
 // array type's (`sizeof(struct bnode *[16])`).  The size counts the
-// array's elements, so the compact form copies that many handles.  Before,
+// array's elements, so the compact form copies that many handles, also
+// less some elements (`sizeof o->kids - sizeof o->kids[0]`).  Before,
 // refused: "'kids' is a handle array field; it cannot be used as a
-// pointer".  A size that is no count of handles stays refused, and the
-// message says which sizes are.
+// pointer".  A size that is no count of handles (`sizeof o->kids - 8`)
+// stays refused, and the message says which sizes are.
 // RUN: %rewrite --main-only %s -- %cflags -fplugin-arg-compactptr-mode=compact-only > %t.c
 // RUN: FileCheck %s < %t.c
 // RUN: %clang %cflags -O2 %s -o %t.native && %t.native > %t.native.out
@@ -41,7 +42,7 @@ static struct bnode *node(int c) {
 static struct bnode *clone(const struct bnode *o) {
   struct bnode *n = malloc(sizeof *n);
   memcpy(n->kids, o->kids, sizeof o->kids);
-  // CHECK: memcpy(&({{.*}}kids)[0], &({{.*}}kids)[0], 16 * sizeof(({{.*}}kids)[0]));
+  // CHECK: {{^ +}}memcpy(&({{.*}}kids)[0], &({{.*}}kids)[0], 16 * sizeof(({{.*}}kids)[0]));
   n->count = o->count;
   n->key = o->key;
   return n;
@@ -56,9 +57,15 @@ int main(void) {
     struct bnode *c = clone(root);
     memmove(c->kids + 1, c->kids, (FAN - 1) * sizeof c->kids[0]);
     memcpy(root->kids, c->kids, sizeof(struct bnode *[FAN]));
-    // CHECK: memcpy(&({{.*}}kids)[0], &({{.*}}kids)[0], 16 * sizeof(({{.*}}kids)[0]));
+    // CHECK: {{^ +}}memcpy(&({{.*}}kids)[0], &({{.*}}kids)[0], 16 * sizeof(({{.*}}kids)[0]));
+    // All but one: the whole array less an element, and an element's
+    // size written `sizeof *c->kids` (no decay: sizeof is not evaluated).
+    memmove(c->kids, c->kids + 1, sizeof c->kids - sizeof c->kids[0]);
+    // CHECK: {{^ +}}memmove(&({{.*}}kids)[0], &({{.*}}kids)[1], 15 * sizeof(({{.*}}kids)[0]));
+    memmove(c->kids + 1, c->kids, (FAN - 1) * sizeof *c->kids);
+    // CHECK: {{^ +}}memmove(&({{.*}}kids)[1], &({{.*}}kids)[0], ((FAN - 1)) * sizeof(({{.*}}kids)[1]));
 #ifdef BAD
-    memmove(c->kids + 1, c->kids, sizeof c->kids - sizeof c->kids[0]);
+    memmove(c->kids + 1, c->kids, sizeof c->kids - 8);
 #endif
     root->kids[0] = node(r);
     kept[r] = c;

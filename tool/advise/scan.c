@@ -1774,6 +1774,13 @@ static int slot_count(scan_t *s, CXCursor size) {
     kids_t ks = kids(size);
     return ks.n == 2 && (slot_count(s, strip(ks.v[0])) || slot_count(s, strip(ks.v[1])));
   }
+  /* All but some: `sizeof p->kids - sizeof p->kids[0]`. */
+  if (clang_getCursorKind(size) == CXCursor_BinaryOperator &&
+      clang_getCursorBinaryOperatorKind(size) == CXBinaryOperator_Sub) {
+    kids_t ks = kids(size);
+    return ks.n == 2 && slot_count(s, strip(ks.v[0])) &&
+           slot_count(s, strip(ks.v[1]));
+  }
   if (!is_sizeof(s, size) || in_macro(size))
     return 0;
   kids_t ks = kids(size);
@@ -1870,6 +1877,19 @@ static void unary_operator(scan_t *s, CXCursor c) {
     non_heap_address(s, c, sub, x);
 }
 
+/** True if frame f lies in the operand of a sizeof, which is not
+ *  evaluated: a decay there is only its type (`n * sizeof *p->kids`). */
+static int in_sizeof(scan_t *s, frame_t *f) {
+  for (; f; f = f->up) {
+    if (is_sizeof(s, f->c))
+      return 1;
+    enum CXCursorKind k = clang_getCursorKind(f->c);
+    if (clang_isStatement(k) || clang_isDeclaration(k))
+      return 0;
+  }
+  return 0;
+}
+
 /** Member accesses: a handle array used as a pointer, and accesses to a
  *  heap struct produced inside a macro body. */
 static void member_ref(scan_t *s, CXCursor c) {
@@ -1895,7 +1915,8 @@ static void member_ref(scan_t *s, CXCursor c) {
   CXCursor p = parent_skipping_parens(s, NULL);
   s->top = save;
   if (clang_getCursorKind(p) == CXCursor_ArraySubscriptExpr ||
-      is_handle_array_clear(s, save, c) || is_decayed_handle_run(s, save->up))
+      is_handle_array_clear(s, save, c) || is_decayed_handle_run(s, save->up) ||
+      in_sizeof(s, save->up))
     return;
   block(s, x, AD_B_HandleArrayDecay, cursor_loc(c),
         ad_printf("the array of '%s *' in field '%s' is used as a pointer; "
