@@ -635,6 +635,14 @@ CP_API void cp_pinned_free(void *p);
 CP_API void cp_free_any(void *p);
 CP_API void *cp_realloc_any(void *p, size_t size);
 
+/** 1 if `fn` is malloc(3) (the program's, whichever library defines it),
+ *  else 0.  An allocation hook -- a function pointer in a struct, as
+ *  cJSON's `hooks->allocate(sizeof(cJSON))` -- handed the size of a compact
+ *  type is rewritten by the plugin to `cp_hook_is_malloc(hook) ?
+ *  cp_alloc(&type) : hook(size)`: the default hook allocates in the
+ *  compact heap; another function's object is foreign (the plugin warns). */
+CP_API int cp_hook_is_malloc(const void *fn);
+
 /** Register `count` native slots at `slot`, each holding a compact pointer
  *  (or NULL), as roots until unregistered.  Returns 0, or -1 with errno
  *  ENOMEM, or EINVAL if `slot` is NULL or lies inside the compact heap.

@@ -505,6 +505,17 @@ void checkCallbackSafepoint(Session &S, const clang::CallExpr *CE);
 /// a compact pointer (foreign-object); through an explicit cast only when
 /// the call is handed the type's size (it allocates one).
 void checkForeignObject(Session &S, const clang::CastExpr *E);
+/// Pools.cpp: V, a global byte pointer that the translation unit moves or
+/// sets from malloc, or a byte pointer field of any object that it moves
+/// (`+=`, `++`, `f = f + n`), is a bump pointer.  A field set from malloc
+/// is only a buffer (a vector's `v->items = realloc(v->items, ...)`).
+bool isBumpPointer(Session &S, const clang::ValueDecl *V);
+/// CE calls an allocation hook -- a function pointer, as cJSON's
+/// `hooks->allocate(sizeof(cJSON))` -- handed the size of one compact T,
+/// its result converted to a T * at once, its callee free of side effects:
+/// T (Printer allocates with cp_alloc while the hook is malloc), else null.
+const CompactType *hookAllocated(const Model &M, clang::ASTContext &Ctx,
+                                 const clang::CallExpr *CE);
 
 /// St or a statement inside it satisfies P (depth first, stopping at the
 /// first).

@@ -1409,6 +1409,22 @@ static bool returnsOnly(const Model &M, const FunctionDecl *FD,
 /// the call is handed the type's size: then it allocates one (an
 /// allocation hook, `(struct item *)hooks.allocate(sizeof(struct item))`,
 /// or a wrapper in another file), and the switch stops on it.
+const CompactType *hookAllocated(const Model &M, ASTContext &Ctx,
+                                 const CallExpr *CE) {
+  if (CE->getDirectCallee() || CE->getNumArgs() != 1 ||
+      CE->getCallee()->HasSideEffects(Ctx))
+    return nullptr;
+  SizeShape Sh = sizeShape(CE->getArg(0));
+  if (!Sh.Ok || !Sh.Counts.empty() || Sh.Flex)
+    return nullptr;
+  const CompactType *T = M.recordOf(Sh.Elem);
+  const auto *Cast = dyn_cast_or_null<CastExpr>(parentSkippingParens(Ctx, CE));
+  if (!T || !Cast || Cast->getCastKind() != CK_BitCast ||
+      M.pointeeOf(Cast->getType()) != T)
+    return nullptr;
+  return T;
+}
+
 void checkForeignObject(Session &S, const CastExpr *E) {
   const Model &M = S.M;
   if (E->getCastKind() != CK_BitCast)
@@ -1462,6 +1478,22 @@ void checkForeignObject(Session &S, const CastExpr *E) {
                    "call malloc(sizeof(" + ToT->WideSpelling +
                    ")) where the type is known",
                {tokRange(CE->getSourceRange())});
+    return;
+  }
+  if (Sized && hookAllocated(M, S.Ctx, CE) == ToT) {
+    S.report(
+        Diag::ForeignObject, E->getExprLoc(),
+        "this allocation hook is handed the size of " +
+            quoted(ToT->WideSpelling) +
+            " and its result becomes a compact pointer to one: while the hook "
+            "is malloc the object comes from the compact heap, but any other "
+            "function allocates it outside, where a compact field cannot hold "
+            "it and the switch cannot move it (the runtime stops there); call "
+            "malloc(sizeof(" +
+            ToT->WideSpelling +
+            ")) here to allocate with "
+            "any hook",
+        {tokRange(CE->getSourceRange())});
     return;
   }
   if (Sized) {

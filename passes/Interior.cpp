@@ -565,6 +565,11 @@ public:
       add(A); // an element of a local array: the array is the root
     else if (!inAddressField(M, BO->getLHS())) // there the switch moves it
       escape(BO->getRHS(), throughPointer(BO->getLHS()));
+    else if (const auto *ME =
+                 dyn_cast<MemberExpr>(BO->getLHS()->IgnoreParens()))
+      if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+          F && isBytePointer(F->getType()) && isBumpPointer(S, F))
+        carved(BO->getRHS(), F);
     return true;
   }
 
@@ -863,6 +868,27 @@ private:
     if (const auto *ME = dyn_cast<MemberExpr>(E))
       return ME->isArrow() || throughPointer(ME->getBase());
     return false;
+  }
+
+  /// `r->avail = c->data`: the field is moved by the switch, but as a bump
+  /// pointer it hands out pieces of a compact object -- a region's chunk
+  /// marked compact, where the program carves its own objects -- and the
+  /// pointers to those that the program keeps (their links to each other,
+  /// its locals) are plain: neither roots nor translated.
+  void carved(const Expr *Value, const FieldDecl *F) {
+    const Expr *E = leaf(Value);
+    if (!Check || S.isIgnoredLoc(E->getExprLoc()))
+      return;
+    S.report(Diag::InteriorEscape, E->getExprLoc(),
+             origin(E) + " becomes the bump pointer " + quoted(F->getName()) +
+                 ": what is carved from it lies inside a compact object, which "
+                 "the switch moves, while the pointers the program keeps to "
+                 "those pieces (their links, its locals) are not translated, "
+                 "and after the switch they point into the released arena; "
+                 "carve from memory outside the compact heap (a chunk that "
+                 "holds only its link and the bytes gains nothing from "
+                 "CP_COMPACT)",
+             {tokRange(E->getSourceRange())});
   }
 
   void escape(const Expr *Value, bool ThroughPointer = false) {

@@ -130,6 +130,45 @@ const VarDecl *varOf(const Expr *E) {
   return DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
 }
 
+/// The global or the field E names (`cur`, `r->avail`), or null.
+static const ValueDecl *storage(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    return dyn_cast<FieldDecl>(ME->getMemberDecl());
+  return varOf(E);
+}
+
+bool bumpPointer(Session &S, const ValueDecl *V) {
+  bool B = false;
+  for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
+    const auto *FD = dyn_cast<FunctionDecl>(D);
+    if (!FD || !FD->doesThisDeclarationHaveABody() || B)
+      continue;
+    forEach(FD->getBody(), [&](const Stmt *St) {
+      if (const auto *BO = dyn_cast<BinaryOperator>(St)) {
+        if (storage(BO->getLHS()) != V)
+          return;
+        if (BO->getOpcode() == BO_AddAssign || BO->getOpcode() == BO_SubAssign)
+          B = true;
+        else if (BO->getOpcode() == BO_Assign) {
+          const Expr *R = BO->getRHS()->IgnoreParenCasts();
+          bool Field = isa<FieldDecl>(V);
+          if (const auto *CE = dyn_cast<CallExpr>(R))
+            B |= !Field && (allocFunction(CE) == AllocFn::Malloc ||
+                            allocFunction(CE) == AllocFn::Calloc ||
+                            allocFunction(CE) == AllocFn::Realloc);
+          if (const auto *A = dyn_cast<BinaryOperator>(R))
+            B |= A->isAdditiveOp() && (!Field || storage(A->getLHS()) == V ||
+                                       storage(A->getRHS()) == V);
+        }
+      } else if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
+        B |= UO->isIncrementDecrementOp() && storage(UO->getSubExpr()) == V;
+      }
+    });
+  }
+  return B;
+}
+
 class Tracer {
 public:
   explicit Tracer(Session &S) : S(S) {}
@@ -289,55 +328,17 @@ private:
     return Why;
   }
 
-  /// The global or the field E names (`cur`, `r->avail`), or null.
-  static const ValueDecl *storage(const Expr *E) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *ME = dyn_cast<MemberExpr>(E))
-      return dyn_cast<FieldDecl>(ME->getMemberDecl());
-    return varOf(E);
-  }
-
-  /// A global byte pointer that the translation unit moves or sets from
-  /// malloc, or a byte pointer field of any object that it moves (`+=`,
-  /// `++`, `f = f + n`): a bump pointer.  A field set from malloc is only
-  /// a buffer (a vector's `v->items = realloc(v->items, ...)`).
   bool bumped(const ValueDecl *V) {
     auto It = Bumped.find(V);
     if (It != Bumped.end())
       return It->second;
-    bool B = false;
-    for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
-      const auto *FD = dyn_cast<FunctionDecl>(D);
-      if (!FD || !FD->doesThisDeclarationHaveABody() || B)
-        continue;
-      forEach(FD->getBody(), [&](const Stmt *St) {
-        if (const auto *BO = dyn_cast<BinaryOperator>(St)) {
-          if (storage(BO->getLHS()) != V)
-            return;
-          if (BO->getOpcode() == BO_AddAssign || BO->getOpcode() == BO_SubAssign)
-            B = true;
-          else if (BO->getOpcode() == BO_Assign) {
-            const Expr *R = BO->getRHS()->IgnoreParenCasts();
-            bool Field = isa<FieldDecl>(V);
-            if (const auto *CE = dyn_cast<CallExpr>(R))
-              B |= !Field && (allocFunction(CE) == AllocFn::Malloc ||
-                              allocFunction(CE) == AllocFn::Calloc ||
-                              allocFunction(CE) == AllocFn::Realloc);
-            if (const auto *A = dyn_cast<BinaryOperator>(R))
-              B |= A->isAdditiveOp() && (!Field || storage(A->getLHS()) == V ||
-                                         storage(A->getRHS()) == V);
-          }
-        } else if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
-          B |= UO->isIncrementDecrementOp() && storage(UO->getSubExpr()) == V;
-        }
-      });
-    }
-    Bumped[V] = B;
-    return B;
+    return Bumped[V] = bumpPointer(S, V);
   }
 };
 
 } // namespace
+
+bool isBumpPointer(Session &S, const ValueDecl *V) { return bumpPointer(S, V); }
 
 /// G hands out memory it only looks up: its body calls nothing and
 /// changes nothing but its own locals (`return v->data + i * v->elem;`).

@@ -271,7 +271,8 @@ bool Printer::own(const Stmt *St) {
   if (const auto *CE = dyn_cast<CallExpr>(St))
     return (CompactBodies && dualCallee(CE)) ||
            (allocFunction(CE) != AllocFn::None && allocShape(CE)) ||
-           (S.Opts.switchable() && returnsTwice(CE->getDirectCallee()));
+           (S.Opts.switchable() && returnsTwice(CE->getDirectCallee())) ||
+           hookAllocated(M, S.Ctx, CE);
   if (const auto *DR = dyn_cast<DeclRefExpr>(St))
     return boxedVar(M, DR) != nullptr; // a variable in the heap, either form
   if (!compact())
@@ -513,6 +514,12 @@ std::string Printer::handleText(const HandleAt &At) {
 }
 
 std::string Printer::callText(const CallExpr *CE) {
+  // `(cJSON *)hooks->allocate(sizeof(cJSON))`: the hook is malloc unless
+  // the program installed its own (cp_hook_is_malloc); the callee has no
+  // side effects, so naming it twice is the same.
+  if (const CompactType *T = hookAllocated(M, S.Ctx, CE))
+    return "(cp_hook_is_malloc((const void *)(" + text(CE->getCallee()) +
+           ")) ? cp_alloc(&" + T->DescName + ") : " + splice(CE) + ")";
   if (allocFunction(CE) != AllocFn::None && allocShape(CE))
     return allocText(CE);
   // memset(p->kids, 0, sizeof p->kids): the handles and their size.

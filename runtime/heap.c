@@ -799,6 +799,11 @@ alloc_one(cp_type_desc_t *d, bool try_only, slow_fn *slow, turn_fn *dry) {
 void *cp_alloc(cp_type_desc_t *d) {
   return alloc_one(d, false, cp__heap_alloc_slow, alloc_turn);
 }
+
+/* Compared with malloc's address as this library sees it, which the
+ * dynamic linker makes the program's too (a function's address is one
+ * across the process), interposed allocators included. */
+int cp_hook_is_malloc(const void *fn) { return fn == (const void *)&malloc; }
 void *cp_try_alloc(cp_type_desc_t *d) {
   return alloc_one(d, true, cp__heap_alloc_slow, try_alloc_turn);
 }

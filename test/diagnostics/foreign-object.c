@@ -3,7 +3,9 @@
 // the compact arena.  An explicit cast says the object is an arena object
 // that travelled as 'void *', unless the call is handed the type's size:
 // then it allocates one (an allocation hook, a wrapper in another file),
-// cast or not.
+// cast or not.  A hook handed one object's size allocates in the compact
+// heap while it is malloc (switchable/allocation-hook.c), and is warned
+// for the other hooks a program may install.
 // REQUIRES: plugin
 // -verify runs compact-only: in switchable mode the dual function's compact
 // copy repeats the expected-* comments under #line, so -verify would expect
@@ -15,11 +17,12 @@
 // SW: warning: the 'void *' returned by this call
 // SW: warning: a compact pointer to 'struct node' is stored into memory as 'void *'; kept there, it is no root, and after the switch it points into the released arena {{.*}} [-Wcompactptr-void-escape]
 // SW: warning: 'mk_sized' is handed the size of 'struct node'
+// SW: warning: this allocation hook is handed the size of 'struct node'
 // SW: warning: this call is handed the size of 'struct node'
 // SW: warning: the 'void *' returned by 'launder'
 // SW: warning: the 'void *' returned by 'pop_or_other'
 // SW-NOT: warning:
-// SW: 8 warnings generated.
+// SW: 9 warnings generated.
 #include <compactptr.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +45,8 @@ void use(void *(*fp)(void)) {
   stash[0] = b; // switchable: kept as 'void *', no root (void-escape)
   b = (struct node *)get(0); // explicit: an arena object stored as void *
   b = (struct node *)mk_sized(sizeof *b); // expected-warning {{'mk_sized' is handed the size of 'struct node'}}
-  b = (struct node *)hooks.allocate(sizeof(struct node)); // expected-warning {{this call is handed the size of 'struct node' and its result becomes a compact pointer to one: it allocates the object outside the compact heap, where a compact field cannot hold it and the switch cannot move it (the runtime stops there); call malloc(sizeof(struct node)) where the type is known}}
+  b = (struct node *)hooks.allocate(sizeof(struct node)); // expected-warning {{this allocation hook is handed the size of 'struct node' and its result becomes a compact pointer to one: while the hook is malloc the object comes from the compact heap, but any other function allocates it outside, where a compact field cannot hold it and the switch cannot move it (the runtime stops there); call malloc(sizeof(struct node)) here to allocate with any hook}}
+  b = (struct node *)hooks.allocate(2 * sizeof(struct node)); // expected-warning {{this call is handed the size of 'struct node' and its result becomes a compact pointer to one: it allocates the object outside the compact heap}}
   b = (struct node *)memset(b, 0, sizeof(struct node)); // memset returns what it is handed
   b = malloc(sizeof *b);     // rewritten allocations are fine
   b = realloc(b, sizeof(struct node));

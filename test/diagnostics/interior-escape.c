@@ -6,7 +6,9 @@
 // it is fine (a frame keeps it), and so is the address of a compact struct
 // embedded in the object (a compact pointer) or of a handle field (a slot
 // pointer, followed by its own analysis).  So is one stored in an untyped
-// pointer field of a compact object (`int *cursor`): the switch moves it.
+// pointer field of a compact object (`int *cursor`): the switch moves it,
+// unless the field is a bump pointer (a region's `avail`, moved by `+=`)
+// handing out pieces of the compact object.
 // Stored through a plain pointer, it may land in such a field or
 // elsewhere: the warning says both.  What is computed from such an
 // address (a local holding it, a function returning it, pointer arithmetic)
@@ -34,6 +36,22 @@ struct CP_COMPACT node {
 static int *last_val;
 static double *keep;
 static double *value_of(struct node *p) { return &p->value; }
+
+// A region whose chunks are compact objects: its bump pointer, an untyped
+// field the switch moves, hands out pieces of a chunk, and the program's
+// pointers to those pieces (their links, its locals) would not move.
+struct CP_COMPACT chunk { struct chunk *prev; char data[256]; };
+struct region { char *avail; struct chunk *chunks; }; // compact by inference
+static void *carve(struct region *r, size_t k) {
+  if (!r->chunks) {
+    r->chunks = malloc(sizeof *r->chunks);
+    r->avail = r->chunks->data;
+    // CHECK: interior-escape.c:[[@LINE-1]]:16: warning: the address of field 'data' inside a compact object becomes the bump pointer 'avail': what is carved from it lies inside a compact object, which the switch moves, while the pointers the program keeps to those pieces (their links, its locals) are not translated, and after the switch they point into the released arena; carve from memory outside the compact heap (a chunk that holds only its link and the bytes gains nothing from CP_COMPACT) [-Wcompactptr-interior-escape]
+  }
+  void *p = r->avail;
+  r->avail += k;
+  return p;
+}
 
 int main(void) {
   struct node *n = malloc(sizeof *n), *m = malloc(sizeof *m);
@@ -66,4 +84,4 @@ int main(void) {
   return 0;
 }
 // CHECK-NOT: warning:
-// CHECK: 5 warnings generated.
+// CHECK: 6 warnings generated.

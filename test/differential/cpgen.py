@@ -28,7 +28,8 @@ wrapper declared CP_ALLOCATOR, and for some realloc'ed and freed through a
 heap array of structs (with a one-past-the-end pointer in a global) and a
 global struct value.  Step functions apply operations chosen here with
 indices drawn at run time from the program's own PRNG: allocate heads
-(malloc, a cast malloc, calloc or a compound literal), grow chains (also
+(malloc, a cast malloc, an allocation hook that is malloc, calloc or a
+compound literal), grow chains (also
 allocating into a local in a loop, between layout-dependent statements), link
 fields (run-time indices into link arrays; interior pointers into the heap
 arrays), copy objects and nested structs by value (also through functions
@@ -484,6 +485,9 @@ class Gen:
     def emit_helpers(self):
         e = self.emit
         r = self.r
+        # an allocation hook, as cJSON's: a struct of function pointers
+        # that starts as malloc (allocation "hook" below)
+        e("static __attribute__((unused)) struct { void *(*allocate)(size_t); } cpg_hooks = { malloc };")
         for t in self.types:
             n = t.name
             # a list header that lives on the stack, its address handed to
@@ -508,6 +512,8 @@ class Gen:
             else:
                 e("static struct %s *new%d(unsigned key) {" % (n, t.idx))
             how = r.choice(["malloc", "castmalloc", "calloc", "literal"])
+            if how == "castmalloc" and not t.xctor and r.random() < 0.5:
+                how = "hook"  # the hook is malloc: cp_hook_is_malloc
             if how == "calloc":
                 e("  struct %s *p = calloc(1, sizeof(struct %s));" % (n, n))
                 e("  if (!p) exit(3);")
@@ -515,6 +521,9 @@ class Gen:
             else:
                 if how == "castmalloc":
                     e("  struct %s *p = (struct %s *)malloc(sizeof(struct %s));" % (n, n, n))
+                elif how == "hook":
+                    e("  struct %s *p = (struct %s *)cpg_hooks.allocate(sizeof(struct %s));"
+                      % (n, n, n))
                 else:
                     e("  struct %s *p = malloc(sizeof *p);" % n)
                 e("  if (!p) exit(3);")
