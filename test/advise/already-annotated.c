@@ -12,14 +12,14 @@ struct CP_COMPACT node {
 
 struct item {
   struct item *next;
-  long v;
+  int v;
 };
 
 struct node *a(void) { return malloc(sizeof(struct node)); }
 struct item *b(void) { return malloc(sizeof(struct item)); }
 
-// CHECK: compactptr-advise: 2 structs, 1 candidate (1 clean, 0 blocked), 1 already annotated
-// CHECK:    1  clean              16      16     0     1      0  struct item
+// CHECK: compactptr-advise: 2 structs, 1 candidate (1 clean, 0 blocked, 0 no gain), 1 already annotated
+// CHECK:    1  clean              16       8     8     1      8  struct item
 // CHECK-NEXT:    2  annotated          16       8     8     1      8  struct node
 // CHECK: struct node: annotated
 // CHECK: blockers: none

@@ -34,7 +34,7 @@ struct node *n2(int n) { return calloc(n, sizeof(struct node)); }
 struct tree *t1(void) { return malloc(sizeof(struct tree)); }
 struct flat *f1(void) { return malloc(sizeof(struct flat)); }
 
-// CHECK:compactptr-advise: 4 structs, 2 candidates (2 clean, 0 blocked), 0 already annotated
+// CHECK:compactptr-advise: 4 structs, 2 candidates (2 clean, 0 blocked, 0 no gain), 0 already annotated
 // CHECK-EMPTY:
 // CHECK-NEXT:rank  verdict          wide compact saved sites  score  struct
 // CHECK-NEXT:   1  clean              40      24    16     1     16  struct tree
@@ -74,5 +74,5 @@ struct flat *f1(void) { return malloc(sizeof(struct flat)); }
 // --candidates leaves out the structs that are neither candidates nor
 // annotated; the summary counts the structs shown.
 // RUN: compactptr-advise --candidates %s -- %cflags | FileCheck %s --check-prefix=CAND
-// CAND: compactptr-advise: 2 structs, 2 candidates (2 clean, 0 blocked), 0 already annotated
+// CAND: compactptr-advise: 2 structs, 2 candidates (2 clean, 0 blocked, 0 no gain), 0 already annotated
 // CAND-NOT: not a candidate

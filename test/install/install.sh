@@ -21,3 +21,8 @@ cc -I"$scratch/prefix/include" "$src/test/install/consumer/consumer.c" \
   $(pkg-config --libs compactptr) -o "$scratch/consumer_pc"
 LD_LIBRARY_PATH="$scratch/prefix/lib" "$scratch/consumer_pc"
 pkg-config --cflags compactptr
+# The installed compactptr-advise finds <compactptr.h> under its own
+# prefix, with no -I.
+(cd "$scratch" && "$scratch/prefix/bin/compactptr-advise" \
+  "$src/test/install/consumer/consumer.c" > "$scratch/advise.log")
+grep -q '^compactptr-advise: ' "$scratch/advise.log"

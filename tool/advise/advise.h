@@ -91,6 +91,8 @@ typedef struct {
   /* analyze.c */
   int heap, self_ref, pointed_from_heap, candidate, compact;
   int link_of; /* an intrusive link: the candidate it is embedded in, or -1 */
+  int no_gain; /* a candidate that saves nothing itself and that no other
+                  compact struct points to or holds */
   long long compact_size, compact_align, saved, score;
   int *blockers; /* indices into ad_model_t.blockers, own and inherited */
   size_t nblockers, capblockers;
@@ -124,7 +126,7 @@ int ad_record_index(ad_model_t *m, const char *usr);
 void ad_analyze(ad_model_t *m);
 const char *ad_blocker_kind_name(ad_blocker_kind_t k);
 const char *ad_blocker_plugin(ad_blocker_kind_t k);
-/** "clean", "blocked", "annotated" or "not a candidate". */
+/** "clean", "blocked", "no gain", "annotated" or "not a candidate". */
 const char *ad_verdict(const ad_record_t *r);
 
 /* report.c */

@@ -51,7 +51,9 @@ const char *ad_verdict(const ad_record_t *r) {
     return "annotated";
   if (!r->candidate)
     return "not a candidate";
-  return r->nblockers ? "blocked" : "clean";
+  if (r->nblockers)
+    return "blocked";
+  return r->no_gain ? "no gain" : "clean";
 }
 
 static int is_struct(const ad_record_t *r) { return r->defined && !r->is_union; }
@@ -189,8 +191,8 @@ static const ad_model_t *sort_model;
 
 static int group(const ad_record_t *r) {
   if (r->candidate && !r->annotated)
-    return r->nblockers ? 1 : 0;
-  return r->annotated ? 2 : 3;
+    return r->nblockers ? 1 : r->no_gain ? 2 : 0;
+  return r->annotated ? 3 : 4;
 }
 
 static int rank_cmp(const void *a, const void *b) {
@@ -333,6 +335,28 @@ void ad_analyze(ad_model_t *m) {
       }
   }
   free(in);
+  /* A candidate that saves nothing (a region's chunk: one link beside a
+   * size_t and a flexible array) gains only through the structs that point
+   * to it or hold it; with none, marking it costs the program the
+   * plugin's rules for nothing -- and a chunk used as raw storage for
+   * other objects would be moved by the switch under their plain pointers. */
+  for (size_t i = 0; i < n; i++) {
+    ad_record_t *r = &m->records[i];
+    if (!is_struct(r) || !r->candidate || r->annotated || r->saved > 0 ||
+        r->link_of >= 0)
+      continue;
+    int wanted = 0;
+    for (size_t j = 0; j < n && !wanted; j++) {
+      const ad_record_t *c = &m->records[j];
+      /* (Not one compact only by holding r: a region kept on the stack.) */
+      if (j == i || !is_struct(c) || !(c->candidate || c->annotated) ||
+          c->no_gain)
+        continue;
+      for (size_t k = 0; k < c->nfields && !wanted; k++)
+        wanted = c->fields[k].target == (int)i;
+    }
+    r->no_gain = !wanted;
+  }
   m->order = ad_xrealloc(NULL, (n + 1) * sizeof *m->order);
   m->norder = 0;
   for (size_t i = 0; i < n; i++)

@@ -23,6 +23,10 @@ static const char *why(const ad_model_t *m, const ad_record_t *r) {
                      m->records[r->link_of].name, m->records[r->link_of].name);
   if (!r->heap)
     return "never allocated with malloc, calloc or realloc";
+  if (r->no_gain && !r->nblockers)
+    return "heap-allocated and self-referential or pointed to, but its "
+           "compact layout is no smaller and no other compact struct points "
+           "to it or holds it: marking it gains nothing";
   if (!r->self_ref && !r->pointed_from_heap)
     return "heap-allocated, but neither self-referential nor pointed to "
            "from another heap struct";
@@ -38,20 +42,21 @@ static void loc_text(FILE *o, ad_loc_t l) {
 }
 
 void ad_report_text(const ad_model_t *m) {
-  size_t cand = 0, clean = 0, ann = 0;
+  size_t cand = 0, clean = 0, none = 0, ann = 0;
   for (size_t i = 0; i < m->norder; i++) {
     const ad_record_t *r = &m->records[m->order[i]];
     if (r->annotated)
       ann++;
     else if (r->candidate) {
       cand++;
-      clean += r->nblockers == 0;
+      none += r->no_gain && r->nblockers == 0;
+      clean += !r->no_gain && r->nblockers == 0;
     }
   }
   printf("compactptr-advise: %zu struct%s, %zu candidate%s (%zu clean, %zu "
-         "blocked), %zu already annotated\n",
+         "blocked, %zu no gain), %zu already annotated\n",
          m->norder, m->norder == 1 ? "" : "s", cand, cand == 1 ? "" : "s",
-         clean, cand - clean, ann);
+         clean, cand - clean - none, none, ann);
   if (!m->norder)
     return;
   printf("\n%4s  %-15s %5s %7s %5s %5s %6s  %s\n", "rank", "verdict", "wide",

@@ -2334,6 +2334,38 @@ static int has_arg(int argc, const char *const *argv, const char *a) {
   return 0;
 }
 
+/* The directories of the project's own headers (<compactptr.h> and the
+ * configuration it includes), as compactptr-cc adds them: <prefix>/include
+ * next to an installed executable, else this build's source and binary
+ * include directories.  Returns how many of the two it filled. */
+static int own_include_dirs(const char *dirs[2]) {
+  static char installed[PATH_MAX];
+  static int known = -1;
+  if (known < 0) {
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    known = 0;
+    if (len > 0) {
+      exe[len] = 0;
+      char *slash = strrchr(exe, '/');
+      if (slash) {
+        *slash = 0;
+        char probe[PATH_MAX];
+        snprintf(installed, sizeof installed, "%s/../include", exe);
+        snprintf(probe, sizeof probe, "%s/compactptr.h", installed);
+        known = access(probe, R_OK) == 0;
+      }
+    }
+  }
+  if (known) {
+    dirs[0] = installed;
+    return 1;
+  }
+  dirs[0] = COMPACTPTR_SOURCE_INCLUDE_DIR;
+  dirs[1] = COMPACTPTR_BINARY_INCLUDE_DIR;
+  return 2;
+}
+
 int ad_scan_tu(ad_model_t *m, const char *dir, int argc, const char *const *argv) {
   static CXIndex index;
   char old[PATH_MAX];
@@ -2348,7 +2380,7 @@ int ad_scan_tu(ad_model_t *m, const char *dir, int argc, const char *const *argv
   }
   /* argv[0] becomes "clang"; add the resource dir so builtin headers
    * (stddef.h) are found from outside LLVM's bin/. */
-  const char **args = ad_xrealloc(NULL, (size_t)(argc + 4) * sizeof *args);
+  const char **args = ad_xrealloc(NULL, (size_t)(argc + 8) * sizeof *args);
   int n = 0;
   args[n++] = "clang";
   for (int i = 1; i < argc; i++)
@@ -2359,6 +2391,12 @@ int ad_scan_tu(ad_model_t *m, const char *dir, int argc, const char *const *argv
   if (*res && !has_arg(argc, argv, "-resource-dir")) {
     args[n++] = "-resource-dir";
     args[n++] = res;
+  }
+  /* After the program's own -I (searched first), as -idirafter. */
+  const char *own[2];
+  for (int i = 0, k = own_include_dirs(own); i < k; i++) {
+    args[n++] = "-idirafter";
+    args[n++] = own[i];
   }
   CXTranslationUnit tu = NULL;
   enum CXErrorCode ec = clang_parseTranslationUnit2FullArgv(
