@@ -554,6 +554,21 @@ void Printer::sizeFix(const Expr *Size, const std::string &SizeofT,
         return replace(Side, SizeofT);
 }
 
+/// For a size the program reads at run time (GObject's and CPython's
+/// `calloc(1, klass->instance_size)`): it says nothing of which compact
+/// type is made, whose size differs between the layouts.
+std::string Printer::runtimeSizeAdvice(const Expr *Size) const {
+  bool Measured = anyNode(Size, [](const Stmt *St) {
+    return isa<UnaryExprOrTypeTraitExpr>(St) || isa<OffsetOfExpr>(St);
+  });
+  if (Measured || Size->isIntegerConstantExpr(S.Ctx))
+    return "";
+  return "; a size read at run time (a class's recorded instance size) "
+         "does not say which type it makes, and the layouts differ: "
+         "allocate each type where it is known, with sizeof of its own (a "
+         "constructor per class)";
+}
+
 std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
   AllocFn F = allocFunction(CE);
   if (F == AllocFn::Free || F == AllocFn::Deallocator) {
@@ -643,17 +658,18 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
           S.Ctx.getTypeSizeInChars(S.Ctx.getRecordType(FT->RD)).getQuantity(),
           Fix);
     const std::string &W = FT->WideSpelling;
-    S.report(Diag::AllocSize, SizeArg->getExprLoc(),
-             "allocation of compact type '" + W +
-                 "' must have its size expressed as " +
-                 (FlexType ? "sizeof(" + W +
-                                 ") + n (one object and the room for its " +
-                                 roomText(roomMember(FT->RD)) +
-                                 ", also calloc(1, ...); an array of such "
-                                 "objects is not supported)"
-                           : "sizeof(" + W + ") or n * sizeof(" + W + ")" +
-                                 charHackAdvice(FT->RD)),
-             {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
+    S.report(
+        Diag::AllocSize, SizeArg->getExprLoc(),
+        "allocation of compact type '" + W +
+            "' must have its size expressed as " +
+            (FlexType
+                 ? "sizeof(" + W + ") + n (one object and the room for its " +
+                       roomText(roomMember(FT->RD)) +
+                       ", also calloc(1, ...); an array of such "
+                       "objects is not supported)"
+                 : "sizeof(" + W + ") or n * sizeof(" + W + ")" +
+                       charHackAdvice(FT->RD) + runtimeSizeAdvice(SizeArg)),
+        {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
     return "";
   }
   if (const FieldDecl *FAM =

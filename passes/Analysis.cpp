@@ -1088,6 +1088,52 @@ bool inAddressField(const Model &M, const Expr *E) {
   return F && isAddressFieldType(M, F) && memberBaseIsCompact(M, ME);
 }
 
+/// E is the address of an untyped field of a compact object: `&t->root`,
+/// `&q->child[d]`, `q->child + d` (a decayed array of them).
+static bool addressOfAddressField(const Model &M, const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *B = dyn_cast<BinaryOperator>(E); B && B->isAdditiveOp())
+    E = (B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS())
+            ->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(E);
+      U && U->getOpcode() == UO_AddrOf)
+    return inAddressField(M, U->getSubExpr());
+  return E->getType()->isArrayType() && isa<MemberExpr>(E) &&
+         inAddressField(M, E);
+}
+
+bool landsInAddressField(ASTContext &Ctx, const Model &M, const Expr *LHS) {
+  LHS = LHS->IgnoreParens();
+  const Expr *Base = nullptr;
+  if (const auto *UO = dyn_cast<UnaryOperator>(LHS);
+      UO && UO->getOpcode() == UO_Deref)
+    Base = UO->getSubExpr();
+  const auto *DR =
+      Base ? dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts()) : nullptr;
+  const auto *V = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+  // (A parameter's values come from its callers.)
+  if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V))
+    return false;
+  const FunctionDecl *FD = enclosingFunction(Ctx, DR);
+  if (!FD || !FD->hasBody())
+    return false;
+  bool Ok = !V->getInit() || addressOfAddressField(M, V->getInit());
+  anyNode(FD->getBody(), [&](const Stmt *St) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(St)) {
+      if (BO->isAssignmentOp() && localVariable(BO->getLHS()) == V)
+        Ok &= BO->getOpcode() == BO_Assign &&
+              addressOfAddressField(M, BO->getRHS());
+    } else if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
+      // Its address taken, or stepped: it may be set anywhere.
+      if ((UO->getOpcode() == UO_AddrOf || UO->isIncrementDecrementOp()) &&
+          localVariable(UO->getSubExpr()) == V)
+        Ok = false;
+    }
+    return !Ok;
+  });
+  return Ok;
+}
+
 const VarDecl *localArrayOf(const Expr *E) {
   const Expr *P = placeOf(E);
   if (P == E->IgnoreParens() || !P->getType()->isArrayType())

@@ -505,6 +505,10 @@ void checkCallbackSafepoint(Session &S, const clang::CallExpr *CE);
 /// a compact pointer (foreign-object); through an explicit cast only when
 /// the call is handed the type's size (it allocates one).
 void checkForeignObject(Session &S, const clang::CastExpr *E);
+/// Escapes.cpp (switchable): a compact pointer with a tag in its low bits
+/// (`(uint8_t *)n + 1`) stored into memory as `void *` that the switch
+/// does not see (void-escape, as the pointer itself would be).
+void checkTaggedEscape(Session &S, const clang::CastExpr *E);
 /// Pools.cpp: V, a global byte pointer that the translation unit moves or
 /// sets from malloc, or a byte pointer field of any object that it moves
 /// (`+=`, `++`, `f = f + n`), is a bump pointer.  A field set from malloc
@@ -544,6 +548,12 @@ bool isCompactLocated(const Model &M, const clang::Expr *E);
 /// through a cast of its address (`*(QUEUE **)&(*q)[0]`, q `&n->link`):
 /// an address stored there is moved by the switch.
 bool inAddressField(const Model &M, const clang::Expr *E);
+/// LHS is `*w`, w a local (not a parameter) whose every value in its
+/// function is the address of such a field (`&t->root`, `q->child + d`),
+/// its own address never taken: crit-bit's `void **wherep` walking down
+/// the tree to where a node goes.
+bool landsInAddressField(clang::ASTContext &Ctx, const Model &M,
+                         const clang::Expr *LHS);
 /// Analysis.cpp: the local array an element of which the lvalue E is,
 /// named the same ways (`pq[1]`, `*(QUEUE **)&(*&pq)[0]`), or null.
 const clang::VarDecl *localArrayOf(const clang::Expr *E);

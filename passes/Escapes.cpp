@@ -886,6 +886,46 @@ static const CallExpr *structKeptByLibc(Session &S, const Expr *Cur,
 /// that keeps it, or to a function of this file whose body stores it (an
 /// identity set of `void *` compared after the switch gave wrong answers,
 /// silently).
+/// `(uint8_t *)n + 1` (n a compact pointer): a tag in the low bits of a
+/// compact address (crit-bit trees tell leaves from nodes so), and n's
+/// type; else null.
+static CompactType *taggedCompact(const Model &M, ASTContext &Ctx,
+                                  const Expr *E) {
+  const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+  if (!BO || !BO->isAdditiveOp() || !isBytePointer(BO->getType()))
+    return nullptr;
+  const Expr *Ptr = BO->getLHS(), *K = BO->getRHS();
+  if (!Ptr->getType()->isPointerType())
+    std::swap(Ptr, K);
+  std::optional<llvm::APSInt> V = K->getIntegerConstantExpr(Ctx);
+  const auto *C = dyn_cast<ExplicitCastExpr>(Ptr->IgnoreParens());
+  if (!V || V->isNegative() || V->getExtValue() > 3 || !C)
+    return nullptr;
+  return M.pointeeOf(C->getSubExpr()->IgnoreParenImpCasts()->getType());
+}
+
+void checkTaggedEscape(Session &S, const CastExpr *E) {
+  if (!S.Opts.switchable() || E->getCastKind() != CK_BitCast ||
+      !E->getType()->isVoidPointerType())
+    return;
+  CompactType *T = taggedCompact(S.M, S.Ctx, E->getSubExpr());
+  const Expr *Cur = E;
+  const auto *BO =
+      dyn_cast_or_null<BinaryOperator>(parentSkippingParens(S.Ctx, E, &Cur));
+  if (!T || !BO || BO->getOpcode() != BO_Assign ||
+      BO->getRHS()->IgnoreParens() != Cur || localStorage(BO->getLHS()) ||
+      inAddressField(S.M, BO->getLHS()) ||
+      landsInAddressField(S.Ctx, S.M, BO->getLHS()))
+    return;
+  S.report(Diag::VoidEscape, E->getExprLoc(),
+           "a compact pointer to " + quoted(T->WideSpelling) +
+               " with a tag in its low bits is stored into memory as 'void *'; "
+               "kept there, it is no root, and after the switch it points into "
+               "the released arena (" +
+               KeepAdvice + ")",
+           {tokRange(E->getSourceRange())});
+}
+
 void checkVoidEscape(Session &S, const CastExpr *E) {
   const Model &M = S.M;
   bool Explicit = isa<ExplicitCastExpr>(E);
@@ -997,7 +1037,8 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     if (localStorage(BO->getLHS()))
       return;
     // An untyped address field of a compact object: the switch moves it.
-    if (inAddressField(S.M, BO->getLHS()))
+    if (inAddressField(S.M, BO->getLHS()) ||
+        landsInAddressField(S.Ctx, S.M, BO->getLHS()))
       return;
     Where = "is stored into memory as 'void *'";
   } else if (const VarDecl *Arg = P ? nullptr : hiddenCleanupArg(S.Ctx, Cur)) {

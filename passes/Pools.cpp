@@ -111,6 +111,12 @@ const char *const SteppedByRuntimeOffset =
 std::string arithmeticOrigin(const BinaryOperator *BO, ASTContext &Ctx) {
   if (derivedFromObject(BO))
     return "";
+  // A tag in the low bits of an aligned address taken off or put on
+  // (crit-bit's `uint8_t *p = t->root; ... (void *)(p - 1)`): no step
+  // through a buffer, whose objects are at least a handle's size apart.
+  if (std::optional<llvm::APSInt> K = BO->getRHS()->getIntegerConstantExpr(Ctx);
+      K && !K->isNegative() && K->getExtValue() <= 3)
+    return "";
   const auto *C = dyn_cast<ExplicitCastExpr>(BO->getLHS()->IgnoreParens());
   if (C && (steppedFromObject(BO) || memberAddress(C->getSubExpr()))) {
     // Stepped from the address of an object, not through a buffer.  A

@@ -324,6 +324,7 @@ private:
   std::string countText(const SizeShape &Sh, const clang::CallExpr *CE);
   std::string allocText(const clang::CallExpr *CE, const Spill *Sp = nullptr);
   std::string allocCall(const clang::CallExpr *CE, AllocFn F, const Spill *Sp);
+  std::string runtimeSizeAdvice(const clang::Expr *Size) const;
   std::string pinnedCall(const clang::CallExpr *CE, AllocFn F,
                          const SizeShape &Sh, const clang::Expr *SizeArg);
   std::string otherArgs(const clang::CallExpr *CE,

@@ -98,6 +98,7 @@ public:
         !checkRootArrayConversion(S, E)) {
       checkForeignObject(S, E);
       checkVoidEscape(S, E);
+      checkTaggedEscape(S, E);
     }
     return true;
   }
@@ -675,6 +676,7 @@ public:
         !checkPoolConversion(S, E) && !checkRootArrayConversion(S, E)) {
       checkForeignObject(S, E);
       checkVoidEscape(S, E);
+      checkTaggedEscape(S, E);
     }
     return true;
   }
