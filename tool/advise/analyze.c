@@ -251,6 +251,24 @@ static void link_declarations(ad_model_t *m) {
   free(to);
 }
 
+/* Struct `in` (r itself, or a struct r holds by value, depth levels down)
+ * has a pointer to r: kavl's links in an unnamed member struct,
+ * `struct avl { int key; struct { struct avl *p[2]; } head; }`. */
+static int links_back(const ad_model_t *m, size_t in, size_t r, int depth) {
+  const ad_record_t *x = &m->records[in];
+  for (size_t k = 0; k < x->nfields; k++) {
+    const ad_field_t *f = &x->fields[k];
+    if (f->target < 0)
+      continue;
+    if (f->kind == AD_FIELD_POINTER && f->target == (int)r)
+      return 1;
+    if (f->kind == AD_FIELD_STRUCT && depth < 4 && f->target != (int)in &&
+        links_back(m, (size_t)f->target, r, depth + 1))
+      return 1;
+  }
+  return 0;
+}
+
 void ad_analyze(ad_model_t *m) {
   size_t n = m->nrecords;
   link_declarations(m);
@@ -269,6 +287,8 @@ void ad_analyze(ad_model_t *m) {
       else if (r->heap)
         m->records[f->target].pointed_from_heap = 1;
     }
+    if (!r->self_ref && links_back(m, i, i, 0))
+      r->self_ref = 1;
   }
   for (size_t i = 0; i < n; i++) {
     ad_record_t *r = &m->records[i];
