@@ -186,8 +186,19 @@ bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
   // that a loop of the macro assigns before each use needs no root at a
   // calloc before that loop or a free after it.
   auto reachWhileLive = [&](const VarDecl *VD) -> const CallExpr * {
+    // Only for a slot root: one whose address is taken may be read
+    // through it, which LiveVariables does not see, and a cleanup reads
+    // its variable at the scope's end.  A use in the call's own full
+    // expression is live whatever the CFG's order (C leaves it open).
     auto Live = [&](const CallExpr *CE) {
-      return AllLive || !deadAfter(CE, VD);
+      if (AllLive || !isSlotRoot(VD) || VD->hasAttr<CleanupAttr>())
+        return true;
+      const Expr *Full = CE;
+      while (const Expr *P = parentSkippingParens(S.Ctx, Full, &Full))
+        Full = P;
+      if (anyReferenceTo(Full, VD, [](const DeclRefExpr *) { return true; }))
+        return true;
+      return !deadAfter(CE, VD);
     };
     // After the declaration (its own initializers run before its
     // variables hold anything): the rest of its block, or all of the

@@ -514,6 +514,9 @@ void checkTaggedEscape(Session &S, const clang::CastExpr *E);
 /// (`+=`, `++`, `f = f + n`), is a bump pointer.  A field set from malloc
 /// is only a buffer (a vector's `v->items = realloc(v->items, ...)`).
 bool isBumpPointer(Session &S, const clang::ValueDecl *V);
+/// K is an integer constant from 0 to 3: a tag in the low bits of an
+/// aligned address, not a step between objects.
+bool isTagStep(const clang::Expr *K, clang::ASTContext &Ctx);
 /// CE calls an allocation hook -- a function pointer, as cJSON's
 /// `hooks->allocate(sizeof(cJSON))` -- handed the size of one compact T,
 /// its result converted to a T * at once, its callee free of side effects:

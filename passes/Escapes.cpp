@@ -897,9 +897,8 @@ static CompactType *taggedCompact(const Model &M, ASTContext &Ctx,
   const Expr *Ptr = BO->getLHS(), *K = BO->getRHS();
   if (!Ptr->getType()->isPointerType())
     std::swap(Ptr, K);
-  std::optional<llvm::APSInt> V = K->getIntegerConstantExpr(Ctx);
   const auto *C = dyn_cast<ExplicitCastExpr>(Ptr->IgnoreParens());
-  if (!V || V->isNegative() || V->getExtValue() > 3 || !C)
+  if (!C || !isTagStep(K, Ctx))
     return nullptr;
   return M.pointeeOf(C->getSubExpr()->IgnoreParenImpCasts()->getType());
 }

@@ -111,12 +111,6 @@ const char *const SteppedByRuntimeOffset =
 std::string arithmeticOrigin(const BinaryOperator *BO, ASTContext &Ctx) {
   if (derivedFromObject(BO))
     return "";
-  // A tag in the low bits of an aligned address taken off or put on
-  // (crit-bit's `uint8_t *p = t->root; ... (void *)(p - 1)`): no step
-  // through a buffer, whose objects are at least a handle's size apart.
-  if (std::optional<llvm::APSInt> K = BO->getRHS()->getIntegerConstantExpr(Ctx);
-      K && !K->isNegative() && K->getExtValue() <= 3)
-    return "";
   const auto *C = dyn_cast<ExplicitCastExpr>(BO->getLHS()->IgnoreParens());
   if (C && (steppedFromObject(BO) || memberAddress(C->getSubExpr()))) {
     // Stepped from the address of an object, not through a buffer.  A
@@ -144,6 +138,16 @@ static const ValueDecl *storage(const Expr *E) {
   return varOf(E);
 }
 
+/// E reads V: V itself, or a local copy of it (obstack's `char *p =
+/// r->avail; ... r->avail = p + k;`).
+static bool readsStorage(const Expr *E, const ValueDecl *V) {
+  if (storage(E) == V)
+    return true;
+  const VarDecl *L = varOf(E);
+  return L && L->hasLocalStorage() && L->getInit() &&
+         storage(L->getInit()) == V;
+}
+
 bool bumpPointer(Session &S, const ValueDecl *V) {
   bool B = false;
   for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
@@ -164,8 +168,8 @@ bool bumpPointer(Session &S, const ValueDecl *V) {
                             allocFunction(CE) == AllocFn::Calloc ||
                             allocFunction(CE) == AllocFn::Realloc);
           if (const auto *A = dyn_cast<BinaryOperator>(R))
-            B |= A->isAdditiveOp() && (!Field || storage(A->getLHS()) == V ||
-                                       storage(A->getRHS()) == V);
+            B |= A->isAdditiveOp() && (!Field || readsStorage(A->getLHS(), V) ||
+                                       readsStorage(A->getRHS(), V));
         }
       } else if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
         B |= UO->isIncrementDecrementOp() && storage(UO->getSubExpr()) == V;
@@ -203,6 +207,14 @@ public:
     if (const auto *CE = dyn_cast<CallExpr>(X))
       return callOrigin(CE, Depth);
     if (const auto *BO = dyn_cast<BinaryOperator>(X)) {
+      // A tag in the low bits of an aligned address taken off or put on
+      // (crit-bit's `uint8_t *p = t->root; ... (void *)(p - 1)`) is no
+      // step through a buffer, whose objects are at least a handle's size
+      // apart: the memory is the pointer's own (a pool's `r + 1` is still
+      // the pool's).
+      if (BO->isAdditiveOp() && isBytePointer(BO->getType()) &&
+          isTagStep(BO->getRHS(), S.Ctx))
+        return origin(BO->getLHS(), FD, Depth + 1);
       if (BO->isAdditiveOp() && isBytePointer(BO->getType()))
         return arithmeticOrigin(BO, S.Ctx);
       if (BO->getOpcode() == BO_Assign || BO->getOpcode() == BO_Comma)
@@ -345,6 +357,12 @@ private:
 } // namespace
 
 bool isBumpPointer(Session &S, const ValueDecl *V) { return bumpPointer(S, V); }
+
+bool isTagStep(const Expr *K, ASTContext &Ctx) {
+  std::optional<llvm::APSInt> V = K->getIntegerConstantExpr(Ctx);
+  // (An unsigned `(size_t)-16` has all its bits active.)
+  return V && !V->isNegative() && V->getActiveBits() <= 2;
+}
 
 /// G hands out memory it only looks up: its body calls nothing and
 /// changes nothing but its own locals (`return v->data + i * v->elem;`).

@@ -382,6 +382,27 @@ QualType Printer::withoutBoxedTypeof(QualType T) const {
                                  AT->getSize(), nullptr, AT->getSizeModifier(),
                                  AT->getIndexTypeCVRQualifiers()),
         Q);
+  if (const auto *AT = dyn_cast<IncompleteArrayType>(Ty))
+    return Ctx.getQualifiedType(
+        Ctx.getIncompleteArrayType(withoutBoxedTypeof(AT->getElementType()),
+                                   AT->getSizeModifier(),
+                                   AT->getIndexTypeCVRQualifiers()),
+        Q);
+  // `__typeof__(x.first) (*fp_)(void)`: a function's result and parameters.
+  if (const auto *FT = dyn_cast<FunctionProtoType>(Ty)) {
+    SmallVector<QualType, 4> Params;
+    for (QualType P : FT->getParamTypes())
+      Params.push_back(withoutBoxedTypeof(P));
+    return Ctx.getQualifiedType(
+        Ctx.getFunctionType(withoutBoxedTypeof(FT->getReturnType()), Params,
+                            FT->getExtProtoInfo()),
+        Q);
+  }
+  if (const auto *FT = dyn_cast<FunctionNoProtoType>(Ty))
+    return Ctx.getQualifiedType(
+        Ctx.getFunctionNoProtoType(withoutBoxedTypeof(FT->getReturnType()),
+                                   FT->getExtInfo()),
+        Q);
   return T;
 }
 
@@ -715,7 +736,12 @@ std::string Printer::clv(const Expr *E) {
 
 std::string Printer::caddr(const Expr *E) { return "(&" + clv(E) + ")"; }
 
-/// St names a boxed variable somewhere (unevaluated operands included).
+static void typeofOperandsOf(const Stmt *St,
+                             SmallVectorImpl<const Expr *> &All);
+
+/// St names a boxed variable somewhere (unevaluated operands included,
+/// and the operands of the `__typeof__`s in the types it spells: a cast
+/// to `__typeof__(h.first)` inside a sizeof).
 bool Printer::mentionsBoxed(const Stmt *St) const {
   if (!St || M.Boxed.empty())
     return false;
@@ -724,7 +750,9 @@ bool Printer::mentionsBoxed(const Stmt *St) const {
   for (const Stmt *C : St->children())
     if (mentionsBoxed(C))
       return true;
-  return false;
+  SmallVector<const Expr *, 2> Typeofs;
+  typeofOperandsOf(St, Typeofs);
+  return llvm::any_of(Typeofs, [&](const Expr *T) { return mentionsBoxed(T); });
 }
 
 namespace {
@@ -761,10 +789,9 @@ SmallVector<const Expr *, 2> Printer::boxedTypeofs(const Decl *D) const {
   return Out;
 }
 
-SmallVector<const Expr *, 2> Printer::boxedTypeofs(const Stmt *St) const {
-  SmallVector<const Expr *, 2> All, Out;
-  if (M.Boxed.empty() || !St)
-    return Out;
+/// The operands of the `__typeof__`s in the types St spells.
+static void typeofOperandsOf(const Stmt *St,
+                             SmallVectorImpl<const Expr *> &All) {
   TypeofOperands V(All);
   if (const auto *C = dyn_cast<ExplicitCastExpr>(St))
     V.add(C->getTypeInfoAsWritten());
@@ -780,6 +807,13 @@ SmallVector<const Expr *, 2> Printer::boxedTypeofs(const Stmt *St) const {
   else if (const auto *DS = dyn_cast<DeclStmt>(St))
     for (const Decl *D : DS->decls())
       V.add(D);
+}
+
+SmallVector<const Expr *, 2> Printer::boxedTypeofs(const Stmt *St) const {
+  SmallVector<const Expr *, 2> All, Out;
+  if (M.Boxed.empty() || !St)
+    return Out;
+  typeofOperandsOf(St, All);
   for (const Expr *E : All)
     if (mentionsBoxed(E))
       Out.push_back(E);

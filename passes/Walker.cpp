@@ -63,7 +63,11 @@ void Walker::walk(const Stmt *St) {
     return;
   if (const auto *DS = dyn_cast<DeclStmt>(St)) {
     std::string Roots;
-    for (const Decl *D : DS->decls())
+    for (const Decl *D : DS->decls()) {
+      // `typedef __typeof__(v.first) link_t;`: the type's text names v.
+      if (const auto *TD = dyn_cast<TypedefNameDecl>(D))
+        for (const Expr *T : P.boxedTypeofs(TD))
+          place(T, P.boxedOnly(T));
       if (const auto *VD = dyn_cast<VarDecl>(D)) {
         if (VD->hasLocalStorage() && S.M.Boxed.count(VD->getCanonicalDecl())) {
           boxLocal(VD);
@@ -77,6 +81,7 @@ void Walker::walk(const Stmt *St) {
         if (VD->isStaticLocal())
           Roots += rootDescText(S, VD, " ");
       }
+    }
     if (!frameFor(DS, Roots))
       return;
     // Root descriptors and frames follow their declaration, on its line.

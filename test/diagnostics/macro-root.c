@@ -22,6 +22,15 @@ struct CP_COMPACT node { int key; struct node *next; };
 #define COPY_KEYS(h, out) do { struct node *c_; int *a_ = malloc(64 * sizeof *a_); int k_ = 0; \
   for (c_ = (h); c_ && k_ < 64; c_ = c_->next) a_[k_++] = c_->key; \
   (out) = k_ ? a_[0] : 0; free(a_); } while (0)
+// Read through its address, or by its cleanup at the scope's end, after
+// the allocation (neither shows on the CFG), or in the allocation's own
+// full expression: refused.
+#define ALIASED(h, out) do { struct node *a_ = (h), **pa_ = &a_; struct node *m_ = malloc(sizeof *m_); \
+  m_->next = 0; (out) += (*pa_ == (h)); free(m_); } while (0)
+static void drop(struct node **p) { (void)p; }
+#define CLEANED(h) do { struct node *k_ __attribute__((cleanup(drop))) = (h); struct node *m_ = malloc(sizeof *m_); \
+  m_->next = 0; free(m_); } while (0)
+#define SAME_EXPR(h) do { struct node *s_ = (h), *m_; (m_ = malloc(sizeof *m_))->next = s_; (h) = m_; } while (0)
 // Live across the allocation inside its loop: refused.
 #define SPLICE(h) do { struct node *c_; for (c_ = (h); c_; c_ = c_->next) { \
   struct node *m_ = malloc(sizeof *m_); m_->key = c_->key; m_->next = c_->next; c_->next = m_; c_ = m_; } } while (0)
@@ -44,6 +53,9 @@ int main(void) {
   COUNT(h, c); // fine: no safepoint runs in the loop; one poll in front
   COPY_KEYS(h, c); // fine: c_ is assigned before each use
   SPLICE(h); // expected-error {{cannot register 'c_' as a root: it is declared by macro 'SPLICE' and holds a compact pointer where 'malloc', which may reach a safepoint, runs; declare it outside the macro}}
+  ALIASED(h, c); // expected-error {{cannot register 'a_' as a root: it is declared by macro 'ALIASED'}}
+  CLEANED(h); // expected-error {{cannot register 'k_' as a root: it is declared by macro 'CLEANED'}}
+  SAME_EXPR(h); // expected-error {{cannot register 's_' as a root: it is declared by macro 'SAME_EXPR'}}
   SPIN(h); // expected-error {{cannot register 's_' as a root: it is declared by macro 'SPIN' and holds a compact pointer where 'opaque', which may reach a safepoint, runs; declare it outside the macro}}
   SPIN_ON(h); // expected-error {{cannot insert a safepoint poll in this loop of main: its body comes from macro 'SPIN_ON'}}
   return c;

@@ -55,6 +55,15 @@ struct ent *by_hand(void) {
   bump += sizeof *e;
   return e;
 }
+// A piece carved a tag's step (1 to 3 bytes) past the bump pointer is the
+// pool's memory still: a tag is no step between objects, and the origin is
+// traced through it.
+struct ent *tagged_piece(void) {
+  char *r = bump;
+  bump += 32;
+  struct ent *e = (struct ent *)(r + 1); // expected-error {{a compact pointer to 'struct ent' is made from the bump pointer 'bump', which is not a compact allocation}}
+  return e;
+}
 
 // container_of with an offset kept at run time (uthash keeps it in its
 // table): the offset is measured in one layout; offsetof is given in each.

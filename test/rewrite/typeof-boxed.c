@@ -4,8 +4,10 @@
 // `rb_entry_safe(root.rb_node, ...)` expands to `({ typeof(root.rb_node)
 // ____ptr = ...; })`.  The operand names the heap object instead, or,
 // printed from the AST inside a macro's expansion, the type stands for
-// itself.  Before, the rewritten file named the variable ("use of
-// undeclared identifier 'h'").  Every mode builds and matches native.
+// itself (through pointers, arrays and function types).  Also in a
+// typedef and in a cast inside a sizeof.  Before, the rewritten file named
+// the variable ("use of undeclared identifier 'h'").  Every mode builds
+// and matches native.
 // REQUIRES: plugin
 // RUN: %rewrite --main-only %s -- %cflags -fplugin-arg-compactptr-mode=compact-only > %t.c
 // RUN: FileCheck %s < %t.c
@@ -41,6 +43,14 @@ static void push(struct head *h, int k) {
     f_ ? f_->key : -1;                                                         \
   })
 
+#define FN_AND_ARRAY(x)                                                        \
+  ({                                                                           \
+    __typeof__((x).first) (*fp_)(void) = 0;                                    \
+    __typeof__((x).first) a_[] = {(x).first};                                  \
+    (void)fp_;                                                                 \
+    a_[0];                                                                     \
+  })
+
 int main(void) {
   struct head h = {NULL, 0};
   long sum = 0;
@@ -57,8 +67,16 @@ int main(void) {
     sum += p->key;
   // CHECK: {{^ +}}struct node *g = (__typeof__((*cp__box_h).first))
   struct node *g = (__typeof__(h.first))hp->first;
-  // CHECK: {{^ +}}sizeof(__typeof__((*cp__box_h).first)));
-  printf("%d %d %ld %ld %d %zu\n", f ? f->key : -1, k, sum, hp->count, g->key,
-         sizeof(__typeof__(h.first)));
+  // A typedef, a cast inside a sizeof, and (printed from the AST) a
+  // function pointer's and an array's declarators.
+  // CHECK: {{^ +}}typedef __typeof__((*cp__box_h).first) link_t;
+  typedef __typeof__(h.first) link_t;
+  link_t l = h.first;
+  // CHECK: {{^ +}}size_t sz = sizeof((__typeof__((*cp__box_h).first))0);
+  size_t sz = sizeof((__typeof__(h.first))0);
+  struct node *fa = FN_AND_ARRAY(h);
+  // CHECK: {{^ +}}sizeof(__typeof__((*cp__box_h).first)), {{.*}}, sz,
+  printf("%d %d %ld %ld %d %zu %d %zu %d\n", f ? f->key : -1, k, sum, hp->count, g->key,
+         sizeof(__typeof__(h.first)), l->key, sz, fa->key);
   return 0;
 }

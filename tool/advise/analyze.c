@@ -362,20 +362,29 @@ void ad_analyze(ad_model_t *m) {
    * other objects would be moved by the switch under their plain pointers. */
   for (size_t i = 0; i < n; i++) {
     ad_record_t *r = &m->records[i];
-    if (!is_struct(r) || !r->candidate || r->annotated || r->saved > 0 ||
-        r->link_of >= 0)
-      continue;
-    int wanted = 0;
-    for (size_t j = 0; j < n && !wanted; j++) {
-      const ad_record_t *c = &m->records[j];
-      /* (Not one compact only by holding r: a region kept on the stack.) */
-      if (j == i || !is_struct(c) || !(c->candidate || c->annotated) ||
-          c->no_gain)
-        continue;
-      for (size_t k = 0; k < c->nfields && !wanted; k++)
-        wanted = c->fields[k].target == (int)i;
+    r->no_gain = is_struct(r) && r->candidate && !r->annotated &&
+                 r->saved <= 0 && r->link_of < 0;
+  }
+  /* Wanted by a struct that is marked (a candidate or annotated, not of no
+   * gain itself), to a fixed point: the verdicts do not depend on the
+   * order of the definitions. */
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (size_t i = 0; i < n; i++) {
+      ad_record_t *r = &m->records[i];
+      for (size_t j = 0; j < n && r->no_gain; j++) {
+        const ad_record_t *c = &m->records[j];
+        /* (Not one compact only by holding r: a region on the stack.) */
+        if (j == i || !is_struct(c) || !(c->candidate || c->annotated) ||
+            c->no_gain)
+          continue;
+        for (size_t k = 0; k < c->nfields && r->no_gain; k++)
+          if (c->fields[k].target == (int)i) {
+            r->no_gain = 0;
+            changed = 1;
+          }
+      }
     }
-    r->no_gain = !wanted;
   }
   m->order = ad_xrealloc(NULL, (n + 1) * sizeof *m->order);
   m->norder = 0;
