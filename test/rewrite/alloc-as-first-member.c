@@ -41,7 +41,7 @@ static struct obj *all;
 
 static struct obj *mknum(long v) {
   struct obj *o = (struct obj *)malloc(sizeof(struct num));
-  // CHECK: struct obj *o = (struct obj *)cp_alloc(&cp__desc_num);
+  // CHECK: {{^ +}}struct obj *o = (struct obj *)cp_alloc(&cp__desc_num);
   o->type = 1;
   o->gc_next = all;
   all = o;
@@ -52,7 +52,7 @@ static struct obj *mknum(long v) {
 
 static struct obj *cons(struct obj *a, struct obj *d) {
   struct obj *o = (struct obj *)calloc(1, sizeof(struct pair));
-  // CHECK: struct obj *o = (struct obj *)cp_alloc(&cp__desc_pair);
+  // CHECK: {{^ +}}struct obj *o = (struct obj *)cp_alloc_array(&cp__desc_pair, (unsigned long)(1));
   o->type = 2;
   o->gc_next = all;
   all = o;

@@ -29,8 +29,8 @@ struct CP_COMPACT rb {
   unsigned size : 31;
   int key;
 };
-// CHECK: struct cp__c_rb { cp_handle_t left; cp_handle_t right; cp_handle_t parent; __extension__ struct __attribute__((aligned(4))) { char cp__bits_red[0]; unsigned int red : 1; unsigned int size : 31; }; int key; }
-// CHECK: {"red", __builtin_offsetof(struct cp__c_rb, cp__bits_red) + 0, 24, CP_FIELD_BYTES, 1, 4, 0},
+// CHECK-DAG: {{^[^/]*}}struct cp__c_rb { cp_handle_t left; cp_handle_t right; cp_handle_t parent; __extension__ struct __attribute__((aligned(4))) { char cp__bits_red[0]; unsigned int red : 1; unsigned int size : 31; }; int key; }
+// CHECK-DAG: {{^[^/]*}}{"red", __builtin_offsetof(struct cp__c_rb, cp__bits_red) + 0, 24, CP_FIELD_BYTES, 1, 4, 0},
 
 // A run that starts inside a unit (one byte after `tag`), a zero-width
 // field that starts a new unit, an unnamed pad, signed and enumeration
@@ -56,12 +56,12 @@ struct CP_COMPACT cbits {
   const unsigned mark : 3;
   unsigned val : 5;
 };
-// CHECK: struct cp__c_odd { char tag; __extension__ struct __attribute__((aligned(1))) { char cp__bits_flag[0]; _Bool flag : 1; }; short s; __extension__ struct __attribute__((aligned(4))) { char cp__bits_a[1]; unsigned int a : 3; unsigned int b : 7; }; cp_handle_t next; __extension__ struct __attribute__((aligned(8))) { char cp__bits_big[0]; unsigned long long big : 40; unsigned int : 0; unsigned char c : 2; int neg : 5; unsigned int : 4; unsigned int kind : 2; }; }
-// CHECK: {"a", __builtin_offsetof(struct cp__c_odd, cp__bits_a) + 1, 1, CP_FIELD_BYTES, 1, 2, 0},
-// CHECK: {"big", __builtin_offsetof(struct cp__c_odd, cp__bits_big) + 0, 16, CP_FIELD_BYTES, 1, 10, 0},
+// CHECK-DAG: {{^[^/]*}}struct cp__c_odd { char tag; __extension__ struct __attribute__((aligned(1))) { char cp__bits_flag[0]; _Bool flag : 1; }; short s; __extension__ struct __attribute__((aligned(4))) { char cp__bits_a[1]; unsigned int a : 3; unsigned int b : 7; }; cp_handle_t next; __extension__ struct __attribute__((aligned(8))) { char cp__bits_big[0]; unsigned long long big : 40; unsigned int : 0; unsigned char c : 2; int neg : 5; unsigned int : 4; unsigned int kind : 2; }; }
+// CHECK-DAG: {{^[^/]*}}{"a", __builtin_offsetof(struct cp__c_odd, cp__bits_a) + 1, 1, CP_FIELD_BYTES, 1, 2, 0},
+// CHECK-DAG: {{^[^/]*}}{"big", __builtin_offsetof(struct cp__c_odd, cp__bits_big) + 0, 16, CP_FIELD_BYTES, 1, 10, 0},
 // The converters between a heap object and a value copy the run's bytes
 // (a const bit-field has no assignment).
-// CHECK: __builtin_memcpy((char *)(void *)&cp__w + 1, (const char *)(const void *)cp__c + __builtin_offsetof(struct cp__c_odd, cp__bits_a) + 1, 2);
+// CHECK-DAG: {{^[^/]*}}__builtin_memcpy((char *)(void *)&cp__w + 1, (const char *)(const void *)cp__c + __builtin_offsetof(struct cp__c_odd, cp__bits_a) + 1, 2);
 
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 20000;
