@@ -873,19 +873,6 @@ static const CallExpr *structKeptByLibc(Session &S, const Expr *Cur,
   return nullptr;
 }
 
-/// Switchable: a compact pointer handed to a function of the program as
-/// `void *` (`vec_push(&v, node)`) or stored into memory as one
-/// (`slots[i] = node`).  A generic container keeps it where the switch
-/// cannot see it: after the switch it points into the released arena.
-/// Calls to libc, the runtime and system headers (but for the arguments
-/// libc keeps: tsearch's key), locals of type `void *` and the address of
-/// a variable that stays wide (a parameter: wide bytes, no compact
-/// pointer) are not flagged.  An explicit cast (`add((void *)n)`) says the
-/// code knows, but only where the plugin cannot see the pointer kept: it
-/// is flagged where it is stored into memory, handed to a libc function
-/// that keeps it, or to a function of this file whose body stores it (an
-/// identity set of `void *` compared after the switch gave wrong answers,
-/// silently).
 /// `(uint8_t *)n + 1` (n a compact pointer): a tag in the low bits of a
 /// compact address (crit-bit trees tell leaves from nodes so), and n's
 /// type; else null.
@@ -925,6 +912,19 @@ void checkTaggedEscape(Session &S, const CastExpr *E) {
            {tokRange(E->getSourceRange())});
 }
 
+/// Switchable: a compact pointer handed to a function of the program as
+/// `void *` (`vec_push(&v, node)`) or stored into memory as one
+/// (`slots[i] = node`).  A generic container keeps it where the switch
+/// cannot see it: after the switch it points into the released arena.
+/// Calls to libc, the runtime and system headers (but for the arguments
+/// libc keeps: tsearch's key), locals of type `void *` and the address of
+/// a variable that stays wide (a parameter: wide bytes, no compact
+/// pointer) are not flagged.  An explicit cast (`add((void *)n)`) says the
+/// code knows, but only where the plugin cannot see the pointer kept: it
+/// is flagged where it is stored into memory, handed to a libc function
+/// that keeps it, or to a function of this file whose body stores it (an
+/// identity set of `void *` compared after the switch gave wrong answers,
+/// silently).
 void checkVoidEscape(Session &S, const CastExpr *E) {
   const Model &M = S.M;
   bool Explicit = isa<ExplicitCastExpr>(E);
@@ -1440,15 +1440,6 @@ static bool returnsOnly(const Model &M, const FunctionDecl *FD,
   return Any && !Other;
 }
 
-/// `struct node *p = mk();` where mk returns `void *`: if mk allocated
-/// the object itself (`return calloc(1, 64);`) it lives in libc's heap,
-/// not the arena, and the first compact access corrupts memory.  Only
-/// malloc/calloc/realloc written where the compact type is known are
-/// rewritten, so any other call's `void *` becoming a compact pointer is
-/// suspect; an explicit cast says the object came from the arena, unless
-/// the call is handed the type's size: then it allocates one (an
-/// allocation hook, `(struct item *)hooks.allocate(sizeof(struct item))`,
-/// or a wrapper in another file), and the switch stops on it.
 const CompactType *hookAllocated(const Model &M, ASTContext &Ctx,
                                  const CallExpr *CE) {
   if (CE->getDirectCallee() || CE->getNumArgs() != 1 ||
@@ -1465,6 +1456,15 @@ const CompactType *hookAllocated(const Model &M, ASTContext &Ctx,
   return T;
 }
 
+/// `struct node *p = mk();` where mk returns `void *`: if mk allocated
+/// the object itself (`return calloc(1, 64);`) it lives in libc's heap,
+/// not the arena, and the first compact access corrupts memory.  Only
+/// malloc/calloc/realloc written where the compact type is known are
+/// rewritten, so any other call's `void *` becoming a compact pointer is
+/// suspect; an explicit cast says the object came from the arena, unless
+/// the call is handed the type's size: then it allocates one (an
+/// allocation hook, `(struct item *)hooks.allocate(sizeof(struct item))`,
+/// or a wrapper in another file), and the switch stops on it.
 void checkForeignObject(Session &S, const CastExpr *E) {
   const Model &M = S.M;
   if (E->getCastKind() != CK_BitCast)

@@ -148,37 +148,6 @@ static bool readsStorage(const Expr *E, const ValueDecl *V) {
          storage(L->getInit()) == V;
 }
 
-bool bumpPointer(Session &S, const ValueDecl *V) {
-  bool B = false;
-  for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
-    const auto *FD = dyn_cast<FunctionDecl>(D);
-    if (!FD || !FD->doesThisDeclarationHaveABody() || B)
-      continue;
-    forEach(FD->getBody(), [&](const Stmt *St) {
-      if (const auto *BO = dyn_cast<BinaryOperator>(St)) {
-        if (storage(BO->getLHS()) != V)
-          return;
-        if (BO->getOpcode() == BO_AddAssign || BO->getOpcode() == BO_SubAssign)
-          B = true;
-        else if (BO->getOpcode() == BO_Assign) {
-          const Expr *R = BO->getRHS()->IgnoreParenCasts();
-          bool Field = isa<FieldDecl>(V);
-          if (const auto *CE = dyn_cast<CallExpr>(R))
-            B |= !Field && (allocFunction(CE) == AllocFn::Malloc ||
-                            allocFunction(CE) == AllocFn::Calloc ||
-                            allocFunction(CE) == AllocFn::Realloc);
-          if (const auto *A = dyn_cast<BinaryOperator>(R))
-            B |= A->isAdditiveOp() && (!Field || readsStorage(A->getLHS(), V) ||
-                                       readsStorage(A->getRHS(), V));
-        }
-      } else if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
-        B |= UO->isIncrementDecrementOp() && storage(UO->getSubExpr()) == V;
-      }
-    });
-  }
-  return B;
-}
-
 class Tracer {
 public:
   explicit Tracer(Session &S) : S(S) {}
@@ -212,11 +181,10 @@ public:
       // step through a buffer, whose objects are at least a handle's size
       // apart: the memory is the pointer's own (a pool's `r + 1` is still
       // the pool's).
-      if (BO->isAdditiveOp() && isBytePointer(BO->getType()) &&
-          isTagStep(BO->getRHS(), S.Ctx))
-        return origin(BO->getLHS(), FD, Depth + 1);
       if (BO->isAdditiveOp() && isBytePointer(BO->getType()))
-        return arithmeticOrigin(BO, S.Ctx);
+        return isTagStep(BO->getRHS(), S.Ctx)
+                   ? origin(BO->getLHS(), FD, Depth + 1)
+                   : arithmeticOrigin(BO, S.Ctx);
       if (BO->getOpcode() == BO_Assign || BO->getOpcode() == BO_Comma)
         return origin(BO->getRHS(), FD, Depth + 1);
       return "";
@@ -350,13 +318,42 @@ private:
     auto It = Bumped.find(V);
     if (It != Bumped.end())
       return It->second;
-    return Bumped[V] = bumpPointer(S, V);
+    return Bumped[V] = isBumpPointer(S, V);
   }
 };
 
 } // namespace
 
-bool isBumpPointer(Session &S, const ValueDecl *V) { return bumpPointer(S, V); }
+bool isBumpPointer(Session &S, const ValueDecl *V) {
+  bool B = false;
+  for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
+    const auto *FD = dyn_cast<FunctionDecl>(D);
+    if (!FD || !FD->doesThisDeclarationHaveABody() || B)
+      continue;
+    forEach(FD->getBody(), [&](const Stmt *St) {
+      if (const auto *BO = dyn_cast<BinaryOperator>(St)) {
+        if (storage(BO->getLHS()) != V)
+          return;
+        if (BO->getOpcode() == BO_AddAssign || BO->getOpcode() == BO_SubAssign)
+          B = true;
+        else if (BO->getOpcode() == BO_Assign) {
+          const Expr *R = BO->getRHS()->IgnoreParenCasts();
+          bool Field = isa<FieldDecl>(V);
+          if (const auto *CE = dyn_cast<CallExpr>(R))
+            B |= !Field && (allocFunction(CE) == AllocFn::Malloc ||
+                            allocFunction(CE) == AllocFn::Calloc ||
+                            allocFunction(CE) == AllocFn::Realloc);
+          if (const auto *A = dyn_cast<BinaryOperator>(R))
+            B |= A->isAdditiveOp() && (!Field || readsStorage(A->getLHS(), V) ||
+                                       readsStorage(A->getRHS(), V));
+        }
+      } else if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
+        B |= UO->isIncrementDecrementOp() && storage(UO->getSubExpr()) == V;
+      }
+    });
+  }
+  return B;
+}
 
 bool isTagStep(const Expr *K, ASTContext &Ctx) {
   std::optional<llvm::APSInt> V = K->getIntegerConstantExpr(Ctx);

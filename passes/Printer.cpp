@@ -149,16 +149,21 @@ std::string Printer::original(const Stmt *E) {
 /// The affected children of E whose text lies in [Begin, End) of FID;
 /// through nodes of a macro body that need no rebuilding, their
 /// descendants (macro arguments).
+/// R's tokens are all in [Begin, End) of FID.
+bool Printer::within(CharSourceRange R, FileID FID, unsigned Begin,
+                     unsigned End) const {
+  return R.isValid() && SM.getFileID(R.getBegin()) == FID &&
+         SM.getFileOffset(R.getBegin()) >= Begin &&
+         SM.getFileOffset(R.getEnd()) <= End;
+}
+
 bool Printer::collectParts(const Stmt *E, FileID FID, unsigned Begin, unsigned End,
                   EditSet &Parts) {
   for (const Stmt *C : E->children()) {
     if (!C || !affected(C))
       continue;
     CharSourceRange CR = fileRange(C);
-    bool Inside = CR.isValid() && SM.getFileID(CR.getBegin()) == FID &&
-                  SM.getFileOffset(CR.getBegin()) >= Begin &&
-                  SM.getFileOffset(CR.getEnd()) <= End;
-    if (Inside) {
+    if (within(CR, FID, Begin, End)) {
       Parts.replace(FID, SM.getFileOffset(CR.getBegin()),
                     SM.getFileOffset(CR.getEnd()), text(C));
       continue;
@@ -359,6 +364,7 @@ std::string Printer::ty(QualType T, const Stmt *At) {
          Diag::UnnamedFieldType);
   return S.typeText(T);
 }
+
 /// T with each `__typeof__` whose operand names a boxed variable replaced
 /// by the type it stands for, through pointers and arrays (printed from
 /// the AST, the operand would keep the variable's name, which is gone).
@@ -779,14 +785,11 @@ struct TypeofOperands : RecursiveASTVisitor<TypeofOperands> {
 } // namespace
 
 SmallVector<const Expr *, 2> Printer::boxedTypeofs(const Decl *D) const {
-  SmallVector<const Expr *, 2> All, Out;
-  if (M.Boxed.empty() || !D)
-    return Out;
-  TypeofOperands(All).add(D);
-  for (const Expr *E : All)
-    if (mentionsBoxed(E))
-      Out.push_back(E);
-  return Out;
+  SmallVector<const Expr *, 2> All;
+  if (!M.Boxed.empty() && D)
+    TypeofOperands(All).add(D);
+  llvm::erase_if(All, [&](const Expr *E) { return !mentionsBoxed(E); });
+  return All;
 }
 
 /// The operands of the `__typeof__`s in the types St spells.
@@ -810,14 +813,11 @@ static void typeofOperandsOf(const Stmt *St,
 }
 
 SmallVector<const Expr *, 2> Printer::boxedTypeofs(const Stmt *St) const {
-  SmallVector<const Expr *, 2> All, Out;
-  if (M.Boxed.empty() || !St)
-    return Out;
-  typeofOperandsOf(St, All);
-  for (const Expr *E : All)
-    if (mentionsBoxed(E))
-      Out.push_back(E);
-  return Out;
+  SmallVector<const Expr *, 2> All;
+  if (!M.Boxed.empty() && St)
+    typeofOperandsOf(St, All);
+  llvm::erase_if(All, [&](const Expr *E) { return !mentionsBoxed(E); });
+  return All;
 }
 
 /// Parts replaces each use of a boxed variable in St (its tokens within
@@ -829,9 +829,7 @@ bool Printer::boxedUses(const Stmt *St, FileID FID, unsigned Begin,
   if (const auto *E = dyn_cast<Expr>(St))
     if (const BoxedVar *B = boxedVar(M, E)) {
       CharSourceRange R = fileRange(E);
-      if (R.isInvalid() || SM.getFileID(R.getBegin()) != FID ||
-          SM.getFileOffset(R.getBegin()) < Begin ||
-          SM.getFileOffset(R.getEnd()) > End)
+      if (!within(R, FID, Begin, End))
         return false;
       Parts.replace(FID, SM.getFileOffset(R.getBegin()),
                     SM.getFileOffset(R.getEnd()), boxUseText(*B));

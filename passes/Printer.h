@@ -302,6 +302,8 @@ private:
 
   bool compact() const { return F == Form::Compact; }
   bool compactTrait(const clang::UnaryExprOrTypeTraitExpr *U);
+  bool within(clang::CharSourceRange R, clang::FileID FID, unsigned Begin,
+              unsigned End) const;
   bool collectParts(const clang::Stmt *E, clang::FileID FID, unsigned Begin,
                     unsigned End, EditSet &Parts);
   bool needsRebuild(const clang::Stmt *C);

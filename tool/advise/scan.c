@@ -2417,10 +2417,12 @@ int ad_scan_tu(ad_model_t *m, const char *dir, int argc, const char *const *argv
     args[n++] = "-resource-dir";
     args[n++] = res;
   }
-  /* After the program's own -I (searched first), as -idirafter. */
+  /* After the program's own -I, which are searched first (-idirafter
+   * would come after the system directories, where an older installed
+   * compactptr.h would win). */
   const char *own[2];
   for (int i = 0, k = own_include_dirs(own); i < k; i++) {
-    args[n++] = "-idirafter";
+    args[n++] = "-I";
     args[n++] = own[i];
   }
   CXTranslationUnit tu = NULL;
