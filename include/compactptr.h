@@ -448,6 +448,17 @@ CP_API void *cp_decode_checked(cp_handle_t h);
  *  object (or a place inside one) of the arena, e.g. memory from a foreign
  *  allocator stored into a compact field. */
 CP_API cp_handle_t cp_encode_checked(const void *p);
+/** Error path of the address of a handle field (`&p->next`) in compact
+ *  code: `slot` is at or above the reach, outside the compact arena (as
+ *  anything from malloc is in a position-independent executable; in a
+ *  non-PIE program's low heap it goes unnoticed, as a store of such a
+ *  pointer does in cp_encode), so the object holding it is
+ *  foreign -- allocated where the runtime does not see it (an allocation
+ *  hook other than malloc, a wrapper in another file) -- and a store
+ *  through the address would take the 4-byte field for an 8-byte slot.
+ *  Stops the program (one line naming `d`'s type, exit 70). */
+CP_API __attribute__((noreturn)) void cp__foreign_slot(const void *slot,
+                                                       const cp_type_desc_t *d);
 /** 1 when COMPACTPTR_DEBUG=1 (set at start-up). */
 extern CP_API int cp__debug;
 

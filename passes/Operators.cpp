@@ -25,6 +25,19 @@ std::string Printer::slotAddr(const Expr *Deref) {
   return text(UO->getSubExpr());
 }
 
+/// The compact type whose object holds the handle field E names:
+/// `p->next`, `p->kids[i]`, `p->inner.next` (the inner struct's type).
+const CompactType *Printer::fieldHolder(const Expr *E) {
+  E = E->IgnoreParens();
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+    E = AS->getBase()->IgnoreParenImpCasts();
+  const auto *ME = dyn_cast<MemberExpr>(E);
+  if (!ME)
+    return nullptr;
+  QualType B = ME->getBase()->getType();
+  return ME->isArrow() ? M.pointeeOf(B) : M.recordOf(B);
+}
+
 std::string Printer::unaryText(const UnaryOperator *UO) {
   const Expr *Sub = UO->getSubExpr();
   switch (UO->getOpcode()) {
@@ -43,9 +56,18 @@ std::string Printer::unaryText(const UnaryOperator *UO) {
   case UO_AddrOf:
     if (compact() && isCompactLocated(M, Sub))
       return "((" + ty(UO->getType(), UO) + ")" + caddr(Sub) + ")";
-    if (compact() && isHandleLValue(M, Sub))
-      // A pointer to the handle slot itself (Slots.cpp follows it).
-      return "((" + ty(UO->getType(), UO) + ")" + caddr(Sub) + ")";
+    if (compact() && isHandleLValue(M, Sub)) {
+      // A pointer to the handle slot itself (Slots.cpp follows it).  A
+      // field's slot is checked to lie in the arena: an object a hook or
+      // another file's wrapper allocated is outside, where
+      // cp__slot_load/store would take its 4-byte field for an 8-byte
+      // native slot; the runtime stops there instead (cp__foreign_slot).
+      std::string Slot = caddr(Sub);
+      if (const CompactType *T =
+              isHandleRootElement(M, Sub) ? nullptr : fieldHolder(Sub))
+        Slot = "cp__handle_slot(" + Slot + ", &" + T->DescName + ")";
+      return "((" + ty(UO->getType(), UO) + ")" + Slot + ")";
+    }
     if (compact() && isSlotDeref(M, Sub))
       return "(" + slotAddr(Sub) + ")";
     if (compact() && isHandleArray(M, Sub)) {

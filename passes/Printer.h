@@ -313,6 +313,7 @@ private:
   const clang::Expr *handleRead(const clang::Expr *E);
   std::string caddr(const clang::Expr *E);
   std::string slotAddr(const clang::Expr *Deref);
+  const CompactType *fieldHolder(const clang::Expr *E);
   bool mentionsBoxed(const clang::Stmt *St) const;
   clang::QualType withoutBoxedTypeof(clang::QualType T) const;
   bool boxedUses(const clang::Stmt *St, clang::FileID FID, unsigned Begin,

@@ -303,6 +303,16 @@ cp_handle_t cp_encode_checked(const void *p) {
   return h;
 }
 
+_Noreturn void cp__foreign_slot(const void *slot, const cp_type_desc_t *d) {
+  cp__fatal("the address %p of a compact pointer field is taken, but its "
+            "'%s' object is not in the compact arena: it was not allocated "
+            "by compactptr (an allocation hook other than malloc, a wrapper "
+            "around malloc in another file, a pool carving objects out of "
+            "its own buffer?); allocate it with malloc(sizeof(...)) where "
+            "its type is known",
+            slot, d ? d->name : "compact");
+}
+
 _Noreturn void cp__encode_unrepresentable(const void *p) {
   if ((uintptr_t)p >= CP_ARENA_REACH)
     cp__fatal("pointer %p stored into a compact field is not in the compact "

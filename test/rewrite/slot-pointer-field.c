@@ -31,7 +31,7 @@ static void push(struct queue *q, struct node *n) {
 }
 // CHECK-LABEL: {{^}}static void push(
 // CHECK: {{^}}  cp__slot_store((((struct cp__c_queue *)(q))->tail), n);
-// CHECK-NEXT: {{^}}  (((struct cp__c_queue *)(q))->tail) = ((struct node **)(&(((struct cp__c_node *)(n))->next)));
+// CHECK-NEXT: {{^}}  (((struct cp__c_queue *)(q))->tail) = ((struct node **)cp__handle_slot((&(((struct cp__c_node *)(n))->next)), &cp__desc_node));
 
 static struct node *first(struct queue *q) { return *q->cursor; }
 // CHECK: {{^}}static struct node *first(struct queue *q) { return *(((struct cp__c_queue *)(q))->cursor); }

@@ -25,7 +25,7 @@ static void push_sorted(struct node **head, struct node *n) {
 // CHECK:      static void push_sorted(struct node **head, struct node *n) {
 // CHECK-NEXT:   struct node **pp = head;
 // CHECK-NEXT:   while ((((struct node *)cp__slot_load(pp)) && (((struct cp__c_node *)(((struct node *)cp__slot_load(pp))))->key) < (((struct cp__c_node *)(n))->key)))
-// CHECK-NEXT:     pp = ((struct node **)(&(((struct cp__c_node *)(((struct node *)cp__slot_load(pp))))->next)));
+// CHECK-NEXT:     pp = ((struct node **)cp__handle_slot((&(((struct cp__c_node *)(((struct node *)cp__slot_load(pp))))->next)), &cp__desc_node));
 // CHECK-NEXT:   cp__sth(&(((struct cp__c_node *)(n))->next), ((struct node *)cp__slot_load(pp)));
 // CHECK-NEXT:   cp__slot_store(pp, n);
 // CHECK-NEXT: }
