@@ -654,6 +654,13 @@ CP_API void *cp_realloc_any(void *p, size_t size);
  *  compact heap; another function's object is foreign (the plugin warns). */
 CP_API int cp_hook_is_malloc(const void *fn);
 
+/** 1 if `fn` is free(3) (libc's, or cp_free_any, which free links to in
+ *  code built against this header) or cp_free, else 0.  A deallocation
+ *  hook -- a field `void (*)(void *)` beside an allocation hook, cJSON's
+ *  `hooks->deallocate(item)` -- handed a compact pointer is rewritten to
+ *  `cp_hook_is_free(hook) ? cp_free(p) : hook(p)`. */
+CP_API int cp_hook_is_free(const void *fn);
+
 /** Register `count` native slots at `slot`, each holding a compact pointer
  *  (or NULL), as roots until unregistered.  Returns 0, or -1 with errno
  *  ENOMEM, or EINVAL if `slot` is NULL or lies inside the compact heap.

@@ -523,6 +523,14 @@ bool isTagStep(const clang::Expr *K, clang::ASTContext &Ctx);
 /// T (Printer allocates with cp_alloc while the hook is malloc), else null.
 const CompactType *hookAllocated(const Model &M, clang::ASTContext &Ctx,
                                  const clang::CallExpr *CE);
+/// CE calls a deallocation hook with a compact pointer: a function
+/// pointer field returning void, handed one pointer as `void *`, in a
+/// struct that also holds an allocation hook (a field `void *(*)(size_t)`),
+/// as cJSON's `hooks->deallocate(item)`, its callee free of side effects:
+/// the compact pointer (Printer frees with cp_free while the hook is
+/// free), else null.
+const clang::Expr *hookFreed(const Model &M, clang::ASTContext &Ctx,
+                             const clang::CallExpr *CE);
 
 /// St or a statement inside it satisfies P (depth first, stopping at the
 /// first).

@@ -958,6 +958,11 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     const FunctionDecl *FD = CE->getDirectCallee();
     if (CE->getCallee()->IgnoreParenImpCasts() == Cur)
       return;
+    // cJSON's `hooks.deallocate(item)`: freed by the runtime while the
+    // hook is free; another hook frees its own, foreign, objects (their
+    // allocation was warned).
+    if (hookFreed(M, S.Ctx, CE))
+      return;
     // Any declaration in a system header counts: compactptr.h redeclares
     // pthread_create, whose argument the runtime keeps as a root.
     bool System =
@@ -1454,6 +1459,33 @@ const CompactType *hookAllocated(const Model &M, ASTContext &Ctx,
       M.pointeeOf(Cast->getType()) != T)
     return nullptr;
   return T;
+}
+
+/// A field of function pointer type of the form `void *(*)(size_t)`:
+/// an allocation hook (malloc's own type).
+static bool isAllocatingField(const FieldDecl *F) {
+  const auto *PT = F->getType()->getAs<PointerType>();
+  const auto *FT =
+      PT ? PT->getPointeeType()->getAs<FunctionProtoType>() : nullptr;
+  return FT && FT->getNumParams() == 1 &&
+         FT->getParamType(0)->isIntegerType() &&
+         FT->getReturnType()->isVoidPointerType();
+}
+
+const Expr *hookFreed(const Model &M, ASTContext &Ctx, const CallExpr *CE) {
+  if (CE->getDirectCallee() || CE->getNumArgs() != 1 ||
+      !CE->getType()->isVoidType() || CE->getCallee()->HasSideEffects(Ctx))
+    return nullptr;
+  const auto *Cast = dyn_cast<ImplicitCastExpr>(CE->getArg(0)->IgnoreParens());
+  if (!Cast || Cast->getCastKind() != CK_BitCast ||
+      !Cast->getType()->isVoidPointerType() ||
+      !M.pointeeOf(Cast->getSubExpr()->getType()))
+    return nullptr;
+  const auto *ME = dyn_cast<MemberExpr>(CE->getCallee()->IgnoreParenImpCasts());
+  const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+  if (!F || !llvm::any_of(F->getParent()->fields(), isAllocatingField))
+    return nullptr;
+  return Cast->getSubExpr();
 }
 
 /// `struct node *p = mk();` where mk returns `void *`: if mk allocated

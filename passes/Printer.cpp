@@ -277,7 +277,7 @@ bool Printer::own(const Stmt *St) {
     return (CompactBodies && dualCallee(CE)) ||
            (allocFunction(CE) != AllocFn::None && allocShape(CE)) ||
            (S.Opts.switchable() && returnsTwice(CE->getDirectCallee())) ||
-           hookAllocated(M, S.Ctx, CE);
+           hookAllocated(M, S.Ctx, CE) || hookFreed(M, S.Ctx, CE);
   if (const auto *DR = dyn_cast<DeclRefExpr>(St))
     return boxedVar(M, DR) != nullptr; // a variable in the heap, either form
   if (!compact())
@@ -547,6 +547,11 @@ std::string Printer::callText(const CallExpr *CE) {
   if (const CompactType *T = hookAllocated(M, S.Ctx, CE))
     return "(cp_hook_is_malloc((const void *)(" + text(CE->getCallee()) +
            ")) ? cp_alloc(&" + T->DescName + ") : " + splice(CE) + ")";
+  // `hooks->deallocate(item)`: the runtime frees the object while the
+  // hook is free (libc's might be, where another file installed it).
+  if (const Expr *P = hookFreed(M, S.Ctx, CE))
+    return "(cp_hook_is_free((const void *)(" + text(CE->getCallee()) +
+           ")) ? cp_free(" + text(P) + ") : " + splice(CE) + ")";
   if (allocFunction(CE) != AllocFn::None && allocShape(CE))
     return allocText(CE);
   // memset(p->kids, 0, sizeof p->kids): the handles and their size.

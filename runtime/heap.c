@@ -804,6 +804,13 @@ void *cp_alloc(cp_type_desc_t *d) {
  * dynamic linker makes the program's too (a function's address is one
  * across the process), interposed allocators included. */
 int cp_hook_is_malloc(const void *fn) { return fn == (const void *)&malloc; }
+/* free as the program's files see it: libc's where a file was built
+ * without compactptr.h, cp_free_any where it was (the header links free
+ * there). */
+int cp_hook_is_free(const void *fn) {
+  return fn == (const void *)&free || fn == (const void *)&cp_free_any ||
+         fn == (const void *)&cp_free;
+}
 void *cp_try_alloc(cp_type_desc_t *d) {
   return alloc_one(d, true, cp__heap_alloc_slow, try_alloc_turn);
 }

@@ -39,7 +39,8 @@ their chains, traverse chains recursively, through links and through
 two-link member chains, update scalars through links, walk, insert and
 delete through pointers to handle fields (`pp = &(*pp)->next`, also
 recursively and with polls while such pointers are live, and `&p->a[i]`
-of a link array), hold a pointer, a
+of a link array; the deleted object freed through a free hook for some
+types), hold a pointer, a
 struct value or a local array of pointers across cp_safepoint(), recurse
 with a poll in every frame, build chains with recursive builders (simple,
 mutual, and two calls per frame), and reach a safepoint through a function
@@ -485,9 +486,11 @@ class Gen:
     def emit_helpers(self):
         e = self.emit
         r = self.r
-        # an allocation hook, as cJSON's: a struct of function pointers
-        # that starts as malloc (allocation "hook" below)
-        e("static __attribute__((unused)) struct { void *(*allocate)(size_t); } cpg_hooks = { malloc };")
+        # allocation hooks, as cJSON's: a struct of function pointers that
+        # starts as malloc and free (allocation "hook" below; op "ptrdel"
+        # frees through the hook for types of even index)
+        e("static __attribute__((unused)) struct { void *(*allocate)(size_t); "
+          "void (*deallocate)(void *); } cpg_hooks = { malloc, free };")
         for t in self.types:
             n = t.name
             # a list header that lives on the stack, its address handed to
@@ -1200,7 +1203,8 @@ class Gen:
         if k == "ptrdel":
             return head + ["if (%s) {" % p,
                            "  %s = del_at%d(&%s->next, rnd(%du));" % (q, x, p, r.choice([1, 4, 16, 64])),
-                           "  if (%s) { free(%s); frees++; }" % (q, q),
+                           "  if (%s) { %s(%s); frees++; }"
+                           % (q, "cpg_hooks.deallocate" if x % 2 == 0 else "free", q),
                            "}"], 0
         if k == "ptrarr":
             f = r.choice([f for f in t.fields if f.kind == "arr"])
