@@ -161,6 +161,9 @@ public:
   /// Tracing a pinned object: a realloc through `void *` keeps one pinned
   /// (cp_realloc_any resizes it in whole objects).
   bool Pinned = false;
+  /// The step by an offset kept at run time origin() traced the memory
+  /// to (uthash's `(char *)hhp - tbl->hho`), or null.
+  const BinaryOperator *Step = nullptr;
 
   /// Why the memory E points at is not a compact allocation, or "".
   std::string origin(const Expr *E, const FunctionDecl *FD, unsigned Depth = 0) {
@@ -181,10 +184,14 @@ public:
       // step through a buffer, whose objects are at least a handle's size
       // apart: the memory is the pointer's own (a pool's `r + 1` is still
       // the pool's).
-      if (BO->isAdditiveOp() && isBytePointer(BO->getType()))
-        return isTagStep(BO->getRHS(), S.Ctx)
-                   ? origin(BO->getLHS(), FD, Depth + 1)
-                   : arithmeticOrigin(BO, S.Ctx);
+      if (BO->isAdditiveOp() && isBytePointer(BO->getType())) {
+        if (isTagStep(BO->getRHS(), S.Ctx))
+          return origin(BO->getLHS(), FD, Depth + 1);
+        std::string Why = arithmeticOrigin(BO, S.Ctx);
+        if (Why == SteppedByRuntimeOffset)
+          Step = BO;
+        return Why;
+      }
       if (BO->getOpcode() == BO_Assign || BO->getOpcode() == BO_Comma)
         return origin(BO->getRHS(), FD, Depth + 1);
       return "";
@@ -355,6 +362,62 @@ bool isBumpPointer(Session &S, const ValueDecl *V) {
   return B;
 }
 
+/// The offset Off kept at run time (uthash's `tbl->hho`, a local) is a
+/// field or variable whose every value in this translation unit was
+/// measured in the layout the code runs in: a difference of two addresses
+/// (`(char *)&add->hh - (char *)add`) or an offsetof, both of the compact
+/// layout in compact code.  A number written by hand is the wide layout's,
+/// and a variable other files can set, or whose address is taken, may
+/// hold one.
+static bool offsetMeasured(Session &S, const Expr *Off) {
+  const ValueDecl *V = storage(Off);
+  const auto *F = dyn_cast_or_null<FieldDecl>(V);
+  const auto *Var = dyn_cast_or_null<VarDecl>(V);
+  if (!F && !(Var && (Var->hasLocalStorage() || !Var->isExternallyVisible())))
+    return false;
+  // Zero is the object itself, in either layout.
+  auto Measured = [&](const Expr *R) {
+    R = R->IgnoreParenCasts();
+    if (isa<OffsetOfExpr>(R))
+      return true;
+    if (std::optional<llvm::APSInt> C = R->getIntegerConstantExpr(S.Ctx))
+      return *C == 0;
+    const auto *B = dyn_cast<BinaryOperator>(R);
+    return B && B->getOpcode() == BO_Sub &&
+           B->getLHS()->getType()->isPointerType() &&
+           B->getRHS()->getType()->isPointerType();
+  };
+  bool Any = false, Other = false;
+  if (Var && Var->getInit()) {
+    Any = true;
+    Other |= !Measured(Var->getInit());
+  }
+  auto Visit = [&](const Stmt *St) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(St);
+        BO && BO->isAssignmentOp() && storage(BO->getLHS()) == V) {
+      Any = true;
+      Other |= BO->getOpcode() != BO_Assign || !Measured(BO->getRHS());
+    } else if (const auto *UO = dyn_cast<UnaryOperator>(St)) {
+      if ((UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf) &&
+          storage(UO->getSubExpr()) == V)
+        Other = true;
+    } else if (const auto *IL = dyn_cast<InitListExpr>(St); IL && F) {
+      // `{.hho = 16}`: a value for the field written in a struct's braces.
+      const RecordDecl *RD = IL->getType()->getAsRecordDecl();
+      if (RD == F->getParent() && F->getFieldIndex() < IL->getNumInits())
+        Other |= !Measured(IL->getInit(F->getFieldIndex()));
+    }
+  };
+  for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
+    if (const auto *FD = dyn_cast<FunctionDecl>(D);
+        FD && FD->doesThisDeclarationHaveABody())
+      forEach(FD->getBody(), Visit);
+    else if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit())
+      forEach(VD->getInit(), Visit);
+  }
+  return Any && !Other;
+}
+
 bool isTagStep(const Expr *K, ASTContext &Ctx) {
   std::optional<llvm::APSInt> V = K->getIntegerConstantExpr(Ctx);
   // (An unsigned `(size_t)-16` has all its bits active.)
@@ -440,7 +503,11 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
   const FunctionDecl *G = CE ? CE->getDirectCallee() : Tr.Maker;
   auto R = CharSourceRange::getTokenRange(E->getSourceRange());
   if (Why.find(SteppedByRuntimeOffset) != std::string::npos) {
-    if (Pinned) // one layout: an offset measured at run time is right
+    // One layout: an offset measured at run time is right (a pinned
+    // object's, or any in compact-only code, where no switch changes the
+    // layout under a kept offset).
+    bool Measured = Tr.Step && offsetMeasured(S, Tr.Step->getRHS());
+    if (Pinned || (Measured && !S.Opts.switchable()))
       return false;
     // The offset was measured in one layout; offsetof is what the rewrite
     // gives in each.  Also when a function of this TU does the step (a
@@ -452,7 +519,11 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
                  T->WideSpelling +
                  "' (it would differ between the layouts); step back with "
                  "offsetof(" +
-                 T->WideSpelling + ", member), as container_of does",
+                 T->WideSpelling + ", member), as container_of does" +
+                 (Measured ? ", or build the program compact-only "
+                             "(--cp-mode=compact-only), where the offset "
+                             "it measures stays right"
+                           : ""),
              {R});
     return true;
   }
