@@ -91,6 +91,9 @@ typedef struct {
   /* analyze.c */
   int heap, self_ref, pointed_from_heap, candidate, compact;
   int link_of; /* an intrusive link: the candidate it is embedded in, or -1 */
+  int linked_by; /* the intrusive link (a self-referential struct held by
+                    value, also inside a member struct) that links a struct
+                    with no pointer of its own to its kind, or -1 */
   int no_gain; /* a candidate that saves nothing itself and that no other
                   compact struct points to or holds */
   long long compact_size, compact_align, saved, score;

@@ -11,7 +11,8 @@
  *  - A struct is a *candidate* if it is allocated with malloc, calloc or
  *    realloc (the result converted to a pointer to it, or the size given
  *    as sizeof of it; a size in another form is an alloc-size blocker), and
- *    it is self-referential or a heap struct has a field pointing to it.
+ *    it is self-referential, a heap struct has a field pointing to it, or
+ *    it holds an intrusive link (below) that threads its objects.
  *  - Sizes assume every candidate (and every struct already marked
  *    CP_COMPACT) is marked: those types and, to a fixed point, every struct
  *    that points to or holds one of them are compact.  A field pointing to
@@ -169,6 +170,13 @@ static void compact_layout(ad_model_t *m, int i) {
 static void closure(const ad_model_t *m, int seed, char *in) {
   memset(in, 0, m->nrecords);
   in[seed] = 1;
+  /* The intrusive links a struct holds are marked with it: a blocker of
+   * one (an rb_node packing its parent into an integer) blocks it too, or
+   * --annotate would mark the container alone and its objects would be
+   * linked by addresses inside them that the switch does not translate. */
+  for (size_t i = 0; i < m->nrecords; i++)
+    if (m->records[i].link_of == seed || m->records[seed].linked_by == (int)i)
+      in[i] = 1;
   for (int changed = 1; changed;) {
     changed = 0;
     for (size_t i = 0; i < m->nrecords; i++) {
@@ -269,6 +277,24 @@ static int links_back(const ad_model_t *m, size_t in, size_t r, int depth) {
   return 0;
 }
 
+/* A self-referential struct that struct `in` holds by value, depth levels
+ * down: the intrusive link that threads `in`'s objects (the kernel's
+ * `struct rb_node rb;`, reached back with container_of), or -1. */
+static int held_link(const ad_model_t *m, size_t in, int depth) {
+  const ad_record_t *x = &m->records[in];
+  for (size_t k = 0; k < x->nfields; k++) {
+    const ad_field_t *f = &x->fields[k];
+    if (f->kind != AD_FIELD_STRUCT || f->target < 0 || f->target == (int)in)
+      continue;
+    if (m->records[f->target].self_ref)
+      return f->target;
+    int l = depth < 4 ? held_link(m, (size_t)f->target, depth + 1) : -1;
+    if (l >= 0)
+      return l;
+  }
+  return -1;
+}
+
 void ad_analyze(ad_model_t *m) {
   size_t n = m->nrecords;
   link_declarations(m);
@@ -290,9 +316,18 @@ void ad_analyze(ad_model_t *m) {
     if (!r->self_ref && links_back(m, i, i, 0))
       r->self_ref = 1;
   }
+  /* A heap struct threaded only through a link it holds (an interval
+   * tree's node around an rb_node) is linked as much as one with its own
+   * pointers: the link's pointers are addresses inside its objects. */
   for (size_t i = 0; i < n; i++) {
     ad_record_t *r = &m->records[i];
-    r->candidate = is_struct(r) && r->heap && (r->self_ref || r->pointed_from_heap);
+    r->linked_by =
+        is_struct(r) && r->heap && !r->self_ref ? held_link(m, i, 0) : -1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    ad_record_t *r = &m->records[i];
+    r->candidate = is_struct(r) && r->heap &&
+                   (r->self_ref || r->pointed_from_heap || r->linked_by >= 0);
     r->compact = r->candidate || (is_struct(r) && r->annotated);
     r->link_of = -1;
   }

@@ -27,6 +27,14 @@ static const char *why(const ad_model_t *m, const ad_record_t *r) {
     return "heap-allocated and self-referential or pointed to, but its "
            "compact layout is no smaller and no other compact struct points "
            "to it or holds it: marking it gains nothing";
+  if (r->linked_by >= 0)
+    return ad_printf("heap-allocated and linked through the '%s' it holds "
+                     "(self-referential: an intrusive link, reached back "
+                     "with container_of)%s",
+                     m->records[r->linked_by].name,
+                     r->pointed_from_heap
+                         ? ", and pointed to from another heap struct"
+                         : "");
   if (!r->self_ref && !r->pointed_from_heap)
     return "heap-allocated, but neither self-referential nor pointed to "
            "from another heap struct";
@@ -156,6 +164,11 @@ void ad_report_json(const ad_model_t *m) {
     printf("     \"link_of\": ");
     if (r->link_of >= 0)
       json_str(m->records[r->link_of].name);
+    else
+      printf("null");
+    printf(", \"linked_by\": ");
+    if (r->linked_by >= 0)
+      json_str(m->records[r->linked_by].name);
     else
       printf("null");
     printf(", \"wide_size\": %lld, \"compact_size\": %lld, \"saved_per_object\": "
