@@ -656,9 +656,9 @@ CP_API int cp_hook_is_malloc(const void *fn);
 
 /** 1 if `fn` is free(3) (libc's, or cp_free_any, which free links to in
  *  code built against this header) or cp_free, else 0.  A deallocation
- *  hook -- a field `void (*)(void *)` beside an allocation hook, cJSON's
+ *  hook -- a function pointer field the file gives `free`, cJSON's
  *  `hooks->deallocate(item)` -- handed a compact pointer is rewritten to
- *  `cp_hook_is_free(hook) ? cp_free(p) : hook(p)`. */
+ *  `cp_hook_is_free(hook) ? cp_free_any(p) : hook(p)`. */
 CP_API int cp_hook_is_free(const void *fn);
 
 /** Register `count` native slots at `slot`, each holding a compact pointer

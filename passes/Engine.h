@@ -438,6 +438,9 @@ struct Model {
   /// one it sets as a pthread key's value (mapped to the key), printed
   /// `cp_thread_specific(key, ...)`.
   llvm::DenseMap<const clang::Expr *, const clang::Expr *> ThreadKept;
+  /// Function pointer fields looked at by hookFreed: whether the
+  /// translation unit gives them `free` (a cache: one walk of the TU each).
+  mutable llvm::DenseMap<const clang::FieldDecl *, bool> FreeHooks;
 
   /// The compact type of a record type (through typedefs), else null.
   CompactType *recordOf(clang::QualType T) const;
@@ -524,10 +527,10 @@ bool isTagStep(const clang::Expr *K, clang::ASTContext &Ctx);
 const CompactType *hookAllocated(const Model &M, clang::ASTContext &Ctx,
                                  const clang::CallExpr *CE);
 /// CE calls a deallocation hook with a compact pointer: a function
-/// pointer field returning void, handed one pointer as `void *`, in a
-/// struct that also holds an allocation hook (a field `void *(*)(size_t)`),
-/// as cJSON's `hooks->deallocate(item)`, its callee free of side effects:
-/// the compact pointer (Printer frees with cp_free while the hook is
+/// pointer field returning void, handed one pointer as `void *`, that
+/// this translation unit gives `free` (assigned or in braces), as cJSON's
+/// `hooks->deallocate(item)`, its callee free of side effects: the
+/// compact pointer (Printer frees with cp_free_any while the hook is
 /// free), else null.
 const clang::Expr *hookFreed(const Model &M, clang::ASTContext &Ctx,
                              const clang::CallExpr *CE);

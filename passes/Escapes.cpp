@@ -1461,15 +1461,37 @@ const CompactType *hookAllocated(const Model &M, ASTContext &Ctx,
   return T;
 }
 
-/// A field of function pointer type of the form `void *(*)(size_t)`:
-/// an allocation hook (malloc's own type).
-static bool isAllocatingField(const FieldDecl *F) {
-  const auto *PT = F->getType()->getAs<PointerType>();
-  const auto *FT =
-      PT ? PT->getPointeeType()->getAs<FunctionProtoType>() : nullptr;
-  return FT && FT->getNumParams() == 1 &&
-         FT->getParamType(0)->isIntegerType() &&
-         FT->getReturnType()->isVoidPointerType();
+/// F is given `free` in this translation unit: assigned it (cJSON's
+/// `global_hooks.deallocate = free;`) or initialized with it in a
+/// struct's braces (`{malloc, free, realloc}`).  What tells a free hook
+/// from a callback of the same type (a walker's `visit(void *)`).
+static bool givenFree(ASTContext &Ctx, const FieldDecl *F) {
+  auto IsFree = [](const Expr *E) {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    const auto *FD = DR ? dyn_cast<FunctionDecl>(DR->getDecl()) : nullptr;
+    return FD && FD->getIdentifier() && FD->getName() == "free";
+  };
+  auto Gives = [&](const Stmt *St) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(St);
+        BO && BO->getOpcode() == BO_Assign) {
+      const auto *ME = dyn_cast<MemberExpr>(BO->getLHS()->IgnoreParens());
+      return ME && ME->getMemberDecl() == F && IsFree(BO->getRHS());
+    }
+    const auto *IL = dyn_cast<InitListExpr>(St);
+    return IL && IL->getType()->getAsRecordDecl() == F->getParent() &&
+           F->getFieldIndex() < IL->getNumInits() &&
+           IsFree(IL->getInit(F->getFieldIndex()));
+  };
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    const Stmt *St = nullptr;
+    if (const auto *FD = dyn_cast<FunctionDecl>(D))
+      St = FD->doesThisDeclarationHaveABody() ? FD->getBody() : nullptr;
+    else if (const auto *VD = dyn_cast<VarDecl>(D))
+      St = VD->getInit();
+    if (anyNode(St, Gives))
+      return true;
+  }
+  return false;
 }
 
 const Expr *hookFreed(const Model &M, ASTContext &Ctx, const CallExpr *CE) {
@@ -1483,9 +1505,12 @@ const Expr *hookFreed(const Model &M, ASTContext &Ctx, const CallExpr *CE) {
     return nullptr;
   const auto *ME = dyn_cast<MemberExpr>(CE->getCallee()->IgnoreParenImpCasts());
   const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
-  if (!F || !llvm::any_of(F->getParent()->fields(), isAllocatingField))
+  if (!F)
     return nullptr;
-  return Cast->getSubExpr();
+  auto [It, New] = M.FreeHooks.try_emplace(F, false);
+  if (New)
+    It->second = givenFree(Ctx, F);
+  return It->second ? Cast->getSubExpr() : nullptr;
 }
 
 /// `struct node *p = mk();` where mk returns `void *`: if mk allocated

@@ -38,6 +38,22 @@ const CompactType *Printer::fieldHolder(const Expr *E) {
   return ME->isArrow() ? M.pointeeOf(B) : M.recordOf(B);
 }
 
+/// The object under the fields E names is a null pointer constant:
+/// `&((struct node *)0)->next`, offsetof by hand, a constant expression
+/// that a static initializer may need (compact-only code takes the
+/// compact layout's offset).
+static bool nullBased(ASTContext &Ctx, const Expr *E) {
+  for (E = E->IgnoreParens();;) {
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+      E = AS->getBase()->IgnoreParenImpCasts();
+    else if (const auto *ME = dyn_cast<MemberExpr>(E))
+      E = ME->getBase()->IgnoreParens();
+    else
+      return E->IgnoreParenCasts()->isNullPointerConstant(
+          Ctx, Expr::NPC_ValueDependentIsNotNull);
+  }
+}
+
 std::string Printer::unaryText(const UnaryOperator *UO) {
   const Expr *Sub = UO->getSubExpr();
   switch (UO->getOpcode()) {
@@ -64,7 +80,9 @@ std::string Printer::unaryText(const UnaryOperator *UO) {
       // native slot; the runtime stops there instead (cp__foreign_slot).
       std::string Slot = caddr(Sub);
       if (const CompactType *T =
-              isHandleRootElement(M, Sub) ? nullptr : fieldHolder(Sub))
+              isHandleRootElement(M, Sub) || nullBased(S.Ctx, Sub)
+                  ? nullptr
+                  : fieldHolder(Sub))
         Slot = "cp__handle_slot(" + Slot + ", &" + T->DescName + ")";
       return "((" + ty(UO->getType(), UO) + ")" + Slot + ")";
     }

@@ -362,26 +362,55 @@ bool isBumpPointer(Session &S, const ValueDecl *V) {
   return B;
 }
 
+/// Record R is a union, or a member (or an array of them) of a union
+/// somewhere in the translation unit: its fields may be written through
+/// another member.
+static bool inUnion(ASTContext &Ctx, const RecordDecl *R) {
+  if (R->isUnion())
+    return true;
+  std::function<bool(const DeclContext *)> Walk = [&](const DeclContext *DC) {
+    for (const Decl *X : DC->decls()) {
+      if (const auto *RD = dyn_cast<RecordDecl>(X);
+          RD && RD->isUnion() &&
+          llvm::any_of(RD->fields(), [&](const FieldDecl *FD) {
+            return FD->getType()
+                       ->getBaseElementTypeUnsafe()
+                       ->getAsRecordDecl() == R;
+          }))
+        return true;
+      if (const auto *Inner = dyn_cast<DeclContext>(X); Inner && Walk(Inner))
+        return true;
+    }
+    return false;
+  };
+  return Walk(Ctx.getTranslationUnitDecl());
+}
+
 /// The offset Off kept at run time (uthash's `tbl->hho`, a local) is a
 /// field or variable whose every value in this translation unit was
 /// measured in the layout the code runs in: a difference of two addresses
 /// (`(char *)&add->hh - (char *)add`) or an offsetof, both of the compact
-/// layout in compact code.  A number written by hand is the wide layout's,
-/// and a variable other files can set, or whose address is taken, may
-/// hold one.
-static bool offsetMeasured(Session &S, const Expr *Off) {
+/// layout in compact code, zero, or a local of such values.  A number
+/// written by hand is the wide layout's, and a parameter (its callers'
+/// values), a variable other files can set or whose address is taken, or
+/// a field of a struct some union holds (written through another member)
+/// may hold one.  A field's values in other files are not seen.
+static bool offsetMeasured(Session &S, const Expr *Off, unsigned Depth = 0) {
   const ValueDecl *V = storage(Off);
   const auto *F = dyn_cast_or_null<FieldDecl>(V);
   const auto *Var = dyn_cast_or_null<VarDecl>(V);
-  if (!F && !(Var && (Var->hasLocalStorage() || !Var->isExternallyVisible())))
+  if (Depth > 3 || (!F && !Var) || isa_and_nonnull<ParmVarDecl>(Var) ||
+      (Var && !Var->hasLocalStorage() && Var->isExternallyVisible()) ||
+      (F && inUnion(S.Ctx, F->getParent())))
     return false;
-  // Zero is the object itself, in either layout.
   auto Measured = [&](const Expr *R) {
     R = R->IgnoreParenCasts();
     if (isa<OffsetOfExpr>(R))
       return true;
     if (std::optional<llvm::APSInt> C = R->getIntegerConstantExpr(S.Ctx))
-      return *C == 0;
+      return *C == 0; // the object itself, in either layout
+    if (const VarDecl *L = varOf(R); L && L->hasLocalStorage())
+      return offsetMeasured(S, R, Depth + 1);
     const auto *B = dyn_cast<BinaryOperator>(R);
     return B && B->getOpcode() == BO_Sub &&
            B->getLHS()->getType()->isPointerType() &&

@@ -547,11 +547,13 @@ std::string Printer::callText(const CallExpr *CE) {
   if (const CompactType *T = hookAllocated(M, S.Ctx, CE))
     return "(cp_hook_is_malloc((const void *)(" + text(CE->getCallee()) +
            ")) ? cp_alloc(&" + T->DescName + ") : " + splice(CE) + ")";
-  // `hooks->deallocate(item)`: the runtime frees the object while the
-  // hook is free (libc's might be, where another file installed it).
+  // `hooks->deallocate(item)`: while the hook is free the runtime frees
+  // the object -- also where another file installed libc's free, which
+  // cannot -- through cp_free_any, which hands an object another hook
+  // allocated (foreign) to libc.
   if (const Expr *P = hookFreed(M, S.Ctx, CE))
     return "(cp_hook_is_free((const void *)(" + text(CE->getCallee()) +
-           ")) ? cp_free(" + text(P) + ") : " + splice(CE) + ")";
+           ")) ? cp_free_any(" + text(P) + ") : " + splice(CE) + ")";
   if (allocFunction(CE) != AllocFn::None && allocShape(CE))
     return allocText(CE);
   // memset(p->kids, 0, sizeof p->kids): the handles and their size.

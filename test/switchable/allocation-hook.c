@@ -20,13 +20,19 @@
 // RUN: env COMPACTPTR_ARENA_LIMIT=256K COMPACTPTR_VERIFY=1 COMPACTPTR_STATS=1 %t 2> %t.err | diff %t.expect -
 // RUN: grep -q 'switch to wide mode' %t.err
 // RUN: not %t custom 2>&1 | FileCheck --check-prefix=CUSTOM %s
+// A lone item from another hook, never linked, freed through the free
+// hook (cJSON_CreateNumber, then cJSON_Delete, with only malloc_fn
+// installed): foreign, handed to libc's free by cp_free_any.
+// RUN: %t.native leaf > %t.expect-leaf
+// RUN: %t leaf | diff %t.expect-leaf -
+// RUN: %t.co leaf | diff %t.expect-leaf -
 // WARN: warning: this allocation hook is handed the size of 'struct json'
-// The free hook beside it frees through the runtime while it is free
-// (cp_hook_is_free): no void-escape warning, no cast needed.
+// The free hook, which the file gives free, frees through the runtime
+// while it is free (cp_hook_is_free): no void-escape warning, no cast.
 // WARN-NOT: warning:
 // RUN: %rewrite --main-only -mode=switchable %s -- %cflags 2>/dev/null | FileCheck --check-prefix=FREE %s
 // CUSTOM: compactptr: pointer {{.*}} stored into a compact field is not in the compact arena
-// FREE: (cp_hook_is_free((const void *)(hooks.deallocate)) ? cp_free(j) : hooks.deallocate(j));
+// FREE: (cp_hook_is_free((const void *)(hooks.deallocate)) ? cp_free_any(j) : hooks.deallocate(j));
 // The string is no compact pointer: the hook as written.
 // FREE: {{^ *}}hooks.deallocate(j->string);
 #include <compactptr.h>
@@ -109,6 +115,14 @@ static double sum(const json *j, unsigned long *names) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "leaf")) {
+    hooks.allocate = counting_malloc;
+    json *n = new_item();
+    n->number = 42;
+    printf("%.1f\n", n->number);
+    delete_item(n);
+    return 0;
+  }
   if (argc > 1 && !strcmp(argv[1], "custom"))
     hooks.allocate = counting_malloc;
   json *docs[256] = {0};
