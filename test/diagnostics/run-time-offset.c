@@ -46,3 +46,30 @@ struct item *owner_escaped(struct handle *h) {
   set_offset(&off);
   return (struct item *)((char *)h - off); // co-error {{as container_of does}} sw-error {{as container_of does}}
 }
+
+// A parameter's values are its callers': refused, also where the function
+// clamps it.
+struct item *owner_param(struct handle *h, ptrdiff_t off) {
+  if (off < 0)
+    off = 0;
+  return (struct item *)((char *)h - off); // co-error {{as container_of does}} sw-error {{as container_of does}}
+}
+// A field of a struct some union holds may be written through another
+// member (`u.raw[1] = 16`).
+struct table2 { void *first; ptrdiff_t hho; };
+union table_bytes { struct table2 t; ptrdiff_t raw[2]; };
+void add2(struct table2 *t, struct item *it) {
+  t->hho = (char *)&it->hh - (char *)it;
+}
+struct item *owner2(struct table2 *t, struct handle *h) {
+  return (struct item *)((char *)h - t->hho); // co-error {{as container_of does}} sw-error {{as container_of does}}
+}
+// A local of measured values handed on to the field is measured.
+struct table3 { struct handle *first; ptrdiff_t hho; };
+void add3(struct table3 *t, struct item *it) {
+  ptrdiff_t off = (char *)&it->hh - (char *)it;
+  t->hho = off;
+}
+struct item *owner3(struct table3 *t, struct handle *h) {
+  return (struct item *)((char *)h - t->hho); // sw-error {{where the offset it measures stays right}}
+}

@@ -6,7 +6,9 @@
 // compact-only and switchable alike.  Taking such an address now stops
 // the program with one line naming the type.  With malloc as the hook,
 // the same code matches native, across the switch too; `&p->next` with p
-// NULL, taken before p is tested, is no error.
+// NULL, taken before p is tested, is no error, and offsetof written by
+// hand, `(size_t)&((item *)0)->next`, stays a constant for a static
+// initializer (it failed to compile compact-only).
 // REQUIRES: plugin
 // RUN: %clang %cflags -O1 %s -o %t.native
 // RUN: %clang %cflags -O1 -fplugin=%plugin -fplugin-arg-compactptr-Wno-compactptr-foreign-object %s %runtime -o %t
@@ -56,10 +58,13 @@ static item *build(int n) {
   return root;
 }
 
+#define offset_by_hand(T, m) ((size_t)&((T *)0)->m)
+static const size_t next_at = offset_by_hand(item, next);
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "custom"))
     hooks.allocate = zeroed;
-  long total = 0;
+  long total = (long)next_at; /* 0 in both layouts */
   item *keep[200];
   for (int round = 0; round < 200; round++)
     keep[round] = build(50 + round % 7);
