@@ -459,6 +459,16 @@ CP_API cp_handle_t cp_encode_checked(const void *p);
  *  Stops the program (one line naming `d`'s type, exit 70). */
 CP_API __attribute__((noreturn)) void cp__foreign_slot(const void *slot,
                                                        const cp_type_desc_t *d);
+/** Error path of an offset kept at run time that compact-only code steps
+ *  back by (uthash's `(char *)hhp - tbl->hho`): the offset read, `kept`
+ *  bytes, is not `compact`, the offset of member `member` of `d`'s type in
+ *  the compact layout, which every value the stepping file gives it was
+ *  measured to -- another file set it by hand (a native offset).  Stops
+ *  the program (one line naming both offsets, the type and the member,
+ *  exit 70). */
+CP_API __attribute__((noreturn)) void
+cp__offset_mismatch(long kept, long compact, const cp_type_desc_t *d,
+                    const char *member);
 /** 1 when COMPACTPTR_DEBUG=1 (set at start-up). */
 extern CP_API int cp__debug;
 

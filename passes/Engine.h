@@ -109,6 +109,13 @@ struct Options {
 struct CompactType;
 struct Session;
 
+/// A member of a compact type that an offset kept at run time was
+/// measured to (`(char *)&x->hh - (char *)x`, `offsetof(T, hh)`).
+struct MeasuredMember {
+  const CompactType *T = nullptr;
+  const clang::FieldDecl *F = nullptr;
+};
+
 /// One field of a compact type, as the compact layout stores it.
 /// Layout.cpp: T is const or holds a const member at any depth (C lets an
 /// initializer set it, no assignment: the generated code copies bytes).
@@ -438,6 +445,11 @@ struct Model {
   /// one it sets as a pthread key's value (mapped to the key), printed
   /// `cp_thread_specific(key, ...)`.
   llvm::DenseMap<const clang::Expr *, const clang::Expr *> ThreadKept;
+  /// Offsets kept at run time that compact-only code steps back by
+  /// (uthash's `tbl->hho`, Pools.cpp), each with the one member every
+  /// value the file gives them names: printed checked against that
+  /// member's compact offset (cp__measured_offset).
+  llvm::DenseMap<const clang::Expr *, MeasuredMember> MeasuredOffsets;
   /// Function pointer fields looked at by hookFreed: whether the
   /// translation unit gives them `free` (a cache: one walk of the TU each).
   mutable llvm::DenseMap<const clang::FieldDecl *, bool> FreeHooks;

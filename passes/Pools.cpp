@@ -395,7 +395,33 @@ static bool inUnion(ASTContext &Ctx, const RecordDecl *R) {
 /// values), a variable other files can set or whose address is taken, or
 /// a field of a struct some union holds (written through another member)
 /// may hold one.  A field's values in other files are not seen.
-static bool offsetMeasured(Session &S, const Expr *Off, unsigned Depth = 0) {
+/// The member a measured offset names: `(char *)&x->hh - (char *)x` or
+/// `offsetof(T, hh)` (one member of a compact T), else {}.
+static MeasuredMember measuredMember(const Model &M, const Expr *R) {
+  R = R->IgnoreParenCasts();
+  if (const auto *O = dyn_cast<OffsetOfExpr>(R)) {
+    CompactType *T = M.recordOf(O->getTypeSourceInfo()->getType());
+    if (T && O->getNumComponents() == 1 &&
+        O->getComponent(0).getKind() == OffsetOfNode::Field)
+      return {T, O->getComponent(0).getField()};
+    return {};
+  }
+  const auto *B = dyn_cast<BinaryOperator>(R);
+  const auto *A =
+      B ? dyn_cast<UnaryOperator>(B->getLHS()->IgnoreParenCasts()) : nullptr;
+  const auto *ME = A && A->getOpcode() == UO_AddrOf
+                       ? dyn_cast<MemberExpr>(A->getSubExpr()->IgnoreParens())
+                       : nullptr;
+  const VarDecl *X = ME && ME->isArrow() ? varOf(ME->getBase()) : nullptr;
+  CompactType *T = X ? M.pointeeOf(ME->getBase()->getType()) : nullptr;
+  if (!T || varOf(B->getRHS()->IgnoreParenCasts()) != X)
+    return {};
+  return {T, dyn_cast<FieldDecl>(ME->getMemberDecl())};
+}
+
+static bool offsetMeasured(Session &S, const Expr *Off,
+                           std::vector<MeasuredMember> &Members,
+                           unsigned Depth = 0) {
   const ValueDecl *V = storage(Off);
   const auto *F = dyn_cast_or_null<FieldDecl>(V);
   const auto *Var = dyn_cast_or_null<VarDecl>(V);
@@ -405,16 +431,19 @@ static bool offsetMeasured(Session &S, const Expr *Off, unsigned Depth = 0) {
     return false;
   auto Measured = [&](const Expr *R) {
     R = R->IgnoreParenCasts();
-    if (isa<OffsetOfExpr>(R))
-      return true;
-    if (std::optional<llvm::APSInt> C = R->getIntegerConstantExpr(S.Ctx))
+    if (std::optional<llvm::APSInt> C =
+            isa<OffsetOfExpr>(R) ? std::nullopt
+                                 : R->getIntegerConstantExpr(S.Ctx)) {
+      Members.push_back({}); // no member to check against
       return *C == 0; // the object itself, in either layout
+    }
     if (const VarDecl *L = varOf(R); L && L->hasLocalStorage())
-      return offsetMeasured(S, R, Depth + 1);
+      return offsetMeasured(S, R, Members, Depth + 1);
     const auto *B = dyn_cast<BinaryOperator>(R);
-    return B && B->getOpcode() == BO_Sub &&
-           B->getLHS()->getType()->isPointerType() &&
-           B->getRHS()->getType()->isPointerType();
+    Members.push_back(measuredMember(S.M, R));
+    return isa<OffsetOfExpr>(R) || (B && B->getOpcode() == BO_Sub &&
+                                    B->getLHS()->getType()->isPointerType() &&
+                                    B->getRHS()->getType()->isPointerType());
   };
   bool Any = false, Other = false;
   if (Var && Var->getInit()) {
@@ -535,9 +564,21 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
     // One layout: an offset measured at run time is right (a pinned
     // object's, or any in compact-only code, where no switch changes the
     // layout under a kept offset).
-    bool Measured = Tr.Step && offsetMeasured(S, Tr.Step->getRHS());
-    if (Pinned || (Measured && !S.Opts.switchable()))
+    std::vector<MeasuredMember> Members;
+    bool Measured = Tr.Step && offsetMeasured(S, Tr.Step->getRHS(), Members);
+    if (Pinned)
       return false;
+    if (Measured && !S.Opts.switchable()) {
+      // Every value this file gives names one member of the type stepped
+      // back to: the offset read is checked against that member's compact
+      // offset where it is used (another file may set it by hand).
+      if (!Members.empty() && Members.front().T == T &&
+          llvm::all_of(Members, [&](const MeasuredMember &X) {
+            return X.T == Members.front().T && X.F == Members.front().F;
+          }))
+        S.M.MeasuredOffsets[Tr.Step->getRHS()] = Members.front();
+      return false;
+    }
     // The offset was measured in one layout; offsetof is what the rewrite
     // gives in each.  Also when a function of this TU does the step (a
     // generic list's `obj_of`): it is no allocator, and CP_ALLOCATOR would

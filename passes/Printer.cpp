@@ -271,7 +271,8 @@ bool Printer::affected(const Stmt *St) {
 bool Printer::own(const Stmt *St) {
   if ((!Names.empty() && Names.count(St)) || spillOf(St))
     return true;
-  if (const auto *E = dyn_cast<Expr>(St); E && M.ThreadKept.count(E))
+  if (const auto *E = dyn_cast<Expr>(St);
+      E && (M.ThreadKept.count(E) || M.MeasuredOffsets.count(E)))
     return true;
   if (const auto *CE = dyn_cast<CallExpr>(St))
     return (CompactBodies && dualCallee(CE)) ||
@@ -444,6 +445,23 @@ std::string Printer::textOf(const Stmt *St) {
     if (const Expr *Key = M.ThreadKept.lookup(E)) // a key's value
       return "cp_thread_specific(" + text(Key) + ", " + T + ")";
     return "cp_thread_result(" + T + ")";
+  }
+  // An offset kept at run time that compact code steps back by
+  // (Pools.cpp): checked against the compact offset of the member every
+  // value this file gives it names, since another file may set it by hand.
+  if (const auto *E = dyn_cast<Expr>(St); E && compact()) {
+    auto It = M.MeasuredOffsets.find(E);
+    if (It != M.MeasuredOffsets.end() && MeasuredOpen != E) {
+      const Expr *Outer = MeasuredOpen;
+      MeasuredOpen = E;
+      std::string T = textOf(St);
+      MeasuredOpen = Outer;
+      const MeasuredMember &X = It->second;
+      return "cp__measured_offset((long)(" + T +
+             "), (long)__builtin_offsetof(" + ct(X.T) + ", " +
+             X.F->getName().str() + "), &" + X.T->DescName + ", \"" +
+             X.F->getName().str() + "\")";
+    }
   }
   if (!affected(St))
     return original(St);

@@ -288,6 +288,9 @@ private:
   /// The thread's result or key value being printed inside its
   /// cp_thread_result(...) or cp_thread_specific(...).
   const clang::Expr *ThreadKeptOpen = nullptr;
+  /// The offset kept at run time being printed inside its
+  /// cp__measured_offset(...).
+  const clang::Expr *MeasuredOpen = nullptr;
   NameMap Names;   ///< Context
   SpillMap Spills; ///< Context
   const Spill *spillOf(const clang::Stmt *St) const {

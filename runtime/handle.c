@@ -313,6 +313,17 @@ _Noreturn void cp__foreign_slot(const void *slot, const cp_type_desc_t *d) {
             slot, d ? d->name : "compact");
 }
 
+_Noreturn void cp__offset_mismatch(long kept, long compact,
+                                   const cp_type_desc_t *d,
+                                   const char *member) {
+  cp__fatal("an offset kept at run time is %ld bytes, but member '%s' of "
+            "'%s', which this code measured it to, is at %ld in the compact "
+            "layout: another file set the offset by hand (the native "
+            "layout's?); measure it there too, as (char *)&p->%s - (char *)p "
+            "or offsetof",
+            kept, member, d ? d->name : "?", compact, member);
+}
+
 _Noreturn void cp__encode_unrepresentable(const void *p) {
   if ((uintptr_t)p >= CP_ARENA_REACH)
     cp__fatal("pointer %p stored into a compact field is not in the compact "
