@@ -1372,6 +1372,15 @@ _Noreturn void cp__exhausted(cp_arena_t *a, size_t request) {
               reach, cp__arena_limit_note(a),
               (unsigned long long)(cp__allocs_so_far() - cp__pending_since));
   }
+  /* One run larger than the whole arena (a big static array moved into
+   * the heap before main): neither a safepoint nor the switch's headroom
+   * makes room for it. */
+  if (request > reach)
+    cp__fatal("the compact arena (%zu bytes%s) is smaller than the one run "
+              "of %zu bytes this allocation needs (a large array, or a "
+              "global moved into the heap before main)%s%s",
+              reach, cp__arena_limit_note(a), request, advice ? "; " : "",
+              advice ? advice : "");
   cp__fatal("the compact arena is exhausted (%zu bytes%s; it needed a new run "
             "of %zu bytes, more than is left) before a switch to wide mode "
             "became pending; add a cp_safepoint() call before this "
