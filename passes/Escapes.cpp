@@ -899,8 +899,8 @@ void checkTaggedEscape(Session &S, const CastExpr *E) {
   const auto *BO =
       dyn_cast_or_null<BinaryOperator>(parentSkippingParens(S.Ctx, E, &Cur));
   if (!T || !BO || BO->getOpcode() != BO_Assign ||
-      BO->getRHS()->IgnoreParens() != Cur || localStorage(BO->getLHS()) ||
-      inAddressField(S.M, BO->getLHS()) ||
+      BO->getRHS()->IgnoreParens() != Cur->IgnoreParens() ||
+      localStorage(BO->getLHS()) || inAddressField(S.M, BO->getLHS()) ||
       landsInAddressField(S.Ctx, S.M, BO->getLHS()))
     return;
   S.report(Diag::VoidEscape, E->getExprLoc(),
@@ -1034,7 +1034,8 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
             (FD && FD->getIdentifier() ? quoted(FD->getName()) : std::string("this call")) +
             (Keeps ? ", which keeps it after it returns" : "");
   } else if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P)) {
-    if (BO->getOpcode() != BO_Assign || BO->getRHS()->IgnoreParens() != Cur)
+    if (BO->getOpcode() != BO_Assign ||
+        BO->getRHS()->IgnoreParens() != Cur->IgnoreParens())
       return;
     // A local `void *`, or an element or member of a local (a work stack
     // of `void *`): not flagged, as locals of type `void *` are not.
@@ -1226,7 +1227,7 @@ static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth,
                    BO->getOpcode() == BO_SubAssign) &&
                   BO->getLHS()->getType()->isIntegerType();
       if ((BO->getOpcode() != BO_Assign && !Adds) ||
-          BO->getRHS()->IgnoreParens() != Cur)
+          BO->getRHS()->IgnoreParens() != Cur->IgnoreParens())
         return "";
       const VarDecl *V = storedVariable(BO->getLHS());
       if (V && V == From)
