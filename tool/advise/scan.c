@@ -1334,6 +1334,20 @@ static void foreign_object(scan_t *s, CXCursor c, const char *fn) {
     if (!sized)
       return;
   }
+  /* An allocation hook -- a call through a struct's function pointer field
+   * handed one object's size, cJSON's `hooks->allocate(sizeof(cJSON))` --
+   * allocates in the compact heap while the hook is malloc (the plugin
+   * routes it through cp_hook_is_malloc, and its warning says what another
+   * hook would do): an allocation site, not a blocker. */
+  if (clang_getCursorKind(clang_getCursorReferenced(c)) == CXCursor_FieldDecl &&
+      clang_Cursor_getNumArguments(c) == 1 &&
+      sizeof_struct(s, strip(clang_Cursor_getArgument(c, 0))) == t) {
+    ad_record_t *r = &s->m->records[t];
+    ad_loc_t l = cursor_loc(c);
+    if (!site_seen(r->allocs, r->nallocs, l))
+      AD_PUSH(r->allocs, r->nallocs, r->capallocs, l);
+    return;
+  }
   /* A function of the program itself (its body is in this translation
    * unit) that hands out the memory: the plugin follows it into its body
    * and asks for CP_ALLOCATOR, an error; with the mark, its calls are
