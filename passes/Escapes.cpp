@@ -912,6 +912,36 @@ void checkTaggedEscape(Session &S, const CastExpr *E) {
            {tokRange(E->getSourceRange())});
 }
 
+/// LHS is an untyped field of a struct or union held inside a compact
+/// object (`e->v.val`), whose type is not compact, so the switch does not
+/// move it: what to do instead, or "".
+static std::string nestedAddressAdvice(const Model &M, const Expr *LHS) {
+  const auto *ME = dyn_cast<MemberExpr>(LHS->IgnoreParenImpCasts());
+  const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+  const Expr *Base = ME ? ME->getBase()->IgnoreParenImpCasts() : nullptr;
+  const auto *Holder = dyn_cast_or_null<MemberExpr>(Base);
+  if (!F || ME->isArrow() || !Holder || !F->getType()->isPointerType() ||
+      M.pointeeOf(F->getType()) ||
+      !(Holder->isArrow() ? M.pointeeOf(Holder->getBase()->getType()) != nullptr
+                          : isCompactLocated(M, Holder->getBase())))
+    return "";
+  const RecordDecl *In = F->getParent();
+  std::string Field = quoted(F->getName()),
+              Member = quoted(Holder->getMemberDecl()->getName());
+  if (In->isUnion())
+    return Field + " is in union " + Member +
+           " of a compact object, whose bytes may be another member's, so "
+           "the switch does not move it; make " +
+           Field + " a field of the compact struct itself";
+  return Field + " is in member " + Member +
+         " of a compact object, whose struct is not CP_COMPACT, so the "
+         "switch does not move it; declare that struct CP_COMPACT too "
+         "(`struct CP_COMPACT { ... } " +
+         Holder->getMemberDecl()->getName().str() +
+         ";` for an unnamed one), or make " + Field +
+         " a field of the compact struct itself";
+}
+
 /// Switchable: a compact pointer handed to a function of the program as
 /// `void *` (`vec_push(&v, node)`) or stored into memory as one
 /// (`slots[i] = node`).  A generic container keeps it where the switch
@@ -1046,6 +1076,12 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
         landsInAddressField(S.Ctx, S.M, BO->getLHS()))
       return;
     Where = "is stored into memory as 'void *'";
+    // Into a `void *` of a struct or union held inside a compact object
+    // (Redis's `union { void *val; ... } v`): the advice to keep it in a
+    // compact struct's `void *` field would send the user where it is.
+    if (std::string Nested = nestedAddressAdvice(S.M, BO->getLHS());
+        !Nested.empty())
+      Advice = Nested;
   } else if (const VarDecl *Arg = P ? nullptr : hiddenCleanupArg(S.Ctx, Cur)) {
     (void)Arg;
     Where =
