@@ -386,15 +386,6 @@ static bool inUnion(ASTContext &Ctx, const RecordDecl *R) {
   return Walk(Ctx.getTranslationUnitDecl());
 }
 
-/// The offset Off kept at run time (uthash's `tbl->hho`, a local) is a
-/// field or variable whose every value in this translation unit was
-/// measured in the layout the code runs in: a difference of two addresses
-/// (`(char *)&add->hh - (char *)add`) or an offsetof, both of the compact
-/// layout in compact code, zero, or a local of such values.  A number
-/// written by hand is the wide layout's, and a parameter (its callers'
-/// values), a variable other files can set or whose address is taken, or
-/// a field of a struct some union holds (written through another member)
-/// may hold one.  A field's values in other files are not seen.
 /// The member a measured offset names: `(char *)&x->hh - (char *)x` or
 /// `offsetof(T, hh)` (one member of a compact T), else {}.
 static MeasuredMember measuredMember(const Model &M, const Expr *R) {
@@ -419,6 +410,15 @@ static MeasuredMember measuredMember(const Model &M, const Expr *R) {
   return {T, dyn_cast<FieldDecl>(ME->getMemberDecl())};
 }
 
+/// The offset Off kept at run time (uthash's `tbl->hho`, a local) is a
+/// field or variable whose every value in this translation unit was
+/// measured in the layout the code runs in: a difference of two addresses
+/// (`(char *)&add->hh - (char *)add`) or an offsetof, both of the compact
+/// layout in compact code, zero, or a local of such values.  A number
+/// written by hand is the wide layout's, and a parameter (its callers'
+/// values), a variable other files can set or whose address is taken, or
+/// a field of a struct some union holds (written through another member)
+/// may hold one.  A field's values in other files are not seen.
 static bool offsetMeasured(Session &S, const Expr *Off,
                            std::vector<MeasuredMember> &Members,
                            unsigned Depth = 0) {
@@ -564,10 +564,10 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
     // One layout: an offset measured at run time is right (a pinned
     // object's, or any in compact-only code, where no switch changes the
     // layout under a kept offset).
-    std::vector<MeasuredMember> Members;
-    bool Measured = Tr.Step && offsetMeasured(S, Tr.Step->getRHS(), Members);
     if (Pinned)
       return false;
+    std::vector<MeasuredMember> Members;
+    bool Measured = Tr.Step && offsetMeasured(S, Tr.Step->getRHS(), Members);
     if (Measured && !S.Opts.switchable()) {
       // Every value this file gives names one member of the type stepped
       // back to: the offset read is checked against that member's compact
