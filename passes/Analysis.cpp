@@ -966,6 +966,19 @@ const Expr *parentSkippingParens(ASTContext &Ctx, const Expr *E,
   }
 }
 
+bool anyNodeInUnit(ASTContext &Ctx, llvm::function_ref<bool(const Stmt *)> P) {
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    const Stmt *St = nullptr;
+    if (const auto *FD = dyn_cast<FunctionDecl>(D))
+      St = FD->doesThisDeclarationHaveABody() ? FD->getBody() : nullptr;
+    else if (const auto *VD = dyn_cast<VarDecl>(D))
+      St = VD->getInit();
+    if (anyNode(St, P))
+      return true;
+  }
+  return false;
+}
+
 bool anyReferenceTo(const Stmt *Body, const ValueDecl *V,
                     llvm::function_ref<bool(const DeclRefExpr *)> F) {
   if (!Body)

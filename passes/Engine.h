@@ -559,6 +559,12 @@ template <typename Pred> bool anyNode(const clang::Stmt *St, Pred P) {
       return true;
   return false;
 }
+/// Analysis.cpp: a statement of the translation unit's code -- a function
+/// body or a file-scope variable's initializer, depth first -- satisfies
+/// P (stopping at the first).  For facts about a field or a variable that
+/// any of its writes decides (a hook given `free`, an offset's values).
+bool anyNodeInUnit(clang::ASTContext &Ctx,
+                   llvm::function_ref<bool(const clang::Stmt *)> P);
 /// Analysis.cpp: the first field of T, or null.
 const clang::FieldDecl *firstField(const CompactType *T);
 /// Analysis.cpp: A begins with a value of B (its first field,

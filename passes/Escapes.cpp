@@ -1519,16 +1519,7 @@ static bool givenFree(ASTContext &Ctx, const FieldDecl *F) {
            F->getFieldIndex() < IL->getNumInits() &&
            IsFree(IL->getInit(F->getFieldIndex()));
   };
-  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
-    const Stmt *St = nullptr;
-    if (const auto *FD = dyn_cast<FunctionDecl>(D))
-      St = FD->doesThisDeclarationHaveABody() ? FD->getBody() : nullptr;
-    else if (const auto *VD = dyn_cast<VarDecl>(D))
-      St = VD->getInit();
-    if (anyNode(St, Gives))
-      return true;
-  }
-  return false;
+  return anyNodeInUnit(Ctx, Gives);
 }
 
 const Expr *hookFreed(const Model &M, ASTContext &Ctx, const CallExpr *CE) {

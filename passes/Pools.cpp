@@ -450,7 +450,8 @@ static bool offsetMeasured(Session &S, const Expr *Off,
     Any = true;
     Other |= !Measured(Var->getInit());
   }
-  auto Visit = [&](const Stmt *St) {
+  // Every write is looked at, until one is not measured.
+  anyNodeInUnit(S.Ctx, [&](const Stmt *St) {
     if (const auto *BO = dyn_cast<BinaryOperator>(St);
         BO && BO->isAssignmentOp() && storage(BO->getLHS()) == V) {
       Any = true;
@@ -465,14 +466,8 @@ static bool offsetMeasured(Session &S, const Expr *Off,
       if (RD == F->getParent() && F->getFieldIndex() < IL->getNumInits())
         Other |= !Measured(IL->getInit(F->getFieldIndex()));
     }
-  };
-  for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls()) {
-    if (const auto *FD = dyn_cast<FunctionDecl>(D);
-        FD && FD->doesThisDeclarationHaveABody())
-      forEach(FD->getBody(), Visit);
-    else if (const auto *VD = dyn_cast<VarDecl>(D); VD && VD->getInit())
-      forEach(VD->getInit(), Visit);
-  }
+    return Other;
+  });
   return Any && !Other;
 }
 
