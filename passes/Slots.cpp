@@ -1,8 +1,9 @@
 //===- Slots.cpp - pointers to handle slots -------------------------------===//
 //
 // In:  the Model (compact types, function classes) and every function body.
-// Out: Model::SlotVars and Model::SlotReturns: the `T **` locals,
-//      parameters and function results (T a compact type) that may hold
+// Out: Model::SlotVars and Model::SlotReturns: the `T **` locals (and
+//      local arrays of them), parameters and function results (T a
+//      compact type) that may hold
 //      the address of a handle slot -- a compact-pointer field of a heap
 //      object, `&(*pp)->left`, `&p->kids[i]` -- rather than of a native
 //      slot (a local, a global, a root array).  Functions that dereference
@@ -18,11 +19,12 @@
 //
 // The analysis is flow-insensitive and runs to a fixed point over the
 // translation unit.  An expression may point at a handle slot if it is
-// `&h` of a handle lvalue h, a variable of SlotVars, a call of a function
-// of SlotReturns, or a conditional, comma, assignment or same-type cast of
-// one.  Such a value makes a slot pointer of the local or parameter it is
-// assigned to, of the parameter of a function defined in this TU it is
-// passed to, and of the result of the function that returns it.
+// `&h` of a handle lvalue h, a variable of SlotVars (or an element of an
+// array of SlotVars), a call of a function of SlotReturns, or a
+// conditional, comma, assignment or same-type cast of one.  Such a value makes
+// a slot pointer of the local or parameter it is assigned to, of the parameter
+// of a function defined in this TU it is passed to, and of the result of the
+// function that returns it.
 //
 // Fields (Model::SlotFields): a `T **` field of a compact struct that
 // such a value is stored into, one a system header's queue macros declare,
@@ -33,11 +35,13 @@
 //
 // Refused (one error each, at the user's text): such a value stored
 // anywhere else (a global, a static local, a field of a plain struct, an
-// array element, through another pointer), passed to a function not defined in
-// this TU or through a function pointer or as a variadic argument, returned
-// from a function other translation units can call (they would not know), cast
-// to another type, moved by pointer arithmetic or subscripted (the stride
-// differs: 4 bytes between handles), or its variable's address taken.
+// element of an array other than a named local one, through another
+// pointer), passed to a function not defined in this TU or through a
+// function pointer or as a variadic argument, returned from a function
+// other translation units can call (they would not know), cast to another
+// type, moved by pointer arithmetic or subscripted (the stride differs: 4
+// bytes between handles), or its variable's address taken; a local array
+// of them used other than by subscript.
 //
 // Tests: test/rewrite/slot-pointer.c, test/diagnostics/slot-pointer-escape.c,
 //        test/plugin/run-slot-pointers.c,
@@ -48,6 +52,7 @@
 #include "Vocabulary.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
 
@@ -100,10 +105,27 @@ static bool addSlotField(Model &M, const FieldDecl *F) {
   return true;
 }
 
+/// A named automatic array of slot pointers of one dimension and a
+/// constant count (`struct node **path[64]`, an iterative insertion's
+/// path back to the root) that E names: a frame registers its elements by
+/// address, as it does a scalar one's.  Else null.
+static const VarDecl *slotArray(const Model &M, const Expr *E) {
+  const VarDecl *VD = localVariable(E->IgnoreParenImpCasts());
+  if (!VD || isa<ParmVarDecl>(VD))
+    return nullptr;
+  const auto *AT =
+      dyn_cast<ConstantArrayType>(VD->getType().getCanonicalType());
+  return AT && isSlotPointerType(M, AT->getElementType()) ? VD : nullptr;
+}
+
 bool isSlotPointer(const Model &M, const Expr *E) {
   if (!E || !isSlotPointerType(M, E->getType()))
     return false;
   E = E->IgnoreParens();
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    const VarDecl *VD = slotArray(M, AS->getBase());
+    return VD && M.SlotVars.count(VD);
+  }
   if (isa<MemberExpr>(E))
     if (const FieldDecl *F = memberField(E))
       return M.SlotFields.count(F);
@@ -163,6 +185,19 @@ public:
 
   bool VisitVarDecl(VarDecl *VD) {
     const Expr *Init = VD->getInit();
+    if (const auto *IL = dyn_cast_or_null<InitListExpr>(Init);
+        IL && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) &&
+        slotArrayType(VD->getType())) {
+      // `struct node **path[2] = {&a->l, &b->r}`: the elements are the
+      // array's, which a frame registers.
+      ArrayInits.insert(IL);
+      if (const InitListExpr *Syn = IL->getSyntacticForm())
+        ArrayInits.insert(Syn);
+      if (llvm::any_of(IL->inits(),
+                       [&](const Expr *E) { return isSlotPointer(M, E); }))
+        add(VD);
+      return true;
+    }
     if (!Init || !isSlotPointer(M, Init))
       return true;
     if (VD->hasLocalStorage() && isSlotPointerType(M, VD->getType()))
@@ -177,6 +212,9 @@ public:
     if (BO->getOpcode() == BO_Assign && isSlotPointer(M, R)) {
       if (const VarDecl *VD = localVariable(L); VD && isSlotPointerType(M, VD->getType()))
         add(VD);
+      else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(L->IgnoreParens());
+               AS && slotArray(M, AS->getBase()))
+        add(slotArray(M, AS->getBase()));
       else if (const FieldDecl *F = keepingField(L))
         addField(F);
       else
@@ -216,10 +254,42 @@ public:
                      "atomic load) would take a 32-bit handle slot for an "
                      "8-byte pointer: read and write the field itself",
                  {CharSourceRange::getTokenRange(UO->getSourceRange())});
-    if (UO->getOpcode() == UO_AddrOf)
+    if (UO->getOpcode() == UO_AddrOf) {
       if (const VarDecl *VD = localVariable(Sub); VD && M.SlotVars.count(VD))
         refuse(UO, "kept in '" + VD->getName().str() +
                        "', whose address is taken here");
+      else if (const auto *AS =
+                   dyn_cast<ArraySubscriptExpr>(Sub->IgnoreParens());
+               AS && isSlotPointer(M, AS))
+        refuse(UO, "kept in an element of '" +
+                       slotArray(M, AS->getBase())->getName().str() +
+                       "', whose address is taken here");
+    }
+    return true;
+  }
+
+  /// A local array of slot pointers is read and written by element only:
+  /// as a pointer (`***top = path`, passed to a function, copied by
+  /// memcpy) its elements would be reached where the analysis cannot
+  /// follow them.
+  bool checkArrayDecay(ImplicitCastExpr *IC) {
+    if (!Check || IC->getCastKind() != CK_ArrayToPointerDecay)
+      return true;
+    const VarDecl *VD = slotArray(M, IC->getSubExpr());
+    if (!VD || !M.SlotVars.count(VD))
+      return true;
+    const Expr *Top = IC;
+    const auto *AS = dyn_cast_or_null<ArraySubscriptExpr>(
+        parentSkippingParens(S.Ctx, IC, &Top));
+    if (AS && AS->getBase()->IgnoreParens() == Top->IgnoreParens())
+      return true;
+    S.report(Diag::SlotEscape, IC->getExprLoc(),
+             "'" + VD->getName().str() +
+                 "', an array of pointers that may point at handle fields, "
+                 "is used as a pointer; its elements can only be read and "
+                 "written by subscript ('" +
+                 VD->getName().str() + "[i]'), where the analysis follows them",
+             {CharSourceRange::getTokenRange(IC->getSourceRange())});
     return true;
   }
 
@@ -228,13 +298,14 @@ public:
   bool VisitImplicitCastExpr(ImplicitCastExpr *IC) {
     if (IC->getCastKind() == CK_LValueToRValue)
       noteRead(IC->getSubExpr());
-    return true;
+    return checkArrayDecay(IC);
   }
 
   /// `struct q x = { .tail = &p->next }`, a compound literal: the element
   /// stored into a field, as an assignment is.
   bool VisitInitListExpr(InitListExpr *IL) {
-    if (!IL->isSemanticForm()) // the semantic form has a field per element
+    if (!IL->isSemanticForm() || // the semantic form has a field per element
+        ArrayInits.count(IL))
       return true;
     const RecordDecl *RD = IL->getType()->getAsRecordDecl();
     for (unsigned I = 0; I < IL->getNumInits(); ++I) {
@@ -430,6 +501,14 @@ private:
   Model &M;
   const FunctionDecl *FD;
   const bool Check;
+
+  /// The initializers of local arrays of slot pointers (VisitVarDecl).
+  llvm::SmallPtrSet<const InitListExpr *, 4> ArrayInits;
+
+  bool slotArrayType(QualType T) const {
+    const auto *AT = dyn_cast<ConstantArrayType>(T.getCanonicalType());
+    return AT && isSlotPointerType(M, AT->getElementType());
+  }
 
   void add(const VarDecl *VD) {
     if (M.SlotVars.insert(VD).second)

@@ -72,5 +72,5 @@ void enqueue(struct queue *q, struct node *n) {
 // CHECK-NOT: blocker-address-of-field.c:[[@LINE-2]]
 void hold(struct holder *h, struct node *n) {
   h->at = &n->next; // expected-error {{the address of handle field 'next' is stored into field 'at'; a pointer to a handle field can only be kept in local variables, parameters and fields of compact structs}}
-  // CHECK: blocker-address-of-field.c:[[@LINE-1]]: the address of pointer field 'next' (a 'struct node *') is stored into memory other than a local variable or a field of a struct that holds struct pointers [slot-escape, plugin: error]
+  // CHECK: blocker-address-of-field.c:[[@LINE-1]]: the address of pointer field 'next' (a 'struct node *') is stored into memory other than a local variable (or an element of a local array) or a field of a struct that holds struct pointers [slot-escape, plugin: error]
 }

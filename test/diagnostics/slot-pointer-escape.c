@@ -5,7 +5,7 @@
 // layout it points at a 4-byte handle, which no other code could tell from
 // an 8-byte native slot.
 // REQUIRES: plugin
-// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -ferror-limit=0 -Xclang -verify %s
 // RUN: not %rewrite %s -- %cflags 2>&1 | FileCheck %s
 #include <compactptr.h>
 #include <stdio.h>
@@ -52,6 +52,24 @@ void uses(struct node *p) {
 void whole_array(struct node *p) {
   struct node *(*k)[4] = &p->kids; // expected-error {{'kids' is a handle array field; its address cannot be taken (the address of one element, &p->kids[i], can)}}
   (void)k;
+}
+
+// A named local array of them is followed too (an iterative insertion's
+// path back to the root: switchable/slot-pointer-array.c), by element
+// only.
+static int depth_of(struct node ***at) { return at != 0; }
+void path_arrays(struct node *p) {
+  struct node **path[8], **other[2][2];
+  static struct node **kept[2];
+  path[0] = &p->next;
+  path[1] = &p->kids[2];
+  struct node ***top = path; // expected-error {{'path', an array of pointers that may point at handle fields, is used as a pointer; its elements can only be read and written by subscript ('path[i]'), where the analysis follows them}}
+  depth_of(&path[1]); // expected-error {{is kept in an element of 'path', whose address is taken here}}
+  other[0][1] = &p->next; // expected-error {{the address of handle field 'next' is stored into memory}}
+  kept[0] = &p->next; // expected-error {{the address of handle field 'next' is stored into memory}}
+  path[2]++; // expected-error {{is moved by pointer arithmetic}}
+  *path[1] = *path[0];
+  (void)top;
 }
 
 // Fine: kept in locals and parameters, passed to a function of this

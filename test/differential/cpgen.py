@@ -38,7 +38,8 @@ swap slots, splice and reverse chains, truncate chains, free heads with
 their chains, traverse chains recursively, through links and through
 two-link member chains, update scalars through links, walk, insert and
 delete through pointers to handle fields (`pp = &(*pp)->next`, also
-recursively and with polls while such pointers are live, and `&p->a[i]`
+recursively, with polls while such pointers are live and keeping the
+path back in a local array of them, and `&p->a[i]`
 of a link array; the deleted object freed through a free hook for some
 types), hold a pointer, a
 struct value or a local array of pointers across cp_safepoint(), recurse
@@ -92,7 +93,8 @@ PLAIN_NODE_CAP = 300
 HEADROOM = 320 * 1024
 
 # Operations through pointers to handle fields (Gen.slot_op).
-SLOT_KINDS = ("ptrwalk", "ptrins", "ptrdel", "ptrarr", "ptrwalkp", "ptrinsp")
+SLOT_KINDS = ("ptrwalk", "ptrins", "ptrdel", "ptrarr", "ptrwalkp", "ptrinsp",
+              "ptrpath")
 
 SCALARS = ["unsigned char", "unsigned short", "unsigned", "unsigned long",
            "int", "short", "signed char", "long", "_Bool", "double", "float",
@@ -1169,13 +1171,31 @@ class Gen:
             e("  ins_recp%d(&(*pp)->next, n - 1, nn);" % x)
             e("  (*pp)->k += 1u;")
             e("}")
+            # The path back kept in a local array of slot pointers (an
+            # iterative AVL insertion's), live across the polls.
+            e("static void ins_path%d(struct %s **at, unsigned n, struct %s *nn) {" % (x, n, n))
+            e("  struct %s **path[64], **pp = at;" % n)
+            e("  unsigned depth = 0;")
+            e("  while (depth < n && depth < 64u && *pp) {")
+            e("    path[depth++] = pp;")
+            e("    pp = &(*pp)->next;")
+            e("  }")
+            e("  cp_safepoint();")
+            e("  nn->next = *pp;")
+            e("  *pp = nn;")
+            e("  while (depth > 0) {")
+            e("    struct %s **up = path[--depth];" % n)
+            e("    (*up)->k += depth + 1u;")
+            e("    if (depth % 8u == 0) cp_safepoint();")
+            e("  }")
+            e("}")
 
     def slot_kinds(self, t, polling):
         ks = ["ptrwalk", "ptrins", "ptrdel"]
         if any(f.kind == "arr" for f in t.fields):
             ks.append("ptrarr")
         if polling:
-            ks += ["ptrwalkp", "ptrinsp"]
+            ks += ["ptrwalkp", "ptrinsp", "ptrpath"]
         return ks
 
     def slot_op(self, t, polling, k):
@@ -1199,6 +1219,12 @@ class Gen:
                            "  c = rnd(%du);" % r.choice([1, 4, 16, 40]),
                            "  %s = new%d(rnd(1000u));" % (q, x),
                            "  ins_recp%d(&%s->next, c, %s);" % (x, p, q),
+                           "}"], 1
+        if k == "ptrpath":
+            return head + ["if (%s) {" % p,
+                           "  c = rnd(%du);" % r.choice([1, 4, 16, 70]),
+                           "  %s = new%d(rnd(1000u));" % (q, x),
+                           "  ins_path%d(&%s->next, c, %s);" % (x, p, q),
                            "}"], 1
         if k == "ptrdel":
             return head + ["if (%s) {" % p,

@@ -1624,6 +1624,26 @@ static int field_keeps_slot(CXCursor lhs) {
   return holds;
 }
 
+/** `path[i]` of a named local array of pointers with a constant count
+ *  (an iterative insertion's path back to the root), whose elements a
+ *  frame registers like a local's (docs/plugin.md, section 4b). */
+static int local_array_element(CXCursor lhs) {
+  if (clang_getCursorKind(lhs) != CXCursor_ArraySubscriptExpr)
+    return 0;
+  kids_t ks = kids(lhs);
+  if (ks.n != 2)
+    return 0;
+  CXCursor base = strip(ks.v[0]);
+  if (clang_getCursorKind(base) != CXCursor_DeclRefExpr)
+    return 0;
+  CXCursor d = clang_getCursorReferenced(base);
+  CXType t = clang_getCanonicalType(clang_getCursorType(d));
+  return clang_getCursorKind(d) == CXCursor_VarDecl && is_local_var(d) &&
+         t.kind == CXType_ConstantArray &&
+         clang_getCanonicalType(clang_getArrayElementType(t)).kind ==
+             CXType_Pointer;
+}
+
 /** The address of a pointer field (`&p->next`) where it goes at once: how
  *  it escapes what the plugin follows (docs/plugin.md, section 4b), or
  *  NULL.  The plugin also follows it through locals and parameters, which
@@ -1670,10 +1690,11 @@ static const char *slot_escape(scan_t *s, CXCursor addr) {
     CXCursor lhs = strip(ks.v[0]);
     if ((clang_getCursorKind(lhs) == CXCursor_DeclRefExpr &&
          is_local_var(clang_getCursorReferenced(lhs))) ||
-        field_keeps_slot(lhs))
+        field_keeps_slot(lhs) || local_array_element(lhs))
       return NULL;
-    return "stored into memory other than a local variable or a field of a "
-           "struct that holds struct pointers";
+    return "stored into memory other than a local variable (or an element "
+           "of a local array) or a field of a struct that holds struct "
+           "pointers";
   }
   case CXCursor_CallExpr: {
     CXCursor fn = clang_getCursorReferenced(p);
