@@ -569,6 +569,28 @@ std::string Printer::runtimeSizeAdvice(const Expr *Size) const {
          "constructor per class)";
 }
 
+/// A CP_ALLOCATOR function that takes no integer: a pool of objects of
+/// one size, set at its creation.
+static bool sizelessPool(const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  return FD && !FD->isVariadic() &&
+         llvm::all_of(FD->parameters(), [](const ParmVarDecl *P) {
+           return P->getType()->isPointerType();
+         });
+}
+/// Why such a pool's call is no allocation of one object here, and what
+/// makes it one (poolElementType).
+static std::string sizelessPoolAdvice(const CallExpr *CE,
+                                      const std::string &W) {
+  std::string Fn = "'" + CE->getDirectCallee()->getNameAsString() + "'";
+  std::string Sizeof = "sizeof(" + W + ")";
+  return "; " + Fn + " takes no size, and a pool of objects of one size " +
+         "allocates one '" + W + "' a call only where this file hands the " +
+         "same pool (the variable or field named here) " + Sizeof +
+         " and no other type's size, as its set-up does (`pool_init(&pool, " +
+         Sizeof + ", 64)`): do that here, or pass the size to each call";
+}
+
 std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
   AllocFn F = allocFunction(CE);
   if (F == AllocFn::Free || F == AllocFn::Deallocator) {
@@ -600,7 +622,9 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
     // The pool's own call goes away; its other arguments still run (the
     // size and the counts once, in the runtime's call).
     std::vector<const Expr *> Keep = AC.Counts;
-    Keep.push_back(allocatorSizeArg(CE));
+    // (A pool that takes no size: its arguments are no size, and run.)
+    if (const Expr *Size = allocatorSizeArg(CE); Size && sizeShape(Size).Ok)
+      Keep.push_back(Size);
     Keep.push_back(AC.Block);
     std::string Pre = otherArgs(CE, Keep);
     if (!Pre.empty()) {
@@ -614,6 +638,13 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
 std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
   QualType D = destinationType(S.Ctx, CE);
   SizeShape Sh = allocSizeShape(CE);
+  // A pool of objects of one size (`pool_alloc(&pool)`): one object of the
+  // type this file hands the pool the sizeof of.
+  if (F == AllocFn::Allocator && !Sh.Ok)
+    if (QualType PT = poolElementType(M, CE); !PT.isNull()) {
+      Sh.Ok = true;
+      Sh.Elem = PT;
+    }
   CompactType *DT = M.pointeeOf(D), *DR = rootPointee(M, D);
   const Expr *Block = resizedBlock(CE, F);
   if (Block && !DT && !DR) {
@@ -658,18 +689,20 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
           S.Ctx.getTypeSizeInChars(S.Ctx.getRecordType(FT->RD)).getQuantity(),
           Fix);
     const std::string &W = FT->WideSpelling;
-    S.report(
-        Diag::AllocSize, SizeArg->getExprLoc(),
-        "allocation of compact type '" + W +
-            "' must have its size expressed as " +
-            (FlexType
-                 ? "sizeof(" + W + ") + n (one object and the room for its " +
-                       roomText(roomMember(FT->RD)) +
-                       ", also calloc(1, ...); an array of such "
-                       "objects is not supported)"
-                 : "sizeof(" + W + ") or n * sizeof(" + W + ")" +
-                       charHackAdvice(FT->RD) + runtimeSizeAdvice(SizeArg)),
-        {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
+    S.report(Diag::AllocSize, SizeArg->getExprLoc(),
+             "allocation of compact type '" + W +
+                 "' must have its size expressed as " +
+                 (FlexType ? "sizeof(" + W +
+                                 ") + n (one object and the room for its " +
+                                 roomText(roomMember(FT->RD)) +
+                                 ", also calloc(1, ...); an array of such "
+                                 "objects is not supported)"
+                           : "sizeof(" + W + ") or n * sizeof(" + W + ")" +
+                                 charHackAdvice(FT->RD) +
+                                 (F == AllocFn::Allocator && sizelessPool(CE)
+                                      ? sizelessPoolAdvice(CE, W)
+                                      : runtimeSizeAdvice(SizeArg))),
+             {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
     return "";
   }
   if (const FieldDecl *FAM =

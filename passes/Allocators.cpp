@@ -405,9 +405,105 @@ static std::map<std::pair<const FunctionDecl *, BinaryOperatorKind>,
                 std::optional<std::pair<unsigned, unsigned>>>
     HelpersSeen;
 
+/// What the translation unit being compiled does with its pools (the
+/// objects a CP_ALLOCATOR function is handed): read once, at the first
+/// question (poolFacts).
+struct PoolFacts {
+  /// Pools handed to a CP_ALLOCATOR function.
+  llvm::DenseSet<const ValueDecl *> Allocating;
+  /// The size of one object a call hands with a pool (`pool_init(&pool,
+  /// sizeof(struct node), 64)`); a null type where calls hand the same pool
+  /// sizes of different types.
+  llvm::DenseMap<const ValueDecl *, QualType> Sizes;
+};
+static std::optional<PoolFacts> PoolsSeen;
+
 void forgetAllocatorRoles() {
   RolesSeen.clear();
   HelpersSeen.clear();
+  PoolsSeen.reset();
+}
+
+/// The pool a pointer argument names: the variable or field whose address
+/// it is (`&pool`, `&ctx->pool`) or that holds it (`mp`), of a struct type
+/// that is no compact one (a pool's state, not an object); else null.
+static const ValueDecl *poolOf(const Model &M, const Expr *E) {
+  E = E->IgnoreParenCasts();
+  const auto *PT = E->getType()->getAs<PointerType>();
+  if (!PT || !PT->getPointeeType()->isStructureType() ||
+      M.recordOf(PT->getPointeeType()))
+    return nullptr;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E);
+      UO && UO->getOpcode() == UO_AddrOf)
+    E = UO->getSubExpr()->IgnoreParenCasts();
+  if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(DR->getDecl());
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    return dyn_cast<FieldDecl>(ME->getMemberDecl());
+  return nullptr;
+}
+
+static const PoolFacts &poolFacts(const Model &M, ASTContext &Ctx) {
+  if (PoolsSeen)
+    return *PoolsSeen;
+  PoolsSeen.emplace();
+  PoolFacts &F = *PoolsSeen;
+  anyNodeInUnit(Ctx, [&](const Stmt *St) {
+    const auto *CE = dyn_cast<CallExpr>(St);
+    if (!CE)
+      return false;
+    bool Allocates = allocFunction(CE) == AllocFn::Allocator;
+    const Expr *One = nullptr;
+    llvm::SmallVector<const ValueDecl *, 2> Pools;
+    for (const Expr *A : CE->arguments()) {
+      if (const ValueDecl *P = poolOf(M, A))
+        Pools.push_back(P);
+      else if (SizeShape Sh = sizeShape(A); Sh.Ok && !Sh.Flex &&
+                                            Sh.Counts.empty() &&
+                                            Sh.Elem->isRecordType())
+        One = A;
+    }
+    for (const ValueDecl *P : Pools) {
+      if (Allocates)
+        F.Allocating.insert(P);
+      if (!One)
+        continue;
+      QualType T = sizeShape(One).Elem.getCanonicalType().getUnqualifiedType();
+      auto [It, New] = F.Sizes.try_emplace(P, T);
+      if (!New && It->second != T)
+        It->second = QualType();
+    }
+    return false;
+  });
+  return F;
+}
+
+QualType poolElementType(const Model &M, const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || allocFunction(CE) != AllocFn::Allocator || FD->isVariadic())
+    return QualType();
+  // A pool of one size takes none: no argument an integer, no parameter
+  // one either.
+  for (const ParmVarDecl *P : FD->parameters())
+    if (!P->getType()->isPointerType())
+      return QualType();
+  const PoolFacts &F = poolFacts(M, FD->getASTContext());
+  QualType T;
+  for (const Expr *A : CE->arguments()) {
+    const ValueDecl *P = poolOf(M, A);
+    auto It = P ? F.Sizes.find(P) : F.Sizes.end();
+    if (It == F.Sizes.end())
+      continue;
+    if (It->second.isNull() || (!T.isNull() && T != It->second))
+      return QualType();
+    T = It->second;
+  }
+  return T;
+}
+
+bool isAllocatingPool(const Model &M, ASTContext &Ctx, const Expr *E) {
+  const ValueDecl *P = poolOf(M, E);
+  return P && poolFacts(M, Ctx).Allocating.count(P);
 }
 
 /// The two parameters E multiplies, `a * b` (through parentheses and

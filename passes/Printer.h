@@ -93,6 +93,19 @@ productHelper(const clang::FunctionDecl *FD);
 /// array member and its room.
 std::optional<std::pair<unsigned, unsigned>>
 sumHelper(const clang::FunctionDecl *FD);
+/// Allocators.cpp: a call of a CP_ALLOCATOR function that takes no size
+/// (`pool_alloc(&pool)`, a pool of objects of one size): the type of the
+/// objects, which this translation unit says by handing the same pool
+/// (the variable or field an argument names) sizeof of one type and
+/// nothing else (`pool_init(&pool, sizeof(struct node), 64)`); else a null
+/// type.
+clang::QualType poolElementType(const Model &M, const clang::CallExpr *CE);
+/// Allocators.cpp: E names a pool (`&pool`, `&ctx->pool`, `mp`: a pointer
+/// to a struct that is no compact one) that this translation unit hands to
+/// a CP_ALLOCATOR function, whose own code then never sees the compact
+/// objects allocated "from" it.
+bool isAllocatingPool(const Model &M, clang::ASTContext &Ctx,
+                      const clang::Expr *E);
 /// Allocators.cpp: forgets what it read of the last translation unit's
 /// functions (runEngine, before each).
 void forgetAllocatorRoles();
