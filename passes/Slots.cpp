@@ -273,7 +273,8 @@ public:
   /// memcpy) its elements would be reached where the analysis cannot
   /// follow them.
   bool checkArrayDecay(ImplicitCastExpr *IC) {
-    if (!Check || IC->getCastKind() != CK_ArrayToPointerDecay)
+    if (!Check || IC->getCastKind() != CK_ArrayToPointerDecay ||
+        inUnevaluatedOperand(S.Ctx, IC)) // `sizeof path / sizeof *path`
       return true;
     const VarDecl *VD = slotArray(M, IC->getSubExpr());
     if (!VD || !M.SlotVars.count(VD))
@@ -302,14 +303,30 @@ public:
   }
 
   /// `struct q x = { .tail = &p->next }`, a compound literal: the element
-  /// stored into a field, as an assignment is.
+  /// stored into a field, as an assignment is.  The visitor walks the
+  /// lists as written (brace elision, designators); their semantic form
+  /// has an element per field, nested lists included: read from the
+  /// outermost list down.
   bool VisitInitListExpr(InitListExpr *IL) {
-    if (!IL->isSemanticForm() || // the semantic form has a field per element
-        ArrayInits.count(IL))
+    if (isa_and_nonnull<InitListExpr>(parentSkippingParens(S.Ctx, IL)))
       return true;
+    if (InitListExpr *Sem = IL->getSemanticForm())
+      IL = Sem;
+    initListStores(IL);
+    return true;
+  }
+
+  void initListStores(const InitListExpr *IL) {
+    if (ArrayInits.count(IL))
+      return;
     const RecordDecl *RD = IL->getType()->getAsRecordDecl();
     for (unsigned I = 0; I < IL->getNumInits(); ++I) {
       const Expr *E = IL->getInit(I);
+      if (const auto *Inner =
+              dyn_cast_or_null<InitListExpr>(E ? E->IgnoreParens() : nullptr)) {
+        initListStores(Inner);
+        continue;
+      }
       if (!E || !isSlotPointer(M, E))
         continue;
       const FieldDecl *F = nullptr;
@@ -331,7 +348,6 @@ public:
                  : std::string("stored into an array element"),
                F);
     }
-    return true;
   }
 
   bool VisitArraySubscriptExpr(ArraySubscriptExpr *AS) {
@@ -621,8 +637,9 @@ private:
             "pointers itself, which the plugin lays out and the switch "
             "moves the address in ('" +
             S.typeText(QualType(IntoField->getParent()->getTypeForDecl(), 0)) +
-            "' holds none: a queue's 'struct node **tail' beside its "
-            "'struct node *head' is fine)";
+            "' holds none: declare it CP_COMPACT, or keep such a pointer "
+            "beside a compact pointer, as a queue keeps 'struct node **tail' "
+            "beside its 'struct node *head')";
     S.report(Diag::SlotEscape, E->getExprLoc(),
              origin(E) + " is " + Where +
                  "; a pointer to a handle field can only be kept in local "

@@ -27,7 +27,7 @@ struct node **exported(struct node *p) {
 void stores(struct node *p, struct holder *h, struct node ***ppp) {
   static struct node **kept;
   g_slot = &p->next; // expected-error {{the address of handle field 'next' is stored into global 'g_slot'; a pointer to a handle field can only be kept in local variables, parameters and fields of compact structs, passed to functions of this translation unit and dereferenced}}
-  h->at = &p->kids[1]; // expected-error {{the address of handle field 'kids' is stored into field 'at'; a pointer to a handle field can only be kept in local variables, parameters and fields of compact structs, passed to functions of this translation unit and dereferenced; a field can keep one only in a struct that holds compact pointers itself, which the plugin lays out and the switch moves the address in ('struct holder' holds none: a queue's 'struct node **tail' beside its 'struct node *head' is fine)}}
+  h->at = &p->kids[1]; // expected-error {{the address of handle field 'kids' is stored into field 'at'; a pointer to a handle field can only be kept in local variables, parameters and fields of compact structs, passed to functions of this translation unit and dereferenced; a field can keep one only in a struct that holds compact pointers itself, which the plugin lays out and the switch moves the address in ('struct holder' holds none: declare it CP_COMPACT, or keep such a pointer beside a compact pointer, as a queue keeps 'struct node **tail' beside its 'struct node *head')}}
   *ppp = &p->next; // expected-error {{the address of handle field 'next' is stored into memory}}
   kept = &p->next; // expected-error {{is stored into static local 'kept'}}
   elsewhere(&p->next); // expected-error {{the address of handle field 'next' is passed to 'elsewhere', which is not defined in this translation unit}}
@@ -70,6 +70,18 @@ void path_arrays(struct node *p) {
   path[2]++; // expected-error {{is moved by pointer arithmetic}}
   *path[1] = *path[0];
   (void)top;
+}
+
+// Stored by an initializer list: as by an assignment, whatever the braces
+// and designators; a named local array's own initializer is its elements.
+struct plain_holder { int x; struct node **s; };
+void init_lists(struct node *p) {
+  struct node **m[1][2] = {{&p->next, &p->kids[0]}}; // expected-error 2 {{is stored into an array element}}
+  struct plain_holder q = { .s = &p->next }; // expected-error {{the address of handle field 'next' is stored into field 's'}}
+  struct node ***c = (struct node **[]){&p->next}; // expected-error {{is stored into an array element}}
+  struct node **path[2] = {&p->next, &p->kids[1]};
+  *path[0] = *path[1];
+  (void)m, (void)q, (void)c, (void)(sizeof path / sizeof *path);
 }
 
 // Fine: kept in locals and parameters, passed to a function of this

@@ -19,7 +19,7 @@ import sys
 
 
 def plugin_lines(clang, cflags, plugin, path):
-    r = subprocess.run([clang] + cflags + ["-fplugin=" + plugin, "-fsyntax-only", path],
+    r = subprocess.run([clang] + cflags + ["-fplugin=" + plugin, "-fsyntax-only", "-ferror-limit=0", path],
                        capture_output=True, text=True)
     name = re.escape(os.path.basename(path))
     pat = re.compile(r"^(?:.*/)?" + name + r":(\d+):\d+: (?:error|warning):")
