@@ -278,8 +278,16 @@ static CompactType *rootPointee(const Model &M, QualType T) {
 }
 
 /// The object a free function frees: free's argument, or the first
-/// pointer argument of a CP_DEALLOCATOR function; else null.
-static const Expr *freedArg(const CallExpr *CE) {
+/// argument of a CP_DEALLOCATOR function that is a compact pointer (a
+/// root array, a pinned object) through casts -- a pool's
+/// `pool_free(&pool, obj)` hands the pool first -- else its first pointer
+/// argument; else null.
+static const Expr *freedArg(const Model &M, const CallExpr *CE) {
+  for (const Expr *A : CE->arguments()) {
+    QualType T = A->IgnoreParenCasts()->getType();
+    if (M.pointeeOf(T) || rootPointee(M, T) || M.pinnedPointee(T))
+      return A;
+  }
   for (const Expr *A : CE->arguments())
     if (A->IgnoreParenCasts()->getType()->isPointerType() ||
         A->getType()->isPointerType())
@@ -458,7 +466,7 @@ AllocTarget allocTarget(const Session &S, const CallExpr *CE) {
   case AllocFn::Free:
   case AllocFn::Deallocator: {
     // Through casts: free((void *)p) frees a compact object too.
-    const Expr *P = freedArg(CE);
+    const Expr *P = freedArg(M, CE);
     return P ? of(P->IgnoreParenCasts()->getType()) : AllocTarget::None;
   }
   case AllocFn::Malloc:
@@ -472,6 +480,11 @@ AllocTarget allocTarget(const Session &S, const CallExpr *CE) {
           T != AllocTarget::None)
         return T;
     SizeShape Sh = allocSizeShape(CE);
+    if (!Sh.Ok && F == AllocFn::Allocator) // `void *v = pool_alloc(&pool)`
+      if (QualType PT = poolElementType(M, CE); !PT.isNull()) {
+        Sh.Ok = true;
+        Sh.Elem = PT;
+      }
     if (!Sh.Ok)
       return AllocTarget::None;
     if (M.recordOf(Sh.Elem))
@@ -594,7 +607,7 @@ static std::string sizelessPoolAdvice(const CallExpr *CE,
 std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
   AllocFn F = allocFunction(CE);
   if (F == AllocFn::Free || F == AllocFn::Deallocator) {
-    const Expr *A = freedArg(CE);
+    const Expr *A = freedArg(M, CE);
     QualType AT = A->IgnoreParenCasts()->getType();
     std::string Pre = F == AllocFn::Deallocator ? otherArgs(CE, A) : "";
     if (M.HandleRootFrees.count(CE)) // a root array of handles: a block of libc's

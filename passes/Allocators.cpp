@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Printer.h"
+#include "Vocabulary.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/Builtins.h"
@@ -455,14 +456,22 @@ static const PoolFacts &poolFacts(const Model &M, ASTContext &Ctx) {
     bool Allocates = allocFunction(CE) == AllocFn::Allocator;
     const Expr *One = nullptr;
     llvm::SmallVector<const ValueDecl *, 2> Pools;
-    for (const Expr *A : CE->arguments()) {
-      if (const ValueDecl *P = poolOf(M, A))
+    const RecordDecl *PoolType = nullptr;
+    for (const Expr *A : CE->arguments())
+      if (const ValueDecl *P = poolOf(M, A)) {
         Pools.push_back(P);
-      else if (SizeShape Sh = sizeShape(A); Sh.Ok && !Sh.Flex &&
-                                            Sh.Counts.empty() &&
-                                            Sh.Elem->isRecordType())
+        PoolType = A->IgnoreParenCasts()
+                       ->getType()
+                       ->getPointeeType()
+                       ->getAsRecordDecl();
+      }
+    // The size of one object of a type other than the pool's own
+    // (`memset(&pool, 0, sizeof pool)` clears the pool).
+    for (const Expr *A : CE->arguments())
+      if (SizeShape Sh = sizeShape(A); Sh.Ok && !Sh.Flex && Sh.Counts.empty() &&
+                                       Sh.Elem->isRecordType() &&
+                                       Sh.Elem->getAsRecordDecl() != PoolType)
         One = A;
-    }
     for (const ValueDecl *P : Pools) {
       if (Allocates)
         F.Allocating.insert(P);
@@ -501,9 +510,77 @@ QualType poolElementType(const Model &M, const CallExpr *CE) {
   return T;
 }
 
-bool isAllocatingPool(const Model &M, ASTContext &Ctx, const Expr *E) {
-  const ValueDecl *P = poolOf(M, E);
-  return P && poolFacts(M, Ctx).Allocating.count(P);
+/// The fields of its pool that Def, a pool's set-up, stores its size
+/// parameter P into (`p->size = size < 8 ? 8 : size`), where that is all
+/// it does with P but for allocations sized by it (`malloc(n * size)`,
+/// used at once); else none.
+static std::optional<llvm::SmallVector<const FieldDecl *, 2>>
+sizeFields(ASTContext &Ctx, const FunctionDecl *Def, const ParmVarDecl *P) {
+  llvm::SmallVector<const FieldDecl *, 2> Fields;
+  bool Other = anyReferenceTo(Def->getBody(), P, [&](const DeclRefExpr *DR) {
+    const Expr *Cur = DR;
+    while (const Expr *Up = parentSkippingParens(Ctx, Cur, &Cur)) {
+      if (const auto *BO = dyn_cast<BinaryOperator>(Up)) {
+        if (BO->getOpcode() == BO_Assign) {
+          const FieldDecl *F =
+              BO->getRHS()->IgnoreParens() == Cur
+                  ? memberField(BO->getLHS()->IgnoreParenImpCasts())
+                  : nullptr;
+          if (F)
+            Fields.push_back(F);
+          return !F;
+        }
+        if (!BO->isComparisonOp() && !BO->isMultiplicativeOp() &&
+            !BO->isAdditiveOp())
+          return true;
+      } else if (const auto *C = dyn_cast<CallExpr>(Up)) {
+        return allocFunction(C) == AllocFn::None;
+      } else if (!isa<ConditionalOperator>(Up) && !isa<CastExpr>(Up)) {
+        return true;
+      }
+      Cur = Up;
+    }
+    return true;
+  });
+  if (Other)
+    return std::nullopt;
+  return Fields;
+}
+
+bool isQuietPoolSetUp(const Model &M, ASTContext &Ctx, const CallExpr *CE,
+                      const Expr *Size) {
+  if (!llvm::any_of(CE->arguments(), [&](const Expr *A) {
+        const ValueDecl *P = A != Size ? poolOf(M, A) : nullptr;
+        return P && poolFacts(M, Ctx).Allocating.count(P);
+      }))
+    return false;
+  const FunctionDecl *FD = CE->getDirectCallee();
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  if (!Def || !Def->getBody())
+    return false;
+  unsigned I = 0;
+  while (I < CE->getNumArgs() &&
+         CE->getArg(I)->IgnoreParens() != Size->IgnoreParens())
+    ++I;
+  if (I >= Def->getNumParams())
+    return false;
+  auto Fields = sizeFields(Ctx, Def, Def->getParamDecl(I));
+  if (!Fields)
+    return false;
+  // Those fields are read by the pool's own functions only: the set-up,
+  // its allocators and its deallocators.
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    const auto *G = dyn_cast<FunctionDecl>(D);
+    if (!G || !G->doesThisDeclarationHaveABody() || G == Def ||
+        hasAttribute(G, "allocator") || hasAttribute(G, "deallocator"))
+      continue;
+    if (anyNode(G->getBody(), [&](const Stmt *St) {
+          const auto *ME = dyn_cast<MemberExpr>(St);
+          return ME && llvm::is_contained(*Fields, ME->getMemberDecl());
+        }))
+      return false;
+  }
+  return true;
 }
 
 /// The two parameters E multiplies, `a * b` (through parentheses and

@@ -1316,12 +1316,10 @@ static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth,
                   isRuntimeFunction(FD) || allocFunction(CE) != AllocFn::None)) ||
           becomesCompactPointer(S, CE))
         return "";
-      // Handed with a pool that a CP_ALLOCATOR function allocates from
-      // (`pool_init(&pool, sizeof(struct node), 64)`): the pool's own code,
-      // which keeps the size, never runs for the compact objects.
-      if (llvm::any_of(CE->arguments(), [&](const Expr *A) {
-            return A != Cur && isAllocatingPool(S.M, S.Ctx, A);
-          }))
+      // A pool's set-up (`pool_init(&pool, sizeof(struct node), 64)`)
+      // whose kept size only the pool's own code reads, which never runs
+      // for the compact objects.
+      if (isQuietPoolSetUp(S.M, S.Ctx, CE, Cur))
         return "";
       return FD ? "is handed to " + quoted(FD->getName()) + ", which may keep it"
                 : "is handed to a function through a pointer, which may keep it";

@@ -100,12 +100,15 @@ sumHelper(const clang::FunctionDecl *FD);
 /// nothing else (`pool_init(&pool, sizeof(struct node), 64)`); else a null
 /// type.
 clang::QualType poolElementType(const Model &M, const clang::CallExpr *CE);
-/// Allocators.cpp: E names a pool (`&pool`, `&ctx->pool`, `mp`: a pointer
-/// to a struct that is no compact one) that this translation unit hands to
-/// a CP_ALLOCATOR function, whose own code then never sees the compact
-/// objects allocated "from" it.
-bool isAllocatingPool(const Model &M, clang::ASTContext &Ctx,
-                      const clang::Expr *E);
+/// Allocators.cpp: CE hands Size (its argument) with a pool (`&pool`,
+/// `&ctx->pool`, `mp`: a pointer to a struct that is no compact one) that
+/// this translation unit hands to a CP_ALLOCATOR function, to a set-up
+/// that only stores it into the pool's fields (`pool_init(&pool,
+/// sizeof(struct node), 64)`), and nothing but the set-up and the pool's
+/// CP_ALLOCATOR and CP_DEALLOCATOR functions reads those fields: the size
+/// kept there never sizes a compact object.
+bool isQuietPoolSetUp(const Model &M, clang::ASTContext &Ctx,
+                      const clang::CallExpr *CE, const clang::Expr *Size);
 /// Allocators.cpp: forgets what it read of the last translation unit's
 /// functions (runEngine, before each).
 void forgetAllocatorRoles();

@@ -4,7 +4,9 @@
 // sizeof of one type (`pool_init(&pool, sizeof(struct node))`).  A pool
 // handed no size here, sizes of two types, or one reached some other way
 // (a call's result) is refused, saying so; so is a pool of one type whose
-// object is converted to another.  (Run across a switch:
+// object is converted to another.  The size a set-up keeps in the pool
+// is no layout-stored value while only the pool's own functions read it;
+// read elsewhere (a copy sized by it), it is warned.  (Run across a switch:
 // switchable/pool-of-one-size.c.)
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
@@ -12,7 +14,10 @@
 #include <stddef.h>
 
 struct pool { size_t size; void *free; };
-void pool_init(struct pool *p, size_t size);
+void pool_init(struct pool *p, size_t size) {
+  p->size = size < sizeof(void *) ? sizeof(void *) : size;
+  p->free = 0;
+}
 CP_ALLOCATOR void *pool_alloc(struct pool *p);
 struct pool *pool_of(int kind);
 
@@ -46,4 +51,19 @@ struct node *n5(void) {
 }
 struct edge *e2(void) {
   return pool_alloc(&a); // expected-error {{allocation of 'struct node' is converted to 'struct edge *', which 'struct node' does not begin with}}
+}
+
+// The kept size read by the program (a clone's memcpy): warned at the
+// set-up, as for any function that keeps a layout's size.
+struct sized_pool { size_t size; };
+void sized_init(struct sized_pool *p, size_t size) { p->size = size; }
+CP_ALLOCATOR void *sized_alloc(struct sized_pool *p);
+static struct sized_pool clones;
+void setup_clones(void) {
+  sized_init(&clones, sizeof(struct node)); // expected-warning {{this sizeof of compact type 'struct node' is handed to 'sized_init', which may keep it}}
+}
+struct node *clone(const struct node *from) {
+  struct node *n = sized_alloc(&clones);
+  __builtin_memcpy(n, from, clones.size);
+  return n;
 }

@@ -1,11 +1,13 @@
 // A pool of objects of one size, set at its creation (`pool_init(&pool,
 // sizeof(struct node), 1024)`), whose CP_ALLOCATOR function takes no size
 // (`pool_alloc(&pool)`): each call allocates one object of the type the
-// file hands the same pool the sizeof of, and a CP_DEALLOCATOR frees it.
-// The size the pool keeps is no layout-stored value: the pool's own code
-// never runs for the compact objects.  Pools named by a variable and by a
-// field, two pools of two types.  Native output compact-only, switchable,
-// and across a switch with the heap verified.
+// file hands the same pool the sizeof of, and a CP_DEALLOCATOR frees it
+// (the object it frees is its compact argument, after the pool).
+// The size the pool keeps is no layout-stored value: only the pool's own
+// functions read it, and they never run for the compact objects.  Pools
+// named by a variable and by a field, two pools of two types, a result
+// kept in a `void *` first.  Native output compact-only, switchable, and
+// across a switch with the heap verified.
 // REQUIRES: plugin
 // RUN: %clang %cflags -O1 %s -o %t.native
 // RUN: %t.native > %t.expect
@@ -16,6 +18,10 @@
 // RUN: %t | diff %t.expect -
 // RUN: env COMPACTPTR_ARENA_LIMIT=256K COMPACTPTR_VERIFY=1 COMPACTPTR_STATS=1 %t 2> %t.err | diff %t.expect -
 // RUN: grep -q 'switch to wide mode.*verified' %t.err
+// RUN: FileCheck --check-prefix=FREED %s < %t.err
+// Every object is freed through pool_free(&pool, x), the pool first.
+// FREED: compactptr: node {{[0-9]+ +[0-9]+ +0 +[0-9]+ +[0-9]+ +0$}}
+// FREED: compactptr: edge {{[0-9]+ +[0-9]+ +0 +[0-9]+ +[0-9]+ +0$}}
 #include <compactptr.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,14 +85,15 @@ static struct node *add(struct node *t, int k, struct node **made) {
 // CHECK:       struct node *n = {{.*}}cp__alloc_fast(&cp__desc_node){{.*}}
 
 static void link(struct node *from, struct node *to) {
-  struct edge *e = pool_alloc(&graph.edges);
+  void *mem = pool_alloc(&graph.edges);
+  struct edge *e = mem;
   graph.calls++;
   e->to = to;
   e->next = from->out;
   from->out = e;
 }
 // CHECK-LABEL: static void link(struct node *from, struct node *to) {
-// CHECK-NEXT:  struct edge *e = {{.*}}cp__alloc_fast(&cp__desc_edge){{.*}}
+// CHECK-NEXT:  void *mem = {{.*}}cp__alloc_fast(&cp__desc_edge){{.*}}
 
 static long walk(struct node *t) {
   if (!t)
