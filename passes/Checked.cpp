@@ -274,9 +274,60 @@ bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
     }
     Out.insert(SM.getFileID(SM.getExpansionLoc(VD->getLocation())), A, zeroInit(VD));
   }
-  if (!Frame.empty())
+  if (!Frame.empty()) {
+    if (!checkJumpsPast(DS, Frame.front()))
+      return false;
     Text += frameText(Frame);
+  }
   return true;
+}
+
+/// A frame declared in a block is popped by a cleanup, and C lets no jump
+/// from outside enter the block past such a declaration (clang: "jump
+/// bypasses initialization of variable with cleanup"): a case label after
+/// it in a switch body, or a label after it that a goto before it or
+/// outside the block names.
+bool CheckedWalker::checkJumpsPast(const DeclStmt *DS, const VarDecl *VD) {
+  auto Ps = S.Ctx.getParents(*DS);
+  const auto *CS = Ps.empty() ? nullptr : Ps[0].get<CompoundStmt>();
+  if (!CS || !FD->getBody())
+    return true;
+  auto At = [&](SourceLocation L) { return SM.getExpansionLoc(L); };
+  SourceLocation From = At(DS->getEndLoc()), To = At(CS->getRBracLoc());
+  auto Inside = [&](const Stmt *St) {
+    SourceLocation L = At(St->getBeginLoc());
+    return SM.isBeforeInTranslationUnit(From, L) &&
+           SM.isBeforeInTranslationUnit(L, To);
+  };
+  std::string Label;
+  anyNode(FD->getBody(), [&](const Stmt *St) {
+    if (const auto *SW = dyn_cast<SwitchStmt>(St); SW && !Inside(SW))
+      for (const SwitchCase *C = SW->getSwitchCaseList(); C;
+           C = C->getNextSwitchCase())
+        if (Inside(C)) {
+          Label = "a case label";
+          return true;
+        }
+    if (const auto *G = dyn_cast<GotoStmt>(St); G && !Inside(G))
+      if (const LabelStmt *L = G->getLabel()->getStmt(); L && Inside(L)) {
+        Label = "label '" + G->getLabel()->getName().str() + "'";
+        return true;
+      }
+    return false;
+  });
+  if (Label.empty())
+    return true;
+  S.report(Diag::JumpedRoot, VD->getLocation(),
+           "'" + VD->getName().str() +
+               "' holds compact pointers in a function that reaches a "
+               "safepoint, so it is registered in a frame that a cleanup "
+               "pops at the end of its block, and " +
+               Label +
+               " after it in that block is jumped to from outside, which C "
+               "does not allow past such a declaration; declare it before "
+               "the switch statement or the jump, or in a block of its own",
+           {CharSourceRange::getTokenRange(VD->getSourceRange())});
+  return false;
 }
 
 bool CheckedWalker::checkVLA(const VarDecl *VD) {
@@ -611,21 +662,30 @@ bool CheckedWalker::walkFor(const ForStmt *F) {
     if (!VD)
       continue;
     if (const Expr *Init = VD->getInit()) {
-      std::string T;
       unsigned Before = S.Errors;
-      if (isa<InitListExpr>(Init) && W.affected(Init)) {
-        fail(Init, "cannot rewrite this initializer list in a for statement");
-        return true;
-      }
-      if (checkedText(Init, false, T)) {
-        CharSourceRange R = W.fileRange(Init);
-        if (R.isInvalid() || SM.getFileID(R.getBegin()) != FID) {
-          fail(Init, W.macroMessage(Init), Diag::MacroBody);
+      // An initializer list element by element, as written (a list is no
+      // expression the two layouts' versions could be chosen between).
+      std::function<bool(const Expr *)> Element = [&](const Expr *E) {
+        E = E->IgnoreParens();
+        if (const auto *D = dyn_cast<DesignatedInitExpr>(E))
+          E = D->getInit()->IgnoreParens();
+        if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+          if (const InitListExpr *Syn = IL->getSyntacticForm())
+            IL = Syn;
+          return llvm::all_of(IL->inits(), Element);
+        }
+        std::string T;
+        if (!checkedText(E, false, T))
           return true;
+        CharSourceRange R = W.fileRange(E);
+        if (R.isInvalid() || SM.getFileID(R.getBegin()) != FID) {
+          fail(E, W.macroMessage(E), Diag::MacroBody);
+          return false;
         }
         Parts.replace(SM, R, T);
-      }
-      if (S.Errors != Before)
+        return true;
+      };
+      if (!Element(Init) || S.Errors != Before)
         return true;
     } else if (isFrameRoot(VD)) {
       unsigned A = afterDeclarator(VD);

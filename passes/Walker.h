@@ -118,6 +118,7 @@ private:
   FrameRoot frameRoot(const std::string &Name, clang::QualType T) const;
   bool isFrameRoot(const clang::VarDecl *VD) const;
   bool checkVLA(const clang::VarDecl *VD);
+  bool checkJumpsPast(const clang::DeclStmt *DS, const clang::VarDecl *VD);
   void checkStackArrays(const clang::Stmt *Body);
   void checkVarArgs(const clang::Stmt *Body);
   unsigned afterDeclarator(const clang::VarDecl *VD) const;
