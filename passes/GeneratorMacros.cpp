@@ -8,8 +8,9 @@
 //      `static struct node *nl_push(...) { ... }`), the file's text with
 //      that macro's outermost expansion replaced by its tokens, spelled on
 //      one line and followed by the line breaks it covered, so every later
-//      line keeps its number.  The front end parses the expanded text once
-//      more and the rewrite sees ordinary functions.
+//      line keeps its number (between pragmas that turn off the warnings
+//      clang gives no macro expansion).  The front end parses the expanded text
+//      once more and the rewrite sees ordinary functions.
 //
 // Why: the rewrite edits the user's text; a function produced by a macro
 //      has none (its tokens come from the #define, shared with every other
@@ -180,6 +181,17 @@ bool usesCompactType(const Model &M, const FunctionDecl *FD) {
   return U.Found;
 }
 
+/// Warnings clang gives no code a macro expands to (`if (EMPTY(h))` of
+/// `#define EMPTY(h) ((h)->first == NULL)` is no -Wparentheses-equality),
+/// which the spelled-out text would otherwise draw at the invocation (an
+/// error under -Werror): off around it, on its line, so that line numbers
+/// stay.
+static const std::string QuietOpen =
+    "_Pragma(\"clang diagnostic push\") "
+    "_Pragma(\"clang diagnostic ignored \\\"-Wparentheses-equality\\\"\") "
+    "_Pragma(\"clang diagnostic ignored \\\"-Wunused-value\\\"\") ";
+static const std::string QuietClose = " _Pragma(\"clang diagnostic pop\")";
+
 bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
                       std::vector<ExpandedFile> &Out) {
   const SourceManager &SM = S.SM;
@@ -228,6 +240,7 @@ bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
       if (B < At)
         continue; // inside an expansion already replaced
       EF.Text += Was.slice(At, B);
+      EF.Text += QuietOpen;
       size_t Lines = Was.slice(B, E).count('\n');
       StringRef Macro = Was.substr(B).take_while(
           [](char C) { return isAsciiIdentifierContinue(C); });
@@ -239,8 +252,11 @@ bool expandGenerators(Session &S, const ExpansionRecorder &Rec,
                                   FD->getNameAsString(), Macro.str()});
       }
       EF.Text += *Text;
+      EF.Text += QuietClose;
       EF.Text += std::string(Lines, '\n');
-      EF.Shifts.push_back({B, E - B, unsigned(Text->size() + Lines)});
+      EF.Shifts.push_back({B, E - B,
+                           unsigned(QuietOpen.size() + Text->size() +
+                                    QuietClose.size() + Lines)});
       At = E;
     }
     EF.Text += Was.substr(At);

@@ -11,7 +11,7 @@
 // CHECK: generator-macro-error.c:[[@LINE+14]]:1: error: the address of handle field 'next' is stored into global 'keep'; {{.*}} (in function 'nl_hold', which macro 'HOLDER' produces here){{$}}
 // CHECK-NEXT: {{^}}   [[@LINE+13]] | HOLDER(nl, node,
 // TOOL: generator-macro-error.c:[[@LINE+12]]:1: error: the address of handle field 'next' is stored into global 'keep'; {{.*}} (in function 'nl_hold', which macro 'HOLDER' produces here){{$}}
-// TOOL-NEXT: {{^}}   [[@LINE+11]] | static void nl_hold ( struct node * n ) { keep = & n -> next ; }
+// TOOL-NEXT: {{^}}   [[@LINE+11]] | _Pragma({{.*}} static void nl_hold ( struct node * n ) { keep = & n -> next ; }
 #include <compactptr.h>
 
 struct CP_COMPACT node { int v; struct node *next; };

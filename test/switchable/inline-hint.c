@@ -51,7 +51,7 @@ static struct cell *cell_sum(int n, ...) {
 }
 
 #define DEFINE_MAKER(name) static struct cell *name(long v) { return cell_new(v, NULL, NULL); }
-// CHECK: {{^}}__inline__ static struct cell * cell_made ( long v ) {
+// CHECK: {{^}}_Pragma({{.*}}) __inline__ static struct cell * cell_made ( long v ) {
 DEFINE_MAKER(cell_made)
 
 static long total(const struct cell *c) {
