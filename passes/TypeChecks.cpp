@@ -70,6 +70,12 @@ void checkEmbeddedLink(Session &S, const FieldDecl *FD, QualType E,
 void checkRecord(Session &S, const RecordDecl *RD) {
   const Model &M = S.M;
   if (RD->isUnion()) {
+    // A struct keeps every member: code that reads a member other than
+    // the one it last stored (a list threaded through the pointers it will
+    // later hold) reads something else then.
+    const std::string PunAdvice =
+        "a program that reads one member through another (type punning) "
+        "needs the variants kept apart instead";
     for (const Decl *D : RD->redecls())
       for (const auto *A : D->specific_attrs<AnnotateAttr>())
         if (A->getAnnotation() == annotationOf("compact"))
@@ -78,13 +84,15 @@ void checkRecord(Session &S, const RecordDecl *RD) {
     for (const FieldDecl *FD : RD->fields()) {
       QualType E = elementType(FD->getType());
       if (CompactType *T = M.pointeeOf(E))
-        S.report(Diag::Union, FD->getLocation(),
-                "union member " + quoted(FD->getName()) +
-                    " holds a compact pointer to " + quoted(T->WideSpelling) +
-                    "; compact pointers cannot live in unions (make the union a "
-                    "struct, one field per member, or give each variant a "
-                    "compact struct of its own)",
-                {tokRange(FD->getSourceRange())});
+        S.report(
+            Diag::Union, FD->getLocation(),
+            "union member " + quoted(FD->getName()) +
+                " holds a compact pointer to " + quoted(T->WideSpelling) +
+                "; compact pointers cannot live in unions (make the union a "
+                "struct, one field per member, or give each variant a "
+                "compact struct of its own; " +
+                PunAdvice + ")",
+            {tokRange(FD->getSourceRange())});
       else if (CompactType *P = M.pinnedOf(E))
         S.report(
             Diag::Union, FD->getLocation(),
@@ -99,14 +107,15 @@ void checkRecord(Session &S, const RecordDecl *RD) {
             {tokRange(FD->getSourceRange())});
       else if (CompactType *T = M.recordOf(E))
         S.report(Diag::Union, FD->getLocation(),
-                "union member " + quoted(FD->getName()) +
-                    " holds " +
-                    (T->Name.empty() ? std::string("a struct with compact pointers")
-                                     : "compact type " + quoted(T->WideSpelling)) +
-                    "; compact types cannot live in unions (make the union a "
-                    "struct, one field per member, or give each variant a "
-                    "compact struct of its own)",
-                {tokRange(FD->getSourceRange())});
+                 "union member " + quoted(FD->getName()) + " holds " +
+                     (T->Name.empty()
+                          ? std::string("a struct with compact pointers")
+                          : "compact type " + quoted(T->WideSpelling)) +
+                     "; compact types cannot live in unions (make the union a "
+                     "struct, one field per member, or give each variant a "
+                     "compact struct of its own; " +
+                     PunAdvice + ")",
+                 {tokRange(FD->getSourceRange())});
     }
     return;
   }

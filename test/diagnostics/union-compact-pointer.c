@@ -32,7 +32,7 @@ struct CP_COMPACT tagged {
 struct CP_COMPACT expr {
   int kind;
   union {
-    struct { struct expr *l, *r; } bin; // expected-error {{union member 'bin' holds a struct with compact pointers; compact types cannot live in unions (make the union a struct, one field per member, or give each variant a compact struct of its own)}}
+    struct { struct expr *l, *r; } bin; // expected-error {{union member 'bin' holds a struct with compact pointers; compact types cannot live in unions (make the union a struct, one field per member, or give each variant a compact struct of its own; a program that reads one member through another (type punning) needs the variants kept apart instead)}}
     struct expr *neg; // expected-error {{union member 'neg' holds a compact pointer to 'struct expr'}}
     long num;
   } u;
