@@ -410,8 +410,8 @@ static std::map<std::pair<const FunctionDecl *, BinaryOperatorKind>,
 /// objects a CP_ALLOCATOR function is handed): read once, at the first
 /// question (poolFacts).
 struct PoolFacts {
-  /// Pools handed to a CP_ALLOCATOR function.
-  llvm::DenseSet<const ValueDecl *> Allocating;
+  /// Pools handed to a CP_ALLOCATOR function, and the first such function.
+  llvm::DenseMap<const ValueDecl *, const FunctionDecl *> Allocating;
   /// The size of one object a call hands with a pool (`pool_init(&pool,
   /// sizeof(struct node), 64)`); a null type where calls hand the same pool
   /// sizes of different types.
@@ -449,6 +449,7 @@ static const PoolFacts &poolFacts(const Model &M, ASTContext &Ctx) {
     return *PoolsSeen;
   PoolsSeen.emplace();
   PoolFacts &F = *PoolsSeen;
+  std::vector<std::pair<const ValueDecl *, const ParmVarDecl *>> Handed;
   anyNodeInUnit(Ctx, [&](const Stmt *St) {
     const auto *CE = dyn_cast<CallExpr>(St);
     if (!CE)
@@ -474,7 +475,7 @@ static const PoolFacts &poolFacts(const Model &M, ASTContext &Ctx) {
         One = A;
     for (const ValueDecl *P : Pools) {
       if (Allocates)
-        F.Allocating.insert(P);
+        F.Allocating.try_emplace(P, CE->getDirectCallee());
       if (!One)
         continue;
       QualType T = sizeShape(One).Elem.getCanonicalType().getUnqualifiedType();
@@ -482,9 +483,65 @@ static const PoolFacts &poolFacts(const Model &M, ASTContext &Ctx) {
       if (!New && It->second != T)
         It->second = QualType();
     }
+    // A pool handed to a function of the file that allocates from its
+    // parameter (`push(&pool, head, k)`) is allocated from too.
+    if (const FunctionDecl *Callee = CE->getDirectCallee();
+        Callee && !Allocates)
+      if (const FunctionDecl *Def = Callee->getDefinition())
+        for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams();
+             ++I)
+          if (const ValueDecl *P = poolOf(M, CE->getArg(I)))
+            Handed.push_back({P, Def->getParamDecl(I)});
     return false;
   });
+  for (bool Grew = true; Grew;) {
+    Grew = false;
+    for (auto [P, Param] : Handed)
+      if (auto It = F.Allocating.find(Param); It != F.Allocating.end())
+        Grew |= F.Allocating.try_emplace(P, It->second).second;
+  }
   return F;
+}
+
+/// The one type of object this translation unit says pool P holds: the
+/// type whose sizeof it hands P with; for a parameter of a static
+/// function, the one its every call hands that parameter a pool of (a
+/// helper handed the pool, `push(&pool, head, k)`, a few calls deep).
+/// Null where none is said, or two.
+static QualType poolType(const Model &M, ASTContext &Ctx, const ValueDecl *P,
+                         unsigned Depth = 0) {
+  const PoolFacts &F = poolFacts(M, Ctx);
+  if (auto It = F.Sizes.find(P); It != F.Sizes.end())
+    return It->second;
+  const auto *PV = dyn_cast<ParmVarDecl>(P);
+  const auto *FD = PV ? dyn_cast<FunctionDecl>(PV->getDeclContext()) : nullptr;
+  if (!FD || FD->isExternallyVisible() || Depth > 4)
+    return QualType();
+  unsigned I = PV->getFunctionScopeIndex();
+  QualType T;
+  bool Calls = false, Unknown = false;
+  anyNodeInUnit(Ctx, [&](const Stmt *St) {
+    if (const auto *DR = dyn_cast<DeclRefExpr>(St);
+        DR && DR->getDecl()->getCanonicalDecl() == FD->getCanonicalDecl()) {
+      // Every use of the function is a call of it (no pointer to it).
+      const Expr *Top = DR;
+      const Expr *Up = parentSkippingParens(Ctx, DR, &Top);
+      while (const auto *IC = dyn_cast_or_null<ImplicitCastExpr>(Up))
+        Up = parentSkippingParens(Ctx, Top = IC, &Top);
+      const auto *CE = dyn_cast_or_null<CallExpr>(Up);
+      if (!CE || CE->getCallee()->IgnoreParenImpCasts() != DR ||
+          I >= CE->getNumArgs())
+        return Unknown = true;
+      const ValueDecl *Q = poolOf(M, CE->getArg(I));
+      QualType U = Q && Q != P ? poolType(M, Ctx, Q, Depth + 1) : QualType();
+      if (U.isNull() || (Calls && U != T))
+        return Unknown = true;
+      T = U;
+      Calls = true;
+    }
+    return false;
+  });
+  return Unknown || !Calls ? QualType() : T;
 }
 
 QualType poolElementType(const Model &M, const CallExpr *CE) {
@@ -496,46 +553,62 @@ QualType poolElementType(const Model &M, const CallExpr *CE) {
   for (const ParmVarDecl *P : FD->parameters())
     if (!P->getType()->isPointerType())
       return QualType();
-  const PoolFacts &F = poolFacts(M, FD->getASTContext());
   QualType T;
   for (const Expr *A : CE->arguments()) {
     const ValueDecl *P = poolOf(M, A);
-    auto It = P ? F.Sizes.find(P) : F.Sizes.end();
-    if (It == F.Sizes.end())
+    if (!P)
       continue;
-    if (It->second.isNull() || (!T.isNull() && T != It->second))
+    QualType U = poolType(M, FD->getASTContext(), P);
+    if (U.isNull() || (!T.isNull() && T != U))
       return QualType();
-    T = It->second;
+    T = U;
   }
   return T;
 }
 
 /// The fields of its pool that Def, a pool's set-up, stores its size
-/// parameter P into (`p->size = size < 8 ? 8 : size`), where that is all
-/// it does with P but for allocations sized by it (`malloc(n * size)`,
-/// used at once); else none.
+/// parameter P into (`p->size = (size + 15) & ~15`, `size < 8 ? 8 :
+/// size`), where that is all it does with P's value but compare it, size
+/// allocations by it (`malloc(n * size)`, used at once) and give P another
+/// (`if (size < 16) size = 16;`); else none.
 static std::optional<llvm::SmallVector<const FieldDecl *, 2>>
 sizeFields(ASTContext &Ctx, const FunctionDecl *Def, const ParmVarDecl *P) {
   llvm::SmallVector<const FieldDecl *, 2> Fields;
+  auto IsP = [&](const Expr *E) {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return DR && DR->getDecl() == P;
+  };
   bool Other = anyReferenceTo(Def->getBody(), P, [&](const DeclRefExpr *DR) {
     const Expr *Cur = DR;
     while (const Expr *Up = parentSkippingParens(Ctx, Cur, &Cur)) {
       if (const auto *BO = dyn_cast<BinaryOperator>(Up)) {
+        if (BO->isComparisonOp())
+          return false; // a truth value
         if (BO->getOpcode() == BO_Assign) {
-          const FieldDecl *F =
-              BO->getRHS()->IgnoreParens() == Cur
-                  ? memberField(BO->getLHS()->IgnoreParenImpCasts())
-                  : nullptr;
+          if (BO->getLHS()->IgnoreParens() == Cur)
+            return !IsP(Cur); // P given another value
+          if (IsP(BO->getLHS()))
+            return false;
+          const FieldDecl *F = memberField(BO->getLHS()->IgnoreParenImpCasts());
           if (F)
             Fields.push_back(F);
           return !F;
         }
-        if (!BO->isComparisonOp() && !BO->isMultiplicativeOp() &&
-            !BO->isAdditiveOp())
+        if (!BO->isMultiplicativeOp() && !BO->isAdditiveOp() &&
+            !BO->isBitwiseOp() && !BO->isShiftOp())
           return true;
       } else if (const auto *C = dyn_cast<CallExpr>(Up)) {
         return allocFunction(C) == AllocFn::None;
-      } else if (!isa<ConditionalOperator>(Up) && !isa<CastExpr>(Up)) {
+      } else if (const auto *CO = dyn_cast<ConditionalOperator>(Up)) {
+        if (CO->getCond()->IgnoreParens() == Cur)
+          return false; // a truth value
+      } else if (const auto *UO = dyn_cast<UnaryOperator>(Up)) {
+        if (UO->getOpcode() == UO_LNot)
+          return false;
+        if (UO->getOpcode() != UO_Not && UO->getOpcode() != UO_Minus &&
+            UO->getOpcode() != UO_Plus)
+          return true;
+      } else if (!isa<CastExpr>(Up)) {
         return true;
       }
       Cur = Up;
@@ -935,6 +1008,77 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
     return R;
   }
   return R;
+}
+
+/// FD gives memory back: its body here calls free or munmap; without a
+/// body here, its name says so (`pool_destroy`, `arena_reset`).
+static bool releasesMemory(const FunctionDecl *FD) {
+  if (const FunctionDecl *Def = FD->getDefinition(); Def && Def->getBody())
+    return anyNode(Def->getBody(), [](const Stmt *St) {
+      const auto *CE = dyn_cast<CallExpr>(St);
+      const FunctionDecl *G = CE ? CE->getDirectCallee() : nullptr;
+      return G && G->getIdentifier() &&
+             llvm::is_contained({"free", "munmap"}, G->getName());
+    });
+  std::string Name = FD->getNameAsString();
+  for (char &C : Name)
+    C = toLowercase(C);
+  return llvm::any_of(std::initializer_list<StringRef>{"free", "destroy",
+                                                       "release", "reset",
+                                                       "clear", "drain"},
+                      [&](StringRef W) { return StringRef(Name).contains(W); });
+}
+
+void checkPoolReleases(Session &S) {
+  const Model &M = S.M;
+  const PoolFacts &F = poolFacts(M, S.Ctx);
+  if (F.Allocating.empty())
+    return;
+  anyNodeInUnit(S.Ctx, [&](const Stmt *St) {
+    const auto *CE = dyn_cast<CallExpr>(St);
+    const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+    if (!FD || allocFunction(CE) != AllocFn::None ||
+        S.isIgnoredLoc(CE->getExprLoc()) ||
+        S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation())))
+      return false;
+    const Expr *Pool = nullptr, *Object = nullptr;
+    const FunctionDecl *Allocator = nullptr;
+    for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
+      const Expr *A = CE->getArg(I);
+      if (const ValueDecl *P = poolOf(M, A); P && !Pool) {
+        if (auto It = F.Allocating.find(P); It != F.Allocating.end()) {
+          Pool = A;
+          Allocator = It->second;
+        }
+      } else if (M.pointeeOf(A->IgnoreParenCasts()->getType()) &&
+                 I < FD->getNumParams() &&
+                 FD->getParamDecl(I)->getType()->isVoidPointerType()) {
+        Object = A;
+      }
+    }
+    if (!Pool)
+      return false;
+    std::string Fn = "'" + FD->getNameAsString() + "'";
+    std::string From = "the pool that CP_ALLOCATOR function '" +
+                       Allocator->getNameAsString() + "' allocates from";
+    if (Object)
+      S.report(Diag::PoolRelease, Object->getExprLoc(),
+               Fn + " is handed a compact object and " + From +
+                   ": the object is the runtime's, which " + Fn +
+                   "'s code does not free (it stays allocated until exit); "
+                   "declare " +
+                   Fn + " CP_DEALLOCATOR if it frees the object",
+               {CharSourceRange::getTokenRange(Object->getSourceRange())});
+    else if (releasesMemory(FD))
+      S.report(Diag::PoolRelease, CE->getExprLoc(),
+               Fn + " gives back the memory of " + From +
+                   ", but the compact objects allocated \"from\" it are the "
+                   "runtime's and are not freed with it: free each with free() "
+                   "or a CP_DEALLOCATOR before, or they stay allocated until "
+                   "exit",
+               {CharSourceRange::getTokenRange(CE->getSourceRange())});
+    return false;
+  });
 }
 
 } // namespace compactptr

@@ -109,6 +109,13 @@ clang::QualType poolElementType(const Model &M, const clang::CallExpr *CE);
 /// kept there never sizes a compact object.
 bool isQuietPoolSetUp(const Model &M, clang::ASTContext &Ctx,
                       const clang::CallExpr *CE, const clang::Expr *Size);
+/// Allocators.cpp: warns (pool-release) at a call that hands a pool a
+/// CP_ALLOCATOR function allocates from to a function that gives the
+/// pool's memory back (`pool_destroy(&pool)`: the compact objects are not
+/// freed with it), or that hands it a compact object as `void *` without
+/// being a CP_DEALLOCATOR (`pool_free(&pool, n)`: its code does not free
+/// the runtime's object).
+void checkPoolReleases(Session &S);
 /// Allocators.cpp: forgets what it read of the last translation unit's
 /// functions (runEngine, before each).
 void forgetAllocatorRoles();

@@ -1452,6 +1452,7 @@ void runSafety(Session &S) {
   checkSystemHeaderFunctions(S);
   ExprChecks C(S);
   C.TraverseDecl(S.Ctx.getTranslationUnitDecl());
+  checkPoolReleases(S);
 }
 
 } // namespace compactptr

@@ -131,6 +131,7 @@ class CType:
         self.has_fwd = False
         self.typedef = False
         self.xctor = False    # its constructors are defined in ctor.c
+        self.pooled = False   # new%d allocates from cpg_pool%d
 
     def decl(self):
         """How locals of this type are spelled: struct T0 or a typedef."""
@@ -493,6 +494,17 @@ class Gen:
         # frees through the hook for types of even index)
         e("static __attribute__((unused)) struct { void *(*allocate)(size_t); "
           "void (*deallocate)(void *); } cpg_hooks = { malloc, free };")
+        # a pool of objects of one size, set up in main with the type's
+        # sizeof: `cpg_pool_alloc(&cpg_pool3)` takes no size (allocation
+        # "pool" below; op "ptrdel" frees through cpg_pool_free, the pool
+        # first)
+        e("struct cpg_pool { size_t size; unsigned long n; };")
+        e("static __attribute__((unused)) void cpg_pool_init(struct cpg_pool *p, size_t size) "
+          "{ p->size = size; p->n = 0; }")
+        e("static __attribute__((unused)) CP_ALLOCATOR void *cpg_pool_alloc(struct cpg_pool *p) "
+          "{ p->n++; return malloc(p->size); }")
+        e("static __attribute__((unused)) CP_DEALLOCATOR void cpg_pool_free(struct cpg_pool *p, void *x) "
+          "{ p->n--; free(x); }")
         for t in self.types:
             n = t.name
             # a list header that lives on the stack, its address handed to
@@ -508,6 +520,13 @@ class Gen:
             e("static __attribute__((unused)) struct tq%d *tqg%d;" % (t.idx, t.idx))
             # allocation: malloc + every field, calloc + some, or a literal;
             # in ctor.c for some types of two-file programs, declared here
+            how = r.choice(["malloc", "castmalloc", "calloc", "literal"])
+            if how == "castmalloc" and not t.xctor and r.random() < 0.5:
+                how = "hook"  # the hook is malloc: cp_hook_is_malloc
+            if how == "malloc" and not t.xctor and r.random() < 0.4:
+                how = "pool"
+                t.pooled = True
+                e("static struct cpg_pool cpg_pool%d;" % t.idx)
             if t.xctor:
                 e("struct %s *cpg_new%d(unsigned key); /* ctor.c */" % (n, t.idx))
                 e("struct %s *cpg_cons%d(unsigned key, struct %s *next); /* ctor.c */"
@@ -516,9 +535,6 @@ class Gen:
                 e("struct %s *cpg_new%d(unsigned key) {" % (n, t.idx))
             else:
                 e("static struct %s *new%d(unsigned key) {" % (n, t.idx))
-            how = r.choice(["malloc", "castmalloc", "calloc", "literal"])
-            if how == "castmalloc" and not t.xctor and r.random() < 0.5:
-                how = "hook"  # the hook is malloc: cp_hook_is_malloc
             if how == "calloc":
                 e("  struct %s *p = calloc(1, sizeof(struct %s));" % (n, n))
                 e("  if (!p) exit(3);")
@@ -529,6 +545,8 @@ class Gen:
                 elif how == "hook":
                     e("  struct %s *p = (struct %s *)cpg_hooks.allocate(sizeof(struct %s));"
                       % (n, n, n))
+                elif how == "pool":
+                    e("  struct %s *p = cpg_pool_alloc(&cpg_pool%d);" % (n, t.idx))
                 else:
                     e("  struct %s *p = malloc(sizeof *p);" % n)
                 e("  if (!p) exit(3);")
@@ -1229,8 +1247,9 @@ class Gen:
         if k == "ptrdel":
             return head + ["if (%s) {" % p,
                            "  %s = del_at%d(&%s->next, rnd(%du));" % (q, x, p, r.choice([1, 4, 16, 64])),
-                           "  if (%s) { %s(%s); frees++; }"
-                           % (q, "cpg_hooks.deallocate" if x % 2 == 0 else "free", q),
+                           "  if (%s) { %s; frees++; }"
+                           % (q, "cpg_pool_free(&cpg_pool%d, %s)" % (x, q) if t.pooled
+                              else "%s(%s)" % ("cpg_hooks.deallocate" if x % 2 == 0 else "free", q)),
                            "}"], 0
         if k == "ptrarr":
             f = r.choice([f for f in t.fields if f.kind == "arr"])
@@ -1587,6 +1606,9 @@ class Gen:
         e("  (void)i; (void)j; (void)c; (void)l0; (void)l1; (void)ix;")
         for t in self.types:
             e("  (void)p%d; (void)q%d;" % (t.idx, t.idx))
+        for t in self.types:
+            if t.pooled:
+                e("  cpg_pool_init(&cpg_pool%d, sizeof(struct %s));" % (t.idx, t.name))
         for t in self.types:
             if t.heap_pool:
                 e("  hp%d = calloc(%d, sizeof(struct %s *));" % (t.idx, t.pool_n, t.name))
