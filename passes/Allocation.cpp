@@ -277,16 +277,41 @@ static CompactType *rootPointee(const Model &M, QualType T) {
   return A.Variable ? nullptr : M.pointeeOf(valueType(A.Element));
 }
 
-/// The object a free function frees: free's argument, or the first
-/// argument of a CP_DEALLOCATOR function that is a compact pointer (a
-/// root array, a pinned object) through casts -- a pool's
-/// `pool_free(&pool, obj)` hands the pool first -- else its first pointer
-/// argument; else null.
-static const Expr *freedArg(const Model &M, const CallExpr *CE) {
+/// The arguments of a free function that are compact pointers through
+/// casts (or root arrays, pinned objects): the objects it may free.
+static llvm::SmallVector<const Expr *, 2> compactArgs(const Model &M,
+                                                      const CallExpr *CE) {
+  llvm::SmallVector<const Expr *, 2> Out;
   for (const Expr *A : CE->arguments()) {
     QualType T = A->IgnoreParenCasts()->getType();
     if (M.pointeeOf(T) || rootPointee(M, T) || M.pinnedPointee(T))
-      return A;
+      Out.push_back(A);
+  }
+  return Out;
+}
+
+/// The object a free function frees: free's argument, or the compact
+/// argument of a CP_DEALLOCATOR function -- a pool's `pool_free(&pool,
+/// obj)` hands the pool first; of two (a pool that is a compact struct
+/// itself), the one its parameter takes untyped (`void *obj`), else
+/// null (allocText refuses the call) -- else its first pointer argument;
+/// else null.
+static const Expr *freedArg(const Model &M, const CallExpr *CE) {
+  llvm::SmallVector<const Expr *, 2> Cs = compactArgs(M, CE);
+  if (Cs.size() == 1)
+    return Cs.front();
+  if (Cs.size() > 1) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    const Expr *Untyped = nullptr;
+    for (unsigned I = 0; FD && I < CE->getNumArgs() && I < FD->getNumParams();
+         ++I)
+      if (llvm::is_contained(Cs, CE->getArg(I)) &&
+          isBytePointer(FD->getParamDecl(I)->getType())) {
+        if (Untyped)
+          return nullptr;
+        Untyped = CE->getArg(I);
+      }
+    return Untyped;
   }
   for (const Expr *A : CE->arguments())
     if (A->IgnoreParenCasts()->getType()->isPointerType() ||
@@ -465,8 +490,11 @@ AllocTarget allocTarget(const Session &S, const CallExpr *CE) {
   switch (F) {
   case AllocFn::Free:
   case AllocFn::Deallocator: {
-    // Through casts: free((void *)p) frees a compact object too.
+    // Through casts: free((void *)p) frees a compact object too.  Several
+    // compact pointers, none said to be the object: refused (allocText).
     const Expr *P = freedArg(M, CE);
+    if (!P && compactArgs(M, CE).size() > 1)
+      return AllocTarget::Object;
     return P ? of(P->IgnoreParenCasts()->getType()) : AllocTarget::None;
   }
   case AllocFn::Malloc:
@@ -608,6 +636,16 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
   AllocFn F = allocFunction(CE);
   if (F == AllocFn::Free || F == AllocFn::Deallocator) {
     const Expr *A = freedArg(M, CE);
+    if (!A) {
+      fail(CE,
+           "'" + CE->getDirectCallee()->getNameAsString() +
+               "' is declared CP_DEALLOCATOR and is handed several compact "
+               "pointers: which one it frees is not said (the runtime frees "
+               "one); take the object as 'void *', or hand it the object as "
+               "its only compact pointer",
+           Diag::AllocSize);
+      return "";
+    }
     QualType AT = A->IgnoreParenCasts()->getType();
     std::string Pre = F == AllocFn::Deallocator ? otherArgs(CE, A) : "";
     if (M.HandleRootFrees.count(CE)) // a root array of handles: a block of libc's

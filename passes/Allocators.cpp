@@ -26,6 +26,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include <map>
 #include <optional>
 
@@ -533,7 +534,9 @@ static QualType poolType(const Model &M, ASTContext &Ctx, const ValueDecl *P,
           I >= CE->getNumArgs())
         return Unknown = true;
       const ValueDecl *Q = poolOf(M, CE->getArg(I));
-      QualType U = Q && Q != P ? poolType(M, Ctx, Q, Depth + 1) : QualType();
+      if (Q == P)
+        return false; // a recursive call hands the pool on
+      QualType U = Q ? poolType(M, Ctx, Q, Depth + 1) : QualType();
       if (U.isNull() || (Calls && U != T))
         return Unknown = true;
       T = U;
@@ -640,16 +643,73 @@ bool isQuietPoolSetUp(const Model &M, ASTContext &Ctx, const CallExpr *CE,
   auto Fields = sizeFields(Ctx, Def, Def->getParamDecl(I));
   if (!Fields)
     return false;
-  // Those fields are read by the pool's own functions only: the set-up,
-  // its allocators and its deallocators.
-  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
-    const auto *G = dyn_cast<FunctionDecl>(D);
-    if (!G || !G->doesThisDeclarationHaveABody() || G == Def ||
-        hasAttribute(G, "allocator") || hasAttribute(G, "deallocator"))
+  // Those fields are read by the pool's own functions only: its
+  // allocators and deallocators, the static functions only they call (a
+  // refill), and the set-up, which only writes them.
+  llvm::SmallPtrSet<const FunctionDecl *, 8> Own;
+  std::vector<const FunctionDecl *> Bodies;
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (const auto *G = dyn_cast<FunctionDecl>(D);
+        G && G->doesThisDeclarationHaveABody()) {
+      Bodies.push_back(G);
+      if (hasAttribute(G, "allocator") || hasAttribute(G, "deallocator"))
+        Own.insert(G->getCanonicalDecl());
+    }
+  auto Refs = [](const Stmt *Body, const FunctionDecl *G) {
+    unsigned N = 0;
+    anyNode(Body, [&](const Stmt *St) {
+      const auto *DR = dyn_cast<DeclRefExpr>(St);
+      N += DR && DR->getDecl()->getCanonicalDecl() == G->getCanonicalDecl();
+      return false;
+    });
+    return N;
+  };
+  for (bool Grew = true; Grew;) {
+    Grew = false;
+    for (const FunctionDecl *G : Bodies) {
+      if (Own.count(G->getCanonicalDecl()) || G->isExternallyVisible() ||
+          G == Def)
+        continue;
+      unsigned All = 0, FromOwn = 0;
+      for (const FunctionDecl *H : Bodies) {
+        unsigned N = Refs(H->getBody(), G);
+        All += N;
+        FromOwn += Own.count(H->getCanonicalDecl()) ? N : 0;
+      }
+      if (All && All == FromOwn)
+        Grew |= Own.insert(G->getCanonicalDecl()).second;
+    }
+  }
+  for (const FunctionDecl *G : Bodies) {
+    if (Own.count(G->getCanonicalDecl()))
       continue;
     if (anyNode(G->getBody(), [&](const Stmt *St) {
           const auto *ME = dyn_cast<MemberExpr>(St);
-          return ME && llvm::is_contained(*Fields, ME->getMemberDecl());
+          if (!ME || !llvm::is_contained(*Fields, ME->getMemberDecl()))
+            return false;
+          if (G != Def)
+            return true;
+          // The set-up writes them, and may size its first chunk by them
+          // (`malloc(p->size * n)`); a read there that goes elsewhere
+          // (`bytes = p->size`) may take the size out.
+          const Expr *Cur = ME;
+          while (const Expr *Up = parentSkippingParens(Ctx, Cur, &Cur)) {
+            if (const auto *BO = dyn_cast<BinaryOperator>(Up)) {
+              if (BO->isComparisonOp())
+                return false;
+              if (BO->getOpcode() == BO_Assign)
+                return BO->getLHS()->IgnoreParens() != Cur;
+              if (!BO->isMultiplicativeOp() && !BO->isAdditiveOp() &&
+                  !BO->isBitwiseOp() && !BO->isShiftOp())
+                return true;
+            } else if (const auto *C = dyn_cast<CallExpr>(Up)) {
+              return allocFunction(C) == AllocFn::None;
+            } else if (!isa<CastExpr>(Up)) {
+              return true;
+            }
+            Cur = Up;
+          }
+          return true;
         }))
       return false;
   }
@@ -1010,23 +1070,43 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
   return R;
 }
 
-/// FD gives memory back: its body here calls free or munmap; without a
-/// body here, its name says so (`pool_destroy`, `arena_reset`).
-static bool releasesMemory(const FunctionDecl *FD) {
-  if (const FunctionDecl *Def = FD->getDefinition(); Def && Def->getBody())
-    return anyNode(Def->getBody(), [](const Stmt *St) {
+/// FD gives memory back: its body here calls free or munmap, itself or
+/// through functions of the file a few calls deep, and does not allocate
+/// from a pool (a builder that frees its scratch is no release); without
+/// a body here, the last word of its name says so (`pool_destroy`,
+/// `obstack_free`, `arena_reset`; not `pool_free_count`).
+static bool releasesMemory(const PoolFacts &F, const FunctionDecl *FD,
+                           unsigned Depth = 0) {
+  if (const FunctionDecl *Def = FD->getDefinition(); Def && Def->getBody()) {
+    // Allocating from a pool it is handed, itself or through a helper.
+    bool Frees = false,
+         Allocates = llvm::any_of(Def->parameters(), [&](const ParmVarDecl *P) {
+           return F.Allocating.count(P);
+         });
+    anyNode(Def->getBody(), [&](const Stmt *St) {
       const auto *CE = dyn_cast<CallExpr>(St);
       const FunctionDecl *G = CE ? CE->getDirectCallee() : nullptr;
-      return G && G->getIdentifier() &&
-             llvm::is_contained({"free", "munmap"}, G->getName());
+      if (!G)
+        return false;
+      if (allocFunction(CE) == AllocFn::Allocator)
+        Allocates = true;
+      else if (G->getIdentifier() &&
+               llvm::is_contained({"free", "munmap"}, G->getName()))
+        Frees = true;
+      else if (Depth < 3 && G->getDefinition() &&
+               G->getDefinition()->getBody() && G != FD)
+        Frees |= releasesMemory(F, G, Depth + 1);
+      return false;
     });
-  std::string Name = FD->getNameAsString();
-  for (char &C : Name)
-    C = toLowercase(C);
+    return Frees && !Allocates;
+  }
+  StringRef Name = FD->getName();
+  StringRef Last =
+      Name.rsplit('_').second.empty() ? Name : Name.rsplit('_').second;
   return llvm::any_of(std::initializer_list<StringRef>{"free", "destroy",
                                                        "release", "reset",
                                                        "clear", "drain"},
-                      [&](StringRef W) { return StringRef(Name).contains(W); });
+                      [&](StringRef W) { return Last.equals_insensitive(W); });
 }
 
 void checkPoolReleases(Session &S) {
@@ -1037,11 +1117,13 @@ void checkPoolReleases(Session &S) {
   anyNodeInUnit(S.Ctx, [&](const Stmt *St) {
     const auto *CE = dyn_cast<CallExpr>(St);
     const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
-    if (!FD || allocFunction(CE) != AllocFn::None ||
-        S.isIgnoredLoc(CE->getExprLoc()) ||
+    if (!FD || S.isIgnoredLoc(CE->getExprLoc()) ||
         S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation())))
       return false;
-    const Expr *Pool = nullptr, *Object = nullptr;
+    AllocFn Kind = allocFunction(CE);
+    if (Kind != AllocFn::None && Kind != AllocFn::Deallocator)
+      return false;
+    const Expr *Pool = nullptr, *Object = nullptr, *Untyped = nullptr;
     const FunctionDecl *Allocator = nullptr;
     for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
       const Expr *A = CE->getArg(I);
@@ -1052,12 +1134,31 @@ void checkPoolReleases(Session &S) {
         }
       } else if (M.pointeeOf(A->IgnoreParenCasts()->getType()) &&
                  I < FD->getNumParams() &&
-                 FD->getParamDecl(I)->getType()->isVoidPointerType()) {
+                 isBytePointer(FD->getParamDecl(I)->getType())) {
         Object = A;
+      } else if (isBytePointer(A->IgnoreParenCasts()->getType())) {
+        Untyped = A;
       }
     }
     if (!Pool)
       return false;
+    if (Kind == AllocFn::Deallocator) {
+      // Routed to the runtime only where it is handed a compact pointer.
+      if (Untyped && !llvm::any_of(CE->arguments(), [&](const Expr *A) {
+            return M.pointeeOf(A->IgnoreParenCasts()->getType());
+          }))
+        S.report(Diag::PoolRelease, Untyped->getExprLoc(),
+                 "'" + FD->getNameAsString() +
+                     "' (CP_DEALLOCATOR) is handed an untyped pointer with "
+                     "the pool that CP_ALLOCATOR function '" +
+                     Allocator->getNameAsString() +
+                     "' allocates from: only a compact pointer goes to the "
+                     "runtime, so if this is a compact object the pool's own "
+                     "code runs on it and frees nothing (it stays allocated "
+                     "until exit); hand it as a pointer to its struct",
+                 {CharSourceRange::getTokenRange(Untyped->getSourceRange())});
+      return false;
+    }
     std::string Fn = "'" + FD->getNameAsString() + "'";
     std::string From = "the pool that CP_ALLOCATOR function '" +
                        Allocator->getNameAsString() + "' allocates from";
@@ -1069,7 +1170,7 @@ void checkPoolReleases(Session &S) {
                    "declare " +
                    Fn + " CP_DEALLOCATOR if it frees the object",
                {CharSourceRange::getTokenRange(Object->getSourceRange())});
-    else if (releasesMemory(FD))
+    else if (releasesMemory(F, FD))
       S.report(Diag::PoolRelease, CE->getExprLoc(),
                Fn + " gives back the memory of " + From +
                    ", but the compact objects allocated \"from\" it are the "

@@ -313,6 +313,16 @@ bool CheckedWalker::checkJumpsPast(const DeclStmt *DS, const VarDecl *VD) {
         Label = "label '" + G->getLabel()->getName().str() + "'";
         return true;
       }
+    // GNU C's `goto *p`: to any label whose address the function takes.
+    if (isa<IndirectGotoStmt>(St) && !Inside(St))
+      return anyNode(FD->getBody(), [&](const Stmt *X) {
+        const auto *A = dyn_cast<AddrLabelExpr>(X);
+        const LabelStmt *L = A ? A->getLabel()->getStmt() : nullptr;
+        if (!L || !Inside(L))
+          return false;
+        Label = "label '" + A->getLabel()->getName().str() + "'";
+        return true;
+      });
     return false;
   });
   if (Label.empty())
@@ -323,9 +333,10 @@ bool CheckedWalker::checkJumpsPast(const DeclStmt *DS, const VarDecl *VD) {
                "safepoint, so it is registered in a frame that a cleanup "
                "pops at the end of its block, and " +
                Label +
-               " after it in that block is jumped to from outside, which C "
-               "does not allow past such a declaration; declare it before "
-               "the switch statement or the jump, or in a block of its own",
+               " after it in that block is jumped to from before it or "
+               "outside the block, which C does not allow past such a "
+               "declaration; declare it before the switch statement or the "
+               "jump, or in a block of its own",
            {CharSourceRange::getTokenRange(VD->getSourceRange())});
   return false;
 }

@@ -182,14 +182,19 @@ bool usesCompactType(const Model &M, const FunctionDecl *FD) {
 }
 
 /// Warnings clang gives no code a macro expands to (`if (EMPTY(h))` of
-/// `#define EMPTY(h) ((h)->first == NULL)` is no -Wparentheses-equality),
+/// `#define EMPTY(h) ((h)->first == NULL)` is no -Wparentheses-equality;
+/// nor is a compiled-out `LOG(...);` an empty body, `MARK_USED(x) x = x` a
+/// self-assignment, or `SAME(h, h)` a tautology),
 /// which the spelled-out text would otherwise draw at the invocation (an
 /// error under -Werror): off around it, on its line, so that line numbers
 /// stay.
 static const std::string QuietOpen =
     "_Pragma(\"clang diagnostic push\") "
     "_Pragma(\"clang diagnostic ignored \\\"-Wparentheses-equality\\\"\") "
-    "_Pragma(\"clang diagnostic ignored \\\"-Wunused-value\\\"\") ";
+    "_Pragma(\"clang diagnostic ignored \\\"-Wunused-value\\\"\") "
+    "_Pragma(\"clang diagnostic ignored \\\"-Wempty-body\\\"\") "
+    "_Pragma(\"clang diagnostic ignored \\\"-Wself-assign\\\"\") "
+    "_Pragma(\"clang diagnostic ignored \\\"-Wtautological-compare\\\"\") ";
 static const std::string QuietClose = " _Pragma(\"clang diagnostic pop\")";
 
 bool expandGenerators(Session &S, const ExpansionRecorder &Rec,

@@ -67,3 +67,14 @@ struct node *clone(const struct node *from) {
   __builtin_memcpy(n, from, clones.size);
   return n;
 }
+
+// A deallocator handed two compact pointers (a pool that is a compact
+// struct itself, keeping a free list of nodes): which one it frees is not
+// said, so the call is refused rather than guessed (it had freed the pool).
+struct CP_COMPACT npool { struct node *free; };
+CP_DEALLOCATOR void npool_free(struct npool *p, struct node *n);
+CP_DEALLOCATOR void npool_put(struct npool *p, void *n);
+void give_back(struct npool *p, struct node *n, struct node *m) {
+  npool_free(p, n); // expected-error {{'npool_free' is declared CP_DEALLOCATOR and is handed several compact pointers: which one it frees is not said (the runtime frees one); take the object as 'void *', or hand it the object as its only compact pointer}}
+  npool_put(p, m);
+}

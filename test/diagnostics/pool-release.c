@@ -42,6 +42,11 @@ static void pool_destroy(struct pool *p) {
   }
 }
 void pool_clear(struct pool *p); /* another file's */
+size_t pool_free_count(const struct pool *p); /* another file's */
+static void pool_keep(struct pool *p, char *x) {
+  *(void **)x = p->free;
+  p->free = x;
+}
 static long pool_live(const struct pool *p) { return p->live; }
 
 struct CP_COMPACT node { int key; struct node *next; };
@@ -54,6 +59,12 @@ static struct node *push(struct pool *p, struct node *head, int key) {
 }
 
 static struct pool nodes;
+static struct node *build(struct pool *p, int n) {
+  int *scratch = malloc(sizeof *scratch);
+  struct node *r = n ? push(p, build(p, n - 1), n) : NULL;
+  free(scratch);
+  return r;
+}
 
 long run(void) {
   pool_init(&nodes, sizeof(struct node));
@@ -73,5 +84,14 @@ long run(void) {
   // CHECK: pool-release.c:[[@LINE-1]]:3: warning: 'pool_destroy' gives back the memory of the pool that CP_ALLOCATOR function 'pool_alloc' allocates from, but the compact objects allocated "from" it are the runtime's and are not freed with it: free each with free() or a CP_DEALLOCATOR before, or they stay allocated until exit [-Wcompactptr-pool-release]
   pool_clear(&nodes);
   // CHECK: pool-release.c:[[@LINE-1]]:3: warning: 'pool_clear' gives back the memory
+  void *untyped = head;
+  pool_free(&nodes, untyped);
+  // CHECK: pool-release.c:[[@LINE-1]]:21: warning: 'pool_free' (CP_DEALLOCATOR) is handed an untyped pointer with the pool that CP_ALLOCATOR function 'pool_alloc' allocates from: only a compact pointer goes to the runtime, so if this is a compact object the pool's own code runs on it and frees nothing (it stays allocated until exit); hand it as a pointer to its struct [-Wcompactptr-pool-release]
+  pool_keep(&nodes, (char *)second);
+  // CHECK: pool-release.c:[[@LINE-1]]:21: warning: 'pool_keep' is handed a compact object and the pool
+  // Fine: a count that is no release, though named after one; a
+  // builder that frees its scratch; the pool handed on recursively.
+  (void)pool_free_count(&nodes);
+  build(&nodes, 3);
   return live;
 }
