@@ -495,11 +495,23 @@ static const PoolFacts &poolFacts(const Model &M, ASTContext &Ctx) {
             Handed.push_back({P, Def->getParamDecl(I)});
     return false;
   });
+  // And a pool handed to a set-up of the file's that hands its parameter
+  // the size (`node_pool_setup(&nodes)` calling `pool_init(p, sizeof(struct
+  // node), 64)`) holds that type.
   for (bool Grew = true; Grew;) {
     Grew = false;
-    for (auto [P, Param] : Handed)
+    for (auto [P, Param] : Handed) {
       if (auto It = F.Allocating.find(Param); It != F.Allocating.end())
         Grew |= F.Allocating.try_emplace(P, It->second).second;
+      if (auto It = F.Sizes.find(Param); It != F.Sizes.end()) {
+        auto [Was, New] = F.Sizes.try_emplace(P, It->second);
+        if (!New && Was->second != It->second && !Was->second.isNull()) {
+          Was->second = QualType();
+          New = true;
+        }
+        Grew |= New;
+      }
+    }
   }
   return F;
 }
@@ -1131,6 +1143,18 @@ void checkPoolReleases(Session &S) {
         if (auto It = F.Allocating.find(P); It != F.Allocating.end()) {
           Pool = A;
           Allocator = It->second;
+        } else if (const RecordDecl *RD = A->IgnoreParenCasts()
+                                              ->getType()
+                                              ->getPointeeType()
+                                              ->getAsRecordDecl()) {
+          // A struct that holds the pool (`phase_end(&ph)`, the pool in
+          // `ph.nodes`).
+          for (const FieldDecl *FD2 : RD->fields())
+            if (auto It = F.Allocating.find(FD2); It != F.Allocating.end()) {
+              Pool = A;
+              Allocator = It->second;
+              break;
+            }
         }
       } else if (M.pointeeOf(A->IgnoreParenCasts()->getType()) &&
                  I < FD->getNumParams() &&

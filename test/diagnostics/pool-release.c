@@ -95,3 +95,21 @@ long run(void) {
   build(&nodes, 3);
   return live;
 }
+
+// The pool inside a struct handed whole.
+struct phase { struct pool nodes; long count; };
+static void phase_end(struct phase *ph) { pool_destroy(&ph->nodes); }
+// CHECK: pool-release.c:[[@LINE-1]]:43: warning: 'pool_destroy' gives back the memory
+long phases(void) {
+  struct phase ph;
+  long s = 0;
+  pool_init(&ph.nodes, sizeof(struct node));
+  for (int k = 0; k < 3; k++) {
+    struct node *n = pool_alloc(&ph.nodes);
+    n->key = k;
+    s += n->key;
+    phase_end(&ph);
+    // CHECK: pool-release.c:[[@LINE-1]]:5: warning: 'phase_end' gives back the memory
+  }
+  return s;
+}
