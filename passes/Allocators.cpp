@@ -1166,26 +1166,24 @@ void checkPoolReleases(Session &S) {
     }
     if (!Pool)
       return false;
+    std::string Fn = "'" + FD->getNameAsString() + "'";
+    std::string From = "the pool that CP_ALLOCATOR function '" +
+                       Allocator->getNameAsString() + "' allocates from";
     if (Kind == AllocFn::Deallocator) {
       // Routed to the runtime only where it is handed a compact pointer.
       if (Untyped && !llvm::any_of(CE->arguments(), [&](const Expr *A) {
             return M.pointeeOf(A->IgnoreParenCasts()->getType());
           }))
         S.report(Diag::PoolRelease, Untyped->getExprLoc(),
-                 "'" + FD->getNameAsString() +
-                     "' (CP_DEALLOCATOR) is handed an untyped pointer with "
-                     "the pool that CP_ALLOCATOR function '" +
-                     Allocator->getNameAsString() +
-                     "' allocates from: only a compact pointer goes to the "
-                     "runtime, so if this is a compact object the pool's own "
-                     "code runs on it and frees nothing (it stays allocated "
-                     "until exit); hand it as a pointer to its struct",
+                 Fn + " (CP_DEALLOCATOR) is handed an untyped pointer with " +
+                     From +
+                     ": only a compact pointer goes to the runtime, so if "
+                     "this is a compact object the pool's own code runs on "
+                     "it and frees nothing (it stays allocated until exit); "
+                     "hand it as a pointer to its struct",
                  {CharSourceRange::getTokenRange(Untyped->getSourceRange())});
       return false;
     }
-    std::string Fn = "'" + FD->getNameAsString() + "'";
-    std::string From = "the pool that CP_ALLOCATOR function '" +
-                       Allocator->getNameAsString() + "' allocates from";
     if (Object)
       S.report(Diag::PoolRelease, Object->getExprLoc(),
                Fn + " is handed a compact object and " + From +
