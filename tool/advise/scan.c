@@ -53,6 +53,12 @@ typedef struct {
   /* Variables whose address was reported as a non-heap-address blocker:
    * once each, as the plugin does (the fix is at the declaration). */
   cursor_set_t refused;
+  /* Pools (the variable or field an argument names) and the struct whose
+   * sizeof a call hands each with (-2: several), as the plugin reads a
+   * pool of objects of one size (`pool_init(&pool, sizeof(struct node))`,
+   * then `pool_alloc(&pool)`). */
+  struct pool_size { CXCursor key; int rec; } *pools;
+  size_t npools, cappools;
 } scan_t;
 
 static int cursor_set_has(const cursor_set_t *s, CXCursor c) {
@@ -1136,9 +1142,34 @@ static int declared_allocator(scan_t *s, CXCursor callee) {
          names_allocator(s, clang_getCursorDefinition(callee));
 }
 
+static CXCursor pool_key(CXCursor a);
+
+/** A call of a CP_ALLOCATOR function that takes no size (no integer
+ *  parameter) is one object of `rec` where this file hands a pool it is
+ *  given the sizeof of `rec` and of no other struct (pool_size_call). */
+static int pool_of_one_size(scan_t *s, CXCursor c, int rec) {
+  CXCursor fn = clang_getCursorReferenced(c);
+  for (int i = 0, n = clang_Cursor_getNumArguments(fn); i < n; i++)
+    if (clang_getCanonicalType(
+            clang_getCursorType(clang_Cursor_getArgument(fn, i))).kind !=
+        CXType_Pointer)
+      return 0;
+  for (int i = 0, n = clang_Cursor_getNumArguments(c); i < n; i++) {
+    CXCursor key = pool_key(clang_Cursor_getArgument(c, i));
+    for (size_t j = 0; !clang_Cursor_isNull(key) && j < s->npools; j++)
+      if (clang_equalCursors(s->pools[j].key, key))
+        return s->pools[j].rec == rec;
+    /* A helper's parameter: the plugin types it by the helper's calls,
+     * which this scan does not follow. */
+    if (clang_getCursorKind(key) == CXCursor_ParmDecl)
+      return 1;
+  }
+  return 0;
+}
+
 /** A call of a CP_ALLOCATOR function whose result becomes a struct
- *  pointer, with sizeof of a struct among its arguments: an allocation
- *  site, as the plugin routes it. */
+ *  pointer, with sizeof of a struct among its arguments (or a pool of
+ *  objects of one size): an allocation site, as the plugin routes it. */
 static void allocator_call(scan_t *s, CXCursor c, const char *fn) {
   int shape = -1;
   for (int i = 0, n = clang_Cursor_getNumArguments(c); i < n && shape < 0; i++)
@@ -1147,6 +1178,13 @@ static void allocator_call(scan_t *s, CXCursor c, const char *fn) {
   int t = dest >= 0 ? dest : shape;
   if (t < 0)
     return;
+  if (shape < 0 && dest >= 0 && !pool_of_one_size(s, c, dest))
+    block(s, dest, AD_B_AllocSize, cursor_loc(c),
+          ad_printf("'%s' is a CP_ALLOCATOR pool that takes no size, and "
+                    "this file hands the pool it is given no sizeof(%s) "
+                    "alone (`pool_init(&pool, sizeof(%s), 64)`), so the "
+                    "plugin cannot tell what one call makes",
+                    fn, rname(s, dest), rname(s, dest)));
   macro_body(s, c, t, "an allocation");
   ad_record_t *r = &s->m->records[t];
   ad_loc_t l = cursor_loc(c);
@@ -1471,10 +1509,90 @@ static int boxable_var(CXCursor d) {
 /* `&v`, `&v.f`, `&a[i]` used as a struct pointer: not through `->` (an
  * object elsewhere), not as a byte address (`(void *)&v`), which the
  * plugin does not box for. */
+static int size_shape(scan_t *s, CXCursor c);
+
+/** The pool an argument names: the variable or field whose address it is
+ *  (`&pool`, `&g->nodes`) or that holds it (`mp`); else a null cursor. */
+static CXCursor pool_key(CXCursor a) {
+  a = strip(a);
+  if (clang_getCursorKind(a) == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(a) == CXUnaryOperator_AddrOf) {
+    kids_t ks = kids(a);
+    if (ks.n != 1)
+      return clang_getNullCursor();
+    a = strip(ks.v[0]);
+  } else if (clang_getCanonicalType(clang_getCursorType(a)).kind !=
+             CXType_Pointer) {
+    return clang_getNullCursor();
+  }
+  enum CXCursorKind k = clang_getCursorKind(a);
+  if (k != CXCursor_DeclRefExpr && k != CXCursor_MemberRefExpr)
+    return clang_getNullCursor();
+  CXCursor d = clang_getCanonicalCursor(clang_getCursorReferenced(a));
+  k = clang_getCursorKind(d);
+  return k == CXCursor_VarDecl || k == CXCursor_ParmDecl ||
+                 k == CXCursor_FieldDecl
+             ? d
+             : clang_getNullCursor();
+}
+
+static void pool_size_add(scan_t *s, CXCursor key, int rec) {
+  for (size_t j = 0; j < s->npools; j++)
+    if (clang_equalCursors(s->pools[j].key, key)) {
+      if (s->pools[j].rec != rec)
+        s->pools[j].rec = -2;
+      return;
+    }
+  struct pool_size ps = {key, rec};
+  AD_PUSH(s->pools, s->npools, s->cappools, ps);
+}
+
+/** A pool handed to a set-up of the file's that hands its parameter a
+ *  size (`node_pool_setup(&nodes)`): the parameter's size. */
+static enum CXChildVisitResult pool_setup_cb(CXCursor c, CXCursor parent,
+                                             CXClientData d) {
+  (void)parent;
+  scan_t *s = d;
+  if (clang_getCursorKind(c) != CXCursor_CallExpr)
+    return CXChildVisit_Recurse;
+  CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(c));
+  if (clang_Cursor_isNull(def))
+    return CXChildVisit_Recurse;
+  for (int i = 0, n = clang_Cursor_getNumArguments(c);
+       i < n && i < clang_Cursor_getNumArguments(def); i++) {
+    CXCursor param = clang_getCanonicalCursor(clang_Cursor_getArgument(def, i));
+    CXCursor key = pool_key(clang_Cursor_getArgument(c, i));
+    for (size_t j = 0; !clang_Cursor_isNull(key) && j < s->npools; j++)
+      if (clang_equalCursors(s->pools[j].key, param)) {
+        pool_size_add(s, key, s->pools[j].rec);
+        break;
+      }
+  }
+  return CXChildVisit_Recurse;
+}
+
+/** A call that hands a pool the sizeof of one struct: recorded. */
+static void pool_size_call(scan_t *s, CXCursor c) {
+  int n = clang_Cursor_getNumArguments(c), rec = -1;
+  for (int i = 0; i < n && rec < 0; i++)
+    rec = size_shape(s, clang_Cursor_getArgument(c, i));
+  if (rec < 0)
+    return;
+  for (int i = 0; i < n; i++) {
+    CXCursor key = pool_key(clang_Cursor_getArgument(c, i));
+    if (clang_Cursor_isNull(key) ||
+        struct_of(s, clang_getCursorType(key)) == rec) /* memset(&pool...) */
+      continue;
+    pool_size_add(s, key, rec);
+  }
+}
+
 static enum CXChildVisitResult taken_cb(CXCursor c, CXCursor parent,
                                         CXClientData d) {
   scan_t *s = d;
   const char *what;
+  if (clang_getCursorKind(c) == CXCursor_CallExpr)
+    pool_size_call(s, c);
   if (clang_getCursorKind(c) == CXCursor_UnaryOperator &&
       clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf &&
       !is_byte_address_use(s, parent)) {
@@ -2494,11 +2612,13 @@ int ad_scan_tu(ad_model_t *m, const char *dir, int argc, const char *const *argv
       clang_disposeString(sp);
       rc = -1;
     } else {
-      scan_t s = {m, tu, NULL, {NULL, 0, 0}, {NULL, 0, 0}};
+      scan_t s = {m, tu, NULL, {NULL, 0, 0}, {NULL, 0, 0}, NULL, 0, 0};
       clang_visitChildren(clang_getTranslationUnitCursor(tu), taken_cb, &s);
+      clang_visitChildren(clang_getTranslationUnitCursor(tu), pool_setup_cb, &s);
       clang_visitChildren(clang_getTranslationUnitCursor(tu), visit, &s);
       free(s.taken.v);
       free(s.refused.v);
+      free(s.pools);
     }
     clang_disposeTranslationUnit(tu);
   }
