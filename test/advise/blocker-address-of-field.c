@@ -74,3 +74,10 @@ void hold(struct holder *h, struct node *n) {
   h->at = &n->next; // expected-error {{the address of handle field 'next' is stored into field 'at'; a pointer to a handle field can only be kept in local variables, parameters and fields of compact structs}}
   // CHECK: blocker-address-of-field.c:[[@LINE-1]]: the address of pointer field 'next' (a 'struct node *') is stored into memory other than a local variable (or an element of a local array) or a field of a struct that holds struct pointers [slot-escape, plugin: error]
 }
+// Handed to a function of the file first, then stored: followed one call
+// deep, as the plugin follows it.
+static void keep_at(struct holder *h, struct node **where) {
+  h->at = where; // expected-error {{'where', which may point at a handle field, is stored into field 'at'}}
+  // CHECK: blocker-address-of-field.c:[[@LINE-1]]: 'where', which is handed the address of pointer field 'next' (a 'struct node *'), is stored into memory other than a local variable (or an element of a local array) or a field of a struct that holds struct pointers [slot-escape, plugin: error]
+}
+void hold_later(struct holder *h, struct node *n) { keep_at(h, &n->next); }

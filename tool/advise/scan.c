@@ -59,6 +59,12 @@ typedef struct {
    * then `pool_alloc(&pool)`). */
   struct pool_size { CXCursor key; int rec; } *pools;
   size_t npools, cappools;
+  /* Parameters of the file's functions that some call hands the address
+   * of a pointer field (`remember(&n->next)`), with the field's pointee
+   * struct and name: the plugin follows them, and so does this scan, one
+   * call deep (slot_param_store). */
+  struct slot_param { CXCursor param; int rec; const char *field; } *slots;
+  size_t nslots, capslots;
 } scan_t;
 
 static int cursor_set_has(const cursor_set_t *s, CXCursor c) {
@@ -1587,12 +1593,42 @@ static void pool_size_call(scan_t *s, CXCursor c) {
   }
 }
 
+/** A call that hands the address of a pointer field to a function of the
+ *  file: its parameter recorded. */
+static void slot_param_call(scan_t *s, CXCursor c) {
+  CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(c));
+  if (clang_Cursor_isNull(def))
+    return;
+  for (int i = 0, n = clang_Cursor_getNumArguments(c);
+       i < n && i < clang_Cursor_getNumArguments(def); i++) {
+    CXCursor a = strip(clang_Cursor_getArgument(c, i));
+    if (clang_getCursorKind(a) != CXCursor_UnaryOperator ||
+        clang_getCursorUnaryOperatorKind(a) != CXUnaryOperator_AddrOf)
+      continue;
+    kids_t ks = kids(a);
+    CXCursor m = ks.n ? strip(ks.v[0]) : clang_getNullCursor();
+    if (clang_getCursorKind(m) != CXCursor_MemberRefExpr)
+      continue;
+    CXCursor fd = clang_getCursorReferenced(m);
+    CXType ft = clang_getCanonicalType(clang_getCursorType(fd));
+    int x = ft.kind == CXType_Pointer ? pointee_struct(s, ft) : -1;
+    if (x < 0)
+      continue;
+    struct slot_param sp = {
+        clang_getCanonicalCursor(clang_Cursor_getArgument(def, i)), x,
+        ad_intern(cxstr(clang_getCursorSpelling(fd)))};
+    AD_PUSH(s->slots, s->nslots, s->capslots, sp);
+  }
+}
+
 static enum CXChildVisitResult taken_cb(CXCursor c, CXCursor parent,
                                         CXClientData d) {
   scan_t *s = d;
   const char *what;
-  if (clang_getCursorKind(c) == CXCursor_CallExpr)
+  if (clang_getCursorKind(c) == CXCursor_CallExpr) {
     pool_size_call(s, c);
+    slot_param_call(s, c);
+  }
   if (clang_getCursorKind(c) == CXCursor_UnaryOperator &&
       clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf &&
       !is_byte_address_use(s, parent)) {
@@ -1764,8 +1800,9 @@ static int local_array_element(CXCursor lhs) {
 
 /** The address of a pointer field (`&p->next`) where it goes at once: how
  *  it escapes what the plugin follows (docs/plugin.md, section 4b), or
- *  NULL.  The plugin also follows it through locals and parameters, which
- *  this scan does not: it reports the escapes it can see at the address. */
+ *  NULL.  The plugin also follows it through locals and parameters; this
+ *  scan reports the escapes it can see at the address, and those of a
+ *  parameter it is handed to (slot_param_store). */
 static const char *slot_escape(scan_t *s, CXCursor addr) {
   frame_t *f = s->top;
   CXCursor child = addr;
@@ -2385,8 +2422,44 @@ static CXCursor operand(CXCursor o) {
   return o;
 }
 
+
+/** `p->slot = where`, where parameter `where` is handed the address of a
+ *  pointer field (slot_param_call): stored where the plugin refuses it,
+ *  as at the address itself (slot_escape). */
+static void slot_param_store(scan_t *s, CXCursor c) {
+  if (clang_getCursorKind(c) != CXCursor_BinaryOperator ||
+      clang_getCursorBinaryOperatorKind(c) != CXBinaryOperator_Assign ||
+      !s->nslots)
+    return;
+  kids_t ks = kids(c);
+  if (ks.n != 2)
+    return;
+  CXCursor rhs = strip(ks.v[1]), lhs = strip(ks.v[0]);
+  if (clang_getCursorKind(rhs) != CXCursor_DeclRefExpr)
+    return;
+  CXCursor d = clang_getCanonicalCursor(clang_getCursorReferenced(rhs));
+  for (size_t i = 0; i < s->nslots; i++) {
+    struct slot_param *sp = &s->slots[i];
+    if (!clang_equalCursors(sp->param, d))
+      continue;
+    if ((clang_getCursorKind(lhs) == CXCursor_DeclRefExpr &&
+         is_local_var(clang_getCursorReferenced(lhs))) ||
+        field_keeps_slot(lhs) || local_array_element(lhs))
+      return;
+    block(s, sp->rec, AD_B_SlotEscape, cursor_loc(rhs),
+          ad_printf("'%s', which is handed the address of pointer field "
+                    "'%s' (a '%s *'), is stored into memory other than a "
+                    "local variable (or an element of a local array) or a "
+                    "field of a struct that holds struct pointers",
+                    cxstr(clang_getCursorSpelling(d)), sp->field,
+                    rname(s, sp->rec)));
+    return;
+  }
+}
+
 static void arith(scan_t *s, CXCursor c) {
   enum CXCursorKind k = clang_getCursorKind(c);
+  slot_param_store(s, c);
   CXType t = clang_getCanonicalType(clang_getCursorType(c));
   if (k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) {
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(c);
@@ -2612,13 +2685,15 @@ int ad_scan_tu(ad_model_t *m, const char *dir, int argc, const char *const *argv
       clang_disposeString(sp);
       rc = -1;
     } else {
-      scan_t s = {m, tu, NULL, {NULL, 0, 0}, {NULL, 0, 0}, NULL, 0, 0};
+      scan_t s = {m, tu, NULL, {NULL, 0, 0}, {NULL, 0, 0}, NULL, 0, 0,
+                  NULL, 0, 0};
       clang_visitChildren(clang_getTranslationUnitCursor(tu), taken_cb, &s);
       clang_visitChildren(clang_getTranslationUnitCursor(tu), pool_setup_cb, &s);
       clang_visitChildren(clang_getTranslationUnitCursor(tu), visit, &s);
       free(s.taken.v);
       free(s.refused.v);
       free(s.pools);
+      free(s.slots);
     }
     clang_disposeTranslationUnit(tu);
   }
