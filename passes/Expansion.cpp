@@ -51,8 +51,12 @@ public:
         T = It->second;
     }
     CharSourceRange R = P.fileRange(X);
-    if (T.empty() && R.isValid() && Inner) {
-      // A child in the file: its text with the walker's edits inside it.
+    if (T.empty() && R.isValid() && Inner && !holdsPending(X)) {
+      // A child in the file: its text with the walker's edits inside it
+      // (not where a node below it waits in Pending: an expansion of
+      // several statements in a loop's body, `SET_AB(n, i, j);` with
+      // `#define SET_AB(p, x, y) (p)->a = x; (p)->b = y`, has no text of
+      // its own, and the copy kept it unrewritten).
       auto [FID, B] = SM.getDecomposedLoc(R.getBegin());
       unsigned E = SM.getFileOffset(R.getEnd());
       Rendered Rd = Inner->render(FID, SM.getBufferData(FID), B, E);
@@ -111,6 +115,16 @@ public:
   }
 
 private:
+  /// A node below X (not X) has its text in Pending.
+  bool holdsPending(const Stmt *X) const {
+    if (!Pending || Pending->empty())
+      return false;
+    for (const Stmt *C : X->children())
+      if (C && (Pending->count(C) || holdsPending(C)))
+        return true;
+    return false;
+  }
+
   /// Statements clang's printer would print without this helper: it
   /// prints declarations through its declaration printer, which takes no
   /// helper, so an initializer would keep its unrewritten text (a macro's

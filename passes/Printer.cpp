@@ -115,13 +115,16 @@ CharSourceRange Printer::fileRange(const Stmt *E) const {
 std::string Printer::macroMessage(const Stmt *E) const {
   if (E->getBeginLoc().isMacroID())
     return "cannot rewrite this use of a compact type: it is produced by "
-           "macro '" + macroName(E) +
+           "macro '" +
+           macroName(E) +
            "', and no expression or statement of the function is a whole "
-           "expansion of it (a macro that produces the function itself, "
-           "which is spelled out in place unless it holds a _Pragma, a "
-           "__COUNTER__ or a macro name its expansion leaves unexpanded, or "
-           "a directive lies between its arguments); write the function "
-           "outside the macro";
+           "expansion of it: a macro that expands to several statements "
+           "(`#define SET(p, x, y) (p)->a = x; (p)->b = y`) needs its body "
+           "wrapped in `do { ... } while (0)`; a macro that produces the "
+           "function itself, which is spelled out in place unless it holds "
+           "a _Pragma, a __COUNTER__ or a macro name its expansion leaves "
+           "unexpanded, or a directive lies between its arguments, needs "
+           "the function written outside the macro";
   return "cannot rewrite this use of a compact type: it is produced by a "
          "macro expansion";
 }
