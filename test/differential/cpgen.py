@@ -1808,8 +1808,10 @@ class Gen:
 # `({ T *p = malloc(sizeof(T)); if (!p) exit(3); p; })` and the
 # layout-dependent `({ T *p = malloc(sizeof(T)); memset(p, 0, sizeof *p);
 # p; })` for a variable's whole new value),
-# statement macros in `do { } while (0)`, and `#`/`##` macros that touch no
-# compact type.  For half of the seeds (drawn from a PRNG of their own, so
+# statement macros in `do { } while (0)`, two statements in one macro
+# left unwrapped in compact-only builds (nginx's queue macros are so;
+# `CPG_SEQ`, in `do { } while (0)` in the others, whose checked functions
+# refuse them), and `#`/`##` macros that touch no compact type.  For half of the seeds (drawn from a PRNG of their own, so
 # the base program of every seed is unchanged) the program's text is
 # rewritten that way after it is generated: the plugin must give the same
 # output through the macros.
@@ -1820,6 +1822,13 @@ MACRO_PRELUDE = r"""/* cpgen: macro-wrapped accesses */
 #define CPG_XNEW(T) __extension__({ T *cpg_p = malloc(sizeof(T)); if (!cpg_p) exit(3); cpg_p; })
 #define CPG_ZNEW(T) __extension__({ T *cpg_z = malloc(sizeof(T)); memset(cpg_z, 0, sizeof *cpg_z); cpg_z; })
 #define CPG_STMT(...) do { __VA_ARGS__ } while (0)
+/* two statements, unwrapped in compact-only builds (as nginx's queue
+   macros are; checked functions refuse them) */
+#ifdef CPG_BARE_SEQ
+#define CPG_SEQ(...) __VA_ARGS__
+#else
+#define CPG_SEQ(...) do { __VA_ARGS__ } while (0)
+#endif
 #define CPG_STR(x) #x
 #define CPG_CAT(a, b) a##b
 static const char *CPG_CAT(cpg_, tag) __attribute__((unused)) = CPG_STR(macro-wrapped);"""
@@ -1891,12 +1900,46 @@ def macro_wrap(src, seed):
             new = "%sCPG_STMT(%s);" % (indent, stripped)
             count += 1
         out.append(new)
+    count += pair_statements(out, r)
     defs = ["#define CPG_ACC_%s(p) ((p)->%s)" % (f, f) for f in sorted(fields)]
     # After the includes: the macros need no declaration.
     at = max(i for i, l in enumerate(out) if l.startswith("#include")) + 1
     out[at:at] = [MACRO_PRELUDE] + defs
     out, k = generator_wrap(out, r)
     return "\n".join(out), count + k
+
+
+def _simple_statement(line):
+    t = line.strip()
+    return (t.endswith(";") and t.count(";") == 1 and "{" not in t and "}" not in t
+            and '"' not in t and not t.startswith("#")
+            and not t.startswith(("return", "case", "default", "break", "continue",
+                                  "goto", "if", "for", "while", "do", "else"))
+            and not re.match(r"^(struct|union|enum|unsigned|signed|int|long|short|char|"
+                             r"double|float|_Bool|void|const|static|T\d+_t)\b", t))
+
+
+def pair_statements(lines, r):
+    """Some runs of two simple statements of a block (the line before
+    them ends a statement or opens the block) written as one
+    `CPG_SEQ(a; b;);`: a macro of several statements, unwrapped where
+    CPG_BARE_SEQ is defined (compact-only builds); the second line is
+    left empty, so lines keep their numbers.  Returns how many."""
+    n = 0
+    i = 1
+    while i + 1 < len(lines):
+        a, b, before = lines[i], lines[i + 1], lines[i - 1].rstrip()
+        ind = a[:len(a) - len(a.lstrip())]
+        if (ind and b.startswith(ind) and not b[len(ind)].isspace()
+                and _simple_statement(a) and _simple_statement(b)
+                and before.endswith((";", "{", "}")) and r.random() < 0.2):
+            lines[i] = "%sCPG_SEQ(%s %s);" % (ind, a.strip(), b.strip())
+            lines[i + 1] = ""
+            n += 1
+            i += 2
+            continue
+        i += 1
+    return n
 
 
 def generator_wrap(lines, r):

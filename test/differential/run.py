@@ -193,6 +193,8 @@ def check_case(setup, seed, keep, d, threads=1, library=False):
             srcs.append(path)
     native, plugged = os.path.join(d, "native"), os.path.join(d, "plugin")
     flags = [opt, "-Wall", "-Wno-unused-function"] + setup.incs
+    if mode == "compact-only":
+        flags.append("-DCPG_BARE_SEQ")  # cpgen's CPG_SEQ unwrapped
     what, when = None, None
     # a library's files: built once, by clang alone (no plugin, nor the
     # project's include directories), and linked into both builds
