@@ -13,9 +13,17 @@
 //      allocated as one object.  Also the program's size helpers that
 //      multiply two parameters (productHelper: git's st_mult), whose call
 //      in an allocation's size is the product of its arguments.
+//      Also the pools a CP_ALLOCATOR function is handed: the type of a
+//      pool of objects of one size (poolElementType), a set-up whose kept
+//      size no one else reads (isQuietPoolSetUp), and the calls that give
+//      a pool's memory back or hand it an object its own code would free
+//      (checkPoolReleases, the pool-release warning).
 // Tests: test/rewrite/allocator-counts.c, test/diagnostics/allocator-call.c,
 //        test/rewrite/pool-allocator.c, test/rewrite/size-helper.c,
-//        test/diagnostics/size-helper-refused.c.
+//        test/diagnostics/size-helper-refused.c,
+//        test/switchable/pool-of-one-size.c,
+//        test/diagnostics/pool-of-one-size.c,
+//        test/diagnostics/pool-release.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Printer.h"

@@ -44,8 +44,7 @@
 // of them used other than by subscript.
 //
 // Tests: test/rewrite/slot-pointer.c, test/diagnostics/slot-pointer-escape.c,
-//        test/plugin/run-slot-pointers.c,
-//        test/switchable/slot-pointer-switch.c.
+//        test/switchable/slot-pointer-array.c, test/switchable/foreign-slot.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Engine.h"
