@@ -5,7 +5,8 @@
 // use inside it was left unrewritten: native field offsets in compact
 // objects, a wrong sum with exit 0.  The loop is printed from the AST
 // too now.  Switchable mode refuses the macro (its checked form prints no
-// such block), saying to wrap it in `do { ... } while (0)`.
+// such block), saying to wrap it in `do { ... } while (0)`, and advise
+// reports the same lines as blockers.
 // REQUIRES: plugin
 // RUN: %clang %cflags -O1 %s -o %t.native
 // RUN: %t.native > %t.expect
@@ -13,6 +14,7 @@
 // RUN: %t.co | diff %t.expect -
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -fplugin-arg-compactptr-mode=compact-only -fplugin-arg-compactptr-dump=- %s 2>&1 | FileCheck %s
 // RUN: not %clang %cflags -fplugin=%plugin -fsyntax-only %s 2>&1 | FileCheck --check-prefix=SW %s
+// RUN: not compactptr-advise %s -- %cflags | FileCheck --check-prefix=ADVISE %s
 #include <compactptr.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +29,8 @@ struct CP_COMPACT node {
 int main(void) {
   struct node *head = malloc(sizeof *head);
   SET_AB(head, 0, 0);
-  // SW: multi-statement-macro.c:[[@LINE-1]]:3: error: cannot rewrite this use of a compact type: it is produced by macro 'SET_AB', and no expression or statement of the function is a whole expansion of it: a macro that expands to several statements (`#define SET(p, x, y) (p)->a = x; (p)->b = y`) needs its body wrapped in `do { ... } while (0)`
+  // ADVISE: multi-statement-macro.c:[[@LINE-1]]: a member access of 'struct node' is in a macro that expands to several statements here, unwrapped; the plugin refuses it in switchable code (wrap the macro's body in `do { ... } while (0)`) [macro-body, plugin: error]
+  // SW: multi-statement-macro.c:[[@LINE-2]]:3: error: cannot rewrite this use of a compact type: it is produced by macro 'SET_AB', and no expression or statement of the function is a whole expansion of it: a macro that expands to several statements (`#define SET(p, x, y) (p)->a = x; (p)->b = y`) needs its body wrapped in `do { ... } while (0)`
   head->next = NULL;
   head->c = head->d = 0;
   for (int i = 0; i < 10; i++) {
@@ -35,6 +38,7 @@ int main(void) {
     n->c = 7;
     n->d = 9;
     SET_AB(n, i, 100 + i);
+    // ADVISE: multi-statement-macro.c:[[@LINE-1]]: a member access of 'struct node' is in a macro that expands to several statements here
     n->next = head->next;
     head->next = n;
   }

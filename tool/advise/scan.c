@@ -2101,6 +2101,50 @@ static int in_sizeof(scan_t *s, frame_t *f) {
   return 0;
 }
 
+/** The offset in its file of the place a cursor's first token was
+ *  expanded (a macro's invocation), or ~0u. */
+static unsigned expansion_offset(CXCursor c) {
+  CXFile f;
+  unsigned off;
+  clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(c)), &f,
+                             NULL, NULL, &off);
+  return f ? off : ~0u;
+}
+
+/** A member access of struct x from the body of a macro whose one
+ *  invocation expands to several statements of a block, unwrapped
+ *  (nginx's queue macros, `#define SET(p, x, y) (p)->a = x; (p)->b = y`):
+ *  no statement is the whole expansion, which the plugin refuses in
+ *  switchable code (its checked functions print none). */
+static void multi_statement_macro(scan_t *s, CXCursor c, int x) {
+  if (x < 0 || !in_macro_body(c))
+    return;
+  CXCursor stmt = c;
+  frame_t *f = s->top;
+  while (f && clang_getCursorKind(f->c) != CXCursor_CompoundStmt) {
+    stmt = f->c;
+    f = f->up;
+  }
+  if (!f)
+    return;
+  unsigned at = expansion_offset(stmt);
+  /* A block of the macro's own (`do { ... } while (0)`) is fine. */
+  if (at == ~0u || expansion_offset(f->c) == at)
+    return;
+  kids_t ks = kids(f->c);
+  int same = 0;
+  for (int i = 0; i < ks.n; i++)
+    same += expansion_offset(ks.v[i]) == at;
+  if (same < 2)
+    return;
+  block(s, x, AD_B_MacroBody, cursor_loc(stmt),
+        ad_printf("a member access of '%s' is in a macro that expands to "
+                  "several statements here, unwrapped; the plugin refuses it "
+                  "in switchable code (wrap the macro's body in `do { ... } "
+                  "while (0)`)",
+                  s->m->records[x].name));
+}
+
 /** Member accesses: a handle array used as a pointer, and accesses to a
  *  heap struct produced inside a macro body. */
 static void member_ref(scan_t *s, CXCursor c) {
@@ -2112,6 +2156,7 @@ static void member_ref(scan_t *s, CXCursor c) {
     if (x < 0 && bt.kind == CXType_Record && !non_heap_root(s, ks.v[0], &what))
       x = struct_of(s, bt);
     macro_body(s, c, x, "a member access");
+    multi_statement_macro(s, c, x);
   }
   CXType t = clang_getCanonicalType(clang_getCursorType(c));
   if (t.kind != CXType_ConstantArray || !s->top ||
