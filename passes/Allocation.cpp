@@ -463,6 +463,19 @@ SizeShape allocSizeShape(const CallExpr *CE) {
   }
 }
 
+/// allocSizeShape, and for a pool of objects of one size that takes none
+/// (`pool_alloc(&pool)`) one object of the type the file hands the pool
+/// the sizeof of.
+static SizeShape allocOrPoolShape(const Model &M, const CallExpr *CE) {
+  SizeShape Sh = allocSizeShape(CE);
+  if (!Sh.Ok && allocFunction(CE) == AllocFn::Allocator)
+    if (QualType PT = poolElementType(M, CE); !PT.isNull()) {
+      Sh.Ok = true;
+      Sh.Elem = PT;
+    }
+  return Sh;
+}
+
 /// The block a call resizes: realloc's first argument, or the one a
 /// CP_ALLOCATOR realloc wrapper hands to realloc (Allocators.cpp); null
 /// for an allocation.
@@ -507,12 +520,7 @@ AllocTarget allocTarget(const Session &S, const CallExpr *CE) {
       if (AllocTarget T = of(B->IgnoreParenImpCasts()->getType());
           T != AllocTarget::None)
         return T;
-    SizeShape Sh = allocSizeShape(CE);
-    if (!Sh.Ok && F == AllocFn::Allocator) // `void *v = pool_alloc(&pool)`
-      if (QualType PT = poolElementType(M, CE); !PT.isNull()) {
-        Sh.Ok = true;
-        Sh.Elem = PT;
-      }
+    SizeShape Sh = allocOrPoolShape(M, CE); // `void *v = pool_alloc(&pool)`
     if (!Sh.Ok)
       return AllocTarget::None;
     if (M.recordOf(Sh.Elem))
@@ -610,15 +618,6 @@ std::string Printer::runtimeSizeAdvice(const Expr *Size) const {
          "constructor per class)";
 }
 
-/// A CP_ALLOCATOR function that takes no integer: a pool of objects of
-/// one size, set at its creation.
-static bool sizelessPool(const CallExpr *CE) {
-  const FunctionDecl *FD = CE->getDirectCallee();
-  return FD && !FD->isVariadic() &&
-         llvm::all_of(FD->parameters(), [](const ParmVarDecl *P) {
-           return P->getType()->isPointerType();
-         });
-}
 /// Why such a pool's call is no allocation of one object here, and what
 /// makes it one (poolElementType).
 static std::string sizelessPoolAdvice(const CallExpr *CE,
@@ -688,14 +687,7 @@ std::string Printer::allocText(const CallExpr *CE, const Spill *Sp) {
 
 std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
   QualType D = destinationType(S.Ctx, CE);
-  SizeShape Sh = allocSizeShape(CE);
-  // A pool of objects of one size (`pool_alloc(&pool)`): one object of the
-  // type this file hands the pool the sizeof of.
-  if (F == AllocFn::Allocator && !Sh.Ok)
-    if (QualType PT = poolElementType(M, CE); !PT.isNull()) {
-      Sh.Ok = true;
-      Sh.Elem = PT;
-    }
+  SizeShape Sh = allocOrPoolShape(M, CE);
   CompactType *DT = M.pointeeOf(D), *DR = rootPointee(M, D);
   const Expr *Block = resizedBlock(CE, F);
   if (Block && !DT && !DR) {
@@ -750,7 +742,8 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
                                  "objects is not supported)"
                            : "sizeof(" + W + ") or n * sizeof(" + W + ")" +
                                  charHackAdvice(FT->RD) +
-                                 (F == AllocFn::Allocator && sizelessPool(CE)
+                                 (F == AllocFn::Allocator &&
+                                          takesNoSize(CE->getDirectCallee())
                                       ? sizelessPoolAdvice(CE, W)
                                       : runtimeSizeAdvice(SizeArg))),
              {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);

@@ -425,6 +425,8 @@ struct PoolFacts {
   /// sizeof(struct node), 64)`); a null type where calls hand the same pool
   /// sizes of different types.
   llvm::DenseMap<const ValueDecl *, QualType> Sizes;
+  /// poolType's answers for helpers' parameters (each a walk of the TU).
+  llvm::DenseMap<const ValueDecl *, QualType> ParamTypes;
 };
 static std::optional<PoolFacts> PoolsSeen;
 
@@ -534,6 +536,8 @@ static QualType poolType(const Model &M, ASTContext &Ctx, const ValueDecl *P,
   const PoolFacts &F = poolFacts(M, Ctx);
   if (auto It = F.Sizes.find(P); It != F.Sizes.end())
     return It->second;
+  if (auto It = F.ParamTypes.find(P); Depth == 0 && It != F.ParamTypes.end())
+    return It->second;
   const auto *PV = dyn_cast<ParmVarDecl>(P);
   const auto *FD = PV ? dyn_cast<FunctionDecl>(PV->getDeclContext()) : nullptr;
   if (!FD || FD->isExternallyVisible() || Depth > 4)
@@ -564,18 +568,24 @@ static QualType poolType(const Model &M, ASTContext &Ctx, const ValueDecl *P,
     }
     return false;
   });
-  return Unknown || !Calls ? QualType() : T;
+  QualType Out = Unknown || !Calls ? QualType() : T;
+  if (Depth == 0)
+    PoolsSeen->ParamTypes[P] = Out;
+  return Out;
+}
+
+bool takesNoSize(const FunctionDecl *FD) {
+  // A pool of one size takes none: no parameter an integer.
+  return !FD->isVariadic() &&
+         llvm::all_of(FD->parameters(), [](const ParmVarDecl *P) {
+           return P->getType()->isPointerType();
+         });
 }
 
 QualType poolElementType(const Model &M, const CallExpr *CE) {
   const FunctionDecl *FD = CE->getDirectCallee();
-  if (!FD || allocFunction(CE) != AllocFn::Allocator || FD->isVariadic())
+  if (!FD || allocFunction(CE) != AllocFn::Allocator || !takesNoSize(FD))
     return QualType();
-  // A pool of one size takes none: no argument an integer, no parameter
-  // one either.
-  for (const ParmVarDecl *P : FD->parameters())
-    if (!P->getType()->isPointerType())
-      return QualType();
   QualType T;
   for (const Expr *A : CE->arguments()) {
     const ValueDecl *P = poolOf(M, A);

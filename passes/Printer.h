@@ -100,6 +100,9 @@ sumHelper(const clang::FunctionDecl *FD);
 /// nothing else (`pool_init(&pool, sizeof(struct node), 64)`); else a null
 /// type.
 clang::QualType poolElementType(const Model &M, const clang::CallExpr *CE);
+/// Allocators.cpp: FD (a CP_ALLOCATOR function) takes no integer: a pool
+/// of objects of one size, set at its creation.
+bool takesNoSize(const clang::FunctionDecl *FD);
 /// Allocators.cpp: CE hands Size (its argument) with a pool (`&pool`,
 /// `&ctx->pool`, `mp`: a pointer to a struct that is no compact one) that
 /// this translation unit hands to a CP_ALLOCATOR function, to a set-up

@@ -108,13 +108,15 @@ static bool addSlotField(Model &M, const FieldDecl *F) {
 /// constant count (`struct node **path[64]`, an iterative insertion's
 /// path back to the root) that E names: a frame registers its elements by
 /// address, as it does a scalar one's.  Else null.
+static bool isSlotArrayType(const Model &M, QualType T) {
+  const auto *AT = dyn_cast<ConstantArrayType>(T.getCanonicalType());
+  return AT && isSlotPointerType(M, AT->getElementType());
+}
 static const VarDecl *slotArray(const Model &M, const Expr *E) {
   const VarDecl *VD = localVariable(E->IgnoreParenImpCasts());
-  if (!VD || isa<ParmVarDecl>(VD))
-    return nullptr;
-  const auto *AT =
-      dyn_cast<ConstantArrayType>(VD->getType().getCanonicalType());
-  return AT && isSlotPointerType(M, AT->getElementType()) ? VD : nullptr;
+  return VD && !isa<ParmVarDecl>(VD) && isSlotArrayType(M, VD->getType())
+             ? VD
+             : nullptr;
 }
 
 bool isSlotPointer(const Model &M, const Expr *E) {
@@ -186,7 +188,7 @@ public:
     const Expr *Init = VD->getInit();
     if (const auto *IL = dyn_cast_or_null<InitListExpr>(Init);
         IL && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) &&
-        slotArrayType(VD->getType())) {
+        isSlotArrayType(M, VD->getType())) {
       // `struct node **path[2] = {&a->l, &b->r}`: the elements are the
       // array's, which a frame registers.
       ArrayInits.insert(IL);
@@ -519,11 +521,6 @@ private:
 
   /// The initializers of local arrays of slot pointers (VisitVarDecl).
   llvm::SmallPtrSet<const InitListExpr *, 4> ArrayInits;
-
-  bool slotArrayType(QualType T) const {
-    const auto *AT = dyn_cast<ConstantArrayType>(T.getCanonicalType());
-    return AT && isSlotPointerType(M, AT->getElementType());
-  }
 
   void add(const VarDecl *VD) {
     if (M.SlotVars.insert(VD).second)
