@@ -449,7 +449,8 @@ typedef struct cp_slab {
   uintptr_t owner;       /* heap | CP_OWNER_* (atomic) */
   uint32_t slot16;       /* slot - 16, wrapping: the allocation fast path's
                             size test and the offset of its last store */
-  uint32_t pad0;
+  uint32_t bump_end;     /* bump * slot: the offset past the slots ever
+                            put on the free list (written with bump) */
   char *wide_start;      /* during the switch: the counterpart's start */
   uint32_t slot;         /* SLAB: bytes per slot (elems * elem); BLOCK: elem */
   uint32_t bump;         /* slots ever put on the free list (a prefix);
@@ -497,18 +498,6 @@ static inline uint64_t cp__slot_magic(uint32_t slot) {
 static inline uint64_t cp__slot_index(const cp_slab_t *s, uint64_t off) {
   return (uint64_t)(((unsigned __int128)off * s->magic) >> 64);
 }
-/* Is offset off (below 2^32) the start of a slot of s?  The low half of
- * the product cp__slot_index takes the high half of is below the
- * multiplier exactly when the slot size divides off (Lemire, Kaser and
- * Kurz, "Faster remainder by direct computation", 2019), so the check
- * costs one compare after the multiply, not a second multiply; *i is the
- * slot index. */
-static inline bool cp__slot_start(const cp_slab_t *s, uint64_t off,
-                                  uint64_t *i) {
-  unsigned __int128 m = (unsigned __int128)off * s->magic;
-  *i = (uint64_t)(m >> 64);
-  return (uint64_t)m < s->magic;
-}
 /* A slab without a bitmap (none taken yet) reads as nothing live. */
 static inline bool cp__slot_is_live(const cp_slab_t *s, uint32_t i) {
   return s->live &&
@@ -519,6 +508,15 @@ static inline uint64_t cp__elem_index(const cp_slab_t *s, uint64_t off) {
 }
 static inline uintptr_t cp__owner(const cp_slab_t *s) {
   return __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
+}
+/* Is off the offset of a slot of s ever put on the free list?  Below
+ * bump_end, so below 2^32, where the low half of off * magic is below
+ * magic exactly when the slot size divides off (Lemire, Kaser and Kurz,
+ * "Faster remainder by direct computation", 2019): one multiply, of which
+ * only the low half is needed, and two compares. */
+static inline bool cp__slot_handed(const cp_slab_t *s, uint64_t off) {
+  return off < __atomic_load_n(&s->bump_end, __ATOMIC_RELAXED) &&
+         off * s->magic < s->magic;
 }
 static inline uint32_t cp__bump(const cp_slab_t *s) {
   return __atomic_load_n(&s->bump, __ATOMIC_RELAXED);

@@ -281,6 +281,7 @@ cp_slab_t *cp__block_new(cp_arena_t *a, cp_type_t *t, uint32_t elem,
   s->nslots = 1;
   s->count = count;
   s->bump = 1;
+  s->bump_end = elem; /* never read: a block's owner is no heap */
   s->used = 1;
   s->kind = CP_BLOCK;
   s->owner = CP_OWNER_BLOCK;
@@ -353,6 +354,7 @@ bool cp__slab_extend(cp_slab_t *s) {
    * below bump that are on no list (lost to the child), never slots on the
    * free list at or past bump. */
   __atomic_store_n(&s->bump, (uint32_t)e, __ATOMIC_RELAXED);
+  __atomic_store_n(&s->bump_end, (uint32_t)e * slot, __ATOMIC_RELAXED);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   s->free = head;
   return true;

@@ -716,6 +716,7 @@ static void make_counterpart(cp_slab_t *s) {
     w = cp__slab_new(&cp__wide_arena, t, s->cls, t->wide_slot, s->nslots,
                      false);
     w->bump = s->bump;
+    w->bump_end = s->bump * w->slot;
     w->used = s->used;
     w->nslots = s->nslots;
     memcpy(cp__slab_live_bits(w), cp__slab_live_bits(s),

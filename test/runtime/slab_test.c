@@ -163,6 +163,17 @@ static void array_interior_free(void *arg) {
   for (int i = 0; i < 3; i++)
     cp_alloc_array(&node_desc, 10);
 }
+/* A slot of a live slab that was never handed out (at or past bump): not
+ * put on the free list, from which it would be handed out once, and then
+ * again when the bump reaches it. */
+static void unhanded_free(void *arg) {
+  (void)arg;
+  cp_slab_t *s;
+  do /* until a slab that has not been bumped to its end */
+    s = slab_of(cp_alloc(&tree_desc));
+  while (s->bump == s->nslots);
+  cp_free(s->start + (size_t)s->bump * s->slot);
+}
 /* A double free that empties a slab: caught before the run goes back. */
 static void double_free_empties(void *arg) {
   (void)arg;
@@ -225,6 +236,7 @@ static void test_errors(void **state) {
   expect_fatal(foreign_free, NULL, "not an object allocated by compactptr");
   expect_fatal(interior_free, NULL, "not the start of a 'tree' object");
   expect_fatal(array_interior_free, NULL, "not the start of a 'node' array");
+  expect_fatal(unhanded_free, NULL, "no 'tree' object was handed out there");
   expect_fatal(double_free_empties, NULL,
                cp__debug ? "double free of" : "an object was freed twice");
   if (!cp__debug) /* debug mode keeps no marks: the bitmap says free */
