@@ -541,6 +541,13 @@ bool allocatesObject(const Session &S, const CallExpr *CE) {
          allocTarget(S, CE) == AllocTarget::Object;
 }
 
+const CompactType *allocatedType(const Session &S, const CallExpr *CE) {
+  if (!allocatesObject(S, CE))
+    return nullptr;
+  SizeShape Sh = allocOrPoolShape(S.M, CE);
+  return Sh.Ok ? S.M.recordOf(Sh.Elem) : nullptr;
+}
+
 /// The call allocates or frees compact objects or root arrays.
 bool Printer::allocShape(const CallExpr *CE) {
   return allocTarget(S, CE) != AllocTarget::None;
@@ -799,7 +806,9 @@ std::string Printer::allocCall(const CallExpr *CE, AllocFn F, const Spill *Sp) {
   if (ST) {
     // Switchable: an allocation site is a safepoint (the entries run a
     // pending switch first, and switch rather than exhaust the arena).
-    std::string Desc = "&" + ST->DescName;
+    // (A pool's call names its type from elsewhere in the file: it may lie
+    // in a helper defined before the type, `return pool_alloc(p);`.)
+    std::string Desc = S.descRef(*ST, enclosingFunction(S.Ctx, CE));
     std::string SP = S.Opts.switchable() ? "_safepoint(" : "(";
     if (Block) {
       std::string T = "cp_realloc_array" + SP + Desc + ", " + text(Block) +
@@ -875,7 +884,7 @@ std::string Printer::pinnedCall(const CallExpr *CE, AllocFn F,
              {CharSourceRange::getTokenRange(SizeArg->getSourceRange())}, Fix);
     return "";
   }
-  std::string Desc = "&" + SP->DescName;
+  std::string Desc = S.descRef(*SP, enclosingFunction(S.Ctx, CE));
   if (Block)
     return "cp_pinned_realloc(" + Desc + ", " + text(Block) + ", " +
            countText(Sh, CE) + ")";

@@ -755,6 +755,11 @@ AllocTarget allocTarget(const Session &S, const clang::CallExpr *CE);
 /// CE allocates (malloc, calloc, realloc) compact objects: in switchable
 /// mode an allocation site is a safepoint.
 bool allocatesObject(const Session &S, const clang::CallExpr *CE);
+/// The compact type of the objects CE allocates from the runtime (an
+/// allocation of one or of an array, a pool's call typed by its pool),
+/// whatever its destination (`return pool_alloc(p);` in a `void *`
+/// helper), or null.
+const CompactType *allocatedType(const Session &S, const clang::CallExpr *CE);
 /// Allocation.cpp: CE resizes a block (realloc, or a CP_ALLOCATOR wrapper
 /// that hands it to realloc): its block is live across the call, no
 /// fresh allocation.

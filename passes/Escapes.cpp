@@ -1413,9 +1413,11 @@ static bool fromBytes(const FunctionDecl *Def, const Expr *V) {
 
 /// FD, defined in this file, returns nothing but compact pointers to T
 /// (or null) as its `void *`: a thread's start routine called directly
-/// (a fork-join recursion), a callback.  Its result is an arena object.
-static bool returnsOnly(const Model &M, const FunctionDecl *FD,
+/// (a fork-join recursion), a callback, a wrapper of an allocation the
+/// plugin routes to the runtime.  Its result is an arena object.
+static bool returnsOnly(const Session &S, const FunctionDecl *FD,
                         const CompactType *T, unsigned Depth = 0) {
+  const Model &M = S.M;
   const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
   if (!Def || !Def->getBody())
     return false;
@@ -1459,10 +1461,14 @@ static bool returnsOnly(const Model &M, const FunctionDecl *FD,
       Uses(Def->getBody());
       return All && !Addr;
     }
+    // (`return pool_alloc(p);`, `return malloc(sizeof(struct node));`:
+    // rewritten to the runtime's allocation of a T.)
+    if (const auto *CE = dyn_cast<CallExpr>(V); CE && allocatedType(S, CE) == T)
+      return true;
     if (const auto *CE = dyn_cast<CallExpr>(V);
         CE && Depth < 2 && CE->getType()->isPointerType() &&
         CE->getDirectCallee())
-      return returnsOnly(M, CE->getDirectCallee(), T, Depth + 1);
+      return returnsOnly(S, CE->getDirectCallee(), T, Depth + 1);
     return false;
   };
   bool Any = false, Other = false;
@@ -1639,7 +1645,7 @@ void checkForeignObject(Session &S, const CastExpr *E) {
              {tokRange(CE->getSourceRange())});
     return;
   }
-  if (isa<ExplicitCastExpr>(E) || returnsOnly(M, FD, ToT))
+  if (isa<ExplicitCastExpr>(E) || returnsOnly(S, FD, ToT))
     return;
   S.report(Diag::ForeignObject, E->getExprLoc(),
            "the 'void *' returned by " + Who +

@@ -1292,9 +1292,32 @@ static int converted_to_void_pointer(scan_t *s) {
          clang_getCanonicalType(clang_getPointeeType(t)).kind == CXType_Void;
 }
 
+/* Does call c allocate objects of struct t, as the plugin routes it to the
+ * runtime whatever its destination?  malloc, calloc, realloc or a
+ * CP_ALLOCATOR function handed sizeof(t) (n * sizeof(t)), or a
+ * CP_ALLOCATOR pool of one size handed a pool of t's (`return
+ * pool_alloc(p);` in a helper). */
+static int allocates(scan_t *s, CXCursor c, int t) {
+  const char *fn = cxstr(clang_getCursorSpelling(c));
+  int nargs = clang_Cursor_getNumArguments(c);
+  int libc =
+      (strcmp(fn, "malloc") == 0 && nargs == 1) ||
+      ((strcmp(fn, "calloc") == 0 || strcmp(fn, "realloc") == 0) && nargs == 2);
+  int declared = !libc && declared_allocator(s, clang_getCursorReferenced(c));
+  if (!libc && !declared)
+    return 0;
+  int shape = -1;
+  for (int i = 0; i < nargs && shape < 0; i++)
+    shape = size_shape(s, clang_Cursor_getArgument(c, i));
+  if (shape >= 0)
+    return shape == t;
+  return declared && pool_of_one_size(s, c, t);
+}
+
 /* Does a function's body return nothing but pointers to struct t (or
- * null constants)?  Such a function hands out arena objects as `void *`
- * (a fork-join task called directly, a callback): no allocation. */
+ * null constants, or allocations of t's)?  Such a function hands out
+ * arena objects as `void *` (a fork-join task called directly, a
+ * callback, a pool's wrapper): no allocation of its own. */
 typedef struct returns {
   scan_t *s;
   int t, any, other;
@@ -1318,6 +1341,8 @@ static enum CXChildVisitResult return_cb(CXCursor c, CXCursor p,
   if (clang_getCursorKind(v) == CXCursor_IntegerLiteral)
     return CXChildVisit_Continue;
   r->any = 1;
+  if (clang_getCursorKind(v) == CXCursor_CallExpr && allocates(r->s, v, r->t))
+    return CXChildVisit_Continue;
   if (pointee_struct(r->s, clang_getCursorType(v)) != r->t)
     r->other = 1;
   /* A local made from a `void *` (`struct node *n = p;`) may hold any
