@@ -13,12 +13,17 @@
  * Hence a region of address space of its own, reserved at the first root
  * array: a root array is a block of the region, so "is p a root array" is
  * one range compare, the same test that keeps compact objects out of libc
- * (cp_free_any).  Blocks come in size classes two per power of two (64,
- * 96, 128, 192, ... bytes: at most a third more than asked), each class
- * with a free list, and from a bump pointer behind which the region is
- * committed 2 MiB at a time.  A block starts with a header (the live list,
- * the slot count, and a key made from the block's address, checked on
- * every free); the slots follow.  Freed blocks of 64 KiB or more give
+ * (cp_free_any).  Blocks come in size classes -- every multiple of 16
+ * bytes up to 256, then four per power of two (at most a quarter more
+ * than asked) -- each class with a free list, and from a bump pointer
+ * behind which the region is committed 2 MiB at a time.  A root array's
+ * slots follow a 16-byte header: the slot count, and a key made from the
+ * header's address, its class and its kind, checked on every free.  So an
+ * array of eight pointers takes 80 bytes, as libc's malloc(64) does (a
+ * 48-byte header with a live list made it 128, and a program of such
+ * arrays, Olden's em3d, a quarter larger than its native build).  The
+ * switch finds the live blocks by a bitmap of the region, one bit per 16
+ * bytes, set at each live header.  Freed blocks of 64 KiB or more give
  * their pages back, so a large bucket table freed costs nothing resident.
  * Everything here runs under the heap lock; the region's bounds are set
  * once, before the first block is handed out.
@@ -28,10 +33,11 @@
  * variable) beside compact pointers -- a work queue, a pool -- in its
  * native layout: the switch must not move it while a thread waits on its
  * mutex in the kernel, at its address.  Such an object is a block whose
- * header names its type: the switch translates the compact pointers of
- * each value in place, as a root, and never moves it.  Being a block of
- * the region, it is told from libc memory by the same range compare, so
- * free(3) through a `void *` finds it.
+ * header says so, with its type and alignment in the 16 bytes before the
+ * header: the switch translates the compact pointers of each value in
+ * place, as a root, and never moves it.  Being a block of the region, it
+ * is told from libc memory by the same range compare, so free(3) through
+ * a `void *` finds it.
  */
 #include "internal.h"
 
@@ -39,55 +45,99 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The 16 bytes before a block's slots (or values). */
 typedef struct cp_root_array {
-  struct cp_root_array *next, *prev; /* live list; next: free list */
-  cp_type_t *type;                   /* pinned: values of it fill the
-                                        slots; NULL: compact pointers */
-  size_t lead; /* bytes from the block's start to this header: values
-                  aligned above 16 bytes sit that far in */
+  size_t n; /* slots: pointer-sized words */
   /* Last, where libc reads a chunk's size: realloc(3) of a block from a
-   * file built without compactptr.h stops with "invalid old size". */
-  size_t n;                          /* slots: pointer-sized words */
-  uint64_t key;                      /* ROOT_KEY ^ address while live */
+   * file built without compactptr.h stops with "invalid old size".  0
+   * while the block is free. */
+  uint64_t key;
 } cp_root_array_t;
-_Static_assert(sizeof(cp_root_array_t) % 16 == 0, "keep slots 16-aligned");
+/* Before a pinned block's header: what it holds and where it begins. */
+typedef struct cp_pinned_head {
+  cp_type_t *type;
+  size_t lead; /* bytes from the block's start to this: values aligned
+                  above 16 bytes sit that far in */
+} cp_pinned_head_t;
+_Static_assert(sizeof(cp_root_array_t) == 16 && sizeof(cp_pinned_head_t) == 16,
+               "keep slots 16-aligned");
 
+/* key = ROOT_KEY ^ the header's address ^ its class (bits 48..55) ^ its
+ * kind (bit 47, pinned): addresses stay below 2^47, so the key gives both
+ * back, and a word that is no key (a pointer, a count, a byte of data)
+ * fails the check. */
 #define ROOT_KEY 0xC0A5C0A5435052A1ull
+#define KEY_PINNED ((uint64_t)1 << 47)
+#define KEY_ADDRESS (KEY_PINNED - 1)
 enum {
-  MIN_SHIFT = 6,            /* the smallest block: 64 bytes */
-  NCLASSES = 2 * (64 - MIN_SHIFT),
+  SMALL_MAX = 256, /* classes every 16 bytes up to here */
+  NSMALL = SMALL_MAX / 16,
+  NCLASSES = NSMALL + 4 * (64 - 8),
   DECOMMIT_BYTES = 64 << 10 /* freed blocks this large give pages back */
 };
+_Static_assert(NCLASSES <= 256, "a class fits the key's byte");
 #define REGION_MAX ((size_t)64 << 30) /* halved until the kernel agrees */
 #define COMMIT_STEP ((size_t)2 << 20)
+#define GRANULES_PER_BYTE                                                      \
+  ((size_t)16 * 8) /* region bytes a bitmap byte covers */
 
 static char *region;                 /* reserved once, never released */
 static size_t region_span, region_top, region_committed;
+static uint64_t *live_bits; /* bit i: a live header at region + 16 i */
 static bool region_limited; /* sized under an address-space limit */
 static uintptr_t region_lo, region_size; /* read without the lock */
-static cp_root_array_t *free_blocks[NCLASSES];
-static cp_root_array_t *arrays;      /* live */
+static void *free_blocks[NCLASSES]; /* each free block's first word: the next */
 uint64_t cp__root_arrays, cp__root_array_bytes;
 uint64_t cp__pinned_blocks, cp__pinned_bytes;
 
-static uint64_t key_of(const cp_root_array_t *h) {
-  return ROOT_KEY ^ (uint64_t)(uintptr_t)h;
+static uint64_t key_of(const cp_root_array_t *h, unsigned cls, bool pinned) {
+  return ROOT_KEY ^ (uint64_t)(uintptr_t)h ^ ((uint64_t)cls << 48) ^
+         (pinned ? KEY_PINNED : 0);
+}
+/* The class a live header's key names; -1 if h holds no key. */
+static int class_of(const cp_root_array_t *h) {
+  uint64_t x = h->key ^ ROOT_KEY ^ (uint64_t)(uintptr_t)h;
+  if ((x & KEY_ADDRESS) != 0 || (x >> 48) >= NCLASSES)
+    return -1;
+  return (int)(x >> 48);
+}
+static bool is_pinned(const cp_root_array_t *h) {
+  return ((h->key ^ ROOT_KEY) & KEY_PINNED) != 0;
+}
+static cp_pinned_head_t *pinned_head(const cp_root_array_t *h) {
+  return (cp_pinned_head_t *)h - 1;
+}
+static const cp_type_t *type_of_block(const cp_root_array_t *h) {
+  return is_pinned(h) ? pinned_head(h)->type : NULL;
 }
 
 /* The class of a block of `bytes` (header included) and its size. */
 static unsigned size_class(size_t bytes, size_t *size) {
-  if (bytes <= ((size_t)1 << MIN_SHIFT)) {
-    *size = (size_t)1 << MIN_SHIFT;
-    return 0;
+  if (bytes <= SMALL_MAX) {
+    unsigned c = bytes ? (unsigned)((bytes - 1) / 16) : 0;
+    *size = (size_t)(c + 1) * 16;
+    return c;
   }
   unsigned k = 63u - (unsigned)__builtin_clzll(bytes - 1); /* 2^k < bytes */
-  size_t mid = (size_t)3 << (k - 1);
-  if (bytes <= mid) {
-    *size = mid;
-    return 2 * (k - MIN_SHIFT) + 1;
-  }
-  *size = (size_t)2 << k;
-  return 2 * (k - MIN_SHIFT) + 2;
+  size_t quarter = (size_t)1 << (k - 2);
+  size_t q = (bytes - ((size_t)1 << k) + quarter - 1) >> (k - 2); /* 1..4 */
+  *size = ((size_t)1 << k) + q * quarter;
+  return NSMALL + 4 * (k - 8) + (unsigned)(q - 1);
+}
+static size_t class_size(unsigned c) {
+  if (c < NSMALL)
+    return (size_t)(c + 1) * 16;
+  unsigned k = 8 + (c - NSMALL) / 4, q = (c - NSMALL) % 4 + 1;
+  return ((size_t)1 << k) + q * ((size_t)1 << (k - 2));
+}
+
+static void live_set(const cp_root_array_t *h, bool on) {
+  size_t i = (size_t)((const char *)h - region) / 16;
+  uint64_t bit = (uint64_t)1 << (i & 63);
+  if (on)
+    live_bits[i / 64] |= bit;
+  else
+    live_bits[i / 64] &= ~bit;
 }
 
 static bool region_reserve(void) {
@@ -102,83 +152,87 @@ static bool region_reserve(void) {
   region_limited = limit != 0;
   for (; span >= COMMIT_STEP; span /= 2) {
     char *p = cp__os_reserve(span);
-    if (p) {
-      region = p;
-      region_span = span;
-      __atomic_store_n(&region_size, (uintptr_t)span, __ATOMIC_RELAXED);
-      __atomic_store_n(&region_lo, (uintptr_t)p, __ATOMIC_RELAXED);
-      return true;
+    if (!p)
+      continue;
+    /* The bitmap beside it, committed as the region is. */
+    void *bits = cp__os_reserve(span / GRANULES_PER_BYTE);
+    if (!bits) {
+      cp__os_release(p, span);
+      continue;
     }
+    region = p;
+    region_span = span;
+    live_bits = bits;
+    __atomic_store_n(&region_size, (uintptr_t)span, __ATOMIC_RELAXED);
+    __atomic_store_n(&region_lo, (uintptr_t)p, __ATOMIC_RELAXED);
+    return true;
   }
   return false;
 }
 
-/* The whole pages inside a block of `size` bytes at h: a large freed
+/* Makes the region writable up to `end` bytes, and its bitmap. */
+static bool region_commit(size_t end) {
+  if (end <= region_committed)
+    return true;
+  size_t want = (end + COMMIT_STEP - 1) & ~(COMMIT_STEP - 1);
+  if (want > region_span)
+    want = region_span;
+  size_t page = (size_t)1 << CP_PAGE_SHIFT;
+  size_t from = region_committed / GRANULES_PER_BYTE & ~(page - 1),
+         to = (want / GRANULES_PER_BYTE + page - 1) & ~(page - 1);
+  if (!cp__os_commit(region + region_committed, want - region_committed) ||
+      !cp__os_commit((char *)live_bits + from, to - from))
+    return false;
+  region_committed = want;
+  return true;
+}
+
+/* The whole pages inside a block of `size` bytes at b: a large freed
  * block gives them back, and they read as zero when it is taken again. */
-static void inner_pages(cp_root_array_t *h, size_t size, char **lo, char **hi) {
+static void inner_pages(char *b, size_t size, char **lo, char **hi) {
   uintptr_t page = (uintptr_t)1 << CP_PAGE_SHIFT;
-  *lo = (char *)(((uintptr_t)h + page - 1) & ~(page - 1));
-  *hi = (char *)(((uintptr_t)h + size) & ~(page - 1));
+  *lo = (char *)(((uintptr_t)b + page - 1) & ~(page - 1));
+  *hi = (char *)(((uintptr_t)b + size) & ~(page - 1));
 }
 
 /* A zeroed block of `size` bytes of class c, or NULL.  Heap lock held. */
-static cp_root_array_t *block_take(unsigned c, size_t size, size_t used) {
-  cp_root_array_t *h = free_blocks[c];
-  if (h) {
-    free_blocks[c] = h->next;
-    char *start = (char *)h, *end = start + used, *lo = end, *hi = end;
+static char *block_take(unsigned c, size_t size, size_t used) {
+  char *b = free_blocks[c];
+  if (b) {
+    memcpy(&free_blocks[c], b, sizeof(void *));
+    char *end = b + used, *lo = end, *hi = end;
     if (size >= DECOMMIT_BYTES)
-      inner_pages(h, size, &lo, &hi);
+      inner_pages(b, size, &lo, &hi);
     /* Cleared as far as it is used, but for the pages given back. */
-    memset(start, 0, (size_t)((lo < end ? lo : end) - start));
+    memset(b, 0, (size_t)((lo < end ? lo : end) - b));
     if (hi < end)
       memset(hi, 0, (size_t)(end - hi));
-    return h;
+    return b;
   }
   if (!region && !region_reserve())
     return NULL;
-  if (size > region_span - region_top)
+  if (size > region_span - region_top || !region_commit(region_top + size))
     return NULL;
-  size_t end = region_top + size;
-  if (end > region_committed) {
-    size_t want = (end + COMMIT_STEP - 1) & ~(COMMIT_STEP - 1);
-    if (want > region_span)
-      want = region_span;
-    if (!cp__os_commit(region + region_committed, want - region_committed))
-      return NULL;
-    region_committed = want;
-  }
-  h = (cp_root_array_t *)(region + region_top); /* fresh: zero */
-  region_top = end;
-  return h;
+  b = region + region_top; /* fresh: zero */
+  region_top += size;
+  return b;
 }
 
-/* The bytes a block of n slots takes, header included: values aligned
- * above 16 bytes get room to be moved up to their alignment. */
+/* The bytes a block of n slots takes, header included: a pinned block's
+ * values aligned above 16 bytes get room to be moved up to their
+ * alignment. */
 static size_t block_bytes(size_t n, const cp_type_t *type) {
-  size_t align = type ? type->desc->wide_align : 16;
-  return sizeof(cp_root_array_t) + n * sizeof(void *) +
-         (align > 16 ? align - 16 : 0);
-}
-
-/* Gives back the block whose header is h (list and key cleared). */
-static void block_give(cp_root_array_t *h, size_t used) {
-  size_t size;
-  unsigned c = size_class(used, &size);
-  h = (cp_root_array_t *)((char *)h - h->lead);
-  if (size >= DECOMMIT_BYTES) {
-    char *lo, *hi;
-    inner_pages(h, size, &lo, &hi);
-    cp__os_decommit(lo, (size_t)(hi - lo));
-  }
-  h->next = free_blocks[c];
-  free_blocks[c] = h;
+  size_t bytes = sizeof(cp_root_array_t) + n * sizeof(void *);
+  if (!type)
+    return bytes;
+  size_t align = type->desc->wide_align;
+  return bytes + sizeof(cp_pinned_head_t) + (align > 16 ? align - 16 : 0);
 }
 
 /* A live block of n slots (a root array, or pinned values of type), or
  * NULL (try_only), or fatal. */
 static void **block_new(size_t n, cp_type_t *type, bool try_only) {
-  if (n > (SIZE_MAX / 2 - sizeof(cp_root_array_t)) / sizeof(void *)) {
+  if (n > (SIZE_MAX / 2 - 256) / sizeof(void *)) {
     if (try_only)
       return NULL;
     cp__fatal("root array of %zu pointers: size overflows", n);
@@ -186,14 +240,8 @@ static void **block_new(size_t n, cp_type_t *type, bool try_only) {
   size_t used = block_bytes(n, type), size;
   unsigned c = size_class(used, &size);
   cp__lock();
-  cp_root_array_t *h = block_take(c, size, used);
-  if (h && type && type->desc->wide_align > 16) {
-    size_t a = type->desc->wide_align;
-    size_t lead = (a - ((uintptr_t)(h + 1) & (a - 1))) & (a - 1);
-    h = (cp_root_array_t *)((char *)h + lead);
-    h->lead = lead;
-  }
-  if (!h) {
+  char *b = block_take(c, size, used);
+  if (!b) {
     size_t span = region_span;
     cp__unlock();
     if (try_only)
@@ -215,20 +263,23 @@ static void **block_new(size_t n, cp_type_t *type, bool try_only) {
                         "full or could not be reserved)",
                         what, span);
   }
-  h->n = n;
-  h->key = key_of(h);
-  h->type = type;
-  h->next = arrays;
-  if (arrays)
-    arrays->prev = h;
-  arrays = h;
+  cp_root_array_t *h = (cp_root_array_t *)b;
   if (type) {
+    size_t a = type->desc->wide_align > 16 ? type->desc->wide_align : 16;
+    char *values = b + sizeof(cp_pinned_head_t) + sizeof(cp_root_array_t);
+    size_t lead = (a - ((uintptr_t)values & (a - 1))) & (a - 1);
+    h = (cp_root_array_t *)(values + lead) - 1;
+    pinned_head(h)->type = type;
+    pinned_head(h)->lead = lead;
     cp__pinned_blocks++;
     cp__pinned_bytes += n * sizeof(void *);
   } else {
     cp__root_arrays++;
     cp__root_array_bytes += n * sizeof(void *);
   }
+  h->n = n;
+  h->key = key_of(h, c, type != NULL);
+  live_set(h, true);
   cp__unlock();
   return (void **)(h + 1);
 }
@@ -244,8 +295,9 @@ bool cp__is_root_array_memory(const void *p) {
 /* The header of the live root array p, or fatal.  Heap lock held. */
 static cp_root_array_t *header_of(void **p) {
   cp_root_array_t *h = (cp_root_array_t *)p - 1;
-  if (!cp__is_root_array_memory(p) || (uintptr_t)p - region_lo > region_top ||
-      h->key != key_of(h))
+  if (!cp__is_root_array_memory(p) || (uintptr_t)p - region_lo < sizeof *h ||
+      (uintptr_t)p - region_lo > region_top || ((uintptr_t)p & 15) != 0 ||
+      class_of(h) < 0)
     cp__fatal("%p is not a root array or a pinned object of the runtime "
               "(freed twice, or not the start of one)",
               (void *)p);
@@ -268,24 +320,26 @@ void cp_root_array_free(void **p) {
     return free(p);
   cp__lock();
   cp_root_array_t *h = header_of(p);
-  if (h->prev)
-    h->prev->next = h->next;
-  else
-    arrays = h->next;
-  if (h->next)
-    h->next->prev = h->prev;
-  if (h->type) {
+  unsigned c = (unsigned)class_of(h);
+  size_t size = class_size(c);
+  char *b = (char *)h;
+  if (is_pinned(h)) {
     cp__pinned_blocks--;
     cp__pinned_bytes -= h->n * sizeof(void *);
+    b = (char *)pinned_head(h) - pinned_head(h)->lead;
   } else {
     cp__root_arrays--;
     cp__root_array_bytes -= h->n * sizeof(void *);
   }
-  size_t used = block_bytes(h->n, h->type);
+  live_set(h, false);
   h->key = 0;
-  h->type = NULL;
-  h->prev = NULL;
-  block_give(h, used);
+  if (size >= DECOMMIT_BYTES) {
+    char *lo, *hi;
+    inner_pages(b, size, &lo, &hi);
+    cp__os_decommit(lo, (size_t)(hi - lo));
+  }
+  memcpy(b, &free_blocks[c], sizeof(void *));
+  free_blocks[c] = b;
   cp__unlock();
 }
 
@@ -307,7 +361,7 @@ void **cp_root_array_realloc(void **p, size_t n) {
   cp__lock();
   cp_root_array_t *h = header_of(p);
   size_t old = h->n;
-  cp_type_t *t = h->type;
+  const cp_type_t *t = type_of_block(h);
   cp__unlock();
   if (t)
     cp__fatal("%p holds pinned '%s' objects, not compact pointers: resize "
@@ -348,7 +402,7 @@ void *cp_pinned_realloc(cp_type_desc_t *type, void *p, size_t n) {
   cp__lock();
   cp_root_array_t *h = header_of(p);
   size_t old = h->n;
-  const cp_type_t *held = h->type;
+  const cp_type_t *held = type_of_block(h);
   cp__unlock();
   if (held != t)
     cp__fatal("realloc of %p as pinned '%s' objects: it holds %s", p,
@@ -366,19 +420,27 @@ void *cp_pinned_realloc(cp_type_desc_t *type, void *p, size_t n) {
 
 void cp_pinned_free(void *p) { cp_root_array_free(p); }
 
+/* Every live block, in address order, from the bitmap (the world is
+ * stopped, or the heap lock held). */
 void cp__root_arrays_each(cp_root_visit_fn fn, void *ctx) {
-  for (cp_root_array_t *h = arrays; h; h = h->next) {
-    void **slots = (void **)(h + 1);
-    if (h->type) {
-      size_t w = h->type->desc->wide_size;
-      for (size_t i = 0; i < h->n * sizeof(void *) / w; i++)
-        cp__root_visit_value((char *)slots + i * w, h->type,
-                             h->type->desc->name, fn, ctx);
-      continue;
+  size_t words = (region_top / 16 + 63) / 64;
+  for (size_t w = 0; w < words; w++)
+    for (uint64_t bits = live_bits[w]; bits; bits &= bits - 1) {
+      cp_root_array_t *h =
+          (cp_root_array_t *)(region +
+                              (w * 64 + (size_t)__builtin_ctzll(bits)) * 16);
+      void **slots = (void **)(h + 1);
+      if (is_pinned(h)) {
+        cp_type_t *t = pinned_head(h)->type;
+        size_t sz = t->desc->wide_size;
+        for (size_t i = 0; i < h->n * sizeof(void *) / sz; i++)
+          cp__root_visit_value((char *)slots + i * sz, t, t->desc->name, fn,
+                               ctx);
+        continue;
+      }
+      for (size_t i = 0; i < h->n; i++)
+        fn(&slots[i], NULL, NULL, ctx);
     }
-    for (size_t i = 0; i < h->n; i++)
-      fn(&slots[i], NULL, NULL, ctx);
-  }
 }
 
 /* What free and realloc link to in code built against compactptr.h. */
@@ -408,7 +470,7 @@ void *cp_realloc_any(void *p, size_t bytes) {
       return NULL;
     }
     cp__lock();
-    cp_type_t *t = header_of(p)->type;
+    const cp_type_t *t = type_of_block(header_of(p));
     cp__unlock();
     if (t) /* pinned values: whole ones, the last one rounded up */
       return cp_pinned_realloc(t->desc, p,

@@ -157,6 +157,90 @@ static void test_pinned_aligned(void **state) {
   }
 }
 
+/* A root array takes its slots and a 16-byte header, rounded up to 16
+ * bytes (as libc's malloc rounds a chunk): eight pointers, 80 bytes. */
+static void test_root_array_size(void **state) {
+  (void)state;
+  /* Blocks of a class no other test frees, so both come from the bump. */
+  void **a = cp_root_array_alloc(8), **b = cp_root_array_alloc(8);
+  assert_int_equal((char *)b - (char *)a, 80);
+  cp_root_array_free(a);
+  cp_root_array_free(b);
+}
+
+/* Every live block is visited once, and nothing else, through any mix of
+ * sizes, kinds, frees and resizes: a slot of each block names it. */
+typedef struct visit {
+  void **seen[4096];
+  int n;
+} visit_t;
+static void record_slot(void **slot, cp_type_t *t, const char *name,
+                        void *ctx) {
+  (void)t;
+  (void)name;
+  visit_t *v = ctx;
+  if (*slot && v->n < 4096)
+    v->seen[v->n++] = *slot;
+}
+static void test_root_arrays_random(void **state) {
+  (void)state;
+  enum { LIVE = 300, STEPS = 20000 };
+  static void *blocks[LIVE];
+  static int pinned[LIVE];
+  static visit_t v;
+  uint64_t seed = 0x5eed0042;
+  print_message("seed %llx\n", (unsigned long long)seed);
+  uint64_t arrays = cp__root_arrays, pinned_blocks = cp__pinned_blocks;
+  for (int step = 0; step < STEPS; step++) {
+    int i = (int)rng_below(&seed, LIVE);
+    if (blocks[i] && rng_below(&seed, 3) == 0) {
+      cp_free_any(blocks[i]);
+      blocks[i] = NULL;
+    } else if (blocks[i] && !pinned[i]) {
+      size_t n = 1 + rng_below(&seed, rng_below(&seed, 8) ? 40 : 3000);
+      blocks[i] = cp_root_array_realloc(blocks[i], n);
+      assert_ptr_equal(((void **)blocks[i])[0], &blocks[i]);
+    } else if (!blocks[i]) {
+      pinned[i] = rng_below(&seed, 4) == 0;
+      if (pinned[i]) {
+        struct w_shard *sh =
+            cp_pinned_alloc(&shard_desc, 1 + rng_below(&seed, 3));
+        assert_int_equal((uintptr_t)sh % 64, 0);
+        blocks[i] = sh;
+      } else {
+        size_t n = 1 + rng_below(&seed, rng_below(&seed, 8) ? 40 : 3000);
+        void **a = cp_root_array_alloc(n);
+        for (size_t k = 0; k < n; k++)
+          assert_null(a[k]);
+        a[0] = &blocks[i];
+        blocks[i] = a;
+      }
+    }
+    if (step % 997 == 0 || step == STEPS - 1) {
+      v.n = 0;
+      cp__root_arrays_each(record_slot, &v);
+      int live = 0;
+      for (int k = 0; k < LIVE; k++)
+        live += blocks[k] && !pinned[k];
+      assert_int_equal(v.n, live);
+      for (int k = 0; k < v.n; k++) {
+        void **owner = v.seen[k];
+        assert_true(owner >= (void **)blocks && owner < (void **)blocks + LIVE);
+        assert_ptr_equal(((void **)*owner)[0], owner);
+      }
+      uint64_t pb = 0;
+      for (int k = 0; k < LIVE; k++)
+        pb += blocks[k] && pinned[k];
+      assert_int_equal(cp__root_arrays - arrays, (uint64_t)live);
+      assert_int_equal(cp__pinned_blocks - pinned_blocks, pb);
+    }
+  }
+  for (int k = 0; k < LIVE; k++)
+    cp_free_any(blocks[k]);
+  assert_int_equal(cp__root_arrays, arrays);
+  assert_int_equal(cp__pinned_blocks, pinned_blocks);
+}
+
 static void realloc_pinned_as_root_array(void *arg) {
   (void)arg;
   cp_root_array_realloc(cp_pinned_alloc(&box_desc, 1), 8);
@@ -305,6 +389,8 @@ int main(void) {
       cmocka_unit_test(test_pinned),
       cmocka_unit_test(test_pinned_errors),
       cmocka_unit_test(test_pinned_aligned),
+      cmocka_unit_test(test_root_array_size),
+      cmocka_unit_test(test_root_arrays_random),
       cmocka_unit_test(test_registered),
       cmocka_unit_test(test_thread_local_roots),
       cmocka_unit_test(test_libc_block_as_root_array),
