@@ -653,6 +653,45 @@ sizeFields(ASTContext &Ctx, const FunctionDecl *Def, const ParmVarDecl *P) {
   return Fields;
 }
 
+llvm::SmallPtrSet<const FunctionDecl *, 8>
+allocatorOwnFunctions(ASTContext &Ctx, const FunctionDecl *Except) {
+  llvm::SmallPtrSet<const FunctionDecl *, 8> Own;
+  std::vector<const FunctionDecl *> Bodies;
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (const auto *G = dyn_cast<FunctionDecl>(D);
+        G && G->doesThisDeclarationHaveABody()) {
+      Bodies.push_back(G);
+      if (hasAttribute(G, "allocator") || hasAttribute(G, "deallocator"))
+        Own.insert(G->getCanonicalDecl());
+    }
+  auto Refs = [](const Stmt *Body, const FunctionDecl *G) {
+    unsigned N = 0;
+    anyNode(Body, [&](const Stmt *St) {
+      const auto *DR = dyn_cast<DeclRefExpr>(St);
+      N += DR && DR->getDecl()->getCanonicalDecl() == G->getCanonicalDecl();
+      return false;
+    });
+    return N;
+  };
+  for (bool Grew = true; Grew;) {
+    Grew = false;
+    for (const FunctionDecl *G : Bodies) {
+      if (Own.count(G->getCanonicalDecl()) || G->isExternallyVisible() ||
+          G == Except)
+        continue;
+      unsigned All = 0, FromOwn = 0;
+      for (const FunctionDecl *H : Bodies) {
+        unsigned N = Refs(H->getBody(), G);
+        All += N;
+        FromOwn += Own.count(H->getCanonicalDecl()) ? N : 0;
+      }
+      if (All && All == FromOwn)
+        Grew |= Own.insert(G->getCanonicalDecl()).second;
+    }
+  }
+  return Own;
+}
+
 bool isQuietPoolSetUp(const Model &M, ASTContext &Ctx, const CallExpr *CE,
                       const Expr *Size) {
   if (!llvm::any_of(CE->arguments(), [&](const Expr *A) {
@@ -676,40 +715,13 @@ bool isQuietPoolSetUp(const Model &M, ASTContext &Ctx, const CallExpr *CE,
   // Those fields are read by the pool's own functions only: its
   // allocators and deallocators, the static functions only they call (a
   // refill), and the set-up, which only writes them.
-  llvm::SmallPtrSet<const FunctionDecl *, 8> Own;
+  llvm::SmallPtrSet<const FunctionDecl *, 8> Own =
+      allocatorOwnFunctions(Ctx, Def);
   std::vector<const FunctionDecl *> Bodies;
   for (const Decl *D : Ctx.getTranslationUnitDecl()->decls())
     if (const auto *G = dyn_cast<FunctionDecl>(D);
-        G && G->doesThisDeclarationHaveABody()) {
+        G && G->doesThisDeclarationHaveABody())
       Bodies.push_back(G);
-      if (hasAttribute(G, "allocator") || hasAttribute(G, "deallocator"))
-        Own.insert(G->getCanonicalDecl());
-    }
-  auto Refs = [](const Stmt *Body, const FunctionDecl *G) {
-    unsigned N = 0;
-    anyNode(Body, [&](const Stmt *St) {
-      const auto *DR = dyn_cast<DeclRefExpr>(St);
-      N += DR && DR->getDecl()->getCanonicalDecl() == G->getCanonicalDecl();
-      return false;
-    });
-    return N;
-  };
-  for (bool Grew = true; Grew;) {
-    Grew = false;
-    for (const FunctionDecl *G : Bodies) {
-      if (Own.count(G->getCanonicalDecl()) || G->isExternallyVisible() ||
-          G == Def)
-        continue;
-      unsigned All = 0, FromOwn = 0;
-      for (const FunctionDecl *H : Bodies) {
-        unsigned N = Refs(H->getBody(), G);
-        All += N;
-        FromOwn += Own.count(H->getCanonicalDecl()) ? N : 0;
-      }
-      if (All && All == FromOwn)
-        Grew |= Own.insert(G->getCanonicalDecl()).second;
-    }
-  }
   for (const FunctionDecl *G : Bodies) {
     if (Own.count(G->getCanonicalDecl()))
       continue;

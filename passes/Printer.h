@@ -19,6 +19,7 @@
 
 #include "Engine.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include <optional>
 #include <set>
 
@@ -112,6 +113,19 @@ bool takesNoSize(const clang::FunctionDecl *FD);
 /// kept there never sizes a compact object.
 bool isQuietPoolSetUp(const Model &M, clang::ASTContext &Ctx,
                       const clang::CallExpr *CE, const clang::Expr *Size);
+/// Allocators.cpp: the functions whose code runs only for the memory a
+/// program's own allocator hands out: its CP_ALLOCATOR and CP_DEALLOCATOR
+/// functions, and the static functions only they call (a pool's refill),
+/// but Except (canonical declarations).
+llvm::SmallPtrSet<const clang::FunctionDecl *, 8>
+allocatorOwnFunctions(clang::ASTContext &Ctx,
+                      const clang::FunctionDecl *Except = nullptr);
+/// AllocatorEffects.cpp: warns (allocator-effects) at an update a
+/// CP_ALLOCATOR or CP_DEALLOCATOR function makes (itself or through a
+/// static helper) to a variable or field that code of the program other
+/// than its own functions reads (`live_bytes += n`, printed by main): the
+/// calls the rewrite routes to the runtime no longer run it.
+void checkAllocatorEffects(Session &S);
 /// Allocators.cpp: warns (pool-release) at a call that hands a pool a
 /// CP_ALLOCATOR function allocates from to a function that gives the
 /// pool's memory back (`pool_destroy(&pool)`: the compact objects are not

@@ -1453,6 +1453,7 @@ void runSafety(Session &S) {
   ExprChecks C(S);
   C.TraverseDecl(S.Ctx.getTranslationUnitDecl());
   checkPoolReleases(S);
+  checkAllocatorEffects(S);
 }
 
 } // namespace compactptr
