@@ -1315,6 +1315,18 @@ private:
     return Found;
   }
 
+  /// E, through parentheses and integer conversions, is an XOR (`a ^
+  /// b`), or a local whose initializer is one: the XOR.
+  static const Expr *xorOperand(const Expr *E) {
+    E = E->IgnoreParenCasts();
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+          VD && VD->isLocalVarDecl() && VD->getInit())
+        E = VD->getInit()->IgnoreParenCasts();
+    const auto *BO = dyn_cast<BinaryOperator>(E);
+    return BO && BO->getOpcode() == BO_Xor ? BO : nullptr;
+  }
+
   bool checkCast(const CastExpr *E) {
     QualType To = E->getType(), From = E->getSubExpr()->getType();
     CompactType *FromT = M.pointeeOf(From), *ToT = M.pointeeOf(To);
@@ -1356,6 +1368,24 @@ private:
     case CK_IntegralToPointer:
       if (ToT && !E->getSubExpr()->isNullPointerConstant(
                      S.Ctx, Expr::NPC_ValueDependentIsNotNull)) {
+        // Switchable: an XOR of addresses (an XOR-linked list's `prev ^
+        // n->link`) mixes an address of the moment with ones kept as
+        // integers from before the switch, which it never translates: the
+        // result names no object, and the program read whatever lay there
+        // (a trial's walk printed a wrong sum with exit 0, or crashed).
+        if (const Expr *X =
+                S.Opts.switchable() ? xorOperand(E->getSubExpr()) : nullptr) {
+          S.report(Diag::MixedAddress, E->getExprLoc(),
+                   "an XOR of addresses cast to a compact pointer to " +
+                       quoted(ToT->WideSpelling) +
+                       ": the switch to wide mode moves every object, and "
+                       "the addresses kept mixed in integers are not "
+                       "translated, so after it the result names no object; "
+                       "keep each link in a pointer field, or build the "
+                       "program compact-only, which never switches",
+                   {R, tokRange(X->getSourceRange())});
+          return true;
+        }
         recordIntegerCast(ToT, E->getExprLoc());
         if (const FieldDecl *F =
                 S.Opts.switchable() ? readFromField(E->getSubExpr()) : nullptr)

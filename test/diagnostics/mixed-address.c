@@ -1,0 +1,59 @@
+// An XOR-linked list keeps prev ^ next in an integer field and walks it
+// with `next = (struct xnode *)(prev ^ n->link)`.  The switch to wide mode
+// moves every object and translates pointers, never addresses mixed into
+// integers, so after it the XOR names no object: a trial's walk printed a
+// wrong sum with exit 0 (or crashed) where its warnings promised a stop.
+// Refused in switchable mode (mixed-address), at the cast back, directly
+// or through a local; compact-only builds never switch, and run it as
+// natively.
+// REQUIRES: plugin
+// RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify=sw %s
+// RUN: %clang %cflags -O1 %s -o %t.native
+// RUN: %clang %cflags -O1 -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fplugin-arg-compactptr-Wno-compactptr-integer-cast %s %runtime -o %t.co
+// RUN: %t.native > %t.expect
+// RUN: %t.co | diff %t.expect -
+#include <compactptr.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct CP_COMPACT xnode { long value; uintptr_t link; };
+#define XOR(a, b) ((struct xnode *)((uintptr_t)(a) ^ (uintptr_t)(b)))
+
+static struct xnode *head, *tail;
+
+static void push_back(long v) {
+  struct xnode *n = malloc(sizeof *n);
+  n->value = v;
+  n->link = (uintptr_t)tail; // sw-warning {{compact pointer to 'struct xnode' cast to an integer and stored in field 'link'}}
+  if (tail)
+    tail->link ^= (uintptr_t)n; // sw-warning {{compact pointer to 'struct xnode' cast to an integer and hashed}}
+  else
+    head = n;
+  tail = n;
+}
+
+int main(void) {
+  for (long i = 0; i < 1000; i++)
+    push_back(i);
+  long sum = 0, steps = 0;
+  struct xnode *prev = NULL, *cur = head;
+  while (cur) {
+    sum += cur->value * ++steps;
+    // sw-error@+2 {{an XOR of addresses cast to a compact pointer to 'struct xnode': the switch to wide mode moves every object, and the addresses kept mixed in integers are not translated, so after it the result names no object; keep each link in a pointer field, or build the program compact-only, which never switches}}
+    // sw-warning@+1 {{cast to an integer and hashed}}
+    struct xnode *next = XOR(prev, cur->link);
+    prev = cur;
+    cur = next;
+  }
+  // Backwards, through a local.
+  prev = NULL;
+  for (cur = tail; cur;) {
+    uintptr_t x = (uintptr_t)prev ^ cur->link; // sw-warning {{cast to an integer and hashed}}
+    sum -= cur->value;
+    prev = cur;
+    cur = (struct xnode *)x; // sw-error {{an XOR of addresses cast to a compact pointer}}
+  }
+  printf("%ld %ld\n", steps, sum);
+  return 0;
+}
