@@ -724,6 +724,13 @@ static const Expr *useOf(Session &S, const Expr *E, const Expr *&At) {
 static const CallExpr *keepingCall(Session &S, const Expr *E) {
   const Expr *At;
   const Expr *P = useOf(S, E, At);
+  // Or its address (`epoll_ctl(ep, op, fd, &ev)`: the kernel keeps a copy
+  // of the struct it points to).
+  if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P);
+      UO && UO->getOpcode() == UO_AddrOf) {
+    E = UO;
+    P = useOf(S, E, At);
+  }
   const auto *CE = dyn_cast_or_null<CallExpr>(P);
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
   int K = keptArgument(FD);
@@ -978,8 +985,12 @@ void checkVoidEscape(Session &S, const CastExpr *E) {
     const FunctionDecl *FD = Keeper->getDirectCallee();
     QualType ST =
         Keeper->getArg(keptArgument(FD))->IgnoreParenImpCasts()->getType();
+    bool ByAddress = ST->isPointerType();
+    if (ByAddress)
+      ST = ST->getPointeeType();
     Where = "is stored as 'void *' in " + quoted(ST.getAsString()) +
-            " handed to " + quoted(FD->getName()) + " on line " +
+            (ByAddress ? " whose address is handed to " : " handed to ") +
+            quoted(FD->getName()) + " on line " +
             std::to_string(S.SM.getExpansionLineNumber(Keeper->getBeginLoc())) +
             ", which keeps it after it returns";
     Advice = LibcAdvice;

@@ -10,7 +10,11 @@
 // both stopped the program after a switch (exit 70).  Compact-only mode
 // never switches: no warning.  A comparator of this file called directly
 // keeps nothing (before, void-escape warned there too); a function of
-// this file that stores its argument does.
+// this file that stores its argument does.  The kernel keeps a copy of
+// the struct whose address epoll_ctl and timer_create are handed: a
+// compact pointer in its `data.ptr` or `sival_ptr` is flagged too (a
+// trial's connections came back from epoll_wait after a switch as
+// addresses in the released arena: exit 70, with no warning).
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only %s 2>&1 | FileCheck --implicit-check-not=warning: %s
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Werror %s
@@ -19,8 +23,11 @@
 #include <compactptr.h>
 #include <pthread.h>
 #include <search.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
 
 struct CP_COMPACT sym {
   int key;
@@ -129,4 +136,22 @@ void enter_wrapped(struct sym *s, char *name) {
   ENTRY direct = {name, s};
   // CHECK: libc-callbacks.c:[[@LINE-1]]:25: warning: a compact pointer to 'struct sym' is stored as 'void *' in 'ENTRY' handed to 'hsearch' on line [[@LINE-5]]
   put(direct);
+}
+
+// Kept by the kernel through the struct's address.
+void watch(int ep, int fd, struct sym *s) {
+  struct epoll_event ev = {.events = EPOLLIN};
+  ev.data.ptr = s;
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:17: warning: a compact pointer to 'struct sym' is stored as 'void *' in 'struct epoll_event' whose address is handed to 'epoll_ctl' on line [[@LINE+1]], which keeps it after it returns
+  epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+  struct sigevent se;
+  memset(&se, 0, sizeof se);
+  se.sigev_notify = SIGEV_THREAD;
+  se.sigev_value.sival_ptr = s;
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:30: warning: a compact pointer to 'struct sym' is stored as 'void *' in 'struct sigevent' whose address is handed to 'timer_create' on line [[@LINE+2]]
+  timer_t t;
+  timer_create(CLOCK_MONOTONIC, &se, &t);
+  // Read back only: epoll_wait's events are no keeping call.
+  struct epoll_event out[4];
+  (void)epoll_wait(ep, out, 4, 0);
 }
