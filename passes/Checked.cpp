@@ -196,7 +196,17 @@ bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
       const Expr *Full = CE;
       while (const Expr *P = parentSkippingParens(S.Ctx, Full, &Full))
         Full = P;
-      if (anyReferenceTo(Full, VD, [](const DeclRefExpr *) { return true; }))
+      // (But for `v = f(...)`: the call's result is written to v, which
+      // holds nothing the call needs kept -- uthash's `nb_ = calloc(...)`
+      // after a bare `struct bucket *nb_;` in a statement macro.)
+      if (anyReferenceTo(Full, VD, [&](const DeclRefExpr *DR) {
+            const Expr *Cur = DR;
+            const auto *BO = dyn_cast_or_null<BinaryOperator>(
+                parentSkippingParens(S.Ctx, DR, &Cur));
+            return !(BO && BO->getOpcode() == BO_Assign &&
+                     BO->getLHS()->IgnoreParens() == Cur &&
+                     BO->getRHS()->IgnoreParenCasts() == CE);
+          }))
         return true;
       return !deadAfter(CE, VD);
     };
