@@ -42,16 +42,6 @@ using namespace clang;
 
 namespace compactptr {
 
-/// The argument a CP_ALLOCATOR function's size is in: the first one shaped
-/// sizeof(T) or n * sizeof(T), else the first one (for the error); null if
-/// it takes none.
-const Expr *allocatorSizeArg(const CallExpr *CE) {
-  for (const Expr *A : CE->arguments())
-    if (sizeShape(A).Ok)
-      return A;
-  return CE->getNumArgs() ? CE->getArg(0) : nullptr;
-}
-
 /// What a CP_ALLOCATOR function's body does with its parameters, as far
 /// as the allocations in it show (libc's, and those of functions with an
 /// alloc_size attribute or a body here, a few calls deep):
@@ -84,6 +74,32 @@ struct ParamRoles {
 };
 
 static ParamRoles paramRoles(const FunctionDecl *FD, unsigned Depth);
+
+/// The argument a CP_ALLOCATOR function's size is in: the first one shaped
+/// sizeof(T) or n * sizeof(T) -- of several, the first whose parameter
+/// the body's allocation is sized by (Lua's `luaM_realloc_(b, osize,
+/// nsize)`, whose old size comes first) -- else the first one (for the
+/// error); null if it takes none.
+const Expr *allocatorSizeArg(const CallExpr *CE) {
+  const Expr *First = nullptr;
+  unsigned Shaped = 0;
+  for (const Expr *A : CE->arguments())
+    if (sizeShape(A).Ok) {
+      First = First ? First : A;
+      Shaped++;
+    }
+  const FunctionDecl *FD = CE->getDirectCallee();
+  const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  if (Shaped > 1 && Def && Def->getBody() && !Def->isVariadic()) {
+    ParamRoles R = paramRoles(Def, 4);
+    for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I)
+      if (R.InSize.test(I) && sizeShape(CE->getArg(I)).Ok)
+        return CE->getArg(I);
+  }
+  if (First)
+    return First;
+  return CE->getNumArgs() ? CE->getArg(0) : nullptr;
+}
 
 /// The definitions of FD's locals (`void *old = p;`, `bytes = n * size;`,
 /// `__builtin_mul_overflow(n, size, &bytes)`: the factors it multiplies).
@@ -962,6 +978,26 @@ AllocatorCall allocatorCall(const CallExpr *CE) {
       HasBody ? "its allocation is not one the plugin can read: a hook, a "
                 "function of another file, or more than four calls deep"
               : "its body is not in this file";
+  // A body read well enough, whose allocation is sized by another
+  // parameter than the sizeof argument's (Lua's realloc-as-free,
+  // `luaM_realloc_(b, osize, 0)`): say that, not that it is unreadable.
+  if (Unreadable && Unreadable->Allocates)
+    for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I)
+      if (Unreadable->InSize.test(I)) {
+        if (auto Z = CE->getArg(I)->getIntegerConstantExpr(Ctx); Z && *Z == 0) {
+          R.Problem = Name + " is handed a size of 0 (argument " +
+                      std::to_string(I + 1) +
+                      "), with which it frees its block: free a compact "
+                      "object with free(), or with a function declared "
+                      "CP_DEALLOCATOR";
+          return R;
+        }
+        Unread = "its body allocates " + argText(I) + " bytes (argument " +
+                 std::to_string(I + 1) +
+                 "), which is not sizeof(T) or n * "
+                 "sizeof(T)";
+        break;
+      }
 
   // The counts: the attribute says it (alloc_size(size) or alloc_size(size,
   // count)), else the allocation in the body.

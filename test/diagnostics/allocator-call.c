@@ -3,7 +3,10 @@
 // whose body is not in the file and that has no alloc_size attribute,
 // handed an argument that may count the objects or a block of the
 // allocated type that it may resize; one that takes its size elsewhere
-// than its alloc_size says; one that hands two blocks to realloc.
+// than its alloc_size says; one that hands two blocks to realloc; one
+// handed a size of 0, with which its body frees (Lua's realloc-as-free,
+// which had been called unreadable).  Of two sizeof arguments (Lua's old
+// and new size), the one the body allocates by is the size.
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 #include <compactptr.h>
 #include <stdarg.h>
@@ -67,6 +70,14 @@ static CP_ALLOCATOR void *mallocn(size_t n, size_t size) {
   size *= n; // the size parameter holds the product by the allocation
   return malloc(size);
 }
+static CP_ALLOCATOR void *lua_realloc(void *block, size_t osize, size_t nsize) {
+  (void)osize;
+  if (nsize == 0) {
+    free(block);
+    return NULL;
+  }
+  return realloc(block, nsize);
+}
 CP_ALLOCATOR void *ext_realloc(void *p, size_t size) __attribute__((alloc_size(2)));
 CP_ALLOCATOR void *ext_calloc(size_t n, size_t size);
 CP_ALLOCATOR void *ext_resize(void *p, size_t size);
@@ -99,5 +110,7 @@ struct node *f(struct node *a, int n, int flags) {
   a = ext_flags(sizeof *a, 64);
   struct node *h = near(a, sizeof *h);
   (void)h;
+  a = lua_realloc(a, n * sizeof *a, 2 * n * sizeof *a);
+  lua_realloc(a, 2 * n * sizeof *a, 0); // expected-error {{this call of a CP_ALLOCATOR function cannot go to the runtime: 'lua_realloc' is handed a size of 0 (argument 3), with which it frees its block: free a compact object with free(), or with a function declared CP_DEALLOCATOR}}
   return a;
 }
