@@ -1372,6 +1372,43 @@ static int returns_only(scan_t *s, CXCursor def, int t) {
   return r.any && !r.other;
 }
 
+/* Does a function's body allocate: call malloc, calloc, realloc or a
+ * function of the libc family that returns fresh memory?  (A list sort
+ * that hands back the `void *` it was given allocates nothing: asking
+ * for CP_ALLOCATOR on it would route its calls to the runtime.) */
+typedef struct allocates {
+  int found, depth;
+} allocates_t;
+static int body_allocates_at(CXCursor def, int depth);
+static enum CXChildVisitResult allocates_cb(CXCursor c, CXCursor p,
+                                            CXClientData d) {
+  (void)p;
+  allocates_t *a = d;
+  if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+    CXString sp = clang_getCursorSpelling(c);
+    const char *n = clang_getCString(sp);
+    static const char *const fns[] = {"malloc", "calloc", "realloc",
+                                      "reallocarray", "strdup", "strndup",
+                                      "aligned_alloc", "mmap"};
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+      if (n && strcmp(n, fns[i]) == 0)
+        a->found = 1;
+    clang_disposeString(sp);
+    /* Through a function of the file that does (a wrapper of a wrapper). */
+    CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(c));
+    if (!a->found && a->depth < 3 && !clang_Cursor_isNull(def) &&
+        clang_getCursorKind(def) == CXCursor_FunctionDecl)
+      a->found = body_allocates_at(def, a->depth + 1);
+  }
+  return a->found ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+static int body_allocates_at(CXCursor def, int depth) {
+  allocates_t a = {0, depth};
+  clang_visitChildren(def, allocates_cb, &a);
+  return a.found;
+}
+static int body_allocates(CXCursor def) { return body_allocates_at(def, 0); }
+
 /** `struct node *p = mk();` with mk returning void *: an object a wrapper
  *  allocated is in libc's heap, not the arena (the plugin warns on the
  *  implicit conversion; a written cast says the object is the arena's,
@@ -1382,9 +1419,26 @@ static void foreign_object(scan_t *s, CXCursor c, const char *fn) {
       clang_getCanonicalType(clang_getPointeeType(rt)).kind != CXType_Void ||
       strncmp(fn, "cp_", 3) == 0)
     return;
-  /* What libc kept (the plugin's CP_RETURNS_KEPT_FN): no allocation. */
-  if (strcmp(fn, "pthread_getspecific") == 0 || strcmp(fn, "tss_get") == 0)
-    return;
+  /* What libc kept (the plugin's CP_RETURNS_KEPT_FN), or a pointer into
+   * an argument (CP_RESULT_IN_ARG_FN: bsearch over an array of t's finds
+   * one of them): no allocation. */
+  static const char *const kept[] = {
+#define CP_RETURNS_KEPT_FN(Name) Name,
+#include "Vocabulary.def"
+  };
+  static const struct { const char *name; int arg; } in_arg[] = {
+#define CP_RESULT_IN_ARG_FN(Name, Arg) {Name, Arg},
+#include "Vocabulary.def"
+  };
+  for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+    if (strcmp(fn, kept[i]) == 0)
+      return;
+  for (size_t i = 0; i < sizeof in_arg / sizeof in_arg[0]; i++)
+    if (strcmp(fn, in_arg[i].name) == 0 &&
+        in_arg[i].arg < clang_Cursor_getNumArguments(c) &&
+        pointee_struct(s, clang_getCursorType(strip(
+                              clang_Cursor_getArgument(c, in_arg[i].arg)))) >= 0)
+      return;
   CXCursor p = parent_skipping_parens(s, NULL);
   enum CXCursorKind pk = clang_getCursorKind(p);
   if (pk != CXCursor_UnexposedExpr && pk != CXCursor_CStyleCastExpr)
@@ -1425,7 +1479,8 @@ static void foreign_object(scan_t *s, CXCursor c, const char *fn) {
   CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(c));
   if (!clang_Cursor_isNull(def) && returns_only(s, def, t))
     return;
-  if (!clang_Cursor_isNull(def) && !in_system_header(def) && *fn) {
+  if (!clang_Cursor_isNull(def) && !in_system_header(def) && *fn &&
+      body_allocates(def)) {
     int sized = 0;
     for (int i = 0; i < clang_Cursor_getNumArguments(c) && !sized; i++)
       sized = size_shape(s, clang_Cursor_getArgument(c, i)) == t;
