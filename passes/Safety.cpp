@@ -1197,9 +1197,13 @@ private:
                    (S.Opts.switchable() ? "the value does not survive the "
                                           "switch to wide mode, and "
                                         : "") +
-                   "compact objects are aligned to 4 bytes (8 with "
-                   "8-byte granules), not to malloc's 16: no low bit "
-                   "beyond those is free for a tag",
+                   (S.Opts.compactBodies()
+                        ? "compact objects are aligned to 4 bytes (8 with "
+                          "8-byte granules), not to malloc's 16: no low bit "
+                          "beyond those is free for a tag"
+                        : "the runtime's objects are aligned to their "
+                          "type's alignment, not to malloc's 16: no low bit "
+                          "beyond those is free for a tag"),
                {R});
   }
 

@@ -11,7 +11,7 @@
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify=expected,sw %s
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify=expected,co %s
-// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=wide -fsyntax-only -Xclang -verify=expected,co %s
+// RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=wide -fsyntax-only -Xclang -verify=expected,wd %s
 #include <compactptr.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,33 +24,34 @@ struct CP_COMPACT node {
 
 size_t hash_word(struct node *p) {
   uintptr_t v;
-  memcpy(&v, &p, sizeof v); // sw-warning {{compact pointer to 'struct node' copied into integer 'v' by 'memcpy' and hashed; the switch to wide mode moves every object, so a table keyed on addresses taken before it finds nothing after it (key the table on a field of the object, or build the program compact-only, which never switches)}} co-warning {{compact pointer to 'struct node' copied into integer 'v' by 'memcpy'; compact objects are aligned to 4 bytes (8 with 8-byte granules), not to malloc's 16: no low bit beyond those is free for a tag}}
+  memcpy(&v, &p, sizeof v); // sw-warning {{compact pointer to 'struct node' copied into integer 'v' by 'memcpy' and hashed; the switch to wide mode moves every object, so a table keyed on addresses taken before it finds nothing after it (key the table on a field of the object, or build the program compact-only, which never switches)}} co-warning {{compact pointer to 'struct node' copied into integer 'v' by 'memcpy'; compact objects are aligned to 4 bytes (8 with 8-byte granules), not to malloc's 16: no low bit beyond those is free for a tag}} wd-warning {{compact pointer to 'struct node' copied into integer 'v' by 'memcpy'; the runtime's objects are aligned to their type's alignment, not to malloc's 16: no low bit beyond those is free for a tag}}
   return (v >> 3) % 4096;
 }
 
 unsigned long kept_word(struct node *p) {
   unsigned long v;
-  __builtin_memmove(&v, &p, sizeof v); // sw-warning {{compact pointer to 'struct node' copied into integer 'v' by '__builtin_memmove'; the value does not survive the switch to wide mode, and compact objects are aligned to 4 bytes}} co-warning {{compact pointer to 'struct node' copied into integer 'v' by '__builtin_memmove'; compact objects are aligned}}
+  __builtin_memmove(&v, &p, sizeof v); // sw-warning {{compact pointer to 'struct node' copied into integer 'v' by '__builtin_memmove'; the value does not survive the switch to wide mode, and compact objects are aligned to 4 bytes}} co-warning {{compact pointer to 'struct node' copied into integer 'v' by '__builtin_memmove'; compact objects are aligned}} wd-warning {{compact pointer to 'struct node' copied into integer 'v' by '__builtin_memmove'; the runtime's objects are aligned}}
   return v;
 }
 
 size_t hash_bytes(struct node *p) {
   unsigned char b[sizeof p];
   size_t h = 0, i;
-  memcpy(b, &p, sizeof p); // sw-warning {{compact pointer to 'struct node' copied into array 'b' by 'memcpy' and hashed}} co-warning {{compact pointer to 'struct node' copied into array 'b' by 'memcpy'; compact objects are aligned}}
+  memcpy(b, &p, sizeof p); // sw-warning {{compact pointer to 'struct node' copied into array 'b' by 'memcpy' and hashed}} co-warning {{compact pointer to 'struct node' copied into array 'b' by 'memcpy'; compact objects are aligned}} wd-warning {{compact pointer to 'struct node' copied into array 'b' by 'memcpy'; the runtime's objects are aligned}}
   for (i = 0; i < sizeof b; i++)
     h = (h ^ b[i]) * 1099511628211u;
   return h;
 }
 
 size_t hash_difference(struct node *p) {
-  return (size_t)((const char *)p - (const char *)0) % 1021; // sw-warning {{compact pointer to 'struct node' made an integer by subtracting a constant address and hashed; the switch to wide mode moves every object}} co-warning {{compact pointer to 'struct node' made an integer by subtracting a constant address; compact objects are aligned}}
+  return (size_t)((const char *)p - (const char *)0) % 1021; // sw-warning {{compact pointer to 'struct node' made an integer by subtracting a constant address and hashed; the switch to wide mode moves every object}} co-warning {{compact pointer to 'struct node' made an integer by subtracting a constant address; compact objects are aligned}} wd-warning {{compact pointer to 'struct node' made an integer by subtracting a constant address; the runtime's objects are aligned}}
 }
 
 // (Before the function: switchable mode's compact copy of a function that
 // steps a compact pointer would repeat a directive in its body.)
-// sw-warning@+3 {{compact pointer to 'struct node' made an integer by subtracting a constant address; the value does not survive the switch}}
-// co-warning@+2 {{made an integer by subtracting a constant address}}
+// sw-warning@+4 {{compact pointer to 'struct node' made an integer by subtracting a constant address; the value does not survive the switch}}
+// co-warning@+3 {{made an integer by subtracting a constant address}}
+// wd-warning@+2 {{made an integer by subtracting a constant address}}
 ptrdiff_t from_null(struct node *p) {
   return p - (struct node *)NULL;
 }
