@@ -1319,16 +1319,45 @@ private:
     return Found;
   }
 
-  /// E, through parentheses and integer conversions, is an XOR (`a ^
-  /// b`), or a local whose initializer is one: the XOR.
-  static const Expr *xorOperand(const Expr *E) {
+  /// E, through parentheses and integer conversions, is an XOR of two
+  /// values neither of which is a constant (`prev ^ n->link`; `p ^ 1`
+  /// clears a tag bit of an address the switch translated), or a local
+  /// that such an XOR initializes, is assigned or is XORed into
+  /// (`x = a ^ b;`, `x ^= prev;`): the XOR.
+  const Expr *xorOperand(const Expr *E) const {
+    auto Mixed = [&](const Expr *X) -> const Expr * {
+      const auto *BO = dyn_cast<BinaryOperator>(X->IgnoreParenCasts());
+      if (!BO || (BO->getOpcode() != BO_Xor && BO->getOpcode() != BO_XorAssign))
+        return nullptr;
+      for (const Expr *Op : {BO->getLHS(), BO->getRHS()})
+        if (Op->IgnoreParenCasts()->isIntegerConstantExpr(S.Ctx))
+          return nullptr;
+      return BO;
+    };
     E = E->IgnoreParenCasts();
-    if (const auto *DR = dyn_cast<DeclRefExpr>(E))
-      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
-          VD && VD->isLocalVarDecl() && VD->getInit())
-        E = VD->getInit()->IgnoreParenCasts();
-    const auto *BO = dyn_cast<BinaryOperator>(E);
-    return BO && BO->getOpcode() == BO_Xor ? BO : nullptr;
+    if (const Expr *X = Mixed(E))
+      return X;
+    const auto *DR = dyn_cast<DeclRefExpr>(E);
+    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    if (!VD || !VD->isLocalVarDecl())
+      return nullptr;
+    if (VD->getInit())
+      if (const Expr *X = Mixed(VD->getInit()))
+        return X;
+    const FunctionDecl *FD = enclosingFunction(S.Ctx, E);
+    const Expr *Found = nullptr;
+    if (FD && FD->getBody())
+      anyNode(FD->getBody(), [&](const Stmt *St) {
+        const auto *BO = dyn_cast<BinaryOperator>(St);
+        if (!BO || !BO->isAssignmentOp())
+          return false;
+        const auto *L = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParenCasts());
+        if (!L || L->getDecl() != VD)
+          return false;
+        Found = BO->getOpcode() == BO_Assign ? Mixed(BO->getRHS()) : Mixed(BO);
+        return Found != nullptr;
+      });
+    return Found;
   }
 
   bool checkCast(const CastExpr *E) {

@@ -4,7 +4,8 @@
 // integers, so after it the XOR names no object: a trial's walk printed a
 // wrong sum with exit 0 (or crashed) where its warnings promised a stop.
 // Refused in switchable mode (mixed-address), at the cast back, directly
-// or through a local; compact-only builds never switch, and run it as
+// or through a local (initialized, assigned or XORed into); an XOR with
+// a constant (a tag bit cleared) is not one; compact-only builds never switch, and run it as
 // natively.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify=sw %s
@@ -54,6 +55,17 @@ int main(void) {
     prev = cur;
     cur = (struct xnode *)x; // sw-error {{an XOR of addresses cast to a compact pointer}}
   }
+  // Assigned, or XORed into, after the declaration.
+  uintptr_t y;
+  y = (uintptr_t)prev ^ head->link; // sw-warning {{cast to an integer and hashed}}
+  cur = (struct xnode *)y; // sw-error {{an XOR of addresses cast to a compact pointer}}
+  uintptr_t z = head->link;
+  z ^= (uintptr_t)prev; // sw-warning {{cast to an integer and hashed}}
+  cur = (struct xnode *)z; // sw-error {{an XOR of addresses cast to a compact pointer}}
+  // Not refused: a tag bit cleared from a pointer the switch translates.
+  struct xnode *tagged = (struct xnode *)((uintptr_t)head | 1); // sw-warning {{cast to an integer}} sw-warning {{integer cast to a compact pointer}}
+  cur = (struct xnode *)((uintptr_t)tagged ^ 1); // sw-warning {{cast to an integer}} sw-warning {{integer cast to a compact pointer}}
+  sum += cur->value;
   printf("%ld %ld\n", steps, sum);
   return 0;
 }
