@@ -201,7 +201,8 @@ static char *block_take(unsigned c, size_t size, size_t used) {
   if (b) {
     memcpy(&free_blocks[c], b, sizeof(void *));
     char *end = b + used, *lo = end, *hi = end;
-    if (size >= DECOMMIT_BYTES)
+    /* (The pages given back, unless the kernel kept them: mlock.) */
+    if (size >= DECOMMIT_BYTES && !b[sizeof(void *)])
       inner_pages(b, size, &lo, &hi);
     /* Cleared as far as it is used, but for the pages given back. */
     memset(b, 0, (size_t)((lo < end ? lo : end) - b));
@@ -333,12 +334,18 @@ void cp_root_array_free(void **p) {
   }
   live_set(h, false);
   h->key = 0;
-  if (size >= DECOMMIT_BYTES) {
+  /* A free block: its first word links the class's list, its next byte
+   * says whether its inner pages still hold data (the kernel refuses to
+   * drop locked pages, under mlockall: they keep their contents, and a
+   * block taken again is cleared whole). */
+  bool kept = size >= DECOMMIT_BYTES;
+  if (kept) {
     char *lo, *hi;
     inner_pages(b, size, &lo, &hi);
-    cp__os_decommit(lo, (size_t)(hi - lo));
+    kept = !cp__os_decommit(lo, (size_t)(hi - lo));
   }
   memcpy(b, &free_blocks[c], sizeof(void *));
+  b[sizeof(void *)] = kept;
   free_blocks[c] = b;
   cp__unlock();
 }
