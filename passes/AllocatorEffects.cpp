@@ -31,26 +31,66 @@ namespace compactptr {
 
 namespace {
 
-/// What an update writes: a variable of static storage or a field
-/// (`live`, `g.total`, `p->used`, `L->g->debt`); null for a local, a
-/// parameter, or memory through a pointer (`*(void **)x = head`: the
-/// block itself, not the program's state).
+/// A local pointer that names the program's state rather than memory
+/// the function hands out: initialized other than by an allocation
+/// (`struct stats *s = &g_stats;`, Lua's `global_State *g = G(L);`), and
+/// never assigned one.
+bool namesState(const VarDecl *VD) {
+  auto Allocated = [](const Expr *E) {
+    const auto *CE = dyn_cast<CallExpr>(E->IgnoreParenCasts());
+    return CE && allocFunction(CE) != AllocFn::None;
+  };
+  if (!VD->getInit() || Allocated(VD->getInit()))
+    return false;
+  const auto *FD =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  return !FD || !FD->getBody() || !anyNode(FD->getBody(), [&](const Stmt *St) {
+    const auto *BO = dyn_cast<BinaryOperator>(St);
+    const auto *L = BO && BO->getOpcode() == BO_Assign
+                        ? dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParens())
+                        : nullptr;
+    return L && L->getDecl() == VD && Allocated(BO->getRHS());
+  });
+}
+
+/// What an update writes: a variable of static storage, an element of
+/// one (`hist[k]`), or a field (`live`, `g.total`, `p->used`, `L->g->debt`,
+/// `s->allocs` with `s = &stats`); null for a local, a parameter, or
+/// memory through a pointer (`*(void **)x = head`: the block itself, not
+/// the program's state).
 const ValueDecl *updated(const Expr *E) {
   E = E->IgnoreParenImpCasts();
-  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-    // A field of state the function is handed or that lives in a global
-    // (`p->used`, `g.total`, `L->g->debt`), not of a block a local names
-    // (`hdr->size`, `((struct obj *)mem)->id`: the memory handed out).
-    const Expr *Base = ME->getBase()->IgnoreParenImpCasts();
-    while (const auto *In = dyn_cast<MemberExpr>(Base))
-      Base = In->getBase()->IgnoreParenImpCasts();
-    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(Base))
-      Base = AS->getBase()->IgnoreParenImpCasts();
-    const auto *DR = dyn_cast<DeclRefExpr>(Base);
+  auto StateVar = [](const Expr *B) -> const VarDecl * {
+    B = B->IgnoreParenImpCasts();
+    while (true) {
+      if (const auto *In = dyn_cast<MemberExpr>(B))
+        B = In->getBase()->IgnoreParenImpCasts();
+      else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(B))
+        B = AS->getBase()->IgnoreParenImpCasts();
+      else
+        break;
+    }
+    const auto *DR = dyn_cast<DeclRefExpr>(B);
     const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-    if (!VD || (!isa<ParmVarDecl>(VD) && !VD->hasGlobalStorage()))
+    if (!VD)
+      return nullptr;
+    return isa<ParmVarDecl>(VD) || VD->hasGlobalStorage() || namesState(VD)
+               ? VD
+               : nullptr;
+  };
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    // A field of state the function is handed, that lives in a global or
+    // that a local names, not of a block a local allocates (`hdr->size`,
+    // `((struct obj *)mem)->id`: the memory handed out).
+    if (!StateVar(ME->getBase()))
       return nullptr;
     return dyn_cast<FieldDecl>(ME->getMemberDecl());
+  }
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    const VarDecl *VD = StateVar(AS->getBase());
+    return VD && VD->hasGlobalStorage() && VD->getType()->isArrayType()
+               ? VD
+               : nullptr;
   }
   if (const auto *DR = dyn_cast<DeclRefExpr>(E))
     if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
@@ -59,14 +99,41 @@ const ValueDecl *updated(const Expr *E) {
   return nullptr;
 }
 
-/// The lvalue St writes (`x = v`, `x += v`, `x++`), or null.
+/// The lvalue St accumulates into (`x++`, `x += n`, `x -= n`, `x = x -
+/// osize + nsize`), or null.  A plain store (`oom = 1`, a lock's `owner =
+/// self`) is a state the routed call's absence leaves as it was, not a
+/// count that misses it.
 const Expr *writtenBy(const Stmt *St) {
-  if (const auto *BO = dyn_cast<BinaryOperator>(St); BO && BO->isAssignmentOp())
-    return BO->getLHS();
   if (const auto *UO = dyn_cast<UnaryOperator>(St);
       UO && UO->isIncrementDecrementOp())
     return UO->getSubExpr();
-  return nullptr;
+  const auto *BO = dyn_cast<BinaryOperator>(St);
+  if (!BO || !BO->isAssignmentOp())
+    return nullptr;
+  if (BO->isCompoundAssignmentOp())
+    return BO->getOpcode() == BO_AddAssign || BO->getOpcode() == BO_SubAssign ||
+                   BO->getOpcode() == BO_MulAssign
+               ? BO->getLHS()
+               : nullptr;
+  // `x = x + n`: the target read on the right.
+  const Expr *L = BO->getLHS()->IgnoreParenImpCasts();
+  auto Same = [&](const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *A = dyn_cast<DeclRefExpr>(L))
+      if (const auto *B = dyn_cast<DeclRefExpr>(E))
+        return A->getDecl() == B->getDecl();
+    if (const auto *A = dyn_cast<MemberExpr>(L))
+      if (const auto *B = dyn_cast<MemberExpr>(E))
+        return A->getMemberDecl() == B->getMemberDecl();
+    return false;
+  };
+  return anyNode(BO->getRHS(),
+                 [&](const Stmt *X) {
+                   const auto *E = dyn_cast<Expr>(X);
+                   return E && Same(E);
+                 })
+             ? BO->getLHS()
+             : nullptr;
 }
 
 struct Update {
@@ -76,7 +143,7 @@ struct Update {
 };
 
 /// The updates FD's body makes, and those of the functions of the file it
-/// calls, up to two calls deep (never the allocation functions, which the
+/// calls, up to three calls deep (never the allocation functions, which the
 /// rewrite handles, nor the runtime's).
 void collectUpdates(const FunctionDecl *FD, unsigned Depth,
                     std::set<const FunctionDecl *> &Seen,
@@ -89,7 +156,7 @@ void collectUpdates(const FunctionDecl *FD, unsigned Depth,
       if (const ValueDecl *T = updated(L))
         Out.push_back({T, cast<Expr>(St), Def});
     if (const auto *CE = dyn_cast<CallExpr>(St);
-        CE && Depth < 2 && CE->getDirectCallee() &&
+        CE && Depth < 3 && CE->getDirectCallee() &&
         allocFunction(CE) == AllocFn::None &&
         !isRuntimeFunction(CE->getDirectCallee()))
       collectUpdates(CE->getDirectCallee(), Depth + 1, Seen, Out);
@@ -139,21 +206,15 @@ const Expr *readIn(const FunctionDecl *G, const ValueDecl *T) {
       Update = UO;
     if (Update && !valueUsed(Ctx, Update))
       return false;
+    // Handed to free (a destroy walking its chunks): no value read.
+    if (const auto *C = dyn_cast_or_null<CallExpr>(Up);
+        C && C->getDirectCallee() && C->getDirectCallee()->getIdentifier() &&
+        llvm::is_contained({"free", "munmap"}, C->getDirectCallee()->getName()))
+      return false;
     Found = E;
     return true;
   });
   return Found;
-}
-
-/// G gives memory back itself (a pool's destroy walking its chunks reads
-/// the pool's fields to free them: pool-release speaks for that).
-bool freesMemory(const FunctionDecl *G) {
-  return anyNode(G->getBody(), [](const Stmt *St) {
-    const auto *CE = dyn_cast<CallExpr>(St);
-    const FunctionDecl *F = CE ? CE->getDirectCallee() : nullptr;
-    return F && F->getIdentifier() &&
-           llvm::is_contained({"free", "munmap"}, F->getName());
-  });
 }
 
 } // namespace
@@ -185,8 +246,7 @@ void checkAllocatorEffects(Session &S) {
   for (const Decl *D : S.Ctx.getTranslationUnitDecl()->decls())
     if (const auto *G = dyn_cast<FunctionDecl>(D);
         G && G->doesThisDeclarationHaveABody() &&
-        !Own.count(G->getCanonicalDecl()) &&
-        !S.isIgnoredLoc(G->getLocation()) && !freesMemory(G))
+        !Own.count(G->getCanonicalDecl()) && !S.isIgnoredLoc(G->getLocation()))
       Readers.push_back(G);
   std::set<std::pair<const FunctionDecl *, const ValueDecl *>> Said;
   for (const FunctionDecl *FD : Routed) {
@@ -202,7 +262,10 @@ void checkAllocatorEffects(Session &S) {
           Reader = G;
           break;
         }
-      if (!Reader)
+      // A global other files see may be read there.
+      const auto *GV = dyn_cast<VarDecl>(U.Target);
+      bool Elsewhere = !Reader && GV && GV->hasExternalFormalLinkage();
+      if (!Reader && !Elsewhere)
         continue;
       bool Alloc = hasAttribute(FD, "allocator");
       std::string Fn = quoted(FD->getNameAsString());
@@ -210,19 +273,22 @@ void checkAllocatorEffects(Session &S) {
                             ? ""
                             : " by " + quoted(U.In->getNameAsString()) +
                                   ", which " + Fn + " calls,";
-      S.report(Diag::AllocatorEffects, U.At->getExprLoc(),
-               quoted(U.Target->getNameAsString()) + " is updated here" + Via +
-                   " for each call of " + Fn +
-                   (Alloc ? " (CP_ALLOCATOR), but the calls that allocate "
-                            "compact objects"
-                          : " (CP_DEALLOCATOR), but the calls that free "
-                            "compact objects") +
-                   " go to the runtime and run none of " + Fn + "'s code, so " +
-                   quoted(Reader->getNameAsString()) +
-                   ", which reads it, sees a value that misses them: keep "
-                   "such bookkeeping at the calls, or let it count other "
-                   "memory only",
-               {CharSourceRange::getTokenRange(U.At->getSourceRange())});
+      S.report(
+          Diag::AllocatorEffects, U.At->getExprLoc(),
+          quoted(U.Target->getNameAsString()) + " is updated here" + Via +
+              " for each call of " + Fn +
+              (Alloc ? " (CP_ALLOCATOR), but the calls that allocate "
+                       "compact objects"
+                     : " (CP_DEALLOCATOR), but the calls that free "
+                       "compact objects") +
+              " go to the runtime and run none of " + Fn + "'s code, so " +
+              (Reader ? quoted(Reader->getNameAsString()) + ", which reads it,"
+                      : std::string("code of other files, which it is "
+                                    "visible to,")) +
+              " sees a value that misses them: keep "
+              "such bookkeeping at the calls, or let it count other "
+              "memory only",
+          {CharSourceRange::getTokenRange(U.At->getSourceRange())});
     }
   }
 }

@@ -5,9 +5,14 @@
 // where its native build printed 16000, with nothing said; warned now
 // (allocator-effects, every mode) at each such update -- in the body, or
 // in a function of the file it calls -- naming a function that reads it.
-// Not warned: state only the allocator's own functions read (a pool's
-// free list and count), the memory handed out itself, locals, state no
-// one reads, and functions whose calls never allocate compact objects.
+// Also an element of a global array, a field through a local that names
+// the program's state (`s = &stats`, Lua's `g = G(L)`), an update three
+// calls deep, a global other files can read, and a reader that also
+// frees.  Not warned: state only the allocator's own functions read (a
+// pool's free list and count), the memory handed out itself, locals,
+// state no one reads, plain stores (a flag set when malloc fails, a
+// lock's owner), and functions whose calls never allocate compact
+// objects.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify %s
@@ -45,6 +50,35 @@ static CP_ALLOCATOR void *counted(size_t n) {
   return calloc(1, n);
 }
 
+// A histogram, a record through a local, a count three calls deep, and a
+// global of external linkage no function here reads.
+static long hist[8];
+static struct stats *stats_of(void) { return &st; }
+static long deep;
+static void d3(void) {
+  deep++; // expected-warning {{'deep' is updated here by 'd3', which 'spread' calls, for each call of 'spread' (CP_ALLOCATOR)}}
+}
+static void d2(void) { d3(); }
+static void d1(void) { d2(); }
+long exported;
+static int oom_seen;
+static struct { int owner; } lock;
+static void take(void) { lock.owner = 1; }
+static void give(void) { lock.owner = 0; }
+static CP_ALLOCATOR void *spread(size_t n) {
+  hist[n & 7]++; // expected-warning {{'hist' is updated here for each call of 'spread' (CP_ALLOCATOR)}}
+  struct stats *s = stats_of();
+  s->peak += 1; // expected-warning {{'peak' is updated here for each call of 'spread' (CP_ALLOCATOR)}}
+  d1();
+  exported += (long)n; // expected-warning {{'exported' is updated here for each call of 'spread' (CP_ALLOCATOR), but the calls that allocate compact objects go to the runtime and run none of 'spread''s code, so code of other files, which it is visible to, sees a value that misses them}}
+  take();
+  void *p = malloc(n);
+  if (!p)
+    oom_seen = 1;
+  give();
+  return p;
+}
+
 // A pool's own state, read only by its functions: quiet.  So are the
 // memory it hands out, a local, and a global no one else reads.
 struct pool { void *free; long handed; };
@@ -74,7 +108,10 @@ static CP_ALLOCATOR char *xstrdup_n(size_t n) {
   return calloc(1, n);
 }
 
-static void report(void) { printf("%zu %ld %ld\n", live_bytes, st.allocs, strings); }
+static void report(void) {
+  printf("%zu %ld %ld %ld %ld %ld %d %d\n", live_bytes, st.allocs, strings,
+         hist[3], st.peak, deep, oom_seen, lock.owner);
+}
 
 int main(void) {
   struct pool pool = {0, 0};
@@ -88,7 +125,9 @@ int main(void) {
   struct node *c = counted(sizeof(struct node));
   struct node *q = pool_get(&pool, sizeof(struct node));
   char *s = xstrdup_n(8);
+  struct node *sp = spread(sizeof(struct node));
   report();
+  free(sp);
   while (h) {
     struct node *n = h->next;
     xfree(h, sizeof *h);
