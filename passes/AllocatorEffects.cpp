@@ -3,10 +3,11 @@
 // In:  the program's CP_ALLOCATOR and CP_DEALLOCATOR functions, where the
 //      rewrite routes at least one of their calls to the runtime (a call
 //      that allocates or frees a compact object).
-// Out: the allocator-effects warning at each update their bodies make --
-//      themselves, or through functions of the file they call -- to a
-//      variable of static storage or to a field, where code of the program
-//      other than the allocator's own functions reads it: a count of live
+// Out: the allocator-effects warning at each accumulating update their
+//      bodies make -- themselves, or through functions of the file they
+//      call -- to a variable of static storage or to a field, where code of
+//      the program other than the allocator's own functions reads it (or,
+//      for a global other files see, may): a count of live
 //      bytes (Lua's GC debt), a statistics record, a pool's count of
 //      objects handed out that a report prints.  A routed call runs none
 //      of the body, so that code reads a value that misses every compact

@@ -90,6 +90,14 @@ const Expr *allocatorSizeArg(const CallExpr *CE) {
     }
   const FunctionDecl *FD = CE->getDirectCallee();
   const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
+  // (Its alloc_size says where, where no body here does.)
+  if (const auto *AS = Shaped > 1 && FD && !(Def && Def->getBody())
+                           ? FD->getMostRecentDecl()->getAttr<AllocSizeAttr>()
+                           : nullptr) {
+    unsigned I = AS->getElemSizeParam().getASTIndex();
+    if (I < CE->getNumArgs() && sizeShape(CE->getArg(I)).Ok)
+      return CE->getArg(I);
+  }
   if (Shaped > 1 && Def && Def->getBody() && !Def->isVariadic()) {
     ParamRoles R = paramRoles(Def, 4);
     for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I)

@@ -200,6 +200,8 @@ bool CheckedWalker::frameFor(const DeclStmt *DS, std::string &Text) {
       // holds nothing the call needs kept -- uthash's `nb_ = calloc(...)`
       // after a bare `struct bucket *nb_;` in a statement macro.)
       if (anyReferenceTo(Full, VD, [&](const DeclRefExpr *DR) {
+            if (inUnevaluatedOperand(S.Ctx, DR)) // `sizeof *nb_`
+              return false;
             const Expr *Cur = DR;
             const auto *BO = dyn_cast_or_null<BinaryOperator>(
                 parentSkippingParens(S.Ctx, DR, &Cur));

@@ -737,10 +737,14 @@ static const CallExpr *keepingCall(Session &S, const Expr *E) {
   if (K < 0 || (unsigned)K >= CE->getNumArgs() ||
       CE->getArg(K)->IgnoreParenImpCasts() != E->IgnoreParens())
     return nullptr;
-  // hsearch(e, FIND) looks the key up and keeps nothing.
+  // hsearch(e, FIND) looks the key up and keeps nothing; nor does
+  // epoll_ctl(ep, EPOLL_CTL_DEL, fd, &ev).
   if (FD->getName().starts_with("hsearch") && CE->getNumArgs() > 1)
     if (auto A = CE->getArg(1)->getIntegerConstantExpr(S.Ctx); A && *A == 0)
       return nullptr;
+  if (FD->getName() == "epoll_ctl" && CE->getNumArgs() > 1)
+    if (auto A = CE->getArg(1)->getIntegerConstantExpr(S.Ctx); A && *A == 2)
+      return nullptr; // EPOLL_CTL_DEL
   return CE;
 }
 

@@ -79,6 +79,8 @@ static CP_ALLOCATOR void *lua_realloc(void *block, size_t osize, size_t nsize) {
   return realloc(block, nsize);
 }
 CP_ALLOCATOR void *ext_realloc(void *p, size_t size) __attribute__((alloc_size(2)));
+CP_ALLOCATOR void *ext_lrealloc(void *b, size_t osize, size_t nsize)
+    __attribute__((alloc_size(3)));
 CP_ALLOCATOR void *ext_calloc(size_t n, size_t size);
 CP_ALLOCATOR void *ext_resize(void *p, size_t size);
 CP_ALLOCATOR void *ext_flags(size_t size, int flags);
@@ -111,6 +113,10 @@ struct node *f(struct node *a, int n, int flags) {
   struct node *h = near(a, sizeof *h);
   (void)h;
   a = lua_realloc(a, n * sizeof *a, 2 * n * sizeof *a);
+  // Of two sizeof arguments, alloc_size names the size where no body
+  // here does: the call is refused for its block only (it had said the
+  // size was argument 2).
+  a = ext_lrealloc(a, n * sizeof *a, 2 * n * sizeof *a); // expected-error {{the plugin cannot see whether 'ext_lrealloc' resizes 'a' (its body is not in this file)}}
   lua_realloc(a, 2 * n * sizeof *a, 0); // expected-error {{this call of a CP_ALLOCATOR function cannot go to the runtime: 'lua_realloc' is handed a size of 0 (argument 3), with which it frees its block: free a compact object with free(), or with a function declared CP_DEALLOCATOR}}
   return a;
 }

@@ -151,6 +151,10 @@ void watch(int ep, int fd, struct sym *s) {
   // CHECK: libc-callbacks.c:[[@LINE-1]]:30: warning: a compact pointer to 'struct sym' is stored as 'void *' in 'struct sigevent' whose address is handed to 'timer_create' on line [[@LINE+2]]
   timer_t t;
   timer_create(CLOCK_MONOTONIC, &se, &t);
+  // Removed: EPOLL_CTL_DEL keeps nothing.
+  struct epoll_event gone = {.events = 0};
+  gone.data.ptr = s;
+  epoll_ctl(ep, EPOLL_CTL_DEL, fd, &gone);
   // Read back only: epoll_wait's events are no keeping call.
   struct epoll_event out[4];
   (void)epoll_wait(ep, out, 4, 0);

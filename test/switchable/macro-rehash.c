@@ -8,7 +8,8 @@
 // own form declares the new bucket array bare and assigns it the calloc's
 // result (`struct bucket *nb_; ... nb_ = calloc(...)`): it holds nothing
 // at that calloc either (it had been refused: "cannot register 'nb_' as a
-// root: it is declared by macro"); every other doubling uses that form.
+// root: it is declared by macro"), also where it sizes the calloc itself
+// (`sizeof *nb_`, never evaluated); every other doubling uses that form.
 // REQUIRES: plugin
 // RUN: %clang %cflags -O1 %s -o %t.native
 // RUN: %clang %cflags -O1 -Werror -fplugin=%plugin %s %runtime -o %t
@@ -60,7 +61,7 @@ struct table {
     struct bucket *nb_;                                                        \
     unsigned n2_, i_;                                                          \
     n2_ = 2 * (t)->n;                                                          \
-    nb_ = calloc(n2_, sizeof(struct bucket));                                  \
+    nb_ = calloc(n2_, sizeof *nb_);                                            \
     for (i_ = 0; i_ < (t)->n; i_++)                                            \
       for (p_ = (t)->b[i_].head; p_; p_ = nx_) {                               \
         unsigned h_ = (p_->key * 2654435761u) & (n2_ - 1);                     \
