@@ -1337,6 +1337,24 @@ private:
     E = E->IgnoreParenCasts();
     if (const Expr *X = Mixed(E))
       return X;
+    // A function of the file that returns such an XOR (`mix(prev,
+    // n->link)`).
+    if (const auto *CE = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *G = CE->getDirectCallee();
+      const FunctionDecl *Def = G ? G->getDefinition() : nullptr;
+      const Expr *Found = nullptr;
+      bool Other = false;
+      if (Def && Def->getBody())
+        anyNode(Def->getBody(), [&](const Stmt *St) {
+          if (const auto *R = dyn_cast<ReturnStmt>(St); R && R->getRetValue()) {
+            const Expr *X = Mixed(R->getRetValue());
+            Found = Found ? Found : X;
+            Other |= !X;
+          }
+          return false;
+        });
+      return Found && !Other ? E : nullptr;
+    }
     const auto *DR = dyn_cast<DeclRefExpr>(E);
     const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
     if (!VD || !VD->isLocalVarDecl())
@@ -1393,6 +1411,27 @@ private:
                 {R});
         return true;
       }
+    // `(void *)(a ^ b)` that becomes a compact pointer at once (a macro's
+    // untyped XOR assigned to a `struct xnode *`).
+    if (!ToT && S.Opts.switchable() &&
+        E->getCastKind() == CK_IntegralToPointer &&
+        E->getType()->isVoidPointerType())
+      if (const auto *Up = dyn_cast_or_null<ImplicitCastExpr>(
+              parentSkippingParens(S.Ctx, E)))
+        if (CompactType *T = M.pointeeOf(Up->getType()))
+          if (const Expr *X = xorOperand(E->getSubExpr())) {
+            S.report(Diag::MixedAddress, E->getExprLoc(),
+                     "an XOR of addresses cast to 'void *' and made a compact "
+                     "pointer to " +
+                         quoted(T->WideSpelling) +
+                         ": the switch to wide mode moves every object, and "
+                         "the addresses kept mixed in integers are not "
+                         "translated, so after it the result names no object; "
+                         "keep each link in a pointer field, or build the "
+                         "program compact-only, which never switches",
+                     {R, tokRange(X->getSourceRange())});
+            return true;
+          }
     switch (E->getCastKind()) {
     case CK_PointerToIntegral:
       if (FromT)

@@ -4,7 +4,8 @@
 // integers, so after it the XOR names no object: a trial's walk printed a
 // wrong sum with exit 0 (or crashed) where its warnings promised a stop.
 // Refused in switchable mode (mixed-address), at the cast back, directly
-// or through a local (initialized, assigned or XORed into); an XOR with
+// or through a local (initialized, assigned or XORed into), a function
+// of the file that returns one, or `void *`; an XOR with
 // a constant (a tag bit cleared) is not one; compact-only builds never switch, and run it as
 // natively.
 // REQUIRES: plugin
@@ -20,6 +21,8 @@
 
 struct CP_COMPACT xnode { long value; uintptr_t link; };
 #define XOR(a, b) ((struct xnode *)((uintptr_t)(a) ^ (uintptr_t)(b)))
+#define XORV(a, b) ((void *)((uintptr_t)(a) ^ (uintptr_t)(b)))
+static uintptr_t mix(uintptr_t a, uintptr_t b) { return a ^ b; }
 
 static struct xnode *head, *tail;
 
@@ -62,6 +65,11 @@ int main(void) {
   uintptr_t z = head->link;
   z ^= (uintptr_t)prev; // sw-warning {{cast to an integer and hashed}}
   cur = (struct xnode *)z; // sw-error {{an XOR of addresses cast to a compact pointer}}
+  // Through `void *`, and through a function of the file.
+  // sw-error@+2 {{an XOR of addresses cast to 'void *' and made a compact pointer to 'struct xnode'}}
+  // sw-warning@+1 {{cast to an integer and hashed}}
+  cur = XORV(prev, head->link);
+  cur = (struct xnode *)mix((uintptr_t)prev, head->link); // sw-warning {{cast to an integer}} sw-error {{an XOR of addresses cast to a compact pointer}}
   // Not refused: a tag bit cleared from a pointer the switch translates.
   struct xnode *tagged = (struct xnode *)((uintptr_t)head | 1); // sw-warning {{cast to an integer}} sw-warning {{integer cast to a compact pointer}}
   cur = (struct xnode *)((uintptr_t)tagged ^ 1); // sw-warning {{cast to an integer}} sw-warning {{integer cast to a compact pointer}}
