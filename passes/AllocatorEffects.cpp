@@ -22,7 +22,6 @@
 //===----------------------------------------------------------------------===//
 #include "Printer.h"
 #include "Vocabulary.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <set>
 
@@ -165,13 +164,13 @@ void collectUpdates(const FunctionDecl *FD, unsigned Depth,
   });
 }
 
-/// E's value is used: it is no statement of its own (`n++;`), no
-/// left operand of a comma, no operand of a cast to void.
+/// E's value is used: it is no statement of its own (`n++;`), no left
+/// operand of a comma, no operand of a cast to void.
 bool valueUsed(ASTContext &Ctx, const Expr *E) {
   const Expr *Cur = E;
   const Expr *Up = parentSkippingParens(Ctx, Cur, &Cur);
   if (!Up)
-    return false;
+    return !fullExpressionDiscarded(Ctx, Cur); // a condition or a return's
   if (const auto *BO = dyn_cast<BinaryOperator>(Up);
       BO && BO->getOpcode() == BO_Comma && BO->getLHS()->IgnoreParens() == Cur)
     return false;

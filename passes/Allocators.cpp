@@ -76,37 +76,30 @@ struct ParamRoles {
 static ParamRoles paramRoles(const FunctionDecl *FD, unsigned Depth);
 
 /// The argument a CP_ALLOCATOR function's size is in: the first one shaped
-/// sizeof(T) or n * sizeof(T) -- of several, the first whose parameter
-/// the body's allocation is sized by (Lua's `luaM_realloc_(b, osize,
-/// nsize)`, whose old size comes first) -- else the first one (for the
-/// error); null if it takes none.
+/// sizeof(T) or n * sizeof(T) -- of several (Lua's `luaM_realloc_(b,
+/// osize, nsize)`, whose old size comes first), the one the body's
+/// allocation is sized by, or without a body here the one its alloc_size
+/// names -- else the first one (for the error); null if it takes none.
 const Expr *allocatorSizeArg(const CallExpr *CE) {
-  const Expr *First = nullptr;
-  unsigned Shaped = 0;
-  for (const Expr *A : CE->arguments())
-    if (sizeShape(A).Ok) {
-      First = First ? First : A;
-      Shaped++;
-    }
+  llvm::SmallVector<unsigned, 2> Shaped;
+  for (unsigned I = 0; I < CE->getNumArgs(); ++I)
+    if (sizeShape(CE->getArg(I)).Ok)
+      Shaped.push_back(I);
+  if (Shaped.empty())
+    return CE->getNumArgs() ? CE->getArg(0) : nullptr;
   const FunctionDecl *FD = CE->getDirectCallee();
   const FunctionDecl *Def = FD ? FD->getDefinition() : nullptr;
-  // (Its alloc_size says where, where no body here does.)
-  if (const auto *AS = Shaped > 1 && FD && !(Def && Def->getBody())
-                           ? FD->getMostRecentDecl()->getAttr<AllocSizeAttr>()
-                           : nullptr) {
-    unsigned I = AS->getElemSizeParam().getASTIndex();
-    if (I < CE->getNumArgs() && sizeShape(CE->getArg(I)).Ok)
-      return CE->getArg(I);
-  }
-  if (Shaped > 1 && Def && Def->getBody() && !Def->isVariadic()) {
+  if (Shaped.size() > 1 && Def && Def->getBody() && !Def->isVariadic()) {
     ParamRoles R = paramRoles(Def, 4);
-    for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I)
-      if (R.InSize.test(I) && sizeShape(CE->getArg(I)).Ok)
+    for (unsigned I : Shaped)
+      if (I < R.InSize.size() && R.InSize.test(I))
         return CE->getArg(I);
+  } else if (Shaped.size() > 1 && FD) {
+    if (const auto *AS = FD->getMostRecentDecl()->getAttr<AllocSizeAttr>();
+        AS && llvm::is_contained(Shaped, AS->getElemSizeParam().getASTIndex()))
+      return CE->getArg(AS->getElemSizeParam().getASTIndex());
   }
-  if (First)
-    return First;
-  return CE->getNumArgs() ? CE->getArg(0) : nullptr;
+  return CE->getArg(Shaped.front());
 }
 
 /// The definitions of FD's locals (`void *old = p;`, `bytes = n * size;`,

@@ -1245,6 +1245,26 @@ const Expr *layoutDependentTrait(const Model &M, const Stmt *St) {
   return nullptr;
 }
 
+bool fullExpressionDiscarded(ASTContext &Ctx, const Expr *E) {
+  auto Ps = Ctx.getParents(*E);
+  if (Ps.empty())
+    return false;
+  const Stmt *P = Ps[0].get<Stmt>();
+  if (!P || isa<Expr>(P) || isa<ReturnStmt>(P))
+    return false;
+  if (const auto *I = dyn_cast<IfStmt>(P))
+    return I->getCond() != E;
+  if (const auto *W = dyn_cast<WhileStmt>(P))
+    return W->getCond() != E;
+  if (const auto *D = dyn_cast<DoStmt>(P))
+    return D->getCond() != E;
+  if (const auto *F = dyn_cast<ForStmt>(P))
+    return F->getCond() != E;
+  if (const auto *Sw = dyn_cast<SwitchStmt>(P))
+    return Sw->getCond() != E;
+  return true;
+}
+
 bool valueDiscardedOrTested(ASTContext &Ctx, const Expr *E) {
   const Expr *Top = E;
   const Expr *P = parentSkippingParens(Ctx, E, &Top);

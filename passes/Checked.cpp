@@ -888,28 +888,6 @@ bool CheckedWalker::siteText(const Stmt *St, FileID FID, unsigned B, unsigned E,
   return true;
 }
 
-/// The full expression E's value is discarded (expression statement,
-/// for-init or for-increment).
-bool CheckedWalker::isDiscarded(const Expr *E) {
-  auto Ps = S.Ctx.getParents(*E);
-  if (Ps.empty())
-    return false;
-  const Stmt *P = Ps[0].get<Stmt>();
-  if (!P || isa<Expr>(P) || isa<ReturnStmt>(P))
-    return false;
-  if (const auto *I = dyn_cast<IfStmt>(P))
-    return I->getCond() != E;
-  if (const auto *W = dyn_cast<WhileStmt>(P))
-    return W->getCond() != E;
-  if (const auto *D = dyn_cast<DoStmt>(P))
-    return D->getCond() != E;
-  if (const auto *F = dyn_cast<ForStmt>(P))
-    return F->getCond() != E;
-  if (const auto *Sw = dyn_cast<SwitchStmt>(P))
-    return Sw->getCond() != E;
-  return true;
-}
-
 void CheckedWalker::top(const Expr *E, bool BoolCtx) {
   if (!E)
     return;

@@ -620,6 +620,10 @@ const clang::Expr *layoutDependentTrait(const Model &M, const clang::Stmt *St);
 /// condition, `!`, `&&`, `||`, the left of a comma, a cast to void, a
 /// comparison with a null pointer constant).
 bool valueDiscardedOrTested(clang::ASTContext &Ctx, const clang::Expr *E);
+/// Full expression E's value is discarded: an expression statement, a
+/// for-init or for-increment (not a condition, a return's value, or part
+/// of a larger expression).
+bool fullExpressionDiscarded(clang::ASTContext &Ctx, const clang::Expr *E);
 /// CE is `memset(X, 0, sizeof X)` or `memset(&X, 0, sizeof X)` with X a
 /// handle array field, its result unused: X, else null.  A null handle is 0 as a null
 /// pointer is, so the clear is right in either layout once both X and

@@ -337,7 +337,8 @@ bool CheckedWalker::modeText(const Expr *E, bool BoolCtx, const Printer::NameMap
     Inner[In] = Tmp;
     Printer::Context SC(Direct, Inner, Spills), SW(W, Inner, Spills);
     std::string TC = Direct.text(SE), TW = W.text(SE);
-    bool Void = isDiscarded(E) || SE->getType()->isVoidType();
+    bool Void =
+        fullExpressionDiscarded(S.Ctx, E) || SE->getType()->isVoidType();
     std::string Pick = Void ? "cp_is_compact() ? (void)" + TC + " : (void)" + TW
                             : "cp_is_compact() ? " + TC + " : " + TW;
     Text = "({ void *" + Tmp + " = " + A + "; " + Pick + "; })";
@@ -350,13 +351,13 @@ bool CheckedWalker::modeText(const Expr *E, bool BoolCtx, const Printer::NameMap
     return false;
   std::string TC = BoolCtx ? Direct.boolText(E) : Direct.text(E);
   std::string TW = W.affected(E) ? (BoolCtx ? W.boolText(E) : W.text(E)) : W.original(E);
-  if (TC == TW && !Spills.empty() && isDiscarded(E))
+  if (TC == TW && !Spills.empty() && fullExpressionDiscarded(S.Ctx, E))
     Text = "(void)(" + TC + ")"; // a call between Save and Restore yields a value
   else if (TC == TW)
     Text = TC;
   else if (BoolCtx)
     Text = "(cp_is_compact() ? !!(" + TC + ") : !!(" + TW + "))";
-  else if (isDiscarded(E))
+  else if (fullExpressionDiscarded(S.Ctx, E))
     Text = "(cp_is_compact() ? (void)(" + TC + ") : (void)(" + TW + "))";
   else
     Text = "(cp_is_compact() ? (" + TC + ") : (" + TW + "))";

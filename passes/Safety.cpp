@@ -1378,6 +1378,39 @@ private:
     return Found;
   }
 
+  /// Switchable: an XOR of addresses (an XOR-linked list's `prev ^
+  /// n->link`) cast to a compact pointer, or to `void *` that becomes one
+  /// at once (a macro's untyped XOR), mixes an address of the moment with
+  /// ones kept as integers from before the switch, which it never
+  /// translates: the result names no object, and the program read
+  /// whatever lay there (a trial's walk printed a wrong sum with exit 0,
+  /// or crashed).  Refused (mixed-address).
+  bool checkMixedAddress(const CastExpr *E) {
+    if (!S.Opts.switchable() || E->getCastKind() != CK_IntegralToPointer)
+      return false;
+    CompactType *T = M.pointeeOf(E->getType());
+    bool Untyped = false;
+    if (!T && E->getType()->isVoidPointerType())
+      if (const auto *Up = dyn_cast_or_null<ImplicitCastExpr>(
+              parentSkippingParens(S.Ctx, E)))
+        Untyped = (T = M.pointeeOf(Up->getType())) != nullptr;
+    const Expr *X = T ? xorOperand(E->getSubExpr()) : nullptr;
+    if (!X)
+      return false;
+    S.report(Diag::MixedAddress, E->getExprLoc(),
+             std::string("an XOR of addresses cast to ") +
+                 (Untyped ? "'void *' and made a compact pointer to "
+                          : "a compact pointer to ") +
+                 quoted(T->WideSpelling) +
+                 ": the switch to wide mode moves every object, and the "
+                 "addresses kept mixed in integers are not translated, so "
+                 "after it the result names no object; keep each link in a "
+                 "pointer field, or build the program compact-only, which "
+                 "never switches",
+             {tokRange(E->getSourceRange()), tokRange(X->getSourceRange())});
+    return true;
+  }
+
   bool checkCast(const CastExpr *E) {
     QualType To = E->getType(), From = E->getSubExpr()->getType();
     CompactType *FromT = M.pointeeOf(From), *ToT = M.pointeeOf(To);
@@ -1411,27 +1444,8 @@ private:
                 {R});
         return true;
       }
-    // `(void *)(a ^ b)` that becomes a compact pointer at once (a macro's
-    // untyped XOR assigned to a `struct xnode *`).
-    if (!ToT && S.Opts.switchable() &&
-        E->getCastKind() == CK_IntegralToPointer &&
-        E->getType()->isVoidPointerType())
-      if (const auto *Up = dyn_cast_or_null<ImplicitCastExpr>(
-              parentSkippingParens(S.Ctx, E)))
-        if (CompactType *T = M.pointeeOf(Up->getType()))
-          if (const Expr *X = xorOperand(E->getSubExpr())) {
-            S.report(Diag::MixedAddress, E->getExprLoc(),
-                     "an XOR of addresses cast to 'void *' and made a compact "
-                     "pointer to " +
-                         quoted(T->WideSpelling) +
-                         ": the switch to wide mode moves every object, and "
-                         "the addresses kept mixed in integers are not "
-                         "translated, so after it the result names no object; "
-                         "keep each link in a pointer field, or build the "
-                         "program compact-only, which never switches",
-                     {R, tokRange(X->getSourceRange())});
-            return true;
-          }
+    if (checkMixedAddress(E))
+      return true;
     switch (E->getCastKind()) {
     case CK_PointerToIntegral:
       if (FromT)
@@ -1440,24 +1454,6 @@ private:
     case CK_IntegralToPointer:
       if (ToT && !E->getSubExpr()->isNullPointerConstant(
                      S.Ctx, Expr::NPC_ValueDependentIsNotNull)) {
-        // Switchable: an XOR of addresses (an XOR-linked list's `prev ^
-        // n->link`) mixes an address of the moment with ones kept as
-        // integers from before the switch, which it never translates: the
-        // result names no object, and the program read whatever lay there
-        // (a trial's walk printed a wrong sum with exit 0, or crashed).
-        if (const Expr *X =
-                S.Opts.switchable() ? xorOperand(E->getSubExpr()) : nullptr) {
-          S.report(Diag::MixedAddress, E->getExprLoc(),
-                   "an XOR of addresses cast to a compact pointer to " +
-                       quoted(ToT->WideSpelling) +
-                       ": the switch to wide mode moves every object, and "
-                       "the addresses kept mixed in integers are not "
-                       "translated, so after it the result names no object; "
-                       "keep each link in a pointer field, or build the "
-                       "program compact-only, which never switches",
-                   {R, tokRange(X->getSourceRange())});
-          return true;
-        }
         recordIntegerCast(ToT, E->getExprLoc());
         if (const FieldDecl *F =
                 S.Opts.switchable() ? readFromField(E->getSubExpr()) : nullptr)

@@ -146,7 +146,6 @@ private:
     std::string Var, Label;
   } Transfer;
   unsigned ResumeCounter = 0;
-  bool isDiscarded(const clang::Expr *E);
   const clang::Stmt *parentIn(const clang::Stmt *St, const clang::Expr *E);
   bool staleAcross(const clang::Stmt *Y, bool ValuesToo);
   void hazardOf(const clang::Expr *U, const clang::Expr *E, bool &Hazard,

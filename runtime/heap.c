@@ -1032,10 +1032,8 @@ void cp_free(void *p) {
     return free_other(p); /* NULL, a block, or nothing */
   /* The owner's free checks that p is a slot handed out from this slab
    * (cp__slot_handed, on the header's first line; the bound on the offset
-   * turns away an address outside s too).  The check is most of what this
-   * path costs beyond mimalloc's: without it, a 16-byte lifo pair took a
-   * tenth less time; with the 128-bit product it had before (the slot
-   * index, compared with bump), about 4% more than now.  Whether the slot
+   * turns away an address outside s too; what it costs is in
+   * docs/runtime.md, "Checks on free").  Whether the slot
    * is still live is checked when it comes off the free list again
    * (alloc_one), so the object itself is only written, never read. */
   uint64_t so = (uint64_t)((char *)p - s->start);

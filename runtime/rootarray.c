@@ -111,17 +111,13 @@ static const cp_type_t *type_of_block(const cp_root_array_t *h) {
   return is_pinned(h) ? pinned_head(h)->type : NULL;
 }
 
-/* The class of a block of `bytes` (header included) and its size. */
-static unsigned size_class(size_t bytes, size_t *size) {
-  if (bytes <= SMALL_MAX) {
-    unsigned c = bytes ? (unsigned)((bytes - 1) / 16) : 0;
-    *size = (size_t)(c + 1) * 16;
-    return c;
-  }
+/* The class of a block of `bytes` (header included), and a class's size. */
+static unsigned size_class(size_t bytes) {
+  if (bytes <= SMALL_MAX)
+    return bytes ? (unsigned)((bytes - 1) / 16) : 0;
   unsigned k = 63u - (unsigned)__builtin_clzll(bytes - 1); /* 2^k < bytes */
-  size_t quarter = (size_t)1 << (k - 2);
-  size_t q = (bytes - ((size_t)1 << k) + quarter - 1) >> (k - 2); /* 1..4 */
-  *size = ((size_t)1 << k) + q * quarter;
+  size_t q = (bytes - ((size_t)1 << k) + ((size_t)1 << (k - 2)) - 1) >>
+             (k - 2); /* quarters of 2^k past it: 1..4 */
   return NSMALL + 4 * (k - 8) + (unsigned)(q - 1);
 }
 static size_t class_size(unsigned c) {
@@ -195,8 +191,10 @@ static void inner_pages(char *b, size_t size, char **lo, char **hi) {
   *hi = (char *)(((uintptr_t)b + size) & ~(page - 1));
 }
 
-/* A zeroed block of `size` bytes of class c, or NULL.  Heap lock held. */
-static char *block_take(unsigned c, size_t size, size_t used) {
+/* A zeroed block of class c, as far as `used` bytes, or NULL.  Heap lock
+ * held. */
+static char *block_take(unsigned c, size_t used) {
+  size_t size = class_size(c);
   char *b = free_blocks[c];
   if (b) {
     memcpy(&free_blocks[c], b, sizeof(void *));
@@ -238,10 +236,10 @@ static void **block_new(size_t n, cp_type_t *type, bool try_only) {
       return NULL;
     cp__fatal("root array of %zu pointers: size overflows", n);
   }
-  size_t used = block_bytes(n, type), size;
-  unsigned c = size_class(used, &size);
+  size_t used = block_bytes(n, type);
+  unsigned c = size_class(used);
   cp__lock();
-  char *b = block_take(c, size, used);
+  char *b = block_take(c, used);
   if (!b) {
     size_t span = region_span;
     cp__unlock();

@@ -31,6 +31,13 @@ static int by_item(const void *a, const void *b) {
   return ((const struct item *)a)->key - ((const struct item *)b)->key;
 }
 struct item *sorted(struct item *h) { return list_sort(h, by_item); }
+// Freeing is no allocating: a pop that frees the cell it unlinks.
+static void *pop(void *cell) {
+  void *next = *(void **)cell;
+  free(cell);
+  return next;
+}
+struct item *popped(struct item *h) { return pop(h); }
 struct item *one(void) { return malloc(sizeof(struct item)); }
 
 static void *raw(size_t n) { return malloc(n); }
@@ -43,5 +50,6 @@ struct cell *cell(void) { return wrapped(sizeof(struct cell)); }
 // CHECK: blockers (1):
 // CHECK-NEXT: void-results.c:[[#CELL:]]: the 'void *' returned by 'wrapped' becomes a 'struct cell *', and it is not a compact allocation; declare 'wrapped' CP_ALLOCATOR [unannotated-allocator
 // CHECK: struct item: blocked
-// CHECK: blockers (1):
+// CHECK: blockers (2):
 // CHECK-NEXT: void-results.c:[[#ITEM:]]: the 'void *' returned by 'list_sort' becomes a 'struct item *'; an object allocated inside it is not in the compact arena [foreign-object, plugin: warning]
+// CHECK-NEXT: void-results.c:[[#ITEM+7]]: the 'void *' returned by 'pop' becomes a 'struct item *'; an object allocated inside it is not in the compact arena [foreign-object, plugin: warning]

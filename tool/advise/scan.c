@@ -1387,11 +1387,18 @@ static enum CXChildVisitResult allocates_cb(CXCursor c, CXCursor p,
   if (clang_getCursorKind(c) == CXCursor_CallExpr) {
     CXString sp = clang_getCursorSpelling(c);
     const char *n = clang_getCString(sp);
-    static const char *const fns[] = {"malloc", "calloc", "realloc",
-                                      "reallocarray", "strdup", "strndup",
-                                      "aligned_alloc", "mmap"};
+    /* libc's allocators as the plugin knows them (Vocabulary.def; its
+     * free is none), and the libc calls that return fresh memory besides. */
+    static const struct {
+      const char *kind, *name;
+    } fns[] = {
+#define CP_ALLOC_FN(Kind, Name, Args) {#Kind, Name},
+#define CP_ALLOC_ALIAS(Kind, Name, Args) {#Kind, Name},
+#define CP_ALIGNED_ALLOC_FN(Name) {"Aligned", Name},
+#include "Vocabulary.def"
+        {"Copy", "strdup"}, {"Copy", "strndup"}, {"Map", "mmap"}};
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-      if (n && strcmp(n, fns[i]) == 0)
+      if (n && strcmp(fns[i].kind, "Free") != 0 && strcmp(n, fns[i].name) == 0)
         a->found = 1;
     clang_disposeString(sp);
     /* Through a function of the file that does (a wrapper of a wrapper). */
