@@ -16,13 +16,15 @@
 //      printed 16000).  Updates of the allocator's own state -- a pool's
 //      free list and chunk, read only by the pool's functions -- and of
 //      the memory it hands out are not reported.
-// Tests: test/diagnostics/allocator-effects.c (warned, and quiet for a
+// Tests: test/diagnostics/allocator-effects.c (warned, also through
+//        pointers the callers hand in, and quiet for a
 //        pool's own state), test/switchable/pool-of-one-size.c (quiet).
 //
 //===----------------------------------------------------------------------===//
 #include "Printer.h"
 #include "Vocabulary.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include <map>
 #include <set>
 
 using namespace clang;
@@ -87,11 +89,22 @@ const ValueDecl *updated(const Expr *E) {
     return dyn_cast<FieldDecl>(ME->getMemberDecl());
   }
   if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+    // A global array, or a global pointer to counts (`static long *hist`).
     const VarDecl *VD = StateVar(AS->getBase());
-    return VD && VD->hasGlobalStorage() && VD->getType()->isArrayType()
+    return VD && VD->hasGlobalStorage() &&
+                   (VD->getType()->isArrayType() ||
+                    VD->getType()->isPointerType())
                ? VD
                : nullptr;
   }
+  // `(*count)++` through a global pointer: the global names the state.
+  if (const auto *UO = dyn_cast<UnaryOperator>(E);
+      UO && UO->getOpcode() == UO_Deref)
+    if (const auto *DR =
+            dyn_cast<DeclRefExpr>(UO->getSubExpr()->IgnoreParenImpCasts()))
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+          VD && VD->hasGlobalStorage())
+        return VD;
   if (const auto *DR = dyn_cast<DeclRefExpr>(E))
     if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
         VD && VD->hasGlobalStorage())
@@ -140,26 +153,105 @@ struct Update {
   const ValueDecl *Target;
   const Expr *At;
   const FunctionDecl *In; // where the update is written
+  // An update through a pointer parameter (`(*count)++`): the parameter,
+  // and the `&total` that hands the target's address in.
+  const ParmVarDecl *Through = nullptr;
+  const Expr *HandedAddr = nullptr;
 };
+
+/// The pointer parameter E writes through (`*count`, `count[k]`), or null.
+const ParmVarDecl *throughParam(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  const Expr *Base = nullptr;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E);
+      UO && UO->getOpcode() == UO_Deref)
+    Base = UO->getSubExpr();
+  else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+    Base = AS->getBase();
+  const auto *DR =
+      Base ? dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts()) : nullptr;
+  return DR ? dyn_cast<ParmVarDecl>(DR->getDecl()) : nullptr;
+}
+
+/// The calls from the routed allocator down to the function being read
+/// (Chain[i] is in the i-th function and calls the next), and the
+/// program's calls of the allocator itself.
+struct CallPath {
+  const std::vector<const CallExpr *> &AllocatorCalls;
+  std::vector<const CallExpr *> Chain;
+};
+
+using HandedFn = llvm::function_ref<void(const ValueDecl *, const Expr *)>;
+void handedTargets(const Expr *Arg, size_t Level, const CallPath &Path,
+                   HandedFn Handed);
+
+/// What the callers hand in for parameter P of the function at level Level
+/// of Path: Handed gets the variable or field of each `&total` /
+/// `&s->live`, with the `&` expression.
+void handedThrough(const ParmVarDecl *P, size_t Level, const CallPath &Path,
+                   HandedFn Handed) {
+  unsigned Index = P->getFunctionScopeIndex();
+  auto Follow = [&](const CallExpr *C, size_t L) {
+    if (Index < C->getNumArgs())
+      handedTargets(C->getArg(Index), L, Path, Handed);
+  };
+  if (Level == 0)
+    for (const CallExpr *C : Path.AllocatorCalls)
+      Follow(C, 0);
+  else
+    Follow(Path.Chain[Level - 1], Level - 1);
+}
+
+/// What argument Arg of a call made at level Level hands in: `&total`, or
+/// a pointer the caller was itself handed (`bump(count, n)` in
+/// `xmalloc(n, count)`), followed up the calls.
+void handedTargets(const Expr *Arg, size_t Level, const CallPath &Path,
+                   HandedFn Handed) {
+  Arg = Arg->IgnoreParenCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(Arg);
+      UO && UO->getOpcode() == UO_AddrOf) {
+    const Expr *Sub = UO->getSubExpr()->IgnoreParenImpCasts();
+    if (const auto *DR = dyn_cast<DeclRefExpr>(Sub))
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()))
+        Handed(VD, UO);
+    if (const auto *ME = dyn_cast<MemberExpr>(Sub))
+      if (const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+        Handed(FD, UO);
+    return;
+  }
+  if (const auto *DR = dyn_cast<DeclRefExpr>(Arg))
+    if (const auto *P = dyn_cast<ParmVarDecl>(DR->getDecl()))
+      handedThrough(P, Level, Path, Handed);
+}
 
 /// The updates FD's body makes, and those of the functions of the file it
 /// calls, up to three calls deep (never the allocation functions, which the
-/// rewrite handles, nor the runtime's).
-void collectUpdates(const FunctionDecl *FD, unsigned Depth,
+/// rewrite handles, nor the runtime's).  An update through a pointer
+/// parameter is one of what the callers hand in.
+void collectUpdates(const FunctionDecl *FD, CallPath &Path,
                     std::set<const FunctionDecl *> &Seen,
                     std::vector<Update> &Out) {
   const FunctionDecl *Def = FD->getDefinition();
   if (!Def || !Def->getBody() || !Seen.insert(Def).second)
     return;
   anyNode(Def->getBody(), [&](const Stmt *St) {
-    if (const Expr *L = writtenBy(St))
+    if (const Expr *L = writtenBy(St)) {
       if (const ValueDecl *T = updated(L))
         Out.push_back({T, cast<Expr>(St), Def});
+      else if (const ParmVarDecl *P = throughParam(L))
+        handedThrough(P, Path.Chain.size(), Path,
+                      [&](const ValueDecl *T, const Expr *Addr) {
+                        Out.push_back({T, cast<Expr>(St), Def, P, Addr});
+                      });
+    }
     if (const auto *CE = dyn_cast<CallExpr>(St);
-        CE && Depth < 3 && CE->getDirectCallee() &&
+        CE && Path.Chain.size() < 3 && CE->getDirectCallee() &&
         allocFunction(CE) == AllocFn::None &&
-        !isRuntimeFunction(CE->getDirectCallee()))
-      collectUpdates(CE->getDirectCallee(), Depth + 1, Seen, Out);
+        !isRuntimeFunction(CE->getDirectCallee())) {
+      Path.Chain.push_back(CE);
+      collectUpdates(CE->getDirectCallee(), Path, Seen, Out);
+      Path.Chain.pop_back();
+    }
     return false;
   });
 }
@@ -182,8 +274,10 @@ bool valueUsed(ASTContext &Ctx, const Expr *E) {
 
 /// Does G's body read T's value -- other than to update T itself where
 /// the update's value goes nowhere (`x = 0;`, `x += n;`, `x--;`: more
-/// bookkeeping)?  Returns the first read.
-const Expr *readIn(const FunctionDecl *G, const ValueDecl *T) {
+/// bookkeeping), or to hand its address to the updater (HandedAddr, the
+/// `&total` of `xmalloc(n, &total)`)?  Returns the first read.
+const Expr *readIn(const FunctionDecl *G, const ValueDecl *T,
+                   const Expr *HandedAddr) {
   const Expr *Found = nullptr;
   ASTContext &Ctx = G->getASTContext();
   anyNode(G->getBody(), [&](const Stmt *St) {
@@ -206,6 +300,8 @@ const Expr *readIn(const FunctionDecl *G, const ValueDecl *T) {
       Update = UO;
     if (Update && !valueUsed(Ctx, Update))
       return false;
+    if (HandedAddr && Up == HandedAddr)
+      return false;
     // Handed to free (a destroy walking its chunks): no value read.
     if (const auto *C = dyn_cast_or_null<CallExpr>(Up);
         C && C->getDirectCallee() && C->getDirectCallee()->getIdentifier() &&
@@ -224,6 +320,7 @@ void checkAllocatorEffects(Session &S) {
   // routes to the runtime.
   std::vector<const FunctionDecl *> Routed;
   llvm::SmallPtrSet<const FunctionDecl *, 8> Known;
+  std::map<const FunctionDecl *, std::vector<const CallExpr *>> Calls;
   anyNodeInUnit(S.Ctx, [&](const Stmt *St) {
     const auto *CE = dyn_cast<CallExpr>(St);
     const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
@@ -234,8 +331,10 @@ void checkAllocatorEffects(Session &S) {
                       ? allocatesObject(S, CE)
                       : F == AllocFn::Deallocator &&
                             allocTarget(S, CE) == AllocTarget::Object;
-    if (Routes && FD->getDefinition() && FD->getDefinition()->getBody() &&
-        Known.insert(FD->getCanonicalDecl()).second)
+    if (!Routes || !FD->getDefinition() || !FD->getDefinition()->getBody())
+      return false;
+    Calls[FD->getCanonicalDecl()].push_back(CE);
+    if (Known.insert(FD->getCanonicalDecl()).second)
       Routed.push_back(FD);
     return false;
   });
@@ -252,13 +351,14 @@ void checkAllocatorEffects(Session &S) {
   for (const FunctionDecl *FD : Routed) {
     std::set<const FunctionDecl *> Seen;
     std::vector<Update> Updates;
-    collectUpdates(FD, 0, Seen, Updates);
+    CallPath Path{Calls[FD->getCanonicalDecl()], {}};
+    collectUpdates(FD, Path, Seen, Updates);
     for (const Update &U : Updates) {
       if (!Said.insert({FD->getCanonicalDecl(), U.Target}).second)
         continue;
       const FunctionDecl *Reader = nullptr;
       for (const FunctionDecl *G : Readers)
-        if (G != U.In && readIn(G, U.Target)) {
+        if (G != U.In && readIn(G, U.Target, U.HandedAddr)) {
           Reader = G;
           break;
         }
@@ -268,6 +368,10 @@ void checkAllocatorEffects(Session &S) {
       if (!Reader && !Elsewhere)
         continue;
       bool Alloc = hasAttribute(FD, "allocator");
+      // Counts a global pointer leads to (`(*count)++`, `hist[k]++` with
+      // `static long *hist`) are named as what it points to.
+      std::string Pointee =
+          GV && GV->getType()->isPointerType() ? "*" : std::string();
       std::string Fn = quoted(FD->getNameAsString());
       std::string Via = U.In->getCanonicalDecl() == FD->getCanonicalDecl()
                             ? ""
@@ -275,8 +379,10 @@ void checkAllocatorEffects(Session &S) {
                                   ", which " + Fn + " calls,";
       S.report(
           Diag::AllocatorEffects, U.At->getExprLoc(),
-          quoted(U.Target->getNameAsString()) + " is updated here" + Via +
-              " for each call of " + Fn +
+          quoted(Pointee + U.Target->getNameAsString()) + " is updated here" +
+              (U.Through ? " through " + quoted(U.Through->getNameAsString())
+                         : "") +
+              Via + " for each call of " + Fn +
               (Alloc ? " (CP_ALLOCATOR), but the calls that allocate "
                        "compact objects"
                      : " (CP_DEALLOCATOR), but the calls that free "

@@ -8,11 +8,13 @@
 // Also an element of a global array, a field through a local that names
 // the program's state (`s = &stats`, Lua's `g = G(L)`), an update three
 // calls deep, a global other files can read, and a reader that also
-// frees.  Not warned: state only the allocator's own functions read (a
+// frees, and counts updated through a pointer: one the callers hand in
+// (`xmalloc_n(n, &total)`, also passed on to a helper), a global pointer,
+// a field of a caller's record (`grow(n, &v)`).  Not warned: state only the allocator's own functions read (a
 // pool's free list and count), the memory handed out itself, locals,
 // state no one reads, plain stores (a flag set when malloc fails, a
-// lock's owner), and functions whose calls never allocate compact
-// objects.
+// lock's owner), a count handed in that its caller never reads, and
+// functions whose calls never allocate compact objects.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify %s
@@ -116,6 +118,48 @@ static CP_ALLOCATOR char *xstrdup_n(size_t n) {
   return calloc(1, n);
 }
 
+// Through pointers: a caller's count (directly and by a helper it is
+// handed on to: said once), a global pointer's target, a caller's record.
+static void bump(long *c, long n) { *c += n; }
+static CP_ALLOCATOR void *xmalloc_n(size_t n, long *count) {
+  (*count)++; // expected-warning {{'total' is updated here through 'count' for each call of 'xmalloc_n' (CP_ALLOCATOR), but the calls that allocate compact objects go to the runtime and run none of 'xmalloc_n''s code, so 'through_pointers', which reads it,}}
+  bump(count, (long)n);
+  return malloc(n);
+}
+static CP_ALLOCATOR void *via_helper(size_t n, long *count) {
+  bump(count, (long)n); // expected-warning@-7 {{'counted_bytes' is updated here through 'c' by 'bump', which 'via_helper' calls, for each call of 'via_helper' (CP_ALLOCATOR)}}
+  return malloc(n);
+}
+static long counted_bytes;
+static long *live_count;
+static CP_ALLOCATOR void *ymalloc(size_t n) {
+  (*live_count)++; // expected-warning {{'*live_count' is updated here for each call of 'ymalloc' (CP_ALLOCATOR)}}
+  return malloc(n);
+}
+struct vec { long cap, len; };
+static CP_ALLOCATOR void *grow(size_t n, struct vec *v) {
+  v->cap *= 2; // expected-warning {{'cap' is updated here for each call of 'grow' (CP_ALLOCATOR)}}
+  return malloc(n);
+}
+// Handed in, never read by the caller: quiet.
+static CP_ALLOCATOR void *zmalloc(size_t n, long *unread) {
+  (*unread)++;
+  return malloc(n);
+}
+static long through_pointers(void) {
+  long total = 0, unread = 0;
+  static long target;
+  struct vec v = {1, 0};
+  live_count = &target;
+  struct node *a = xmalloc_n(sizeof *a, &total);
+  struct node *b = via_helper(sizeof *b, &counted_bytes);
+  struct node *c = ymalloc(sizeof *c);
+  struct node *d = grow(sizeof *d, &v);
+  struct node *e = zmalloc(sizeof *e, &unread);
+  free(a), free(b), free(c), free(d), free(e);
+  return total + counted_bytes + *live_count + v.cap;
+}
+
 static void report(void) {
   printf("%zu %ld %ld %ld %ld %ld %d %d\n", live_bytes, st.allocs, strings,
          hist[3], st.peak, deep, oom_seen, lock.owner);
@@ -136,6 +180,7 @@ int main(void) {
   struct node *sp = spread(sizeof(struct node));
   report();
   (void)closing();
+  printf("%ld\n", through_pointers());
   free(sp);
   while (h) {
     struct node *n = h->next;
