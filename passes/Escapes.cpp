@@ -734,8 +734,9 @@ static const CallExpr *keepingCall(Session &S, const Expr *E) {
   const auto *CE = dyn_cast_or_null<CallExpr>(P);
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
   int K = keptArgument(FD);
+  // (An array decays on its way in: `epoll_ctl(ep, op, fd, evs)`.)
   if (K < 0 || (unsigned)K >= CE->getNumArgs() ||
-      CE->getArg(K)->IgnoreParenImpCasts() != E->IgnoreParens())
+      CE->getArg(K)->IgnoreParenImpCasts() != E->IgnoreParenImpCasts())
     return nullptr;
   // hsearch(e, FIND) looks the key up and keeps nothing; nor does
   // epoll_ctl(ep, EPOLL_CTL_DEL, fd, &ev).
@@ -782,6 +783,30 @@ static const CallExpr *keptResult(Session &S, const FunctionDecl *FD,
   return C.Found;
 }
 
+/// The keeping call that a local pointer holding the address Addr (`struct
+/// epoll_event *evp = &ev;`, or assigned it) is handed to, or null.
+static const CallExpr *keptThroughPointer(Session &S, const UnaryOperator *Addr,
+                                          const FunctionDecl *FD) {
+  const Expr *At;
+  const Expr *P = useOf(S, Addr, At);
+  const VarDecl *W = nullptr;
+  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(P);
+      BO && BO->getOpcode() == BO_Assign && BO->getRHS()->IgnoreParens() == At)
+    W = localStorage(BO->getLHS());
+  if (!P)
+    if (auto Ps = S.Ctx.getParents(*At); !Ps.empty())
+      W = Ps[0].get<VarDecl>();
+  if (!W || !W->hasLocalStorage() || !W->getType()->isPointerType() || !FD ||
+      !FD->hasBody())
+    return nullptr;
+  const CallExpr *Found = nullptr;
+  anyReferenceTo(FD->getBody(), W, [&](const DeclRefExpr *DR) {
+    Found = keepingCall(S, DR);
+    return Found != nullptr;
+  });
+  return Found;
+}
+
 /// Where the struct value E (a local's, a compound literal, a call's
 /// result) goes: to a keeping call directly, into another local that goes
 /// there, to a parameter of a function of the file that does (a wrapper
@@ -809,6 +834,9 @@ static const CallExpr *keptValue(Session &S, const Expr *E,
             : nullptr;
     return W ? keptLocal(S, W, Depth + 1) : nullptr;
   }
+  if (const auto *UO = dyn_cast_or_null<UnaryOperator>(P);
+      UO && UO->getOpcode() == UO_AddrOf)
+    return keptThroughPointer(S, UO, FD);
   if (P)
     return nullptr;
   auto Ps = S.Ctx.getParents(*At);

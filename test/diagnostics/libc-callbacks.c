@@ -14,7 +14,9 @@
 // the struct whose address epoll_ctl and timer_create are handed: a
 // compact pointer in its `data.ptr` or `sival_ptr` is flagged too (a
 // trial's connections came back from epoll_wait after a switch as
-// addresses in the released arena: exit 70, with no warning).
+// addresses in the released arena: exit 70, with no warning), also
+// through a local pointer or an array, and so is one in a signal's value
+// that sigqueue queues.
 // REQUIRES: plugin
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only %s 2>&1 | FileCheck --implicit-check-not=warning: %s
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Werror %s
@@ -155,6 +157,21 @@ void watch(int ep, int fd, struct sym *s) {
   struct epoll_event gone = {.events = 0};
   gone.data.ptr = s;
   epoll_ctl(ep, EPOLL_CTL_DEL, fd, &gone);
+  // Through a local pointer, and an array that decays.
+  struct epoll_event by_ptr = {.events = EPOLLIN};
+  struct epoll_event *evp = &by_ptr;
+  by_ptr.data.ptr = s;
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:21: warning: a compact pointer to 'struct sym' is stored as 'void *' in 'struct epoll_event' whose address is handed to 'epoll_ctl' on line [[@LINE+1]]
+  epoll_ctl(ep, EPOLL_CTL_MOD, fd, evp);
+  struct epoll_event one[1] = {{.events = EPOLLIN}};
+  one[0].data.ptr = s;
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:21: warning: a compact pointer to 'struct sym' is stored as 'void *' in 'struct epoll_event[1]' handed to 'epoll_ctl' on line [[@LINE+1]]
+  epoll_ctl(ep, EPOLL_CTL_ADD, fd, one);
+  // A queued signal's value.
+  union sigval sv;
+  sv.sival_ptr = s;
+  // CHECK: libc-callbacks.c:[[@LINE-1]]:18: warning: a compact pointer to 'struct sym' is stored as 'void *' in 'union sigval' handed to 'sigqueue' on line [[@LINE+1]]
+  sigqueue(0, SIGUSR1, sv);
   // Read back only: epoll_wait's events are no keeping call.
   struct epoll_event out[4];
   (void)epoll_wait(ep, out, 4, 0);
