@@ -565,8 +565,14 @@ void storeElements(Printer &P, const BoxedVar &B, const Expr *E, QualType T,
     return;
   }
   std::string V = P.text(E);
-  if (isa<InitListExpr>(E))
-    V = "(" + P.ty(T.getUnqualifiedType()) + ")" + V;
+  if (isa<InitListExpr>(E)) {
+    // A list C made by brace elision (`struct s a[2] = {0}` sets a[0]
+    // from the bare `0`) has no braces of its own in the text.
+    if (StringRef(V).ltrim().starts_with("{"))
+      V = "(" + P.ty(T.getUnqualifiedType()) + ")" + V;
+    else
+      V = "(" + P.ty(T.getUnqualifiedType()) + "){" + V + "}";
+  }
   std::string I = std::to_string(Index++);
   if (P.form() == Form::Compact)
     Out += " cp__store_" + B.T->Name + "(&((" + B.T->compactSpelling() +
