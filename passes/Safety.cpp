@@ -796,8 +796,19 @@ private:
                {tokRange(Ptr->getSourceRange())});
       return;
     }
+    // Say why a struct the user never annotated has handle fields.
+    std::string Inferred;
+    if (const auto *ME = dyn_cast<MemberExpr>(Slot))
+      if (const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+        if (const CompactType *Holder =
+                M.recordOf(QualType(FD->getParent()->getTypeForDecl(), 0));
+            Holder && !Holder->Annotated)
+          Inferred = " of " + quoted(Holder->WideSpelling) +
+                     " (compact by inference: it holds a pointer to a "
+                     "compact type)";
     S.report(Diag::Unrewritable, Builtin,
              quoted(Name) + " on handle field " + quoted(fieldName(Slot)) +
+                 Inferred +
                  ": in compact layout the field is a 32-bit handle, not a "
                  "pointer, so the builtin cannot load, compare or store it; "
                  "guard the field with a lock, or keep the lock-free head in "

@@ -2,7 +2,8 @@
 // a 32-bit handle, and the builtin loaded, compared or stored 8 bytes of
 // pointer there (a lock-free push onto `b->head` linked to libatomic and
 // stopped at the encode check, or overwrote the next field).  Refused in
-// every mode, named as written; a lock-free head in a global (a root,
+// every mode, named as written (with the struct that holds the field where
+// it is compact by inference); a lock-free head in a global (a root,
 // whose pointer stays native) is fine.
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify %s
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify %s
@@ -34,6 +35,15 @@ struct node *steal(struct bucket *b) {
   if (__sync_bool_compare_and_swap(&b->head, (struct node *)0, (struct node *)0)) // expected-error {{'__sync_bool_compare_and_swap' on handle field 'head'}}
     return 0;
   return __atomic_exchange_n(&b->head, (struct node *)0, __ATOMIC_ACQ_REL); // expected-error {{'__atomic_exchange_n' on handle field 'head'}}
+}
+
+// A struct never annotated that holds a compact pointer is compact by
+// inference: the message says so, or the user looks for CP_COMPACT on it.
+struct stack {
+  struct node *top;
+};
+struct node *peek(struct stack *s) {
+  return __atomic_load_n(&s->top, __ATOMIC_ACQUIRE); // expected-error {{'__atomic_load_n' on handle field 'top' of 'struct stack' (compact by inference: it holds a pointer to a compact type): in compact layout}}
 }
 
 void push_root(struct node *n) {
