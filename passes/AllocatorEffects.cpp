@@ -202,8 +202,8 @@ void handedThrough(const ParmVarDecl *P, size_t Level, const CallPath &Path,
     Follow(Path.Chain[Level - 1], Level - 1);
 }
 
-/// What argument Arg of a call made at level Level hands in: `&total`, or
-/// a pointer the caller was itself handed (`bump(count, n)` in
+/// What argument Arg of a call made at level Level hands in: `&total`, an
+/// array, or a pointer the caller was itself handed (`bump(count, n)` in
 /// `xmalloc(n, count)`), followed up the calls.
 void handedTargets(const Expr *Arg, size_t Level, const CallPath &Path,
                    HandedFn Handed) {
@@ -219,9 +219,12 @@ void handedTargets(const Expr *Arg, size_t Level, const CallPath &Path,
         Handed(FD, UO);
     return;
   }
-  if (const auto *DR = dyn_cast<DeclRefExpr>(Arg))
-    if (const auto *P = dyn_cast<ParmVarDecl>(DR->getDecl()))
-      handedThrough(P, Level, Path, Handed);
+  const auto *DR = dyn_cast<DeclRefExpr>(Arg);
+  if (const auto *P = DR ? dyn_cast<ParmVarDecl>(DR->getDecl()) : nullptr)
+    handedThrough(P, Level, Path, Handed);
+  else if (const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+           VD && VD->getType()->isArrayType())
+    Handed(VD, DR); // an array of counts, `count_by_size(n, hist)`
 }
 
 /// The updates FD's body makes, and those of the functions of the file it
@@ -300,7 +303,7 @@ const Expr *readIn(const FunctionDecl *G, const ValueDecl *T,
       Update = UO;
     if (Update && !valueUsed(Ctx, Update))
       return false;
-    if (HandedAddr && Up == HandedAddr)
+    if (HandedAddr && (E == HandedAddr || Up == HandedAddr))
       return false;
     // Handed to free (a destroy walking its chunks): no value read.
     if (const auto *C = dyn_cast_or_null<CallExpr>(Up);

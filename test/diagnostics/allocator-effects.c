@@ -141,6 +141,12 @@ static CP_ALLOCATOR void *grow(size_t n, struct vec *v) {
   v->cap *= 2; // expected-warning {{'cap' is updated here for each call of 'grow' (CP_ALLOCATOR)}}
   return malloc(n);
 }
+static CP_ALLOCATOR void *by_size(size_t n, long *hist) {
+  hist[n & 3]++; // expected-warning {{'sizes' is updated here through 'hist' for each call of 'by_size' (CP_ALLOCATOR)}}
+  return malloc(n);
+}
+static long sizes[4];
+static long size_report(void) { return sizes[0] + sizes[1]; }
 // Handed in, never read by the caller: quiet.
 static CP_ALLOCATOR void *zmalloc(size_t n, long *unread) {
   (*unread)++;
@@ -156,8 +162,9 @@ static long through_pointers(void) {
   struct node *c = ymalloc(sizeof *c);
   struct node *d = grow(sizeof *d, &v);
   struct node *e = zmalloc(sizeof *e, &unread);
-  free(a), free(b), free(c), free(d), free(e);
-  return total + counted_bytes + *live_count + v.cap;
+  struct node *f = by_size(sizeof *f, sizes);
+  free(a), free(b), free(c), free(d), free(e), free(f);
+  return total + counted_bytes + *live_count + v.cap + size_report();
 }
 
 static void report(void) {
