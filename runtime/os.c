@@ -64,7 +64,7 @@ static _Noreturn void fatal_v(const char *note, const char *fmt, va_list ap) {
    * _exit and its output and the message appear in order.  No allocation
    * here: format into a stack buffer and write(2) it. */
   cp__flush_streams();
-  char buf[1024];
+  char buf[2048]; /* a refused switch names the thread and the way out */
   int n = snprintf(buf, sizeof buf, "compactptr: ");
   n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
   if (n < (int)sizeof buf - 1)

@@ -165,7 +165,7 @@ static _Noreturn void refuse(const cp_thread_t *t, const char *why) {
   read_task(t->tid, "comm", comm, sizeof comm);
   char ks = task_state(t->tid);
   int s = state_of(t);
-  char what[800];
+  char what[1200];
   if (s == CP_TS_NATIVE_UNSAFE)
     snprintf(what, sizeof what,
              "it is in a native region it entered under a compact body "
@@ -186,7 +186,10 @@ static _Noreturn void refuse(const cp_thread_t *t, const char *why) {
              "mutex in a node, or in a global struct that holds compact "
              "pointers, which the switch moves under its waiters: keep it "
              "outside such structs; the plugin's "
-             "-Wcompactptr-blocking-on-object says where)",
+             "-Wcompactptr-blocking-on-object says where) or is handed a "
+             "compact object it keeps (a queue of 'void *' in another "
+             "file: -Wcompactptr-void-escape says where; keep such objects "
+             "in a structure of their own type)",
              ks);
   else
     snprintf(what, sizeof what,
