@@ -1094,11 +1094,13 @@ private:
     switch (BO->getOpcode()) {
     case BO_Shr:
     case BO_Mul:
-    case BO_Xor:
     case BO_ShrAssign:
     case BO_MulAssign:
-    case BO_XorAssign:
       return true;
+    case BO_Xor:
+    case BO_XorAssign:
+      return !K || K->getZExtValue() > 15; // `^ 1` flips a tag bit
+
     case BO_Rem:
     case BO_RemAssign: {
       // `% 16 == 0` tests alignment.
@@ -1186,9 +1188,13 @@ private:
         "compact pointer to " + quoted(T->WideSpelling) + " " + How;
     const FieldDecl *F = nullptr;
     bool Hashed = false;
-    for (const Expr *U : S.Opts.switchable() ? Uses : ArrayRef<const Expr *>())
-      if (!F && !(F = storedIntoField(U)))
+    for (const Expr *U : Uses)
+      if (!F && !(F = S.Opts.switchable() ? storedIntoField(U) : nullptr))
         Hashed |= mixesBits(U);
+    // Without a switch an address hashed stays the object's: only a tag
+    // in its low bits can go wrong.
+    if (Hashed && !S.Opts.switchable())
+      return;
     if (F)
       S.report(Diag::IntegerCast, Loc,
                What + " and stored in field " + quoted(F->getName()) + "; " +
