@@ -774,7 +774,7 @@ class Gen:
         if any(f.kind == "link" for f in t.fields):
             kinds += ["linkval"]
         kinds += ["deep", "cond", "stack", "slotptr", "callback", "whilewalk", "boxinit",
-                  "tailq"]
+                  "tailq", "boxarr"]
         kinds += ["build", "build", "inline", "inline"]
         if any(T[tg].has_arr for _, tg in t.ptr_slots()):
             kinds += ["linkarr", "linkarr"]
@@ -1005,6 +1005,27 @@ class Gen:
                     "  i = rnd(%du);" % t.pool_n,
                     "  if (!%s) %s = h.first;" % (P("i"), P("i")),
                     "  else kill%d(h.first);" % x,
+                    "}"], 2
+        if k == "boxarr":
+            # an array of list headers on the stack, an element's address
+            # handed to a helper (a boxed local array), its initializer
+            # with the elements' braces elided: `{0}`, or flat values (an
+            # initializer that allocates is refused for an array: its calls
+            # would run after the array is placed)
+            # (clang's -Wmissing-braces, an error under -Werror, is
+            # silenced for the flat form, as old code does)
+            init = r.choice(["{0}", "{NULL, 0u, NULL, 5u}"])
+            return ["{",
+                    "#pragma clang diagnostic push",
+                    "#pragma clang diagnostic ignored \"-Wmissing-braces\"",
+                    "  struct hd%d hs[2] = %s;" % (x, init),
+                    "#pragma clang diagnostic pop",
+                    "  hdpush%d(&hs[rnd(2u)], new%d(rnd(100000u)));" % (x, x),
+                    "  for (c = 0u; c < 2u; c++) {",
+                    "    for (q%d = hs[c].first; q%d; q%d = q%d->next) acc = acc * 11u + q%d->k + hs[c].n;"
+                    % (x, x, x, x, x),
+                    "    kill%d(hs[c].first);" % x,
+                    "  }",
                     "}"], 2
         if k == "tailq":
             # a queue in the heap for the whole run, built at its tail
