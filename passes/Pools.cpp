@@ -537,40 +537,36 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
     // A typed allocator (`struct node *node_block(size_t n)` around
     // `calloc(n, sizeof(struct node))`) allocates the objects itself,
     // which the plugin rewrites anyway: the annotation is what breaks it.
+    // A body that only types the memory on its way out (`struct node *c =
+    // calloc(1, n); ... return c;`) serves the calls that allocate other
+    // memory.
     const auto *Inner = dyn_cast<CallExpr>(E->getSubExpr()->IgnoreParenCasts());
-    bool Typed = !Pinned && Inner && allocFunction(Inner) != AllocFn::None &&
-                 S.M.pointeeOf(FD->getReturnType()) == T;
-    if (Typed)
-      S.report(Diag::AllocatorBody, E->getExprLoc(),
-               "'" + FD->getNameAsString() + "' allocates the '" +
-                   T->WideSpelling + "' itself and returns a '" +
-                   T->WideSpelling +
-                   " *', so it needs no CP_ALLOCATOR, "
-                   "which sends its calls to the runtime and skips this "
-                   "body; remove the annotation (this allocation is then "
-                   "rewritten like any other)",
-               {CharSourceRange::getTokenRange(E->getSourceRange())});
-    else if (!Pinned && Inner && allocFunction(Inner) != AllocFn::None)
-      // Only typed on the way out (`struct node *c = calloc(1, n); ...
-      // return c;`): the body serves the calls that allocate other memory.
-      S.report(Diag::AllocatorBody, E->getExprLoc(),
-               "'" + FD->getNameAsString() +
-                   "' is declared CP_ALLOCATOR, so its calls that allocate "
-                   "compact objects go to the runtime, and this body serves "
-                   "its other calls, whose memory is no '" +
-                   T->WideSpelling +
-                   "'; keep it as 'void *' here (`void *p = calloc(1, n);`)",
-               {CharSourceRange::getTokenRange(E->getSourceRange())});
+    bool Allocates = !Pinned && Inner && allocFunction(Inner) != AllocFn::None;
+    const std::string Fn = quoted(FD->getNameAsString());
+    const std::string Routed =
+        Fn + " is declared CP_ALLOCATOR, so its calls that allocate compact "
+             "objects go to the runtime";
+    std::string Msg;
+    if (Allocates && S.M.pointeeOf(FD->getReturnType()) == T)
+      Msg = Fn + " allocates the " + quoted(T->WideSpelling) +
+            " itself and returns a " + quoted(T->WideSpelling + " *") +
+            ", so it needs no CP_ALLOCATOR, which sends its calls to the "
+            "runtime and skips this body; remove the annotation (this "
+            "allocation is then rewritten like any other)";
+    else if (Allocates)
+      Msg = Routed +
+            ", and this body serves its other calls, whose memory "
+            "is no " +
+            quoted(T->WideSpelling) +
+            "; keep it as 'void *' here (`void *p = calloc(1, n);`)";
     else
-      S.report(Diag::AllocatorBody, E->getExprLoc(),
-               "'" + FD->getNameAsString() +
-                   "' is declared CP_ALLOCATOR, so its "
-                   "calls that allocate compact objects go to the runtime and "
-                   "this body does not run for them: what it does to the '" +
-                   T->WideSpelling +
-                   "' would be lost; initialize the object "
-                   "after the call",
-               {CharSourceRange::getTokenRange(E->getSourceRange())});
+      Msg = Routed +
+            " and this body does not run for them: what it does to "
+            "the " +
+            quoted(T->WideSpelling) +
+            " would be lost; initialize the object after the call";
+    S.report(Diag::AllocatorBody, E->getExprLoc(), Msg,
+             {CharSourceRange::getTokenRange(E->getSourceRange())});
     return true;
   }
   // In wide mode every object keeps its native layout and every pointer is

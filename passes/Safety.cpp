@@ -1100,7 +1100,6 @@ private:
     case BO_Xor:
     case BO_XorAssign:
       return !K || K->getZExtValue() > 15; // `^ 1` flips a tag bit
-
     case BO_Rem:
     case BO_RemAssign: {
       // `% 16 == 0` tests alignment.
