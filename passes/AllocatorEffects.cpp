@@ -277,10 +277,10 @@ bool valueUsed(ASTContext &Ctx, const Expr *E) {
 
 /// Does G's body read T's value -- other than to update T itself where
 /// the update's value goes nowhere (`x = 0;`, `x += n;`, `x--;`: more
-/// bookkeeping), or to hand its address to the updater (HandedAddr, the
-/// `&total` of `xmalloc(n, &total)`)?  Returns the first read.
+/// bookkeeping), or to hand its address to the updater (Handed: the
+/// `&total` of each `xmalloc(n, &total)`)?  Returns the first read.
 const Expr *readIn(const FunctionDecl *G, const ValueDecl *T,
-                   const Expr *HandedAddr) {
+                   const llvm::SmallPtrSetImpl<const Expr *> &Handed) {
   const Expr *Found = nullptr;
   ASTContext &Ctx = G->getASTContext();
   anyNode(G->getBody(), [&](const Stmt *St) {
@@ -303,7 +303,7 @@ const Expr *readIn(const FunctionDecl *G, const ValueDecl *T,
       Update = UO;
     if (Update && !valueUsed(Ctx, Update))
       return false;
-    if (HandedAddr && (E == HandedAddr || Up == HandedAddr))
+    if (Handed.count(E) || (Up && Handed.count(Up)))
       return false;
     // Handed to free (a destroy walking its chunks): no value read.
     if (const auto *C = dyn_cast_or_null<CallExpr>(Up);
@@ -359,9 +359,14 @@ void checkAllocatorEffects(Session &S) {
     for (const Update &U : Updates) {
       if (!Said.insert({FD->getCanonicalDecl(), U.Target}).second)
         continue;
+      // Every call that hands the target in (`&total` at each call).
+      llvm::SmallPtrSet<const Expr *, 4> Handed;
+      for (const Update &V : Updates)
+        if (V.Target == U.Target && V.HandedAddr)
+          Handed.insert(V.HandedAddr);
       const FunctionDecl *Reader = nullptr;
       for (const FunctionDecl *G : Readers)
-        if (G != U.In && readIn(G, U.Target, U.HandedAddr)) {
+        if (G != U.In && readIn(G, U.Target, Handed)) {
           Reader = G;
           break;
         }
@@ -373,8 +378,9 @@ void checkAllocatorEffects(Session &S) {
       bool Alloc = hasAttribute(FD, "allocator");
       // Counts a global pointer leads to (`(*count)++`, `hist[k]++` with
       // `static long *hist`) are named as what it points to.
-      std::string Pointee =
-          GV && GV->getType()->isPointerType() ? "*" : std::string();
+      std::string Pointee = !U.Through && GV && GV->getType()->isPointerType()
+                                ? "*"
+                                : std::string();
       std::string Fn = quoted(FD->getNameAsString());
       std::string Via = U.In->getCanonicalDecl() == FD->getCanonicalDecl()
                             ? ""

@@ -147,7 +147,14 @@ static CP_ALLOCATOR void *by_size(size_t n, long *hist) {
 }
 static long sizes[4];
 static long size_report(void) { return sizes[0] + sizes[1]; }
-// Handed in, never read by the caller: quiet.
+// A global pointer handed in is itself the target (a bump cursor).
+static char *cursor;
+static CP_ALLOCATOR void *bump_from(size_t n, char **cur) {
+  *cur += n; // expected-warning {{'cursor' is updated here through 'cur' for each call of 'bump_from' (CP_ALLOCATOR)}}
+  return malloc(n);
+}
+static long cursor_report(void) { return cursor != 0; }
+// Handed in, at two calls, never read by the caller: quiet.
 static CP_ALLOCATOR void *zmalloc(size_t n, long *unread) {
   (*unread)++;
   return malloc(n);
@@ -162,9 +169,13 @@ static long through_pointers(void) {
   struct node *c = ymalloc(sizeof *c);
   struct node *d = grow(sizeof *d, &v);
   struct node *e = zmalloc(sizeof *e, &unread);
+  struct node *e2 = zmalloc(sizeof *e2, &unread);
+  struct node *g = bump_from(sizeof *g, &cursor);
+  free(e2), free(g);
   struct node *f = by_size(sizeof *f, sizes);
   free(a), free(b), free(c), free(d), free(e), free(f);
-  return total + counted_bytes + *live_count + v.cap + size_report();
+  return total + counted_bytes + *live_count + v.cap + size_report() +
+         cursor_report();
 }
 
 static void report(void) {
