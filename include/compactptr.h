@@ -459,16 +459,30 @@ CP_API cp_handle_t cp_encode_checked(const void *p);
  *  Stops the program (one line naming `d`'s type, exit 70). */
 CP_API __attribute__((noreturn)) void cp__foreign_slot(const void *slot,
                                                        const cp_type_desc_t *d);
-/** Error path of an offset kept at run time that compact-only code steps
- *  back by (uthash's `(char *)hhp - tbl->hho`): the offset read, `kept`
- *  bytes, is not `compact`, the offset of member `member` of `d`'s type in
- *  the compact layout, which every value the stepping file gives it was
- *  measured to -- another file set it by hand (a native offset).  Stops
- *  the program (one line naming both offsets, the type and the member,
- *  exit 70). */
+/** Error path of an offset kept at run time that code steps by (uthash's
+ *  `(char *)hhp - tbl->hho`): the offset read, `kept` bytes, is neither
+ *  `compact` nor `wide` (-1 in compact-only code), the offsets of member
+ *  `member` of `d`'s type in the two layouts, to which every value the
+ *  stepping file gives it was measured -- another file set it by hand.
+ *  Stops the program (one line naming the offsets, the type and the
+ *  member, exit 70). */
 CP_API __attribute__((noreturn)) void
-cp__offset_mismatch(long kept, long compact, const cp_type_desc_t *d,
+cp__offset_mismatch(long kept, long compact, long wide, const cp_type_desc_t *d,
                     const char *member);
+/** The slow path of a kept offset that the stepping file measures to one
+ *  of `n` members (a table per type: "struct user.hh, struct group.hh" in
+ *  `members`), whose compact and wide offsets `offsets` holds in pairs
+ *  (wide -1 in compact-only code) and whose types `types` names: `kept`
+ *  is none of theirs in the layout of the moment, or, after the switch,
+ *  the compact offset of one and the wide offset of another.  The second
+ *  is settled by the type of the object at `at` (the address the step
+ *  starts from, or NULL where the code cannot name it twice): returns that
+ *  type's member's offset in the layout of the moment.  Otherwise stops
+ *  the program (one line naming the offset and the members, exit 70). */
+CP_API long cp__measured_offset_slow(long kept, const void *at, int n,
+                                     const long *offsets,
+                                     cp_type_desc_t *const *types,
+                                     const char *members);
 /** 1 when COMPACTPTR_DEBUG=1 (set at start-up). */
 extern CP_API int cp__debug;
 

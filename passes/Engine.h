@@ -445,11 +445,16 @@ struct Model {
   /// one it sets as a pthread key's value (mapped to the key), printed
   /// `cp_thread_specific(key, ...)`.
   llvm::DenseMap<const clang::Expr *, const clang::Expr *> ThreadKept;
-  /// Offsets kept at run time that compact-only code steps back by
-  /// (uthash's `tbl->hho`, Pools.cpp), each with the one member every
-  /// value the file gives them names: printed checked against that
-  /// member's compact offset (cp__measured_offset).
-  llvm::DenseMap<const clang::Expr *, MeasuredMember> MeasuredOffsets;
+  /// Offsets kept at run time that code steps by (uthash's `tbl->hho`, a
+  /// field or a local, Pools.cpp), each with the members the values the
+  /// file gives them are measured to: every read is printed as the offset
+  /// of the member the value read names, in the layout of the moment
+  /// (cp__measured_offset); at a step to a compact type (MeasuredSteps),
+  /// only among that type's members.
+  llvm::DenseMap<const clang::ValueDecl *, std::vector<MeasuredMember>>
+      MeasuredOffsets;
+  llvm::DenseMap<const clang::Expr *, std::vector<MeasuredMember>>
+      MeasuredSteps;
   /// Function pointer fields looked at by hookFreed: whether the
   /// translation unit gives them `free` (a cache: one walk of the TU each).
   mutable llvm::DenseMap<const clang::FieldDecl *, bool> FreeHooks;

@@ -60,6 +60,9 @@
 using namespace clang;
 
 namespace compactptr {
+static bool offsetMeasured(Session &S, const clang::Expr *Off,
+                           std::vector<MeasuredMember> &Members,
+                           unsigned Depth = 0);
 namespace {
 
 /// Calls F for every node of St.
@@ -113,12 +116,13 @@ std::string arithmeticOrigin(const BinaryOperator *BO, ASTContext &Ctx) {
     return "";
   const auto *C = dyn_cast<ExplicitCastExpr>(BO->getLHS()->IgnoreParens());
   if (C && (steppedFromObject(BO) || memberAddress(C->getSubExpr()))) {
-    // Stepped from the address of an object, not through a buffer.  A
-    // number of bytes is refused where it is written (layout-offset,
-    // Safety.cpp).  container_of with an offset kept at run time (uthash's
-    // `hho`): the offset was measured in one layout, and offsetof is what
-    // the rewrite knows to give in each.
-    if (BO->getRHS()->isIntegerConstantExpr(Ctx) || !steppedFromObject(BO))
+    // Stepped from the address of an object or a member, not through a
+    // buffer.  A number of bytes is refused where it is written
+    // (layout-offset, Safety.cpp).  container_of with an offset kept at
+    // run time (uthash's `hho`, from a handle or from `&e->id`): the
+    // offset was measured in one layout, and offsetof is what the rewrite
+    // knows to give in each.
+    if (BO->getRHS()->isIntegerConstantExpr(Ctx))
       return "";
     return SteppedByRuntimeOffset;
   }
@@ -136,6 +140,16 @@ static const ValueDecl *storage(const Expr *E) {
   if (const auto *ME = dyn_cast<MemberExpr>(E))
     return dyn_cast<FieldDecl>(ME->getMemberDecl());
   return varOf(E);
+}
+
+/// The read of a kept offset E, past the casts clang puts around it.
+static const Expr *offsetRead(const Expr *E) {
+  while (const auto *IC = dyn_cast<ImplicitCastExpr>(E->IgnoreParens())) {
+    if (IC->getCastKind() == CK_LValueToRValue)
+      return IC;
+    E = IC->getSubExpr();
+  }
+  return E;
 }
 
 /// E reads V: V itself, or a local copy of it (obstack's `char *p =
@@ -188,6 +202,15 @@ public:
         if (isTagStep(BO->getRHS(), S.Ctx))
           return origin(BO->getLHS(), FD, Depth + 1);
         std::string Why = arithmeticOrigin(BO, S.Ctx);
+        // By an offset measured to a member, from an element held as `void
+        // *` (uthash's HASH_SELECT: `(char *)_elt + _dst_hho`) or from a
+        // member's address held as its own type (`(char *)idp - t->ido`):
+        // a step between an object and its member, not through a buffer.
+        std::vector<MeasuredMember> Members;
+        if (!Why.empty() && Why != SteppedByRuntimeOffset &&
+            offsetMeasured(S, BO->getRHS(), Members) &&
+            llvm::all_of(Members, [](const MeasuredMember &X) { return X.F; }))
+          Why = SteppedByRuntimeOffset;
         if (Why == SteppedByRuntimeOffset)
           Step = BO;
         return Why;
@@ -421,7 +444,7 @@ static MeasuredMember measuredMember(const Model &M, const Expr *R) {
 /// may hold one.  A field's values in other files are not seen.
 static bool offsetMeasured(Session &S, const Expr *Off,
                            std::vector<MeasuredMember> &Members,
-                           unsigned Depth = 0) {
+                           unsigned Depth) {
   const ValueDecl *V = storage(Off);
   const auto *F = dyn_cast_or_null<FieldDecl>(V);
   const auto *Var = dyn_cast_or_null<VarDecl>(V);
@@ -589,17 +612,35 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
       return false;
     std::vector<MeasuredMember> Members;
     bool Measured = Tr.Step && offsetMeasured(S, Tr.Step->getRHS(), Members);
-    if (Measured && !S.Opts.switchable()) {
-      // Every value this file gives names one member of the type stepped
-      // back to: the offset read is checked against that member's compact
-      // offset where it is used (another file may set it by hand).
-      if (!Members.empty() && Members.front().T == T &&
-          llvm::all_of(Members, [&](const MeasuredMember &X) {
-            return X.T == Members.front().T && X.F == Members.front().F;
+    // Every value this file gives names a member (`hh` of 'struct user',
+    // of 'struct group': each table measures its own), and the step goes
+    // back to the type of one or forward to one: each read of the offset in
+    // this file is printed as the offset, in the layout of the moment, of
+    // the member the value read was measured to (checked: another file may
+    // set it by hand), so a switch that leaves the kept offset the compact
+    // layout's changes nothing.  At this step, only the members of the
+    // type it goes to.
+    std::vector<MeasuredMember> All, Here;
+    for (const MeasuredMember &X : Members)
+      if (llvm::none_of(All, [&](const MeasuredMember &Y) {
+            return X.T == Y.T && X.F == Y.F;
           }))
-        S.M.MeasuredOffsets[Tr.Step->getRHS()] = Members.front();
+        All.push_back(X);
+    for (const MeasuredMember &X : All)
+      if (X.F &&
+          (Tr.Step->getOpcode() == BO_Sub ? X.T == T
+                                          : S.M.recordOf(X.F->getType()) == T))
+        Here.push_back(X);
+    if (Measured && !Here.empty() &&
+        llvm::all_of(All, [](const MeasuredMember &X) { return X.F; })) {
+      S.M.MeasuredOffsets[storage(Tr.Step->getRHS())] = All;
+      S.M.MeasuredSteps[offsetRead(Tr.Step->getRHS())] = Here;
       return false;
     }
+    // Other measured values (zero among them) are right in compact-only
+    // code, which has one layout.
+    if (Measured && !S.Opts.switchable())
+      return false;
     // The offset was measured in one layout; offsetof is what the rewrite
     // gives in each.  Also when a function of this TU does the step (a
     // generic list's `obj_of`): it is no allocator, and CP_ALLOCATOR would
@@ -613,7 +654,10 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
                  T->WideSpelling + ", member), as container_of does" +
                  (Measured ? ", or build the program compact-only "
                              "(--cp-mode=compact-only), where the offset "
-                             "it measures stays right"
+                             "it measures stays right (in switchable code, "
+                             "every value it is given must be measured to a "
+                             "member, one of them of the type the step "
+                             "goes to)"
                            : ""),
              {R});
     return true;

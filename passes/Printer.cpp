@@ -270,12 +270,44 @@ bool Printer::affected(const Stmt *St) {
   return A;
 }
 
+/// The kept offset E reads (Pools.cpp), with the members its values may
+/// be measured to, or null (not in wide builds, which have one layout).
+const std::vector<MeasuredMember> *Printer::measuredRead(const Expr *E) const {
+  const auto *IC = dyn_cast<ImplicitCastExpr>(E);
+  if (!S.Opts.compactBodies() || M.MeasuredOffsets.empty() || !IC ||
+      IC->getCastKind() != CK_LValueToRValue)
+    return nullptr;
+  if (auto It = M.MeasuredSteps.find(E); It != M.MeasuredSteps.end())
+    return &It->second;
+  const Expr *Sub = IC->getSubExpr()->IgnoreParens();
+  const ValueDecl *V = nullptr;
+  if (const auto *ME = dyn_cast<MemberExpr>(Sub))
+    V = ME->getMemberDecl();
+  else if (const auto *DR = dyn_cast<DeclRefExpr>(Sub))
+    V = DR->getDecl();
+  auto It = V ? M.MeasuredOffsets.find(V) : M.MeasuredOffsets.end();
+  return It == M.MeasuredOffsets.end() ? nullptr : &It->second;
+}
+
+/// The address a step by the kept offset E reads starts from: P in `(char
+/// *)P - E` or `(char *)P + E`, else null.
+const Expr *Printer::stepStart(const Expr *E) const {
+  const Expr *Up = parentSkippingParens(S.Ctx, E);
+  while (Up && isa<ImplicitCastExpr>(Up))
+    Up = parentSkippingParens(S.Ctx, Up);
+  const auto *BO = dyn_cast_or_null<BinaryOperator>(Up);
+  if (!BO || !BO->isAdditiveOp() || !BO->getType()->isPointerType())
+    return nullptr;
+  const Expr *P = BO->getLHS();
+  return P->getType()->isPointerType() ? P : nullptr;
+}
+
 /// The node itself is rewritten (not only a descendant).
 bool Printer::own(const Stmt *St) {
   if ((!Names.empty() && Names.count(St)) || spillOf(St))
     return true;
   if (const auto *E = dyn_cast<Expr>(St);
-      E && (M.ThreadKept.count(E) || M.MeasuredOffsets.count(E)))
+      E && (M.ThreadKept.count(E) || measuredRead(E)))
     return true;
   if (const auto *CE = dyn_cast<CallExpr>(St))
     return (CompactBodies && dualCallee(CE)) ||
@@ -449,21 +481,45 @@ std::string Printer::textOf(const Stmt *St) {
       return "cp_thread_specific(" + text(Key) + ", " + T + ")";
     return "cp_thread_result(" + T + ")";
   }
-  // An offset kept at run time that compact code steps back by
-  // (Pools.cpp): checked against the compact offset of the member every
-  // value this file gives it names, since another file may set it by hand.
-  if (const auto *E = dyn_cast<Expr>(St); E && compact()) {
-    auto It = M.MeasuredOffsets.find(E);
-    if (It != M.MeasuredOffsets.end() && MeasuredOpen != E) {
+  // A read of an offset kept at run time that code steps by (Pools.cpp):
+  // the offset, in the layout of the moment, of the member the value read
+  // was measured to (a switch leaves a kept offset the compact layout's),
+  // checked, since another file may set it by hand.  Compact-only code
+  // has no wide layout (-1).
+  if (const auto *E = dyn_cast<Expr>(St); E && MeasuredOpen != E) {
+    if (const std::vector<MeasuredMember> *Xs = measuredRead(E)) {
       const Expr *Outer = MeasuredOpen;
       MeasuredOpen = E;
       std::string T = textOf(St);
       MeasuredOpen = Outer;
-      const MeasuredMember &X = It->second;
-      return "cp__measured_offset((long)(" + T +
-             "), (long)__builtin_offsetof(" + ct(X.T) + ", " +
-             X.F->getName().str() + "), &" + X.T->DescName + ", \"" +
-             X.F->getName().str() + "\")";
+      auto Offsets = [&](const MeasuredMember &X) {
+        const std::string F = X.F->getName().str();
+        return "(long)__builtin_offsetof(" + ct(X.T) + ", " + F + "), " +
+               (S.Opts.switchable() ? "(long)__builtin_offsetof(" +
+                                          X.T->WideSpelling + ", " + F + ")"
+                                    : std::string("-1L"));
+      };
+      if (Xs->size() == 1)
+        return "cp__measured_offset((long)(" + T + "), " +
+               Offsets(Xs->front()) + ", &" + Xs->front().T->DescName + ", \"" +
+               Xs->front().F->getName().str() + "\")";
+      // Two members may have offsets the same number in different layouts
+      // (24 compact in one type, 24 wide in another): the type of the
+      // object the step starts from settles it, so that address goes too
+      // where printing it twice does not evaluate anything twice.
+      const Expr *From = stepStart(E);
+      std::string At, Types, Names;
+      for (const MeasuredMember &X : *Xs) {
+        At += (At.empty() ? "" : ", ") + Offsets(X);
+        Types += (Types.empty() ? "&" : ", &") + X.T->DescName;
+        Names += (Names.empty() ? "" : ", ") + X.T->WideSpelling + "." +
+                 X.F->getName().str();
+      }
+      return "cp__measured_offset_of((long)(" + T + "), (const void *)(" +
+             (From && !From->HasSideEffects(S.Ctx) ? textOf(From)
+                                                   : std::string("0")) +
+             "), " + std::to_string(Xs->size()) + ", (const long[]){" + At +
+             "}, (cp_type_desc_t *const[]){" + Types + "}, \"" + Names + "\")";
     }
   }
   if (!affected(St))

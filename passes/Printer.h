@@ -328,7 +328,7 @@ private:
   /// The thread's result or key value being printed inside its
   /// cp_thread_result(...) or cp_thread_specific(...).
   const clang::Expr *ThreadKeptOpen = nullptr;
-  /// The offset kept at run time being printed inside its
+  /// The read of an offset kept at run time being printed inside its
   /// cp__measured_offset(...).
   const clang::Expr *MeasuredOpen = nullptr;
   NameMap Names;   ///< Context
@@ -344,6 +344,8 @@ private:
   std::string returnsTwiceText(const clang::CallExpr *CE);
 
   bool compact() const { return F == Form::Compact; }
+  const std::vector<MeasuredMember> *measuredRead(const clang::Expr *E) const;
+  const clang::Expr *stepStart(const clang::Expr *E) const;
   bool compactTrait(const clang::UnaryExprOrTypeTraitExpr *U);
   bool within(clang::CharSourceRange R, clang::FileID FID, unsigned Begin,
               unsigned End) const;

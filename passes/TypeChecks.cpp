@@ -52,6 +52,15 @@ void checkEmbeddedLink(Session &S, const FieldDecl *FD, QualType E,
   if (!Links)
     return;
   std::string Name = quoted(S.typeText(E));
+  // A header the program does not own (uthash.h's UT_hash_handle): a
+  // declaration of the tag before the #include carries the attribute to
+  // the definition, which clang merges.
+  std::string Where;
+  if (const IdentifierInfo *Tag = Link->getIdentifier();
+      Tag && !S.SM.isInMainFile(S.SM.getExpansionLoc(Link->getLocation())))
+    Where = " (where a header defines it, a declaration before the "
+            "#include does: `struct CP_COMPACT " +
+            Tag->getName().str() + ";`)";
   S.report(
       Diag::InteriorEscape, FD->getLocation(),
       "field " + quoted(FD->getName()) + " of compact type " + Who +
@@ -60,9 +69,8 @@ void checkEmbeddedLink(Session &S, const FieldDecl *FD, QualType E,
           "they "
           "are not translated when the switch to wide mode moves the objects: "
           "declare " +
-          Name +
-          " CP_COMPACT too (its links become handles), or "
-          "build the program compact-only, which never switches",
+          Name + " CP_COMPACT too (its links become handles)" + Where +
+          ", or build the program compact-only, which never switches",
       {tokRange(FD->getSourceRange())});
 }
 

@@ -313,15 +313,64 @@ _Noreturn void cp__foreign_slot(const void *slot, const cp_type_desc_t *d) {
             slot, d ? d->name : "compact");
 }
 
-_Noreturn void cp__offset_mismatch(long kept, long compact,
+_Noreturn void cp__offset_mismatch(long kept, long compact, long wide,
                                    const cp_type_desc_t *d,
                                    const char *member) {
+  const char *type = d ? d->name : "?";
+  if (wide < 0) /* compact-only code: one layout, the compact one */
+    cp__fatal("an offset kept at run time is %ld bytes, but member '%s' of "
+              "'%s', which this code measured it to, is at %ld in the "
+              "compact layout: another file set the offset by hand (the "
+              "native layout's?); measure it there too, as (char *)&p->%s - "
+              "(char *)p or offsetof",
+              kept, member, type, compact, member);
   cp__fatal("an offset kept at run time is %ld bytes, but member '%s' of "
             "'%s', which this code measured it to, is at %ld in the compact "
-            "layout: another file set the offset by hand (the native "
-            "layout's?); measure it there too, as (char *)&p->%s - (char *)p "
-            "or offsetof",
-            kept, member, d ? d->name : "?", compact, member);
+            "layout and %ld in the wide one: another file set the offset by "
+            "hand; measure it there too, as (char *)&p->%s - (char *)p or "
+            "offsetof",
+            kept, member, type, compact, wide, member);
+}
+
+long cp__measured_offset_slow(long kept, const void *at, int n,
+                              const long *offsets, cp_type_desc_t *const *types,
+                              const char *members) {
+  /* The members whose offset the kept one is, in the layout it was
+   * measured in (compact before the switch; either after it), of the type
+   * of the object the step starts from where that is known. */
+  const cp_slab_t *s = at ? cp__slab_of(cp__current_arena(), at) : NULL;
+  const cp_type_t *t = s ? s->type : NULL;
+  long now = -1;
+  bool fits = false, ambiguous = false;
+  for (int i = 0; i < n; i++) {
+    long c = offsets[2 * i], w = offsets[2 * i + 1];
+    bool now_wide = w >= 0 && cp__wide;
+    if (kept != c && (!now_wide || kept != w))
+      continue;
+    fits = true;
+    if (t && cp__type_peek(types[i]) != t)
+      continue;
+    long x = now_wide ? w : c;
+    ambiguous |= now >= 0 && now != x;
+    now = x;
+  }
+  if (now >= 0 && !ambiguous)
+    return now;
+  if (fits && (ambiguous || !t))
+    cp__fatal("an offset kept at run time is %ld bytes, which is the "
+              "offset of more than one of the members this code measures "
+              "it to (%s), one in the compact layout and another in the "
+              "wide one, and the step's object does not tell which: put "
+              "the member first in its structs (offset 0 in both layouts), "
+              "or build the program compact-only",
+              kept, members);
+  cp__fatal("an offset kept at run time is %ld bytes, but none of the "
+            "members this code measures it to (%s) is there in %s: another "
+            "file set the offset by hand; measure it there too, as (char "
+            "*)&p->member - (char *)p or offsetof",
+            kept, members,
+            fits ? "the type of the object the step starts from"
+                 : "either layout");
 }
 
 _Noreturn void cp__encode_unrepresentable(const void *p) {

@@ -1,13 +1,14 @@
 // container_of with an offset kept at run time, as uthash keeps `hho` in
 // its table: `(char *)hhp - tbl->hho`.  The offset is measured in the
-// layout the code runs in, so compact-only code may step back by it when
-// every value the translation unit gives the field or variable is
-// measured -- a difference of two addresses, an offsetof, zero -- and
-// nothing else can set it (its address taken, another file's global).
-// Switchable code is refused either way: after the switch the objects
-// are in the wide layout and a kept offset is the compact one; the
-// message then names compact-only.  A number written by hand is the wide
-// layout's offset: refused in both.
+// layout the code runs in, so code may step by it when every value the
+// translation unit gives the field or variable is measured -- a
+// difference of two addresses, an offsetof -- and nothing else can set it
+// (its address taken, another file's global).  Switchable code reads it
+// as the offset, in the layout of the moment, of the member the value was
+// measured to, so every value must name a member, one of them of the type
+// the step goes to; compact-only code, which has one layout, may also be
+// given zero.  A number written by hand is the wide layout's offset:
+// refused in both.
 // RUN: %clang %cflags -fplugin=%plugin -fplugin-arg-compactptr-mode=compact-only -fsyntax-only -Xclang -verify=co %s
 // RUN: %clang %cflags -fplugin=%plugin -fsyntax-only -Xclang -verify=sw %s
 #include <compactptr.h>
@@ -25,8 +26,9 @@ void add(struct table *t, struct item *it) {
 }
 static struct table braced = {0, 0, 0, 24};
 
+// (`braced` gives it zero.)
 struct item *owner(struct table *t, struct handle *h) {
-  return (struct item *)((char *)h - t->hho); // sw-error {{an address stepped from another object by an offset computed at run time, which the plugin cannot tell is the start of a 'struct item' (it would differ between the layouts); step back with offsetof(struct item, member), as container_of does, or build the program compact-only (--cp-mode=compact-only), where the offset it measures stays right}}
+  return (struct item *)((char *)h - t->hho); // sw-error {{where the offset it measures stays right (in switchable code, every value it is given must be measured to a member}}
 }
 struct item *owner_fixed(struct table *t, struct handle *h) {
   return (struct item *)((char *)h - t->fixed); // co-error {{step back with offsetof(struct item, member), as container_of does}} sw-error {{step back with offsetof(struct item, member), as container_of does}}
@@ -39,7 +41,7 @@ struct item *owner_braced(struct handle *h) {
 void set_offset(ptrdiff_t *p);
 struct item *owner_local(struct item *model, struct handle *h) {
   ptrdiff_t off = (char *)&model->hh - (char *)model;
-  return (struct item *)((char *)h - off); // sw-error {{where the offset it measures stays right}}
+  return (struct item *)((char *)h - off);
 }
 struct item *owner_escaped(struct handle *h) {
   ptrdiff_t off = 0;
@@ -71,5 +73,65 @@ void add3(struct table3 *t, struct item *it) {
   t->hho = off;
 }
 struct item *owner3(struct table3 *t, struct handle *h) {
-  return (struct item *)((char *)h - t->hho); // sw-error {{where the offset it measures stays right}}
+  return (struct item *)((char *)h - t->hho);
+}
+
+// Zero among the measured values (the object itself): right in either
+// layout, but no member's offset to give in the layout of the moment.
+struct table4 { struct handle *first; ptrdiff_t hho; };
+void add4(struct table4 *t, struct item *it) {
+  t->hho = (char *)&it->hh - (char *)it;
+}
+void reset4(struct table4 *t) { t->hho = 0; }
+struct item *owner4(struct table4 *t, struct handle *h) {
+  return (struct item *)((char *)h - t->hho); // sw-error {{an address stepped from another object by an offset computed at run time, which the plugin cannot tell is the start of a 'struct item' (it would differ between the layouts); step back with offsetof(struct item, member), as container_of does, or build the program compact-only (--cp-mode=compact-only), where the offset it measures stays right (in switchable code, every value it is given must be measured to a member, one of them of the type the step goes to)}}
+}
+
+// Measured to a member of another type only: a step to 'struct item'
+// cannot be right.
+struct CP_COMPACT other { struct other *up; struct handle hh; }; // sw-warning {{embeds 'struct handle'}}
+struct table5 { struct handle *first; ptrdiff_t hho; };
+void add5(struct table5 *t, struct other *o) {
+  t->hho = (char *)&o->hh - (char *)o;
+}
+struct item *owner5(struct table5 *t, struct handle *h) {
+  return (struct item *)((char *)h - t->hho); // sw-error {{one of them of the type the step goes to}}
+}
+// Measured to members of two types, a table of each: each step reads the
+// offset among its own type's members.
+struct table6 { struct handle *first; ptrdiff_t hho; };
+void add6(struct table6 *t, struct item *it) {
+  t->hho = (char *)&it->hh - (char *)it;
+}
+void add6o(struct table6 *t, struct other *o) {
+  t->hho = (char *)&o->hh - (char *)o;
+}
+struct item *owner6(struct table6 *t, struct handle *h) {
+  return (struct item *)((char *)h - t->hho);
+}
+struct other *owner6o(struct table6 *t, struct handle *h) {
+  return (struct other *)((char *)h - t->hho);
+}
+
+// From a member's address (`&e->id`, an `int *`) and from one held as
+// `void *` (uthash's HASH_SELECT steps from an element so: `(char *)elt +
+// dst_hho`), by an offset measured to a member: steps between an object
+// and its member, not through a buffer.
+struct table7 { ptrdiff_t ido; };
+void add7(struct table7 *t, struct item *it) {
+  t->ido = (char *)&it->id - (char *)it;
+}
+struct item *from_id(struct table7 *t, int *idp) {
+  return (struct item *)((char *)idp - t->ido);
+}
+struct item *from_member(struct table7 *t, struct item *it) {
+  return (struct item *)((char *)&it->id - t->ido);
+}
+struct item *from_void(struct table3 *t, void *hv) {
+  return (struct item *)((char *)hv - t->hho);
+}
+// By an offset the file does not measure: refused, from a member's
+// address too (it was taken for the member's own object).
+struct item *from_member_param(struct item *it, ptrdiff_t off) {
+  return (struct item *)((char *)&it->id - off); // co-error {{as container_of does}} sw-error {{as container_of does}}
 }

@@ -518,6 +518,11 @@ class Gen:
             e("static __attribute__((unused)) void tqput%d(struct tq%d *q, struct %s *e) "
               "{ e->next = NULL; *q->tail = e; q->tail = &e->next; q->n++; }" % (t.idx, t.idx, n))
             e("static __attribute__((unused)) struct tq%d *tqg%d;" % (t.idx, t.idx))
+            # an offset kept at run time, measured once in the layout of
+            # its moment and stepped by in every later one, as uthash's
+            # table keeps its handle's (op "kept")
+            e("static __attribute__((unused)) long koff%d;" % t.idx)
+            e("static __attribute__((unused)) int kset%d;" % t.idx)
             # allocation: malloc + every field, calloc + some, or a literal;
             # in ctor.c for some types of two-file programs, declared here
             how = r.choice(["malloc", "castmalloc", "calloc", "literal"])
@@ -774,7 +779,7 @@ class Gen:
         if any(f.kind == "link" for f in t.fields):
             kinds += ["linkval"]
         kinds += ["deep", "cond", "stack", "slotptr", "callback", "whilewalk", "boxinit",
-                  "tailq", "boxarr"]
+                  "tailq", "boxarr", "kept"]
         kinds += ["build", "build", "inline", "inline"]
         if any(T[tg].has_arr for _, tg in t.ptr_slots()):
             kinds += ["linkarr", "linkarr"]
@@ -1027,6 +1032,19 @@ class Gen:
                     "    kill%d(hs[c].first);" % x,
                     "  }",
                     "}"], 2
+        if k == "kept":
+            # back from a member to its object and forward again by an
+            # offset measured the first time (before a switch, perhaps)
+            return ["%s = %s;" % (p, P("rnd(%du)" % t.pool_n)),
+                    "if (%s) {" % p,
+                    "  if (!kset%d) {" % x,
+                    "    koff%d = (char *)&%s->id - (char *)%s;" % (x, p, p),
+                    "    kset%d = 1;" % x,
+                    "  }",
+                    "  q%d = (%s *)(void *)((char *)&%s->id - koff%d);" % (x, t.decl(), p, x),
+                    "  acc = acc * 29u + (q%d == %s) + q%d->k + *(unsigned *)(void *)((char *)q%d + koff%d);"
+                    % (x, p, x, x, x),
+                    "}"], 0
         if k == "tailq":
             # a queue in the heap for the whole run, built at its tail
             # through a field that keeps the last link's address (whenever
