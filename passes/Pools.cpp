@@ -494,6 +494,45 @@ static bool offsetMeasured(Session &S, const Expr *Off,
   return Any && !Other;
 }
 
+/// The members a step by Off, a field this translation unit reads but
+/// never writes (its values are another file's: uthash's `tbl->hho` in a
+/// file that only finds), may be stepping over: the members of T of the
+/// type the step starts from (`(char *)hhp - tbl->hho`, hhp a
+/// `UT_hash_handle *`, back to a 'struct user': its UT_hash_handle
+/// members), checked when read.  None where a write, `++`, `&` or braces
+/// give it a value here, where a union holds its struct, or where the step
+/// goes forward (the element's type is unknown).
+static std::vector<MeasuredMember>
+stepMembers(Session &S, const BinaryOperator *Step, CompactType *T) {
+  const auto *F = dyn_cast_or_null<FieldDecl>(storage(Step->getRHS()));
+  const auto *C = dyn_cast<ExplicitCastExpr>(Step->getLHS()->IgnoreParens());
+  const auto *From =
+      C ? C->getSubExpr()->getType()->getAs<PointerType>() : nullptr;
+  if (!F || !From || Step->getOpcode() != BO_Sub ||
+      inUnion(S.Ctx, F->getParent()))
+    return {};
+  QualType Member =
+      From->getPointeeType().getCanonicalType().getUnqualifiedType();
+  bool Written = false;
+  anyNodeInUnit(S.Ctx, [&](const Stmt *St) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(St))
+      Written |= BO->isAssignmentOp() && storage(BO->getLHS()) == F;
+    else if (const auto *UO = dyn_cast<UnaryOperator>(St))
+      Written |=
+          (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf) &&
+          storage(UO->getSubExpr()) == F;
+    else if (const auto *IL = dyn_cast<InitListExpr>(St))
+      Written |= IL->getType()->getAsRecordDecl() == F->getParent();
+    return Written;
+  });
+  std::vector<MeasuredMember> Out;
+  if (!Written)
+    for (const FieldDecl *X : T->RD->fields())
+      if (X->getType().getCanonicalType().getUnqualifiedType() == Member)
+        Out.push_back({T, X});
+  return Out;
+}
+
 bool isTagStep(const Expr *K, ASTContext &Ctx) {
   std::optional<llvm::APSInt> V = K->getIntegerConstantExpr(Ctx);
   // (An unsigned `(size_t)-16` has all its bits active.)
@@ -641,6 +680,21 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
     // code, which has one layout.
     if (Measured && !S.Opts.switchable())
       return false;
+    // Values from other files only: read as the offset of a member of T of
+    // the type stepped from, checked.
+    if (Tr.Step && !Measured)
+      if (std::vector<MeasuredMember> From = stepMembers(S, Tr.Step, T);
+          !From.empty()) {
+        std::vector<MeasuredMember> &All =
+            S.M.MeasuredOffsets[storage(Tr.Step->getRHS())];
+        for (const MeasuredMember &X : From)
+          if (llvm::none_of(All, [&](const MeasuredMember &Y) {
+                return X.T == Y.T && X.F == Y.F;
+              }))
+            All.push_back(X);
+        S.M.MeasuredSteps[offsetRead(Tr.Step->getRHS())] = From;
+        return false;
+      }
     // The offset was measured in one layout; offsetof is what the rewrite
     // gives in each.  Also when a function of this TU does the step (a
     // generic list's `obj_of`): it is no allocator, and CP_ALLOCATOR would

@@ -135,3 +135,19 @@ struct item *from_void(struct table3 *t, void *hv) {
 struct item *from_member_param(struct item *it, ptrdiff_t off) {
   return (struct item *)((char *)&it->id - off); // co-error {{as container_of does}} sw-error {{as container_of does}}
 }
+
+// A field this file reads but never writes: another file's values (a
+// file that only finds in uthash's tables).  A step back from a 'struct
+// handle *' reads it as the offset of an item's 'struct handle' member
+// (checked when read); forward, or from a pointer to a type no member of
+// 'struct item' has, nothing says which member.
+struct table8 { struct handle *first; ptrdiff_t hho; };
+struct item *owner8(struct table8 *t, struct handle *h) {
+  return (struct item *)((char *)h - t->hho);
+}
+struct item *owner8_long(struct table8 *t, long *l) {
+  return (struct item *)((char *)l - t->hho); // co-error {{a pointer moved through a buffer}} sw-error {{a pointer moved through a buffer}}
+}
+struct item *owner8_forward(struct table8 *t, struct handle *h) {
+  return (struct item *)((char *)h + t->hho); // co-error {{as container_of does}} sw-error {{as container_of does}}
+}
