@@ -928,6 +928,9 @@ void warnPinnedPrefixes(Session &S);
 /// pointer to a compact pointer whose memory the plugin can trace to
 /// libc's malloc or a bump pointer; true if reported.
 bool checkPoolConversion(Session &S, const clang::CastExpr *E);
+/// Pools.cpp: the kept offsets every byte-pointer step reads, typed or
+/// not, into Model::MeasuredOffsets (after the checks of conversions).
+void noteKeptOffsets(Session &S);
 /// In switchable mode, a conversion to `T **` (T compact) of memory that
 /// is not a root array (see Pools.cpp): an error, or a warning for a
 /// `void *` of another file's function.  True if it reported.

@@ -206,8 +206,12 @@ public:
         // *` (uthash's HASH_SELECT: `(char *)_elt + _dst_hho`) or from a
         // member's address held as its own type (`(char *)idp - t->ido`):
         // a step between an object and its member, not through a buffer.
+        // (Not from a `char *`: a byte buffer's pieces are no members.)
         std::vector<MeasuredMember> Members;
-        if (!Why.empty() && Why != SteppedByRuntimeOffset &&
+        const auto *FromPT =
+            BO->getLHS()->IgnoreParenCasts()->getType()->getAs<PointerType>();
+        if (!Why.empty() && Why != SteppedByRuntimeOffset && FromPT &&
+            !FromPT->getPointeeType()->isCharType() &&
             offsetMeasured(S, BO->getRHS(), Members) &&
             llvm::all_of(Members, [](const MeasuredMember &X) { return X.F; }))
           Why = SteppedByRuntimeOffset;
@@ -494,25 +498,14 @@ static bool offsetMeasured(Session &S, const Expr *Off,
   return Any && !Other;
 }
 
-/// The members a step by Off, a field this translation unit reads but
-/// never writes (its values are another file's: uthash's `tbl->hho` in a
-/// file that only finds), may be stepping over: the members of T of the
-/// type the step starts from (`(char *)hhp - tbl->hho`, hhp a
-/// `UT_hash_handle *`, back to a 'struct user': its UT_hash_handle
-/// members), checked when read.  None where a write, `++`, `&` or braces
-/// give it a value here, where a union holds its struct, or where the step
-/// goes forward (the element's type is unknown).
-static std::vector<MeasuredMember>
-stepMembers(Session &S, const BinaryOperator *Step, CompactType *T) {
-  const auto *F = dyn_cast_or_null<FieldDecl>(storage(Step->getRHS()));
-  const auto *C = dyn_cast<ExplicitCastExpr>(Step->getLHS()->IgnoreParens());
-  const auto *From =
-      C ? C->getSubExpr()->getType()->getAs<PointerType>() : nullptr;
-  if (!F || !From || Step->getOpcode() != BO_Sub ||
-      inUnion(S.Ctx, F->getParent()))
-    return {};
-  QualType Member =
-      From->getPointeeType().getCanonicalType().getUnqualifiedType();
+/// Off is a field this translation unit reads but never writes (no
+/// assignment, `++`, `&` or braces): its values are other files' (uthash's
+/// `tbl->hho` in a file that only finds and deletes).  Not of a struct a
+/// union holds.
+static bool neverWritten(Session &S, const Expr *Off) {
+  const auto *F = dyn_cast_or_null<FieldDecl>(storage(Off));
+  if (!F || inUnion(S.Ctx, F->getParent()))
+    return false;
   bool Written = false;
   anyNodeInUnit(S.Ctx, [&](const Stmt *St) {
     if (const auto *BO = dyn_cast<BinaryOperator>(St))
@@ -525,12 +518,60 @@ stepMembers(Session &S, const BinaryOperator *Step, CompactType *T) {
       Written |= IL->getType()->getAsRecordDecl() == F->getParent();
     return Written;
   });
+  return !Written;
+}
+
+/// The members a step by a kept offset may be stepping over, beside those
+/// this file measures it to (other files measure it to theirs: a table of
+/// another type, a file that only finds), checked when read: back to T
+/// from a pointer to a struct, T's members of that struct's type
+/// (`(char *)hhp - tbl->hho`, hhp a `UT_hash_handle *`: a 'struct user''s
+/// UT_hash_handle members); forward to T, a member type, the members of
+/// type T of the struct stepped from, or of every compact struct where
+/// that is `void *` (HASH_DELETE's `(char *)elt + tbl->hho`); back to a
+/// type not known (T null: a step that stays `void *`), the members of
+/// that struct's type of every compact struct.
+static std::vector<MeasuredMember>
+stepMembers(Session &S, const BinaryOperator *Step, CompactType *T) {
+  const auto *C = dyn_cast<ExplicitCastExpr>(Step->getLHS()->IgnoreParens());
+  const auto *From =
+      C ? C->getSubExpr()->getType()->getAs<PointerType>() : nullptr;
+  if (!From)
+    return {};
+  QualType Member =
+      From->getPointeeType().getCanonicalType().getUnqualifiedType();
   std::vector<MeasuredMember> Out;
-  if (!Written)
-    for (const FieldDecl *X : T->RD->fields())
-      if (X->getType().getCanonicalType().getUnqualifiedType() == Member)
-        Out.push_back({T, X});
+  auto Of = [](QualType X) {
+    return X.getCanonicalType().getUnqualifiedType();
+  };
+  if (Step->getOpcode() == BO_Sub) {
+    for (const auto &U : S.M.Types)
+      if (!T || U.get() == T)
+        for (const FieldDecl *X : U->RD->fields())
+          if (Of(X->getType()) == Member)
+            Out.push_back({U.get(), X});
+    return Out;
+  }
+  if (!T)
+    return Out;
+  QualType To = Of(S.Ctx.getRecordType(T->RD));
+  for (const auto &U : S.M.Types)
+    if (Member->isVoidType() || Of(S.Ctx.getRecordType(U->RD)) == Member)
+      for (const FieldDecl *X : U->RD->fields())
+        if (Of(X->getType()) == To)
+          Out.push_back({U.get(), X});
   return Out;
+}
+
+/// Adds Members to those reads of V are printed among.
+static void noteMembers(Session &S, const ValueDecl *V,
+                        const std::vector<MeasuredMember> &Members) {
+  std::vector<MeasuredMember> &All = S.M.MeasuredOffsets[V];
+  for (const MeasuredMember &X : Members)
+    if (llvm::none_of(All, [&](const MeasuredMember &Y) {
+          return X.T == Y.T && X.F == Y.F;
+        }))
+      All.push_back(X);
 }
 
 bool isTagStep(const Expr *K, ASTContext &Ctx) {
@@ -652,49 +693,49 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
     std::vector<MeasuredMember> Members;
     bool Measured = Tr.Step && offsetMeasured(S, Tr.Step->getRHS(), Members);
     // Every value this file gives names a member (`hh` of 'struct user',
-    // of 'struct group': each table measures its own), and the step goes
-    // back to the type of one or forward to one: each read of the offset in
-    // this file is printed as the offset, in the layout of the moment, of
-    // the member the value read was measured to (checked: another file may
-    // set it by hand), so a switch that leaves the kept offset the compact
-    // layout's changes nothing.  At this step, only the members of the
-    // type it goes to.
-    std::vector<MeasuredMember> All, Here;
-    for (const MeasuredMember &X : Members)
-      if (llvm::none_of(All, [&](const MeasuredMember &Y) {
-            return X.T == Y.T && X.F == Y.F;
-          }))
-        All.push_back(X);
-    for (const MeasuredMember &X : All)
-      if (X.F &&
-          (Tr.Step->getOpcode() == BO_Sub ? X.T == T
-                                          : S.M.recordOf(X.F->getType()) == T))
-        Here.push_back(X);
-    if (Measured && !Here.empty() &&
-        llvm::all_of(All, [](const MeasuredMember &X) { return X.F; })) {
-      S.M.MeasuredOffsets[storage(Tr.Step->getRHS())] = All;
-      S.M.MeasuredSteps[offsetRead(Tr.Step->getRHS())] = Here;
-      return false;
+    // of 'struct group': each table measures its own), or the file gives
+    // none (another file does): each read of the offset in this file is
+    // printed as the offset, in the layout of the moment, of the member the
+    // value read was measured to -- among those this file measures it to
+    // and those a step by it may go over (stepMembers) -- checked, since
+    // another file may set it by hand; so a switch that leaves the kept
+    // offset the compact layout's changes nothing.  At this step, only the
+    // members of the type it goes to.
+    bool Usable =
+        Tr.Step &&
+        (Measured ? llvm::all_of(Members,
+                                 [](const MeasuredMember &X) { return X.F; })
+                  : neverWritten(S, Tr.Step->getRHS()));
+    if (Usable) {
+      std::vector<MeasuredMember> Here;
+      for (const MeasuredMember &X : stepMembers(S, Tr.Step, T))
+        Members.push_back(X);
+      for (const MeasuredMember &X : Members)
+        if ((Tr.Step->getOpcode() == BO_Sub
+                 ? X.T == T
+                 : S.M.recordOf(X.F->getType()) == T) &&
+            llvm::none_of(Here, [&](const MeasuredMember &Y) {
+              return X.T == Y.T && X.F == Y.F;
+            }))
+          Here.push_back(X);
+      if (!Here.empty()) {
+        // A helper that steps for several types (`elmt_of(t, h)` cast to
+        // each): the members of every one of them.
+        noteMembers(S, storage(Tr.Step->getRHS()), Members);
+        std::vector<MeasuredMember> &At =
+            S.M.MeasuredSteps[offsetRead(Tr.Step->getRHS())];
+        for (const MeasuredMember &X : Here)
+          if (llvm::none_of(At, [&](const MeasuredMember &Y) {
+                return X.T == Y.T && X.F == Y.F;
+              }))
+            At.push_back(X);
+        return false;
+      }
     }
     // Other measured values (zero among them) are right in compact-only
     // code, which has one layout.
     if (Measured && !S.Opts.switchable())
       return false;
-    // Values from other files only: read as the offset of a member of T of
-    // the type stepped from, checked.
-    if (Tr.Step && !Measured)
-      if (std::vector<MeasuredMember> From = stepMembers(S, Tr.Step, T);
-          !From.empty()) {
-        std::vector<MeasuredMember> &All =
-            S.M.MeasuredOffsets[storage(Tr.Step->getRHS())];
-        for (const MeasuredMember &X : From)
-          if (llvm::none_of(All, [&](const MeasuredMember &Y) {
-                return X.T == Y.T && X.F == Y.F;
-              }))
-            All.push_back(X);
-        S.M.MeasuredSteps[offsetRead(Tr.Step->getRHS())] = From;
-        return false;
-      }
     // The offset was measured in one layout; offsetof is what the rewrite
     // gives in each.  Also when a function of this TU does the step (a
     // generic list's `obj_of`): it is no allocator, and CP_ALLOCATOR would
@@ -939,6 +980,39 @@ bool checkRootArrayConversion(Session &S, const CastExpr *E) {
     return true;
   }
   return false;
+}
+
+/// Steps whose result stays `void *` (uthash's HASH_ADD: `(add)->hh.prev =
+/// ELMT_FROM_HH(tbl, tbl->tail)`) are no conversion checkPoolConversion
+/// sees, yet after the switch they must read the offset in the wide layout
+/// as much as a typed one: a file whose only steps were such (a file that
+/// only adds) stepped by the compact offset and linked every element added
+/// after the switch 8 bytes off.  So every byte-pointer step by a kept
+/// offset whose values are measured here, or come from other files only,
+/// has its reads printed in the layout of the moment.
+void noteKeptOffsets(Session &S) {
+  if (!S.Opts.compactBodies())
+    return;
+  anyNodeInUnit(S.Ctx, [&](const Stmt *St) {
+    const auto *BO = dyn_cast<BinaryOperator>(St);
+    if (!BO || !BO->isAdditiveOp() || !isBytePointer(BO->getType()) ||
+        BO->getRHS()->isIntegerConstantExpr(S.Ctx))
+      return false;
+    const ValueDecl *V = storage(BO->getRHS());
+    if (!V)
+      return false;
+    std::vector<MeasuredMember> Members;
+    if (offsetMeasured(S, BO->getRHS(), Members)
+            ? llvm::any_of(Members,
+                           [](const MeasuredMember &X) { return !X.F; })
+            : !neverWritten(S, BO->getRHS()))
+      return false;
+    for (const MeasuredMember &X : stepMembers(S, BO, nullptr))
+      Members.push_back(X);
+    if (!Members.empty())
+      noteMembers(S, V, Members);
+    return false;
+  });
 }
 
 } // namespace compactptr

@@ -487,11 +487,20 @@ std::string Printer::textOf(const Stmt *St) {
   // checked, since another file may set it by hand.  Compact-only code
   // has no wide layout (-1).
   if (const auto *E = dyn_cast<Expr>(St); E && MeasuredOpen != E) {
-    if (const std::vector<MeasuredMember> *Xs = measuredRead(E)) {
+    if (const std::vector<MeasuredMember> *All = measuredRead(E)) {
       const Expr *Outer = MeasuredOpen;
       MeasuredOpen = E;
       std::string T = textOf(St);
       MeasuredOpen = Outer;
+      // Only members whose compact struct and descriptor the file has
+      // declared before the read can be named there (not by a generic
+      // helper above the element types it serves).
+      SourceLocation At = S.SM.getExpansionLoc(E->getBeginLoc());
+      std::vector<MeasuredMember> Xs;
+      for (const MeasuredMember &X : *All)
+        if (S.SM.isBeforeInTranslationUnit(
+                S.SM.getExpansionLoc(X.T->RD->getEndLoc()), At))
+          Xs.push_back(X);
       auto Offsets = [&](const MeasuredMember &X) {
         const std::string F = X.F->getName().str();
         return "(long)__builtin_offsetof(" + ct(X.T) + ", " + F + "), " +
@@ -499,26 +508,54 @@ std::string Printer::textOf(const Stmt *St) {
                                           X.T->WideSpelling + ", " + F + ")"
                                     : std::string("-1L"));
       };
-      if (Xs->size() == 1)
-        return "cp__measured_offset((long)(" + T + "), " +
-               Offsets(Xs->front()) + ", &" + Xs->front().T->DescName + ", \"" +
-               Xs->front().F->getName().str() + "\")";
-      // Two members may have offsets the same number in different layouts
-      // (24 compact in one type, 24 wide in another): the type of the
-      // object the step starts from settles it, so that address goes too
-      // where printing it twice does not evaluate anything twice.
-      const Expr *From = stepStart(E);
-      std::string At, Types, Names;
-      for (const MeasuredMember &X : *Xs) {
-        At += (At.empty() ? "" : ", ") + Offsets(X);
+      std::string Pairs, Types, Names;
+      for (const MeasuredMember &X : Xs) {
+        Pairs += (Pairs.empty() ? "" : ", ") + Offsets(X);
         Types += (Types.empty() ? "&" : ", &") + X.T->DescName;
         Names += (Names.empty() ? "" : ", ") + X.T->WideSpelling + "." +
                  X.F->getName().str();
       }
+      const std::string N = std::to_string(Xs.size());
+      const Expr *From = stepStart(E);
+      // A read that is no step (a test, a copy, a print) gets the offset
+      // of the moment where the value is a member's, else the value as it
+      // is (zero before the first measurement, say): only a step by it
+      // must land on a member.
+      // (Where a member's struct comes later, a value of its could pass for
+      // another member's offset: a read that is no step keeps the value as
+      // it is, and a step is refused.)
+      if (!From)
+        return Xs.size() < All->size()
+                   ? T
+                   : "cp__kept_offset_now((long)(" + T + "), " + N +
+                         ", (const long[]){" + Pairs + "})";
+      if (Xs.size() < All->size()) {
+        const MeasuredMember *Later = nullptr;
+        for (const MeasuredMember &X : *All)
+          if (llvm::none_of(Xs, [&](const MeasuredMember &Y) {
+                return X.T == Y.T && X.F == Y.F;
+              }))
+            Later = Later ? Later : &X;
+        fail(E, "this step reads an offset kept at run time that may be "
+                "the offset of member '" +
+                    Later->F->getName().str() + "' of '" +
+                    Later->T->WideSpelling +
+                    "', which is defined after it: the step cannot name that "
+                    "member's offsets here; define '" +
+                    Later->T->WideSpelling + "' before this function");
+        return T;
+      }
+      if (Xs.size() == 1)
+        return "cp__measured_offset((long)(" + T + "), " + Offsets(Xs.front()) +
+               ", &" + Xs.front().T->DescName + ", \"" +
+               Xs.front().F->getName().str() + "\")";
+      // Two members may have offsets the same number in different layouts
+      // (24 compact in one type, 24 wide in another): the type of the
+      // object the step starts from settles it, so that address goes too
+      // where printing it twice does not evaluate anything twice.
       return "cp__measured_offset_of((long)(" + T + "), (const void *)(" +
-             (From && !From->HasSideEffects(S.Ctx) ? textOf(From)
-                                                   : std::string("0")) +
-             "), " + std::to_string(Xs->size()) + ", (const long[]){" + At +
+             (!From->HasSideEffects(S.Ctx) ? textOf(From) : std::string("0")) +
+             "), " + N + ", (const long[]){" + Pairs +
              "}, (cp_type_desc_t *const[]){" + Types + "}, \"" + Names + "\")";
     }
   }

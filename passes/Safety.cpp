@@ -672,6 +672,7 @@ public:
   }
 
   bool VisitCStyleCastExpr(CStyleCastExpr *E) {
+    noteBytesRead(E);
     if (!S.isIgnoredLoc(E->getExprLoc()) && !checkCast(E) &&
         !checkPoolConversion(S, E) && !checkRootArrayConversion(S, E)) {
       checkForeignObject(S, E);
@@ -681,10 +682,49 @@ public:
     return true;
   }
 
+  /// A struct of compact type whose bytes the file reads both from a
+  /// value (a local, a parameter: the wide layout) and from the compact
+  /// heap (the compact layout) -- uthash's struct key, hashed and compared
+  /// as `(const unsigned char *)&k` at a find and `&e->key` at an add: the
+  /// two never match, in every mode (a trial's edge table found no
+  /// duplicate, silently).  Warned at each read of a value's bytes.
+  void reportLayoutBytes() {
+    for (const auto &[T, Reads] : BytesRead) {
+      if (llvm::none_of(Reads, [](const auto &R) { return R.second; }))
+        continue;
+      for (const auto &[Cast, Heap] : Reads)
+        if (!Heap)
+          S.report(Diag::LayoutBytes, Cast->getExprLoc(),
+                   "the bytes of a " + quoted(T->WideSpelling) +
+                       " value (its wide layout) are read here, and "
+                       "elsewhere in this file those of one in the compact "
+                       "heap (its compact layout): hashed or compared "
+                       "against each other (a hash table's struct key) they "
+                       "never match; key by members that hold no compact "
+                       "pointer (ids), or compare field by field",
+                   {tokRange(Cast->getSourceRange())});
+    }
+  }
+
 private:
   Session &S;
   const Model &M;
   const FunctionDecl *Current = nullptr;
+  /// Casts of `&x` of a compact struct to a byte pointer, by type: whether
+  /// x is in the compact heap (reportLayoutBytes).
+  std::map<const CompactType *,
+           std::vector<std::pair<const CStyleCastExpr *, bool>>>
+      BytesRead;
+  void noteBytesRead(const CStyleCastExpr *E) {
+    const auto *PT = E->getType()->getAs<PointerType>();
+    const auto *A =
+        dyn_cast<UnaryOperator>(E->getSubExpr()->IgnoreParenImpCasts());
+    if (!PT || !PT->getPointeeType()->isCharType() || !A ||
+        A->getOpcode() != UO_AddrOf)
+      return;
+    if (const CompactType *T = M.recordOf(A->getSubExpr()->getType()))
+      BytesRead[T].push_back({E, isCompactLocated(M, A->getSubExpr())});
+  }
   /// Variables whose address was refused as a compact pointer already.
   llvm::DenseSet<const ValueDecl *> NonHeapReported;
 
@@ -1566,6 +1606,8 @@ void runSafety(Session &S) {
   checkSystemHeaderFunctions(S);
   ExprChecks C(S);
   C.TraverseDecl(S.Ctx.getTranslationUnitDecl());
+  C.reportLayoutBytes();
+  noteKeptOffsets(S);
   checkPoolReleases(S);
   checkAllocatorEffects(S);
 }

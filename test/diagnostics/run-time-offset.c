@@ -87,15 +87,16 @@ struct item *owner4(struct table4 *t, struct handle *h) {
   return (struct item *)((char *)h - t->hho); // sw-error {{an address stepped from another object by an offset computed at run time, which the plugin cannot tell is the start of a 'struct item' (it would differ between the layouts); step back with offsetof(struct item, member), as container_of does, or build the program compact-only (--cp-mode=compact-only), where the offset it measures stays right (in switchable code, every value it is given must be measured to a member, one of them of the type the step goes to)}}
 }
 
-// Measured to a member of another type only: a step to 'struct item'
-// cannot be right.
+// Measured here to a member of another type only: a step to 'struct
+// item' from a 'struct handle *' reads it among those and item's 'struct
+// handle' members (another file may keep items' offsets in it).
 struct CP_COMPACT other { struct other *up; struct handle hh; }; // sw-warning {{embeds 'struct handle'}}
 struct table5 { struct handle *first; ptrdiff_t hho; };
 void add5(struct table5 *t, struct other *o) {
   t->hho = (char *)&o->hh - (char *)o;
 }
 struct item *owner5(struct table5 *t, struct handle *h) {
-  return (struct item *)((char *)h - t->hho); // sw-error {{one of them of the type the step goes to}}
+  return (struct item *)((char *)h - t->hho);
 }
 // Measured to members of two types, a table of each: each step reads the
 // offset among its own type's members.
@@ -150,4 +151,23 @@ struct item *owner8_long(struct table8 *t, long *l) {
 }
 struct item *owner8_forward(struct table8 *t, struct handle *h) {
   return (struct item *)((char *)h + t->hho); // co-error {{as container_of does}} sw-error {{as container_of does}}
+}
+
+// A generic step helper above the second element type it serves: it
+// cannot name that type's offsets (the generated C named a struct not yet
+// declared), so it is refused, in both modes.
+struct table9 { struct handle *first; ptrdiff_t hho; };
+static void *owner9(struct table9 *t, struct handle *h) {
+  return (char *)h - t->hho; // co-error {{this step reads an offset kept at run time that may be the offset of member 'hh' of 'struct late', which is defined after it: the step cannot name that member's offsets here; define 'struct late' before this function}} sw-error {{which is defined after it}}
+}
+struct CP_COMPACT late { struct late *up; struct handle hh; }; // sw-warning {{embeds 'struct handle'}}
+void add9(struct table9 *t, struct item *it, struct late *l) {
+  t->hho = (char *)&it->hh - (char *)it;
+  t->hho = (char *)&l->hh - (char *)l;
+}
+struct item *item9(struct table9 *t, struct handle *h) {
+  return (struct item *)owner9(t, h);
+}
+struct late *late9(struct table9 *t, struct handle *h) {
+  return (struct late *)owner9(t, h);
 }
