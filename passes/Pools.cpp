@@ -530,7 +530,8 @@ static bool neverWritten(Session &S, const Expr *Off) {
 /// type T of the struct stepped from, or of every compact struct where
 /// that is `void *` (HASH_DELETE's `(char *)elt + tbl->hho`); back to a
 /// type not known (T null: a step that stays `void *`), the members of
-/// that struct's type of every compact struct.
+/// that struct's type of every compact struct.  None from a pointer to a
+/// scalar.
 static std::vector<MeasuredMember>
 stepMembers(Session &S, const BinaryOperator *Step, CompactType *T) {
   const auto *C = dyn_cast<ExplicitCastExpr>(Step->getLHS()->IgnoreParens());
@@ -541,6 +542,10 @@ stepMembers(Session &S, const BinaryOperator *Step, CompactType *T) {
   QualType Member =
       From->getPointeeType().getCanonicalType().getUnqualifiedType();
   std::vector<MeasuredMember> Out;
+  // A member of struct type names itself (a handle embedded once); one of
+  // a scalar type (an `unsigned *` stepped back from) could be any of many.
+  if (!Member->isRecordType() && !Member->isVoidType())
+    return Out;
   auto Of = [](QualType X) {
     return X.getCanonicalType().getUnqualifiedType();
   };
