@@ -114,6 +114,9 @@ struct Session;
 struct MeasuredMember {
   const CompactType *T = nullptr;
   const clang::FieldDecl *F = nullptr;
+  bool operator==(const MeasuredMember &O) const {
+    return T == O.T && F == O.F;
+  }
 };
 
 /// One field of a compact type, as the compact layout stores it.

@@ -568,15 +568,12 @@ stepMembers(Session &S, const BinaryOperator *Step, CompactType *T) {
   return Out;
 }
 
-/// Adds Members to those reads of V are printed among.
-static void noteMembers(Session &S, const ValueDecl *V,
-                        const std::vector<MeasuredMember> &Members) {
-  std::vector<MeasuredMember> &All = S.M.MeasuredOffsets[V];
-  for (const MeasuredMember &X : Members)
-    if (llvm::none_of(All, [&](const MeasuredMember &Y) {
-          return X.T == Y.T && X.F == Y.F;
-        }))
-      All.push_back(X);
+/// Adds the members of From that To lacks to To.
+static void addMembers(std::vector<MeasuredMember> &To,
+                       const std::vector<MeasuredMember> &From) {
+  for (const MeasuredMember &X : From)
+    if (!llvm::is_contained(To, X))
+      To.push_back(X);
 }
 
 bool isTagStep(const Expr *K, ASTContext &Ctx) {
@@ -712,28 +709,17 @@ bool checkPoolConversion(Session &S, const CastExpr *E) {
                                  [](const MeasuredMember &X) { return X.F; })
                   : neverWritten(S, Tr.Step->getRHS()));
     if (Usable) {
+      addMembers(Members, stepMembers(S, Tr.Step, T));
       std::vector<MeasuredMember> Here;
-      for (const MeasuredMember &X : stepMembers(S, Tr.Step, T))
-        Members.push_back(X);
       for (const MeasuredMember &X : Members)
-        if ((Tr.Step->getOpcode() == BO_Sub
-                 ? X.T == T
-                 : S.M.recordOf(X.F->getType()) == T) &&
-            llvm::none_of(Here, [&](const MeasuredMember &Y) {
-              return X.T == Y.T && X.F == Y.F;
-            }))
-          Here.push_back(X);
+        if (Tr.Step->getOpcode() == BO_Sub ? X.T == T
+                                           : S.M.recordOf(X.F->getType()) == T)
+          addMembers(Here, {X});
       if (!Here.empty()) {
         // A helper that steps for several types (`elmt_of(t, h)` cast to
         // each): the members of every one of them.
-        noteMembers(S, storage(Tr.Step->getRHS()), Members);
-        std::vector<MeasuredMember> &At =
-            S.M.MeasuredSteps[offsetRead(Tr.Step->getRHS())];
-        for (const MeasuredMember &X : Here)
-          if (llvm::none_of(At, [&](const MeasuredMember &Y) {
-                return X.T == Y.T && X.F == Y.F;
-              }))
-            At.push_back(X);
+        addMembers(S.M.MeasuredOffsets[storage(Tr.Step->getRHS())], Members);
+        addMembers(S.M.MeasuredSteps[offsetRead(Tr.Step->getRHS())], Here);
         return false;
       }
     }
@@ -998,6 +984,10 @@ bool checkRootArrayConversion(Session &S, const CastExpr *E) {
 void noteKeptOffsets(Session &S) {
   if (!S.Opts.compactBodies())
     return;
+  // Whether each offset's values qualify, and the members it is measured
+  // to: one walk of the unit per offset, not per step.
+  llvm::DenseMap<const ValueDecl *, std::optional<std::vector<MeasuredMember>>>
+      Kept;
   anyNodeInUnit(S.Ctx, [&](const Stmt *St) {
     const auto *BO = dyn_cast<BinaryOperator>(St);
     if (!BO || !BO->isAdditiveOp() || !isBytePointer(BO->getType()) ||
@@ -1006,16 +996,21 @@ void noteKeptOffsets(Session &S) {
     const ValueDecl *V = storage(BO->getRHS());
     if (!V)
       return false;
-    std::vector<MeasuredMember> Members;
-    if (offsetMeasured(S, BO->getRHS(), Members)
-            ? llvm::any_of(Members,
-                           [](const MeasuredMember &X) { return !X.F; })
-            : !neverWritten(S, BO->getRHS()))
+    auto [It, New] = Kept.try_emplace(V);
+    if (New) {
+      std::vector<MeasuredMember> Members;
+      if (offsetMeasured(S, BO->getRHS(), Members)
+              ? llvm::all_of(Members,
+                             [](const MeasuredMember &X) { return X.F; })
+              : neverWritten(S, BO->getRHS()))
+        It->second = std::move(Members);
+    }
+    if (!It->second)
       return false;
-    for (const MeasuredMember &X : stepMembers(S, BO, nullptr))
-      Members.push_back(X);
+    std::vector<MeasuredMember> Members = *It->second;
+    addMembers(Members, stepMembers(S, BO, nullptr));
     if (!Members.empty())
-      noteMembers(S, V, Members);
+      addMembers(S.M.MeasuredOffsets[V], Members);
     return false;
   });
 }

@@ -530,12 +530,9 @@ std::string Printer::textOf(const Stmt *St) {
                    : "cp__kept_offset_now((long)(" + T + "), " + N +
                          ", (const long[]){" + Pairs + "})";
       if (Xs.size() < All->size()) {
-        const MeasuredMember *Later = nullptr;
-        for (const MeasuredMember &X : *All)
-          if (llvm::none_of(Xs, [&](const MeasuredMember &Y) {
-                return X.T == Y.T && X.F == Y.F;
-              }))
-            Later = Later ? Later : &X;
+        auto Later = llvm::find_if(*All, [&](const MeasuredMember &X) {
+          return !llvm::is_contained(Xs, X);
+        });
         fail(E, "this step reads an offset kept at run time that may be "
                 "the offset of member '" +
                     Later->F->getName().str() + "' of '" +
