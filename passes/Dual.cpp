@@ -11,15 +11,17 @@
 //      function saw (a clone at the end of the file would see later
 //      #define/#undef and compute something else); a #line after it gives
 //      the rest of the file its own lines back.  Its warnings are silenced
-//      (the wide body reports them); `__func__` and its kin name the
-//      user's function there too.  Compact bodies of dual functions
-//      defined further down are declared in front of the clone that calls
-//      them.
+//      (the wide body reports them) and its comments blanked (the wide
+//      body carries them, -verify directives too); `__func__` and its kin
+//      name the user's function there too.  Compact bodies of dual
+//      functions defined further down are declared in front of the clone
+//      that calls them.
 // Tests: test/switchable/dual-dispatch.c, test/switchable/defer-under-compact.c.
 //
 //===----------------------------------------------------------------------===//
 #include "Walker.h"
 #include "clang/AST/PrettyPrinter.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/Support/raw_ostream.h"
 #include <set>
 
@@ -84,6 +86,31 @@ static std::pair<std::string, std::string> functionNames(const FunctionDecl *FD)
     Out += "#undef " + std::string(Id) + "\n#pragma pop_macro(\"" + Id + "\")\n";
   }
   return {In, Out};
+}
+
+/// The clone's text with every comment blanked (a space, or the newlines
+/// it spanned, so the lines stay the user's): the wide body carries the
+/// user's comments once, and a `-verify` directive read in both bodies
+/// expects its diagnostic twice.
+static std::string withoutComments(const Session &S, FileID FID,
+                                   const std::string &Text) {
+  SourceLocation Start = S.SM.getLocForStartOfFile(FID);
+  Lexer L(Start, S.LO, Text.data(), Text.data(), Text.data() + Text.size());
+  L.SetCommentRetentionState(true);
+  std::string Out;
+  unsigned Done = 0;
+  Token Tok;
+  while (!L.LexFromRawLexer(Tok) || Tok.is(tok::comment)) {
+    if (!Tok.is(tok::comment))
+      continue;
+    unsigned Off = Tok.getLocation().getRawEncoding() - Start.getRawEncoding();
+    StringRef Comment(Text.data() + Off, Tok.getLength());
+    Out.append(Text, Done, Off - Done);
+    Out += Comment.count('\n') ? std::string(Comment.count('\n'), '\n') : " ";
+    Done = Off + Tok.getLength();
+  }
+  Out.append(Text, Done);
+  return Out;
 }
 
 void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
@@ -160,7 +187,7 @@ void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,
   std::string Text = "__attribute__((unused)) ";
   if (FD->getStorageClass() == SC_None)
     Text += "static ";
-  Text += Body.Text;
+  Text += withoutComments(S, FID, Body.Text);
   PresumedLoc PL = SM.getPresumedLoc(FD->getBeginLoc(), false);
   PresumedLoc PE = SM.getPresumedLoc(CS->getRBracLoc(), false);
   if (PL.isInvalid() || PE.isInvalid()) {

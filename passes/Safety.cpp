@@ -364,6 +364,7 @@ public:
   /// function, so the switch would leave it pointing into the released
   /// arena (switchable mode only).
   bool VisitVarDecl(VarDecl *VD) {
+    noteAddressHeld(VD, VD->getInit());
     // A cleanup function receives the variable's address where no `&` is
     // written: for a value of compact type, a compact pointer to a stack
     // object, which the printers would read in the compact layout.
@@ -645,6 +646,8 @@ public:
   /// layout (container_of); an offset computed at run time is the
   /// program's own (Pools.cpp traces the container_of kind).
   bool VisitBinaryOperator(BinaryOperator *E) {
+    if (E->getOpcode() == BO_Assign)
+      noteAddressHeld(declOf(E->getLHS()), E->getRHS());
     if (!S.isIgnoredLoc(E->getExprLoc())) {
       checkAddressDifference(E);
       checkConstantStore(E);
@@ -724,7 +727,75 @@ private:
       return;
     if (const CompactType *T = M.recordOf(A->getSubExpr()->getType()))
       BytesRead[T].push_back({E, isCompactLocated(M, A->getSubExpr())});
+    if (const ValueDecl *D = declOf(A->getSubExpr());
+        D && D->getType()->isPointerType())
+      AddressBytesRead.push_back({E, D});
   }
+  static const ValueDecl *declOf(const Expr *E) {
+    E = E->IgnoreParens();
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+      return DR->getDecl();
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return ME->getMemberDecl();
+    return nullptr;
+  }
+
+  /// Pointer variables and fields of other types given a compact object's
+  /// address (`e->key = n` into a `void *`), with the object's type and
+  /// the first such assignment.
+  llvm::DenseMap<const ValueDecl *, std::pair<CompactType *, SourceLocation>>
+      AddressHolders;
+  /// Casts of `&x` to a byte pointer where x is a pointer variable or
+  /// field (reportAddressBytes).
+  std::vector<std::pair<const CStyleCastExpr *, const ValueDecl *>>
+      AddressBytesRead;
+  void noteAddressHeld(const ValueDecl *D, const Expr *Value) {
+    if (!D || !Value || !D->getType()->isPointerType() ||
+        M.pointeeOf(D->getType()) || AddressHolders.count(D))
+      return;
+    if (CompactType *T = M.pointeeOf(Value->IgnoreParenCasts()->getType()))
+      AddressHolders[D] = {T, Value->getExprLoc()};
+  }
+
+public:
+  /// The bytes of a pointer that holds a compact object's address, read
+  /// as bytes (uthash's HASH_ADD_PTR and HASH_FIND_PTR hash `&e->key` and
+  /// `&k`): a hash of the address of the moment, like `(uintptr_t)p`, and
+  /// the switch moves every object (switchable mode).  The runtime names
+  /// these sites after a switch, with the integer casts.
+  void reportAddressBytes() {
+    if (!S.Opts.switchable())
+      return;
+    for (const auto &[Cast, D] : AddressBytesRead) {
+      CompactType *T = M.pointeeOf(D->getType());
+      std::string Held;
+      if (!T) {
+        auto It = AddressHolders.find(D);
+        if (It == AddressHolders.end())
+          continue;
+        T = It->second.first;
+        PresumedLoc P = S.SM.getPresumedLoc(
+            S.SM.getExpansionLoc(It->second.second));
+        Held = P.isValid() ? " (given one at line " +
+                                 std::to_string(P.getLine()) + ")"
+                           : "";
+      }
+      recordIntegerCast(T, Cast->getExprLoc());
+      S.report(Diag::IntegerCast, Cast->getExprLoc(),
+               "the bytes of " + quoted(D->getName()) +
+                   ", which holds the address of a compact " +
+                   quoted(T->WideSpelling) + Held +
+                   ", are read here: hashed or compared, they are the "
+                   "address of the moment, and the switch to wide mode "
+                   "moves every object, so a table keyed on addresses "
+                   "taken before it finds nothing after it (key the table "
+                   "on a field of the object, or build the program "
+                   "compact-only, which never switches)",
+               {tokRange(Cast->getSourceRange())});
+    }
+  }
+
+private:
   /// Variables whose address was refused as a compact pointer already.
   llvm::DenseSet<const ValueDecl *> NonHeapReported;
 
@@ -1607,6 +1678,7 @@ void runSafety(Session &S) {
   ExprChecks C(S);
   C.TraverseDecl(S.Ctx.getTranslationUnitDecl());
   C.reportLayoutBytes();
+  C.reportAddressBytes();
   noteKeptOffsets(S);
   checkPoolReleases(S);
   checkAllocatorEffects(S);

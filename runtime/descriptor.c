@@ -587,10 +587,11 @@ void cp__report_integer_casts(void) {
     if (!n)
       continue;
     fprintf(stderr,
-            "compactptr: warning: pointers to '%s' are cast to integers or "
-            "back at %llu site%s (%s%s): an integer taken before the switch "
-            "still holds the object's compact address, which names nothing "
-            "now (warned at compile time: -Wcompactptr-integer-cast)\n",
+            "compactptr: warning: pointers to '%s' are made integers (cast, "
+            "or their bytes read) or back at %llu site%s (%s%s): an integer "
+            "or a hash taken before the switch still holds the object's "
+            "compact address, which names nothing now (warned at compile "
+            "time: -Wcompactptr-integer-cast)\n",
             t->desc->name, (unsigned long long)n, n == 1 ? "" : "s", sites,
             n > SHOWN ? ", ..." : "");
   }

@@ -20,8 +20,9 @@ int sum(struct node *p) {
   return s;
 }
 static void push(struct node **head, struct node *n) {
-  n->next = *head;
-  *head = n;
+  n->next = *head; // the new head
+  /* two
+     lines */ *head = n;
 }
 /* An allocation site is a safepoint: checked, not dual. */
 static struct node *mk(int k) {
@@ -61,8 +62,15 @@ int main(void) {
 // CHECK-NEXT: {{^}}  int s = 0;
 // CHECK-NEXT: {{^}}  for (; p; p = ((struct node *)cp_decode((((struct cp__c_node *)(p))->next)))) s += key_of__cp(p);
 // CHECK: {{^}}static __attribute__((unused)) void (push__cp)(struct node **, struct node *); static void push(struct node **head, struct node *n) { if (cp_is_compact()) { push__cp(head, n); return; }
-// CHECK-NEXT: {{^}}  n->next = *head;
+// CHECK-NEXT: {{^}}  n->next = *head; // the new head
+// CHECK-NEXT: {{^}}  /* two
+// CHECK-NEXT: {{^}}     lines */ *head = n;
+// The user's comments are in the wide body only, so a -verify directive is
+// read once; the clone keeps their lines.
 // CHECK: {{^}}__attribute__((unused)) static void push__cp(struct node **head, struct node *n) {
+// CHECK-NEXT: {{^}}  cp__sth(&{{.*}}, *head);{{ *$}}
+// CHECK-NEXT: {{^ +$}}
+// CHECK-NEXT: {{^}} *head = n;
 // An allocation site is a safepoint: mk is checked.
 // CHECK: {{^}}__inline__ static struct node *mk(int k) {{[{]$}}
 // CHECK-NEXT: {{^}}  struct node *n = cp_alloc_safepoint(&cp__desc_node);

@@ -14,7 +14,7 @@
 // WARN: integer-cast-report.c:[[@LINE+24]]:{{[0-9]+}}: warning: compact pointer to 'struct node' cast to an integer and hashed; the switch to wide mode moves every object, so a table keyed on addresses taken before it finds nothing after it (key the table on a field of the object, or build the program compact-only, which never switches) [-Wcompactptr-integer-cast]
 // WARN: integer-cast-report.c:[[@LINE+24]]:{{[0-9]+}}: warning: integer cast to a compact pointer to 'struct node'; it must hold the address of a heap object [-Wcompactptr-integer-cast]
 // STATS: compactptr: switch to wide mode
-// CHECK: compactptr: warning: pointers to 'node' are cast to integers or back at 2 sites ({{.*}}integer-cast-report.c:[[@LINE+21]], {{.*}}integer-cast-report.c:[[@LINE+22]]): an integer taken before the switch still holds the object's compact address, which names nothing now (warned at compile time: -Wcompactptr-integer-cast)
+// CHECK: compactptr: warning: pointers to 'node' are made integers (cast, or their bytes read) or back at 2 sites ({{.*}}integer-cast-report.c:[[@LINE+21]], {{.*}}integer-cast-report.c:[[@LINE+22]]): an integer or a hash taken before the switch still holds the object's compact address, which names nothing now (warned at compile time: -Wcompactptr-integer-cast)
 // CHECK-NOT: pointers to 'leaf'
 // CHECK: 4950
 // NONE: compactptr: switch to wide mode
