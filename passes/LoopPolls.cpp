@@ -265,16 +265,22 @@ void CheckedWalker::loopBody(const Stmt *Body) {
       walk(Body);
       return;
     }
-    fail(Body,
-         "cannot insert a safepoint poll in this loop of main: its body "
-         "comes from macro '" + P.macroName(Body) +
-             "' (a loop that calls code the plugin cannot see, or a function "
-             "that allocates under a compact body, needs a poll in each "
-             "iteration; a loop that cannot allocate inside an expansion that "
-             "can needs one in front of it: neither has a place in the macro's "
-             "text); write the loop outside the macro, or turn auto-safepoints "
-             "off and call cp_safepoint() in it",
-         Diag::MacroStatement);
+    // main's polls serve a switch that became pending where none was
+    // legal (code the plugin cannot see, an allocation under a compact
+    // body); without one it waits for the next safepoint after the loop,
+    // and an arena exhausted before that stops the program saying so.
+    // A library's loop (utarray_free's destructor calls) is kept, warned.
+    S.report(Diag::UnpolledLoop, Body->getBeginLoc(),
+             "no safepoint poll can go in this loop of main: its body comes "
+             "from macro '" +
+                 P.macroName(Body) +
+                 "', and it calls code that may allocate; a switch that "
+                 "becomes pending in it waits for the next safepoint after "
+                 "it (should the arena run out first, the program stops "
+                 "saying so): write the loop outside the macro, or call "
+                 "cp_safepoint() in its body",
+             {CharSourceRange::getTokenRange(Body->getSourceRange())});
+    walk(Body);
     return;
   }
   std::tie(FID, Open) = SM.getDecomposedLoc(B);
@@ -372,12 +378,14 @@ bool CheckedWalker::walkLoop(const Stmt *St) {
     SourceLocation B = startOf(St);
     unsigned E = endAfter(St);
     if (B.isInvalid() || E == ~0u) {
-      // A loop inside a macro expansion (a statement macro's search loop):
-      // the poll goes in front of the statement the expansion is, when
-      // that cannot allocate either -- nothing between the two can make
-      // a switch pending.  One poll serves every such loop in it.
+      // A loop inside a macro expansion (a statement macro's search loop,
+      // utarray_push_back's doubling of its capacity): the poll goes in
+      // front of the statement the expansion is.  One that becomes pending
+      // between the two (the expansion allocates first) waits only for
+      // this loop to end: it cannot allocate, so it cannot exhaust the
+      // arena.  One poll serves every such loop in it.
       Front = P.placeable(St, Top);
-      if (!Front || isa<Expr>(Front) || Pl.mayAllocate(Front))
+      if (!Front || isa<Expr>(Front))
         return false;
       B = startOf(Front);
       E = endAfter(Front);

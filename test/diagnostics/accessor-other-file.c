@@ -26,8 +26,6 @@ struct CP_COMPACT sym {
 void walk_chain(void *first, void *(*next_of)(void *),
                 void (*visit)(void *, void *), void *ctx);
 
-// (Before the function: switchable mode's compact copy of a function that
-// reads a field would repeat a directive in its body.)
 // expected-warning@+1 {{a compact pointer to 'struct sym' is returned as 'void *' by 'sym_prev', whose address goes to 'walk_chain', code of another file: the result goes to code the plugin does not see; kept there, it is no root, and after the switch it points into the released arena (keep the code that holds the result in this file, or hand it over in a field or a root of its own type; for a thread, start it with pthread_create here: the runtime keeps the results of the start routines it sees; a cast to 'void *' at the return says that code keeps nothing)}}
 static void *sym_prev(void *s) { return ((struct sym *)s)->prev; }
 static void *sym_prev_here(void *s) { return ((struct sym *)s)->prev; }
