@@ -1427,11 +1427,30 @@ std::optional<HandleRun> handleRunMoved(ASTContext &Ctx, const Model &M, const C
       return std::nullopt;
   } else {
     R.Src = handleAddressed(M, CE->getArg(1));
-    if (!R.Dst || !R.Src ||
-        !Ctx.hasSameUnqualifiedType(R.Dst.pointerType(), R.Src.pointerType()))
+    // One end an array of native pointers of the same type: copied
+    // element by element, each encoded or decoded (Printer).
+    for (auto [Handles, Other] :
+         {std::pair(&R.Dst, CE->getArg(1)), std::pair(&R.Src, CE->getArg(0))}) {
+      if (!*Handles || (R.Dst && R.Src))
+        continue;
+      const Expr *N = Other->IgnoreParenCasts();
+      QualType T = N->getType();
+      QualType Elem = T->isArrayType()
+                          ? QualType(T->getArrayElementTypeNoTypeQual(), 0)
+                          : T->getPointeeType();
+      if (!Elem.isNull() && !isHandleArray(M, N) && !isHandleLValue(M, N) &&
+          Ctx.hasSameUnqualifiedType(Elem, Handles->pointerType()))
+        R.Native = N;
+    }
+    if (!R.Dst && !R.Src)
+      return std::nullopt;
+    if (R.Native ? R.Dst && R.Src
+                 : !R.Dst || !R.Src ||
+                       !Ctx.hasSameUnqualifiedType(R.Dst.pointerType(),
+                                                   R.Src.pointerType()))
       return std::nullopt;
   }
-  QualType Ptr = R.Dst.pointerType();
+  QualType Ptr = (R.Dst ? R.Dst : R.Src).pointerType();
   const Expr *N = CE->getArg(2)->IgnoreParenImpCasts();
   if (isSizeOfType(Ctx, N, Ptr))
     return R;

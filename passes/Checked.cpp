@@ -830,12 +830,10 @@ bool CheckedWalker::versionByMode(ArrayRef<const Stmt *> Sts, StringRef Open,
   if (PL.isInvalid())
     return false;
   std::string Pad(PL.getColumn() > 1 ? PL.getColumn() - 1 : 0, ' ');
-  std::string T =
-      Open.str() +
-      "if (cp_is_compact()) { " + QuietBegin + " " + TC + " " + QuietEnd +
-      " } else {\n" +
-      lineDirective(PL.getLine(), PL.getFilename()) + Pad + TW + " }" +
-      Close.str();
+  std::string T = Open.str() + "if (cp_is_compact()) { " + QuietBegin + " " +
+                  withoutComments(S, FID, TC) + " " + QuietEnd + " } else {\n" +
+                  lineDirective(PL.getLine(), PL.getFilename()) + Pad + TW +
+                  " }" + Close.str();
   Out.replace(FID, B, E, T);
   return true;
 }

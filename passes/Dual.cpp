@@ -21,7 +21,6 @@
 //===----------------------------------------------------------------------===//
 #include "Walker.h"
 #include "clang/AST/PrettyPrinter.h"
-#include "clang/Lex/Lexer.h"
 #include "llvm/Support/raw_ostream.h"
 #include <set>
 
@@ -86,31 +85,6 @@ static std::pair<std::string, std::string> functionNames(const FunctionDecl *FD)
     Out += "#undef " + std::string(Id) + "\n#pragma pop_macro(\"" + Id + "\")\n";
   }
   return {In, Out};
-}
-
-/// The clone's text with every comment blanked (a space, or the newlines
-/// it spanned, so the lines stay the user's): the wide body carries the
-/// user's comments once, and a `-verify` directive read in both bodies
-/// expects its diagnostic twice.
-static std::string withoutComments(const Session &S, FileID FID,
-                                   const std::string &Text) {
-  SourceLocation Start = S.SM.getLocForStartOfFile(FID);
-  Lexer L(Start, S.LO, Text.data(), Text.data(), Text.data() + Text.size());
-  L.SetCommentRetentionState(true);
-  std::string Out;
-  unsigned Done = 0;
-  Token Tok;
-  while (!L.LexFromRawLexer(Tok) || Tok.is(tok::comment)) {
-    if (!Tok.is(tok::comment))
-      continue;
-    unsigned Off = Tok.getLocation().getRawEncoding() - Start.getRawEncoding();
-    StringRef Comment(Text.data() + Off, Tok.getLength());
-    Out.append(Text, Done, Off - Done);
-    Out += Comment.count('\n') ? std::string(Comment.count('\n'), '\n') : " ";
-    Done = Off + Tok.getLength();
-  }
-  Out.append(Text, Done);
-  return Out;
 }
 
 void rewriteDual(Session &S, const FunctionDecl *FD, Printer &Wide,

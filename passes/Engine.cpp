@@ -349,6 +349,32 @@ std::string lineDirective(unsigned Line, StringRef File) {
   return S;
 }
 
+std::string withoutComments(const Session &S, FileID FID,
+                            const std::string &Text) {
+  SourceLocation Start = S.SM.getLocForStartOfFile(FID);
+  Lexer L(Start, S.LO, Text.data(), Text.data(), Text.data() + Text.size());
+  L.SetCommentRetentionState(true);
+  std::string Out;
+  unsigned Done = 0;
+  Token Tok;
+  while (!L.LexFromRawLexer(Tok) || Tok.is(tok::comment)) {
+    if (!Tok.is(tok::comment))
+      continue;
+    unsigned Off = Tok.getLocation().getRawEncoding() - Start.getRawEncoding();
+    StringRef Comment(Text.data() + Off, Tok.getLength());
+    Out.append(Text, Done, Off - Done);
+    // A comment over several lines leaves their line ends spliced: lines
+    // stay the user's, and a directive it sat in (`#define W 2 /* ...
+    // */ + 3`) stays one.
+    Out += " ";
+    for (size_t Lines = Comment.count('\n'); Lines; --Lines)
+      Out += "\\\n";
+    Done = Off + Tok.getLength();
+  }
+  Out.append(Text, Done);
+  return Out;
+}
+
 bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
                ArrayRef<SourceRange> Skipped, std::vector<RewrittenFile> &Out,
                std::string *Plan, const ExpansionRecorder *Rec,
@@ -380,8 +406,10 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
   runSafety(S);
   // Errors in uses do not stop the run: the rewrite reports its own too,
   // so a file's errors come in one run.  Errors in the types do.
-  if (S.TypeErrors)
+  if (S.TypeErrors) {
+    reportLayoutStoredSizes(S);
     return false;
+  }
   if (S.M.Types.empty())
     return S.Errors == 0;
   runSlots(S);
@@ -390,6 +418,7 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
   runProvenance(S);
   runSignalHandlers(S);
   runLayout(S);
+  reportLayoutStoredSizes(S);
   if (S.TypeErrors)
     return false;
   runRewrite(S);

@@ -522,8 +522,15 @@ void checkVoidLocalEscape(Session &S, const clang::CallExpr *CE,
 /// the program -- is the size of the layout of the moment; after the
 /// switch it is stale (layout-stored).
 void checkLayoutStored(Session &S, const clang::Expr *Trait, const CompactType *T);
+/// Reports the layout-stored warnings checkLayoutStored held for sizeofs,
+/// but for types the layout made no smaller (after runLayout; before it,
+/// every one).
+void reportLayoutStoredSizes(Session &S);
 /// Escapes.cpp: a callback that may switch handed to qsort and its kind.
 void checkCallbackSafepoint(Session &S, const clang::CallExpr *CE);
+/// Escapes.cpp: the callback-safepoint warning for a function of another
+/// file handed a callback that may reach a safepoint.
+void checkCallbackElsewhere(Session &S, const clang::CallExpr *CE);
 /// A `void *` from a call that is not an allocation of the type becoming
 /// a compact pointer (foreign-object); through an explicit cast only when
 /// the call is handed the type's size (it allocates one).
@@ -660,6 +667,11 @@ struct HandleAt {
 };
 struct HandleRun {
   HandleAt Dst, Src;
+  /// A copy between a run of handles and an array of native pointers (a
+  /// local `struct quad *k[4]`, a `struct quad **`): the native end, as
+  /// written without its conversions, in place of the Dst or Src that is
+  /// then empty.
+  const clang::Expr *Native = nullptr;
   const clang::Expr *Count = nullptr;
   /// N is a size in elements the compiler knows, that of a whole array of
   /// such handles (`memcpy(n->kids, o->kids, sizeof o->kids)`) or less some
@@ -891,6 +903,15 @@ struct Session {
             llvm::ArrayRef<clang::FixItHint> Fixits = {});
   /// Errors of the types themselves (Safety): Layout and Rewrite do not run.
   unsigned TypeErrors = 0;
+  /// layout-stored warnings of a sizeof, held until the layout is known
+  /// (reportLayoutStoredSizes): a type as large in both layouts keeps its
+  /// size across the switch.
+  struct HeldSize {
+    const clang::Expr *Trait;
+    const CompactType *T;
+    std::string Where;
+  };
+  std::vector<HeldSize> HeldSizes;
   /// True for locations the engine leaves alone (system headers, builtins).
   bool isIgnoredLoc(clang::SourceLocation Loc) const;
   /// `struct node` / `node_t` for a type, as the user's source spells it.
@@ -1114,6 +1135,13 @@ unsigned beforeAttributes(const clang::SourceManager &SM, const clang::Decl *D,
                           clang::FileID FID, unsigned Off);
 /// Text between the generated preamble and the user's first line.
 std::string lineDirective(unsigned Line, llvm::StringRef File);
+/// Text (a second copy of code of FID: a dual function's compact clone, a
+/// versioned region's compact copy) with every comment blanked: a space,
+/// or the newlines it spanned, so the lines stay the user's.  The other
+/// copy carries the user's comments once; a `-verify` directive read in
+/// both expects its diagnostic twice.
+std::string withoutComments(const Session &S, clang::FileID FID,
+                            const std::string &Text);
 
 /// Around generated code whose warnings the user must not see (compact
 /// clones, versioned regions, printed macro expansions): the preamble's

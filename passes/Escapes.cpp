@@ -1371,14 +1371,37 @@ static std::string layoutKeptWhere(Session &S, const Expr *E, unsigned Depth,
   }
 }
 
+static void reportLayoutStored(Session &S, const Expr *Trait,
+                               const CompactType *T, const std::string &Where);
+
 /// Switchable: a sizeof or offsetof of compact type T kept where it
-/// outlives the layout it was taken in (layoutKeptWhere).
+/// outlives the layout it was taken in (layoutKeptWhere).  A sizeof waits
+/// for the layout: a type the layout makes no smaller (`{ long key; struct
+/// node *next; }`, 16 bytes both ways) keeps its size.
 void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
   if (!S.Opts.switchable() || S.isIgnoredLoc(Trait->getExprLoc()))
     return;
   std::string Where = layoutKeptWhere(S, Trait, 0, nullptr);
   if (Where.empty())
     return;
+  // Held, offsetofs too, so the warnings keep the order of the text.
+  S.HeldSizes.push_back({Trait, T, Where});
+}
+
+void reportLayoutStoredSizes(Session &S) {
+  for (const Session::HeldSize &H : S.HeldSizes)
+    if (!isa<UnaryExprOrTypeTraitExpr>(H.Trait) ||
+        cast<UnaryExprOrTypeTraitExpr>(H.Trait)->getKind() != UETT_SizeOf ||
+        !H.T->LayoutDone ||
+        H.T->CompactSize !=
+            (uint64_t)S.Ctx.getTypeSizeInChars(S.Ctx.getRecordType(H.T->RD))
+                .getQuantity())
+      reportLayoutStored(S, H.Trait, H.T, H.Where);
+  S.HeldSizes.clear();
+}
+
+static void reportLayoutStored(Session &S, const Expr *Trait,
+                               const CompactType *T, const std::string &Where) {
   S.report(Diag::LayoutStored, Trait->getExprLoc(),
            "this " +
                std::string(isa<OffsetOfExpr>(Trait) ? "offsetof" : "sizeof") +
@@ -1422,6 +1445,54 @@ void checkCallbackSafepoint(Session &S, const CallExpr *CE) {
                "given, which are no roots: a switch there leaves them pointing "
                "into the released arena; allocate before or after the call",
            {tokRange(CE->getArg(A)->getSourceRange())});
+}
+
+/// Switchable: a function of the program that may reach a safepoint,
+/// handed to a function of another file that calls it back (a generic
+/// walk's visitor that allocates).  That file sees no allocation in the
+/// walk: there it is dual, and its compact body holds off a switch that
+/// becomes due in the callback; once the arena runs out the program stops
+/// (a trial's walker: exit 70, and the same code in one file ran).
+/// CP_SAFEPOINT on the declaration both files see makes the walk checked.
+void checkCallbackElsewhere(Session &S, const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!S.Opts.switchable() || !FD || FD->hasBody() ||
+      hasAttribute(FD, "safepoint") || isRuntimeFunction(FD) ||
+      callbackArgument(FD) >= 0 ||
+      S.SM.isInSystemHeader(S.SM.getExpansionLoc(FD->getLocation())) ||
+      S.isIgnoredLoc(CE->getExprLoc()) ||
+      // A file whose functions take no compact type is not rewritten:
+      // the callback is entered from outside, under no compact body.
+      !usesCompactType(S.M, FD))
+    return;
+  for (unsigned I = 0; I < CE->getNumArgs() && I < FD->getNumParams(); ++I) {
+    if (!FD->getParamDecl(I)->getType()->isFunctionPointerType())
+      continue;
+    const Expr *A = CE->getArg(I)->IgnoreParenImpCasts();
+    if (const auto *UO = dyn_cast<UnaryOperator>(A);
+        UO && UO->getOpcode() == UO_AddrOf)
+      A = UO->getSubExpr()->IgnoreParens();
+    const auto *DR = dyn_cast<DeclRefExpr>(A);
+    const auto *Cb = DR ? dyn_cast<FunctionDecl>(DR->getDecl()) : nullptr;
+    auto It =
+        Cb ? S.M.Functions.find(Cb->getCanonicalDecl()) : S.M.Functions.end();
+    if (It == S.M.Functions.end() || !(It->second & FC_Safepoint))
+      continue;
+    S.report(Diag::CallbackSafepoint, CE->getArg(I)->getExprLoc(),
+             quoted(Cb->getName()) +
+                 " may reach a safepoint (it allocates compact objects, or "
+                 "calls what does), and " +
+                 quoted(FD->getName()) +
+                 ", a function of another file, may call it back: that file "
+                 "sees no safepoint in " +
+                 quoted(FD->getName()) +
+                 ", so a switch due during such a callback waits until it "
+                 "returns, and should the arena run out first the program "
+                 "stops; declare " +
+                 quoted(FD->getName()) +
+                 " CP_SAFEPOINT where both files see it",
+             {tokRange(CE->getArg(I)->getSourceRange())});
+  }
 }
 
 /// V names a local of Def that a `void *` or byte pointer was converted

@@ -275,10 +275,11 @@ void CheckedWalker::loopBody(const Stmt *Body) {
              "from macro '" +
                  P.macroName(Body) +
                  "', and it calls code that may allocate; a switch that "
-                 "becomes pending in it waits for the next safepoint after "
-                 "it (should the arena run out first, the program stops "
-                 "saying so): write the loop outside the macro, or call "
-                 "cp_safepoint() in its body",
+                 "becomes pending in it where none is legal (under a compact "
+                 "body, in code the plugin cannot see) waits for the next "
+                 "safepoint (should the arena run out first, the program "
+                 "stops saying so): write the loop outside the macro, or "
+                 "call cp_safepoint() in its body",
              {CharSourceRange::getTokenRange(Body->getSourceRange())});
     walk(Body);
     return;

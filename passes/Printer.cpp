@@ -651,6 +651,30 @@ std::string Printer::handleText(const HandleAt &At) {
   return clv(At.Array) + "[" + (I.empty() ? "0" : I) + "]";
 }
 
+/// memcpy/memmove between a run of handles and an array of native
+/// pointers (`memcpy(q->kids, k, sizeof k)` with `struct quad *k[4]`): an
+/// element at a time, each stored with its check or decoded; the value is
+/// the destination, as the call's.
+std::string Printer::nativeRunText(const HandleRun &Run) {
+  std::string Count = Run.Count      ? "(size_t)(" + text(Run.Count) + ")"
+                      : Run.Elements ? std::to_string(Run.Elements)
+                                     : std::string("1");
+  std::string Ptr = S.typeText(
+      Run.Native->getType()->isArrayType()
+          ? QualType(Run.Native->getType()->getArrayElementTypeNoTypeQual(), 0)
+          : Run.Native->getType()->getPointeeType());
+  std::string Loop = "for (size_t cp__i = 0; cp__i < cp__n; cp__i++) ";
+  if (Run.Dst)
+    return "__extension__({ cp_handle_t *cp__h = &" + handleText(Run.Dst) +
+           "; " + Ptr + " const *cp__p = " + text(Run.Native) +
+           "; size_t cp__n = " + Count + "; " + Loop +
+           "cp__sth(&cp__h[cp__i], cp__p[cp__i]); (void *)cp__h; })";
+  return "__extension__({ " + Ptr + " *cp__p = " + text(Run.Native) +
+         "; const cp_handle_t *cp__h = &" + handleText(Run.Src) +
+         "; size_t cp__n = " + Count + "; " + Loop + "cp__p[cp__i] = (" + Ptr +
+         ")cp_decode(cp__h[cp__i]); (void *)cp__p; })";
+}
+
 std::string Printer::callText(const CallExpr *CE) {
   // `(cJSON *)hooks->allocate(sizeof(cJSON))`: the hook is malloc unless
   // the program installed its own (cp_hook_is_malloc); the callee has no
@@ -672,7 +696,11 @@ std::string Printer::callText(const CallExpr *CE) {
     return "memset(&" + clv(X) + ", 0, sizeof(" + clv(X) + "))";
   // memmove(&x->kids[i + 1], &x->kids[i], n * sizeof x->kids[0]): n
   // handles of the compact layout (the wide text is the call as written).
-  if (std::optional<HandleRun> Run = compact() ? handleRunMoved(S.Ctx, M, CE) : std::nullopt)
+  std::optional<HandleRun> Run =
+      compact() ? handleRunMoved(S.Ctx, M, CE) : std::nullopt;
+  if (Run && Run->Native)
+    return nativeRunText(*Run);
+  if (Run)
     return text(CE->getCallee()) + "(&" + handleText(Run->Dst) + ", " +
            (Run->Src ? "&" + handleText(Run->Src) : std::string("0")) + ", " +
            (Run->Count      ? "(" + text(Run->Count) + ") * "

@@ -133,6 +133,8 @@ void checkAllocatorEffects(Session &S);
 /// being a CP_DEALLOCATOR (`pool_free(&pool, n)`: its code does not free
 /// the runtime's object).
 void checkPoolReleases(Session &S);
+/// ReallocRebase.cpp: the realloc-rebase warning (switchable mode).
+void checkReallocRebase(Session &S);
 /// Allocators.cpp: forgets what it read of the last translation unit's
 /// functions (runEngine, before each).
 void forgetAllocatorRoles();
@@ -339,6 +341,7 @@ private:
     return It == Spills.end() ? nullptr : &It->second;
   }
   std::string callText(const clang::CallExpr *CE);
+  std::string nativeRunText(const HandleRun &Run);
   std::string handleText(const HandleAt &At);
   std::string spilledCall(const clang::CallExpr *CE, const Spill &Sp);
   std::string returnsTwiceText(const clang::CallExpr *CE);

@@ -591,6 +591,7 @@ public:
     checkLibcAllocation(E, FD);
     checkContextSwitch(E, FD);
     checkCallbackSafepoint(S, E);
+    checkCallbackElsewhere(S, E);
     checkPointerBytes(S, E);
     checkPointerBytesAsInteger(E, FD);
     checkVoidLocalEscape(S, E, Current);
@@ -1682,6 +1683,7 @@ void runSafety(Session &S) {
   noteKeptOffsets(S);
   checkPoolReleases(S);
   checkAllocatorEffects(S);
+  checkReallocRebase(S);
 }
 
 } // namespace compactptr

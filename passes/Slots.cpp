@@ -438,12 +438,18 @@ public:
 
   /// C hands the start of a run of handles to a memmove or memcpy that
   /// Printer rewrites (handleRunMoved).
+  /// A `T **` that may point at handles is no array of native pointers:
+  /// copied as one (`memcpy(pp, b->kids, ...)` with `pp = &a->kids[0]`) it
+  /// would write pointers over handles.
   bool movesHandleRun(const CastExpr *C) {
     const Expr *Top = C;
     const auto *CE = dyn_cast_or_null<CallExpr>(parentSkippingParens(S.Ctx, C, &Top));
-    return CE && CE->getNumArgs() == 3 &&
-           (CE->getArg(0)->IgnoreParens() == Top || CE->getArg(1)->IgnoreParens() == Top) &&
-           handleRunMoved(S.Ctx, M, CE);
+    if (!CE || CE->getNumArgs() != 3 ||
+        (CE->getArg(0)->IgnoreParens() != Top &&
+         CE->getArg(1)->IgnoreParens() != Top))
+      return false;
+    std::optional<HandleRun> R = handleRunMoved(S.Ctx, M, CE);
+    return R && !(R->Native && isSlotPointer(M, R->Native));
   }
 
   /// Where the conversion hands a run of handles to memmove or memcpy

@@ -34,4 +34,4 @@ struct node *mk(void) { return wrap(); }
 // ERRFO: error: the 'void *' returned by 'wrap' {{.*}} [-Werror,-Wcompactptr-foreign-object]
 // WERROR: error: {{.*}} [-Werror,-Wcompactptr-integer-cast]
 // WERROR: error: {{.*}} [-Werror,-Wcompactptr-foreign-object]
-// BOGUS: error: compactptr: unknown warning '-Wno-compactptr-bogus' (compactptr warnings: integer-cast unrelated-cast foreign-object void-escape interior-escape blocking-on-object callback-safepoint layout-stored layout-bytes unpolled-spin unpolled-loop pinned-prefix pool-release allocator-effects)
+// BOGUS: error: compactptr: unknown warning '-Wno-compactptr-bogus' (compactptr warnings: integer-cast unrelated-cast foreign-object void-escape interior-escape blocking-on-object callback-safepoint layout-stored layout-bytes unpolled-spin unpolled-loop realloc-rebase pinned-prefix pool-release allocator-effects)

@@ -66,10 +66,10 @@ int main(void) {
 // CHECK-NEXT: {{^}}  /* two
 // CHECK-NEXT: {{^}}     lines */ *head = n;
 // The user's comments are in the wide body only, so a -verify directive is
-// read once; the clone keeps their lines.
+// read once; the clone keeps their lines (a comment's line ends spliced).
 // CHECK: {{^}}__attribute__((unused)) static void push__cp(struct node **head, struct node *n) {
 // CHECK-NEXT: {{^}}  cp__sth(&{{.*}}, *head);{{ *$}}
-// CHECK-NEXT: {{^ +$}}
+// CHECK-NEXT: {{^ +\\$}}
 // CHECK-NEXT: {{^}} *head = n;
 // An allocation site is a safepoint: mk is checked.
 // CHECK: {{^}}__inline__ static struct node *mk(int k) {{[{]$}}

@@ -115,7 +115,7 @@ int main(void) {
   for (struct node *n = head; n; n = n->next)
     sum -= n->key;
   VEC_FREE(keys); // expected-warning {{no safepoint poll can go in this loop of main: its body comes from macro 'VEC_FREE'}}
-  VEC_FREE(labels); // expected-warning {{no safepoint poll can go in this loop of main: its body comes from macro 'VEC_FREE', and it calls code that may allocate; a switch that becomes pending in it waits for the next safepoint after it (should the arena run out first, the program stops saying so): write the loop outside the macro, or call cp_safepoint() in its body [-Wcompactptr-unpolled-loop]}}
+  VEC_FREE(labels); // expected-warning {{no safepoint poll can go in this loop of main: its body comes from macro 'VEC_FREE', and it calls code that may allocate; a switch that becomes pending in it where none is legal (under a compact body, in code the plugin cannot see) waits for the next safepoint (should the arena run out first, the program stops saying so): write the loop outside the macro, or call cp_safepoint() in its body [-Wcompactptr-unpolled-loop]}}
   for (struct node *n = gone; n; n = n->next)
     sum += n->key;
   printf("%ld %s\n", sum, head ? "built" : "empty");
