@@ -237,6 +237,10 @@ class Gen:
         # (`memcpy(p->f, o->f, sizeof o->f)`, as a node is cloned).  A PRNG
         # of its own, so the rest of each program is unchanged.
         self.wr = random.Random(seed * 49979687 + 29)
+        # Half of the element stores are the node's handles gathered into a
+        # local array of pointers, rotated and put back instead
+        # (`memcpy(k, p->f, sizeof p->f)`, `memcpy(p->f, k, sizeof k)`).
+        self.nr = random.Random(seed * 86028121 + 31)
         # A third of the programs are built of two files: the constructors
         # of some types (`new0`, and a `cons0(key, next)` that links the
         # new node in front of a chain) are defined in ctor.c, another
@@ -1294,7 +1298,9 @@ class Gen:
             f = r.choice([f for f in t.fields if f.kind == "arr"])
             u = self.types[f.target]
             run = self.hr.choice([None, "move", "clear"])
-            if run is None and self.wr.random() < 0.5:
+            if run is None and self.nr.random() < 0.5:
+                run = "native"
+            elif run is None and self.wr.random() < 0.5:
                 run = "copy"
             if run:
                 self.facts["handle_runs"] = self.facts.get("handle_runs", 0) + 1
@@ -1305,6 +1311,16 @@ class Gen:
                                % (p, f.name, p, f.name, p, f.name),
                                "  j = rnd(%du);" % u.pool_n,
                                "  %s->%s[0] = %s;" % (p, f.name, self.pool(u, "j")),
+                               "}"], 0
+            if run == "native":
+                self.facts["native_runs"] = self.facts.get("native_runs", 0) + 1
+                return head + ["if (%s) {" % p,
+                               "  struct %s *k[%d], *first;" % (u.name, f.n),
+                               "  memcpy(k, %s->%s, sizeof %s->%s);" % (p, f.name, p, f.name),
+                               "  first = k[0];",
+                               "  memmove(k, k + 1, %d * sizeof k[0]);" % (f.n - 1),
+                               "  k[%d] = first;" % (f.n - 1),
+                               "  memcpy(%s->%s, k, sizeof k);" % (p, f.name),
                                "}"], 0
             if run == "copy":
                 return head + ["if (%s) {" % p,

@@ -329,7 +329,7 @@ def main():
     failed, limited, modes, whens = [], 0, {}, {"build": 0, "late": 0}
     nopolls, nopoll_limited, nopoll_late = 0, 0, 0
     jumps, jumps_limited, jumps_late = 0, 0, 0
-    ctors, kinds = 0, {}
+    ctors, natives, kinds = 0, 0, {}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
         futs = [ex.submit(one_case, setup, s, keep, threads, library)
                 for s in range(base, base + args.count)]
@@ -337,6 +337,7 @@ def main():
             seed, what, when, mode, lim, nopoll, jump, facts = f.result()
             modes[mode] = modes.get(mode, 0) + 1
             ctors += facts["ctor_file"]
+            natives += facts.get("native_runs", 0) > 0
             if library:
                 k = facts["library"].split()[0] + ("" if facts["records"] else " thin-main")
                 kinds[k] = kinds.get(k, 0) + 1
@@ -368,6 +369,8 @@ def main():
               jumps, args.count, jumps_limited, jumps_late))
     print("differential: %d of %d programs have their constructors in a file of their own" % (
         ctors, args.count))
+    print("differential: %d of %d programs copy handle arrays through local arrays of "
+          "pointers" % (natives, args.count))
     if library:
         print("differential: the library's threads: %s" % ", ".join(
             "%s %d" % kv for kv in sorted(kinds.items())))
