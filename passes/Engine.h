@@ -528,6 +528,10 @@ void checkLayoutStored(Session &S, const clang::Expr *Trait, const CompactType *
 void reportLayoutStoredSizes(Session &S);
 /// Escapes.cpp: a callback that may switch handed to qsort and its kind.
 void checkCallbackSafepoint(Session &S, const clang::CallExpr *CE);
+/// Escapes.cpp: F may reach a safepoint (Model::Functions' FC_Safepoint),
+/// and how the callback-safepoint warnings say so.
+bool reachesSafepoint(const Model &M, const clang::FunctionDecl *F);
+std::string reachesSafepointText(const clang::FunctionDecl *F);
 /// Escapes.cpp: the callback-safepoint warning for a function of another
 /// file handed a callback that may reach a safepoint.
 void checkCallbackElsewhere(Session &S, const clang::CallExpr *CE);

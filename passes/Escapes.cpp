@@ -1417,6 +1417,29 @@ static void reportLayoutStored(Session &S, const Expr *Trait,
            {tokRange(Trait->getSourceRange())});
 }
 
+/// The function of this file argument E names (`f`, `&f`) when it may
+/// reach a safepoint (it allocates a compact object, or calls what does),
+/// else null.
+static const FunctionDecl *safepointCallback(const Session &S, const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E);
+      UO && UO->getOpcode() == UO_AddrOf)
+    E = UO->getSubExpr()->IgnoreParens();
+  const auto *DR = dyn_cast<DeclRefExpr>(E);
+  const auto *Cb = DR ? dyn_cast<FunctionDecl>(DR->getDecl()) : nullptr;
+  return Cb && reachesSafepoint(S.M, Cb) ? Cb : nullptr;
+}
+
+bool reachesSafepoint(const Model &M, const FunctionDecl *F) {
+  auto It = M.Functions.find(F->getCanonicalDecl());
+  return It != M.Functions.end() && (It->second & FC_Safepoint);
+}
+
+std::string reachesSafepointText(const FunctionDecl *F) {
+  return quoted(F->getName()) + " may reach a safepoint (it allocates compact "
+                                "objects, or calls what does)";
+}
+
 /// Switchable: a function of the program that may reach a safepoint,
 /// handed to a libc function that calls it back (qsort's comparator that
 /// allocates a compact object).  libc holds copies of the pointers it was
@@ -1428,19 +1451,11 @@ void checkCallbackSafepoint(Session &S, const CallExpr *CE) {
   int A = S.Opts.switchable() ? callbackArgument(FD) : -1;
   if (A < 0 || (unsigned)A >= CE->getNumArgs())
     return;
-  const auto *DR = dyn_cast<DeclRefExpr>(CE->getArg(A)->IgnoreParenImpCasts());
-  if (const auto *UO = dyn_cast<UnaryOperator>(CE->getArg(A)->IgnoreParenImpCasts());
-      UO && UO->getOpcode() == UO_AddrOf)
-    DR = dyn_cast<DeclRefExpr>(UO->getSubExpr()->IgnoreParens());
-  const auto *Cb = DR ? dyn_cast<FunctionDecl>(DR->getDecl()) : nullptr;
+  const FunctionDecl *Cb = safepointCallback(S, CE->getArg(A));
   if (!Cb)
     return;
-  auto It = S.M.Functions.find(Cb->getCanonicalDecl());
-  if (It == S.M.Functions.end() || !(It->second & FC_Safepoint))
-    return;
   S.report(Diag::CallbackSafepoint, CE->getArg(A)->getExprLoc(),
-           quoted(Cb->getName()) + " may reach a safepoint (it allocates compact "
-               "objects, or calls what does), and " + quoted(FD->getName()) +
+           reachesSafepointText(Cb) + ", and " + quoted(FD->getName()) +
                " calls it back while it holds copies of the pointers it was "
                "given, which are no roots: a switch there leaves them pointing "
                "into the released arena; allocate before or after the call",
@@ -1468,21 +1483,11 @@ void checkCallbackElsewhere(Session &S, const CallExpr *CE) {
   for (unsigned I = 0; I < CE->getNumArgs() && I < FD->getNumParams(); ++I) {
     if (!FD->getParamDecl(I)->getType()->isFunctionPointerType())
       continue;
-    const Expr *A = CE->getArg(I)->IgnoreParenImpCasts();
-    if (const auto *UO = dyn_cast<UnaryOperator>(A);
-        UO && UO->getOpcode() == UO_AddrOf)
-      A = UO->getSubExpr()->IgnoreParens();
-    const auto *DR = dyn_cast<DeclRefExpr>(A);
-    const auto *Cb = DR ? dyn_cast<FunctionDecl>(DR->getDecl()) : nullptr;
-    auto It =
-        Cb ? S.M.Functions.find(Cb->getCanonicalDecl()) : S.M.Functions.end();
-    if (It == S.M.Functions.end() || !(It->second & FC_Safepoint))
+    const FunctionDecl *Cb = safepointCallback(S, CE->getArg(I));
+    if (!Cb)
       continue;
     S.report(Diag::CallbackSafepoint, CE->getArg(I)->getExprLoc(),
-             quoted(Cb->getName()) +
-                 " may reach a safepoint (it allocates compact objects, or "
-                 "calls what does), and " +
-                 quoted(FD->getName()) +
+             reachesSafepointText(Cb) + ", and " + quoted(FD->getName()) +
                  ", a function of another file, may call it back: that file "
                  "sees no safepoint in " +
                  quoted(FD->getName()) +

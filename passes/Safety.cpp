@@ -384,12 +384,9 @@ public:
     // (and whatever it computed from addresses) behind.
     if (const FunctionDecl *F = C ? C->getFunctionDecl() : nullptr;
         F && S.Opts.switchable() && !S.isIgnoredLoc(VD->getLocation()))
-      if (auto It = M.Functions.find(F->getCanonicalDecl());
-          It != M.Functions.end() && (It->second & FC_Safepoint))
+      if (reachesSafepoint(M, F))
         S.report(Diag::CallbackSafepoint, VD->getLocation(),
-                 quoted(F->getName()) +
-                     " may reach a safepoint (it allocates compact objects, "
-                     "or calls what does), and it runs as the cleanup of " +
+                 reachesSafepointText(F) + ", and it runs as the cleanup of " +
                      quoted(VD->getName()) +
                      " when its scope ends, where no roots are saved: a "
                      "switch there leaves the function's compact pointers "
