@@ -1442,12 +1442,9 @@ std::optional<HandleRun> handleRunMoved(ASTContext &Ctx, const Model &M, const C
           Ctx.hasSameUnqualifiedType(Elem, Handles->pointerType()))
         R.Native = N;
     }
-    if (!R.Dst && !R.Src)
-      return std::nullopt;
-    if (R.Native ? R.Dst && R.Src
-                 : !R.Dst || !R.Src ||
-                       !Ctx.hasSameUnqualifiedType(R.Dst.pointerType(),
-                                                   R.Src.pointerType()))
+    if (!R.Native &&
+        (!R.Dst || !R.Src ||
+         !Ctx.hasSameUnqualifiedType(R.Dst.pointerType(), R.Src.pointerType())))
       return std::nullopt;
   }
   QualType Ptr = (R.Dst ? R.Dst : R.Src).pointerType();

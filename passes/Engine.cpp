@@ -407,7 +407,7 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
   // Errors in uses do not stop the run: the rewrite reports its own too,
   // so a file's errors come in one run.  Errors in the types do.
   if (S.TypeErrors) {
-    reportLayoutStoredSizes(S);
+    reportHeldLayoutStored(S);
     return false;
   }
   if (S.M.Types.empty())
@@ -418,7 +418,7 @@ bool runEngine(ASTContext &Ctx, const Options &O, DiagSink &Sink,
   runProvenance(S);
   runSignalHandlers(S);
   runLayout(S);
-  reportLayoutStoredSizes(S);
+  reportHeldLayoutStored(S);
   if (S.TypeErrors)
     return false;
   runRewrite(S);

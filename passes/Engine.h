@@ -522,10 +522,10 @@ void checkVoidLocalEscape(Session &S, const clang::CallExpr *CE,
 /// the program -- is the size of the layout of the moment; after the
 /// switch it is stale (layout-stored).
 void checkLayoutStored(Session &S, const clang::Expr *Trait, const CompactType *T);
-/// Reports the layout-stored warnings checkLayoutStored held for sizeofs,
-/// but for types the layout made no smaller (after runLayout; before it,
-/// every one).
-void reportLayoutStoredSizes(Session &S);
+/// Reports the layout-stored warnings checkLayoutStored held, but for
+/// sizeofs of types the layout made no smaller (after runLayout; before
+/// it, every one).
+void reportHeldLayoutStored(Session &S);
 /// Escapes.cpp: a callback that may switch handed to qsort and its kind.
 void checkCallbackSafepoint(Session &S, const clang::CallExpr *CE);
 /// Escapes.cpp: F may reach a safepoint (Model::Functions' FC_Safepoint),
@@ -907,15 +907,15 @@ struct Session {
             llvm::ArrayRef<clang::FixItHint> Fixits = {});
   /// Errors of the types themselves (Safety): Layout and Rewrite do not run.
   unsigned TypeErrors = 0;
-  /// layout-stored warnings of a sizeof, held until the layout is known
-  /// (reportLayoutStoredSizes): a type as large in both layouts keeps its
-  /// size across the switch.
-  struct HeldSize {
+  /// layout-stored warnings, held until the layout is known
+  /// (reportHeldLayoutStored), in the order of the text: a sizeof of a type
+  /// as large in both layouts keeps its value across the switch.
+  struct HeldTrait {
     const clang::Expr *Trait;
     const CompactType *T;
     std::string Where;
   };
-  std::vector<HeldSize> HeldSizes;
+  std::vector<HeldTrait> HeldLayoutStored;
   /// True for locations the engine leaves alone (system headers, builtins).
   bool isIgnoredLoc(clang::SourceLocation Loc) const;
   /// `struct node` / `node_t` for a type, as the user's source spells it.

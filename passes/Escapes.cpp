@@ -1385,11 +1385,11 @@ void checkLayoutStored(Session &S, const Expr *Trait, const CompactType *T) {
   if (Where.empty())
     return;
   // Held, offsetofs too, so the warnings keep the order of the text.
-  S.HeldSizes.push_back({Trait, T, Where});
+  S.HeldLayoutStored.push_back({Trait, T, Where});
 }
 
-void reportLayoutStoredSizes(Session &S) {
-  for (const Session::HeldSize &H : S.HeldSizes)
+void reportHeldLayoutStored(Session &S) {
+  for (const Session::HeldTrait &H : S.HeldLayoutStored)
     if (!isa<UnaryExprOrTypeTraitExpr>(H.Trait) ||
         cast<UnaryExprOrTypeTraitExpr>(H.Trait)->getKind() != UETT_SizeOf ||
         !H.T->LayoutDone ||
@@ -1397,7 +1397,7 @@ void reportLayoutStoredSizes(Session &S) {
             (uint64_t)S.Ctx.getTypeSizeInChars(S.Ctx.getRecordType(H.T->RD))
                 .getQuantity())
       reportLayoutStored(S, H.Trait, H.T, H.Where);
-  S.HeldSizes.clear();
+  S.HeldLayoutStored.clear();
 }
 
 static void reportLayoutStored(Session &S, const Expr *Trait,

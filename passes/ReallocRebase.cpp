@@ -30,10 +30,9 @@ namespace compactptr {
 
 namespace {
 
+/// The local E names, through its conversions (`(char *)old`).
 const VarDecl *localOf(const Expr *E) {
-  const auto *DR = E ? dyn_cast<DeclRefExpr>(E->IgnoreParenCasts()) : nullptr;
-  const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
-  return VD && VD->hasLocalStorage() ? VD : nullptr;
+  return E ? localVariable(E->IgnoreParenCasts()) : nullptr;
 }
 
 class Rebase {

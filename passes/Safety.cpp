@@ -784,11 +784,8 @@ public:
                    ", which holds the address of a compact " +
                    quoted(T->WideSpelling) + Held +
                    ", are read here: hashed or compared, they are the "
-                   "address of the moment, and the switch to wide mode "
-                   "moves every object, so a table keyed on addresses "
-                   "taken before it finds nothing after it (key the table "
-                   "on a field of the object, or build the program "
-                   "compact-only, which never switches)",
+                   "address of the moment, and " +
+                   addressesMove(),
                {tokRange(Cast->getSourceRange())});
     }
   }
@@ -1223,6 +1220,15 @@ private:
     }
   }
 
+  /// Why a hash of addresses breaks at the switch, and what to write
+  /// instead.
+  static std::string addressesMove() {
+    return "the switch to wide mode moves every object, so a table keyed on "
+           "addresses taken before it finds nothing after it (key the table "
+           "on a field of the object, or build the program compact-only, "
+           "which never switches)";
+  }
+
   /// Why an address kept as an integer in a struct (the parent pointer
   /// and the colour of a Linux rbtree node in one `unsigned long`) breaks
   /// at the switch, and what to write instead.
@@ -1310,11 +1316,7 @@ private:
                {R});
     else if (Hashed)
       S.report(Diag::IntegerCast, Loc,
-               What + " and hashed; the switch to wide mode moves every "
-                      "object, so a table keyed on addresses taken before it "
-                      "finds nothing after it (key the table on a field of "
-                      "the object, or build the program compact-only, which "
-                      "never switches)",
+               What + " and hashed; " + addressesMove(),
                {R});
     else
       S.report(Diag::IntegerCast, Loc,
